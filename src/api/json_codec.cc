@@ -1,0 +1,253 @@
+#include "api/json_codec.h"
+
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "model/citation.h"
+
+namespace pc {
+
+Json ErrorJson(const Status& s) {
+  Json details = Json::object();
+  for (const Detail& d : s.details())
+    std::visit([&](const auto& v) { details[d.key] = v; }, d.value);
+  return Json{{"error", {{"code", CodeName(s.code()), }, {"message", s.message()},
+                         {"details", details}}}};
+}
+
+Json ToJson(const MemoryRef& m) {
+  return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};
+}
+
+Json ToJson(const Citation& c) {
+  return Json{{"memory", ToJson(c.memory)},
+              {"entry_id", c.entry_id},
+              {"entry_version_id", c.entry_version_id},
+              {"ref", FormatCitation(c)}};
+}
+
+Json ToJson(const EntryVersion& v) {
+  return Json{{"entry_id", v.entry_id},
+              {"entry_version_id", v.entry_version_id},
+              {"version", v.version},
+              {"previous_version_id", v.previous_version_id ? Json(*v.previous_version_id) : Json()},
+              {"kind", v.kind},
+              {"text", v.text},
+              {"content_hash", v.content_hash},
+              {"source_refs", v.source_refs},
+              {"created_by_revision", v.created_by_revision},
+              {"reason", v.reason},
+              {"created_at", FormatTimestamp(v.created_at_ms)}};
+}
+
+Json ToJson(const Change& c) {
+  Json j{{"op", ChangeOpName(c.op)}, {"entry_id", c.entry_id}};
+  if (c.op == ChangeOp::kRevise) {
+    j["from_version_id"] = c.from_version_id ? Json(*c.from_version_id) : Json();
+    j["to_version_id"] = c.to_version_id;
+  } else {
+    j["entry_version_id"] = c.to_version_id;
+  }
+  return j;
+}
+
+Json ToJson(const RevisionInfo& r) {
+  Json changes = Json::array();
+  for (const Change& c : r.changes) changes.push_back(ToJson(c));
+  return Json{{"memory", ToJson(r.memory)},
+              {"actor", r.actor},
+              {"reason", r.reason},
+              {"created_at", FormatTimestamp(r.created_at_ms)},
+              {"lineage", r.lineage},
+              {"changes", changes}};
+}
+
+Json ToJson(const Scope& s) {
+  return Json{{"scope_id", s.scope_id},
+              {"key", s.key},
+              {"created_at", FormatTimestamp(s.created_at_ms)},
+              {"memory", ToJson(MemoryRef{kMemoryFamily, s.memory_artifact_id,
+                                          s.memory_head_revision})}};
+}
+
+Json ToJson(const WriteOutcome& w) {
+  return Json{{"memory", ToJson(w.memory)},
+              {"changed", w.changed},
+              {"entry", w.entry ? ToJson(*w.entry) : Json()},
+              {"active", w.entry ? Json(w.active) : Json()},
+              {"citation", w.citation ? ToJson(*w.citation) : Json()},
+              {"change", w.change ? ToJson(*w.change) : Json()},
+              {"duplicate_of", w.duplicate_of ? ToJson(*w.duplicate_of) : Json()}};
+}
+
+Json ToJson(const ReadOutcome& r) {
+  return Json{{"citation", ToJson(r.citation)},
+              {"entry", ToJson(r.version)},
+              {"active_at_revision", r.active_at_revision},
+              {"head", ToJson(r.head)},
+              {"current", r.current}};
+}
+
+Json ToJson(const ManifestItem& m, const MemoryRef& at) {
+  Json j = ToJson(m.version);
+  j["active"] = m.active;
+  j["citation"] = ToJson(Citation{at, m.version.entry_id, m.version.entry_version_id});
+  return j;
+}
+
+Result<Citation> CitationFromJson(const Json& j) {
+  if (j.is_string()) return ParseCitation(j.get<std::string>());
+  if (!j.is_object())
+    return InvalidArgument("citation must be a string (memory/mem_…@R#ent_…@env_…) or an object");
+  auto str = [&](const Json& o, const char* k) -> Result<std::string> {
+    auto it = o.find(k);
+    if (it == o.end() || !it->is_string())
+      return InvalidArgument(std::string("citation.") + k + " must be a string");
+    return it->get<std::string>();
+  };
+  auto mem = j.find("memory");
+  if (mem == j.end() || !mem->is_object())
+    return InvalidArgument("citation.memory must be an object {family, artifact_id, revision}");
+  Citation c;
+  PC_ASSIGN_OR_RETURN(c.memory.family, str(*mem, "family"));
+  PC_ASSIGN_OR_RETURN(c.memory.artifact_id, str(*mem, "artifact_id"));
+  auto rev = mem->find("revision");
+  if (rev == mem->end() || !rev->is_number_integer())
+    return InvalidArgument("citation.memory.revision must be an integer");
+  c.memory.revision = rev->get<int64_t>();
+  PC_ASSIGN_OR_RETURN(c.entry_id, str(j, "entry_id"));
+  PC_ASSIGN_OR_RETURN(c.entry_version_id, str(j, "entry_version_id"));
+  PC_RETURN_IF_ERROR(ValidateCitation(c));
+  return c;
+}
+
+Body::Body() = default;
+Body::Body(Body&&) noexcept = default;
+Body::~Body() = default;
+
+Result<Body> Body::Parse(const std::string& text, std::initializer_list<const char*> allowed) {
+  Body body;
+  try {
+    body.json_ = std::make_unique<Json>(Json::parse(text));
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();
+    if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
+      return InvalidArgument("request body is not valid UTF-8");
+    return InvalidArgument(std::string("malformed JSON: ") + what);
+  }
+  if (!body.json_->is_object()) return InvalidArgument("request body must be a JSON object");
+  for (const auto& [key, value] : body.json_->items()) {
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known)
+      return InvalidArgument("unknown field \"" + key + "\"").WithDetail("field", key);
+  }
+  return body;
+}
+
+namespace {
+
+Status WrongType(const char* name, const char* type) {
+  return InvalidArgument(std::string(name) + " must be " + type).WithDetail("field", name);
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> Body::OptString(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) return WrongType(name, "a string");
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Result<std::string> Body::String(const char* name) const {
+  PC_ASSIGN_OR_RETURN(std::optional<std::string> v, OptString(name));
+  if (!v) return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+  return *v;
+}
+
+Result<std::optional<int64_t>> Body::OptInt(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer()) return WrongType(name, "an integer");
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    return WrongType(name, "an integer in range");
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+Result<std::optional<bool>> Body::OptBool(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return std::optional<bool>();
+  if (!it->is_boolean()) return WrongType(name, "true or false");
+  return std::optional<bool>(it->get<bool>());
+}
+
+Result<Citation> Body::RequiredCitation(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null())
+    return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+  return CitationFromJson(*it);
+}
+
+Result<Query> Query::From(const std::multimap<std::string, std::string>& params,
+                          std::initializer_list<const char*> allowed) {
+  Query q;
+  for (const auto& [key, value] : params) {
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known)
+      return InvalidArgument("unknown query parameter \"" + key + "\"").WithDetail("field", key);
+    if (q.values_.count(key))
+      return InvalidArgument("query parameter \"" + key + "\" given twice").WithDetail("field", key);
+    q.values_[key] = value;
+  }
+  return q;
+}
+
+std::optional<std::string> Query::OptString(const char* name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<std::string> Query::String(const char* name) const {
+  auto v = OptString(name);
+  if (!v || v->empty())
+    return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+  return *v;
+}
+
+Result<std::optional<int64_t>> Query::OptInt(const char* name) const {
+  auto v = OptString(name);
+  if (!v) return std::optional<int64_t>();
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || ptr != v->data() + v->size() || v->empty())
+    return WrongType(name, "an integer");
+  return std::optional<int64_t>(out);
+}
+
+Result<bool> Query::Bool(const char* name, bool fallback) const {
+  auto v = OptString(name);
+  if (!v) return fallback;
+  if (*v == "true" || *v == "1") return true;
+  if (*v == "false" || *v == "0") return false;
+  return WrongType(name, "true or false");
+}
+
+Result<PageRequest> Query::Page() const {
+  PageRequest page;
+  PC_ASSIGN_OR_RETURN(std::optional<int64_t> limit, OptInt("limit"));
+  if (limit) {
+    if (*limit < 1 || *limit > kMaxPageLimit)
+      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
+          .WithDetail("field", "limit");
+    page.limit = static_cast<int>(*limit);
+  }
+  page.cursor = OptString("cursor").value_or("");
+  return page;
+}
+
+}  // namespace pc

@@ -1,0 +1,71 @@
+// JSON at the HTTP edge: structs to JSON, and strict readers for request bodies and queries.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/status.h"
+#include "model/types.h"
+#include "service/memory_service.h"
+
+namespace pc {
+
+using Json = nlohmann::json;
+
+Json ErrorJson(const Status& s);
+Json ToJson(const MemoryRef& m);
+Json ToJson(const Citation& c);
+Json ToJson(const EntryVersion& v);
+Json ToJson(const Change& c);
+Json ToJson(const RevisionInfo& r);
+Json ToJson(const Scope& s);
+Json ToJson(const WriteOutcome& w);
+Json ToJson(const ReadOutcome& r);
+// A manifest line with its citation at `at`.
+Json ToJson(const ManifestItem& m, const MemoryRef& at);
+
+// A citation given as its string form or as an object {memory:{family,artifact_id,revision},
+// entry_id, entry_version_id}.
+Result<Citation> CitationFromJson(const Json& j);
+
+// A request body: must be a JSON object with only the allowed fields. Getters report a missing or
+// wrong-typed field as InvalidArgument naming it; null counts as absent.
+class Body {
+ public:
+  static Result<Body> Parse(const std::string& text, std::initializer_list<const char*> allowed);
+  Body(Body&&) noexcept;
+  ~Body();
+
+  Result<std::string> String(const char* name) const;  // required
+  Result<std::optional<std::string>> OptString(const char* name) const;
+  Result<std::optional<int64_t>> OptInt(const char* name) const;
+  Result<std::optional<bool>> OptBool(const char* name) const;
+  Result<Citation> RequiredCitation(const char* name) const;
+
+ private:
+  Body();
+  std::unique_ptr<Json> json_;
+};
+
+// Query parameters, with only the allowed names.
+class Query {
+ public:
+  static Result<Query> From(const std::multimap<std::string, std::string>& params,
+                            std::initializer_list<const char*> allowed);
+  Result<std::string> String(const char* name) const;  // required
+  std::optional<std::string> OptString(const char* name) const;
+  Result<std::optional<int64_t>> OptInt(const char* name) const;
+  Result<bool> Bool(const char* name, bool fallback) const;
+  Result<PageRequest> Page() const;  // limit + cursor
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace pc

@@ -1,0 +1,52 @@
+// The route table: method + path pattern → handler; 404 for an unknown path, 405 for a known path
+// with another method.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/json_codec.h"
+#include "common/status.h"
+
+namespace pc {
+
+struct ApiRequest {
+  std::string method;
+  std::string path;
+  std::vector<std::string> path_params;  // regex captures, in order
+  std::multimap<std::string, std::string> query;
+  std::string body;
+};
+
+struct ApiResponse {
+  int status = 200;
+  Json body;
+};
+
+using ApiHandler = std::function<Result<ApiResponse>(const ApiRequest&)>;
+
+class Router {
+ public:
+  void Add(std::string method, const std::string& pattern, ApiHandler handler);
+  // Routes `req` (path_params are filled in) and runs the handler; errors become JSON errors.
+  ApiResponse Dispatch(ApiRequest& req) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::string pattern;
+    std::regex regex;
+    ApiHandler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+// Registers every /v1 route of the memory API.
+void AddMemoryRoutes(Router& router, MemoryService& memory);
+
+}  // namespace pc

@@ -1,0 +1,185 @@
+// The /v1 memory and scope routes: decode, call the service, encode. No logic of their own.
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+
+namespace pc {
+namespace {
+
+constexpr const char* kDefaultActor = "api";
+
+ApiResponse Ok(Json body, int status = 200) { return ApiResponse{status, std::move(body)}; }
+
+Json NextCursor(const std::optional<std::string>& c) { return c ? Json(*c) : Json(); }
+
+Result<int64_t> PathInt(const std::string& s, const char* name) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    return InvalidArgument(std::string(name) + " must be an integer");
+  return v;
+}
+
+Result<ApiResponse> CreateScope(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"key"}));
+  PC_ASSIGN_OR_RETURN(std::string key, body.String("key"));
+  PC_ASSIGN_OR_RETURN(ScopeOutcome out, svc.CreateScope(key));
+  Json j = ToJson(out.scope);
+  j["created"] = out.created;
+  return Ok(j, out.created ? 201 : 200);
+}
+
+Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"limit", "cursor", "key"}));
+  Json items = Json::array();
+  if (auto key = q.OptString("key")) {  // lookup by key: a page of zero or one
+    Result<Scope> s = svc.GetScopeByKey(*key);
+    if (s.ok()) items.push_back(ToJson(*s));
+    else if (s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
+    return Ok(Json{{"scopes", items}, {"next_cursor", nullptr}});
+  }
+  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
+  PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
+  for (const Scope& s : out.items) items.push_back(ToJson(s));
+  return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(out.next_cursor)}});
+}
+
+Result<ApiResponse> GetScope(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
+  PC_ASSIGN_OR_RETURN(Scope s, svc.GetScope(req.path_params[0]));
+  return Ok(ToJson(s));
+}
+
+Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "text", "reason",
+                                                        "actor", "expected_revision"}));
+  RememberRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
+  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
+  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
+  r.reason = reason.value_or("");
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
+  return Ok(ToJson(out), out.changed ? 201 : 200);
+}
+
+Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "text", "kind",
+                                                        "reason", "actor"}));
+  ReviseRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
+  PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));
+  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  r.reason = reason.value_or("");
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Revise(r));
+  return Ok(ToJson(out), out.changed ? 201 : 200);
+}
+
+Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "reason", "actor"}));
+  RetireRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  r.reason = reason.value_or("");
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
+  return Ok(ToJson(out), 201);
+}
+
+Result<ApiResponse> ReadCitation(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(Citation c, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(ReadOutcome out, svc.Read(scope_id, c));
+  return Ok(ToJson(out));
+}
+
+Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "include_inactive", "revision",
+                                                       "limit", "cursor"}));
+  ListEntriesRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.include_inactive, q.Bool("include_inactive", false));
+  PC_ASSIGN_OR_RETURN(r.revision, q.OptInt("revision"));
+  PC_ASSIGN_OR_RETURN(r.page, q.Page());
+  PC_ASSIGN_OR_RETURN(EntriesPage out, svc.ListEntries(r));
+  Json items = Json::array();
+  for (const ManifestItem& m : out.items) items.push_back(ToJson(m, out.memory));
+  return Ok(Json{{"memory", ToJson(out.memory)},
+                 {"entries", items},
+                 {"next_cursor", NextCursor(out.next_cursor)}});
+}
+
+Result<ApiResponse> ListVersions(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "limit", "cursor"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
+  PC_ASSIGN_OR_RETURN(VersionsPage out, svc.ListVersions(scope_id, req.path_params[0], page));
+  Json items = Json::array();
+  for (const EntryVersion& v : out.items) items.push_back(ToJson(v));
+  return Ok(Json{{"entry_id", out.entry_id},
+                 {"versions", items},
+                 {"next_cursor", NextCursor(out.next_cursor)}});
+}
+
+Result<ApiResponse> ListRevisions(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "limit", "cursor"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
+  PC_ASSIGN_OR_RETURN(RevisionsPage out, svc.ListRevisions(scope_id, page));
+  Json items = Json::array();
+  for (const RevisionInfo& r : out.items) items.push_back(ToJson(r));
+  return Ok(Json{{"head", ToJson(out.head)},
+                 {"revisions", items},
+                 {"next_cursor", NextCursor(out.next_cursor)}});
+}
+
+Result<ApiResponse> GetRevision(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "limit", "cursor"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
+  PC_ASSIGN_OR_RETURN(int64_t revision, PathInt(req.path_params[0], "revision"));
+  PC_ASSIGN_OR_RETURN(RevisionDetail out, svc.GetRevision(scope_id, revision, page));
+  Json manifest = Json::array();
+  for (const ManifestItem& m : out.manifest) manifest.push_back(ToJson(m, out.info.memory));
+  Json j = ToJson(out.info);
+  j["manifest"] = manifest;
+  j["next_cursor"] = NextCursor(out.next_cursor);
+  return Ok(j);
+}
+
+}  // namespace
+
+void AddMemoryRoutes(Router& router, MemoryService& memory) {
+  MemoryService* svc = &memory;
+  auto bind = [svc](Result<ApiResponse> (*fn)(MemoryService&, const ApiRequest&)) {
+    return [svc, fn](const ApiRequest& req) { return fn(*svc, req); };
+  };
+  router.Add("GET", "/v1/health", [](const ApiRequest&) -> Result<ApiResponse> {
+    return Ok(Json{{"status", "ok"}, {"version", POWERCONTEXT_VERSION}});
+  });
+  router.Add("POST", "/v1/scopes", bind(CreateScope));
+  router.Add("GET", "/v1/scopes", bind(ListScopes));
+  router.Add("GET", "/v1/scopes/([^/]+)", bind(GetScope));
+  router.Add("POST", "/v1/memory/remember", bind(Remember));
+  router.Add("POST", "/v1/memory/revise", bind(Revise));
+  router.Add("POST", "/v1/memory/retire", bind(Retire));
+  router.Add("POST", "/v1/memory/read", bind(ReadCitation));
+  router.Add("GET", "/v1/memory/entries", bind(ListEntries));
+  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", bind(ListVersions));
+  router.Add("GET", "/v1/memory/revisions", bind(ListRevisions));
+  router.Add("GET", "/v1/memory/revisions/([^/]+)", bind(GetRevision));
+}
+
+}  // namespace pc

@@ -1,0 +1,161 @@
+#include "app/config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <functional>
+
+#include <toml++/toml.h>
+
+namespace pc {
+namespace {
+
+struct Setting {
+  SettingInfo info;
+  std::function<Status(Config&, const std::string&)> set;
+  std::function<std::string(const Config&)> get;
+};
+
+Result<int64_t> ParseInt(const std::string& key, const std::string& v) {
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || ptr != v.data() + v.size() || v.empty())
+    return InvalidArgument(key + " must be an integer, got \"" + v + "\"");
+  return out;
+}
+
+Setting Text(const char* key, const char* env, const char* flag, const char* help,
+             std::string Config::*field) {
+  return Setting{{key, env, flag, help},
+                 [field](Config& c, const std::string& v) {
+                   c.*field = v;
+                   return Status::Ok();
+                 },
+                 [field](const Config& c) { return c.*field; }};
+}
+
+Setting Int(const char* key, const char* env, const char* flag, const char* help,
+            int64_t Config::*field) {
+  std::string k = key;
+  return Setting{{key, env, flag, help},
+                 [field, k](Config& c, const std::string& v) -> Status {
+                   PC_ASSIGN_OR_RETURN(c.*field, ParseInt(k, v));
+                   return Status::Ok();
+                 },
+                 [field](const Config& c) { return std::to_string(c.*field); }};
+}
+
+const std::vector<Setting>& Table() {
+  static const std::vector<Setting> kTable = {
+      Text("data", "POWERCONTEXT_DATA", "--data", "data directory (embedded store)",
+           &Config::data_dir),
+      Text("listen", "POWERCONTEXT_LISTEN", "--listen", "HTTP listen address HOST:PORT",
+           &Config::listen),
+      Text("store", "POWERCONTEXT_STORE", "--store", "store backend: sqlite", &Config::store),
+      Text("server", "POWERCONTEXT_SERVER", "--server", "server the client commands talk to",
+           &Config::server),
+      Text("durability", "POWERCONTEXT_DURABILITY", "--durability",
+           "full (fsync every commit) or normal (faster; last commits may be lost on power loss)",
+           &Config::durability),
+      Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
+          "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
+      Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
+          "HTTP worker threads", &Config::http_threads),
+  };
+  return kTable;
+}
+
+const Setting* Find(const std::string& key) {
+  for (const Setting& s : Table())
+    if (s.info.key == key) return &s;
+  return nullptr;
+}
+
+Status Apply(Config& c, const std::string& key, const std::string& value, const std::string& origin) {
+  Status s = SetSetting(c, key, value);
+  if (!s.ok()) return InvalidArgument(origin + ": " + s.message());
+  return Status::Ok();
+}
+
+Status ApplyFile(Config& c, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return InvalidArgument("config file " + path + ": " + std::string(e.description()));
+  }
+  for (const auto& [k, node] : table) {
+    std::string key(k.str());
+    if (!Find(key)) return InvalidArgument("config file " + path + ": unknown setting \"" + key + "\"");
+    std::string value;
+    if (auto s = node.value<std::string>()) value = *s;
+    else if (auto i = node.value<int64_t>()) value = std::to_string(*i);
+    else return InvalidArgument("config file " + path + ": " + key + " must be a string or integer");
+    PC_RETURN_IF_ERROR(Apply(c, key, value, "config file " + path));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const std::vector<SettingInfo>& Settings() {
+  static const std::vector<SettingInfo> kInfo = [] {
+    std::vector<SettingInfo> out;
+    for (const Setting& s : Table()) out.push_back(s.info);
+    return out;
+  }();
+  return kInfo;
+}
+
+Status SetSetting(Config& c, const std::string& key, const std::string& value) {
+  const Setting* s = Find(key);
+  if (!s) return InvalidArgument("unknown setting " + key);
+  return s->set(c, value);
+}
+
+std::string GetSetting(const Config& c, const std::string& key) {
+  const Setting* s = Find(key);
+  return s ? s->get(c) : std::string();
+}
+
+Status Validate(Config& c) {
+  if (c.data_dir.empty()) return InvalidArgument("data must not be empty");
+  size_t colon = c.listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return InvalidArgument("listen must be HOST:PORT, got \"" + c.listen + "\"");
+  c.listen_host = c.listen.substr(0, colon);
+  if (c.listen_host.size() > 2 && c.listen_host.front() == '[' && c.listen_host.back() == ']')
+    c.listen_host = c.listen_host.substr(1, c.listen_host.size() - 2);
+  auto port = ParseInt("listen port", c.listen.substr(colon + 1));
+  if (!port.ok() || *port < 0 || *port > 65535)
+    return InvalidArgument("listen port must be 0..65535, got \"" + c.listen.substr(colon + 1) + "\"");
+  c.listen_port = static_cast<int>(*port);
+  if (c.store != "sqlite")
+    return InvalidArgument("store must be \"sqlite\" (PostgreSQL is not available in this build yet)");
+  if (c.durability != "full" && c.durability != "normal")
+    return InvalidArgument("durability must be \"full\" or \"normal\"");
+  if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)
+    return InvalidArgument("max_entry_bytes must be between 1 and 1048576");
+  if (c.http_threads < 1 || c.http_threads > 1024)
+    return InvalidArgument("http_threads must be between 1 and 1024");
+  if (c.server.rfind("http://", 0) != 0 && c.server.rfind("https://", 0) != 0)
+    return InvalidArgument("server must start with http:// or https://");
+  return Status::Ok();
+}
+
+Result<Config> LoadConfig(const std::string& config_file,
+                          const std::map<std::string, std::string>& flags) {
+  Config c;
+  if (!config_file.empty()) PC_RETURN_IF_ERROR(ApplyFile(c, config_file));
+  for (const Setting& s : Table()) {
+    if (const char* v = std::getenv(s.info.env.c_str()); v && *v)
+      PC_RETURN_IF_ERROR(Apply(c, s.info.key, v, "environment " + s.info.env));
+  }
+  for (const auto& [key, value] : flags) {
+    const Setting* s = Find(key);
+    PC_RETURN_IF_ERROR(Apply(c, key, value, "flag " + (s ? s->info.flag : key)));
+  }
+  PC_RETURN_IF_ERROR(Validate(c));
+  return c;
+}
+
+}  // namespace pc

@@ -1,0 +1,50 @@
+// The configuration contract (DESIGN §9): every setting has a default, a key in an optional TOML
+// file (--config FILE), an environment variable and a flag; later ones win
+// (defaults < file < environment < flags), then the whole is validated.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pc {
+
+struct Config {
+  std::string data_dir = "./powercontext-data";
+  std::string listen = "127.0.0.1:8787";
+  std::string store = "sqlite";
+  std::string server = "http://127.0.0.1:8787";
+  std::string durability = "full";
+  int64_t max_entry_bytes = 16 * 1024;
+  int64_t http_threads = 16;
+
+  // Derived by Validate().
+  std::string listen_host;
+  int listen_port = 0;
+};
+
+struct SettingInfo {
+  std::string key;   // TOML key
+  std::string env;   // environment variable
+  std::string flag;  // command-line flag, e.g. "--data"
+  std::string help;
+};
+
+// The settings in display order.
+const std::vector<SettingInfo>& Settings();
+
+// Applies one setting by TOML key; InvalidArgument when the value does not parse.
+Status SetSetting(Config& c, const std::string& key, const std::string& value);
+std::string GetSetting(const Config& c, const std::string& key);
+
+// Loads defaults < file < environment < flags (flag values keyed by TOML key), then validates.
+// `config_file` empty = no file. A bad value fails with a message that names its origin.
+Result<Config> LoadConfig(const std::string& config_file,
+                          const std::map<std::string, std::string>& flags);
+
+Status Validate(Config& c);
+
+}  // namespace pc

@@ -1,0 +1,69 @@
+// powercontext: the one binary — server, and client subcommands.
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "api/error_map.h"
+#include "app/config.h"
+#include "app/serve.h"
+#include "cli/commands.h"
+
+namespace {
+
+// Secrets (API keys) are printed masked; none of the current settings is one.
+bool IsSecret(const std::string& key) { return key.find("key") != std::string::npos && key != "key"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"PowerContext: versioned, cited memory for AI agents"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+  app.set_version_flag("--version", POWERCONTEXT_VERSION);
+
+  std::string config_file;
+  bool json = false;
+  app.add_option("--config", config_file, "TOML configuration file")->check(CLI::ExistingFile);
+  app.add_flag("--json", json, "print the server's JSON answer (for scripts)");
+  std::map<std::string, std::string> flags;
+  for (const pc::SettingInfo& s : pc::Settings()) {
+    app.add_option_function<std::string>(
+        s.flag, [&flags, key = s.key](const std::string& v) { flags[key] = v; },
+        s.help + " [env " + s.env + "]");
+  }
+
+  CLI::App* serve = app.add_subcommand("serve", "run the HTTP API server");
+  CLI::App* config = app.add_subcommand("config", "show the effective configuration");
+  config->require_subcommand(1);
+  CLI::App* config_show = config->add_subcommand("show", "print every setting and its value");
+  std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  auto loaded = pc::LoadConfig(config_file, flags);
+  if (!loaded.ok()) {
+    std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";
+    return 2;
+  }
+  const pc::Config& cfg = *loaded;
+
+  if (*serve) return pc::RunServe(cfg);
+  if (*config_show) {
+    for (const pc::SettingInfo& s : pc::Settings()) {
+      std::string v = pc::GetSetting(cfg, s.key);
+      if (IsSecret(s.key) && !v.empty()) v = "****";
+      std::cout << s.key << " = \"" << v << "\"    # " << s.env << ", " << s.flag << "\n";
+    }
+    return 0;
+  }
+  for (const pc::ClientCommand& c : client)
+    if (*c.sub) return c.run(cfg.server, json);
+  std::cerr << "powercontext: no command given\n";
+  return 2;
+}

@@ -1,0 +1,68 @@
+#include "app/serve.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <thread>
+
+#include "api/http_server.h"
+#include "service/memory_service.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace pc {
+
+int RunServe(const Config& config) {
+  // Block the stop signals in every thread; one thread waits for them and stops the server.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  sqlite::SqliteOptions store_options;
+  store_options.data_dir = config.data_dir;
+  store_options.durability =
+      config.durability == "normal" ? sqlite::Durability::kNormal : sqlite::Durability::kFull;
+  auto store = sqlite::SqliteStore::Open(store_options);
+  if (!store.ok()) {
+    std::cerr << "powercontext: " << store.status().message() << "\n";
+    return 1;
+  }
+  ServiceLimits limits;
+  limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
+  MemoryService memory(**store, limits);
+
+  HttpOptions http;
+  http.host = config.listen_host;
+  http.port = config.listen_port;
+  http.threads = static_cast<int>(config.http_threads);
+  HttpServer server(memory, http);
+  if (Status s = server.Bind(); !s.ok()) {
+    std::cerr << "powercontext: " << s.message() << "\n";
+    return 1;
+  }
+  std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving http://" << config.listen_host
+            << ":" << server.port() << " (store sqlite, data " << config.data_dir << ")"
+            << std::endl;
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
+    server.Stop();
+  });
+  Status served = server.Serve();
+  if (waiter.joinable()) {
+    // Serve() returned on its own (an error): wake the waiter so it can exit.
+    pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+  }
+  if (!served.ok()) {
+    std::cerr << "powercontext: " << served.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace pc

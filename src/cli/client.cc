@@ -1,0 +1,66 @@
+#include "cli/client.h"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/error_map.h"
+
+namespace pc {
+
+struct ApiClient::Impl {
+  std::string server;
+  httplib::Client http;
+  explicit Impl(const std::string& s) : server(s), http(s) {
+    http.set_tcp_nodelay(true);
+    http.set_connection_timeout(5);
+    http.set_read_timeout(60);
+  }
+};
+
+ApiClient::ApiClient(const std::string& server) : impl_(new Impl(server)) {}
+ApiClient::~ApiClient() = default;
+
+namespace {
+
+Result<Json> Decode(const httplib::Result& res, const std::string& server) {
+  if (!res)
+    return Status(Code::kProviderUnavailable,
+                  "cannot reach the PowerContext server at " + server + " (" +
+                      httplib::to_string(res.error()) +
+                      "); start it with `powercontext serve` or pass --server URL");
+  Json body;
+  try {
+    body = Json::parse(res->body);
+  } catch (const Json::parse_error&) {
+    return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON");
+  }
+  if (res->status >= 200 && res->status < 300) return body;
+  Code code = CodeForHttpStatus(res->status);
+  std::string message = "HTTP " + std::to_string(res->status);
+  Status s(code, message);
+  if (body.contains("error") && body["error"].is_object()) {
+    const Json& e = body["error"];
+    s = Status(code, e.value("message", message));
+    if (e.contains("details") && e["details"].is_object())
+      for (const auto& [k, v] : e["details"].items()) {
+        if (v.is_number_integer()) s.With(k, v.get<int64_t>());
+        else s.With(k, v.is_string() ? v.get<std::string>() : v.dump());
+      }
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<Json> ApiClient::Get(const std::string& path, const std::map<std::string, std::string>& query) {
+  httplib::Params params(query.begin(), query.end());
+  return Decode(impl_->http.Get(path, params, httplib::Headers{}),
+                impl_->server);
+}
+
+Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
+  return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server);
+}
+
+}  // namespace pc

@@ -1,0 +1,30 @@
+// A small HTTP client for the PowerContext API, used by the CLI subcommands.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "api/json_codec.h"
+#include "common/status.h"
+
+namespace pc {
+
+class ApiClient {
+ public:
+  // `server` is a base URL such as http://127.0.0.1:8787.
+  explicit ApiClient(const std::string& server);
+  ~ApiClient();
+
+  // Sends a request; a JSON error answer becomes a Status with the server's code, message and
+  // details; an unreachable server is ProviderUnavailable saying so.
+  Result<Json> Get(const std::string& path, const std::map<std::string, std::string>& query = {});
+  Result<Json> Post(const std::string& path, const Json& body);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pc

@@ -1,0 +1,215 @@
+#include "cli/commands.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/error_map.h"
+#include "cli/client.h"
+#include "cli/format.h"
+
+namespace pc {
+namespace {
+
+// Options shared by the subcommands; each subcommand binds the ones it uses.
+struct Opts {
+  std::string scope, kind, text, file, reason, citation, cursor, entry;
+  std::optional<int64_t> expected_revision, revision;
+  int limit = 0;
+  bool include_inactive = false;
+};
+
+int Fail(const Status& s) {
+  std::cerr << "error: " << s.message() << " (" << CodeName(s.code()) << ")\n";
+  for (const Detail& d : s.details()) {
+    std::cerr << "  " << d.key << ": ";
+    std::visit([](const auto& v) { std::cerr << v; }, d.value);
+    std::cerr << "\n";
+  }
+  return ExitCodeFor(s.code());
+}
+
+int Print(const Result<Json>& r, bool json, std::string (*format)(const Json&)) {
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (json ? r->dump(2) + "\n" : format(*r));
+  return 0;
+}
+
+// The text of an entry: the argument, "-" for standard input, or --file.
+Result<std::string> EntryText(const Opts& o) {
+  if (!o.file.empty()) {
+    std::ifstream in(o.file, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read " + o.file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  if (o.text == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  if (o.text.empty()) return InvalidArgument("give the text as an argument, - for stdin, or --file");
+  return o.text;
+}
+
+// --scope takes a scope id (scp_…) or a key; a key is created on first write.
+Result<std::string> ResolveScope(ApiClient& api, const std::string& scope, bool create) {
+  if (scope.rfind("scp_", 0) == 0) return scope;
+  Result<Json> r = create ? api.Post("/v1/scopes", Json{{"key", scope}})
+                          : api.Get("/v1/scopes", {{"key", scope}});
+  if (!r.ok()) return std::move(r).TakeStatus();
+  if (create) return (*r)["scope_id"].get<std::string>();
+  if ((*r)["scopes"].empty()) return NotFound("no scope with key " + scope);
+  return (*r)["scopes"][0]["scope_id"].get<std::string>();
+}
+
+std::map<std::string, std::string> PageQuery(const std::string& scope_id, const Opts& o) {
+  std::map<std::string, std::string> q{{"scope_id", scope_id}};
+  if (o.limit > 0) q["limit"] = std::to_string(o.limit);
+  if (!o.cursor.empty()) q["cursor"] = o.cursor;
+  return q;
+}
+
+void AddScopeOption(CLI::App* sub, Opts& o) {
+  sub->add_option("--scope,-s", o.scope, "scope id (scp_…) or key (e.g. project:orders-importer)")
+      ->required();
+}
+
+void AddPageOptions(CLI::App* sub, Opts& o) {
+  sub->add_option("--limit", o.limit, "items per page (1-1000, default 100)");
+  sub->add_option("--cursor", o.cursor, "next_cursor from the previous page");
+}
+
+}  // namespace
+
+std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
+  auto o = std::make_shared<Opts>();
+  std::vector<ClientCommand> cmds;
+  auto add = [&](CLI::App* sub, std::function<int(ApiClient&, bool)> fn) {
+    cmds.push_back({sub, [fn](const std::string& server, bool json) {
+                      ApiClient api(server);
+                      return fn(api, json);
+                    }});
+  };
+
+  CLI::App* scope = app.add_subcommand("scope", "create or list scopes");
+  scope->require_subcommand(1);
+  std::string key;
+  CLI::App* scope_create = scope->add_subcommand("create", "create a scope (idempotent by key)");
+  scope_create->add_option("key", o->text, "scope key, e.g. project:orders-importer")->required();
+  add(scope_create, [o](ApiClient& api, bool json) {
+    return Print(api.Post("/v1/scopes", Json{{"key", o->text}}), json, FormatScope);
+  });
+  CLI::App* scope_list = scope->add_subcommand("list", "list scopes");
+  AddPageOptions(scope_list, *o);
+  add(scope_list, [o](ApiClient& api, bool json) {
+    std::map<std::string, std::string> q;
+    if (o->limit > 0) q["limit"] = std::to_string(o->limit);
+    if (!o->cursor.empty()) q["cursor"] = o->cursor;
+    auto format = [](const Json& page) {
+      std::string out;
+      for (const Json& s : page["scopes"]) out += FormatScope(s);
+      if (page["next_cursor"].is_string())
+        out += "(more: --cursor " + page["next_cursor"].get<std::string>() + ")\n";
+      return out;
+    };
+    Result<Json> r = api.Get("/v1/scopes", q);
+    if (!r.ok()) return Fail(r.status());
+    std::cout << (json ? r->dump(2) + "\n" : format(*r));
+    return 0;
+  });
+
+  CLI::App* remember = app.add_subcommand("remember", "keep a new entry");
+  AddScopeOption(remember, *o);
+  remember->add_option("--kind,-k", o->kind, "fact, preference, decision, constraint, working_note, …")
+      ->required();
+  remember->add_option("text", o->text, "the entry text, or - to read standard input");
+  remember->add_option("--file", o->file, "read the text from a file");
+  remember->add_option("--reason", o->reason, "why this is kept");
+  remember->add_option("--expected-revision", o->expected_revision,
+                       "fail with a conflict unless the memory is at this revision");
+  add(remember, [o](ApiClient& api, bool json) {
+    auto text = EntryText(*o);
+    if (!text.ok()) return Fail(text.status());
+    auto scope_id = ResolveScope(api, o->scope, true);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"kind", o->kind}, {"text", *text}, {"actor", "cli"}};
+    if (!o->reason.empty()) body["reason"] = o->reason;
+    if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
+    return Print(api.Post("/v1/memory/remember", body), json, FormatWrite);
+  });
+
+  CLI::App* revise = app.add_subcommand("revise", "write the next version of an entry");
+  AddScopeOption(revise, *o);
+  revise->add_option("citation", o->citation, "the entry's current citation")->required();
+  revise->add_option("text", o->text, "the new text, or - to read standard input");
+  revise->add_option("--file", o->file, "read the text from a file");
+  revise->add_option("--kind,-k", o->kind, "change the kind");
+  revise->add_option("--reason", o->reason, "why it changed");
+  add(revise, [o](ApiClient& api, bool json) {
+    auto text = EntryText(*o);
+    if (!text.ok()) return Fail(text.status());
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"text", *text}, {"actor", "cli"}};
+    if (!o->kind.empty()) body["kind"] = o->kind;
+    if (!o->reason.empty()) body["reason"] = o->reason;
+    return Print(api.Post("/v1/memory/revise", body), json, FormatWrite);
+  });
+
+  CLI::App* retire = app.add_subcommand("retire", "retire an entry (its history stays readable)");
+  AddScopeOption(retire, *o);
+  retire->add_option("citation", o->citation, "the entry's current citation")->required();
+  retire->add_option("--reason", o->reason, "why it no longer holds");
+  add(retire, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"actor", "cli"}};
+    if (!o->reason.empty()) body["reason"] = o->reason;
+    return Print(api.Post("/v1/memory/retire", body), json, FormatWrite);
+  });
+
+  CLI::App* entries = app.add_subcommand("entries", "list the entries at the head or a revision");
+  AddScopeOption(entries, *o);
+  entries->add_flag("--include-inactive", o->include_inactive, "also list retired entries");
+  entries->add_option("--revision", o->revision, "list the manifest at this revision");
+  AddPageOptions(entries, *o);
+  add(entries, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    auto q = PageQuery(*scope_id, *o);
+    if (o->include_inactive) q["include_inactive"] = "true";
+    if (o->revision) q["revision"] = std::to_string(*o->revision);
+    return Print(api.Get("/v1/memory/entries", q), json, FormatEntries);
+  });
+
+  CLI::App* history = app.add_subcommand(
+      "history", "the memory's revisions, one revision (--revision) or an entry's versions (--entry)");
+  AddScopeOption(history, *o);
+  history->add_option("--revision", o->revision, "show this revision: changes and manifest");
+  history->add_option("--entry", o->entry, "show every version of this entry");
+  AddPageOptions(history, *o);
+  add(history, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    auto q = PageQuery(*scope_id, *o);
+    if (!o->entry.empty())
+      return Print(api.Get("/v1/memory/entries/" + o->entry + "/versions", q), json, FormatVersions);
+    if (o->revision)
+      return Print(api.Get("/v1/memory/revisions/" + std::to_string(*o->revision), q), json,
+                   FormatRevision);
+    return Print(api.Get("/v1/memory/revisions", q), json, FormatRevisions);
+  });
+
+  CLI::App* read = app.add_subcommand("read", "read the exact text of any citation ever issued");
+  AddScopeOption(read, *o);
+  read->add_option("citation", o->citation, "a citation string")->required();
+  add(read, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    return Print(api.Post("/v1/memory/read", Json{{"scope_id", *scope_id}, {"citation", o->citation}}),
+                 json, FormatRead);
+  });
+  return cmds;
+}
+
+}  // namespace pc

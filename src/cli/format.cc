@@ -1,0 +1,120 @@
+#include "cli/format.h"
+
+#include <nlohmann/json.hpp>
+
+namespace pc {
+namespace {
+
+std::string MemoryRefText(const Json& m) {
+  return m.value("family", "") + "/" + m.value("artifact_id", "") + "@" +
+         std::to_string(m.value("revision", int64_t{0}));
+}
+
+std::string Indent(const std::string& text, const std::string& pad) {
+  std::string out = pad;
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+std::string More(const Json& page) {
+  if (page.contains("next_cursor") && page["next_cursor"].is_string())
+    return "(more: --cursor " + page["next_cursor"].get<std::string>() + ")\n";
+  return "";
+}
+
+std::string ChangeText(const Json& c) {
+  std::string op = c.value("op", "");
+  if (op == "revise")
+    return "revise " + c.value("entry_id", "") + " " + c.value("from_version_id", "") + " -> " +
+           c.value("to_version_id", "");
+  return op + " " + c.value("entry_id", "") + " " + c.value("entry_version_id", "");
+}
+
+}  // namespace
+
+std::string FormatScope(const Json& s) {
+  return s.value("scope_id", "") + "  " + s.value("key", "") + "  memory " +
+         MemoryRefText(s["memory"]) + "\n";
+}
+
+std::string FormatWrite(const Json& w) {
+  if (!w.value("changed", false)) {
+    std::string out = "no change: memory stays at " + MemoryRefText(w["memory"]) + "\n";
+    if (w["duplicate_of"].is_object())
+      out += "already said by " + w["duplicate_of"].value("ref", "") + "\n";
+    return out;
+  }
+  const Json& e = w["entry"];
+  std::string verb = w["change"].value("op", "");
+  std::string out = verb + " " + e.value("entry_id", "") + " v" +
+                    std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
+                    "] -> " + MemoryRefText(w["memory"]) + "\n";
+  out += "citation: " + w["citation"].value("ref", "") + "\n";
+  return out;
+}
+
+std::string FormatEntries(const Json& page) {
+  std::string out = "memory " + MemoryRefText(page["memory"]) + ", " +
+                    std::to_string(page["entries"].size()) + " entries\n";
+  for (const Json& e : page["entries"]) {
+    out += "\n[" + e.value("kind", "") + "] v" + std::to_string(e.value("version", int64_t{0}));
+    if (!e.value("active", true)) out += " (retired)";
+    out += "\n" + Indent(e.value("text", ""), "  ") + "\n";
+    out += "  cite: " + e["citation"].value("ref", "") + "\n";
+  }
+  return out + More(page);
+}
+
+std::string FormatRevisions(const Json& page) {
+  std::string out = "memory " + MemoryRefText(page["head"]) + " (head)\n";
+  for (const Json& r : page["revisions"]) {
+    out += "r" + std::to_string(r["memory"].value("revision", int64_t{0})) + "  " +
+           r.value("created_at", "") + "  " + r.value("actor", "");
+    if (!r.value("reason", "").empty()) out += "  \"" + r.value("reason", "") + "\"";
+    out += "\n";
+    for (const Json& c : r["changes"]) out += "    " + ChangeText(c) + "\n";
+  }
+  return out + More(page);
+}
+
+std::string FormatRevision(const Json& r) {
+  std::string out = "revision " + MemoryRefText(r["memory"]) + "  " + r.value("created_at", "") +
+                    "  " + r.value("actor", "") + "\n";
+  if (!r.value("reason", "").empty()) out += "reason: " + r.value("reason", "") + "\n";
+  out += "changes:\n";
+  for (const Json& c : r["changes"]) out += "  " + ChangeText(c) + "\n";
+  out += "manifest:\n";
+  for (const Json& e : r["manifest"])
+    out += "  " + e.value("entry_id", "") + " v" + std::to_string(e.value("version", int64_t{0})) +
+           (e.value("active", true) ? "" : " (retired)") + "  " + e.value("content_hash", "").substr(0, 12) +
+           "\n";
+  return out + More(r);
+}
+
+std::string FormatVersions(const Json& page) {
+  std::string out = "entry " + page.value("entry_id", "") + "\n";
+  for (const Json& v : page["versions"]) {
+    out += "\nv" + std::to_string(v.value("version", int64_t{0})) + " " +
+           v.value("entry_version_id", "") + " [" + v.value("kind", "") + "] revision " +
+           std::to_string(v.value("created_by_revision", int64_t{0})) + "  " +
+           v.value("created_at", "") + "\n";
+    out += Indent(v.value("text", ""), "  ") + "\n";
+  }
+  return out + More(page);
+}
+
+std::string FormatRead(const Json& r) {
+  const Json& e = r["entry"];
+  std::string out = e.value("text", "") + "\n\n";
+  out += "citation: " + r["citation"].value("ref", "") + "\n";
+  out += "kind: " + e.value("kind", "") + ", version " + std::to_string(e.value("version", int64_t{0}));
+  out += r.value("active_at_revision", true) ? ", active at that revision" : ", retired at that revision";
+  out += r.value("current", false) ? "; still current at the head " : "; no longer current at the head ";
+  out += MemoryRefText(r["head"]) + "\n";
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,18 @@
+// Readable (non --json) output of the client subcommands.
+#pragma once
+
+#include <string>
+
+#include "api/json_codec.h"
+
+namespace pc {
+
+std::string FormatScope(const Json& scope);
+std::string FormatWrite(const Json& outcome);
+std::string FormatEntries(const Json& page);
+std::string FormatRevisions(const Json& page);
+std::string FormatRevision(const Json& revision);
+std::string FormatVersions(const Json& page);
+std::string FormatRead(const Json& read);
+
+}  // namespace pc

@@ -1,0 +1,118 @@
+// Status and Result<T>: how every fallible call in PowerContext reports failure.
+// Domain codes only; the api layer maps them to HTTP status, MCP errors and exit codes.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace pc {
+
+enum class Code {
+  kOk,
+  kInvalidArgument,
+  kUnauthenticated,
+  kPermissionDenied,
+  kNotFound,
+  kMethodNotAllowed,
+  kConflict,
+  kTooLarge,
+  kCapabilityUnavailable,
+  kRateLimited,
+  kInternal,
+  kProviderUnavailable,
+};
+
+// The stable, lower_snake_case name of a code, as it appears in JSON errors.
+const char* CodeName(Code code);
+
+// One structured detail of an error, e.g. {"current_revision", 7}.
+using DetailValue = std::variant<int64_t, std::string>;
+struct Detail {
+  std::string key;
+  DetailValue value;
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+  const std::vector<Detail>& details() const { return details_; }
+
+  // Adds a structured detail; returns *this so errors read as one expression.
+  Status& With(std::string key, DetailValue value) {
+    details_.push_back({std::move(key), std::move(value)});
+    return *this;
+  }
+  Status&& WithDetail(std::string key, DetailValue value) && {
+    With(std::move(key), std::move(value));
+    return std::move(*this);
+  }
+
+  std::string ToString() const;
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+  std::vector<Detail> details_;
+};
+
+inline Status InvalidArgument(std::string m) { return Status(Code::kInvalidArgument, std::move(m)); }
+inline Status NotFound(std::string m) { return Status(Code::kNotFound, std::move(m)); }
+inline Status Conflict(std::string m) { return Status(Code::kConflict, std::move(m)); }
+inline Status TooLarge(std::string m) { return Status(Code::kTooLarge, std::move(m)); }
+inline Status Internal(std::string m) { return Status(Code::kInternal, std::move(m)); }
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {  // NOLINT
+    assert(!status_.ok() && "Result from an OK status needs a value");
+  }
+
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  Status&& TakeStatus() && { return std::move(status_); }
+
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace pc
+
+#define PC_CONCAT_INNER(a, b) a##b
+#define PC_CONCAT(a, b) PC_CONCAT_INNER(a, b)
+
+#define PC_RETURN_IF_ERROR(expr)          \
+  do {                                    \
+    ::pc::Status pc_status_ = (expr);     \
+    if (!pc_status_.ok()) return pc_status_; \
+  } while (0)
+
+#define PC_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                             \
+  if (!tmp.ok()) return std::move(tmp).TakeStatus(); \
+  lhs = std::move(tmp).value()
+
+#define PC_ASSIGN_OR_RETURN(lhs, expr) \
+  PC_ASSIGN_OR_RETURN_IMPL(PC_CONCAT(pc_result_, __LINE__), lhs, expr)

@@ -1,0 +1,54 @@
+#include "common/utf8.h"
+
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace pc {
+
+bool IsValidUtf8(std::string_view s) {
+  auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0 || cp < 0) return false;
+    p += n;
+    left -= n;
+  }
+  return true;
+}
+
+namespace {
+
+Result<std::string> Map(std::string_view s, int options) {
+  if (!IsValidUtf8(s)) return InvalidArgument("text is not valid UTF-8");
+  utf8proc_uint8_t* out = nullptr;
+  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
+                                    static_cast<utf8proc_ssize_t>(s.size()), &out,
+                                    static_cast<utf8proc_option_t>(options));
+  std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> guard(out, &std::free);
+  if (n < 0) return InvalidArgument(std::string("cannot normalize text: ") + utf8proc_errmsg(n));
+  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+}
+
+}  // namespace
+
+Result<std::string> NormalizeNfkc(std::string_view s) {
+  return Map(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+}
+
+Result<std::string> NormalizeNfkcCasefold(std::string_view s) {
+  return Map(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+}
+
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t end = max_bytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+}  // namespace pc

@@ -1,0 +1,23 @@
+// UTF-8 validation and Unicode normalization (utf8proc is wrapped here and nowhere else).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace pc {
+
+// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+
+// NFKC normalization of valid UTF-8. Fails with InvalidArgument on malformed input.
+Result<std::string> NormalizeNfkc(std::string_view s);
+
+// NFKC plus Unicode case folding (for search keys, not for stored text).
+Result<std::string> NormalizeNfkcCasefold(std::string_view s);
+
+// The longest prefix of `s` that is at most `max_bytes` long and ends on a character boundary.
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
+
+}  // namespace pc

@@ -1,0 +1,89 @@
+// The memory model of DESIGN §1 as plain structs. No behaviour, no JSON, no SQL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pc {
+
+inline constexpr const char* kMemoryFamily = "memory";
+
+struct Scope {
+  std::string scope_id;
+  std::string key;
+  int64_t created_at_ms = 0;
+  std::string memory_artifact_id;  // the scope's default memory
+  int64_t memory_head_revision = 0;
+};
+
+// A versioned artifact (memory, later handoff) and its newest committed revision (0 = none yet).
+struct Artifact {
+  std::string artifact_id;
+  std::string scope_id;
+  std::string family;
+  int64_t head_revision = 0;
+  int64_t created_at_ms = 0;
+};
+
+// `family / artifact_id @ revision`.
+struct MemoryRef {
+  std::string family = kMemoryFamily;
+  std::string artifact_id;
+  int64_t revision = 0;
+
+  bool operator==(const MemoryRef&) const = default;
+};
+
+// One exact, immutable content of an entry.
+struct EntryVersion {
+  std::string entry_version_id;
+  std::string entry_id;
+  int64_t version = 0;
+  std::optional<std::string> previous_version_id;
+  std::string kind;
+  std::string text;          // exactly as written
+  std::string content_hash;  // SHA-256 of the canonical form (model/canonical.h)
+  std::vector<std::string> source_refs;
+  int64_t created_by_revision = 0;
+  std::string reason;
+  int64_t created_at_ms = 0;
+};
+
+// An exact reference: memory ref + entry + entry version.
+struct Citation {
+  MemoryRef memory;
+  std::string entry_id;
+  std::string entry_version_id;
+
+  bool operator==(const Citation&) const = default;
+};
+
+// One line of a manifest: which version of an entry, active or not, at a revision.
+struct ManifestItem {
+  EntryVersion version;
+  bool active = true;
+};
+
+enum class ChangeOp { kAdd, kRevise, kRetire };
+const char* ChangeOpName(ChangeOp op);
+
+// What one revision did to one entry.
+struct Change {
+  ChangeOp op = ChangeOp::kAdd;
+  std::string entry_id;
+  std::optional<std::string> from_version_id;  // revise: the replaced version; retire: the retired one
+  std::string to_version_id;                   // add/revise: the new version; retire: unchanged version
+};
+
+struct RevisionInfo {
+  MemoryRef memory;
+  std::string actor;
+  std::string reason;
+  int64_t created_at_ms = 0;
+  std::vector<std::string> lineage;  // sources / artifacts this revision was derived from
+  std::vector<Change> changes;
+};
+
+}  // namespace pc

@@ -1,0 +1,146 @@
+// The use cases of the explicit write path and the memory reads (DESIGN §1–3, invariants 2–6).
+// Every method validates its input before touching the store, runs in one store transaction, and
+// leaves the store unchanged when it fails. Thread-safe (the store serializes writers).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/types.h"
+#include "store/store.h"
+
+namespace pc {
+
+struct ServiceLimits {
+  size_t max_entry_bytes = 16 * 1024;  // DESIGN: entries are small conclusions, not documents
+  size_t max_reason_bytes = 4 * 1024;
+  size_t max_actor_bytes = 128;
+  size_t max_scope_key_bytes = 256;
+};
+
+inline constexpr int kDefaultPageLimit = 100;
+inline constexpr int kMaxPageLimit = 1000;
+
+struct PageRequest {
+  int limit = kDefaultPageLimit;
+  std::string cursor;  // opaque; empty = first page
+};
+
+struct ScopeOutcome {
+  Scope scope;
+  bool created = false;
+};
+
+struct ScopesPage {
+  std::vector<Scope> items;
+  std::optional<std::string> next_cursor;
+};
+
+struct RememberRequest {
+  std::string scope_id;
+  std::string kind;
+  std::string text;
+  std::string reason;
+  std::string actor;
+  std::optional<int64_t> expected_revision;
+};
+
+struct ReviseRequest {
+  std::string scope_id;
+  Citation citation;
+  std::string text;
+  std::optional<std::string> kind;  // unset = keep the entry's kind
+  std::string reason;
+  std::string actor;
+};
+
+struct RetireRequest {
+  std::string scope_id;
+  Citation citation;
+  std::string reason;
+  std::string actor;
+};
+
+// The answer of every write. changed=false means no revision was made: `entry` is empty and
+// `duplicate_of` cites the active entry that already says the same thing.
+struct WriteOutcome {
+  MemoryRef memory;
+  bool changed = false;
+  std::optional<EntryVersion> entry;
+  std::optional<Citation> citation;
+  bool active = true;
+  std::optional<Change> change;
+  std::optional<Citation> duplicate_of;
+};
+
+struct ListEntriesRequest {
+  std::string scope_id;
+  std::optional<int64_t> revision;  // unset = head
+  bool include_inactive = false;
+  PageRequest page;
+};
+
+struct EntriesPage {
+  MemoryRef memory;  // the revision listed; each item's citation is at this revision
+  std::vector<ManifestItem> items;
+  std::optional<std::string> next_cursor;
+};
+
+struct RevisionsPage {
+  MemoryRef head;
+  std::vector<RevisionInfo> items;
+  std::optional<std::string> next_cursor;
+};
+
+struct RevisionDetail {
+  RevisionInfo info;
+  std::vector<ManifestItem> manifest;  // every entry at this revision, active and inactive
+  std::optional<std::string> next_cursor;
+};
+
+struct VersionsPage {
+  std::string entry_id;
+  std::vector<EntryVersion> items;
+  std::optional<std::string> next_cursor;
+};
+
+struct ReadOutcome {
+  Citation citation;
+  EntryVersion version;
+  bool active_at_revision = true;
+  MemoryRef head;
+  bool current = false;  // still this exact version, active, at the head
+};
+
+class MemoryService {
+ public:
+  MemoryService(Store& store, ServiceLimits limits) : store_(store), limits_(limits) {}
+
+  Result<ScopeOutcome> CreateScope(const std::string& key);
+  Result<Scope> GetScope(const std::string& scope_id);
+  Result<Scope> GetScopeByKey(const std::string& key);
+  Result<ScopesPage> ListScopes(const PageRequest& page);
+
+  Result<WriteOutcome> Remember(const RememberRequest& req);
+  Result<WriteOutcome> Revise(const ReviseRequest& req);
+  Result<WriteOutcome> Retire(const RetireRequest& req);
+
+  Result<EntriesPage> ListEntries(const ListEntriesRequest& req);
+  Result<RevisionsPage> ListRevisions(const std::string& scope_id, const PageRequest& page);
+  Result<RevisionDetail> GetRevision(const std::string& scope_id, int64_t revision,
+                                     const PageRequest& page);
+  Result<VersionsPage> ListVersions(const std::string& scope_id, const std::string& entry_id,
+                                    const PageRequest& page);
+  Result<ReadOutcome> Read(const std::string& scope_id, const Citation& citation);
+
+  const ServiceLimits& limits() const { return limits_; }
+
+ private:
+  Store& store_;
+  ServiceLimits limits_;
+};
+
+}  // namespace pc

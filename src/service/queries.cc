@@ -1,0 +1,142 @@
+// The read side: listings at a revision, history, versions, and reading any issued citation.
+#include "common/ids.h"
+#include "model/citation.h"
+#include "service/memory_service.h"
+#include "service/validation.h"
+
+namespace pc {
+namespace {
+
+// Checks `revision` against the artifact; 0 / unset means head.
+Result<int64_t> PickRevision(const Artifact& memory, std::optional<int64_t> revision) {
+  if (!revision) return memory.head_revision;
+  if (*revision < 1) return InvalidArgument("revision must be 1 or more");
+  if (*revision > memory.head_revision)
+    return NotFound("revision " + std::to_string(*revision) + " does not exist")
+        .WithDetail("current_revision", memory.head_revision);
+  return *revision;
+}
+
+Status CheckEntryCursor(const std::string& cursor) {
+  if (!cursor.empty() && !IsWellFormedId(cursor, kEntryPrefix))
+    return InvalidArgument("cursor is not one this server issued");
+  return Status::Ok();
+}
+
+// Trims a page fetched with limit + 1 rows and returns the cursor of the last kept row.
+template <typename T, typename KeyFn>
+std::optional<std::string> TrimPage(std::vector<T>& items, int limit, KeyFn key) {
+  if (items.size() <= static_cast<size_t>(limit)) return std::nullopt;
+  items.resize(static_cast<size_t>(limit));
+  return key(items.back());
+}
+
+}  // namespace
+
+Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
+  PC_RETURN_IF_ERROR(CheckPage(req.page));
+  PC_RETURN_IF_ERROR(CheckEntryCursor(req.page.cursor));
+  EntriesPage out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    PC_ASSIGN_OR_RETURN(int64_t revision, PickRevision(memory, req.revision));
+    out.memory = MemoryRef{memory.family, memory.artifact_id, revision};
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListManifest(memory.artifact_id, revision,
+                                                    req.include_inactive, req.page.cursor,
+                                                    req.page.limit + 1));
+    return Status::Ok();
+  }));
+  out.next_cursor = TrimPage(out.items, req.page.limit,
+                             [](const ManifestItem& m) { return m.version.entry_id; });
+  return out;
+}
+
+Result<RevisionsPage> MemoryService::ListRevisions(const std::string& scope_id,
+                                                   const PageRequest& page) {
+  PC_RETURN_IF_ERROR(CheckPage(page));
+  int64_t before = 0;
+  if (!page.cursor.empty()) {
+    PC_ASSIGN_OR_RETURN(before, ParseIntCursor(page.cursor));
+  }
+  RevisionsPage out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    out.head = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListRevisions(memory.artifact_id, before, page.limit + 1));
+    return Status::Ok();
+  }));
+  out.next_cursor = TrimPage(out.items, page.limit, [](const RevisionInfo& r) {
+    return std::to_string(r.memory.revision);
+  });
+  return out;
+}
+
+Result<RevisionDetail> MemoryService::GetRevision(const std::string& scope_id, int64_t revision,
+                                                  const PageRequest& page) {
+  PC_RETURN_IF_ERROR(CheckPage(page));
+  PC_RETURN_IF_ERROR(CheckEntryCursor(page.cursor));
+  RevisionDetail out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(int64_t r, PickRevision(memory, revision));
+    PC_ASSIGN_OR_RETURN(std::optional<RevisionInfo> info, txn.FindRevision(memory.artifact_id, r));
+    if (!info) return Internal("revision " + std::to_string(r) + " is missing from the history");
+    out.info = std::move(*info);
+    PC_ASSIGN_OR_RETURN(out.manifest, txn.ListManifest(memory.artifact_id, r, true, page.cursor,
+                                                       page.limit + 1));
+    return Status::Ok();
+  }));
+  out.next_cursor = TrimPage(out.manifest, page.limit,
+                             [](const ManifestItem& m) { return m.version.entry_id; });
+  return out;
+}
+
+Result<VersionsPage> MemoryService::ListVersions(const std::string& scope_id,
+                                                 const std::string& entry_id,
+                                                 const PageRequest& page) {
+  PC_RETURN_IF_ERROR(CheckPage(page));
+  int64_t after = 0;
+  if (!page.cursor.empty()) {
+    PC_ASSIGN_OR_RETURN(after, ParseIntCursor(page.cursor));
+  }
+  VersionsPage out;
+  out.entry_id = entry_id;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(std::optional<std::string> owner, txn.FindEntryArtifact(entry_id));
+    if (!owner || *owner != memory.artifact_id)
+      return NotFound("no entry " + entry_id + " in this scope").WithDetail("entry_id", entry_id);
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListEntryVersions(entry_id, after, page.limit + 1));
+    return Status::Ok();
+  }));
+  out.next_cursor = TrimPage(out.items, page.limit, [](const EntryVersion& v) {
+    return std::to_string(v.version);
+  });
+  return out;
+}
+
+Result<ReadOutcome> MemoryService::Read(const std::string& scope_id, const Citation& citation) {
+  PC_RETURN_IF_ERROR(ValidateCitation(citation));
+  ReadOutcome out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_RETURN_IF_ERROR(CheckCitationInMemory(citation, memory));
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> at,
+                        txn.FindManifestItem(memory.artifact_id, citation.memory.revision,
+                                             citation.entry_id));
+    if (!at || at->version.entry_version_id != citation.entry_version_id)
+      return NotFound("citation " + FormatCitation(citation) + " does not exist");
+    out.citation = citation;
+    out.version = at->version;
+    out.active_at_revision = at->active;
+    out.head = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
+                        txn.FindManifestItem(memory.artifact_id, memory.head_revision,
+                                             citation.entry_id));
+    out.current = now && now->active && now->version.entry_version_id == citation.entry_version_id;
+    return Status::Ok();
+  }));
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,68 @@
+#include "common/clock.h"
+#include "common/ids.h"
+#include "model/canonical.h"
+#include "service/memory_service.h"
+#include "service/validation.h"
+
+namespace pc {
+
+Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
+  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_RETURN_IF_ERROR(CheckKind(req.kind));
+  PC_RETURN_IF_ERROR(CheckText("text", req.text, limits_.max_entry_bytes));
+  PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
+  PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
+  if (req.expected_revision && *req.expected_revision < 0)
+    return InvalidArgument("expected_revision must be 0 or more");
+  PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
+
+  WriteOutcome out;
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+    if (req.expected_revision && *req.expected_revision != head.revision)
+      return Conflict("expected revision " + std::to_string(*req.expected_revision) +
+                      " but the memory is at revision " + std::to_string(head.revision) +
+                      "; read it again and decide with the current state")
+          .WithDetail("current_revision", head.revision);
+
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, hash));
+    if (dup) {
+      out.memory = head;
+      out.changed = false;
+      out.duplicate_of = Citation{head, dup->version.entry_id, dup->version.entry_version_id};
+      return Status::Ok();
+    }
+
+    NewRevision rev;
+    rev.info.memory = MemoryRef{memory.family, memory.artifact_id, head.revision + 1};
+    rev.info.actor = req.actor;
+    rev.info.reason = req.reason;
+    rev.info.created_at_ms = NowMillis();
+    EntryVersion v;
+    v.entry_id = NewId(kEntryPrefix);
+    v.entry_version_id = NewId(kEntryVersionPrefix);
+    v.version = 1;
+    v.kind = req.kind;
+    v.text = req.text;
+    v.content_hash = hash;
+    v.created_by_revision = rev.info.memory.revision;
+    v.reason = req.reason;
+    v.created_at_ms = rev.info.created_at_ms;
+    Change change{ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id};
+    rev.info.changes.push_back(change);
+    rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, true});
+    rev.new_versions.push_back(v);
+    PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
+
+    out.memory = rev.info.memory;
+    out.changed = true;
+    out.citation = Citation{rev.info.memory, v.entry_id, v.entry_version_id};
+    out.entry = std::move(v);
+    out.change = change;
+    return Status::Ok();
+  }));
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,99 @@
+#include "store/sqlite/db.h"
+
+#include <sqlite3.h>
+
+namespace pc::sqlite {
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    sqlite3_close(raw);
+    return Internal("cannot open database " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 1);
+  return std::unique_ptr<Db>(new Db(raw));
+}
+
+Db::~Db() {
+  for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  sqlite3_close(db_);
+}
+
+Status Db::Error(const std::string& what) const {
+  return Internal(what + ": " + sqlite3_errmsg(db_));
+}
+
+Status Db::Exec(const std::string& sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string msg = err ? err : sqlite3_errstr(rc);
+  sqlite3_free(err);
+  return Internal("sqlite: " + msg);
+}
+
+Result<Stmt> Db::Prepare(const std::string& sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+      return Error("prepare");
+    it = cache_.emplace(sql, s).first;
+  }
+  return Stmt(this, it->second);
+}
+
+Stmt::~Stmt() {
+  if (s_) {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+}
+
+Stmt& Stmt::Bind(int i, int64_t v) {
+  sqlite3_bind_int64(s_, i, v);
+  return *this;
+}
+Stmt& Stmt::Bind(int i, const std::string& v) {
+  sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Stmt& Stmt::Bind(int i, const std::optional<std::string>& v) {
+  return v ? Bind(i, *v) : BindNull(i);
+}
+Stmt& Stmt::BindNull(int i) {
+  sqlite3_bind_null(s_, i);
+  return *this;
+}
+
+Result<bool> Stmt::Step() {
+  int rc = sqlite3_step(s_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  if ((rc & 0xff) == SQLITE_BUSY)
+    return Status(Code::kRateLimited, "database is busy; try again");
+  return db_->Error("step");
+}
+
+Status Stmt::Run() {
+  PC_ASSIGN_OR_RETURN(bool row, Step());
+  (void)row;
+  return Status::Ok();
+}
+
+int64_t Stmt::Int(int col) const { return sqlite3_column_int64(s_, col); }
+std::string Stmt::Text(int col) const {
+  auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
+  return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();
+}
+std::optional<std::string> Stmt::OptText(int col) const {
+  if (IsNull(col)) return std::nullopt;
+  return Text(col);
+}
+bool Stmt::IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+
+}  // namespace pc::sqlite

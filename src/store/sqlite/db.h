@@ -1,0 +1,64 @@
+// A thin RAII layer over one sqlite3 connection and its cached prepared statements.
+// Not thread-safe: one Db is used by one thread at a time (the store hands them out).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "common/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace pc::sqlite {
+
+class Stmt;
+
+class Db {
+ public:
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  Status Exec(const std::string& sql);
+  // A cached statement for `sql`, reset and unbound when the returned Stmt goes out of scope.
+  Result<Stmt> Prepare(const std::string& sql);
+  Status Error(const std::string& what) const;  // a Status carrying sqlite's last error message
+
+ private:
+  explicit Db(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
+
+class Stmt {
+ public:
+  Stmt(Db* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
+  Stmt(const Stmt&) = delete;
+  ~Stmt();
+
+  // Bind by 1-based index.
+  Stmt& Bind(int i, int64_t v);
+  Stmt& Bind(int i, const std::string& v);
+  Stmt& Bind(int i, const std::optional<std::string>& v);
+  Stmt& BindNull(int i);
+
+  Result<bool> Step();  // true while a row is available
+  Status Run();         // steps to completion, expecting no rows
+
+  int64_t Int(int col) const;
+  std::string Text(int col) const;
+  std::optional<std::string> OptText(int col) const;
+  bool IsNull(int col) const;
+
+ private:
+  Db* db_;
+  sqlite3_stmt* s_;
+};
+
+}  // namespace pc::sqlite

@@ -1,0 +1,116 @@
+#include "store/sqlite/schema.h"
+
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace pc::sqlite {
+namespace {
+
+// Append only: a shipped migration is never edited; a change is a new migration.
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {
+      // 1: scopes, versioned artifacts, revisions, entries, immutable versions, interval manifest.
+      R"sql(
+CREATE TABLE schema_migrations(
+  version INTEGER PRIMARY KEY,
+  applied_at INTEGER NOT NULL);
+CREATE TABLE scopes(
+  scope_id TEXT PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL);
+CREATE TABLE artifacts(
+  artifact_id TEXT PRIMARY KEY,
+  scope_id TEXT NOT NULL REFERENCES scopes(scope_id),
+  family TEXT NOT NULL,
+  is_default INTEGER NOT NULL,
+  head_revision INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL);
+CREATE UNIQUE INDEX artifacts_default ON artifacts(scope_id, family) WHERE is_default = 1;
+CREATE TABLE revisions(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  lineage TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
+CREATE TABLE revision_changes(
+  artifact_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  op TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  from_version_id TEXT,
+  to_version_id TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision, seq)) WITHOUT ROWID;
+CREATE TABLE entries(
+  entry_id TEXT PRIMARY KEY,
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  created_revision INTEGER NOT NULL);
+CREATE TABLE entry_versions(
+  entry_version_id TEXT PRIMARY KEY,
+  entry_id TEXT NOT NULL REFERENCES entries(entry_id),
+  version INTEGER NOT NULL,
+  previous_version_id TEXT,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  source_refs TEXT NOT NULL,
+  created_by_revision INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE(entry_id, version));
+CREATE INDEX entry_versions_hash ON entry_versions(content_hash);
+-- The manifest as version intervals: entry_id is at entry_version_id (active or not) for
+-- revisions [from_revision, to_revision); to_revision NULL means "still so at the head".
+CREATE TABLE manifest(
+  artifact_id TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  entry_version_id TEXT NOT NULL,
+  active INTEGER NOT NULL,
+  from_revision INTEGER NOT NULL,
+  to_revision INTEGER,
+  PRIMARY KEY(artifact_id, entry_id, from_revision)) WITHOUT ROWID;
+CREATE UNIQUE INDEX manifest_head ON manifest(artifact_id, entry_id) WHERE to_revision IS NULL;
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace
+
+int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+Status Migrate(Db& db) {
+  PC_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
+  auto fail = [&](Status s) {
+    (void)db.Exec("ROLLBACK");
+    return s;
+  };
+  int current = 0;
+  {
+    auto stmt = db.Prepare("PRAGMA user_version");
+    if (!stmt.ok()) return fail(stmt.status());
+    auto row = stmt->Step();
+    if (!row.ok()) return fail(row.status());
+    current = static_cast<int>(stmt->Int(0));
+  }
+  if (current > LatestSchemaVersion())
+    return fail(Internal("the data directory has schema version " + std::to_string(current) +
+                         ", newer than this build's " + std::to_string(LatestSchemaVersion()) +
+                         "; use a newer powercontext"));
+  for (int v = current + 1; v <= LatestSchemaVersion(); ++v) {
+    Status s = db.Exec(Migrations()[static_cast<size_t>(v - 1)]);
+    if (!s.ok()) return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
+    s = db.Exec("INSERT INTO schema_migrations(version, applied_at) VALUES(" + std::to_string(v) +
+                ", " + std::to_string(NowMillis()) + ")");
+    if (!s.ok()) return fail(s);
+    s = db.Exec("PRAGMA user_version = " + std::to_string(v));
+    if (!s.ok()) return fail(s);
+  }
+  return db.Exec("COMMIT");
+}
+
+}  // namespace pc::sqlite

@@ -1,0 +1,16 @@
+// The SQLite schema and its migrations, applied in order; PRAGMA user_version records the last one.
+#pragma once
+
+#include "common/status.h"
+#include "store/sqlite/db.h"
+
+namespace pc::sqlite {
+
+// The schema version this build writes.
+int LatestSchemaVersion();
+
+// Brings the database up to LatestSchemaVersion() in one transaction. Refuses a database written
+// by a newer build.
+Status Migrate(Db& db);
+
+}  // namespace pc::sqlite

@@ -1,0 +1,85 @@
+#include "store/sqlite/sqlite_store.h"
+
+#include <exception>
+#include <filesystem>
+
+#include "store/sqlite/db.h"
+#include "store/sqlite/schema.h"
+#include "store/sqlite/sqlite_txn.h"
+
+namespace pc::sqlite {
+namespace {
+
+// Runs `fn` and turns an escaped exception into Internal: exceptions never cross the store seam.
+template <typename Txn>
+Status Guarded(const std::function<Status(Txn&)>& fn, Txn& txn) {
+  try {
+    return fn(txn);
+  } catch (const std::exception& e) {
+    return Internal(std::string("unexpected error in transaction: ") + e.what());
+  } catch (...) {
+    return Internal("unexpected error in transaction");
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (ec) return Internal("cannot create data directory " + options.data_dir + ": " + ec.message());
+  std::unique_ptr<SqliteStore> store(new SqliteStore(options));
+  store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
+  PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
+  PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
+  PC_RETURN_IF_ERROR(Migrate(*store->writer_));
+  return store;
+}
+
+SqliteStore::SqliteStore(SqliteOptions options) : options_(std::move(options)) {}
+SqliteStore::~SqliteStore() = default;
+
+Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(db_path_, options_.busy_timeout_ms));
+  const char* sync = options_.durability == Durability::kFull ? "FULL" : "NORMAL";
+  PC_RETURN_IF_ERROR(db->Exec(std::string("PRAGMA synchronous=") + sync));
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
+  return db;
+}
+
+Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
+  std::unique_ptr<Db> db;
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!idle_readers_.empty()) {
+      db = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+    }
+  }
+  if (!db) {
+    PC_ASSIGN_OR_RETURN(db, OpenConnection());
+  }
+  Status status = db->Exec("BEGIN");
+  if (status.ok()) {
+    SqliteTxn txn(*db);
+    status = Guarded<ReadTxn>(fn, txn);
+    Status end = db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
+    if (status.ok()) status = end;
+  }
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  idle_readers_.push_back(std::move(db));
+  return status;
+}
+
+Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  Status begin = writer_->Exec("BEGIN IMMEDIATE");
+  if (!begin.ok()) return Status(Code::kRateLimited, "database is busy: " + begin.message());
+  SqliteTxn txn(*writer_);
+  Status status = Guarded<WriteTxn>(fn, txn);
+  if (status.ok()) status = writer_->Exec("COMMIT");
+  if (!status.ok()) (void)writer_->Exec("ROLLBACK");
+  return status;
+}
+
+}  // namespace pc::sqlite

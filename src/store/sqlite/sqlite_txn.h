@@ -1,0 +1,44 @@
+// The queries of ReadTxn / WriteTxn on one SQLite connection inside an open transaction.
+#pragma once
+
+#include "store/sqlite/db.h"
+#include "store/store.h"
+
+namespace pc::sqlite {
+
+class SqliteTxn final : public WriteTxn {
+ public:
+  explicit SqliteTxn(Db& db) : db_(db) {}
+
+  Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
+  Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
+  Result<std::vector<Scope>> ListScopes(const std::string& after, int limit) override;
+  Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) override;
+  Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id, int64_t revision,
+                                                 bool include_inactive,
+                                                 const std::string& after_entry_id,
+                                                 int limit) override;
+  Result<std::optional<ManifestItem>> FindManifestItem(const std::string& artifact_id,
+                                                       int64_t revision,
+                                                       const std::string& entry_id) override;
+  Result<std::optional<ManifestItem>> FindActiveByHash(const std::string& artifact_id,
+                                                       const std::string& content_hash) override;
+  Result<std::vector<RevisionInfo>> ListRevisions(const std::string& artifact_id, int64_t before,
+                                                  int limit) override;
+  Result<std::optional<RevisionInfo>> FindRevision(const std::string& artifact_id,
+                                                   int64_t revision) override;
+  Result<std::vector<EntryVersion>> ListEntryVersions(const std::string& entry_id,
+                                                      int64_t after_version, int limit) override;
+  Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) override;
+  Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
+
+  Result<Scope> CreateScope(const std::string& key) override;
+  Status CommitRevision(const NewRevision& rev) override;
+
+ private:
+  Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
+  Status LoadChanges(RevisionInfo& info);
+  Db& db_;
+};
+
+}  // namespace pc::sqlite
