@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <random>
 
 namespace pc {
@@ -21,22 +22,37 @@ uint64_t RandomWord() {
 
 }  // namespace
 
+// Monotonic ULIDs (as the ULID spec describes): within one millisecond the 80-bit random part is
+// incremented, so ids made by this process sort in the order they were made.
 std::string NewId(std::string_view prefix) {
-  uint64_t ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          std::chrono::system_clock::now().time_since_epoch())
-                                          .count());
-  uint64_t r1 = RandomWord();
-  uint64_t r2 = RandomWord();
+  static std::mutex mu;
+  static uint64_t last_ms = 0, hi = 0, lo = 0;  // hi holds the top 16 of the 80 random bits
+  uint64_t ms, r_hi, r_lo;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+    if (ms <= last_ms) {
+      ms = last_ms;
+      if (++lo == 0) hi = (hi + 1) & 0xFFFF;
+    } else {
+      last_ms = ms;
+      hi = RandomWord() & 0x7FFF;  // top bit clear leaves room to increment
+      lo = RandomWord();
+    }
+    r_hi = hi;
+    r_lo = lo;
+  }
   char body[kUlidChars];
-  // 10 characters of time (50 bits, top 2 zero), 16 characters of randomness (80 bits).
-  for (int i = 9; i >= 0; --i) {
+  for (int i = 9; i >= 0; --i) {  // 10 characters of time (50 bits)
     body[i] = kCrockford[ms & 31];
     ms >>= 5;
   }
-  for (int i = 0; i < 16; ++i) {
-    uint64_t& src = i < 12 ? r1 : r2;
-    body[10 + i] = kCrockford[src & 31];
-    src >>= 5;
+  for (int i = 25; i >= 10; --i) {  // 16 characters of the 80-bit counter, most significant first
+    body[i] = kCrockford[r_lo & 31];
+    r_lo = (r_lo >> 5) | ((r_hi & 31) << 59);
+    r_hi >>= 5;
   }
   std::string id(prefix);
   id.append(body, kUlidChars);

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "app/config.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override { unsetenv("POWERCONTEXT_DATA"); unsetenv("POWERCONTEXT_LISTEN"); }
+  void TearDown() override { SetUp(); }
+  std::string WriteFile(const std::string& text) {
+    std::string path = dir.path() + "/pc.toml";
+    std::ofstream(path) << text;
+    return path;
+  }
+  testing::TempDir dir;
+};
+
+TEST_F(ConfigTest, Defaults) {
+  auto c = LoadConfig("", {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->data_dir, "./powercontext-data");
+  EXPECT_EQ(c->listen_host, "127.0.0.1");
+  EXPECT_EQ(c->listen_port, 8787);
+  EXPECT_EQ(c->store, "sqlite");
+  EXPECT_EQ(c->max_entry_bytes, 16384);
+}
+
+TEST_F(ConfigTest, LaterSourcesWin) {
+  std::string file = WriteFile("data = \"/from/file\"\nlisten = \"127.0.0.1:1111\"\nmax_entry_bytes = 100\n");
+  auto c = LoadConfig(file, {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->data_dir, "/from/file");
+  EXPECT_EQ(c->max_entry_bytes, 100);
+  setenv("POWERCONTEXT_DATA", "/from/env", 1);
+  c = LoadConfig(file, {});
+  EXPECT_EQ(c->data_dir, "/from/env");
+  EXPECT_EQ(c->listen_port, 1111);
+  c = LoadConfig(file, {{"data", "/from/flag"}});
+  EXPECT_EQ(c->data_dir, "/from/flag");
+}
+
+TEST_F(ConfigTest, BadValuesStopWithTheirOrigin) {
+  setenv("POWERCONTEXT_LISTEN", "nonsense", 1);
+  auto c = LoadConfig("", {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("listen"), std::string::npos);
+  unsetenv("POWERCONTEXT_LISTEN");
+  c = LoadConfig("", {{"max_entry_bytes", "12abc"}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("--max-entry-bytes"), std::string::npos);
+  c = LoadConfig(WriteFile("unknown_thing = 1\n"), {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("unknown_thing"), std::string::npos);
+  c = LoadConfig(WriteFile("data = [\n"), {});
+  EXPECT_FALSE(c.ok());
+  EXPECT_FALSE(LoadConfig("", {{"store", "postgresql://x"}}).ok());
+  EXPECT_FALSE(LoadConfig("", {{"durability", "sometimes"}}).ok());
+  EXPECT_FALSE(LoadConfig("", {{"listen", "127.0.0.1:70000"}}).ok());
+}
+
+}  // namespace
+}  // namespace pc

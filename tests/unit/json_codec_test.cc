@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/json_codec.h"
+#include "api/router.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+TEST(Body, StrictFieldsAndTypes) {
+  EXPECT_EQ(Body::Parse("{", {"a"}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Body::Parse("[1]", {"a"}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Body::Parse("{\"b\":1}", {"a"}).status().code(), Code::kInvalidArgument);
+  auto invalid_utf8 = Body::Parse("{\"a\":\"\xff\"}", {"a"});
+  ASSERT_FALSE(invalid_utf8.ok());
+  EXPECT_NE(invalid_utf8.status().message().find("UTF-8"), std::string::npos);
+
+  auto b = Body::Parse(R"({"s":"x","i":3,"n":null,"f":1.5,"b":true})", {"s", "i", "n", "f", "b"});
+  PC_ASSERT_OK(b);
+  EXPECT_EQ(*b->String("s"), "x");
+  EXPECT_EQ(b->String("i").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(b->String("n").status().code(), Code::kInvalidArgument);  // null = missing
+  EXPECT_FALSE(b->OptString("n")->has_value());
+  EXPECT_EQ(**b->OptInt("i"), 3);
+  EXPECT_EQ(b->OptInt("f").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(b->OptInt("s").status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(**b->OptBool("b"));
+}
+
+TEST(Body, CitationInBothForms) {
+  const std::string ref =
+      "memory/mem_01M8NBY5Z4SVYWMZSJZTE254JF@2#ent_01M8NBY5ZJ0B0EGH5Y3KTW4DW5"
+      "@env_01M8NBY5ZJBG2TCBZ43Q7CHJSR";
+  auto from_string = CitationFromJson(Json(ref));
+  PC_ASSERT_OK(from_string);
+  auto from_object = CitationFromJson(ToJson(*from_string));
+  PC_ASSERT_OK(from_object);
+  EXPECT_EQ(*from_object, *from_string);
+  EXPECT_EQ(CitationFromJson(Json(42)).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(CitationFromJson(Json::object()).status().code(), Code::kInvalidArgument);
+}
+
+TEST(ErrorJson, Shape) {
+  Json j = ErrorJson(Conflict("stale").WithDetail("current_revision", int64_t{7}));
+  EXPECT_EQ(j["error"]["code"], "conflict");
+  EXPECT_EQ(j["error"]["message"], "stale");
+  EXPECT_EQ(j["error"]["details"]["current_revision"], 7);
+}
+
+TEST(Router, NotFoundAndMethodNotAllowed) {
+  Router router;
+  router.Add("POST", "/v1/x", [](const ApiRequest&) -> Result<ApiResponse> {
+    return ApiResponse{200, Json{{"ok", true}}};
+  });
+  ApiRequest get{"GET", "/v1/x", {}, {}, ""};
+  ApiResponse r = router.Dispatch(get);
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.body["error"]["details"]["allow"], "POST");
+  ApiRequest missing{"GET", "/v1/y", {}, {}, ""};
+  EXPECT_EQ(router.Dispatch(missing).status, 404);
+  ApiRequest post{"POST", "/v1/x", {}, {}, ""};
+  EXPECT_EQ(router.Dispatch(post).status, 200);
+}
+
+}  // namespace
+}  // namespace pc

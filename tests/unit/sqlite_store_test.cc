@@ -1,0 +1,137 @@
+// The SQLite store's own guarantees: migrations, atomic commits, rollback, interval manifest.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "common/clock.h"
+#include "common/ids.h"
+#include "store/sqlite/schema.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+using testing::Fixture;
+
+int64_t PragmaInt(const std::string& dir, const char* pragma) {
+  sqlite3* db = nullptr;
+  sqlite3_open((std::filesystem::path(dir) / "powercontext.db").c_str(), &db);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, pragma, -1, &s, nullptr);
+  sqlite3_step(s);
+  int64_t v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+void SetUserVersion(const std::string& dir, int v) {
+  sqlite3* db = nullptr;
+  sqlite3_open((std::filesystem::path(dir) / "powercontext.db").c_str(), &db);
+  sqlite3_exec(db, ("PRAGMA user_version=" + std::to_string(v)).c_str(), nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+}
+
+TEST(SqliteStore, MigratesAndRecordsVersionInWalMode) {
+  Fixture f;
+  EXPECT_EQ(PragmaInt(f.dir.path(), "PRAGMA user_version"), sqlite::LatestSchemaVersion());
+  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM schema_migrations"),
+            sqlite::LatestSchemaVersion());
+  f.Reopen();  // migrating an up-to-date database is a no-op
+  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM schema_migrations"),
+            sqlite::LatestSchemaVersion());
+}
+
+TEST(SqliteStore, RefusesANewerSchema) {
+  testing::TempDir dir;
+  {
+    sqlite::SqliteOptions o;
+    o.data_dir = dir.path();
+    PC_ASSERT_OK(sqlite::SqliteStore::Open(o));
+  }
+  SetUserVersion(dir.path(), sqlite::LatestSchemaVersion() + 1);
+  sqlite::SqliteOptions o;
+  o.data_dir = dir.path();
+  auto again = sqlite::SqliteStore::Open(o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("newer"), std::string::npos);
+}
+
+TEST(SqliteStore, FailedWriteRollsBackEverything) {
+  Fixture f;
+  std::string scope_id;
+  Status s = f.store->Write([&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Scope scope, txn.CreateScope("k"));
+    scope_id = scope.scope_id;
+    return Conflict("changed my mind");
+  });
+  EXPECT_EQ(s.code(), Code::kConflict);
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(auto found, txn.FindScope(scope_id));
+    EXPECT_FALSE(found.has_value());
+    return Status::Ok();
+  }));
+}
+
+TEST(SqliteStore, ExceptionInTransactionIsInternalAndRollsBack) {
+  Fixture f;
+  Status s = f.store->Write([&](WriteTxn& txn) -> Status {
+    (void)txn.CreateScope("k");
+    throw std::runtime_error("boom");
+  });
+  EXPECT_EQ(s.code(), Code::kInternal);
+  EXPECT_EQ(f.memory->GetScopeByKey("k").status().code(), Code::kNotFound);
+}
+
+TEST(SqliteStore, CommitRejectsARevisionThatIsNotNext) {
+  Fixture f;
+  std::string scope_id = f.NewScope();
+  Scope scope = *f.memory->GetScope(scope_id);
+  NewRevision rev;
+  rev.info.memory = MemoryRef{kMemoryFamily, scope.memory_artifact_id, 2};  // head is 0
+  rev.info.created_at_ms = NowMillis();
+  Status s = f.store->Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); });
+  EXPECT_EQ(s.code(), Code::kConflict);
+}
+
+// The manifest at every revision stays exact while entries change around it.
+TEST(SqliteStore, ManifestAtEveryRevision) {
+  Fixture f;
+  std::string scope = f.NewScope();
+  std::vector<std::vector<std::string>> expected;  // texts of active entries at r1, r2, ...
+  std::vector<Citation> cites;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 5; ++i) {
+    auto r = f.memory->Remember({scope, "fact", "t" + std::to_string(i), "", "", {}});
+    PC_ASSERT_OK(r);
+    texts.push_back("t" + std::to_string(i));
+    expected.push_back(texts);
+    cites.push_back(*r->citation);
+  }
+  auto head_cite = [&](int i) {
+    Citation c = cites[static_cast<size_t>(i)];
+    c.memory.revision = static_cast<int64_t>(expected.size());
+    return c;
+  };
+  auto rev = f.memory->Revise({scope, head_cite(1), "t1'", std::nullopt, "", ""});
+  PC_ASSERT_OK(rev);
+  cites[1] = *rev->citation;
+  texts[1] = "t1'";
+  expected.push_back(texts);
+  PC_ASSERT_OK(f.memory->Retire({scope, head_cite(3), "", ""}));
+  texts.erase(texts.begin() + 3);
+  expected.push_back(texts);
+
+  for (size_t r = 0; r < expected.size(); ++r) {
+    auto page = f.memory->ListEntries({scope, static_cast<int64_t>(r + 1), false, {}});
+    PC_ASSERT_OK(page);
+    std::vector<std::string> got;
+    for (const auto& m : page->items) got.push_back(m.version.text);
+    EXPECT_EQ(got, expected[r]) << "at revision " << r + 1;
+  }
+}
+
+}  // namespace
+}  // namespace pc
