@@ -1,1 +1,249 @@
+// Data-driven tests: each file in tests/golden is a list of records
+//
+//   command line
+//   ----
+//   expected output lines
+//   (blank line)
+//
+// run in order against a fresh real store. Lines starting with '#' are comments.
+// Commands (NAME names an entry; the runner remembers the citation each write returned):
+//   canon "json string"                 canonical form, as a JSON string
+//   hash KIND "json string"             first 12 hex digits of the content hash
+//   remember NAME KIND TEXT             (remember@R … with expected_revision R)
+//   revise NAME TEXT                    cites NAME's last citation (stale once the head moves)
+//   revise-kind NAME KIND TEXT
+//   retire NAME
+//   refresh NAME                        re-cite NAME at the head, as an agent re-listing would
+//   entries [R] [all]                   the manifest at head or R; all = include retired
+//   read NAME R                         the exact text NAME had at revision R
+//   history                             revisions, newest first
+#include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/canonical.h"
+#include "model/citation.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+struct Record {
+  int line = 0;
+  std::string command;
+  std::string expected;
+};
+
+std::vector<Record> ParseFile(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Record> out;
+  std::string line;
+  int n = 0;
+  Record cur;
+  enum { kCommand, kExpected } state = kCommand;
+  while (std::getline(in, line)) {
+    ++n;
+    if (state == kCommand) {
+      if (line.empty() || line[0] == '#') continue;
+      if (line == "----") {
+        state = kExpected;
+        continue;
+      }
+      cur = Record{n, line, ""};
+      continue;
+    }
+    if (line.empty()) {
+      out.push_back(cur);
+      state = kCommand;
+      continue;
+    }
+    cur.expected += line + "\n";
+  }
+  if (state == kExpected) out.push_back(cur);
+  return out;
+}
+
+std::string Error(const Status& s) {
+  std::string out = std::string("error ") + CodeName(s.code());
+  for (const Detail& d : s.details())
+    if (d.key == "current_revision") out += " current_revision=" + std::to_string(std::get<int64_t>(d.value));
+  return out + "\n";
+}
+
+class Runner {
+ public:
+  Runner() : scope_(f_.NewScope()) {}
+
+  std::string Run(const std::string& command) {
+    std::istringstream in(command);
+    std::string verb;
+    in >> verb;
+    std::string rest;
+    std::getline(in, rest);
+    if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
+    if (verb == "canon") return Canon(rest);
+    if (verb == "hash") return Hash(rest);
+    if (verb.rfind("remember", 0) == 0) return Remember(verb, rest);
+    if (verb == "revise" || verb == "revise-kind") return Revise(verb == "revise-kind", rest);
+    if (verb == "retire") return Retire(rest);
+    if (verb == "refresh") return Refresh(rest);
+    if (verb == "entries") return Entries(rest);
+    if (verb == "read") return Read(rest);
+    if (verb == "history") return History();
+    return "unknown command " + verb + "\n";
+  }
+
+ private:
+  static std::pair<std::string, std::string> Split(const std::string& s) {
+    size_t sp = s.find(' ');
+    if (sp == std::string::npos) return {s, ""};
+    return {s.substr(0, sp), s.substr(sp + 1)};
+  }
+
+  std::string Canon(const std::string& arg) {
+    auto r = CanonicalText(nlohmann::json::parse(arg).get<std::string>());
+    if (!r.ok()) return Error(r.status());
+    return nlohmann::json(*r).dump() + "\n";
+  }
+
+  std::string Hash(const std::string& arg) {
+    auto [kind, text] = Split(arg);
+    auto r = ContentHash(kind, nlohmann::json::parse(text).get<std::string>());
+    if (!r.ok()) return Error(r.status());
+    return r->substr(0, 12) + "\n";
+  }
+
+  std::string Describe(const WriteOutcome& w, const std::string& name) {
+    if (!w.changed) return "no change at r" + std::to_string(w.memory.revision) + ", same as " +
+                           names_[w.duplicate_of->entry_id] + "\n";
+    cite_[name] = *w.citation;
+    names_[w.entry->entry_id] = name;
+    return "r" + std::to_string(w.memory.revision) + " " + ChangeOpName(w.change->op) + " " + name +
+           " v" + std::to_string(w.entry->version) + "\n";
+  }
+
+  std::string Remember(const std::string& verb, const std::string& rest) {
+    auto [name, tail] = Split(rest);
+    auto [kind, text] = Split(tail);
+    std::optional<int64_t> expected;
+    if (verb.size() > 9) expected = std::stoll(verb.substr(9));  // remember@R
+    auto r = f_.memory->Remember({scope_, kind, text, "", "golden", expected});
+    if (!r.ok()) return Error(r.status());
+    return Describe(*r, name);
+  }
+
+  std::string Revise(bool with_kind, const std::string& rest) {
+    auto [name, tail] = Split(rest);
+    std::optional<std::string> kind;
+    if (with_kind) {
+      auto [k, t] = Split(tail);
+      kind = k;
+      tail = t;
+    }
+    auto r = f_.memory->Revise({scope_, cite_[name], tail, kind, "", "golden"});
+    if (!r.ok()) return Error(r.status());
+    return Describe(*r, name);
+  }
+
+  std::string Retire(const std::string& name) {
+    auto r = f_.memory->Retire({scope_, cite_[name], "", "golden"});
+    if (!r.ok()) return Error(r.status());
+    return Describe(*r, name);
+  }
+
+  std::string Refresh(const std::string& name) {
+    auto page = f_.memory->ListEntries({scope_, std::nullopt, true, {1000, ""}});
+    if (!page.ok()) return Error(page.status());
+    for (const auto& m : page->items)
+      if (names_[m.version.entry_id] == name) {
+        cite_[name] = Citation{page->memory, m.version.entry_id, m.version.entry_version_id};
+        return "cited " + name + " at r" + std::to_string(page->memory.revision) + "\n";
+      }
+    return "no entry " + name + "\n";
+  }
+
+  std::string Entries(const std::string& args) {
+    std::istringstream in(args);
+    std::optional<int64_t> revision;
+    bool all = false;
+    std::string word;
+    while (in >> word) {
+      if (word == "all") all = true;
+      else revision = std::stoll(word);
+    }
+    auto page = f_.memory->ListEntries({scope_, revision, all, {1000, ""}});
+    if (!page.ok()) return Error(page.status());
+    std::string out = "at r" + std::to_string(page->memory.revision) + "\n";
+    for (const auto& m : page->items)
+      out += names_[m.version.entry_id] + " v" + std::to_string(m.version.version) + " [" +
+             m.version.kind + "] " + m.version.text + (m.active ? "" : " (retired)") + "\n";
+    return out;
+  }
+
+  std::string Read(const std::string& args) {
+    auto [name, rev] = Split(args);
+    int64_t r = std::stoll(rev);
+    auto page = f_.memory->ListEntries({scope_, r, true, {1000, ""}});
+    if (!page.ok()) return Error(page.status());
+    for (const auto& m : page->items) {
+      if (names_[m.version.entry_id] != name) continue;
+      auto read = f_.memory->Read(
+          scope_, Citation{page->memory, m.version.entry_id, m.version.entry_version_id});
+      if (!read.ok()) return Error(read.status());
+      return read->version.text + (read->current ? " (current)" : " (not current)") + "\n";
+    }
+    return "no entry " + name + " at r" + rev + "\n";
+  }
+
+  std::string History() {
+    auto page = f_.memory->ListRevisions(scope_, {1000, ""});
+    if (!page.ok()) return Error(page.status());
+    std::string out;
+    for (const auto& r : page->items) {
+      out += "r" + std::to_string(r.memory.revision);
+      for (const auto& c : r.changes) out += std::string(" ") + ChangeOpName(c.op) + " " + names_[c.entry_id];
+      out += "\n";
+    }
+    return out;
+  }
+
+  testing::Fixture f_;
+  std::string scope_;
+  std::map<std::string, Citation> cite_;        // name -> last citation issued to it
+  std::map<std::string, std::string> names_;    // entry_id -> name
+};
+
+class GoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenTest, Matches) {
+  const std::string path = std::string(PC_GOLDEN_DIR) + "/" + GetParam();
+  std::vector<Record> records = ParseFile(path);
+  ASSERT_FALSE(records.empty()) << "no records in " << path;
+  Runner runner;
+  for (const Record& r : records)
+    EXPECT_EQ(runner.Run(r.command), r.expected) << GetParam() << ":" << r.line << ": " << r.command;
+}
+
+std::vector<std::string> GoldenFiles() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(PC_GOLDEN_DIR))
+    if (e.path().extension() == ".test") out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, GoldenTest, ::testing::ValuesIn(GoldenFiles()),
+                         [](const auto& info) {
+                           std::string n = info.param.substr(0, info.param.size() - 5);
+                           for (char& c : n)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace pc
