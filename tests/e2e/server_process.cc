@@ -1,1 +1,130 @@
+#include "server_process.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include <httplib.h>
+
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err_fd) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (in_fd >= 0) dup2(in_fd, 0);
+  if (out_fd >= 0) dup2(out_fd, 1);
+  if (err_fd >= 0) dup2(err_fd, 2);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extra_args)
+    : data_dir_(std::move(data_dir)), extra_args_(std::move(extra_args)) {}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) Kill();
+}
+
+bool ServerProcess::Start() {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = FreePort();
+    std::vector<std::string> args = {POWERCONTEXT_BIN, "serve", "--data", data_dir_, "--listen",
+                                     "127.0.0.1:" + std::to_string(port_)};
+    args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+    int log = open((data_dir_ + ".server.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    pid_ = Spawn(args, -1, log, log);
+    close(log);
+    httplib::Client client("127.0.0.1", port_);
+    client.set_connection_timeout(0, 200000);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto res = client.Get("/v1/health");
+      if (res && res->status == 200) return true;
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {  // exited: port taken? try another
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (pid_ > 0) Kill();
+  }
+  return false;
+}
+
+void ServerProcess::Stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+void ServerProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  TempDir dir;
+  std::string in_path = dir.path() + "/in", out_path = dir.path() + "/out",
+              err_path = dir.path() + "/err";
+  std::ofstream(in_path, std::ios::binary) << stdin_text;
+  int in = open(in_path.c_str(), O_RDONLY);
+  int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> full = {POWERCONTEXT_BIN};
+  full.insert(full.end(), args.begin(), args.end());
+  pid_t pid = Spawn(full, in, out, err);
+  close(in);
+  close(out);
+  close(err);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+}  // namespace pc::testing

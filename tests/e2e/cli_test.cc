@@ -1,0 +1,115 @@
+// The CLI against a real server: readable output, --json, exit codes, and the same story.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server_process.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server.Start()); }
+  CliResult Cli(std::vector<std::string> args, const std::string& in = "") {
+    args.push_back("--server");
+    args.push_back(server.url());
+    return RunCli(args, in);
+  }
+  TempDir dir;
+  ServerProcess server{dir.path() + "/data"};
+};
+
+TEST_F(CliTest, WriteReviseRetireStory) {
+  CliResult made = Cli({"scope", "create", "project:cli"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_NE(made.out.find("project:cli"), std::string::npos);
+
+  CliResult r1 = Cli({"remember", "--scope", "project:cli", "--kind", "decision",
+                      "Ship on Tuesdays.", "--json"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  json first = json::parse(r1.out);
+  std::string cite1 = first["citation"]["ref"];
+
+  CliResult r2 = Cli({"remember", "-s", "project:cli", "-k", "fact", "-"}, "从标准输入读取的事实。\n");
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_NE(r2.out.find("citation: memory/"), std::string::npos);
+
+  CliResult dup = Cli({"remember", "-s", "project:cli", "-k", "decision", "  Ship on  Tuesdays. "});
+  EXPECT_EQ(dup.exit_code, 0);
+  EXPECT_NE(dup.out.find("no change"), std::string::npos);
+
+  CliResult stale = Cli({"revise", "-s", "project:cli", cite1, "Ship on Wednesdays."});
+  EXPECT_EQ(stale.exit_code, 4) << stale.out;
+  EXPECT_NE(stale.err.find("current_revision: 2"), std::string::npos) << stale.err;
+
+  CliResult listed = Cli({"entries", "-s", "project:cli", "--json"});
+  ASSERT_EQ(listed.exit_code, 0);
+  std::string current = json::parse(listed.out)["entries"][0]["citation"]["ref"];
+  CliResult revised = Cli({"revise", "-s", "project:cli", current, "Ship on Wednesdays.",
+                           "--reason", "team moved"});
+  ASSERT_EQ(revised.exit_code, 0) << revised.err;
+  EXPECT_NE(revised.out.find("revise"), std::string::npos);
+
+  CliResult readable = Cli({"entries", "-s", "project:cli"});
+  EXPECT_NE(readable.out.find("Ship on Wednesdays."), std::string::npos);
+  EXPECT_NE(readable.out.find("从标准输入读取的事实。"), std::string::npos);
+
+  CliResult old = Cli({"read", "-s", "project:cli", cite1});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(old.out.rfind("Ship on Tuesdays.\n", 0), 0u) << old.out;
+  EXPECT_NE(old.out.find("no longer current"), std::string::npos);
+
+  std::string head_cite = json::parse(Cli({"entries", "-s", "project:cli", "--json"}).out)
+                              ["entries"][0]["citation"]["ref"];
+  CliResult retired = Cli({"retire", "-s", "project:cli", head_cite, "--reason", "obsolete"});
+  ASSERT_EQ(retired.exit_code, 0) << retired.err;
+
+  CliResult history = Cli({"history", "-s", "project:cli"});
+  ASSERT_EQ(history.exit_code, 0);
+  EXPECT_NE(history.out.find("r4"), std::string::npos);
+  EXPECT_NE(history.out.find("retire"), std::string::npos);
+  EXPECT_NE(history.out.find("\"obsolete\""), std::string::npos);
+  CliResult one = Cli({"history", "-s", "project:cli", "--revision", "3", "--json"});
+  ASSERT_EQ(one.exit_code, 0);
+  EXPECT_EQ(json::parse(one.out)["changes"][0]["op"], "revise");
+  std::string entry_id = json::parse(r1.out)["entry"]["entry_id"];
+  CliResult versions = Cli({"history", "-s", "project:cli", "--entry", entry_id, "--json"});
+  EXPECT_EQ(json::parse(versions.out)["versions"].size(), 2u);
+
+  CliResult scopes = Cli({"scope", "list"});
+  EXPECT_NE(scopes.out.find("project:cli"), std::string::npos);
+}
+
+TEST_F(CliTest, ErrorsHaveMessagesAndExitCodes) {
+  CliResult bad_kind = Cli({"remember", "-s", "k", "-k", "Bad Kind", "text"});
+  EXPECT_EQ(bad_kind.exit_code, 2);
+  EXPECT_NE(bad_kind.err.find("kind must match"), std::string::npos) << bad_kind.err;
+  CliResult missing = Cli({"entries", "-s", "no-such-scope"});
+  EXPECT_EQ(missing.exit_code, 3);
+  CliResult no_text = Cli({"remember", "-s", "k", "-k", "fact"});
+  EXPECT_EQ(no_text.exit_code, 2);
+  CliResult bad_cite = Cli({"read", "-s", "k", "memory/nope"});
+  EXPECT_NE(bad_cite.exit_code, 0);
+  CliResult usage = RunCli({"remember"});
+  EXPECT_EQ(usage.exit_code, 2);
+  CliResult unreachable = RunCli({"entries", "-s", "k", "--server", "http://127.0.0.1:1"});
+  EXPECT_EQ(unreachable.exit_code, 7);
+  EXPECT_NE(unreachable.err.find("cannot reach"), std::string::npos);
+  CliResult bad_config = RunCli({"config", "show", "--listen", "nonsense"});
+  EXPECT_EQ(bad_config.exit_code, 2);
+  EXPECT_NE(bad_config.err.find("listen"), std::string::npos);
+}
+
+TEST_F(CliTest, ConfigShowPrintsEffectiveSettings) {
+  CliResult shown = RunCli({"config", "show", "--data", "/tmp/x"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("data = \"/tmp/x\""), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("POWERCONTEXT_LISTEN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pc::testing

@@ -1,0 +1,233 @@
+// End to end over HTTP against the real binary: FRESH phase (the whole write/revise/retire/
+// conflict/history story and every kind of bad input), then RESTARTED on the same directory
+// (every revision and citation reads back exactly).
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server_process.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Http {
+  httplib::Client client;
+  explicit Http(int port) : client("127.0.0.1", port) {}
+
+  std::pair<int, json> Post(const std::string& path, const std::string& raw) {
+    auto res = client.Post(path, raw, "application/json");
+    EXPECT_TRUE(res) << "no answer from POST " << path;
+    if (!res) return {0, json()};
+    return {res->status, json::parse(res->body)};
+  }
+  std::pair<int, json> Post(const std::string& path, const json& body) {
+    return Post(path, body.dump());
+  }
+  std::pair<int, json> Get(const std::string& path) {
+    auto res = client.Get(path);
+    EXPECT_TRUE(res) << "no answer from GET " << path;
+    if (!res) return {0, json()};
+    return {res->status, json::parse(res->body)};
+  }
+};
+
+void ExpectError(const std::pair<int, json>& r, int status, const std::string& code) {
+  EXPECT_EQ(r.first, status) << r.second.dump();
+  ASSERT_TRUE(r.second.contains("error")) << r.second.dump();
+  EXPECT_EQ(r.second["error"]["code"], code) << r.second.dump();
+  EXPECT_TRUE(r.second["error"]["message"].is_string());
+  EXPECT_TRUE(r.second["error"]["details"].is_object());
+}
+
+TEST(HttpStory, FreshThenRestarted) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+
+  // ---- FRESH
+  auto created = http.Post("/v1/scopes", json{{"key", "project:orders-importer"}});
+  ASSERT_EQ(created.first, 201);
+  std::string scope = created.second["scope_id"];
+  auto again = http.Post("/v1/scopes", json{{"key", "project:orders-importer"}});
+  EXPECT_EQ(again.first, 200);
+  EXPECT_EQ(again.second["scope_id"], scope);
+  EXPECT_FALSE(again.second["created"].get<bool>());
+
+  auto remember = [&](const std::string& kind, const std::string& text) {
+    return http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", kind}, {"text", text}});
+  };
+  auto a = remember("decision", "Run contract tests after the schema migration.");
+  ASSERT_EQ(a.first, 201) << a.second.dump();
+  EXPECT_TRUE(a.second["changed"].get<bool>());
+  EXPECT_EQ(a.second["memory"]["revision"], 1);
+  EXPECT_EQ(a.second["entry"]["version"], 1);
+  EXPECT_EQ(a.second["memory"]["family"], "memory");
+  auto b = remember("fact", "订单导入器使用 PostgreSQL 15。");
+  ASSERT_EQ(b.first, 201);
+  auto dup = remember("decision", "Run  contract tests after the schema migration. ");
+  EXPECT_EQ(dup.first, 200);
+  EXPECT_FALSE(dup.second["changed"].get<bool>());
+  EXPECT_TRUE(dup.second["entry"].is_null());
+  EXPECT_EQ(dup.second["memory"]["revision"], 2);
+  EXPECT_EQ(dup.second["duplicate_of"]["entry_id"], a.second["entry"]["entry_id"]);
+
+  // Stale citation (a at r1, head r2): 409 with the current revision, string or object form.
+  auto stale = http.Post("/v1/memory/revise", json{{"scope_id", scope},
+                                                   {"citation", a.second["citation"]["ref"]},
+                                                   {"text", "x"}});
+  ExpectError(stale, 409, "conflict");
+  EXPECT_EQ(stale.second["error"]["details"]["current_revision"], 2);
+  auto stale_obj = http.Post("/v1/memory/retire", json{{"scope_id", scope},
+                                                       {"citation", a.second["citation"]}});
+  ExpectError(stale_obj, 409, "conflict");
+
+  auto listed = http.Get("/v1/memory/entries?scope_id=" + scope);
+  ASSERT_EQ(listed.first, 200);
+  ASSERT_EQ(listed.second["entries"].size(), 2u);
+  json a_now = listed.second["entries"][0]["citation"];
+  auto revised = http.Post("/v1/memory/revise", json{{"scope_id", scope}, {"citation", a_now},
+                                                     {"text", "Run contract tests before the schema migration."},
+                                                     {"reason", "order matters"}});
+  ASSERT_EQ(revised.first, 201) << revised.second.dump();
+  EXPECT_EQ(revised.second["entry"]["version"], 2);
+  EXPECT_EQ(revised.second["entry"]["previous_version_id"], a.second["entry"]["entry_version_id"]);
+  json b_now = http.Get("/v1/memory/entries?scope_id=" + scope).second["entries"][1]["citation"];
+  auto retired = http.Post("/v1/memory/retire", json{{"scope_id", scope}, {"citation", b_now["ref"]}});
+  ASSERT_EQ(retired.first, 201);
+  auto retired_again = http.Post("/v1/memory/retire",
+                                 json{{"scope_id", scope}, {"citation", retired.second["citation"]}});
+  ExpectError(retired_again, 409, "conflict");
+  EXPECT_NE(retired_again.second["error"]["message"].get<std::string>().find("retired"),
+            std::string::npos);
+
+  // ---- bad input: each a JSON error with the right status, and nothing changes.
+  const int head = 4;
+  ExpectError(http.Post("/v1/memory/remember", std::string("{\"scope_id\":")), 400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", std::string("[]")), 400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}}), 400,
+              "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", 5}}),
+              400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember",
+                        json{{"scope_id", scope}, {"kind", "fact"}, {"text", "x"}, {"txet", "y"}}),
+              400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember",
+                        "{\"scope_id\":\"" + scope + "\",\"kind\":\"fact\",\"text\":\"\xc3\x28\"}"),
+              400, "invalid_argument");
+  ExpectError(remember("fact", "  \n\t "), 400, "invalid_argument");
+  ExpectError(remember("fact", std::string(16 * 1024 + 1, 'x')), 413, "too_large");
+  ExpectError(remember("Not-A-Kind", "x"), 400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", "scp_01M8NBY5Z4E603HKW9W05XEGN8"},
+                                                    {"kind", "fact"}, {"text", "x"}}),
+              404, "not_found");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
+                                                    {"text", "x"}, {"expected_revision", 1}}),
+              409, "conflict");
+  ExpectError(http.Post("/v1/memory/revise", json{{"scope_id", scope}, {"citation", "nonsense"},
+                                                  {"text", "x"}}),
+              400, "invalid_argument");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=0"), 400, "invalid_argument");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=1001"), 400, "invalid_argument");
+  ExpectError(http.Get("/v1/memory/entries"), 400, "invalid_argument");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&bogus=1"), 400, "invalid_argument");
+  ExpectError(http.Get("/v1/no/such/route"), 404, "not_found");
+  auto wrong_method = http.client.Delete("/v1/memory/remember");
+  ASSERT_TRUE(wrong_method);
+  EXPECT_EQ(wrong_method->status, 405);
+  EXPECT_EQ(wrong_method->get_header_value("Allow"), "POST");
+  EXPECT_EQ(json::parse(wrong_method->body)["error"]["code"], "method_not_allowed");
+  ExpectError(http.Get("/v1/memory/remember"), 405, "method_not_allowed");
+  auto huge = http.client.Post("/v1/memory/remember", std::string(9 * 1024 * 1024, 'x'), "application/json");
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413);
+  EXPECT_EQ(json::parse(huge->body)["error"]["code"], "too_large");
+  EXPECT_EQ(http.Get("/v1/scopes/" + scope).second["memory"]["revision"], head);
+
+  // Pagination over revisions.
+  auto page1 = http.Get("/v1/memory/revisions?scope_id=" + scope + "&limit=3");
+  ASSERT_EQ(page1.first, 200);
+  ASSERT_EQ(page1.second["revisions"].size(), 3u);
+  EXPECT_EQ(page1.second["revisions"][0]["memory"]["revision"], 4);
+  ASSERT_TRUE(page1.second["next_cursor"].is_string());
+  auto page2 = http.Get("/v1/memory/revisions?scope_id=" + scope + "&limit=3&cursor=" +
+                        page1.second["next_cursor"].get<std::string>());
+  ASSERT_EQ(page2.second["revisions"].size(), 1u);
+  EXPECT_TRUE(page2.second["next_cursor"].is_null());
+
+  // Snapshot everything readable, to compare after the restart.
+  std::vector<json> citations = {a.second["citation"], b.second["citation"],
+                                 revised.second["citation"], retired.second["citation"]};
+  std::vector<json> reads;
+  for (const json& c : citations) {
+    auto r = http.Post("/v1/memory/read", json{{"scope_id", scope}, {"citation", c["ref"]}});
+    ASSERT_EQ(r.first, 200) << r.second.dump();
+    reads.push_back(r.second);
+  }
+  EXPECT_EQ(reads[0]["entry"]["text"], "Run contract tests after the schema migration.");
+  EXPECT_FALSE(reads[0]["current"].get<bool>());
+  EXPECT_TRUE(reads[2]["current"].get<bool>());
+  std::vector<json> manifests;
+  for (int r = 1; r <= head; ++r)
+    manifests.push_back(http.Get("/v1/memory/revisions/" + std::to_string(r) + "?scope_id=" + scope).second);
+  json history = http.Get("/v1/memory/revisions?scope_id=" + scope).second;
+  json versions = http.Get("/v1/memory/entries/" + a.second["entry"]["entry_id"].get<std::string>() +
+                           "/versions?scope_id=" + scope).second;
+  ASSERT_EQ(versions["versions"].size(), 2u);
+
+  // ---- RESTARTED
+  server.Stop();
+  ASSERT_TRUE(server.Start());
+  Http after(server.port());
+  for (size_t i = 0; i < citations.size(); ++i) {
+    auto r = after.Post("/v1/memory/read", json{{"scope_id", scope}, {"citation", citations[i]}});
+    ASSERT_EQ(r.first, 200);
+    EXPECT_EQ(r.second, reads[i]);
+  }
+  for (int r = 1; r <= head; ++r)
+    EXPECT_EQ(after.Get("/v1/memory/revisions/" + std::to_string(r) + "?scope_id=" + scope).second,
+              manifests[static_cast<size_t>(r - 1)]);
+  EXPECT_EQ(after.Get("/v1/memory/revisions?scope_id=" + scope).second, history);
+  EXPECT_EQ(after.Get("/v1/memory/entries/" + a.second["entry"]["entry_id"].get<std::string>() +
+                      "/versions?scope_id=" + scope).second, versions);
+  // And the story goes on from the same head.
+  auto next = after.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
+                                                     {"text", "after restart"}, {"expected_revision", head}});
+  ASSERT_EQ(next.first, 201);
+  EXPECT_EQ(next.second["memory"]["revision"], head + 1);
+}
+
+TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", json{{"key", "k"}}).second["scope_id"];
+  constexpr int kClients = 16, kEach = 20;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c)
+    threads.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", server.port());
+      for (int i = 0; i < kEach; ++i) {
+        json body{{"scope_id", scope}, {"kind", "fact"},
+                  {"text", "client " + std::to_string(c) + " write " + std::to_string(i)}};
+        auto res = client.Post("/v1/memory/remember", body.dump(), "application/json");
+        if (res && res->status == 201) ++ok;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kClients * kEach);
+  auto scope_now = http.Get("/v1/scopes/" + scope);
+  EXPECT_EQ(scope_now.second["memory"]["revision"], kClients * kEach);
+  auto entries = http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=1000");
+  EXPECT_EQ(entries.second["entries"].size(), static_cast<size_t>(kClients * kEach));
+}
+
+}  // namespace
+}  // namespace pc::testing

@@ -1,0 +1,43 @@
+// Runs the real powercontext binary for end-to-end tests: a server on a free loopback port with a
+// data directory, and one-shot CLI invocations.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace pc::testing {
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(std::string data_dir, std::vector<std::string> extra_args = {});
+  ~ServerProcess();  // kills the server if still running
+
+  // Starts the server on a free port and waits until GET /v1/health answers 200.
+  bool Start();
+  void Stop();  // SIGTERM, then wait
+  void Kill();  // SIGKILL, then wait: a crash
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::string data_dir_;
+  std::vector<std::string> extra_args_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `powercontext ARGS...` with `stdin_text` on standard input.
+CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text = "");
+
+// A free TCP port on 127.0.0.1 (bound and released; the kernel will not hand it out again soon).
+int FreePort();
+
+}  // namespace pc::testing
