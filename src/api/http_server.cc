@@ -2,7 +2,12 @@
 
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -11,15 +16,29 @@
 
 namespace pc {
 
+namespace {
+
+// cpp-httplib 0.11 listens with a backlog of 5: a burst of new connections overflows it, and the
+// kernel drops handshakes (clients stall ~1 s, then fail with a read error). Calling listen() again
+// on the bound socket raises the backlog; the socket is a protected member, hence the subclass.
+class Server : public httplib::Server {
+ public:
+  bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
+};
+
+}  // namespace
+
 struct HttpServer::Impl {
   HttpOptions options;
   Router router;
-  httplib::Server server;
+  Server server;
   int port = 0;
   std::atomic<bool> stopping{false};
 };
 
 namespace {
+
+constexpr int kListenBacklog = 1024;  // bursts of new connections wait in the kernel, not fail
 
 void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -27,8 +46,9 @@ void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
-void Handle(const Router& router, const httplib::Request& req, httplib::Response& res) {
-  ApiRequest api{req.method, req.path, {}, {}, req.body};
+void Handle(const Router& router, const httplib::Request& req, httplib::Response& res,
+            std::string body) {
+  ApiRequest api{req.method, req.path, {}, {}, std::move(body)};
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
   ApiResponse out = router.Dispatch(api);
   if (out.status == 405) {
@@ -47,11 +67,40 @@ HttpServer::HttpServer(MemoryService& memory, HttpOptions options) : impl_(new I
   httplib::Server& s = impl_->server;
   const Router& router = impl_->router;
   auto handler = [&router](const httplib::Request& req, httplib::Response& res) {
-    Handle(router, req, res);
+    Handle(router, req, res, req.body);
+  };
+  // Bodies are read through a content reader: the library's plain handlers cap a body sent as
+  // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
+  const size_t max_body = impl_->options.max_body_bytes;
+  auto with_body = [&router, max_body](const httplib::Request& req, httplib::Response& res,
+                             const httplib::ContentReader& reader) {
+    if (req.is_multipart_form_data()) {
+      res.set_header("Connection", "close");
+      WriteJson(res, 400, ErrorJson(InvalidArgument("send a JSON body, not multipart/form-data")));
+      return;
+    }
+    std::string body;
+    bool complete = reader([&body, max_body](const char* data, size_t n) {
+      body.append(data, n);
+      return body.size() <= max_body;
+    });
+    if (!complete) {
+      // The library drains (skips) a body whose Content-Length is over the limit, then fails.
+      bool too_large = body.size() > max_body ||
+                       std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
+                           max_body;
+      res.set_header("Connection", "close");
+      WriteJson(res, too_large ? 413 : 400,
+                ErrorJson(too_large ? TooLarge("request body is too large")
+                                          .WithDetail("limit_bytes", static_cast<int64_t>(max_body))
+                                    : InvalidArgument("could not read the request body")));
+      return;
+    }
+    Handle(router, req, res, std::move(body));
   };
   // Every method goes through the one route table, which knows 404 from 405.
-  s.Get(".*", handler).Post(".*", handler).Put(".*", handler).Patch(".*", handler);
-  s.Delete(".*", handler).Options(".*", handler);
+  s.Get(".*", handler).Options(".*", handler);
+  s.Post(".*", with_body).Put(".*", with_body).Patch(".*", with_body).Delete(".*", with_body);
 
   // Responses the library makes itself (413 body too large, 400 bad request line) become JSON.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
@@ -85,6 +134,8 @@ Status HttpServer::Bind() {
                       " (in use, or not an address of this machine)");
     impl_->port = o.port;
   }
+  if (!impl_->server.RaiseBacklog(kListenBacklog))
+    return Internal("cannot set the listen backlog: " + std::string(std::strerror(errno)));
   return Status::Ok();
 }
 

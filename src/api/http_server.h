@@ -12,7 +12,7 @@ namespace pc {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
-  int threads = 16;                          // worker threads (each request holds one)
+  int threads = 64;  // worker threads; each open keep-alive connection holds one
   size_t max_body_bytes = 8 * 1024 * 1024;   // larger bodies answer 413
   int keep_alive_max_requests = 10000;       // cpp-httplib's default of 5 reconnects too often
 };

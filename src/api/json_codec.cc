@@ -97,10 +97,12 @@ Json ToJson(const ManifestItem& m, const MemoryRef& at) {
   return j;
 }
 
-Result<Citation> CitationFromJson(const Json& j) {
-  if (j.is_string()) return ParseCitation(j.get<std::string>());
-  if (!j.is_object())
-    return InvalidArgument("citation must be a string (memory/mem_…@R#ent_…@env_…) or an object");
+namespace {
+
+Result<Citation> CitationObject(const Json& j) {
+  for (const auto& [key, value] : j.items())
+    if (key != "memory" && key != "entry_id" && key != "entry_version_id" && key != "ref")
+      return InvalidArgument("unknown citation field \"" + key + "\"");
   auto str = [&](const Json& o, const char* k) -> Result<std::string> {
     auto it = o.find(k);
     if (it == o.end() || !it->is_string())
@@ -110,6 +112,9 @@ Result<Citation> CitationFromJson(const Json& j) {
   auto mem = j.find("memory");
   if (mem == j.end() || !mem->is_object())
     return InvalidArgument("citation.memory must be an object {family, artifact_id, revision}");
+  for (const auto& [key, value] : mem->items())
+    if (key != "family" && key != "artifact_id" && key != "revision")
+      return InvalidArgument("unknown citation.memory field \"" + key + "\"");
   Citation c;
   PC_ASSIGN_OR_RETURN(c.memory.family, str(*mem, "family"));
   PC_ASSIGN_OR_RETURN(c.memory.artifact_id, str(*mem, "artifact_id"));
@@ -120,6 +125,22 @@ Result<Citation> CitationFromJson(const Json& j) {
   PC_ASSIGN_OR_RETURN(c.entry_id, str(j, "entry_id"));
   PC_ASSIGN_OR_RETURN(c.entry_version_id, str(j, "entry_version_id"));
   PC_RETURN_IF_ERROR(ValidateCitation(c));
+  // `ref` is optional (responses carry it); when given it must say the same as the fields.
+  if (auto ref = j.find("ref"); ref != j.end() && !ref->is_null())
+    if (!ref->is_string() || ref->get<std::string>() != FormatCitation(c))
+      return InvalidArgument("citation.ref does not match the citation's other fields");
+  return c;
+}
+
+}  // namespace
+
+Result<Citation> CitationFromJson(const Json& j) {
+  Result<Citation> c = j.is_string() ? ParseCitation(j.get<std::string>())
+                       : j.is_object()
+                           ? CitationObject(j)
+                           : Result<Citation>(InvalidArgument(
+                                 "citation must be a string (memory/mem_…@R#ent_…@env_…) or an object"));
+  if (!c.ok()) return std::move(c).TakeStatus().WithDetail("field", "citation");
   return c;
 }
 

@@ -33,6 +33,7 @@ Result<ApiResponse> CreateScope(MemoryService& svc, const ApiRequest& req) {
 
 Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"limit", "cursor", "key"}));
+  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
   Json items = Json::array();
   if (auto key = q.OptString("key")) {  // lookup by key: a page of zero or one
     Result<Scope> s = svc.GetScopeByKey(*key);
@@ -40,7 +41,6 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
     else if (s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     return Ok(Json{{"scopes", items}, {"next_cursor", nullptr}});
   }
-  PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
   PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
   for (const Scope& s : out.items) items.push_back(ToJson(s));
   return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(out.next_cursor)}});

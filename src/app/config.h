@@ -19,7 +19,7 @@ struct Config {
   std::string server = "http://127.0.0.1:8787";
   std::string durability = "full";
   int64_t max_entry_bytes = 16 * 1024;
-  int64_t http_threads = 16;
+  int64_t http_threads = 64;  // cpp-httplib holds a thread per keep-alive connection
 
   // Derived by Validate().
   std::string listen_host;

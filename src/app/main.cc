@@ -1,4 +1,5 @@
 // powercontext: the one binary — server, and client subcommands.
+#include <csignal>
 #include <iostream>
 #include <map>
 
@@ -17,6 +18,7 @@ bool IsSecret(const std::string& key) { return key.find("key") != std::string::n
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);  // a closed connection is an error to report, not a reason to die
   CLI::App app{"PowerContext: versioned, cited memory for AI agents"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand

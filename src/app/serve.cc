@@ -13,6 +13,8 @@
 namespace pc {
 
 int RunServe(const Config& config) {
+  // A client that hangs up mid-response must not kill the server: writes then fail with EPIPE.
+  signal(SIGPIPE, SIG_IGN);
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

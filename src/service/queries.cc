@@ -10,7 +10,8 @@ namespace {
 // Checks `revision` against the artifact; 0 / unset means head.
 Result<int64_t> PickRevision(const Artifact& memory, std::optional<int64_t> revision) {
   if (!revision) return memory.head_revision;
-  if (*revision < 1) return InvalidArgument("revision must be 1 or more");
+  if (*revision < 1)
+    return InvalidArgument("revision must be 1 or more").WithDetail("field", "revision");
   if (*revision > memory.head_revision)
     return NotFound("revision " + std::to_string(*revision) + " does not exist")
         .WithDetail("current_revision", memory.head_revision);
@@ -19,7 +20,7 @@ Result<int64_t> PickRevision(const Artifact& memory, std::optional<int64_t> revi
 
 Status CheckEntryCursor(const std::string& cursor) {
   if (!cursor.empty() && !IsWellFormedId(cursor, kEntryPrefix))
-    return InvalidArgument("cursor is not one this server issued");
+    return InvalidArgument("cursor is not one this server issued").WithDetail("field", "cursor");
   return Status::Ok();
 }
 

@@ -13,7 +13,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   if (req.expected_revision && *req.expected_revision < 0)
-    return InvalidArgument("expected_revision must be 0 or more");
+    return InvalidArgument("expected_revision must be 0 or more")
+        .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
 
   WriteOutcome out;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <utf8proc.h>
+
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "model/canonical.h"
@@ -9,6 +11,27 @@
 
 namespace pc {
 namespace {
+
+Status FieldError(std::string_view field, std::string message) {
+  return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
+}
+
+// True when every code point is white space or invisible (format characters such as U+200B):
+// such a text says nothing, however many bytes it has.
+bool IsInvisible(std::string_view canonical) {
+  auto p = reinterpret_cast<const utf8proc_uint8_t*>(canonical.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(canonical.size());
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) return false;
+    auto cat = utf8proc_category(cp);
+    if (cp != ' ' && cat != UTF8PROC_CATEGORY_CF && cat != UTF8PROC_CATEGORY_ZS) return false;
+    p += n;
+    left -= n;
+  }
+  return true;
+}
 
 bool IsBlank(std::string_view s) {
   for (unsigned char c : s)
@@ -19,46 +42,53 @@ bool IsBlank(std::string_view s) {
 }  // namespace
 
 Status CheckOptionalText(std::string_view field, std::string_view text, size_t max_bytes) {
-  if (!IsValidUtf8(text)) return InvalidArgument(std::string(field) + " is not valid UTF-8");
+  if (!IsValidUtf8(text)) return FieldError(field, std::string(field) + " is not valid UTF-8");
   if (text.size() > max_bytes)
     return TooLarge(std::string(field) + " is " + std::to_string(text.size()) +
                     " bytes; the limit is " + std::to_string(max_bytes))
+        .WithDetail("field", std::string(field))
         .WithDetail("limit_bytes", static_cast<int64_t>(max_bytes));
   return Status::Ok();
 }
 
 Status CheckText(std::string_view field, std::string_view text, size_t max_bytes) {
   PC_RETURN_IF_ERROR(CheckOptionalText(field, text, max_bytes));
-  if (IsBlank(text)) return InvalidArgument(std::string(field) + " must not be empty");
-  // Unicode white space (e.g. U+3000) is blank too: the canonical form says so.
+  if (IsBlank(text)) return FieldError(field, std::string(field) + " must not be empty");
+  // Unicode white space (e.g. U+3000) and invisible characters (U+200B) are blank too.
   PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(text));
-  if (canon.empty()) return InvalidArgument(std::string(field) + " must not be empty");
+  if (canon.empty() || IsInvisible(canon))
+    return FieldError(field, std::string(field) + " must not be empty or only invisible characters");
   return Status::Ok();
 }
 
 Status CheckKind(std::string_view kind) {
   if (!IsValidKind(kind))
-    return InvalidArgument("kind must match [a-z][a-z0-9_]{0,31}, e.g. fact, decision, constraint");
+    return FieldError("kind", "kind must match [a-z][a-z0-9_]{0,31}, e.g. fact, decision, constraint");
   return Status::Ok();
 }
 
 Status CheckScopeKey(std::string_view key, size_t max_bytes) {
   PC_RETURN_IF_ERROR(CheckText("key", key, max_bytes));
   for (unsigned char c : key)
-    if (c < 0x20 || c == 0x7f) return InvalidArgument("key must not contain control characters");
-  if (IsBlank(key.substr(0, 1)) || IsBlank(key.substr(key.size() - 1)))
-    return InvalidArgument("key must not start or end with white space");
+    if (c < 0x20 || c == 0x7f) return FieldError("key", "key must not contain control characters");
+  // Keys are identifiers: only their canonical form is accepted, so two keys that look the same
+  // (full-width letters, a trailing U+3000) can never name two scopes.
+  PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(key));
+  if (canon != key)
+    return FieldError("key", "key must be in canonical form (NFKC, no leading, trailing or repeated "
+                             "white space); did you mean \"" + canon + "\"?");
   return Status::Ok();
 }
 
 Status CheckScopeId(std::string_view scope_id) {
-  if (scope_id.empty()) return InvalidArgument("scope_id is required");
+  if (scope_id.empty()) return FieldError("scope_id", "scope_id is required");
+  if (!IsValidUtf8(scope_id)) return FieldError("scope_id", "scope_id is not valid UTF-8");
   return Status::Ok();
 }
 
 Status CheckPage(const PageRequest& page) {
   if (page.limit < 1 || page.limit > kMaxPageLimit)
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit));
+    return FieldError("limit", "limit must be between 1 and " + std::to_string(kMaxPageLimit));
   return Status::Ok();
 }
 
@@ -66,7 +96,7 @@ Result<int64_t> ParseIntCursor(const std::string& cursor) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(cursor.data(), cursor.data() + cursor.size(), v);
   if (ec != std::errc() || ptr != cursor.data() + cursor.size() || v < 1)
-    return InvalidArgument("cursor is not one this server issued");
+    return FieldError("cursor", "cursor is not one this server issued");
   return v;
 }
 

@@ -148,6 +148,8 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_EQ(huge->status, 413);
   EXPECT_EQ(json::parse(huge->body)["error"]["code"], "too_large");
   EXPECT_EQ(http.Get("/v1/scopes/" + scope).second["memory"]["revision"], head);
+  ExpectError(http.Get("/v1/memory/entries?scope_id=%FF"), 400, "invalid_argument");
+
 
   // Pagination over revisions.
   auto page1 = http.Get("/v1/memory/revisions?scope_id=" + scope + "&limit=3");
@@ -202,6 +204,27 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_EQ(next.second["memory"]["revision"], head + 1);
 }
 
+// A JSON body sent as form data (curl -d's default content type) is read like any other, past
+// cpp-httplib's 8 KiB form limit; bodies of any method reach the route table (405, not 400).
+TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", json{{"key", "k"}}).second["scope_id"];
+  json big{{"scope_id", scope}, {"kind", "fact"}, {"text", std::string(9000, 'z')}};
+  auto res = http.client.Post("/v1/memory/remember", big.dump(), "application/x-www-form-urlencoded");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+  auto put = http.client.Put("/v1/health", "{}", "application/json");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 405);
+  auto multipart = http.client.Post("/v1/memory/remember", "--x--", "multipart/form-data; boundary=x");
+  ASSERT_TRUE(multipart);
+  EXPECT_EQ(multipart->status, 400);
+  EXPECT_EQ(http.Get("/v1/scopes/" + scope).second["memory"]["revision"], 1);
+}
+
 TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
@@ -214,11 +237,14 @@ TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
   for (int c = 0; c < kClients; ++c)
     threads.emplace_back([&, c] {
       httplib::Client client("127.0.0.1", server.port());
+      client.set_keep_alive(c % 2 == 0);  // half reuse a connection, half open one per request
       for (int i = 0; i < kEach; ++i) {
         json body{{"scope_id", scope}, {"kind", "fact"},
                   {"text", "client " + std::to_string(c) + " write " + std::to_string(i)}};
         auto res = client.Post("/v1/memory/remember", body.dump(), "application/json");
         if (res && res->status == 201) ++ok;
+        else ADD_FAILURE() << (res ? std::to_string(res->status) + " " + res->body
+                                   : "transport error " + httplib::to_string(res.error()));
       }
     });
   for (auto& t : threads) t.join();

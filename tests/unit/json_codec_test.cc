@@ -39,6 +39,15 @@ TEST(Body, CitationInBothForms) {
   PC_ASSERT_OK(from_object);
   EXPECT_EQ(*from_object, *from_string);
   EXPECT_EQ(CitationFromJson(Json(42)).status().code(), Code::kInvalidArgument);
+  Json extra = ToJson(*from_string);
+  extra["bogus"] = true;
+  EXPECT_EQ(CitationFromJson(extra).status().code(), Code::kInvalidArgument);
+  Json mismatched = ToJson(*from_string);
+  mismatched["memory"]["revision"] = 3;  // ref still says @2
+  EXPECT_EQ(CitationFromJson(mismatched).status().code(), Code::kInvalidArgument);
+  Json without_ref = ToJson(*from_string);
+  without_ref.erase("ref");
+  EXPECT_TRUE(CitationFromJson(without_ref).ok());
   EXPECT_EQ(CitationFromJson(Json::object()).status().code(), Code::kInvalidArgument);
 }
 

@@ -45,6 +45,12 @@ TEST_F(MemoryServiceTest, ScopesAreIdempotentByKey) {
   EXPECT_EQ(f.memory->GetScope("scp_nope").status().code(), Code::kNotFound);
   EXPECT_EQ(f.memory->CreateScope("  ").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(f.memory->CreateScope("a\nb").status().code(), Code::kInvalidArgument);
+  // Only canonical keys: look-alikes can never name a second scope.
+  EXPECT_EQ(f.memory->CreateScope("project:test\u3000").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope("ｐroject:test").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope("project:  test").status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(f.memory->CreateScope("项目:订单导入").ok());
+  EXPECT_EQ(f.memory->GetScope("\xff").status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(MemoryServiceTest, RememberMakesRevisionsOneByOne) {
@@ -255,6 +261,7 @@ TEST_F(MemoryServiceTest, BadInputChangesNothing) {
       {{scope, "fact", "", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", " \t\n", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "\u3000", "", "", {}}, Code::kInvalidArgument},
+      {{scope, "fact", "\u200b\u200b\ufeff", "", "", {}}, Code::kInvalidArgument},  // invisible only
       {{scope, "fact", "\xff\xfe", "", "", {}}, Code::kInvalidArgument},
       {{scope, "Fact", "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", std::string(limits.max_entry_bytes + 1, 'x'), "", "", {}}, Code::kTooLarge},
@@ -266,6 +273,11 @@ TEST_F(MemoryServiceTest, BadInputChangesNothing) {
   for (const Case& c : cases) {
     auto r = f.memory->Remember(c.req);
     EXPECT_EQ(r.status().code(), c.code) << r.status().ToString();
+    if (c.code != Code::kNotFound) {  // every input error names its field for the caller
+      bool has_field = false;
+      for (const Detail& d : r.status().details()) has_field = has_field || d.key == "field";
+      EXPECT_TRUE(has_field) << r.status().ToString();
+    }
   }
   EXPECT_EQ(Head(), 1);
   EXPECT_EQ(Entries().size(), 1u);

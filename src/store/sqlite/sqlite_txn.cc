@@ -65,6 +65,12 @@ const std::string kManifestAt = std::string("SELECT m.active, ") + kVersionColum
                                 " ON v.entry_version_id = m.entry_version_id"
                                 " WHERE m.artifact_id = ?1 AND m.from_revision <= ?2"
                                 " AND (m.to_revision IS NULL OR m.to_revision > ?2)";
+// ?2 is bound but unused here so both forms take the same parameters.
+const std::string kManifestAtHead = std::string("SELECT m.active, ") + kVersionColumns +
+                                    " FROM manifest m JOIN entry_versions v"
+                                    " ON v.entry_version_id = m.entry_version_id"
+                                    " WHERE m.artifact_id = ?1 AND m.to_revision IS NULL"
+                                    " AND ?2 = ?2";
 
 }  // namespace
 
@@ -113,11 +119,19 @@ Result<std::optional<Artifact>> SqliteTxn::FindArtifact(const std::string& artif
   return std::optional<Artifact>(Artifact{s.Text(0), s.Text(1), s.Text(2), s.Int(3), s.Int(4)});
 }
 
+Result<bool> SqliteTxn::IsHead(const std::string& artifact_id, int64_t revision) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, FindArtifact(artifact_id));
+  return a && a->head_revision == revision;
+}
+
 Result<std::vector<ManifestItem>> SqliteTxn::ListManifest(const std::string& artifact_id,
                                                           int64_t revision, bool include_inactive,
                                                           const std::string& after_entry_id,
                                                           int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(kManifestAt +
+  // At the head, the partial index of open intervals answers directly; at an older revision each
+  // entry's intervals are searched for the one that covers it.
+  PC_ASSIGN_OR_RETURN(bool head, IsHead(artifact_id, revision));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare((head ? kManifestAtHead : kManifestAt) +
                                           " AND m.entry_id > ?3 AND (?4 OR m.active = 1)"
                                           " ORDER BY m.entry_id LIMIT ?5"));
   s.Bind(1, artifact_id).Bind(2, revision).Bind(3, after_entry_id);
@@ -134,7 +148,10 @@ Result<std::vector<ManifestItem>> SqliteTxn::ListManifest(const std::string& art
 Result<std::optional<ManifestItem>> SqliteTxn::FindManifestItem(const std::string& artifact_id,
                                                                 int64_t revision,
                                                                 const std::string& entry_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(kManifestAt + " AND m.entry_id = ?3"));
+  // The interval with the greatest start at or before `revision` is the only candidate: one
+  // index probe, however many versions the entry has.
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(kManifestAt + " AND m.entry_id = ?3"
+                                          " ORDER BY m.from_revision DESC LIMIT 1"));
   s.Bind(1, artifact_id).Bind(2, revision).Bind(3, entry_id);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<ManifestItem>();
@@ -145,7 +162,9 @@ Result<std::optional<ManifestItem>> SqliteTxn::FindActiveByHash(const std::strin
                                                                 const std::string& content_hash) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       std::string("SELECT m.active, ") + kVersionColumns +
-      " FROM entry_versions v JOIN manifest m"
+      // CROSS JOIN fixes the order: find the (few) versions with this hash first, then their head
+      // line; the other order scans the whole manifest.
+      " FROM entry_versions v CROSS JOIN manifest m"
       " ON m.artifact_id = ?1 AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
       " WHERE v.content_hash = ?2 AND m.entry_version_id = v.entry_version_id AND m.active = 1"
       " LIMIT 1"));

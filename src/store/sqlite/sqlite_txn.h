@@ -38,6 +38,7 @@ class SqliteTxn final : public WriteTxn {
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
+  Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
   Db& db_;
 };
 
