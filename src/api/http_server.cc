@@ -48,7 +48,8 @@ void WriteJson(httplib::Response& res, int status, const Json& body) {
 
 void Handle(const Router& router, const httplib::Request& req, httplib::Response& res,
             std::string body) {
-  ApiRequest api{req.method, req.path, {}, {}, std::move(body)};
+  // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
+  ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body)};
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
   ApiResponse out = router.Dispatch(api);
   if (out.status == 405) {
@@ -80,6 +81,11 @@ HttpServer::HttpServer(MemoryService& memory, HttpOptions options) : impl_(new I
       return;
     }
     std::string body;
+    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      Handle(router, req, res, std::move(body));
+      return;
+    }
     bool complete = reader([&body, max_body](const char* data, size_t n) {
       body.append(data, n);
       return body.size() <= max_body;

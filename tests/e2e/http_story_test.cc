@@ -219,6 +219,9 @@ TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
   auto put = http.client.Put("/v1/health", "{}", "application/json");
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 405);
+  auto head = http.client.Head("/v1/health");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
   auto multipart = http.client.Post("/v1/memory/remember", "--x--", "multipart/form-data; boundary=x");
   ASSERT_TRUE(multipart);
   EXPECT_EQ(multipart->status, 400);
