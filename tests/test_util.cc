@@ -19,19 +19,16 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Fixture::Fixture(ServiceLimits limits) {
-  sqlite::SqliteOptions options;
-  options.data_dir = dir.path();
-  auto opened = sqlite::SqliteStore::Open(options);
-  if (!opened.ok()) throw std::runtime_error(opened.status().ToString());
-  store = std::move(opened).value();
-  memory = std::make_unique<MemoryService>(*store, limits);
-}
+Fixture::Fixture(ServiceLimits limits) { Open(limits); }
 
 void Fixture::Reopen() {
   ServiceLimits limits = memory->limits();
   memory.reset();
   store.reset();
+  Open(limits);
+}
+
+void Fixture::Open(ServiceLimits limits) {
   sqlite::SqliteOptions options;
   options.data_dir = dir.path();
   auto opened = sqlite::SqliteStore::Open(options);

@@ -29,6 +29,9 @@ struct Fixture {
   explicit Fixture(ServiceLimits limits = {});
   void Reopen();  // closes and reopens the same directory (a restart)
   std::string NewScope(const std::string& key = "project:test");
+
+ private:
+  void Open(ServiceLimits limits);
 };
 
 }  // namespace pc::testing

@@ -22,6 +22,9 @@ ApiResponse Router::Dispatch(ApiRequest& req) const {
       allowed += (allowed.empty() ? "" : ", ") + r.method;
       continue;
     }
+    if (r.method != "GET" && !req.query.empty())  // POST routes take everything in the body
+      return fail(InvalidArgument("query parameters are not accepted here; send them in the JSON body")
+                      .WithDetail("field", req.query.begin()->first));
     req.path_params.clear();
     for (size_t i = 1; i < m.size(); ++i) req.path_params.push_back(m[i].str());
     try {

@@ -18,7 +18,8 @@ Result<int64_t> PathInt(const std::string& s, const char* name) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size())
-    return InvalidArgument(std::string(name) + " must be an integer");
+    return InvalidArgument(std::string(name) + " must be an integer")
+        .WithDetail("field", std::string(name));
   return v;
 }
 
@@ -36,6 +37,8 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(PageRequest page, q.Page());
   Json items = Json::array();
   if (auto key = q.OptString("key")) {  // lookup by key: a page of zero or one
+    if (!page.cursor.empty())
+      return InvalidArgument("cursor does not apply to a lookup by key").WithDetail("field", "cursor");
     Result<Scope> s = svc.GetScopeByKey(*key);
     if (s.ok()) items.push_back(ToJson(*s));
     else if (s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();

@@ -1,5 +1,6 @@
 // The read side: listings at a revision, history, versions, and reading any issued citation.
 #include "common/ids.h"
+#include "common/utf8.h"
 #include "model/citation.h"
 #include "service/memory_service.h"
 #include "service/validation.h"
@@ -100,6 +101,8 @@ Result<VersionsPage> MemoryService::ListVersions(const std::string& scope_id,
   if (!page.cursor.empty()) {
     PC_ASSIGN_OR_RETURN(after, ParseIntCursor(page.cursor));
   }
+  if (!IsValidUtf8(entry_id))
+    return InvalidArgument("entry_id is not valid UTF-8").WithDetail("field", "entry_id");
   VersionsPage out;
   out.entry_id = entry_id;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {

@@ -1,6 +1,6 @@
-#include "common/clock.h"
 #include "common/ids.h"
 #include "model/canonical.h"
+#include "service/commit.h"
 #include "service/memory_service.h"
 #include "service/validation.h"
 
@@ -35,11 +35,6 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
       return Status::Ok();
     }
 
-    NewRevision rev;
-    rev.info.memory = MemoryRef{memory.family, memory.artifact_id, head.revision + 1};
-    rev.info.actor = req.actor;
-    rev.info.reason = req.reason;
-    rev.info.created_at_ms = NowMillis();
     EntryVersion v;
     v.entry_id = NewId(kEntryPrefix);
     v.entry_version_id = NewId(kEntryVersionPrefix);
@@ -47,20 +42,9 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     v.kind = req.kind;
     v.text = req.text;
     v.content_hash = hash;
-    v.created_by_revision = rev.info.memory.revision;
     v.reason = req.reason;
-    v.created_at_ms = rev.info.created_at_ms;
-    Change change{ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id};
-    rev.info.changes.push_back(change);
-    rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, true});
-    rev.new_versions.push_back(v);
-    PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
-
-    out.memory = rev.info.memory;
-    out.changed = true;
-    out.citation = Citation{rev.info.memory, v.entry_id, v.entry_version_id};
-    out.entry = std::move(v);
-    out.change = change;
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
+                                             OneChange{ChangeOp::kAdd, std::move(v), std::nullopt}));
     return Status::Ok();
   }));
   return out;

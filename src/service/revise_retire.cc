@@ -1,8 +1,8 @@
 // Revise and retire: both take an exact citation at the head (invariant 5).
-#include "common/clock.h"
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "service/commit.h"
 #include "service/memory_service.h"
 #include "service/validation.h"
 
@@ -24,16 +24,6 @@ Result<ManifestItem> ResolveAtHead(ReadTxn& txn, const Artifact& memory, const C
                     "; list the entries again and cite the current version")
         .WithDetail("current_revision", memory.head_revision);
   return *cited;
-}
-
-NewRevision StartRevision(const Artifact& memory, const std::string& actor,
-                          const std::string& reason) {
-  NewRevision rev;
-  rev.info.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision + 1};
-  rev.info.actor = actor;
-  rev.info.reason = reason;
-  rev.info.created_at_ms = NowMillis();
-  return rev;
 }
 
 }  // namespace
@@ -70,7 +60,6 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
           .WithDetail("duplicate_of",
                       FormatCitation({head, dup->version.entry_id, dup->version.entry_version_id}));
 
-    NewRevision rev = StartRevision(memory, req.actor, req.reason);
     EntryVersion v;
     v.entry_id = item.version.entry_id;
     v.entry_version_id = NewId(kEntryVersionPrefix);
@@ -80,20 +69,10 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     v.text = req.text;
     v.content_hash = hash;
     v.source_refs = item.version.source_refs;
-    v.created_by_revision = rev.info.memory.revision;
     v.reason = req.reason;
-    v.created_at_ms = rev.info.created_at_ms;
-    Change change{ChangeOp::kRevise, v.entry_id, item.version.entry_version_id, v.entry_version_id};
-    rev.info.changes.push_back(change);
-    rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, true});
-    rev.new_versions.push_back(v);
-    PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
-
-    out.memory = rev.info.memory;
-    out.changed = true;
-    out.citation = Citation{rev.info.memory, v.entry_id, v.entry_version_id};
-    out.entry = std::move(v);
-    out.change = change;
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
+                                             OneChange{ChangeOp::kRevise, std::move(v),
+                                                       item.version.entry_version_id}));
     return Status::Ok();
   }));
   return out;
@@ -113,19 +92,10 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
       return Conflict("entry " + item.version.entry_id + " is already retired")
           .WithDetail("current_revision", memory.head_revision);
 
-    NewRevision rev = StartRevision(memory, req.actor, req.reason);
-    const EntryVersion& v = item.version;
-    Change change{ChangeOp::kRetire, v.entry_id, v.entry_version_id, v.entry_version_id};
-    rev.info.changes.push_back(change);
-    rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, false});
-    PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
-
-    out.memory = rev.info.memory;
-    out.changed = true;
-    out.citation = Citation{rev.info.memory, v.entry_id, v.entry_version_id};
-    out.entry = v;
-    out.active = false;
-    out.change = change;
+    std::string from = item.version.entry_version_id;
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
+                                             OneChange{ChangeOp::kRetire, std::move(item.version),
+                                                       std::move(from)}));
     return Status::Ok();
   }));
   return out;

@@ -16,6 +16,27 @@ Status FieldError(std::string_view field, std::string message) {
   return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
 }
 
+// Format characters (U+200B…) and Default_Ignorable_Code_Point (U+034F, U+115F, U+3164…): characters
+// that render as nothing.
+bool IsInvisibleCodePoint(utf8proc_int32_t cp) {
+  auto cat = utf8proc_category(cp);
+  return cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_ZS || utf8proc_get_property(cp)->ignorable;
+}
+
+bool HasInvisible(std::string_view s) {
+  auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) return false;
+    if (cp != ' ' && IsInvisibleCodePoint(cp)) return true;
+    p += n;
+    left -= n;
+  }
+  return false;
+}
+
 // True when every code point is white space or invisible (format characters such as U+200B):
 // such a text says nothing, however many bytes it has.
 bool IsInvisible(std::string_view canonical) {
@@ -25,8 +46,7 @@ bool IsInvisible(std::string_view canonical) {
     utf8proc_int32_t cp;
     utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
     if (n <= 0) return false;
-    auto cat = utf8proc_category(cp);
-    if (cp != ' ' && cat != UTF8PROC_CATEGORY_CF && cat != UTF8PROC_CATEGORY_ZS) return false;
+    if (cp != ' ' && !IsInvisibleCodePoint(cp)) return false;
     p += n;
     left -= n;
   }
@@ -73,6 +93,8 @@ Status CheckScopeKey(std::string_view key, size_t max_bytes) {
     if (c < 0x20 || c == 0x7f) return FieldError("key", "key must not contain control characters");
   // Keys are identifiers: only their canonical form is accepted, so two keys that look the same
   // (full-width letters, a trailing U+3000) can never name two scopes.
+  if (HasInvisible(key))
+    return FieldError("key", "key must not contain invisible characters (such as U+200B)");
   PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(key));
   if (canon != key)
     return FieldError("key", "key must be in canonical form (NFKC, no leading, trailing or repeated "

@@ -219,6 +219,9 @@ TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
   auto put = http.client.Put("/v1/health", "{}", "application/json");
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 405);
+  auto with_query = http.client.Post("/v1/scopes?limit=2", json{{"key", "k"}}.dump(), "application/json");
+  ASSERT_TRUE(with_query);
+  EXPECT_EQ(with_query->status, 400);
   auto head = http.client.Head("/v1/health");
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);

@@ -49,6 +49,7 @@ TEST_F(MemoryServiceTest, ScopesAreIdempotentByKey) {
   EXPECT_EQ(f.memory->CreateScope("project:test\u3000").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(f.memory->CreateScope("ｐroject:test").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(f.memory->CreateScope("project:  test").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope("project:\u200btest").status().code(), Code::kInvalidArgument);
   EXPECT_TRUE(f.memory->CreateScope("项目:订单导入").ok());
   EXPECT_EQ(f.memory->GetScope("\xff").status().code(), Code::kInvalidArgument);
 }
@@ -262,6 +263,7 @@ TEST_F(MemoryServiceTest, BadInputChangesNothing) {
       {{scope, "fact", " \t\n", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "\u3000", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "\u200b\u200b\ufeff", "", "", {}}, Code::kInvalidArgument},  // invisible only
+      {{scope, "fact", "\u034f\u115f\u3164", "", "", {}}, Code::kInvalidArgument},  // ignorables
       {{scope, "fact", "\xff\xfe", "", "", {}}, Code::kInvalidArgument},
       {{scope, "Fact", "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", std::string(limits.max_entry_bytes + 1, 'x'), "", "", {}}, Code::kTooLarge},

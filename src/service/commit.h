@@ -1,0 +1,27 @@
+// Commits a revision that changes one entry (add, revise or retire) and builds the answer of the
+// write. Shared by remember, revise and retire so that each revision is built in exactly one way.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "model/types.h"
+#include "service/memory_service.h"
+#include "store/store.h"
+
+namespace pc {
+
+struct OneChange {
+  ChangeOp op = ChangeOp::kAdd;
+  // add/revise: the new version (ids, version, previous, kind, text, hash, source refs, reason);
+  // its revision and time are filled in here. retire: the unchanged current version.
+  EntryVersion version;
+  std::optional<std::string> from_version_id;  // revise and retire
+};
+
+// Appends revision head + 1 of `memory` with this one change. Must run inside `txn`.
+Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
+                                     const std::string& reason, OneChange change);
+
+}  // namespace pc
