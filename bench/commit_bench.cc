@@ -1,8 +1,8 @@
 // Commit cost against memory size: the manifest is stored as version intervals, so committing one
 // change must cost the same with 100 entries or 100,000 (DESIGN §1).
 //
-//   build/bench/commit_bench --benchmark_min_time=2 --benchmark_repetitions=3 \
-//       --benchmark_report_aggregates_only=true     # 100 and 100,000 entries, durable (FULL)
+//   build/bench/commit_bench --benchmark_min_time=2 --benchmark_repetitions=3
+//       --benchmark_report_aggregates_only=true     (one line; 100 and 100,000 entries, durable)
 //   build/bench/commit_bench --benchmark_filter=/100$ --benchmark_min_time=0.05   # CI smoke
 //
 // Each size gets a fresh store in a temp dir, filled through the store's own commit path in
