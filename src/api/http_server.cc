@@ -61,9 +61,10 @@ void Handle(const Router& router, const httplib::Request& req, httplib::Response
 
 }  // namespace
 
-HttpServer::HttpServer(MemoryService& memory, HttpOptions options) : impl_(new Impl) {
+HttpServer::HttpServer(MemoryService& memory, SearchService& search, HttpOptions options)
+    : impl_(new Impl) {
   impl_->options = std::move(options);
-  AddMemoryRoutes(impl_->router, memory);
+  AddRoutes(impl_->router, Services{memory, search});
 
   httplib::Server& s = impl_->server;
   const Router& router = impl_->router;

@@ -6,6 +6,7 @@
 
 #include "common/status.h"
 #include "service/memory_service.h"
+#include "service/search_service.h"
 
 namespace pc {
 
@@ -19,7 +20,7 @@ struct HttpOptions {
 
 class HttpServer {
  public:
-  HttpServer(MemoryService& memory, HttpOptions options);
+  HttpServer(MemoryService& memory, SearchService& search, HttpOptions options);
   ~HttpServer();
 
   // Binds the socket (port 0 = any free port); after this, port() is known.

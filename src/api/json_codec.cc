@@ -205,6 +205,13 @@ Result<std::optional<bool>> Body::OptBool(const char* name) const {
   return std::optional<bool>(it->get<bool>());
 }
 
+Result<std::optional<double>> Body::OptNumber(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return std::optional<double>();
+  if (!it->is_number()) return WrongType(name, "a number");
+  return std::optional<double>(it->get<double>());
+}
+
 Result<Citation> Body::RequiredCitation(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())

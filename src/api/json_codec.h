@@ -46,6 +46,7 @@ class Body {
   Result<std::optional<std::string>> OptString(const char* name) const;
   Result<std::optional<int64_t>> OptInt(const char* name) const;
   Result<std::optional<bool>> OptBool(const char* name) const;
+  Result<std::optional<double>> OptNumber(const char* name) const;
   Result<Citation> RequiredCitation(const char* name) const;
 
  private:

@@ -12,6 +12,8 @@
 
 #include "api/json_codec.h"
 #include "common/status.h"
+#include "service/memory_service.h"
+#include "service/search_service.h"
 
 namespace pc {
 
@@ -46,7 +48,13 @@ class Router {
   std::vector<Route> routes_;
 };
 
-// Registers every /v1 route of the memory API.
-void AddMemoryRoutes(Router& router, MemoryService& memory);
+// The use cases the API serves (owned by the composition root).
+struct Services {
+  MemoryService& memory;
+  SearchService& search;
+};
+
+// Registers every /v1 route.
+void AddRoutes(Router& router, Services services);
 
 }  // namespace pc

@@ -162,10 +162,51 @@ Result<ApiResponse> GetRevision(MemoryService& svc, const ApiRequest& req) {
   return Ok(j);
 }
 
+Json ToJson(const SearchHit& h, const MemoryRef& at) {
+  Json j = ToJson(h.item, at);
+  j["score"] = h.score;
+  j["matched_by"] = h.matched_by;
+  return j;
+}
+
+Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
+                                                        "include_inactive", "min_similarity",
+                                                        "rerank"}));
+  SearchRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
+  PC_ASSIGN_OR_RETURN(auto mode, body.OptString("mode"));
+  if (mode) {
+    PC_ASSIGN_OR_RETURN(r.mode, ParseSearchMode(*mode));
+  }
+  PC_ASSIGN_OR_RETURN(auto limit, body.OptInt("limit"));
+  if (limit) {
+    if (*limit < 1 || *limit > kMaxSearchLimit)
+      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
+          .WithDetail("field", "limit");
+    r.limit = static_cast<int>(*limit);
+  }
+  PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
+  r.include_inactive = inactive.value_or(false);
+  PC_ASSIGN_OR_RETURN(r.min_similarity, body.OptNumber("min_similarity"));
+  PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
+  if (rerank.value_or(false))
+    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
+        .WithDetail("field", "rerank");
+  PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
+  Json hits = Json::array();
+  for (const SearchHit& h : out.hits) hits.push_back(ToJson(h, out.memory));
+  return Ok(Json{{"mode_used", SearchModeName(out.mode_used)},
+                 {"memory", ToJson(out.memory)},
+                 {"hits", hits}});
+}
+
 }  // namespace
 
-void AddMemoryRoutes(Router& router, MemoryService& memory) {
-  MemoryService* svc = &memory;
+void AddRoutes(Router& router, Services services) {
+  MemoryService* svc = &services.memory;
+  SearchService* search = &services.search;
   auto bind = [svc](Result<ApiResponse> (*fn)(MemoryService&, const ApiRequest&)) {
     return [svc, fn](const ApiRequest& req) { return fn(*svc, req); };
   };
@@ -183,6 +224,8 @@ void AddMemoryRoutes(Router& router, MemoryService& memory) {
   router.Add("GET", "/v1/memory/entries/([^/]+)/versions", bind(ListVersions));
   router.Add("GET", "/v1/memory/revisions", bind(ListRevisions));
   router.Add("GET", "/v1/memory/revisions/([^/]+)", bind(GetRevision));
+  router.Add("POST", "/v1/memory/search",
+             [search](const ApiRequest& req) { return Search(*search, req); });
 }
 
 }  // namespace pc

@@ -8,6 +8,7 @@
 
 #include "api/http_server.h"
 #include "service/memory_service.h"
+#include "service/search_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -34,12 +35,13 @@ int RunServe(const Config& config) {
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
   MemoryService memory(**store, limits);
+  SearchService search(**store);
 
   HttpOptions http;
   http.host = config.listen_host;
   http.port = config.listen_port;
   http.threads = static_cast<int>(config.http_threads);
-  HttpServer server(memory, http);
+  HttpServer server(memory, search, http);
   if (Status s = server.Bind(); !s.ok()) {
     std::cerr << "powercontext: " << s.message() << "\n";
     return 1;

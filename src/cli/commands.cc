@@ -21,6 +21,7 @@ struct Opts {
   std::optional<int64_t> expected_revision, revision;
   int limit = 0;
   bool include_inactive = false;
+  std::string mode;
 };
 
 int Fail(const Status& s) {
@@ -198,6 +199,22 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
       return Print(api.Get("/v1/memory/revisions/" + std::to_string(*o->revision), q), json,
                    FormatRevision);
     return Print(api.Get("/v1/memory/revisions", q), json, FormatRevisions);
+  });
+
+  CLI::App* search = app.add_subcommand("search", "find entries by full-text, vector or hybrid search");
+  AddScopeOption(search, *o);
+  search->add_option("query", o->text, "what to look for, in any language")->required();
+  search->add_option("--mode,-m", o->mode, "fts, vector, hybrid or auto (default auto)");
+  search->add_option("--limit", o->limit, "hits to return (1-100, default 10)");
+  search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
+  add(search, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"query", o->text}};
+    if (!o->mode.empty()) body["mode"] = o->mode;
+    if (o->limit > 0) body["limit"] = o->limit;
+    if (o->include_inactive) body["include_inactive"] = true;
+    return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
   CLI::App* read = app.add_subcommand("read", "read the exact text of any citation ever issued");

@@ -1,5 +1,7 @@
 #include "cli/format.h"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 namespace pc {
@@ -114,6 +116,23 @@ std::string FormatRead(const Json& r) {
   out += r.value("active_at_revision", true) ? ", active at that revision" : ", retired at that revision";
   out += r.value("current", false) ? "; still current at the head " : "; no longer current at the head ";
   out += MemoryRefText(r["head"]) + "\n";
+  return out;
+}
+
+std::string FormatSearch(const Json& r) {
+  std::string out = std::to_string(r["hits"].size()) + " hits (" + r.value("mode_used", "") +
+                    ") in " + MemoryRefText(r["memory"]) + "\n";
+  int rank = 0;
+  for (const Json& h : r["hits"]) {
+    char score[32];
+    std::snprintf(score, sizeof score, "%.3f", h.value("score", 0.0));
+    std::string by;
+    for (const Json& m : h["matched_by"]) by += (by.empty() ? "" : "+") + m.get<std::string>();
+    out += "\n" + std::to_string(++rank) + ". [" + h.value("kind", "") + "] score " + score + " (" +
+           by + ")" + (h.value("active", true) ? "" : " (retired)") + "\n";
+    out += Indent(h.value("text", ""), "  ") + "\n";
+    out += "  cite: " + h["citation"].value("ref", "") + "\n";
+  }
   return out;
 }
 

@@ -14,5 +14,6 @@ std::string FormatRevisions(const Json& page);
 std::string FormatRevision(const Json& revision);
 std::string FormatVersions(const Json& page);
 std::string FormatRead(const Json& read);
+std::string FormatSearch(const Json& result);
 
 }  // namespace pc

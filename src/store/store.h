@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "model/types.h"
+#include "search/text_query.h"
 
 namespace pc {
 
@@ -53,6 +54,16 @@ class ReadTxn {
   virtual Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) = 0;
   // The artifact an entry belongs to, if the entry exists.
   virtual Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) = 0;
+
+  // Full-text search over the head of an artifact: BM25, best first; `score` higher is better.
+  // Retired entries only with include_inactive.
+  struct TextHit {
+    ManifestItem item;
+    double score = 0;
+  };
+  virtual Result<std::vector<TextHit>> SearchText(const std::string& artifact_id,
+                                                  const TextQuery& query, bool include_inactive,
+                                                  int limit) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -63,6 +74,7 @@ struct ManifestUpdate {
 };
 
 // Everything one revision writes. Cost of committing is O(size of this), never O(entries in memory).
+// The store updates its search projections (full text) in the same transaction.
 struct NewRevision {
   RevisionInfo info;                       // info.memory.revision must be head + 1
   std::vector<EntryVersion> new_versions;  // versions created by this revision (version 1 = new entry)

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "store/sqlite/fts_tokenizer.h"
+
 namespace pc::sqlite {
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
@@ -15,7 +17,9 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   }
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
-  return std::unique_ptr<Db>(new Db(raw));
+  std::unique_ptr<Db> db(new Db(raw));
+  PC_RETURN_IF_ERROR(RegisterFtsTokenizer(raw));
+  return db;
 }
 
 Db::~Db() {
@@ -86,6 +90,7 @@ Status Stmt::Run() {
 }
 
 int64_t Stmt::Int(int col) const { return sqlite3_column_int64(s_, col); }
+double Stmt::Double(int col) const { return sqlite3_column_double(s_, col); }
 std::string Stmt::Text(int col) const {
   auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, col))) : std::string();

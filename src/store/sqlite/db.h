@@ -52,6 +52,7 @@ class Stmt {
   Status Run();         // steps to completion, expecting no rows
 
   int64_t Int(int col) const;
+  double Double(int col) const;
   std::string Text(int col) const;
   std::optional<std::string> OptText(int col) const;
   bool IsNull(int col) const;

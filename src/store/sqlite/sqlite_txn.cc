@@ -318,8 +318,63 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
         " to_revision) VALUES(?1, ?2, ?3, ?4, ?5, NULL)"));
     s.Bind(1, artifact).Bind(2, u.entry_id).Bind(3, u.entry_version_id);
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
+    PC_RETURN_IF_ERROR(ProjectText(artifact, u));
   }
   return Status::Ok();
+}
+
+Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpdate& u) {
+  {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "DELETE FROM entry_fts WHERE rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+    PC_RETURN_IF_ERROR(s.Bind(1, u.entry_id).Run());
+  }
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO entry_fts(rowid, text, artifact_id, entry_version_id, active)"
+      " SELECT e.rowid, v.text, ?2, v.entry_version_id, ?3 FROM entries e, entry_versions v"
+      " WHERE e.entry_id = ?1 AND v.entry_version_id = ?4"));
+  s.Bind(1, u.entry_id).Bind(2, artifact_id).Bind(3, int64_t{u.active ? 1 : 0});
+  return s.Bind(4, u.entry_version_id).Run();
+}
+
+namespace {
+
+// FTS5 syntax for "any of these phrases": each phrase double-quoted (quotes doubled inside), so
+// nothing the user typed is an operator.
+std::string MatchExpression(const TextQuery& q) {
+  std::string out;
+  for (const std::string& phrase : q.phrases) {
+    if (!out.empty()) out += " OR ";
+    out.push_back('"');
+    for (char c : phrase) {
+      if (c == '"') out.push_back('"');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
+                                                           const TextQuery& query,
+                                                           bool include_inactive, int limit) {
+  std::vector<TextHit> out;
+  if (query.empty()) return out;
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      std::string("SELECT f.active, ") + kVersionColumns + ", f.rank"
+      " FROM entry_fts f JOIN entry_versions v ON v.entry_version_id = f.entry_version_id"
+      " WHERE entry_fts MATCH ?1 AND f.artifact_id = ?2 AND (?3 OR f.active = 1)"
+      " ORDER BY f.rank LIMIT ?4"));
+  s.Bind(1, MatchExpression(query)).Bind(2, artifact_id);
+  s.Bind(3, int64_t{include_inactive ? 1 : 0}).Bind(4, int64_t{limit});
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(TextHit{ReadManifestItem(s), -s.Double(1 + kVersionColumnCount)});
+  }
+  return out;
 }
 
 }  // namespace pc::sqlite

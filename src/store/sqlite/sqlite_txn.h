@@ -31,6 +31,8 @@ class SqliteTxn final : public WriteTxn {
                                                       int64_t after_version, int limit) override;
   Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) override;
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
+  Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
+                                          bool include_inactive, int limit) override;
 
   Result<Scope> CreateScope(const std::string& key) override;
   Status CommitRevision(const NewRevision& rev) override;
@@ -39,6 +41,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
+  Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
   Db& db_;
 };
 

@@ -1,0 +1,27 @@
+// Turns any user string into a full-text query: a list of phrases OR'ed together and ranked by
+// BM25. Nothing of the user's string reaches the engine's query syntax: each phrase is plain text
+// that the store quotes and the tokenizer re-reads, so quotes, AND, *, :, parentheses or emoji are
+// just characters.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pc {
+
+// At most this many phrases: a long query (a whole dialogue) keeps its first, most of them
+// distinct, and stays bounded in cost.
+inline constexpr size_t kMaxQueryPhrases = 128;
+
+struct TextQuery {
+  std::vector<std::string> phrases;  // each matched as a phrase; any may match
+  bool empty() const { return phrases.empty(); }
+};
+
+// Words and identifiers become one phrase each (an identifier is matched as its parts in order).
+// A CJK run becomes its character bigrams, plus the whole run as a phrase (3–12 characters) so an
+// exact match ranks first; a single character stays itself.
+TextQuery BuildTextQuery(std::string_view query);
+
+}  // namespace pc
