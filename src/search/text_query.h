@@ -12,16 +12,17 @@ namespace pc {
 
 // At most this many phrases: a long query (a whole dialogue) keeps its first, most of them
 // distinct, and stays bounded in cost.
-inline constexpr size_t kMaxQueryPhrases = 128;
+inline constexpr size_t kMaxQueryPhrases = 512;
 
 struct TextQuery {
   std::vector<std::string> phrases;  // each matched as a phrase; any may match
   bool empty() const { return phrases.empty(); }
 };
 
-// Words and identifiers become one phrase each (an identifier is matched as its parts in order).
-// A CJK run becomes its character bigrams, plus the whole run as a phrase (3–12 characters) so an
-// exact match ranks first; a single character stays itself.
+// Words and identifiers become one phrase each (an identifier is matched as its parts in order);
+// English function words are left out. A CJK run becomes its character bigrams and its characters
+// (less Chinese function characters). Repeats count once. A query of nothing but function words
+// searches them after all. (Each choice measured on MADial-Bench: docs/quality.md.)
 TextQuery BuildTextQuery(std::string_view query);
 
 }  // namespace pc

@@ -45,6 +45,7 @@ struct Char {
   std::string text;  // UTF-8 of the folded code point
   Cls cls;
   bool upper;        // original was upper/title case (for camelCase splitting)
+  bool lower;        // original was a lower-case letter
   int start, end;    // byte range of the original character it came from
 };
 
@@ -69,14 +70,15 @@ std::vector<Char> Normalize(std::string_view text) {
     pos += n;
     auto cat = utf8proc_category(cp);
     bool upper = cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
+    bool lower = cat == UTF8PROC_CATEGORY_LL;
     if (cp < 0x80) {  // ASCII fast path
-      int32_t lower = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
-      out.push_back(Char{std::string(1, static_cast<char>(lower)), Classify(lower), upper, start, end});
+      int32_t folded = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
+      out.push_back(Char{std::string(1, static_cast<char>(folded)), Classify(folded), upper, lower, start, end});
       continue;
     }
     if (IsCjk(cp) && !(cp >= 0xF900 && cp <= 0xFAFF)) {  // already NFKC and caseless
       out.push_back(Char{std::string(text.substr(static_cast<size_t>(start), static_cast<size_t>(n))),
-                         Cls::kCjk, false, start, end});
+                         Cls::kCjk, false, false, start, end});
       continue;
     }
     // NFKC + case folding of this one character (so "ＡＢ" → "ab", "①" → "1", "ﬁ" → "fi").
@@ -93,7 +95,7 @@ std::vector<Char> Normalize(std::string_view text) {
       utf8proc_int32_t mc;
       utf8proc_ssize_t k = utf8proc_iterate(mapped + q, m - q, &mc);
       if (k <= 0) break;
-      out.push_back(Char{Encode(mc), Classify(mc), upper, start, end});
+      out.push_back(Char{Encode(mc), Classify(mc), upper, lower, start, end});
       q += k;
     }
     std::free(mapped);
@@ -138,7 +140,7 @@ std::vector<Segment> Segments(const std::vector<Char>& chars) {
 std::vector<std::pair<size_t, size_t>> Parts(const std::vector<Char>& c, const Segment& s) {
   std::vector<std::pair<size_t, size_t>> parts;
   size_t start = s.begin;
-  auto is_letter_lower = [&](size_t k) { return c[k].cls == Cls::kWord && !c[k].upper; };
+  auto is_digit = [&](size_t k) { return c[k].text.size() == 1 && c[k].text[0] >= '0' && c[k].text[0] <= '9'; };
   for (size_t k = s.begin; k < s.end; ++k) {
     if (c[k].cls == Cls::kConnector) {
       if (k > start) parts.push_back({start, k});
@@ -146,11 +148,11 @@ std::vector<std::pair<size_t, size_t>> Parts(const std::vector<Char>& c, const S
       continue;
     }
     if (k > start && c[k].upper) {
-      bool prev_lower = is_letter_lower(k - 1) && c[k - 1].cls == Cls::kWord;
-      bool acronym_end = c[k - 1].upper && k + 1 < s.end && is_letter_lower(k + 1) &&
-                         c[k + 1].cls == Cls::kWord;
-      // Digits are "lower" here, so "v2Beta" splits before B; that is what people type.
-      if (prev_lower || acronym_end) {
+      // "camelCase", "v2Beta": a capital after a lower-case letter or a digit starts a part;
+      // "HTTPServer": so does the last capital of a run when a lower-case letter follows.
+      bool after_lower = c[k - 1].lower || is_digit(k - 1);
+      bool acronym_end = c[k - 1].upper && k + 1 < s.end && c[k + 1].lower;
+      if (after_lower || acronym_end) {
         parts.push_back({start, k});
         start = k;
       }

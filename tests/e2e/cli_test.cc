@@ -80,6 +80,18 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   CliResult versions = Cli({"history", "-s", "project:cli", "--entry", entry_id, "--json"});
   EXPECT_EQ(json::parse(versions.out)["versions"].size(), 2u);
 
+  CliResult found = Cli({"search", "-s", "project:cli", "标准输入"});
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_NE(found.out.find("从标准输入读取的事实。"), std::string::npos) << found.out;
+  CliResult found_json = Cli({"search", "-s", "project:cli", "Wednesdays", "--include-inactive", "--json"});
+  ASSERT_EQ(found_json.exit_code, 0) << found_json.err;
+  json result = json::parse(found_json.out);
+  EXPECT_EQ(result["mode_used"], "fts");
+  ASSERT_EQ(result["hits"].size(), 1u);
+  EXPECT_FALSE(result["hits"][0]["active"].get<bool>());
+  CliResult no_vectors = Cli({"search", "-s", "project:cli", "x", "--mode", "vector"});
+  EXPECT_EQ(no_vectors.exit_code, 6);
+
   CliResult scopes = Cli({"scope", "list"});
   EXPECT_NE(scopes.out.find("project:cli"), std::string::npos);
 }

@@ -17,6 +17,9 @@
 //   entries [R] [all]                   the manifest at head or R; all = include retired
 //   read NAME R                         the exact text NAME had at revision R
 //   history                             revisions, newest first
+//   tokenize doc|query "json string"    tokens; a colocated token is prefixed with +
+//   search MODE QUERY                   names of the hits, best first (or the error)
+//   search-all MODE QUERY               the same, retired entries included
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -28,6 +31,8 @@
 
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "search/tokenizer.h"
+#include "service/search_service.h"
 #include "test_util.h"
 
 namespace pc {
@@ -95,6 +100,8 @@ class Runner {
     if (verb == "entries") return Entries(rest);
     if (verb == "read") return Read(rest);
     if (verb == "history") return History();
+    if (verb == "tokenize") return TokenizeCmd(rest);
+    if (verb == "search" || verb == "search-all") return Search(verb == "search-all", rest);
     return "unknown command " + verb + "\n";
   }
 
@@ -212,7 +219,31 @@ class Runner {
     return out;
   }
 
+  std::string TokenizeCmd(const std::string& args) {
+    auto [mode, text] = Split(args);
+    auto tokens = Tokenize(nlohmann::json::parse(text).get<std::string>(),
+                           mode == "query" ? TokenizeMode::kQuery : TokenizeMode::kDocument);
+    std::string out;
+    for (const Token& t : tokens) out += (out.empty() ? "" : " ") + std::string(t.colocated ? "+" : "") + t.text;
+    return (out.empty() ? "(none)" : out) + "\n";
+  }
+
+  std::string Search(bool all, const std::string& args) {
+    auto [mode, query] = Split(args);
+    SearchRequest req;
+    req.scope_id = scope_;
+    req.query = query;
+    req.mode = ParseSearchMode(mode).value();
+    req.include_inactive = all;
+    auto r = search_.Search(req);
+    if (!r.ok()) return Error(r.status());
+    std::string out = std::string(SearchModeName(r->mode_used)) + ":";
+    for (const SearchHit& h : r->hits) out += " " + names_[h.item.version.entry_id];
+    return out + "\n";
+  }
+
   testing::Fixture f_;
+  SearchService search_{*f_.store};
   std::string scope_;
   std::map<std::string, Citation> cite_;        // name -> last citation issued to it
   std::map<std::string, std::string> names_;    // entry_id -> name

@@ -7,6 +7,8 @@
 
 #include "common/clock.h"
 #include "common/ids.h"
+#include "service/search_service.h"
+#include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/schema.h"
 #include "test_util.h"
 
@@ -42,6 +44,29 @@ TEST(SqliteStore, MigratesAndRecordsVersionInWalMode) {
   f.Reopen();  // migrating an up-to-date database is a no-op
   EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM schema_migrations"),
             sqlite::LatestSchemaVersion());
+}
+
+// A data directory written before full-text search (schema 1) is indexed when it is opened.
+TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
+  Fixture f;
+  std::string scope = f.NewScope();
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "written before search existed", "", "", {}}));
+  f.store.reset();
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
+    // Undo migration 2, leaving the file as a schema-1 build would have.
+    PC_ASSERT_OK(sqlite::RegisterFtsTokenizer(db));
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE entry_fts; DELETE FROM schema_migrations WHERE version >= 2;"
+                               "PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  f.Reopen();
+  SearchService search(*f.store);
+  auto r = search.Search({scope, "search existed", SearchMode::kFts, 10, false, std::nullopt});
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 1u);
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {

@@ -1,0 +1,125 @@
+// Search through the service against a real store: modes, capability errors, and the snapshot
+// rule (invariant 10).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "service/search_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+using testing::Fixture;
+
+class SearchServiceTest : public ::testing::Test {
+ protected:
+  Fixture f;
+  SearchService search{*f.store};
+  std::string scope = f.NewScope();
+
+  Citation Remember(const std::string& text) {
+    auto r = f.memory->Remember({scope, "fact", text, "", "test", {}});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return *r->citation;
+  }
+  Result<SearchResult> Search(const std::string& q, SearchMode mode = SearchMode::kFts) {
+    SearchRequest req;
+    req.scope_id = scope;
+    req.query = q;
+    req.mode = mode;
+    return search.Search(req);
+  }
+};
+
+TEST_F(SearchServiceTest, HitsCarryExactCitationsAtTheSearchedRevision) {
+  Remember("Deploy the orders importer on Tuesdays.");
+  Remember("订单导入器每晚两点运行。");
+  auto r = Search("orders importer deploy");
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_EQ(r->memory.revision, 2);
+  EXPECT_EQ(r->hits[0].matched_by, std::vector<std::string>{"fts"});
+  EXPECT_GT(r->hits[0].score, 0);
+  auto read = f.memory->Read(scope, Citation{r->memory, r->hits[0].item.version.entry_id,
+                                             r->hits[0].item.version.entry_version_id});
+  PC_ASSERT_OK(read);
+  EXPECT_EQ(read->version.text, "Deploy the orders importer on Tuesdays.");
+  auto zh = Search("每晚运行");
+  PC_ASSERT_OK(zh);
+  ASSERT_EQ(zh->hits.size(), 1u);
+  EXPECT_EQ(zh->hits[0].item.version.text, "订单导入器每晚两点运行。");
+}
+
+TEST_F(SearchServiceTest, RevisedTextIsFoundAndOldTextIsNot) {
+  Citation c = Remember("The cache lives in Redis.");
+  auto rev = f.memory->Revise({scope, c, "The cache lives in Memcached.", std::nullopt, "", ""});
+  PC_ASSERT_OK(rev);
+  EXPECT_TRUE(Search("redis")->hits.empty());
+  ASSERT_EQ(Search("memcached")->hits.size(), 1u);
+  EXPECT_EQ(Search("memcached")->hits[0].item.version.version, 2);
+}
+
+TEST_F(SearchServiceTest, ModesAndCapabilities) {
+  Remember("anything");
+  EXPECT_EQ(Search("anything", SearchMode::kVector).status().code(), Code::kCapabilityUnavailable);
+  EXPECT_EQ(Search("anything", SearchMode::kHybrid).status().code(), Code::kCapabilityUnavailable);
+  auto aut = Search("anything", SearchMode::kAuto);
+  PC_ASSERT_OK(aut);
+  EXPECT_EQ(aut->mode_used, SearchMode::kFts);
+  EXPECT_EQ(Search("", SearchMode::kFts).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Search(std::string(kMaxQueryBytes + 1, 'q')).status().code(), Code::kTooLarge);
+  SearchRequest req{scope, "x", SearchMode::kFts, 0, false, std::nullopt};
+  EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
+  req.limit = 101;
+  EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
+  req = {"scp_01M8NBY5Z4E603HKW9W05XEGN8", "x", SearchMode::kFts, 10, false, std::nullopt};
+  EXPECT_EQ(search.Search(req).status().code(), Code::kNotFound);
+}
+
+TEST_F(SearchServiceTest, HostileQueriesAreJustSearches) {
+  Remember("a (parenthesised) \"quoted\" note: with * and ^ NEAR AND OR NOT");
+  for (const char* q : {"\"", "\"\"\"", "(", ")", "*", "^", ":", "NEAR(a b)", "a AND", "OR OR",
+                        "NOT", "col:value", "{a b}", "+-", "🚀", "'; DROP TABLE entries; --",
+                        "\xe2\x80\x8b", "a\"b", "x*"}) {
+    auto r = Search(q);
+    EXPECT_TRUE(r.ok() || r.status().code() == Code::kInvalidArgument) << q << ": " << r.status().ToString();
+    if (!r.ok()) EXPECT_NE(r.status().code(), Code::kInternal) << q;
+  }
+  EXPECT_EQ(Search("quoted parenthesised")->hits.size(), 1u);
+}
+
+// Invariant 10: while writers revise entries, every hit of a search must be the version that was
+// in the manifest at the revision the search reports.
+TEST_F(SearchServiceTest, SearchReadsOneSnapshot) {
+  std::vector<Citation> cites;
+  for (int i = 0; i < 20; ++i) cites.push_back(Remember("shared topic item " + std::to_string(i)));
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int round = 0; !stop && round < 200; ++round) {
+      auto page = f.memory->ListEntries({scope, std::nullopt, false, {1000, ""}});
+      if (!page.ok()) continue;
+      const ManifestItem& m = page->items[static_cast<size_t>(round) % page->items.size()];
+      (void)f.memory->Revise({scope, {page->memory, m.version.entry_id, m.version.entry_version_id},
+                              "shared topic item revised " + std::to_string(round), std::nullopt, "", ""});
+    }
+  });
+  int checked = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto r = Search("shared topic item");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const SearchHit& h : r->hits) {
+      auto read = f.memory->Read(scope, Citation{r->memory, h.item.version.entry_id,
+                                                 h.item.version.entry_version_id});
+      ASSERT_TRUE(read.ok()) << "hit not in the manifest of r" << r->memory.revision;
+      ++checked;
+    }
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace pc
