@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "search/hash_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "store/sqlite/sqlite_store.h"
@@ -93,8 +94,9 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
   o.data_dir = dir;
   o.durability = sqlite::Durability::kNormal;  // a measurement of quality, not of durability
   auto store = std::move(sqlite::SqliteStore::Open(o)).value();
-  MemoryService memory(*store, ServiceLimits{});
-  SearchService search(*store);
+  HashEmbedder embedder;
+  MemoryService memory(*store, ServiceLimits{}, &embedder);
+  SearchService search(*store, &embedder);
   std::string scope = memory.CreateScope("madial:" + lang.name).value().scope.scope_id;
 
   std::map<std::string, std::string> entry_to_memory;  // entry_id -> benchmark memory id

@@ -18,7 +18,9 @@ Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, cons
     v.created_by_revision = rev.info.memory.revision;
     v.created_at_ms = rev.info.created_at_ms;
     rev.new_versions.push_back(v);
+    if (change.vector) rev.vectors[v.entry_version_id] = std::move(*change.vector);
   }
+  rev.vector_profile = change.vector_profile;
   Change c{change.op, v.entry_id, change.from_version_id, v.entry_version_id};
   rev.info.changes.push_back(c);
   rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, !retire});

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "model/types.h"
@@ -18,6 +19,10 @@ struct OneChange {
   // its revision and time are filled in here. retire: the unchanged current version.
   EntryVersion version;
   std::optional<std::string> from_version_id;  // revise and retire
+  // add/revise: the new version's vector under `vector_profile` (empty profile: no embedder;
+  // no vector: the embedder failed and the projection records it as missing).
+  std::string vector_profile;
+  std::optional<std::vector<float>> vector;
 };
 
 // Appends revision head + 1 of `memory` with this one change. Must run inside `txn`.

@@ -115,9 +115,13 @@ struct ReadOutcome {
   bool current = false;  // still this exact version, active, at the head
 };
 
+class Embedder;
+
 class MemoryService {
  public:
-  MemoryService(Store& store, ServiceLimits limits) : store_(store), limits_(limits) {}
+  // `embedder` may be null (no vector projection); it must outlive the service.
+  MemoryService(Store& store, ServiceLimits limits, Embedder* embedder = nullptr)
+      : store_(store), limits_(limits), embedder_(embedder) {}
 
   Result<ScopeOutcome> CreateScope(const std::string& key);
   Result<Scope> GetScope(const std::string& scope_id);
@@ -139,8 +143,13 @@ class MemoryService {
   const ServiceLimits& limits() const { return limits_; }
 
  private:
+  // The vector of a text about to be written, or nothing when no embedder is configured or it
+  // fails (the write goes on; the projection records the vector as missing).
+  void Embed(const std::string& text, std::string& profile, std::optional<std::vector<float>>& out);
+
   Store& store_;
   ServiceLimits limits_;
+  Embedder* embedder_;
 };
 
 }  // namespace pc

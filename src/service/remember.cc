@@ -1,5 +1,6 @@
 #include "common/ids.h"
 #include "model/canonical.h"
+#include "search/embedder.h"
 #include "service/commit.h"
 #include "service/memory_service.h"
 #include "service/validation.h"
@@ -16,6 +17,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     return InvalidArgument("expected_revision must be 0 or more")
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
+  OneChange change{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
+  Embed(req.text, change.vector_profile, change.vector);  // before the transaction: never hold it for a model
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
@@ -35,7 +38,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
       return Status::Ok();
     }
 
-    EntryVersion v;
+    EntryVersion& v = change.version;
     v.entry_id = NewId(kEntryPrefix);
     v.entry_version_id = NewId(kEntryVersionPrefix);
     v.version = 1;
@@ -43,11 +46,18 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     v.text = req.text;
     v.content_hash = hash;
     v.reason = req.reason;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
-                                             OneChange{ChangeOp::kAdd, std::move(v), std::nullopt}));
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, std::move(change)));
     return Status::Ok();
   }));
   return out;
+}
+
+void MemoryService::Embed(const std::string& text, std::string& profile,
+                          std::optional<std::vector<float>>& out) {
+  if (!embedder_) return;
+  profile = embedder_->profile().Key();
+  auto vectors = embedder_->Embed({text});
+  if (vectors.ok() && vectors->size() == 1) out = std::move((*vectors)[0]);
 }
 
 }  // namespace pc

@@ -35,6 +35,8 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
+  OneChange change{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
+  Embed(req.text, change.vector_profile, change.vector);
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
@@ -60,7 +62,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
           .WithDetail("duplicate_of",
                       FormatCitation({head, dup->version.entry_id, dup->version.entry_version_id}));
 
-    EntryVersion v;
+    EntryVersion& v = change.version;
     v.entry_id = item.version.entry_id;
     v.entry_version_id = NewId(kEntryVersionPrefix);
     v.version = item.version.version + 1;
@@ -70,9 +72,8 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     v.content_hash = hash;
     v.source_refs = item.version.source_refs;
     v.reason = req.reason;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
-                                             OneChange{ChangeOp::kRevise, std::move(v),
-                                                       item.version.entry_version_id}));
+    change.from_version_id = item.version.entry_version_id;
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, std::move(change)));
     return Status::Ok();
   }));
   return out;
@@ -95,7 +96,7 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
     std::string from = item.version.entry_version_id;
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
                                              OneChange{ChangeOp::kRetire, std::move(item.version),
-                                                       std::move(from)}));
+                                                       std::move(from), {}, std::nullopt}));
     return Status::Ok();
   }));
   return out;

@@ -1,10 +1,60 @@
 #include "service/search_service.h"
 
-#include "common/utf8.h"
+#include <algorithm>
+#include <unordered_map>
+
+#include "search/embedder.h"
+#include "search/fusion.h"
 #include "search/text_query.h"
 #include "service/validation.h"
 
 namespace pc {
+namespace {
+
+constexpr int kReindexBatch = 256;
+
+// Why vectors cannot serve this memory now, or empty when they can.
+std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& state) {
+  if (!embedder) return "no embedding provider is configured (set embed_provider)";
+  if (state.profile != embedder->profile().Key() && !(state.profile.empty() && state.missing == 0))
+    return "the vector projection is built for \"" + state.profile + "\", not \"" +
+           embedder->profile().Key() + "\"; run powercontext reindex";
+  if (state.missing > 0)
+    return std::to_string(state.missing) + " entries have no vector yet; run powercontext reindex";
+  return "";
+}
+
+struct VectorCandidate {
+  std::string version_id;
+  bool active;
+  double similarity;
+};
+
+// Exact scan: every head vector of the profile, best first, admitted above `min_similarity`.
+Result<std::vector<VectorCandidate>> NearestVectors(ReadTxn& txn, const std::string& artifact,
+                                                    const std::string& profile,
+                                                    const std::vector<float>& query,
+                                                    bool include_inactive, double min_similarity,
+                                                    size_t k) {
+  std::vector<VectorCandidate> all;
+  PC_RETURN_IF_ERROR(txn.ScanVectors(
+      artifact, profile, include_inactive,
+      [&](const std::string& id, bool active, const float* v, size_t dim) {
+        if (dim != query.size()) return;
+        double sim = Dot(query.data(), v, dim);
+        if (sim >= min_similarity) all.push_back({id, active, sim});
+      }));
+  size_t keep = std::min(k, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(),
+                    [](const VectorCandidate& a, const VectorCandidate& b) {
+                      if (a.similarity != b.similarity) return a.similarity > b.similarity;
+                      return a.version_id < b.version_id;
+                    });
+  all.resize(keep);
+  return all;
+}
+
+}  // namespace
 
 const char* SearchModeName(SearchMode m) {
   switch (m) {
@@ -30,22 +80,151 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
-  if (req.mode == SearchMode::kVector || req.mode == SearchMode::kHybrid)
-    return Status(Code::kCapabilityUnavailable,
-                  std::string(SearchModeName(req.mode)) +
-                      " search needs an embedding provider; none is configured (use mode fts or auto)")
-        .WithDetail("mode", SearchModeName(req.mode));
 
+  // The query vector is computed before the snapshot is taken: a slow model never holds it.
+  std::optional<std::vector<float>> query_vector;
+  Status embed_status;
+  if (embedder_ && req.mode != SearchMode::kFts) {
+    auto v = embedder_->Embed({req.query});
+    if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
+    else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
+  }
   TextQuery text = BuildTextQuery(req.query);
+  const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
+
   SearchResult out;
-  out.mode_used = SearchMode::kFts;
   // One read transaction: the head chosen here is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
-    PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, text, req.include_inactive,
-                                                  req.limit));
-    for (auto& h : hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}});
+    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+    std::string gap = VectorGap(embedder_, state);
+    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts)
+      gap = "the embedding provider failed: " + embed_status.message();
+    SearchMode mode = req.mode;
+    if (mode == SearchMode::kAuto) mode = gap.empty() ? SearchMode::kHybrid : SearchMode::kFts;
+    if (mode != SearchMode::kFts && !gap.empty())  // never silently change an explicit mode
+      return Status(embed_status.ok() || !VectorGap(embedder_, state).empty()
+                        ? Code::kCapabilityUnavailable
+                        : Code::kProviderUnavailable,
+                    std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
+          .WithDetail("mode", SearchModeName(mode));
+    out.mode_used = mode;
+
+    const int depth = mode == SearchMode::kHybrid ? std::max(req.limit, kFusionDepth) : req.limit;
+    std::vector<ReadTxn::TextHit> text_hits;
+    if (mode != SearchMode::kVector) {
+      PC_ASSIGN_OR_RETURN(text_hits, txn.SearchText(memory.artifact_id, text, req.include_inactive, depth));
+    }
+    std::vector<VectorCandidate> vector_hits;
+    if (mode != SearchMode::kFts) {
+      PC_ASSIGN_OR_RETURN(vector_hits,
+                          NearestVectors(txn, memory.artifact_id, state.profile, *query_vector,
+                                         req.include_inactive, min_similarity,
+                                         static_cast<size_t>(depth)));
+    }
+    if (mode == SearchMode::kFts) {
+      for (auto& h : text_hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}});
+      return Status::Ok();
+    }
+    auto load = [&](const std::string& version_id, bool active) -> Result<ManifestItem> {
+      PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v, txn.FindEntryVersion(version_id));
+      if (!v) return Internal("vector row names a missing version " + version_id);
+      return ManifestItem{std::move(*v), active};
+    };
+    if (mode == SearchMode::kVector) {
+      for (const VectorCandidate& c : vector_hits) {
+        PC_ASSIGN_OR_RETURN(ManifestItem item, load(c.version_id, c.active));
+        out.hits.push_back(SearchHit{std::move(item), c.similarity, {"vector"}});
+      }
+      return Status::Ok();
+    }
+    std::vector<std::string> text_ids, vector_ids;
+    std::unordered_map<std::string, ManifestItem> items;
+    for (auto& h : text_hits) {
+      text_ids.push_back(h.item.version.entry_version_id);
+      items.emplace(h.item.version.entry_version_id, std::move(h.item));
+    }
+    std::unordered_map<std::string, bool> vector_active;
+    for (const VectorCandidate& c : vector_hits) {
+      vector_ids.push_back(c.version_id);
+      vector_active[c.version_id] = c.active;
+    }
+    for (const FusedItem& f : FuseRrf(text_ids, vector_ids)) {
+      if (out.hits.size() >= static_cast<size_t>(req.limit)) break;
+      auto it = items.find(f.id);
+      ManifestItem item;
+      if (it != items.end()) {
+        item = std::move(it->second);
+      } else {
+        PC_ASSIGN_OR_RETURN(item, load(f.id, vector_active[f.id]));
+      }
+      std::vector<std::string> by;
+      if (f.in_first) by.push_back("fts");
+      if (f.in_second) by.push_back("vector");
+      out.hits.push_back(SearchHit{std::move(item), f.score, std::move(by)});
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
+  std::string gap = embedder_ ? "" : VectorGap(nullptr, {});
+  if (!scope_id.empty() && embedder_) {
+    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+      PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+      gap = VectorGap(embedder_, state);
+      return Status::Ok();
+    }));
+  } else if (!scope_id.empty()) {
+    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));
+  }
+  return std::vector<Capability>{
+      {"fts", true, ""},
+      {"vector", gap.empty(), gap},
+      {"hybrid", gap.empty(), gap},
+      {"rerank", false, "no rerank provider is configured"},
+  };
+}
+
+Result<ReindexResult> SearchService::Reindex(const std::string& scope_id) {
+  if (!embedder_)
+    return Status(Code::kCapabilityUnavailable, "no embedding provider is configured (set embed_provider)");
+  const std::string profile = embedder_->profile().Key();
+  std::string artifact;
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    artifact = memory.artifact_id;
+    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(artifact));
+    if (state.profile != profile) PC_RETURN_IF_ERROR(txn.SetVectorProfile(artifact, profile));
+    return Status::Ok();
+  }));
+  ReindexResult out;
+  std::string after;
+  while (true) {
+    std::vector<EntryVersion> batch;
+    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(batch, txn.VectorBacklog(artifact, after, kReindexBatch));
+      return Status::Ok();
+    }));
+    if (batch.empty()) break;
+    after = batch.back().entry_id;
+    std::vector<std::string> texts;
+    for (const EntryVersion& v : batch) texts.push_back(v.text);
+    PC_ASSIGN_OR_RETURN(auto vectors, embedder_->Embed(texts));  // outside any transaction
+    std::unordered_map<std::string, std::vector<float>> by_version;
+    for (size_t i = 0; i < batch.size() && i < vectors.size(); ++i)
+      by_version[batch[i].entry_version_id] = std::move(vectors[i]);
+    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) {
+      return txn.PutVectors(artifact, profile, by_version);
+    }));
+    out.embedded += static_cast<int64_t>(by_version.size());
+  }
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(artifact));
+    out.missing = state.missing;
     return Status::Ok();
   }));
   return out;

@@ -19,6 +19,11 @@ Result<SearchMode> ParseSearchMode(const std::string& s);
 inline constexpr int kDefaultSearchLimit = 10;
 inline constexpr int kMaxSearchLimit = 100;
 inline constexpr size_t kMaxQueryBytes = 4096;
+// Hybrid fuses this many candidates from each retriever (or `limit`, if larger).
+inline constexpr int kFusionDepth = 50;
+// Vector admission: hits below this cosine similarity are not admitted (chosen by measurement on
+// MADial-Bench with the hash embedder: docs/quality.md).
+inline constexpr double kDefaultMinSimilarity = 0.05;
 
 struct SearchRequest {
   std::string scope_id;
@@ -41,16 +46,40 @@ struct SearchResult {
   std::vector<SearchHit> hits;
 };
 
+class Embedder;
+
+// What each search mode needs, and whether it has it (for one scope, or in general).
+struct Capability {
+  std::string mode;
+  bool available = false;
+  std::string reason;  // why not, when not
+};
+
+struct ReindexResult {
+  int64_t embedded = 0;  // vectors written
+  int64_t missing = 0;   // active entries still without a vector afterwards
+};
+
 class SearchService {
  public:
-  explicit SearchService(Store& store) : store_(store) {}
+  // `embedder` may be null (fts only); it must outlive the service.
+  explicit SearchService(Store& store, Embedder* embedder = nullptr)
+      : store_(store), embedder_(embedder) {}
 
   // Thread-safe. An explicit vector or hybrid search without the capability is
   // CapabilityUnavailable; auto falls back to fts and says so in mode_used.
   Result<SearchResult> Search(const SearchRequest& req);
 
+  // Each mode's availability; with a scope, including whether its vector projection is complete.
+  Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
+
+  // Completes a scope's vector projection under the configured embedder (after an outage, or a
+  // profile change): embeds every head entry whose vector is missing or of another profile.
+  Result<ReindexResult> Reindex(const std::string& scope_id);
+
  private:
   Store& store_;
+  Embedder* embedder_;
 };
 
 }  // namespace pc

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,19 @@ class ReadTxn {
   virtual Result<std::vector<TextHit>> SearchText(const std::string& artifact_id,
                                                   const TextQuery& query, bool include_inactive,
                                                   int limit) = 0;
+
+  // The vector projection of an artifact's head: the embedding profile it is built for (empty if
+  // none yet) and how many active head entries lack a vector of that profile (0 = complete).
+  struct VectorState {
+    std::string profile;
+    int64_t missing = 0;
+  };
+  virtual Result<VectorState> GetVectorState(const std::string& artifact_id) = 0;
+  // Visits every head vector of `profile` (active entries, and retired ones if asked).
+  using VectorVisitor = std::function<void(const std::string& entry_version_id, bool active,
+                                           const float* vector, size_t dimension)>;
+  virtual Status ScanVectors(const std::string& artifact_id, const std::string& profile,
+                             bool include_inactive, const VectorVisitor& visit) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -79,6 +93,10 @@ struct NewRevision {
   RevisionInfo info;                       // info.memory.revision must be head + 1
   std::vector<EntryVersion> new_versions;  // versions created by this revision (version 1 = new entry)
   std::vector<ManifestUpdate> manifest;    // lines that change at this revision
+  // Vectors of the new versions, computed before the transaction; a version without one is
+  // recorded as missing (the embedder was down) for a later reindex.
+  std::string vector_profile;  // empty: no embedder configured
+  std::unordered_map<std::string, std::vector<float>> vectors;  // entry_version_id -> vector
 };
 
 class WriteTxn : public ReadTxn {
@@ -88,6 +106,16 @@ class WriteTxn : public ReadTxn {
   // Appends a revision. Fails with Conflict if the artifact's head moved (info.memory.revision is
   // not head + 1), which the service checks first; the check here is the last line of defence.
   virtual Status CommitRevision(const NewRevision& rev) = 0;
+
+  // Reindexing (projection only, no revision): makes `profile` the artifact's vector profile,
+  // lists head entries whose vector is missing or of another profile (after `after_entry_id`),
+  // and stores their new vectors.
+  virtual Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) = 0;
+  virtual Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
+                                                          const std::string& after_entry_id,
+                                                          int limit) = 0;
+  virtual Status PutVectors(const std::string& artifact_id, const std::string& profile,
+                            const std::unordered_map<std::string, std::vector<float>>& vectors) = 0;
 };
 
 class Store {

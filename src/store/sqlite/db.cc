@@ -69,6 +69,10 @@ Stmt& Stmt::Bind(int i, const std::string& v) {
 Stmt& Stmt::Bind(int i, const std::optional<std::string>& v) {
   return v ? Bind(i, *v) : BindNull(i);
 }
+Stmt& Stmt::BindBlob(int i, const void* data, size_t bytes) {
+  sqlite3_bind_blob64(s_, i, data, bytes, SQLITE_TRANSIENT);
+  return *this;
+}
 Stmt& Stmt::BindNull(int i) {
   sqlite3_bind_null(s_, i);
   return *this;
@@ -98,6 +102,10 @@ std::string Stmt::Text(int col) const {
 std::optional<std::string> Stmt::OptText(int col) const {
   if (IsNull(col)) return std::nullopt;
   return Text(col);
+}
+std::pair<const void*, size_t> Stmt::Blob(int col) const {
+  const void* p = sqlite3_column_blob(s_, col);
+  return {p, static_cast<size_t>(sqlite3_column_bytes(s_, col))};
 }
 bool Stmt::IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 

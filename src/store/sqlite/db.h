@@ -47,6 +47,7 @@ class Stmt {
   Stmt& Bind(int i, const std::string& v);
   Stmt& Bind(int i, const std::optional<std::string>& v);
   Stmt& BindNull(int i);
+  Stmt& BindBlob(int i, const void* data, size_t bytes);
 
   Result<bool> Step();  // true while a row is available
   Status Run();         // steps to completion, expecting no rows
@@ -56,6 +57,8 @@ class Stmt {
   std::string Text(int col) const;
   std::optional<std::string> OptText(int col) const;
   bool IsNull(int col) const;
+  // The column's bytes, valid until the next Step (no copy).
+  std::pair<const void*, size_t> Blob(int col) const;
 
  private:
   Db* db_;

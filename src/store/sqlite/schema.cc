@@ -88,6 +88,28 @@ INSERT INTO entry_fts(rowid, text, artifact_id, entry_version_id, active)
   JOIN entry_versions v ON v.entry_version_id = m.entry_version_id
   WHERE m.to_revision IS NULL;
 )sql",
+      // 3: the vector projection of the head: one row per entry (entry_rowid = entries.rowid);
+      // vector NULL = missing (embedder down, or written before vectors): a reindex fills it.
+      // artifacts.vector_missing counts active head rows without a vector of vector_profile.
+      R"sql(
+CREATE TABLE entry_vectors(
+  entry_rowid INTEGER PRIMARY KEY,
+  artifact_id TEXT NOT NULL,
+  entry_id TEXT NOT NULL,
+  entry_version_id TEXT NOT NULL,
+  active INTEGER NOT NULL,
+  profile TEXT,
+  vector BLOB);
+CREATE INDEX entry_vectors_artifact ON entry_vectors(artifact_id, entry_id);
+ALTER TABLE artifacts ADD COLUMN vector_profile TEXT;
+ALTER TABLE artifacts ADD COLUMN vector_missing INTEGER NOT NULL DEFAULT 0;
+INSERT INTO entry_vectors(entry_rowid, artifact_id, entry_id, entry_version_id, active)
+  SELECT e.rowid, m.artifact_id, m.entry_id, m.entry_version_id, m.active
+  FROM manifest m JOIN entries e ON e.entry_id = m.entry_id
+  WHERE m.to_revision IS NULL;
+UPDATE artifacts SET vector_missing =
+  (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = artifacts.artifact_id AND v.active = 1);
+)sql",
   };
   return kMigrations;
 }

@@ -320,7 +320,7 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
     PC_RETURN_IF_ERROR(ProjectText(artifact, u));
   }
-  return Status::Ok();
+  return ProjectVectors(rev);
 }
 
 Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpdate& u) {

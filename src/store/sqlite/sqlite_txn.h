@@ -34,14 +34,28 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
 
+  Result<VectorState> GetVectorState(const std::string& artifact_id) override;
+  Status ScanVectors(const std::string& artifact_id, const std::string& profile,
+                     bool include_inactive, const VectorVisitor& visit) override;
+
   Result<Scope> CreateScope(const std::string& key) override;
   Status CommitRevision(const NewRevision& rev) override;
+  Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) override;
+  Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
+                                                  const std::string& after_entry_id,
+                                                  int limit) override;
+  Status PutVectors(const std::string& artifact_id, const std::string& profile,
+                    const std::unordered_map<std::string, std::vector<float>>& vectors) override;
 
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
   Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
+  // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
+  Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
+                                const ManifestUpdate& u, const NewRevision& rev);
+  Status ProjectVectors(const NewRevision& rev);
   Db& db_;
 };
 

@@ -1,0 +1,33 @@
+// Embedding providers behind one small interface. A profile names exactly what produced a vector
+// (provider, model, dimension, normalization); vectors of different profiles are never compared.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pc {
+
+struct EmbeddingProfile {
+  std::string provider;  // "hash", "openai"
+  std::string model;
+  int dimension = 0;
+  std::string normalization = "l2";
+
+  // The stored form, e.g. "hash/char-ngram-v1/384/l2".
+  std::string Key() const {
+    return provider + "/" + model + "/" + std::to_string(dimension) + "/" + normalization;
+  }
+};
+
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+  virtual const EmbeddingProfile& profile() const = 0;
+  // One unit-length vector of profile().dimension per text, in order. Thread-safe.
+  // ProviderUnavailable when the provider cannot answer.
+  virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) = 0;
+};
+
+}  // namespace pc

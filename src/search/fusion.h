@@ -1,0 +1,29 @@
+// Vector admission and reciprocal rank fusion (DESIGN §4).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pc {
+
+inline constexpr double kRrfK = 60;  // reciprocal rank fusion constant, as the spec says
+
+// Cosine similarity of two unit vectors from their L2 distance: cos = 1 - d²/2.
+double CosineFromL2(double l2_distance);
+
+// Dot product (the cosine of two unit vectors).
+float Dot(const float* a, const float* b, size_t n);
+
+// One ranked list's contribution: ids best first.
+struct FusedItem {
+  std::string id;
+  double score = 0;
+  bool in_first = false, in_second = false;
+};
+
+// RRF over two rankings: score = Σ 1 / (k + rank), rank from 1. Ties are broken by the better
+// rank in the first list, then by id, so the order is deterministic.
+std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
+                               const std::vector<std::string>& second);
+
+}  // namespace pc
