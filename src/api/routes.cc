@@ -202,6 +202,22 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
                  {"hits", hits}});
 }
 
+Result<ApiResponse> Capabilities(SearchService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id"}));
+  PC_ASSIGN_OR_RETURN(auto caps, svc.Capabilities(q.OptString("scope_id").value_or("")));
+  Json modes = Json::object();
+  for (const Capability& c : caps)
+    modes[c.mode] = Json{{"available", c.available}, {"reason", c.available ? Json() : Json(c.reason)}};
+  return Ok(Json{{"modes", modes}});
+}
+
+Result<ApiResponse> Reindex(SearchService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(ReindexResult out, svc.Reindex(scope_id));
+  return Ok(Json{{"embedded", out.embedded}, {"missing", out.missing}});
+}
+
 }  // namespace
 
 void AddRoutes(Router& router, Services services) {
@@ -226,6 +242,10 @@ void AddRoutes(Router& router, Services services) {
   router.Add("GET", "/v1/memory/revisions/([^/]+)", bind(GetRevision));
   router.Add("POST", "/v1/memory/search",
              [search](const ApiRequest& req) { return Search(*search, req); });
+  router.Add("POST", "/v1/memory/reindex",
+             [search](const ApiRequest& req) { return Reindex(*search, req); });
+  router.Add("GET", "/v1/capabilities",
+             [search](const ApiRequest& req) { return Capabilities(*search, req); });
 }
 
 }  // namespace pc

@@ -56,6 +56,17 @@ const std::vector<Setting>& Table() {
       Text("durability", "POWERCONTEXT_DURABILITY", "--durability",
            "full (fsync every commit) or normal (faster; last commits may be lost on power loss)",
            &Config::durability),
+      Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
+           "embeddings: none, hash (offline, lexical) or openai (any OpenAI-compatible endpoint)",
+           &Config::embed_provider),
+      Text("embed_base_url", "POWERCONTEXT_EMBED_BASE_URL", "--embed-base-url",
+           "embedding endpoint root, e.g. http://127.0.0.1:11434/v1", &Config::embed_base_url),
+      Text("embed_model", "POWERCONTEXT_EMBED_MODEL", "--embed-model", "embedding model name",
+           &Config::embed_model),
+      Text("embed_api_key", "POWERCONTEXT_EMBED_API_KEY", "--embed-api-key",
+           "embedding API key (sent as a Bearer token)", &Config::embed_api_key),
+      Int("embed_dimension", "POWERCONTEXT_EMBED_DIMENSION", "--embed-dimension",
+          "vector dimension (0: the provider's own)", &Config::embed_dimension),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
           "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
       Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
@@ -133,6 +144,15 @@ Status Validate(Config& c) {
     return InvalidArgument("store must be \"sqlite\" (PostgreSQL is not available in this build yet)");
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");
+  if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "openai")
+    return InvalidArgument("embed_provider must be none, hash or openai");
+  if (c.embed_provider == "openai" && (c.embed_base_url.empty() || c.embed_model.empty()))
+    return InvalidArgument("embed_provider openai needs embed_base_url and embed_model");
+  if (!c.embed_base_url.empty() && c.embed_base_url.rfind("http://", 0) != 0 &&
+      c.embed_base_url.rfind("https://", 0) != 0)
+    return InvalidArgument("embed_base_url must start with http:// or https://");
+  if (c.embed_dimension < 0 || c.embed_dimension > 8192)
+    return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)
     return InvalidArgument("max_entry_bytes must be between 1 and 1048576");
   if (c.http_threads < 1 || c.http_threads > 1024)

@@ -18,6 +18,13 @@ struct Config {
   std::string store = "sqlite";
   std::string server = "http://127.0.0.1:8787";
   std::string durability = "full";
+  // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
+  // openai: any OpenAI-compatible /embeddings endpoint.
+  std::string embed_provider = "none";
+  std::string embed_base_url;
+  std::string embed_model;
+  std::string embed_api_key;
+  int64_t embed_dimension = 0;  // 0: the provider's own (hash: 384; openai: as the model answers)
   int64_t max_entry_bytes = 16 * 1024;
   int64_t http_threads = 64;  // cpp-httplib holds a thread per keep-alive connection
 

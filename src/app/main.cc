@@ -12,8 +12,8 @@
 
 namespace {
 
-// Secrets (API keys) are printed masked; none of the current settings is one.
-bool IsSecret(const std::string& key) { return key.find("key") != std::string::npos && key != "key"; }
+// Secrets (API keys) are printed masked.
+bool IsSecret(const std::string& key) { return key.size() > 8 && key.substr(key.size() - 8) == "_api_key"; }
 
 }  // namespace
 

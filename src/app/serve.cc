@@ -3,10 +3,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <iostream>
 #include <thread>
 
 #include "api/http_server.h"
+#include "app/providers.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "store/sqlite/sqlite_store.h"
@@ -32,10 +34,15 @@ int RunServe(const Config& config) {
     std::cerr << "powercontext: " << store.status().message() << "\n";
     return 1;
   }
+  auto embedder = MakeEmbedder(config);
+  if (!embedder.ok()) {
+    std::cerr << "powercontext: " << embedder.status().message() << "\n";
+    return 1;
+  }
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
-  MemoryService memory(**store, limits);
-  SearchService search(**store);
+  MemoryService memory(**store, limits, embedder->get());
+  SearchService search(**store, embedder->get());
 
   HttpOptions http;
   http.host = config.listen_host;
@@ -50,13 +57,40 @@ int RunServe(const Config& config) {
             << ":" << server.port() << " (store sqlite, data " << config.data_dir << ")"
             << std::endl;
 
+  // Background backfill: complete every scope's vector projection for the configured embedder
+  // (after an outage, or a change of provider). Searches in the meantime report what is missing.
+  std::atomic<bool> stopping{false};
+  std::thread backfill([&] {
+    if (!*embedder) return;
+    std::string cursor;
+    while (!stopping) {
+      auto page = memory.ListScopes({kMaxPageLimit, cursor});
+      if (!page.ok()) break;
+      for (const Scope& scope : page->items) {
+        if (stopping) break;
+        auto done = search.Reindex(scope.scope_id, &stopping);
+        if (done.ok() && done->embedded > 0)
+          std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
+                    << std::endl;
+        else if (!done.ok())
+          std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message()
+                    << std::endl;
+      }
+      if (!page->next_cursor) break;
+      cursor = *page->next_cursor;
+    }
+  });
+
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
+    stopping = true;
     server.Stop();
   });
   Status served = server.Serve();
+  stopping = true;
+  backfill.join();
   if (waiter.joinable()) {
     // Serve() returned on its own (an error): wake the waiter so it can exit.
     pthread_kill(waiter.native_handle(), SIGTERM);

@@ -217,6 +217,42 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
+  CLI::App* doctor = app.add_subcommand("doctor", "which search modes work, and why not");
+  doctor->add_option("--scope,-s", o->scope, "also check this scope's vector projection");
+  add(doctor, [o](ApiClient& api, bool json) {
+    std::map<std::string, std::string> q;
+    if (!o->scope.empty()) {
+      auto scope_id = ResolveScope(api, o->scope, false);
+      if (!scope_id.ok()) return Fail(scope_id.status());
+      q["scope_id"] = *scope_id;
+    }
+    auto format = [](const Json& r) {
+      std::string out;
+      for (const auto& [mode, c] : r["modes"].items())
+        out += mode + ": " + (c["available"].get<bool>() ? "available" : "unavailable — " +
+                                                              c["reason"].get<std::string>()) + "\n";
+      return out;
+    };
+    Result<Json> r = api.Get("/v1/capabilities", q);
+    if (!r.ok()) return Fail(r.status());
+    std::cout << (json ? r->dump(2) + "\n" : format(*r));
+    return 0;
+  });
+
+  CLI::App* reindex = app.add_subcommand("reindex", "complete a scope's vector projection");
+  AddScopeOption(reindex, *o);
+  add(reindex, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Result<Json> r = api.Post("/v1/memory/reindex", Json{{"scope_id", *scope_id}});
+    if (!r.ok()) return Fail(r.status());
+    std::cout << (json ? r->dump(2) + "\n"
+                       : "embedded " + std::to_string((*r)["embedded"].get<int64_t>()) +
+                             " entries; " + std::to_string((*r)["missing"].get<int64_t>()) +
+                             " still missing\n");
+    return 0;
+  });
+
   CLI::App* read = app.add_subcommand("read", "read the exact text of any citation ever issued");
   AddScopeOption(read, *o);
   read->add_option("citation", o->citation, "a citation string")->required();

@@ -189,7 +189,8 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
   };
 }
 
-Result<ReindexResult> SearchService::Reindex(const std::string& scope_id) {
+Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
+                                             const std::atomic<bool>* stop) {
   if (!embedder_)
     return Status(Code::kCapabilityUnavailable, "no embedding provider is configured (set embed_provider)");
   const std::string profile = embedder_->profile().Key();
@@ -203,7 +204,7 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id) {
   }));
   ReindexResult out;
   std::string after;
-  while (true) {
+  while (!(stop && *stop)) {
     std::vector<EntryVersion> batch;
     PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(batch, txn.VectorBacklog(artifact, after, kReindexBatch));

@@ -2,6 +2,7 @@
 // one revision snapshot of a scope's memory.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,7 +76,9 @@ class SearchService {
 
   // Completes a scope's vector projection under the configured embedder (after an outage, or a
   // profile change): embeds every head entry whose vector is missing or of another profile.
-  Result<ReindexResult> Reindex(const std::string& scope_id);
+  // Stops between batches when *stop becomes true.
+  Result<ReindexResult> Reindex(const std::string& scope_id,
+                                const std::atomic<bool>* stop = nullptr);
 
  private:
   Store& store_;

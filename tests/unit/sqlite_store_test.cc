@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/ids.h"
+#include "search/hash_embedder.h"
 #include "service/search_service.h"
 #include "store/sqlite/fts_tokenizer.h"
 #include "store/sqlite/schema.h"
@@ -55,9 +56,12 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   {
     sqlite3* db = nullptr;
     sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
-    // Undo migration 2, leaving the file as a schema-1 build would have.
+    // Undo migrations 2 and 3, leaving the file as a schema-1 build would have.
     PC_ASSERT_OK(sqlite::RegisterFtsTokenizer(db));
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE entry_fts; DELETE FROM schema_migrations WHERE version >= 2;"
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE entry_fts; DROP TABLE entry_vectors;"
+                               "ALTER TABLE artifacts DROP COLUMN vector_profile;"
+                               "ALTER TABLE artifacts DROP COLUMN vector_missing;"
+                               "DELETE FROM schema_migrations WHERE version >= 2;"
                                "PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db);
     sqlite3_close(db);
@@ -67,6 +71,18 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   auto r = search.Search({scope, "search existed", SearchMode::kFts, 10, false, std::nullopt});
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 1u);
+  // The vector projection starts out missing for the old entry, until a reindex.
+  HashEmbedder embedder;
+  SearchService with_vectors(*f.store, &embedder);
+  EXPECT_EQ(with_vectors.Search({scope, "search", SearchMode::kVector, 10, false, std::nullopt})
+                .status().code(), Code::kCapabilityUnavailable);
+  auto done = with_vectors.Reindex(scope);
+  PC_ASSERT_OK(done);
+  EXPECT_EQ(done->embedded, 1);
+  EXPECT_EQ(done->missing, 0);
+  auto v = with_vectors.Search({scope, "search existed", SearchMode::kVector, 10, false, std::nullopt});
+  PC_ASSERT_OK(v);
+  EXPECT_EQ(v->hits.size(), 1u);
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {

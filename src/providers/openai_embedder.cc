@@ -1,0 +1,142 @@
+#include "providers/openai_embedder.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace pc {
+
+// One client per embedder; cpp-httplib clients are not safe for concurrent requests, so calls
+// are serialized (an embedding server batches better than it parallelizes anyway).
+struct OpenAiEmbedder::Http {
+  std::mutex mu;
+  std::unique_ptr<httplib::Client> client;
+  std::string path_prefix;  // e.g. "/v1"
+};
+
+namespace {
+
+// Splits "http://host:port/v1" into the origin and the path prefix.
+bool SplitUrl(const std::string& url, std::string& origin, std::string& prefix) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return false;
+  size_t slash = url.find('/', scheme + 3);
+  origin = url.substr(0, slash);
+  prefix = slash == std::string::npos ? "" : url.substr(slash);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return origin.size() > scheme + 3;
+}
+
+void Normalize(std::vector<float>& v) {
+  double norm = 0;
+  for (float x : v) norm += static_cast<double>(x) * x;
+  if (norm <= 0) return;
+  float inv = static_cast<float>(1.0 / std::sqrt(norm));
+  for (float& x : v) x *= inv;
+}
+
+}  // namespace
+
+OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Http> http)
+    : options_(std::move(options)), http_(std::move(http)) {
+  profile_ = EmbeddingProfile{"openai", options_.model, options_.dimension, "l2"};
+}
+
+OpenAiEmbedder::~OpenAiEmbedder() = default;
+
+Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOptions options) {
+  auto http = std::make_unique<Http>();
+  std::string origin;
+  if (!SplitUrl(options.base_url, origin, http->path_prefix))
+    return InvalidArgument("embed_base_url is not a URL: " + options.base_url);
+  http->client = std::make_unique<httplib::Client>(origin);
+  http->client->set_connection_timeout(options.timeout_seconds, 0);
+  http->client->set_read_timeout(options.timeout_seconds, 0);
+  http->client->set_write_timeout(options.timeout_seconds, 0);
+  http->client->set_tcp_nodelay(true);
+  if (!options.api_key.empty()) http->client->set_bearer_token_auth(options.api_key);
+  std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(options, std::move(http)));
+  if (e->profile_.dimension == 0) {
+    auto probe = e->EmbedBatch({"dimension probe"});
+    if (!probe.ok())
+      return Status(Code::kProviderUnavailable,
+                    "cannot learn the embedding dimension from " + options.base_url + " (" +
+                        probe.status().message() + "); set embed_dimension");
+    e->profile_.dimension = static_cast<int>((*probe)[0].size());
+    e->options_.dimension = e->profile_.dimension;
+  }
+  return e;
+}
+
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& texts) {
+  nlohmann::json body{{"model", options_.model}, {"input", texts}};
+  const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  Status last = Status(Code::kProviderUnavailable, "no attempt made");
+  for (int attempt = 0; attempt <= options_.retries; ++attempt) {
+    if (attempt > 0)  // 200 ms, 400 ms, 800 ms …
+      std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 1)));
+    std::unique_lock<std::mutex> lock(http_->mu);
+    httplib::Result res =
+        http_->client->Post(http_->path_prefix + "/embeddings", payload, "application/json");
+    lock.unlock();
+    if (!res) {
+      last = Status(Code::kProviderUnavailable,
+                    "embedding endpoint unreachable: " + httplib::to_string(res.error()));
+      continue;
+    }
+    if (res->status == 429 || res->status >= 500) {
+      last = Status(Code::kProviderUnavailable,
+                    "embedding endpoint answered HTTP " + std::to_string(res->status));
+      continue;
+    }
+    if (res->status != 200)
+      return Status(Code::kProviderUnavailable, "embedding endpoint answered HTTP " +
+                                                    std::to_string(res->status) + ": " +
+                                                    res->body.substr(0, 200));
+    // Validate the answer's shape; never guess.
+    nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
+    if (answer.is_discarded() || !answer.contains("data") || !answer["data"].is_array() ||
+        answer["data"].size() != texts.size())
+      return Status(Code::kProviderUnavailable, "embedding endpoint answered without one vector per input");
+    std::vector<std::vector<float>> out(texts.size());
+    for (const auto& item : answer["data"]) {
+      size_t index = item.contains("index") && item["index"].is_number_unsigned()
+                         ? item["index"].get<size_t>() : static_cast<size_t>(&item - &answer["data"][0]);
+      if (index >= out.size() || !item.contains("embedding") || !item["embedding"].is_array())
+        return Status(Code::kProviderUnavailable, "embedding endpoint answered a malformed item");
+      for (const auto& x : item["embedding"]) {
+        if (!x.is_number()) return Status(Code::kProviderUnavailable, "embedding has a non-number");
+        out[index].push_back(x.get<float>());
+      }
+      if (options_.dimension && static_cast<int>(out[index].size()) != options_.dimension)
+        return Status(Code::kProviderUnavailable,
+                      "embedding has " + std::to_string(out[index].size()) + " dimensions, expected " +
+                          std::to_string(options_.dimension));
+      Normalize(out[index]);
+    }
+    for (const auto& v : out)
+      if (v.empty()) return Status(Code::kProviderUnavailable, "embedding endpoint skipped an input");
+    return out;
+  }
+  return last;
+}
+
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(const std::vector<std::string>& texts) {
+  std::vector<std::vector<float>> out;
+  out.reserve(texts.size());
+  for (size_t i = 0; i < texts.size(); i += static_cast<size_t>(options_.batch_size)) {
+    std::vector<std::string> batch(texts.begin() + static_cast<std::ptrdiff_t>(i),
+                                   texts.begin() + static_cast<std::ptrdiff_t>(
+                                       std::min(texts.size(), i + static_cast<size_t>(options_.batch_size))));
+    PC_ASSIGN_OR_RETURN(auto vectors, EmbedBatch(batch));
+    for (auto& v : vectors) out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,210 @@
+// Vectors: the hash embedder, fusion, and vector/hybrid search through the services, including an
+// embedding endpoint that goes down (a fake OpenAI-compatible server on loopback).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fake_openai.h"
+#include "providers/openai_embedder.h"
+#include "search/fusion.h"
+#include "search/hash_embedder.h"
+#include "service/search_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+double Norm(const std::vector<float>& v) {
+  double s = 0;
+  for (float x : v) s += static_cast<double>(x) * x;
+  return std::sqrt(s);
+}
+
+TEST(HashEmbedder, DeterministicUnitVectorsWithLexicalSimilarity) {
+  HashEmbedder e;
+  auto a = e.EmbedOne("Run contract tests after the schema migration");
+  EXPECT_EQ(a.size(), 384u);
+  EXPECT_NEAR(Norm(a), 1.0, 1e-5);
+  EXPECT_EQ(a, e.EmbedOne("Run contract tests after the schema migration"));
+  auto near = e.EmbedOne("contract testing after migrations");
+  auto far = e.EmbedOne("Bart danced at the Christmas party");
+  EXPECT_GT(Dot(a.data(), near.data(), a.size()), Dot(a.data(), far.data(), a.size()));
+  auto zh = e.EmbedOne("订单导入器使用数据库");
+  auto zh_near = e.EmbedOne("导入器的数据库");
+  auto zh_far = e.EmbedOne("圣诞节晚会跳舞");
+  EXPECT_GT(Dot(zh.data(), zh_near.data(), zh.size()), Dot(zh.data(), zh_far.data(), zh.size()));
+  EXPECT_EQ(e.profile().Key(), "hash/char-ngram-v1/384/l2");
+  auto empty = e.EmbedOne("   ");
+  EXPECT_EQ(Norm(empty), 0.0);
+}
+
+TEST(Fusion, ReciprocalRankFusionWithDeterministicTies) {
+  EXPECT_NEAR(CosineFromL2(0.0), 1.0, 1e-12);
+  EXPECT_NEAR(CosineFromL2(std::sqrt(2.0)), 0.0, 1e-12);
+  auto fused = FuseRrf({"a", "b", "c"}, {"c", "a", "d"});
+  ASSERT_EQ(fused.size(), 4u);
+  EXPECT_EQ(fused[0].id, "a");  // 1/61 + 1/62
+  EXPECT_NEAR(fused[0].score, 1.0 / 61 + 1.0 / 62, 1e-12);
+  EXPECT_EQ(fused[1].id, "c");  // 1/63 + 1/61
+  EXPECT_TRUE(fused[1].in_first && fused[1].in_second);
+  EXPECT_EQ(fused[2].id, "b");
+  EXPECT_EQ(fused[3].id, "d");
+  EXPECT_FALSE(fused[3].in_first);
+  // Equal scores: the better first-list rank wins, then the id.
+  auto tie = FuseRrf({"x", "y"}, {"y", "x"});
+  EXPECT_EQ(tie[0].id, "x");
+  auto tie2 = FuseRrf({}, {"q", "p"});
+  EXPECT_EQ(tie2[0].id, "q");
+  auto dup = FuseRrf({"a", "a"}, {});
+  ASSERT_EQ(dup.size(), 1u);
+  EXPECT_NEAR(dup[0].score, 1.0 / 61, 1e-12);
+}
+
+class VectorSearchTest : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  HashEmbedder embedder;
+  std::unique_ptr<MemoryService> memory = std::make_unique<MemoryService>(*f.store, ServiceLimits{}, &embedder);
+  SearchService search{*f.store, &embedder};
+  std::string scope = f.NewScope();
+
+  WriteOutcome Remember(const std::string& text) {
+    auto r = memory->Remember({scope, "fact", text, "", "test", {}});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : WriteOutcome{};
+  }
+  Result<SearchResult> Search(const std::string& q, SearchMode mode, bool inactive = false) {
+    return search.Search({scope, q, mode, 10, inactive, std::nullopt});
+  }
+};
+
+TEST_F(VectorSearchTest, VectorHybridAndAuto) {
+  Remember("Run contract tests after the schema migration.");
+  Remember("订单导入器使用 PostgreSQL 15 数据库。");
+  Remember("Bart danced at the Christmas party.");
+  auto v = Search("contract tests migration", SearchMode::kVector);
+  PC_ASSERT_OK(v);
+  ASSERT_FALSE(v->hits.empty());
+  EXPECT_EQ(v->hits[0].item.version.text, "Run contract tests after the schema migration.");
+  EXPECT_EQ(v->hits[0].matched_by, std::vector<std::string>{"vector"});
+  EXPECT_LE(v->hits[0].score, 1.0 + 1e-6);
+  auto h = Search("contract tests migration", SearchMode::kHybrid);
+  PC_ASSERT_OK(h);
+  EXPECT_EQ(h->mode_used, SearchMode::kHybrid);
+  EXPECT_EQ(h->hits[0].matched_by, (std::vector<std::string>{"fts", "vector"}));
+  auto a = Search("数据库", SearchMode::kAuto);
+  PC_ASSERT_OK(a);
+  EXPECT_EQ(a->mode_used, SearchMode::kHybrid);
+  EXPECT_EQ(a->hits[0].item.version.text, "订单导入器使用 PostgreSQL 15 数据库。");
+  // Admission: nothing is admitted above a similarity of 1.
+  auto strict = search.Search({scope, "contract", SearchMode::kVector, 10, false, 0.999});
+  PC_ASSERT_OK(strict);
+  EXPECT_TRUE(strict->hits.empty());
+}
+
+TEST_F(VectorSearchTest, RetiredAndSupersededVersionsNeverComeBack) {
+  WriteOutcome a = Remember("The cache lives in Redis.");
+  auto rev = memory->Revise({scope, *a.citation, "The cache lives in Memcached now.", std::nullopt, "", ""});
+  PC_ASSERT_OK(rev);
+  auto v = Search("cache lives Redis", SearchMode::kVector);
+  PC_ASSERT_OK(v);
+  for (const SearchHit& h : v->hits) EXPECT_NE(h.item.version.text, "The cache lives in Redis.");
+  PC_ASSERT_OK(memory->Retire({scope, *rev->citation, "", ""}));
+  for (SearchMode m : {SearchMode::kVector, SearchMode::kHybrid}) {
+    auto r = Search("cache lives", m);
+    PC_ASSERT_OK(r);
+    EXPECT_TRUE(r->hits.empty()) << SearchModeName(m);
+    auto all = Search("cache lives", m, true);
+    PC_ASSERT_OK(all);
+    ASSERT_EQ(all->hits.size(), 1u);
+    EXPECT_FALSE(all->hits[0].item.active);
+  }
+}
+
+TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
+  Remember("one entry about deployments");
+  HashEmbedder smaller(128);
+  SearchService other(*f.store, &smaller);
+  auto refused = other.Search({scope, "deployments", SearchMode::kVector, 10, false, std::nullopt});
+  EXPECT_EQ(refused.status().code(), Code::kCapabilityUnavailable);
+  auto fallback = other.Search({scope, "deployments", SearchMode::kAuto, 10, false, std::nullopt});
+  PC_ASSERT_OK(fallback);
+  EXPECT_EQ(fallback->mode_used, SearchMode::kFts);
+  auto caps = other.Capabilities(scope);
+  PC_ASSERT_OK(caps);
+  EXPECT_FALSE((*caps)[1].available);
+  EXPECT_NE((*caps)[1].reason.find("reindex"), std::string::npos);
+  auto done = other.Reindex(scope);
+  PC_ASSERT_OK(done);
+  EXPECT_EQ(done->embedded, 1);
+  auto now = other.Search({scope, "deployments", SearchMode::kVector, 10, false, std::nullopt});
+  PC_ASSERT_OK(now);
+  EXPECT_EQ(now->hits.size(), 1u);
+  // And the first profile is now the stale one.
+  EXPECT_EQ(Search("deployments", SearchMode::kVector).status().code(), Code::kCapabilityUnavailable);
+}
+
+TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
+  testing::FakeOpenAi fake(64);
+  OpenAiEmbedderOptions o;
+  o.base_url = fake.base_url();
+  o.model = "fake-embed";
+  o.retries = 1;
+  auto created = OpenAiEmbedder::Create(o);  // learns the dimension from the endpoint
+  PC_ASSERT_OK(created);
+  OpenAiEmbedder& embedder = **created;
+  EXPECT_EQ(embedder.profile().Key(), "openai/fake-embed/64/l2");
+  auto vs = embedder.Embed({"alpha", "beta", "gamma"});
+  PC_ASSERT_OK(vs);
+  EXPECT_NEAR(Norm((*vs)[0]), 1.0, 1e-5);
+
+  testing::Fixture f;
+  MemoryService memory(*f.store, ServiceLimits{}, &embedder);
+  SearchService search(*f.store, &embedder);
+  std::string scope = f.NewScope();
+  PC_ASSERT_OK(memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
+  fake.set_failing(true);
+  // The write still succeeds: nothing is lost; the vector is recorded as missing.
+  auto written = memory.Remember({scope, "fact", "Deploys happen on Tuesdays.", "", "", {}});
+  PC_ASSERT_OK(written);
+  EXPECT_TRUE(written->changed);
+  fake.set_failing(false);
+  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+            Code::kCapabilityUnavailable);
+  auto fallback = search.Search({scope, "deploys tuesdays", SearchMode::kAuto, 10, false, std::nullopt});
+  PC_ASSERT_OK(fallback);
+  EXPECT_EQ(fallback->mode_used, SearchMode::kFts);
+  ASSERT_EQ(fallback->hits.size(), 1u);
+  auto done = search.Reindex(scope);
+  PC_ASSERT_OK(done);
+  EXPECT_EQ(done->embedded, 1);
+  EXPECT_EQ(done->missing, 0);
+  auto v = search.Search({scope, "deploys tuesdays", SearchMode::kVector, 10, false, std::nullopt});
+  PC_ASSERT_OK(v);
+  ASSERT_FALSE(v->hits.empty());
+  EXPECT_EQ(v->hits[0].item.version.text, "Deploys happen on Tuesdays.");
+  // The endpoint failing at query time: explicit vector is a provider error, auto falls back.
+  fake.set_failing(true);
+  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+            Code::kProviderUnavailable);
+  auto degraded = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
+  PC_ASSERT_OK(degraded);
+  EXPECT_EQ(degraded->mode_used, SearchMode::kFts);
+}
+
+TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionFailsClearly) {
+  OpenAiEmbedderOptions o;
+  o.base_url = "http://127.0.0.1:1/v1";
+  o.model = "m";
+  o.retries = 0;
+  o.timeout_seconds = 2;
+  auto e = OpenAiEmbedder::Create(o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), Code::kProviderUnavailable);
+  EXPECT_NE(e.status().message().find("embed_dimension"), std::string::npos);
+  o.base_url = "not a url";
+  EXPECT_EQ(OpenAiEmbedder::Create(o).status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace pc
