@@ -24,36 +24,6 @@ std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& stat
   return "";
 }
 
-struct VectorCandidate {
-  std::string version_id;
-  bool active;
-  double similarity;
-};
-
-// Exact scan: every head vector of the profile, best first, admitted above `min_similarity`.
-Result<std::vector<VectorCandidate>> NearestVectors(ReadTxn& txn, const std::string& artifact,
-                                                    const std::string& profile,
-                                                    const std::vector<float>& query,
-                                                    bool include_inactive, double min_similarity,
-                                                    size_t k) {
-  std::vector<VectorCandidate> all;
-  PC_RETURN_IF_ERROR(txn.ScanVectors(
-      artifact, profile, include_inactive,
-      [&](const std::string& id, bool active, const float* v, size_t dim) {
-        if (dim != query.size()) return;
-        double sim = Dot(query.data(), v, dim);
-        if (sim >= min_similarity) all.push_back({id, active, sim});
-      }));
-  size_t keep = std::min(k, all.size());
-  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(),
-                    [](const VectorCandidate& a, const VectorCandidate& b) {
-                      if (a.similarity != b.similarity) return a.similarity > b.similarity;
-                      return a.version_id < b.version_id;
-                    });
-  all.resize(keep);
-  return all;
-}
-
 }  // namespace
 
 const char* SearchModeName(SearchMode m) {
@@ -116,12 +86,12 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
     if (mode != SearchMode::kVector) {
       PC_ASSIGN_OR_RETURN(text_hits, txn.SearchText(memory.artifact_id, text, req.include_inactive, depth));
     }
-    std::vector<VectorCandidate> vector_hits;
+    std::vector<VectorIndex::Hit> vector_hits;
     if (mode != SearchMode::kFts) {
       PC_ASSIGN_OR_RETURN(vector_hits,
-                          NearestVectors(txn, memory.artifact_id, state.profile, *query_vector,
-                                         req.include_inactive, min_similarity,
-                                         static_cast<size_t>(depth)));
+                          vectors_.Nearest(txn, memory.artifact_id, memory.head_revision,
+                                           state.profile, *query_vector, req.include_inactive,
+                                           min_similarity, static_cast<size_t>(depth)));
     }
     if (mode == SearchMode::kFts) {
       for (auto& h : text_hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}});
@@ -133,7 +103,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
       return ManifestItem{std::move(*v), active};
     };
     if (mode == SearchMode::kVector) {
-      for (const VectorCandidate& c : vector_hits) {
+      for (const VectorIndex::Hit& c : vector_hits) {
         PC_ASSIGN_OR_RETURN(ManifestItem item, load(c.version_id, c.active));
         out.hits.push_back(SearchHit{std::move(item), c.similarity, {"vector"}});
       }
@@ -146,7 +116,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
       items.emplace(h.item.version.entry_version_id, std::move(h.item));
     }
     std::unordered_map<std::string, bool> vector_active;
-    for (const VectorCandidate& c : vector_hits) {
+    for (const VectorIndex::Hit& c : vector_hits) {
       vector_ids.push_back(c.version_id);
       vector_active[c.version_id] = c.active;
     }
@@ -202,6 +172,7 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
     if (state.profile != profile) PC_RETURN_IF_ERROR(txn.SetVectorProfile(artifact, profile));
     return Status::Ok();
   }));
+  vectors_.Invalidate(artifact);
   ReindexResult out;
   std::string after;
   while (!(stop && *stop)) {
@@ -222,6 +193,7 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
       return txn.PutVectors(artifact, profile, by_version);
     }));
     out.embedded += static_cast<int64_t>(by_version.size());
+    vectors_.Invalidate(artifact);
   }
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(artifact));

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "model/types.h"
+#include "service/vector_cache.h"
 #include "store/store.h"
 
 namespace pc {
@@ -83,6 +84,7 @@ class SearchService {
  private:
   Store& store_;
   Embedder* embedder_;
+  VectorCache vectors_;
 };
 
 }  // namespace pc

@@ -74,10 +74,18 @@ class ReadTxn {
   };
   virtual Result<VectorState> GetVectorState(const std::string& artifact_id) = 0;
   // Visits every head vector of `profile` (active entries, and retired ones if asked).
-  using VectorVisitor = std::function<void(const std::string& entry_version_id, bool active,
+  using VectorVisitor = std::function<void(const std::string& entry_id,
+                                           const std::string& entry_version_id, bool active,
                                            const float* vector, size_t dimension)>;
   virtual Status ScanVectors(const std::string& artifact_id, const std::string& profile,
                              bool include_inactive, const VectorVisitor& visit) = 0;
+  // Visits the head vector rows of these entries; `vector` is null when the row has no vector of
+  // `profile` (or the entry has no row).
+  virtual Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
+                                 const VectorVisitor& visit) = 0;
+  // The entries that revisions (after, upto] of the artifact changed.
+  virtual Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id,
+                                                          int64_t after, int64_t upto) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.

@@ -363,10 +363,13 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
   std::vector<TextHit> out;
   if (query.empty()) return out;
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT f.active, ") + kVersionColumns + ", f.rank"
-      " FROM entry_fts f JOIN entry_versions v ON v.entry_version_id = f.entry_version_id"
-      " WHERE entry_fts MATCH ?1 AND f.artifact_id = ?2 AND (?3 OR f.active = 1)"
-      " ORDER BY f.rank LIMIT ?4"));
+      // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
+      // rows: joining every match before sorting costs a lookup per matching row.
+      std::string("SELECT f.active, ") + kVersionColumns + ", f.rank FROM"
+      " (SELECT active, entry_version_id, rank FROM entry_fts"
+      "  WHERE entry_fts MATCH ?1 AND artifact_id = ?2 AND (?3 OR active = 1)"
+      "  ORDER BY rank LIMIT ?4) f"
+      " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.rank"));
   s.Bind(1, MatchExpression(query)).Bind(2, artifact_id);
   s.Bind(3, int64_t{include_inactive ? 1 : 0}).Bind(4, int64_t{limit});
   while (true) {

@@ -37,6 +37,10 @@ class SqliteTxn final : public WriteTxn {
   Result<VectorState> GetVectorState(const std::string& artifact_id) override;
   Status ScanVectors(const std::string& artifact_id, const std::string& profile,
                      bool include_inactive, const VectorVisitor& visit) override;
+  Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
+                         const VectorVisitor& visit) override;
+  Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id, int64_t after,
+                                                  int64_t upto) override;
 
   Result<Scope> CreateScope(const std::string& key) override;
   Status CommitRevision(const NewRevision& rev) override;

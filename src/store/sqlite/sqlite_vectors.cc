@@ -107,16 +107,50 @@ Result<ReadTxn::VectorState> SqliteTxn::GetVectorState(const std::string& artifa
 Status SqliteTxn::ScanVectors(const std::string& artifact_id, const std::string& profile,
                               bool include_inactive, const VectorVisitor& visit) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT entry_version_id, active, vector FROM entry_vectors"
+      "SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
       " WHERE artifact_id = ?1 AND profile = ?2 AND vector IS NOT NULL AND (?3 OR active = 1)"));
   s.Bind(1, artifact_id).Bind(2, profile).Bind(3, int64_t{include_inactive ? 1 : 0});
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    auto [data, bytes] = s.Blob(2);
-    visit(s.Text(0), s.Int(1) != 0, static_cast<const float*>(data), bytes / sizeof(float));
+    auto [data, bytes] = s.Blob(3);
+    visit(s.Text(0), s.Text(1), s.Int(2) != 0, static_cast<const float*>(data), bytes / sizeof(float));
   }
   return Status::Ok();
+}
+
+Status SqliteTxn::VisitVectorRows(const std::string& profile,
+                                  const std::vector<std::string>& entry_ids,
+                                  const VectorVisitor& visit) {
+  for (const std::string& entry_id : entry_ids) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "SELECT entry_version_id, active, profile IS ?2 AND vector IS NOT NULL, vector"
+        " FROM entry_vectors WHERE entry_rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+    s.Bind(1, entry_id).Bind(2, profile);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row || s.Int(2) == 0) {
+      visit(entry_id, row ? s.Text(0) : std::string(), row && s.Int(1) != 0, nullptr, 0);
+      continue;
+    }
+    auto [data, bytes] = s.Blob(3);
+    visit(entry_id, s.Text(0), s.Int(1) != 0, static_cast<const float*>(data), bytes / sizeof(float));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> SqliteTxn::ChangedEntries(const std::string& artifact_id,
+                                                           int64_t after, int64_t upto) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "SELECT DISTINCT entry_id FROM revision_changes"
+      " WHERE artifact_id = ?1 AND revision > ?2 AND revision <= ?3"));
+  s.Bind(1, artifact_id).Bind(2, after).Bind(3, upto);
+  std::vector<std::string> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out.push_back(s.Text(0));
+  }
+  return out;
 }
 
 Status SqliteTxn::SetVectorProfile(const std::string& artifact_id, const std::string& profile) {

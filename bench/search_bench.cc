@@ -1,0 +1,168 @@
+// Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
+//
+//   build/bench/search_bench [--entries 10000,100000] [--queries 300]
+//
+// Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
+// adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
+// synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
+// entries Chinese. Queries are 3 words from the same distribution. Deterministic (fixed seed).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/ids.h"
+#include "model/canonical.h"
+#include "search/hash_embedder.h"
+#include "service/memory_service.h"
+#include "service/search_service.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace pc {
+namespace {
+
+constexpr int kVocabulary = 20000;
+constexpr const char* kSyllables[] = {"ka", "to", "ri", "ne", "mo", "sa", "lu", "vi", "de", "po",
+                                      "an", "el", "or", "un", "is", "qu", "ze", "bo", "fi", "ga"};
+constexpr const char* kHan = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处府";
+
+struct Corpus {
+  std::mt19937_64 rng{42};
+  std::vector<std::string> words;
+  std::vector<std::string> han;
+  std::vector<double> cdf;
+
+  Corpus() {
+    for (int i = 0; i < kVocabulary; ++i) {
+      std::string w;
+      int n = i;
+      do {
+        w += kSyllables[n % 20];
+        n /= 20;
+      } while (n > 0);
+      words.push_back(w);
+    }
+    std::string all = kHan;
+    for (size_t i = 0; i + 3 <= all.size(); i += 3) han.push_back(all.substr(i, 3));
+    double sum = 0;
+    for (int i = 1; i <= kVocabulary; ++i) cdf.push_back(sum += 1.0 / i);  // Zipf, s = 1
+    for (double& c : cdf) c /= sum;
+  }
+  size_t Zipf() {
+    double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    return static_cast<size_t>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+  }
+  std::string Entry(bool chinese) {
+    std::string out;
+    int n = 8 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      if (chinese) out += han[Zipf() % han.size()] + han[rng() % han.size()];
+      else out += (i ? " " : "") + words[Zipf()];
+    }
+    return out;
+  }
+  std::string Query() { return words[Zipf()] + " " + words[Zipf()] + " " + words[Zipf()]; }
+};
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+void Run(int64_t entries, int queries) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "pcsearch-XXXXXX").string();
+  std::string dir = mkdtemp(tmpl.data());
+  sqlite::SqliteOptions o;
+  o.data_dir = dir;
+  auto store = std::move(sqlite::SqliteStore::Open(o)).value();
+  HashEmbedder embedder;
+  MemoryService memory(*store, ServiceLimits{}, &embedder);
+  SearchService search(*store, &embedder);
+  Scope scope = memory.CreateScope("bench").value().scope;
+  Corpus corpus;
+
+  auto fill_start = std::chrono::steady_clock::now();
+  int64_t made = 0, revision = 0;
+  while (made < entries) {
+    NewRevision rev;
+    rev.info.memory = MemoryRef{kMemoryFamily, scope.memory_artifact_id, ++revision};
+    rev.info.actor = "bench";
+    rev.info.created_at_ms = NowMillis();
+    rev.vector_profile = embedder.profile().Key();
+    for (int i = 0; i < 1000 && made < entries; ++i, ++made) {
+      EntryVersion v;
+      v.entry_id = NewId(kEntryPrefix);
+      v.entry_version_id = NewId(kEntryVersionPrefix);
+      v.version = 1;
+      v.kind = "fact";
+      v.text = corpus.Entry(made % 3 == 2);
+      v.content_hash = ContentHash(v.kind, v.text).value();
+      v.created_by_revision = revision;
+      v.created_at_ms = rev.info.created_at_ms;
+      rev.vectors[v.entry_version_id] = embedder.EmbedOne(v.text);
+      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
+      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
+      rev.new_versions.push_back(std::move(v));
+    }
+    if (!store->Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); }).ok()) std::abort();
+  }
+  double fill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - fill_start).count();
+  std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
+              fill_s, static_cast<double>(entries) / fill_s);
+  std::printf("| mode | p50 ms | p95 ms | p99 ms | mean hits |\n|---|---|---|---|---|\n");
+  std::vector<std::string> qs;
+  for (int i = 0; i < queries; ++i) qs.push_back(corpus.Query());
+  for (SearchMode mode : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid}) {
+    std::vector<double> ms;
+    double hits = 0;
+    for (int round = 0; round < 2; ++round) {  // the first round warms the caches
+      ms.clear();
+      hits = 0;
+      for (const std::string& q : qs) {
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = search.Search({scope.scope_id, q, mode, 10, false, std::nullopt});
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        if (!r.ok()) {
+          std::printf("search failed: %s\n", r.status().ToString().c_str());
+          std::abort();
+        }
+        hits += static_cast<double>(r->hits.size());
+      }
+    }
+    std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", SearchModeName(mode), Percentile(ms, 0.50),
+                Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(qs.size()));
+  }
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pc
+
+int main(int argc, char** argv) {
+  std::vector<int64_t> sizes = {10000, 100000};
+  int queries = 300;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--entries" && i + 1 < argc) {
+      sizes.clear();
+      std::stringstream in(argv[++i]);
+      std::string part;
+      while (std::getline(in, part, ',')) sizes.push_back(std::stoll(part));
+    } else if (a == "--queries" && i + 1 < argc) {
+      queries = std::stoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--queries 300]\n");
+      return 2;
+    }
+  }
+  for (int64_t n : sizes) pc::Run(n, queries);
+  return 0;
+}
