@@ -337,6 +337,7 @@ Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpda
   return s.Bind(4, u.entry_version_id).Run();
 }
 
+
 namespace {
 
 // FTS5 syntax for "any of these phrases": each phrase double-quoted (quotes doubled inside), so
@@ -357,11 +358,37 @@ std::string MatchExpression(const TextQuery& q) {
 
 }  // namespace
 
+// Ranking every document that contains a very common word costs ~1 µs per document, whatever
+// the limit. For short queries, phrases found in more than kCommonPhraseDocs documents are left
+// out while rarer ones remain: they would add little to BM25 (low IDF) and most of the cost.
+// Counting stops at the threshold, so each check costs at most that many postings.
+constexpr int64_t kCommonPhraseDocs = 2000;
+constexpr size_t kMaxPlannedPhrases = 16;  // longer queries are searched as they are
+
+Result<TextQuery> SqliteTxn::PruneCommonPhrases(const TextQuery& query) {
+  if (query.phrases.size() < 2 || query.phrases.size() > kMaxPlannedPhrases) return query;
+  TextQuery rare, common;
+  for (const std::string& phrase : query.phrases) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "SELECT count(*) FROM (SELECT 1 FROM entry_fts WHERE entry_fts MATCH ?1 LIMIT ?2)"));
+    // Counted over the whole index (every memory) from the postings alone: reading each row to
+    // filter by memory would cost what this avoids; it is also what ranking it would cost.
+    s.Bind(1, "text : (" + MatchExpression(TextQuery{{phrase}}) + ")").Bind(2, kCommonPhraseDocs + 1);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    int64_t docs = row ? s.Int(0) : 0;
+    if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
+    (docs > kCommonPhraseDocs ? common : rare).phrases.push_back(phrase);
+  }
+  return rare.empty() ? common : rare;
+}
+
 Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
                                                            const TextQuery& query,
                                                            bool include_inactive, int limit) {
   std::vector<TextHit> out;
   if (query.empty()) return out;
+  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(query));
+  if (planned.empty()) return out;
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
       // rows: joining every match before sorting costs a lookup per matching row.
@@ -370,7 +397,7 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
       "  WHERE entry_fts MATCH ?1 AND artifact_id = ?2 AND (?3 OR active = 1)"
       "  ORDER BY rank LIMIT ?4) f"
       " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.rank"));
-  s.Bind(1, MatchExpression(query)).Bind(2, artifact_id);
+  s.Bind(1, MatchExpression(planned)).Bind(2, artifact_id);
   s.Bind(3, int64_t{include_inactive ? 1 : 0}).Bind(4, int64_t{limit});
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());

@@ -56,6 +56,7 @@ class SqliteTxn final : public WriteTxn {
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
   Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
+  Result<TextQuery> PruneCommonPhrases(const TextQuery& query);
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
                                 const ManifestUpdate& u, const NewRevision& rev);
