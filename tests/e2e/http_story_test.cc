@@ -231,6 +231,59 @@ TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
   EXPECT_EQ(http.Get("/v1/scopes/" + scope).second["memory"]["revision"], 1);
 }
 
+// Search over HTTP with the offline hash embedder: every mode, capabilities, reindex, and the
+// vector projection surviving a restart.
+TEST(HttpStory, SearchModesAcrossARestart) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data", {"--embed-provider", "hash"});
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", json{{"key", "search"}}).second["scope_id"];
+  for (const char* text : {"Run contract tests after the schema migration.",
+                           "订单导入器使用 PostgreSQL 15 数据库。", "Bart danced at the Christmas party."})
+    ASSERT_EQ(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}).first, 201);
+  auto caps = http.Get("/v1/capabilities?scope_id=" + scope);
+  ASSERT_EQ(caps.first, 200);
+  EXPECT_TRUE(caps.second["modes"]["hybrid"]["available"].get<bool>());
+  EXPECT_FALSE(caps.second["modes"]["rerank"]["available"].get<bool>());
+  for (const char* mode : {"fts", "vector", "hybrid", "auto"}) {
+    auto r = http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "数据库"}, {"mode", mode}});
+    ASSERT_EQ(r.first, 200) << mode << " " << r.second.dump();
+    ASSERT_FALSE(r.second["hits"].empty()) << mode;
+    EXPECT_EQ(r.second["hits"][0]["text"], "订单导入器使用 PostgreSQL 15 数据库。") << mode;
+    EXPECT_EQ(r.second["memory"]["revision"], 3);
+    EXPECT_TRUE(r.second["hits"][0]["citation"]["ref"].is_string());
+  }
+  EXPECT_EQ(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "auto"}})
+                .second["mode_used"], "hybrid");
+  ExpectError(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "nearest"}}),
+              400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"rerank", true}}),
+              422, "capability_unavailable");
+  auto reindex = http.Post("/v1/memory/reindex", json{{"scope_id", scope}});
+  ASSERT_EQ(reindex.first, 200);
+  EXPECT_EQ(reindex.second["missing"], 0);
+
+  // RESTARTED without an embedder: fts still works, vector says why not, auto says fts.
+  server.Stop();
+  ServerProcess plain(dir.path() + "/data");
+  ASSERT_TRUE(plain.Start());
+  Http after(plain.port());
+  ExpectError(after.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "vector"}}),
+              422, "capability_unavailable");
+  auto fallback = after.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "contract"}});
+  ASSERT_EQ(fallback.first, 200);
+  EXPECT_EQ(fallback.second["mode_used"], "fts");
+  plain.Stop();
+  // RESTARTED with the embedder again: the stored vectors serve at once.
+  ServerProcess again(dir.path() + "/data", {"--embed-provider", "hash"});
+  ASSERT_TRUE(again.Start());
+  Http third(again.port());
+  auto v = third.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "Christmas party"}, {"mode", "vector"}});
+  ASSERT_EQ(v.first, 200) << v.second.dump();
+  EXPECT_EQ(v.second["hits"][0]["text"], "Bart danced at the Christmas party.");
+}
+
 TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
