@@ -35,6 +35,35 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
     res.set_content(nlohmann::json{{"object", "list"}, {"data", data}, {"model", body["model"]}}.dump(),
                     "application/json");
   });
+  // /v1/rerank: the score of a document is how many of the query's words it contains, so a test
+  // can predict the order.
+  impl_->server.Post("/v1/rerank", [this](const httplib::Request& req, httplib::Response& res) {
+    ++requests_;
+    if (failing_) {
+      res.status = 503;
+      return;
+    }
+    auto body = nlohmann::json::parse(req.body);
+    std::vector<std::string> words;
+    std::string q = body["query"], w;
+    for (char c : q + " ") {
+      if (c == ' ') {
+        if (!w.empty()) words.push_back(w);
+        w.clear();
+      } else {
+        w.push_back(c);
+      }
+    }
+    nlohmann::json results = nlohmann::json::array();
+    int index = 0;
+    for (const auto& doc : body["documents"]) {
+      std::string d = doc.get<std::string>();
+      int score = 0;
+      for (const auto& word : words) score += d.find(word) != std::string::npos ? 1 : 0;
+      results.push_back({{"index", index++}, {"relevance_score", score}});
+    }
+    res.set_content(nlohmann::json{{"results", results}}.dump(), "application/json");
+  });
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // bind_to_any_port already listens: requests queue until the loop starts.

@@ -166,6 +166,7 @@ Json ToJson(const SearchHit& h, const MemoryRef& at) {
   Json j = ToJson(h.item, at);
   j["score"] = h.score;
   j["matched_by"] = h.matched_by;
+  if (h.rerank_score) j["rerank_score"] = *h.rerank_score;
   return j;
 }
 
@@ -191,9 +192,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   r.include_inactive = inactive.value_or(false);
   PC_ASSIGN_OR_RETURN(r.min_similarity, body.OptNumber("min_similarity"));
   PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
-  if (rerank.value_or(false))
-    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
-        .WithDetail("field", "rerank");
+  r.rerank = rerank.value_or(false);
   PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
   Json hits = Json::array();
   for (const SearchHit& h : out.hits) hits.push_back(ToJson(h, out.memory));

@@ -67,6 +67,15 @@ const std::vector<Setting>& Table() {
            "embedding API key (sent as a Bearer token)", &Config::embed_api_key),
       Int("embed_dimension", "POWERCONTEXT_EMBED_DIMENSION", "--embed-dimension",
           "vector dimension (0: the provider's own)", &Config::embed_dimension),
+      Text("rerank_provider", "POWERCONTEXT_RERANK_PROVIDER", "--rerank-provider",
+           "reranking: none or openai (a /rerank endpoint: TEI, llama.cpp, Jina, Cohere shape)",
+           &Config::rerank_provider),
+      Text("rerank_base_url", "POWERCONTEXT_RERANK_BASE_URL", "--rerank-base-url",
+           "rerank endpoint root, e.g. http://127.0.0.1:8080/v1", &Config::rerank_base_url),
+      Text("rerank_model", "POWERCONTEXT_RERANK_MODEL", "--rerank-model", "rerank model name",
+           &Config::rerank_model),
+      Text("rerank_api_key", "POWERCONTEXT_RERANK_API_KEY", "--rerank-api-key",
+           "rerank API key (sent as a Bearer token)", &Config::rerank_api_key),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
           "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
       Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
@@ -151,6 +160,10 @@ Status Validate(Config& c) {
   if (!c.embed_base_url.empty() && c.embed_base_url.rfind("http://", 0) != 0 &&
       c.embed_base_url.rfind("https://", 0) != 0)
     return InvalidArgument("embed_base_url must start with http:// or https://");
+  if (c.rerank_provider != "none" && c.rerank_provider != "openai")
+    return InvalidArgument("rerank_provider must be none or openai");
+  if (c.rerank_provider == "openai" && c.rerank_base_url.empty())
+    return InvalidArgument("rerank_provider openai needs rerank_base_url");
   if (c.embed_dimension < 0 || c.embed_dimension > 8192)
     return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)

@@ -25,6 +25,10 @@ struct Config {
   std::string embed_model;
   std::string embed_api_key;
   int64_t embed_dimension = 0;  // 0: the provider's own (hash: 384; openai: as the model answers)
+  std::string rerank_provider = "none";  // none, or openai (any /rerank endpoint of that shape)
+  std::string rerank_base_url;
+  std::string rerank_model;
+  std::string rerank_api_key;
   int64_t max_entry_bytes = 16 * 1024;
   int64_t http_threads = 64;  // cpp-httplib holds a thread per keep-alive connection
 

@@ -1,6 +1,7 @@
 #include "app/providers.h"
 
 #include "providers/openai_embedder.h"
+#include "providers/openai_reranker.h"
 #include "search/hash_embedder.h"
 
 namespace pc {
@@ -19,6 +20,16 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
     return std::unique_ptr<Embedder>(std::move(e));
   }
   return std::unique_ptr<Embedder>();
+}
+
+Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
+  if (config.rerank_provider != "openai") return std::unique_ptr<Reranker>();
+  HttpRerankerOptions o;
+  o.base_url = config.rerank_base_url;
+  o.model = config.rerank_model;
+  o.api_key = config.rerank_api_key;
+  PC_ASSIGN_OR_RETURN(auto r, HttpReranker::Create(o));
+  return std::unique_ptr<Reranker>(std::move(r));
 }
 
 }  // namespace pc

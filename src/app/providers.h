@@ -5,10 +5,13 @@
 
 #include "app/config.h"
 #include "search/embedder.h"
+#include "search/reranker.h"
 
 namespace pc {
 
 // The configured embedder, or null for embed_provider = none.
 Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config);
+// The configured reranker, or null for rerank_provider = none.
+Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config);
 
 }  // namespace pc

@@ -39,10 +39,15 @@ int RunServe(const Config& config) {
     std::cerr << "powercontext: " << embedder.status().message() << "\n";
     return 1;
   }
+  auto reranker = MakeReranker(config);
+  if (!reranker.ok()) {
+    std::cerr << "powercontext: " << reranker.status().message() << "\n";
+    return 1;
+  }
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
   MemoryService memory(**store, limits, embedder->get());
-  SearchService search(**store, embedder->get());
+  SearchService search(**store, embedder->get(), reranker->get());
 
   HttpOptions http;
   http.host = config.listen_host;

@@ -5,6 +5,7 @@
 
 #include "search/embedder.h"
 #include "search/fusion.h"
+#include "search/reranker.h"
 #include "search/text_query.h"
 #include "service/validation.h"
 
@@ -50,6 +51,9 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
+  if (req.rerank && !reranker_)
+    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
+        .WithDetail("field", "rerank");
 
   // The query vector is computed before the snapshot is taken: a slow model never holds it.
   std::optional<std::vector<float>> query_vector;
@@ -136,7 +140,20 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
     }
     return Status::Ok();
   }));
+  if (req.rerank) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
   return out;
+}
+
+// Reorders the hits already read from the snapshot (no new reads): order changes, nothing else.
+Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& hits) {
+  std::vector<std::string> texts;
+  for (const SearchHit& h : hits) texts.push_back(h.item.version.text);
+  PC_ASSIGN_OR_RETURN(std::vector<double> scores, reranker_->Score(query, texts));
+  for (size_t i = 0; i < hits.size(); ++i) hits[i].rerank_score = scores[i];
+  std::stable_sort(hits.begin(), hits.end(), [](const SearchHit& a, const SearchHit& b) {
+    return *a.rerank_score > *b.rerank_score;
+  });
+  return Status::Ok();
 }
 
 Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
@@ -155,7 +172,7 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
       {"fts", true, ""},
       {"vector", gap.empty(), gap},
       {"hybrid", gap.empty(), gap},
-      {"rerank", false, "no rerank provider is configured"},
+      {"rerank", reranker_ != nullptr, reranker_ ? "" : "no rerank provider is configured"},
   };
 }
 

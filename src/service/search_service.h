@@ -34,12 +34,14 @@ struct SearchRequest {
   int limit = kDefaultSearchLimit;
   bool include_inactive = false;
   std::optional<double> min_similarity;
+  bool rerank = false;  // reorder the hits with the rerank provider (422 when none)
 };
 
 struct SearchHit {
   ManifestItem item;
   double score = 0;
   std::vector<std::string> matched_by;  // "fts", "vector"
+  std::optional<double> rerank_score;    // set when the hits were reranked
 };
 
 struct SearchResult {
@@ -49,6 +51,7 @@ struct SearchResult {
 };
 
 class Embedder;
+class Reranker;
 
 // What each search mode needs, and whether it has it (for one scope, or in general).
 struct Capability {
@@ -65,8 +68,8 @@ struct ReindexResult {
 class SearchService {
  public:
   // `embedder` may be null (fts only); it must outlive the service.
-  explicit SearchService(Store& store, Embedder* embedder = nullptr)
-      : store_(store), embedder_(embedder) {}
+  SearchService(Store& store, Embedder* embedder = nullptr, Reranker* reranker = nullptr)
+      : store_(store), embedder_(embedder), reranker_(reranker) {}
 
   // Thread-safe. An explicit vector or hybrid search without the capability is
   // CapabilityUnavailable; auto falls back to fts and says so in mode_used.
@@ -82,8 +85,11 @@ class SearchService {
                                 const std::atomic<bool>* stop = nullptr);
 
  private:
+  Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
+
   Store& store_;
   Embedder* embedder_;
+  Reranker* reranker_;
   VectorCache vectors_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "fake_openai.h"
 #include "providers/openai_embedder.h"
+#include "providers/openai_reranker.h"
 #include "search/fusion.h"
 #include "search/hash_embedder.h"
 #include "service/search_service.h"
@@ -190,6 +191,35 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   auto degraded = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(degraded);
   EXPECT_EQ(degraded->mode_used, SearchMode::kFts);
+}
+
+TEST(RerankTest, ReordersTheSnapshotsHitsOnly) {
+  testing::FakeOpenAi fake(64);
+  auto reranker = HttpReranker::Create({fake.base_url(), "fake-rerank", "", 5});
+  PC_ASSERT_OK(reranker);
+  testing::Fixture f;
+  SearchService plain(*f.store);
+  SearchService search(*f.store, nullptr, reranker->get());
+  std::string scope = f.NewScope();
+  for (const char* t : {"deploy notes", "deploy notes for the orders importer",
+                        "deploy notes for the orders importer on tuesdays"})
+    PC_ASSERT_OK(f.memory->Remember({scope, "fact", t, "", "", {}}));
+  SearchRequest req{scope, "deploy orders tuesdays", SearchMode::kFts, 10, false, std::nullopt, true};
+  auto before = plain.Search({scope, req.query, SearchMode::kFts, 10, false, std::nullopt});
+  PC_ASSERT_OK(before);
+  auto after = search.Search(req);
+  PC_ASSERT_OK(after);
+  ASSERT_EQ(after->hits.size(), before->hits.size());
+  EXPECT_EQ(after->hits[0].item.version.text, "deploy notes for the orders importer on tuesdays");
+  EXPECT_EQ(after->hits.back().item.version.text, "deploy notes");
+  EXPECT_EQ(*after->hits[0].rerank_score, 3);
+  EXPECT_EQ(after->memory, before->memory);
+  EXPECT_EQ(plain.Search(req).status().code(), Code::kCapabilityUnavailable);
+  fake.set_failing(true);
+  EXPECT_EQ(search.Search(req).status().code(), Code::kProviderUnavailable);
+  auto caps = search.Capabilities(scope);
+  PC_ASSERT_OK(caps);
+  EXPECT_TRUE((*caps)[3].available);
 }
 
 TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionFailsClearly) {
