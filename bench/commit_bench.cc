@@ -6,7 +6,7 @@
 //   build/bench/commit_bench --benchmark_filter=/100$ --benchmark_min_time=0.05   # CI smoke
 //
 // Each size gets a fresh store in a temp dir, filled through the store's own commit path in
-// revisions of 1,000 adds, then the timed loop runs remember (a new entry) or revise (one entry).
+// revisions of 1,000 adds (bench_fill.h), then the timed loop runs remember (a new entry) or revise (one entry).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -14,16 +14,12 @@
 #include <memory>
 #include <string>
 
-#include "common/clock.h"
-#include "common/ids.h"
-#include "model/canonical.h"
+#include "bench_fill.h"
 #include "service/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
 namespace {
-
-constexpr int kFillBatch = 1000;
 
 struct Memory {
   std::string dir;
@@ -41,29 +37,9 @@ struct Memory {
     service = std::make_unique<MemoryService>(*store, ServiceLimits{});
     Scope scope = service->CreateScope("bench").value().scope;
     scope_id = scope.scope_id;
-    int64_t made = 0, revision = 0;
-    while (made < entries) {
-      NewRevision rev;
-      rev.info.memory = MemoryRef{kMemoryFamily, scope.memory_artifact_id, ++revision};
-      rev.info.actor = "bench";
-      rev.info.created_at_ms = NowMillis();
-      for (int i = 0; i < kFillBatch && made < entries; ++i, ++made) {
-        EntryVersion v;
-        v.entry_id = NewId(kEntryPrefix);
-        v.entry_version_id = NewId(kEntryVersionPrefix);
-        v.version = 1;
-        v.kind = "fact";
-        v.text = "filler entry number " + std::to_string(made) + " about the orders importer";
-        v.content_hash = ContentHash(v.kind, v.text).value();
-        v.created_by_revision = revision;
-        v.created_at_ms = rev.info.created_at_ms;
-        rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
-        rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
-        rev.new_versions.push_back(std::move(v));
-      }
-      Status s = store->Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); });
-      if (!s.ok()) std::abort();
-    }
+    FillMemory(*store, scope, entries, [](int64_t i) {
+      return "filler entry number " + std::to_string(i) + " about the orders importer";
+    }, nullptr);
     last = service->Remember({scope_id, "fact", "the entry the benchmark revises", "", "bench", {}})
                .value()
                .citation.value();

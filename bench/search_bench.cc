@@ -16,9 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/ids.h"
-#include "model/canonical.h"
+#include "bench_fill.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
@@ -89,30 +87,7 @@ void Run(int64_t entries, int queries) {
   Corpus corpus;
 
   auto fill_start = std::chrono::steady_clock::now();
-  int64_t made = 0, revision = 0;
-  while (made < entries) {
-    NewRevision rev;
-    rev.info.memory = MemoryRef{kMemoryFamily, scope.memory_artifact_id, ++revision};
-    rev.info.actor = "bench";
-    rev.info.created_at_ms = NowMillis();
-    rev.vector_profile = embedder.profile().Key();
-    for (int i = 0; i < 1000 && made < entries; ++i, ++made) {
-      EntryVersion v;
-      v.entry_id = NewId(kEntryPrefix);
-      v.entry_version_id = NewId(kEntryVersionPrefix);
-      v.version = 1;
-      v.kind = "fact";
-      v.text = corpus.Entry(made % 3 == 2);
-      v.content_hash = ContentHash(v.kind, v.text).value();
-      v.created_by_revision = revision;
-      v.created_at_ms = rev.info.created_at_ms;
-      rev.vectors[v.entry_version_id] = embedder.EmbedOne(v.text);
-      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
-      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
-      rev.new_versions.push_back(std::move(v));
-    }
-    if (!store->Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); }).ok()) std::abort();
-  }
+  FillMemory(*store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder);
   double fill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - fill_start).count();
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);

@@ -7,17 +7,30 @@
 
 namespace pc {
 
-bool IsValidUtf8(std::string_view s) {
+bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out) {
   auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
   utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
   while (left > 0) {
     utf8proc_int32_t cp;
     utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
     if (n <= 0 || cp < 0) return false;
+    out.push_back(cp);
     p += n;
     left -= n;
   }
   return true;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  std::vector<int32_t> ignored;
+  ignored.reserve(s.size());
+  return DecodeUtf8(s, ignored);
+}
+
+bool IsInvisibleCodePoint(int32_t cp) {
+  auto cat = utf8proc_category(cp);
+  return cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_ZS ||
+         utf8proc_get_property(cp)->ignorable;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -16,6 +17,13 @@ Result<std::string> NormalizeNfkc(std::string_view s);
 
 // NFKC plus Unicode case folding (for search keys, not for stored text).
 Result<std::string> NormalizeNfkcCasefold(std::string_view s);
+
+// The code points of `s`; false (and `out` partial) on malformed UTF-8.
+bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out);
+
+// Format characters (U+200B …) and Default_Ignorable_Code_Point (U+034F, U+115F, U+3164 …), and
+// space separators: characters that render as nothing.
+bool IsInvisibleCodePoint(int32_t cp);
 
 // The longest prefix of `s` that is at most `max_bytes` long and ends on a character boundary.
 std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);

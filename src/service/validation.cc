@@ -1,8 +1,7 @@
 #include "service/validation.h"
 
+#include <algorithm>
 #include <charconv>
-
-#include <utf8proc.h>
 
 #include "common/ids.h"
 #include "common/utf8.h"
@@ -16,41 +15,18 @@ Status FieldError(std::string_view field, std::string message) {
   return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
 }
 
-// Format characters (U+200B…) and Default_Ignorable_Code_Point (U+034F, U+115F, U+3164…): characters
-// that render as nothing.
-bool IsInvisibleCodePoint(utf8proc_int32_t cp) {
-  auto cat = utf8proc_category(cp);
-  return cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_ZS || utf8proc_get_property(cp)->ignorable;
-}
-
 bool HasInvisible(std::string_view s) {
-  auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
-  while (left > 0) {
-    utf8proc_int32_t cp;
-    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
-    if (n <= 0) return false;
-    if (cp != ' ' && IsInvisibleCodePoint(cp)) return true;
-    p += n;
-    left -= n;
-  }
-  return false;
+  std::vector<int32_t> cps;
+  DecodeUtf8(s, cps);
+  return std::any_of(cps.begin(), cps.end(), [](int32_t cp) { return cp != ' ' && IsInvisibleCodePoint(cp); });
 }
 
-// True when every code point is white space or invisible (format characters such as U+200B):
-// such a text says nothing, however many bytes it has.
+// True when every code point is white space or invisible (U+200B, U+3164 …): such a text says
+// nothing, however many bytes it has.
 bool IsInvisible(std::string_view canonical) {
-  auto p = reinterpret_cast<const utf8proc_uint8_t*>(canonical.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(canonical.size());
-  while (left > 0) {
-    utf8proc_int32_t cp;
-    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
-    if (n <= 0) return false;
-    if (cp != ' ' && !IsInvisibleCodePoint(cp)) return false;
-    p += n;
-    left -= n;
-  }
-  return true;
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(canonical, cps)) return false;
+  return std::all_of(cps.begin(), cps.end(), [](int32_t cp) { return cp == ' ' || IsInvisibleCodePoint(cp); });
 }
 
 bool IsBlank(std::string_view s) {
