@@ -98,7 +98,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
                                            min_similarity, static_cast<size_t>(depth)));
     }
     if (mode == SearchMode::kFts) {
-      for (auto& h : text_hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}});
+      for (auto& h : text_hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}, std::nullopt});
       return Status::Ok();
     }
     auto load = [&](const std::string& version_id, bool active) -> Result<ManifestItem> {
@@ -109,7 +109,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
     if (mode == SearchMode::kVector) {
       for (const VectorIndex::Hit& c : vector_hits) {
         PC_ASSIGN_OR_RETURN(ManifestItem item, load(c.version_id, c.active));
-        out.hits.push_back(SearchHit{std::move(item), c.similarity, {"vector"}});
+        out.hits.push_back(SearchHit{std::move(item), c.similarity, {"vector"}, std::nullopt});
       }
       return Status::Ok();
     }
@@ -136,7 +136,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
       std::vector<std::string> by;
       if (f.in_first) by.push_back("fts");
       if (f.in_second) by.push_back("vector");
-      out.hits.push_back(SearchHit{std::move(item), f.score, std::move(by)});
+      out.hits.push_back(SearchHit{std::move(item), f.score, std::move(by), std::nullopt});
     }
     return Status::Ok();
   }));
