@@ -203,7 +203,11 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 
 Result<ApiResponse> Capabilities(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id"}));
-  PC_ASSIGN_OR_RETURN(auto caps, svc.Capabilities(q.OptString("scope_id").value_or("")));
+  auto scope_id = q.OptString("scope_id");
+  if (scope_id && scope_id->empty())
+    return InvalidArgument("scope_id is empty; leave it out for the server-wide answer")
+        .WithDetail("field", "scope_id");
+  PC_ASSIGN_OR_RETURN(auto caps, svc.Capabilities(scope_id.value_or("")));
   Json modes = Json::object();
   for (const Capability& c : caps)
     modes[c.mode] = Json{{"available", c.available}, {"reason", c.available ? Json() : Json(c.reason)}};

@@ -120,7 +120,7 @@ std::string FormatRead(const Json& r) {
 }
 
 std::string FormatSearch(const Json& r) {
-  std::string out = std::to_string(r["hits"].size()) + " hits (" + r.value("mode_used", "") +
+  std::string out = "hits: " + std::to_string(r["hits"].size()) + " (" + r.value("mode_used", "") +
                     ") in " + MemoryRefText(r["memory"]) + "\n";
   int rank = 0;
   for (const Json& h : r["hits"]) {

@@ -86,7 +86,7 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
     lock.unlock();
     if (!res) {
       last = Status(Code::kProviderUnavailable,
-                    "embedding endpoint unreachable: " + httplib::to_string(res.error()));
+                    "embedding endpoint unreachable (" + httplib::to_string(res.error()) + " error)");
       continue;
     }
     if (res->status == 429 || res->status >= 500) {

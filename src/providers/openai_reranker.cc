@@ -44,7 +44,7 @@ Result<std::vector<double>> HttpReranker::Score(const std::string& query,
       body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
   lock.unlock();
   if (!res)
-    return Status(Code::kProviderUnavailable, "rerank endpoint unreachable: " + httplib::to_string(res.error()));
+    return Status(Code::kProviderUnavailable, "rerank endpoint unreachable (" + httplib::to_string(res.error()) + " error)");
   if (res->status != 200)
     return Status(Code::kProviderUnavailable, "rerank endpoint answered HTTP " + std::to_string(res->status));
   nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);

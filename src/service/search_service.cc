@@ -21,7 +21,8 @@ std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& stat
     return "the vector projection is built for \"" + state.profile + "\", not \"" +
            embedder->profile().Key() + "\"; run powercontext reindex";
   if (state.missing > 0)
-    return std::to_string(state.missing) + " entries have no vector yet; run powercontext reindex";
+    return "entries without a vector yet: " + std::to_string(state.missing) +
+           "; run powercontext reindex";
   return "";
 }
 
@@ -51,9 +52,6 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
-  if (req.rerank && !reranker_)
-    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
-        .WithDetail("field", "rerank");
 
   // The query vector is computed before the snapshot is taken: a slow model never holds it.
   std::optional<std::vector<float>> query_vector;
@@ -70,6 +68,9 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
   // One read transaction: the head chosen here is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    if (req.rerank && !reranker_)  // after the scope check: an unknown scope is 404 first
+      return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
+          .WithDetail("field", "rerank");
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
     std::string gap = VectorGap(embedder_, state);
@@ -178,6 +179,7 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
 
 Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
                                              const std::atomic<bool>* stop) {
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));
   if (!embedder_)
     return Status(Code::kCapabilityUnavailable, "no embedding provider is configured (set embed_provider)");
   const std::string profile = embedder_->profile().Key();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "common/ids.h"
 #include "service/search_service.h"
 #include "test_util.h"
 
@@ -85,9 +86,50 @@ TEST_F(SearchServiceTest, HostileQueriesAreJustSearches) {
                         "\xe2\x80\x8b", "a\"b", "x*"}) {
     auto r = Search(q);
     EXPECT_TRUE(r.ok() || r.status().code() == Code::kInvalidArgument) << q << ": " << r.status().ToString();
-    if (!r.ok()) EXPECT_NE(r.status().code(), Code::kInternal) << q;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().code(), Code::kInternal) << q;
+    }
   }
   EXPECT_EQ(Search("quoted parenthesised")->hits.size(), 1u);
+}
+
+// Nothing crosses scopes, ranking included: another scope full of a word changes neither which
+// entries of this scope match nor their order.
+TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
+  Remember("The widget ships on Monday.");
+  Remember("Gears are ordered from Acme.");
+  auto before = Search("widget gears");
+  PC_ASSERT_OK(before);
+  ASSERT_EQ(before->hits.size(), 2u);
+  std::string other = f.NewScope("project:other");
+  Status filled = f.store->Write([&](WriteTxn& txn) -> Status {
+    auto scope = txn.FindScope(other);
+    if (!scope.ok() || !*scope) return Internal("no scope");
+    NewRevision rev;
+    rev.info.memory = MemoryRef{kMemoryFamily, (*scope)->memory_artifact_id, 1};
+    for (int i = 0; i < 2500; ++i) {
+      EntryVersion v;
+      v.entry_id = NewId(kEntryPrefix);
+      v.entry_version_id = NewId(kEntryVersionPrefix);
+      v.version = 1;
+      v.kind = "fact";
+      v.text = "widget " + std::to_string(i);
+      v.content_hash = "h" + std::to_string(i);
+      v.created_by_revision = 1;
+      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
+      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
+      rev.new_versions.push_back(std::move(v));
+    }
+    return txn.CommitRevision(rev);
+  });
+  PC_ASSERT_OK(filled);
+  auto after = Search("widget gears");
+  PC_ASSERT_OK(after);
+  ASSERT_EQ(after->hits.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(after->hits[i].item.version.entry_id, before->hits[i].item.version.entry_id);
+    EXPECT_DOUBLE_EQ(after->hits[i].score, before->hits[i].score);
+  }
 }
 
 // Invariant 10: while writers revise entries, every hit of a search must be the version that was

@@ -75,20 +75,7 @@ CREATE TABLE manifest(
   PRIMARY KEY(artifact_id, entry_id, from_revision)) WITHOUT ROWID;
 CREATE UNIQUE INDEX manifest_head ON manifest(artifact_id, entry_id) WHERE to_revision IS NULL;
 )sql",
-      // 2: the full-text projection of the head: one row per entry (rowid = entries.rowid) with
-      // the head version's text; retired entries stay with active = 0 for include_inactive.
-      R"sql(
-CREATE VIRTUAL TABLE entry_fts USING fts5(
-  text, artifact_id UNINDEXED, entry_version_id UNINDEXED, active UNINDEXED,
-  tokenize = 'porter pc');
-INSERT INTO entry_fts(rowid, text, artifact_id, entry_version_id, active)
-  SELECT e.rowid, v.text, m.artifact_id, v.entry_version_id, m.active
-  FROM manifest m
-  JOIN entries e ON e.entry_id = m.entry_id
-  JOIN entry_versions v ON v.entry_version_id = m.entry_version_id
-  WHERE m.to_revision IS NULL;
-)sql",
-      // 3: the vector projection of the head: one row per entry (entry_rowid = entries.rowid);
+      // 2: the vector projection of the head: one row per entry (entry_rowid = entries.rowid);
       // vector NULL = missing (embedder down, or written before vectors): a reindex fills it.
       // artifacts.vector_missing counts active head rows without a vector of vector_profile.
       R"sql(

@@ -262,6 +262,7 @@ Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
       " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
   s.Bind(1, scope.memory_artifact_id).Bind(2, scope.scope_id).Bind(3, std::string(kMemoryFamily));
   PC_RETURN_IF_ERROR(s.Bind(4, scope.created_at_ms).Run());
+  PC_RETURN_IF_ERROR(EnsureTextTable(scope.memory_artifact_id));
   return scope;
 }
 
@@ -323,20 +324,54 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
   return ProjectVectors(rev);
 }
 
-Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpdate& u) {
+Result<std::string> SqliteTxn::TextTable(const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT rowid FROM artifacts WHERE artifact_id = ?1"));
+  s.Bind(1, artifact_id);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return NotFound("no artifact " + artifact_id);
+  return "fts_" + std::to_string(s.Int(0));  // an integer: a safe identifier
+}
+
+Status SqliteTxn::EnsureTextTable(const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
   {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "DELETE FROM entry_fts WHERE rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1"));
+    s.Bind(1, table);
+    PC_ASSIGN_OR_RETURN(bool exists, s.Step());
+    if (exists) return Status::Ok();
+  }
+  // One FTS5 table per memory: BM25 statistics, and what a search costs, belong to that memory
+  // alone (nothing crosses scopes). `state` holds "retired" for retired entries, so the default
+  // search excludes them with a NOT over that short posting list; BM25 weighs `text` only.
+  PC_RETURN_IF_ERROR(db_.Exec("CREATE VIRTUAL TABLE " + table +
+                              " USING fts5(text, state, entry_version_id UNINDEXED,"
+                              " tokenize = 'porter pc')"));
+  PC_RETURN_IF_ERROR(db_.Exec("INSERT INTO " + table + "(" + table +
+                              ", rank) VALUES('rank', 'bm25(1.0, 0.0)')"));
+  PC_ASSIGN_OR_RETURN(Stmt fill, db_.Prepare(
+      "INSERT INTO " + table + "(rowid, text, state, entry_version_id)"
+      " SELECT e.rowid, v.text, CASE WHEN m.active THEN '' ELSE 'retired' END, v.entry_version_id"
+      " FROM manifest m JOIN entries e ON e.entry_id = m.entry_id"
+      " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+      " WHERE m.artifact_id = ?1 AND m.to_revision IS NULL"));
+  return fill.Bind(1, artifact_id).Run();
+}
+
+Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpdate& u) {
+  PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
+  {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "DELETE FROM " + table + " WHERE rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
     PC_RETURN_IF_ERROR(s.Bind(1, u.entry_id).Run());
   }
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO entry_fts(rowid, text, artifact_id, entry_version_id, active)"
-      " SELECT e.rowid, v.text, ?2, v.entry_version_id, ?3 FROM entries e, entry_versions v"
-      " WHERE e.entry_id = ?1 AND v.entry_version_id = ?4"));
-  s.Bind(1, u.entry_id).Bind(2, artifact_id).Bind(3, int64_t{u.active ? 1 : 0});
-  return s.Bind(4, u.entry_version_id).Run();
+      "INSERT INTO " + table + "(rowid, text, state, entry_version_id)"
+      " SELECT e.rowid, v.text, ?2, v.entry_version_id FROM entries e, entry_versions v"
+      " WHERE e.entry_id = ?1 AND v.entry_version_id = ?3"));
+  s.Bind(1, u.entry_id).Bind(2, std::string(u.active ? "" : "retired"));
+  return s.Bind(3, u.entry_version_id).Run();
 }
-
 
 namespace {
 
@@ -365,14 +400,12 @@ std::string MatchExpression(const TextQuery& q) {
 constexpr int64_t kCommonPhraseDocs = 2000;
 constexpr size_t kMaxPlannedPhrases = 16;  // longer queries are searched as they are
 
-Result<TextQuery> SqliteTxn::PruneCommonPhrases(const TextQuery& query) {
+Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const TextQuery& query) {
   if (query.phrases.size() < 2 || query.phrases.size() > kMaxPlannedPhrases) return query;
   TextQuery rare, common;
   for (const std::string& phrase : query.phrases) {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT count(*) FROM (SELECT 1 FROM entry_fts WHERE entry_fts MATCH ?1 LIMIT ?2)"));
-    // Counted over the whole index (every memory) from the postings alone: reading each row to
-    // filter by memory would cost what this avoids; it is also what ranking it would cost.
+        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
     s.Bind(1, "text : (" + MatchExpression(TextQuery{{phrase}}) + ")").Bind(2, kCommonPhraseDocs + 1);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     int64_t docs = row ? s.Int(0) : 0;
@@ -387,18 +420,19 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
                                                            bool include_inactive, int limit) {
   std::vector<TextHit> out;
   if (query.empty()) return out;
-  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(query));
+  PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
+  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(table, query));
   if (planned.empty()) return out;
+  std::string match = "text : (" + MatchExpression(planned) + ")";
+  if (!include_inactive) match = "(" + match + ") NOT state : retired";
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
       // rows: joining every match before sorting costs a lookup per matching row.
-      std::string("SELECT f.active, ") + kVersionColumns + ", f.rank FROM"
-      " (SELECT active, entry_version_id, rank FROM entry_fts"
-      "  WHERE entry_fts MATCH ?1 AND artifact_id = ?2 AND (?3 OR active = 1)"
-      "  ORDER BY rank LIMIT ?4) f"
+      std::string("SELECT f.state = '', ") + kVersionColumns + ", f.rank FROM"
+      " (SELECT state, entry_version_id, rank FROM " + table + " WHERE " + table + " MATCH ?1"
+      "  ORDER BY rank LIMIT ?2) f"
       " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.rank"));
-  s.Bind(1, MatchExpression(planned)).Bind(2, artifact_id);
-  s.Bind(3, int64_t{include_inactive ? 1 : 0}).Bind(4, int64_t{limit});
+  s.Bind(1, match).Bind(2, int64_t{limit});
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;

@@ -43,6 +43,8 @@ class SqliteTxn final : public WriteTxn {
                                                   int64_t upto) override;
 
   Result<Scope> CreateScope(const std::string& key) override;
+  // Creates (and fills from the head) the memory's full-text table if it does not exist yet.
+  Status EnsureTextTable(const std::string& artifact_id);
   Status CommitRevision(const NewRevision& rev) override;
   Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) override;
   Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
@@ -56,7 +58,8 @@ class SqliteTxn final : public WriteTxn {
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
   Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
-  Result<TextQuery> PruneCommonPhrases(const TextQuery& query);
+  Result<TextQuery> PruneCommonPhrases(const std::string& table, const TextQuery& query);
+  Result<std::string> TextTable(const std::string& artifact_id);  // the memory's FTS5 table
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
                                 const ManifestUpdate& u, const NewRevision& rev);
