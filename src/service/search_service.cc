@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "search/embedder.h"
 #include "search/fusion.h"
 #include "search/reranker.h"
@@ -13,6 +14,7 @@ namespace pc {
 namespace {
 
 constexpr int kReindexBatch = 256;
+constexpr int64_t kEmbedderRestMs = 30000;  // how long auto searches skip a failed embedder
 
 // Why vectors cannot serve this memory now, or empty when they can.
 std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& state) {
@@ -56,10 +58,13 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
   // The query vector is computed before the snapshot is taken: a slow model never holds it.
   std::optional<std::vector<float>> query_vector;
   Status embed_status;
-  if (embedder_ && req.mode != SearchMode::kFts) {
+  const bool resting = req.mode == SearchMode::kAuto && NowMillis() < embedder_down_until_ms_;
+  if (resting) embed_status = Status(Code::kProviderUnavailable, "it failed moments ago");
+  if (embedder_ && req.mode != SearchMode::kFts && !resting) {
     auto v = embedder_->Embed({req.query});
     if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
     else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
+    if (!query_vector) embedder_down_until_ms_ = NowMillis() + kEmbedderRestMs;
   }
   TextQuery text = BuildTextQuery(req.query);
   const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);

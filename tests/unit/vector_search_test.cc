@@ -191,6 +191,12 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   auto degraded = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(degraded);
   EXPECT_EQ(degraded->mode_used, SearchMode::kFts);
+  // Auto does not wait on a failed endpoint again for a while: no further request reaches it.
+  int requests = fake.requests();
+  auto quick = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
+  PC_ASSERT_OK(quick);
+  EXPECT_EQ(quick->mode_used, SearchMode::kFts);
+  EXPECT_EQ(fake.requests(), requests);
 }
 
 TEST(RerankTest, ReordersTheSnapshotsHitsOnly) {
