@@ -33,7 +33,9 @@ class VectorIndex {
 
  private:
   size_t dim_;
-  std::vector<float> data_;  // size() rows of dim_ floats
+  std::vector<float> data_;    // size() rows of dim_ floats
+  std::vector<int8_t> codes_;  // the same rows quantized to int8 (scanned first: 4x less memory)
+  std::vector<float> scales_;  // per row: code * scale ≈ float
   std::vector<std::string> entry_ids_, version_ids_;
   std::vector<uint8_t> active_;
   std::unordered_map<std::string, size_t> slot_;  // entry_id -> row

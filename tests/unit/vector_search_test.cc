@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <set>
 
 #include "fake_openai.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
 #include "search/fusion.h"
 #include "search/hash_embedder.h"
+#include "search/vector_index.h"
 #include "service/search_service.h"
 #include "test_util.h"
 
@@ -240,6 +243,55 @@ TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionFailsClearly) {
   EXPECT_NE(e.status().message().find("embed_dimension"), std::string::npos);
   o.base_url = "not a url";
   EXPECT_EQ(OpenAiEmbedder::Create(o).status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// The int8 first pass must not lose the true nearest neighbours: compare with a float brute force.
+TEST(VectorIndexTest, QuantizedScanFindsTheExactNeighbours) {
+  constexpr size_t kDim = 384, kRows = 6000, kK = 10;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> gauss(0, 1);
+  auto unit = [&] {
+    std::vector<float> v(kDim);
+    double n = 0;
+    for (float& x : v) {
+      x = gauss(rng);
+      n += static_cast<double>(x) * x;
+    }
+    for (float& x : v) x = static_cast<float>(x / std::sqrt(n));
+    return v;
+  };
+  VectorIndex index(kDim);
+  std::vector<std::vector<float>> rows;
+  for (size_t i = 0; i < kRows; ++i) {
+    rows.push_back(unit());
+    index.Upsert("e" + std::to_string(i), "v" + std::to_string(i), true, rows.back().data());
+  }
+  size_t found = 0, total = 0;
+  for (int q = 0; q < 50; ++q) {
+    // Queries near a stored row, as real queries are near their answers.
+    std::vector<float> query = rows[static_cast<size_t>(q) * 97];
+    for (float& x : query) x += 0.02f * gauss(rng);
+    std::vector<std::pair<float, size_t>> exact;
+    for (size_t i = 0; i < kRows; ++i) exact.push_back({Dot(query.data(), rows[i].data(), kDim), i});
+    std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
+    std::set<std::string> truth;
+    for (size_t i = 0; i < kK; ++i) truth.insert("v" + std::to_string(exact[i].second));
+    for (const auto& hit : index.Nearest(query, false, -1.0, kK)) found += truth.count(hit.version_id);
+    total += kK;
+  }
+  EXPECT_GE(static_cast<double>(found) / static_cast<double>(total), 0.99);
+  // Removing rows keeps the index consistent.
+  for (size_t i = 0; i < kRows; i += 2) index.Remove("e" + std::to_string(i));
+  EXPECT_EQ(index.size(), kRows / 2);
+  auto hits = index.Nearest(rows[1], false, -1.0, 1);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].version_id, "v1");
 }
 
 }  // namespace
