@@ -3,7 +3,11 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <iostream>
 #include <thread>
 
@@ -14,6 +18,37 @@
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
+namespace {
+
+constexpr std::chrono::seconds kBackfillInterval{30};
+
+// One pass over every scope: reindex those whose vector projection is incomplete.
+void BackfillPass(MemoryService& memory, SearchService& search, const std::atomic<bool>& stopping) {
+  std::string cursor;
+  while (!stopping) {
+    auto page = memory.ListScopes({kMaxPageLimit, cursor});
+    if (!page.ok()) return;
+    for (const Scope& scope : page->items) {
+      if (stopping) return;
+      auto caps = search.Capabilities(scope.scope_id);
+      bool complete = caps.ok() && std::any_of(caps->begin(), caps->end(), [](const Capability& c) {
+                        return c.mode == "vector" && c.available;
+                      });
+      if (complete) continue;
+      auto done = search.Reindex(scope.scope_id, &stopping);
+      if (done.ok() && done->embedded > 0)
+        std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
+                  << std::endl;
+      else if (!done.ok())
+        std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message()
+                  << std::endl;
+    }
+    if (!page->next_cursor) return;
+    cursor = *page->next_cursor;
+  }
+}
+
+}  // namespace
 
 int RunServe(const Config& config) {
   // A client that hangs up mid-response must not kill the server: writes then fail with EPIPE.
@@ -62,28 +97,20 @@ int RunServe(const Config& config) {
             << ":" << server.port() << " (store sqlite, data " << config.data_dir << ")"
             << std::endl;
 
-  // Background backfill: complete every scope's vector projection for the configured embedder
-  // (after an outage, or a change of provider). Searches in the meantime report what is missing.
+  // Background backfill: at start-up and then every kBackfillInterval, complete the vector
+  // projection of every scope that lacks vectors for the configured embedder (after an outage, or
+  // a change of provider). Searches meanwhile say what is missing; auto uses fts.
   std::atomic<bool> stopping{false};
+  std::mutex backfill_mu;
+  std::condition_variable backfill_cv;
   std::thread backfill([&] {
     if (!*embedder) return;
-    std::string cursor;
-    while (!stopping) {
-      auto page = memory.ListScopes({kMaxPageLimit, cursor});
-      if (!page.ok()) break;
-      for (const Scope& scope : page->items) {
-        if (stopping) break;
-        auto done = search.Reindex(scope.scope_id, &stopping);
-        if (done.ok() && done->embedded > 0)
-          std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
-                    << std::endl;
-        else if (!done.ok())
-          std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message()
-                    << std::endl;
-      }
-      if (!page->next_cursor) break;
-      cursor = *page->next_cursor;
-    }
+    std::unique_lock<std::mutex> lock(backfill_mu);
+    do {
+      lock.unlock();
+      BackfillPass(memory, search, stopping);
+      lock.lock();
+    } while (!backfill_cv.wait_for(lock, kBackfillInterval, [&] { return stopping.load(); }));
   });
 
   std::thread waiter([&] {
@@ -91,10 +118,12 @@ int RunServe(const Config& config) {
     sigwait(&stop_signals, &sig);
     std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
     stopping = true;
+    backfill_cv.notify_all();
     server.Stop();
   });
   Status served = server.Serve();
   stopping = true;
+  backfill_cv.notify_all();
   backfill.join();
   if (waiter.joinable()) {
     // Serve() returned on its own (an error): wake the waiter so it can exit.

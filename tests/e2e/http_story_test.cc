@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_openai.h"
 #include "server_process.h"
 #include "test_util.h"
 
@@ -282,6 +283,38 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   auto v = third.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "Christmas party"}, {"mode", "vector"}});
   ASSERT_EQ(v.first, 200) << v.second.dump();
   EXPECT_EQ(v.second["hits"][0]["text"], "Bart danced at the Christmas party.");
+}
+
+// The embedding endpoint down during a write: the write is kept, the vector is missing, and the
+// server's background pass fills it once the endpoint is back (here: at the next start).
+TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
+  FakeOpenAi fake(64);
+  TempDir dir;
+  std::vector<std::string> flags = {"--embed-provider", "openai", "--embed-base-url", fake.base_url(),
+                                    "--embed-model", "fake", "--embed-dimension", "64"};
+  ServerProcess server(dir.path() + "/data", flags);
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", json{{"key", "outage"}}).second["scope_id"];
+  fake.set_failing(true);
+  auto written = http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
+                                                       {"text", "Deploys happen on Tuesdays."}});
+  ASSERT_EQ(written.first, 201);
+  EXPECT_FALSE(http.Get("/v1/capabilities?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>());
+  server.Stop();
+  fake.set_failing(false);
+  ServerProcess again(dir.path() + "/data", flags);
+  ASSERT_TRUE(again.Start());
+  Http after(again.port());
+  bool available = false;
+  for (int i = 0; i < 100 && !available; ++i) {
+    available = after.Get("/v1/capabilities?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>();
+    if (!available) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(available) << "the background pass did not complete the vectors";
+  auto v = after.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "deploys tuesdays"}, {"mode", "vector"}});
+  ASSERT_EQ(v.first, 200) << v.second.dump();
+  EXPECT_EQ(v.second["hits"][0]["text"], "Deploys happen on Tuesdays.");
 }
 
 TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
