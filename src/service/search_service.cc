@@ -28,6 +28,55 @@ std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& stat
   return "";
 }
 
+// A vector hit's version, read in the search's transaction.
+Result<ManifestItem> LoadHit(ReadTxn& txn, const std::string& version_id, bool active) {
+  PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v, txn.FindEntryVersion(version_id));
+  if (!v) return Internal("vector row names a missing version " + version_id);
+  return ManifestItem{std::move(*v), active};
+}
+
+Result<std::vector<SearchHit>> VectorHits(ReadTxn& txn, const std::vector<VectorIndex::Hit>& hits) {
+  std::vector<SearchHit> out;
+  for (const VectorIndex::Hit& c : hits) {
+    PC_ASSIGN_OR_RETURN(ManifestItem item, LoadHit(txn, c.version_id, c.active));
+    out.push_back(SearchHit{std::move(item), c.similarity, {"vector"}, std::nullopt});
+  }
+  return out;
+}
+
+// Hybrid: both rankings fused by RRF; each hit says which retrievers found it.
+Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextHit> text_hits,
+                                        const std::vector<VectorIndex::Hit>& vector_hits,
+                                        int limit) {
+  std::vector<std::string> text_ids, vector_ids;
+  std::unordered_map<std::string, ManifestItem> items;
+  for (auto& h : text_hits) {
+    text_ids.push_back(h.item.version.entry_version_id);
+    items.emplace(h.item.version.entry_version_id, std::move(h.item));
+  }
+  std::unordered_map<std::string, bool> vector_active;
+  for (const VectorIndex::Hit& c : vector_hits) {
+    vector_ids.push_back(c.version_id);
+    vector_active[c.version_id] = c.active;
+  }
+  std::vector<SearchHit> out;
+  for (const FusedItem& f : FuseRrf(text_ids, vector_ids)) {
+    if (out.size() >= static_cast<size_t>(limit)) break;
+    auto it = items.find(f.id);
+    ManifestItem item;
+    if (it != items.end()) {
+      item = std::move(it->second);
+    } else {
+      PC_ASSIGN_OR_RETURN(item, LoadHit(txn, f.id, vector_active[f.id]));
+    }
+    std::vector<std::string> by;
+    if (f.in_first) by.push_back("fts");
+    if (f.in_second) by.push_back("vector");
+    out.push_back(SearchHit{std::move(item), f.score, std::move(by), std::nullopt});
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* SearchModeName(SearchMode m) {
@@ -78,15 +127,15 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
           .WithDetail("field", "rerank");
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-    std::string gap = VectorGap(embedder_, state);
+    // Which mode runs: an explicit vector or hybrid search is never silently changed.
+    const std::string projection_gap = VectorGap(embedder_, state);
+    std::string gap = projection_gap;
     if (gap.empty() && !query_vector && req.mode != SearchMode::kFts)
       gap = "the embedding provider failed: " + embed_status.message();
     SearchMode mode = req.mode;
     if (mode == SearchMode::kAuto) mode = gap.empty() ? SearchMode::kHybrid : SearchMode::kFts;
-    if (mode != SearchMode::kFts && !gap.empty())  // never silently change an explicit mode
-      return Status(embed_status.ok() || !VectorGap(embedder_, state).empty()
-                        ? Code::kCapabilityUnavailable
-                        : Code::kProviderUnavailable,
+    if (mode != SearchMode::kFts && !gap.empty())
+      return Status(projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
                     std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
           .WithDetail("mode", SearchModeName(mode));
     out.mode_used = mode;
@@ -103,48 +152,20 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
                                            state.profile, *query_vector, req.include_inactive,
                                            min_similarity, static_cast<size_t>(depth)));
     }
-    if (mode == SearchMode::kFts) {
-      for (auto& h : text_hits) out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}, std::nullopt});
-      return Status::Ok();
-    }
-    auto load = [&](const std::string& version_id, bool active) -> Result<ManifestItem> {
-      PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v, txn.FindEntryVersion(version_id));
-      if (!v) return Internal("vector row names a missing version " + version_id);
-      return ManifestItem{std::move(*v), active};
-    };
-    if (mode == SearchMode::kVector) {
-      for (const VectorIndex::Hit& c : vector_hits) {
-        PC_ASSIGN_OR_RETURN(ManifestItem item, load(c.version_id, c.active));
-        out.hits.push_back(SearchHit{std::move(item), c.similarity, {"vector"}, std::nullopt});
+    switch (mode) {
+      case SearchMode::kFts:
+        for (auto& h : text_hits)
+          out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}, std::nullopt});
+        return Status::Ok();
+      case SearchMode::kVector: {
+        PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));
+        return Status::Ok();
       }
-      return Status::Ok();
-    }
-    std::vector<std::string> text_ids, vector_ids;
-    std::unordered_map<std::string, ManifestItem> items;
-    for (auto& h : text_hits) {
-      text_ids.push_back(h.item.version.entry_version_id);
-      items.emplace(h.item.version.entry_version_id, std::move(h.item));
-    }
-    std::unordered_map<std::string, bool> vector_active;
-    for (const VectorIndex::Hit& c : vector_hits) {
-      vector_ids.push_back(c.version_id);
-      vector_active[c.version_id] = c.active;
-    }
-    for (const FusedItem& f : FuseRrf(text_ids, vector_ids)) {
-      if (out.hits.size() >= static_cast<size_t>(req.limit)) break;
-      auto it = items.find(f.id);
-      ManifestItem item;
-      if (it != items.end()) {
-        item = std::move(it->second);
-      } else {
-        PC_ASSIGN_OR_RETURN(item, load(f.id, vector_active[f.id]));
+      default: {
+        PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), vector_hits, req.limit));
+        return Status::Ok();
       }
-      std::vector<std::string> by;
-      if (f.in_first) by.push_back("fts");
-      if (f.in_second) by.push_back("vector");
-      out.hits.push_back(SearchHit{std::move(item), f.score, std::move(by), std::nullopt});
     }
-    return Status::Ok();
   }));
   if (req.rerank) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
   return out;
