@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "common/ids.h"
@@ -130,6 +131,37 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
     EXPECT_EQ(after->hits[i].item.version.entry_id, before->hits[i].item.version.entry_id);
     EXPECT_DOUBLE_EQ(after->hits[i].score, before->hits[i].score);
   }
+}
+
+// Queries made only of very common words (past the store's pruning threshold) still find the
+// entries with all of them first, and fill the page with entries that have any of them.
+TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
+  Scope sc = *f.memory->GetScope(scope);
+  Status filled = f.store->Write([&](WriteTxn& txn) -> Status {
+    NewRevision rev;
+    rev.info.memory = MemoryRef{kMemoryFamily, sc.memory_artifact_id, 1};
+    for (int i = 0; i < 4400; ++i) {
+      EntryVersion v;
+      v.entry_id = NewId(kEntryPrefix);
+      v.entry_version_id = NewId(kEntryVersionPrefix);
+      v.version = 1;
+      v.kind = "fact";
+      v.text = i == 4399 ? "alpha and beta together" : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+      v.content_hash = "h" + std::to_string(i);
+      v.created_by_revision = 1;
+      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
+      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
+      rev.new_versions.push_back(std::move(v));
+    }
+    return txn.CommitRevision(rev);
+  });
+  PC_ASSERT_OK(filled);
+  auto r = Search("alpha beta");
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 10u);
+  EXPECT_EQ(r->hits[0].item.version.text, "alpha and beta together");
+  std::set<std::string> ids;
+  for (const SearchHit& h : r->hits) EXPECT_TRUE(ids.insert(h.item.version.entry_id).second);
 }
 
 // Invariant 10: while writers revise entries, every hit of a search must be the version that was

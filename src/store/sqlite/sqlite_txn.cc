@@ -377,10 +377,10 @@ namespace {
 
 // FTS5 syntax for "any of these phrases": each phrase double-quoted (quotes doubled inside), so
 // nothing the user typed is an operator.
-std::string MatchExpression(const TextQuery& q) {
+std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ") {
   std::string out;
   for (const std::string& phrase : q.phrases) {
-    if (!out.empty()) out += " OR ";
+    if (!out.empty()) out += joiner;
     out.push_back('"');
     for (char c : phrase) {
       if (c == '"') out.push_back('"');
@@ -400,7 +400,9 @@ std::string MatchExpression(const TextQuery& q) {
 constexpr int64_t kCommonPhraseDocs = 2000;
 constexpr size_t kMaxPlannedPhrases = 16;  // longer queries are searched as they are
 
-Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const TextQuery& query) {
+Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const TextQuery& query,
+                                                bool& all_common) {
+  all_common = false;
   if (query.phrases.size() < 2 || query.phrases.size() > kMaxPlannedPhrases) return query;
   TextQuery rare, common;
   for (const std::string& phrase : query.phrases) {
@@ -412,18 +414,13 @@ Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const 
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
     (docs > kCommonPhraseDocs ? common : rare).phrases.push_back(phrase);
   }
+  all_common = rare.empty() && common.phrases.size() > 1;
   return rare.empty() ? common : rare;
 }
 
-Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
-                                                           const TextQuery& query,
-                                                           bool include_inactive, int limit) {
-  std::vector<TextHit> out;
-  if (query.empty()) return out;
-  PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
-  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(table, query));
-  if (planned.empty()) return out;
-  std::string match = "text : (" + MatchExpression(planned) + ")";
+Status SqliteTxn::RankText(const std::string& table, const std::string& phrases,
+                           bool include_inactive, int limit, std::vector<TextHit>& out) {
+  std::string match = "text : (" + phrases + ")";
   if (!include_inactive) match = "(" + match + ") NOT state : retired";
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
@@ -437,6 +434,31 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     out.push_back(TextHit{ReadManifestItem(s), -s.Double(1 + kVersionColumnCount)});
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
+                                                           const TextQuery& query,
+                                                           bool include_inactive, int limit) {
+  std::vector<TextHit> out;
+  if (query.empty()) return out;
+  PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
+  bool all_common = false;
+  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(table, query, all_common));
+  if (planned.empty()) return out;
+  // Only common words: documents with all of them first (ranking their intersection is far
+  // cheaper than ranking their union); any of them only if that leaves room.
+  if (all_common) PC_RETURN_IF_ERROR(RankText(table, MatchExpression(planned, " AND "), include_inactive, limit, out));
+  if (static_cast<int>(out.size()) < limit) {
+    std::vector<TextHit> any;
+    PC_RETURN_IF_ERROR(RankText(table, MatchExpression(planned), include_inactive, limit, any));
+    for (TextHit& h : any) {
+      if (static_cast<int>(out.size()) >= limit) break;
+      bool seen = false;
+      for (const TextHit& o : out) seen = seen || o.item.version.entry_id == h.item.version.entry_id;
+      if (!seen) out.push_back(std::move(h));
+    }
   }
   return out;
 }
