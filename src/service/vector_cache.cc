@@ -30,7 +30,8 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     if (!s) s = std::make_shared<Slot>();
     slot = s;
   }
-  std::lock_guard<std::mutex> lock(slot->mu);
+  slot->last_used = ++clock_;
+  std::unique_lock<std::mutex> lock(slot->mu);
   if (slot->revision > revision)
     return ScanStore(txn, artifact_id, profile, query, include_inactive, min_similarity, k);
   auto upsert = [&](const std::string& entry, const std::string& version, bool active,
@@ -48,7 +49,33 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, changed, upsert));
   }
   slot->revision = revision;
-  return slot->index->Nearest(query, include_inactive, min_similarity, k);
+  slot->rows = slot->index->size();
+  auto hits = slot->index->Nearest(query, include_inactive, min_similarity, k);
+  lock.unlock();
+  Evict(slot);
+  return hits;
+}
+
+void VectorCache::Evict(const std::shared_ptr<Slot>& keep) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = 0;
+  for (const auto& [id, s] : slots_) total += s->rows;
+  while (total > max_vectors_) {
+    auto oldest = slots_.end();
+    for (auto it = slots_.begin(); it != slots_.end(); ++it)
+      if (it->second != keep && (oldest == slots_.end() || it->second->last_used < oldest->second->last_used))
+        oldest = it;
+    if (oldest == slots_.end()) return;  // only the memory being searched is left
+    total -= oldest->second->rows;
+    slots_.erase(oldest);  // a search still using it holds its own reference
+  }
+}
+
+size_t VectorCache::cached_vectors() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = 0;
+  for (const auto& [id, s] : slots_) total += s->rows;
+  return total;
 }
 
 void VectorCache::Invalidate(const std::string& artifact_id) {

@@ -125,6 +125,38 @@ TEST_F(VectorSearchTest, RetiredAndSupersededVersionsNeverComeBack) {
   }
 }
 
+TEST_F(VectorSearchTest, CacheEvictsLeastRecentlySearchedMemories) {
+  std::string other = f.NewScope("project:other");
+  for (int i = 0; i < 8; ++i) {
+    Remember("entry about deployments " + std::to_string(i));
+    PC_ASSERT_OK(memory->Remember({other, "fact", "other note " + std::to_string(i), "", "", {}}));
+  }
+  VectorCache cache(10);
+  std::vector<float> q = embedder.EmbedOne("deployments");
+  auto search = [&](const std::string& scope_id) -> Result<std::vector<VectorIndex::Hit>> {
+    std::vector<VectorIndex::Hit> hits;
+    PC_RETURN_IF_ERROR(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Scope s, [&]() -> Result<Scope> {
+        auto found = txn.FindScope(scope_id);
+        if (!found.ok() || !*found) return NotFound("scope");
+        return **found;
+      }());
+      PC_ASSIGN_OR_RETURN(hits, cache.Nearest(txn, s.memory_artifact_id, s.memory_head_revision,
+                                              embedder.profile().Key(), q, false, -1, 3));
+      return Status::Ok();
+    }));
+    return hits;
+  };
+  PC_ASSERT_OK(search(scope));
+  EXPECT_EQ(cache.cached_vectors(), 8u);
+  PC_ASSERT_OK(search(other));  // 16 > 10: the first memory goes
+  EXPECT_EQ(cache.cached_vectors(), 8u);
+  auto again = search(scope);  // and comes back, with the same answer
+  PC_ASSERT_OK(again);
+  EXPECT_EQ(again->size(), 3u);
+  EXPECT_EQ(cache.cached_vectors(), 8u);
+}
+
 TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
   Remember("one entry about deployments");
   HashEmbedder smaller(128);
