@@ -6,7 +6,7 @@
 //   build/bench/commit_bench --benchmark_filter=/100$ --benchmark_min_time=0.05   # CI smoke
 //
 // Each size gets a fresh store in a temp dir, filled through the store's own commit path in
-// revisions of 1,000 adds (bench_fill.h), then the timed loop runs remember (a new entry) or revise (one entry).
+// revisions of 1,000 adds (testing/bulk_fill.h), then the timed loop runs remember (a new entry) or revise (one entry).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "bench_fill.h"
+#include "bulk_fill.h"
 #include "service/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -37,9 +37,10 @@ struct Memory {
     service = std::make_unique<MemoryService>(*store, ServiceLimits{});
     Scope scope = service->CreateScope("bench").value().scope;
     scope_id = scope.scope_id;
-    FillMemory(*store, scope, entries, [](int64_t i) {
-      return "filler entry number " + std::to_string(i) + " about the orders importer";
-    }, nullptr);
+    if (!FillMemory(*store, scope, entries, [](int64_t i) {
+          return "filler entry number " + std::to_string(i) + " about the orders importer";
+        }, nullptr).ok())
+      std::abort();
     last = service->Remember({scope_id, "fact", "the entry the benchmark revises", "", "bench", {}})
                .value()
                .citation.value();

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_fill.h"
+#include "bulk_fill.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
@@ -87,7 +87,8 @@ void Run(int64_t entries, int queries) {
   Corpus corpus;
 
   auto fill_start = std::chrono::steady_clock::now();
-  FillMemory(*store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder);
+  if (!FillMemory(*store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder).ok())
+    std::abort();
   double fill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - fill_start).count();
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);

@@ -7,24 +7,33 @@
 
 namespace pc {
 
-bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out) {
+namespace {
+
+// Calls visit(cp) for each code point; false on malformed UTF-8. The one decoding loop here.
+template <typename Visit>
+bool ForEachCodePoint(std::string_view s, Visit visit) {
   auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
   utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
   while (left > 0) {
     utf8proc_int32_t cp;
     utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
     if (n <= 0 || cp < 0) return false;
-    out.push_back(cp);
+    visit(cp);
     p += n;
     left -= n;
   }
   return true;
 }
 
+}  // namespace
+
+bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out) {
+  return ForEachCodePoint(s, [&](int32_t cp) { out.push_back(cp); });
+}
+
+// Called on every write (each field): validates in place, allocating nothing.
 bool IsValidUtf8(std::string_view s) {
-  std::vector<int32_t> ignored;
-  ignored.reserve(s.size());
-  return DecodeUtf8(s, ignored);
+  return ForEachCodePoint(s, [](int32_t) {});
 }
 
 bool IsInvisibleCodePoint(int32_t cp) {

@@ -92,17 +92,13 @@ bool ServerProcess::Start() {
   return false;
 }
 
-void ServerProcess::Stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-}
+void ServerProcess::Stop() { Signal(SIGTERM); }
 
-void ServerProcess::Kill() {
+void ServerProcess::Kill() { Signal(SIGKILL); }
+
+void ServerProcess::Signal(int sig) {
   if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
+  kill(pid_, sig);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;

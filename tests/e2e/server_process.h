@@ -22,6 +22,8 @@ class ServerProcess {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
  private:
+  void Signal(int sig);  // sends it, then waits for the process to end
+
   std::string data_dir_;
   std::vector<std::string> extra_args_;
   pid_t pid_ = -1;

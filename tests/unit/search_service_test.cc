@@ -6,7 +6,7 @@
 #include <set>
 #include <thread>
 
-#include "common/ids.h"
+#include "bulk_fill.h"
 #include "service/search_service.h"
 #include "test_util.h"
 
@@ -103,27 +103,8 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
   PC_ASSERT_OK(before);
   ASSERT_EQ(before->hits.size(), 2u);
   std::string other = f.NewScope("project:other");
-  Status filled = f.store->Write([&](WriteTxn& txn) -> Status {
-    auto scope = txn.FindScope(other);
-    if (!scope.ok() || !*scope) return Internal("no scope");
-    NewRevision rev;
-    rev.info.memory = MemoryRef{kMemoryFamily, (*scope)->memory_artifact_id, 1};
-    for (int i = 0; i < 2500; ++i) {
-      EntryVersion v;
-      v.entry_id = NewId(kEntryPrefix);
-      v.entry_version_id = NewId(kEntryVersionPrefix);
-      v.version = 1;
-      v.kind = "fact";
-      v.text = "widget " + std::to_string(i);
-      v.content_hash = "h" + std::to_string(i);
-      v.created_by_revision = 1;
-      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
-      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
-      rev.new_versions.push_back(std::move(v));
-    }
-    return txn.CommitRevision(rev);
-  });
-  PC_ASSERT_OK(filled);
+  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(other), 2500,
+                                   [](int64_t i) { return "widget " + std::to_string(i); }, nullptr));
   auto after = Search("widget gears");
   PC_ASSERT_OK(after);
   ASSERT_EQ(after->hits.size(), 2u);
@@ -136,26 +117,10 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
 // Queries made only of very common words (past the store's pruning threshold) still find the
 // entries with all of them first, and fill the page with entries that have any of them.
 TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
-  Scope sc = *f.memory->GetScope(scope);
-  Status filled = f.store->Write([&](WriteTxn& txn) -> Status {
-    NewRevision rev;
-    rev.info.memory = MemoryRef{kMemoryFamily, sc.memory_artifact_id, 1};
-    for (int i = 0; i < 4400; ++i) {
-      EntryVersion v;
-      v.entry_id = NewId(kEntryPrefix);
-      v.entry_version_id = NewId(kEntryVersionPrefix);
-      v.version = 1;
-      v.kind = "fact";
-      v.text = i == 4399 ? "alpha and beta together" : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
-      v.content_hash = "h" + std::to_string(i);
-      v.created_by_revision = 1;
-      rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
-      rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
-      rev.new_versions.push_back(std::move(v));
-    }
-    return txn.CommitRevision(rev);
-  });
-  PC_ASSERT_OK(filled);
+  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), 4400, [](int64_t i) {
+    return i == 4399 ? std::string("alpha and beta together")
+                     : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+  }, nullptr));
   auto r = Search("alpha beta");
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 10u);
