@@ -7,8 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
+#include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "api/http_server.h"
@@ -22,8 +23,10 @@ namespace {
 
 constexpr std::chrono::seconds kBackfillInterval{30};
 
-// One pass over every scope: reindex those whose vector projection is incomplete.
-void BackfillPass(MemoryService& memory, SearchService& search, const std::atomic<bool>& stopping) {
+// One pass over every scope: reindex those whose vector projection is incomplete. The first pass
+// (`warm`) also loads complete ones into memory, so no vector search waits for that.
+void BackfillPass(MemoryService& memory, SearchService& search, const std::atomic<bool>& stopping,
+                  bool warm) {
   std::string cursor;
   while (!stopping) {
     auto page = memory.ListScopes({kMaxPageLimit, cursor});
@@ -34,6 +37,14 @@ void BackfillPass(MemoryService& memory, SearchService& search, const std::atomi
       bool complete = caps.ok() && std::any_of(caps->begin(), caps->end(), [](const Capability& c) {
                         return c.mode == "vector" && c.available;
                       });
+      if (complete && warm) {
+        auto t0 = std::chrono::steady_clock::now();
+        auto warmed = search.WarmVectors(scope.scope_id);
+        auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (warmed.ok() && *warmed)
+          std::cerr << "powercontext: vectors of " << scope.key << " loaded in " << static_cast<int>(ms)
+                    << " ms" << std::endl;
+      }
       if (complete) continue;
       auto done = search.Reindex(scope.scope_id, &stopping);
       if (done.ok() && done->embedded > 0)
@@ -82,7 +93,9 @@ int RunServe(const Config& config) {
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
   MemoryService memory(**store, limits, embedder->get());
-  SearchService search(**store, embedder->get(), reranker->get());
+  VectorCacheOptions vector_options;
+  vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
+  SearchService search(**store, embedder->get(), reranker->get(), vector_options);
 
   HttpOptions http;
   http.host = config.listen_host;
@@ -99,16 +112,19 @@ int RunServe(const Config& config) {
 
   // Background backfill: at start-up and then every kBackfillInterval, complete the vector
   // projection of every scope that lacks vectors for the configured embedder (after an outage, or
-  // a change of provider). Searches meanwhile say what is missing; auto uses fts.
+  // a change of provider). Searches meanwhile say what is missing; auto uses fts. The first pass
+  // also loads each scope's vectors and saved graph (data/ann), and logs how long that took.
   std::atomic<bool> stopping{false};
   std::mutex backfill_mu;
   std::condition_variable backfill_cv;
   std::thread backfill([&] {
     if (!*embedder) return;
     std::unique_lock<std::mutex> lock(backfill_mu);
+    bool first = true;
     do {
       lock.unlock();
-      BackfillPass(memory, search, stopping);
+      BackfillPass(memory, search, stopping, first);
+      first = false;
       lock.lock();
     } while (!backfill_cv.wait_for(lock, kBackfillInterval, [&] { return stopping.load(); }));
   });

@@ -42,19 +42,22 @@ void VectorIndex::Upsert(const std::string& entry_id, const std::string& version
   auto it = slot_.find(entry_id);
   size_t row;
   if (it == slot_.end()) {
-    row = entry_ids_.size();
+    row = version_ids_.size();
     slot_[entry_id] = row;
-    entry_ids_.push_back(entry_id);
     version_ids_.push_back(version_id);
-    active_.push_back(active ? 1 : 0);
+    state_.push_back(kInactive);
     data_.resize(data_.size() + dim_);
     codes_.resize(codes_.size() + dim_);
     scales_.push_back(1.0f);
+    in_graph_.push_back(0);
+    row_label_.push_back(0);
+    if (graph_) tail_.push_back(row);
   } else {
     row = it->second;
+    LeaveGraph(row);
     version_ids_[row] = version_id;
-    active_[row] = active ? 1 : 0;
   }
+  state_[row] = active ? kActive : kInactive;
   std::memcpy(&data_[row * dim_], vector, dim_ * sizeof(float));
   scales_[row] = Quantize(vector, dim_, &codes_[row * dim_]);
 }
@@ -62,51 +65,107 @@ void VectorIndex::Upsert(const std::string& entry_id, const std::string& version
 void VectorIndex::Remove(const std::string& entry_id) {
   auto it = slot_.find(entry_id);
   if (it == slot_.end()) return;
-  size_t row = it->second, last = entry_ids_.size() - 1;
-  if (row != last) {  // move the last row into the hole
-    std::memcpy(&data_[row * dim_], &data_[last * dim_], dim_ * sizeof(float));
-    std::memcpy(&codes_[row * dim_], &codes_[last * dim_], dim_);
-    scales_[row] = scales_[last];
-    entry_ids_[row] = std::move(entry_ids_[last]);
-    version_ids_[row] = std::move(version_ids_[last]);
-    active_[row] = active_[last];
-    slot_[entry_ids_[row]] = row;
-  }
+  LeaveGraph(it->second);
+  state_[it->second] = kRemoved;  // the row stays (rows never move: graph labels point at them)
+  version_ids_[it->second].clear();
   slot_.erase(it);
-  entry_ids_.pop_back();
-  version_ids_.pop_back();
-  active_.pop_back();
-  data_.resize(data_.size() - dim_);
-  codes_.resize(codes_.size() - dim_);
-  scales_.pop_back();
+}
+
+void VectorIndex::LeaveGraph(size_t row) {
+  if (!in_graph_[row]) return;
+  graph_->MarkStale(row_label_[row]);
+  in_graph_[row] = 0;
+  tail_.push_back(row);
+}
+
+size_t VectorIndex::tail_size() const { return graph_ ? tail_.size() : 0; }
+
+VectorIndex::Snapshot VectorIndex::TakeSnapshot() const {
+  Snapshot snap;
+  for (size_t row = 0; row < state_.size(); ++row) {
+    if (state_[row] != kActive) continue;
+    snap.rows.insert(snap.rows.end(), &data_[row * dim_], &data_[(row + 1) * dim_]);
+    snap.members.push_back({static_cast<uint32_t>(row), version_ids_[row]});
+  }
+  return snap;
+}
+
+void VectorIndex::AttachGraph(std::unique_ptr<AnnGraph> graph) {
+  graph_ = std::move(graph);
+  std::fill(in_graph_.begin(), in_graph_.end(), 0);
+  label_row_.clear();
+  std::unordered_map<std::string_view, size_t> row_of;
+  for (size_t row = 0; row < state_.size(); ++row)
+    if (state_[row] == kActive) row_of[version_ids_[row]] = row;
+  for (const AnnGraph::Member& m : graph_->members()) {
+    auto it = row_of.find(m.version_id);
+    const float* held = graph_->VectorOf(m.label);
+    bool same = it != row_of.end() && held && !in_graph_[it->second] &&
+                std::memcmp(held, &data_[it->second * dim_], dim_ * sizeof(float)) == 0;
+    if (!same) {
+      graph_->MarkStale(m.label);
+      continue;
+    }
+    if (label_row_.size() <= m.label) label_row_.resize(m.label + 1);
+    label_row_[m.label] = static_cast<uint32_t>(it->second);
+    row_label_[it->second] = m.label;
+    in_graph_[it->second] = 1;
+  }
+  tail_.clear();
+  for (size_t row = 0; row < state_.size(); ++row)
+    if (state_[row] == kActive && !in_graph_[row]) tail_.push_back(row);
 }
 
 std::vector<VectorIndex::Hit> VectorIndex::Nearest(const std::vector<float>& query,
                                                    bool include_inactive, double min_similarity,
                                                    size_t k) const {
-  if (query.size() != dim_) return {};
+  if (query.size() != dim_ || k == 0) return {};
+  if (!graph_ || include_inactive) return NearestExact(query, include_inactive, min_similarity, k);
+  // The graph's best, then every tail row, all scored exactly here.
+  std::vector<size_t> candidates;
+  for (const auto& [label, sim] : graph_->Search(query.data(), k)) {
+    (void)sim;  // re-scored below with the same arithmetic as the tail, for one order
+    if (label >= label_row_.size()) continue;
+    size_t row = label_row_[label];
+    if (in_graph_[row] && row_label_[row] == label) candidates.push_back(row);
+  }
+  for (size_t row : tail_)
+    if (state_[row] == kActive) candidates.push_back(row);
+  return Rank(query, candidates, min_similarity, k);
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::NearestExact(const std::vector<float>& query,
+                                                        bool include_inactive,
+                                                        double min_similarity, size_t k) const {
+  auto wanted = [&](size_t row) {
+    return state_[row] == kActive || (include_inactive && state_[row] == kInactive);
+  };
   // Pass 1: int8 dot products over every row (a quarter of the memory traffic of floats) pick
   // candidates; pass 2 scores those exactly. Small indexes are scored exactly throughout.
   std::vector<size_t> candidates;
   const size_t want = k * kCandidatesPerResult;
-  if (entry_ids_.size() > want * 4) {
+  if (slot_.size() > want * 4) {
     std::vector<int8_t> q(dim_);
-    float q_scale = Quantize(query.data(), dim_, q.data());
+    Quantize(query.data(), dim_, q.data());  // its scale is a common factor: order unchanged
     std::vector<std::pair<float, size_t>> rough;
-    rough.reserve(entry_ids_.size());
-    for (size_t row = 0; row < entry_ids_.size(); ++row) {
-      if (!include_inactive && !active_[row]) continue;
-      rough.push_back({static_cast<float>(DotInt8(q.data(), &codes_[row * dim_], dim_)) * scales_[row], row});
-    }
+    rough.reserve(state_.size());
+    for (size_t row = 0; row < state_.size(); ++row)
+      if (wanted(row))
+        rough.push_back({static_cast<float>(DotInt8(q.data(), &codes_[row * dim_], dim_)) * scales_[row], row});
     size_t keep = std::min(want, rough.size());
     std::nth_element(rough.begin(), rough.begin() + static_cast<std::ptrdiff_t>(keep), rough.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     for (size_t i = 0; i < keep; ++i) candidates.push_back(rough[i].second);
-    (void)q_scale;  // a common factor: it does not change the order
   } else {
-    for (size_t row = 0; row < entry_ids_.size(); ++row)
-      if (include_inactive || active_[row]) candidates.push_back(row);
+    for (size_t row = 0; row < state_.size(); ++row)
+      if (wanted(row)) candidates.push_back(row);
   }
+  return Rank(query, candidates, min_similarity, k);
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::Rank(const std::vector<float>& query,
+                                                const std::vector<size_t>& candidates,
+                                                double min_similarity, size_t k) const {
   std::vector<std::pair<float, size_t>> scored;
   for (size_t row : candidates) {
     float sim = DotUnrolled(query.data(), &data_[row * dim_], dim_);
@@ -121,7 +180,7 @@ std::vector<VectorIndex::Hit> VectorIndex::Nearest(const std::vector<float>& que
   std::vector<Hit> out;
   for (size_t i = 0; i < keep; ++i) {
     size_t row = scored[i].second;
-    out.push_back(Hit{version_ids_[row], active_[row] != 0, scored[i].first});
+    out.push_back(Hit{version_ids_[row], state_[row] == kActive, scored[i].first});
   }
   return out;
 }

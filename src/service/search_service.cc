@@ -203,6 +203,22 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
   };
 }
 
+Result<bool> SearchService::WarmVectors(const std::string& scope_id) {
+  bool warmed = false;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+    const int dim = embedder_ ? embedder_->profile().dimension : 0;
+    if (dim <= 0 || !VectorGap(embedder_, state).empty()) return Status::Ok();
+    std::vector<float> nothing(static_cast<size_t>(dim), 0.0f);  // k = 0: loads, finds nothing
+    PC_RETURN_IF_ERROR(vectors_.Nearest(txn, memory.artifact_id, memory.head_revision, state.profile,
+                                        nothing, false, -1, 0).status());
+    warmed = true;
+    return Status::Ok();
+  }));
+  return warmed;
+}
+
 Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
                                              const std::atomic<bool>* stop) {
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));

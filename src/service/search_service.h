@@ -68,8 +68,9 @@ struct ReindexResult {
 class SearchService {
  public:
   // `embedder` may be null (fts only); it must outlive the service.
-  SearchService(Store& store, Embedder* embedder = nullptr, Reranker* reranker = nullptr)
-      : store_(store), embedder_(embedder), reranker_(reranker) {}
+  SearchService(Store& store, Embedder* embedder = nullptr, Reranker* reranker = nullptr,
+                VectorCacheOptions vector_options = {})
+      : store_(store), embedder_(embedder), reranker_(reranker), vectors_(std::move(vector_options)) {}
 
   // Thread-safe. An explicit vector or hybrid search without the capability is
   // CapabilityUnavailable; auto falls back to fts and says so in mode_used.
@@ -83,6 +84,13 @@ class SearchService {
   // Stops between batches when *stop becomes true.
   Result<ReindexResult> Reindex(const std::string& scope_id,
                                 const std::atomic<bool>* stop = nullptr);
+
+  // Loads a scope's vectors (and its saved graph) into memory ahead of the first vector search;
+  // false when the scope has no complete vector projection for the configured embedder.
+  Result<bool> WarmVectors(const std::string& scope_id);
+
+  // The in-memory vector indexes (their statistics; waiting for graph builds).
+  VectorCache& vector_cache() { return vectors_; }
 
  private:
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);

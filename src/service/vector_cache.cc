@@ -1,5 +1,9 @@
 #include "service/vector_cache.h"
 
+#include <filesystem>
+
+#include "common/sha256.h"
+
 namespace pc {
 namespace {
 
@@ -20,6 +24,24 @@ Result<std::vector<VectorIndex::Hit>> ScanStore(ReadTxn& txn, const std::string&
 
 }  // namespace
 
+VectorCache::VectorCache(VectorCacheOptions options) : options_(std::move(options)) {}
+
+VectorCache::~VectorCache() {
+  {
+    std::lock_guard<std::mutex> lock(build_mu_);
+    stopping_ = true;
+  }
+  build_cv_.notify_all();
+  if (builder_.joinable()) builder_.join();
+}
+
+std::string VectorCache::GraphPath(const std::string& artifact_id, const std::string& profile) const {
+  if (options_.ann_dir.empty()) return "";
+  return (std::filesystem::path(options_.ann_dir) /
+          (artifact_id + "-" + Sha256Hex(profile).substr(0, 16) + ".hnsw"))
+      .string();
+}
+
 Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     ReadTxn& txn, const std::string& artifact_id, int64_t revision, const std::string& profile,
     const std::vector<float>& query, bool include_inactive, double min_similarity, size_t k) {
@@ -27,7 +49,10 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& s = slots_[artifact_id];
-    if (!s) s = std::make_shared<Slot>();
+    if (!s) {
+      s = std::make_shared<Slot>();
+      s->artifact_id = artifact_id;
+    }
     slot = s;
   }
   slot->last_used = ++clock_;
@@ -40,47 +65,134 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     else slot->index->Remove(entry);
   };
   if (slot->revision < 0 || slot->profile != profile || slot->index->dimension() != query.size()) {
-    slot->index = std::make_unique<VectorIndex>(query.size());
+    slot->index = std::make_shared<VectorIndex>(query.size());
     slot->profile = profile;
     slot->revision = -1;
     PC_RETURN_IF_ERROR(txn.ScanVectors(artifact_id, profile, /*include_inactive=*/true, upsert));
+    if (std::string path = GraphPath(artifact_id, profile);
+        !path.empty() && slot->index->size() >= options_.ann_min_rows) {
+      if (auto graph = AnnGraph::Load(path, query.size()); graph.ok()) {
+        slot->index->AttachGraph(std::move(graph).value());
+        ++graphs_loaded_;
+      }  // missing or unusable: built anew below
+    }
   } else if (slot->revision < revision) {
     PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedEntries(artifact_id, slot->revision, revision));
     PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, changed, upsert));
   }
   slot->revision = revision;
   slot->rows = slot->index->size();
+  slot->has_graph = slot->index->has_graph();
+  MaybeQueueBuild(slot);
   auto hits = slot->index->Nearest(query, include_inactive, min_similarity, k);
   lock.unlock();
   Evict(slot);
   return hits;
 }
 
+void VectorCache::MaybeQueueBuild(const std::shared_ptr<Slot>& slot) {
+  const VectorIndex& index = *slot->index;
+  if (slot->build_queued || index.size() < options_.ann_min_rows) return;
+  if (index.has_graph() && index.tail_size() <= std::max(options_.ann_min_rows, index.size() / 10))
+    return;
+  slot->build_queued = true;
+  {
+    std::lock_guard<std::mutex> lock(build_mu_);
+    build_queue_.push_back(slot);
+    if (!builder_.joinable()) builder_ = std::thread([this] { BuildLoop(); });
+  }
+  build_cv_.notify_all();
+}
+
+void VectorCache::BuildLoop() {
+  std::unique_lock<std::mutex> lock(build_mu_);
+  while (true) {
+    build_cv_.wait(lock, [&] { return stopping_ || !build_queue_.empty(); });
+    if (stopping_) return;
+    std::shared_ptr<Slot> slot = build_queue_.front().lock();
+    build_queue_.pop_front();
+    if (!slot) continue;  // evicted meanwhile
+    building_ = true;
+    lock.unlock();
+    Build(slot);
+    lock.lock();
+    building_ = false;
+    build_cv_.notify_all();
+  }
+}
+
+void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
+  std::shared_ptr<VectorIndex> index;
+  std::string profile;
+  VectorIndex::Snapshot snap;
+  {
+    std::lock_guard<std::mutex> lock(slot->mu);
+    index = slot->index;
+    profile = slot->profile;
+    snap = index->TakeSnapshot();
+  }
+  auto graph = AnnGraph::Build(index->dimension(), snap.rows.data(), std::move(snap.members), &stopping_);
+  snap.rows = {};
+  if (graph.ok()) {
+    if (std::string path = GraphPath(slot->artifact_id, profile); !path.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(options_.ann_dir, ec);
+      (void)(*graph)->Save(path);  // best effort: without it the next start builds again
+    }
+  }
+  std::lock_guard<std::mutex> lock(slot->mu);
+  slot->build_queued = false;
+  if (!graph.ok()) return;  // stopping; or hnswlib failed, and searches stay exact
+  if (slot->index != index) return;  // reloaded meanwhile (profile change, reindex)
+  index->AttachGraph(std::move(graph).value());
+  slot->has_graph = true;
+  ++graphs_built_;
+}
+
+void VectorCache::WaitForBuilds() {
+  std::unique_lock<std::mutex> lock(build_mu_);
+  build_cv_.wait(lock, [&] { return stopping_ || (build_queue_.empty() && !building_); });
+}
+
 void VectorCache::Evict(const std::shared_ptr<Slot>& keep) {
   std::lock_guard<std::mutex> lock(mu_);
   size_t total = 0;
   for (const auto& [id, s] : slots_) total += s->rows;
-  while (total > max_vectors_) {
+  while (total > options_.max_vectors) {
     auto oldest = slots_.end();
     for (auto it = slots_.begin(); it != slots_.end(); ++it)
       if (it->second != keep && (oldest == slots_.end() || it->second->last_used < oldest->second->last_used))
         oldest = it;
     if (oldest == slots_.end()) return;  // only the memory being searched is left
     total -= oldest->second->rows;
-    slots_.erase(oldest);  // a search still using it holds its own reference
+    slots_.erase(oldest);  // a search or build still using it holds its own reference
   }
 }
 
-size_t VectorCache::cached_vectors() {
-  std::lock_guard<std::mutex> lock(mu_);
-  size_t total = 0;
-  for (const auto& [id, s] : slots_) total += s->rows;
-  return total;
+VectorCache::Stats VectorCache::stats() {
+  Stats st;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, s] : slots_) {
+      st.cached_vectors += s->rows;
+      st.graphs += s->has_graph ? 1 : 0;
+    }
+  }
+  st.graphs_built = graphs_built_;
+  st.graphs_loaded = graphs_loaded_;
+  return st;
 }
 
 void VectorCache::Invalidate(const std::string& artifact_id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  slots_.erase(artifact_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    slots_.erase(artifact_id);
+  }
+  if (options_.ann_dir.empty()) return;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(options_.ann_dir, ec))
+    if (f.path().filename().string().rfind(artifact_id + "-", 0) == 0)
+      std::filesystem::remove(f.path(), ec);
 }
 
 }  // namespace pc

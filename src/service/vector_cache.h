@@ -1,13 +1,22 @@
 // In-memory vector indexes, one per memory, kept in step with the store: loaded once from the
 // vector projection, then brought forward revision by revision from the changes log, inside the
 // caller's read transaction, so a search still answers from exactly its snapshot.
+//
+// A memory of at least `ann_min_rows` vectors also gets an approximate graph (hnswlib), built by
+// one background thread from a copy of its vectors while searches go on exactly; rebuilt when the
+// vectors changed since (searched exactly beside it) pass a tenth of the memory. With an
+// `ann_dir`, each graph is saved there and loaded with the vectors after a restart instead of
+// being rebuilt; a saved graph is a cache, checked vector by vector against the store.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -17,13 +26,23 @@
 
 namespace pc {
 
-// Holds at most kMaxCachedVectors vectors in all: loading a memory past that evicts the least
-// recently searched others (they reload on their next vector search).
+// Holds at most this many vectors in all: loading a memory past that evicts the least recently
+// searched others (they reload on their next vector search).
 inline constexpr size_t kMaxCachedVectors = 1000000;  // ~1.9 GB at 384 dimensions (float + int8)
+// Below this many vectors a memory is scanned exactly: the int8 scan costs ~0.1 µs a vector
+// (0.5 ms here), and a graph costs ~0.5 ms a vector to build (bench/search_bench).
+inline constexpr size_t kAnnMinRows = 5000;
+
+struct VectorCacheOptions {
+  size_t max_vectors = kMaxCachedVectors;
+  size_t ann_min_rows = kAnnMinRows;
+  std::string ann_dir;  // where graphs are saved; empty: never saved
+};
 
 class VectorCache {
  public:
-  explicit VectorCache(size_t max_vectors = kMaxCachedVectors) : max_vectors_(max_vectors) {}
+  explicit VectorCache(VectorCacheOptions options = {});
+  ~VectorCache();  // stops a build in progress
 
   // The k nearest head vectors of `profile` at `revision` (the snapshot `txn` reads). Thread-safe.
   Result<std::vector<VectorIndex::Hit>> Nearest(ReadTxn& txn, const std::string& artifact_id,
@@ -32,26 +51,52 @@ class VectorCache {
                                                 bool include_inactive, double min_similarity,
                                                 size_t k);
 
-  // Forgets a memory's index: for changes to vectors that are not revisions (reindex).
+  // Forgets a memory's index and saved graphs: for changes to vectors that are not revisions
+  // (reindex).
   void Invalidate(const std::string& artifact_id);
-  // Vectors held now, over all memories.
-  size_t cached_vectors();
+
+  struct Stats {
+    size_t cached_vectors = 0;  // over all memories
+    size_t graphs = 0;          // memories searched through a graph
+    size_t graphs_built = 0;    // since start
+    size_t graphs_loaded = 0;   // from ann_dir, since start
+  };
+  Stats stats();
+  // Waits until no graph build is queued or running (benchmarks and tests).
+  void WaitForBuilds();
 
  private:
   struct Slot {
     std::mutex mu;
-    std::string profile;
+    std::string artifact_id, profile;
     int64_t revision = -1;  // -1: not loaded
-    std::unique_ptr<VectorIndex> index;
-    std::atomic<size_t> rows{0};       // index size, readable without the slot's lock
+    std::shared_ptr<VectorIndex> index;
+    bool build_queued = false;
+    std::atomic<size_t> rows{0};  // index size, readable without the slot's lock
+    std::atomic<bool> has_graph{false};
     std::atomic<uint64_t> last_used{0};
   };
+  std::string GraphPath(const std::string& artifact_id, const std::string& profile) const;
+  // Called with the slot locked after it is brought to a revision.
+  void MaybeQueueBuild(const std::shared_ptr<Slot>& slot);
+  void BuildLoop();
+  void Build(const std::shared_ptr<Slot>& slot);
   // Drops least recently used slots (never `keep`) until the total fits.
   void Evict(const std::shared_ptr<Slot>& keep);
+
+  const VectorCacheOptions options_;
   std::atomic<uint64_t> clock_{0};
-  const size_t max_vectors_;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+
+  // The builder: one thread, started on first need.
+  std::mutex build_mu_;
+  std::condition_variable build_cv_;
+  std::deque<std::weak_ptr<Slot>> build_queue_;
+  bool building_ = false;
+  std::atomic<bool> stopping_{false};
+  std::thread builder_;
+  std::atomic<size_t> graphs_built_{0}, graphs_loaded_{0};
 };
 
 }  // namespace pc

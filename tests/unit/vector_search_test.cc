@@ -131,7 +131,9 @@ TEST_F(VectorSearchTest, CacheEvictsLeastRecentlySearchedMemories) {
     Remember("entry about deployments " + std::to_string(i));
     PC_ASSERT_OK(memory->Remember({other, "fact", "other note " + std::to_string(i), "", "", {}}));
   }
-  VectorCache cache(10);
+  VectorCacheOptions small;
+  small.max_vectors = 10;
+  VectorCache cache(small);
   std::vector<float> q = embedder.EmbedOne("deployments");
   auto search = [&](const std::string& scope_id) -> Result<std::vector<VectorIndex::Hit>> {
     std::vector<VectorIndex::Hit> hits;
@@ -148,13 +150,13 @@ TEST_F(VectorSearchTest, CacheEvictsLeastRecentlySearchedMemories) {
     return hits;
   };
   PC_ASSERT_OK(search(scope));
-  EXPECT_EQ(cache.cached_vectors(), 8u);
+  EXPECT_EQ(cache.stats().cached_vectors, 8u);
   PC_ASSERT_OK(search(other));  // 16 > 10: the first memory goes
-  EXPECT_EQ(cache.cached_vectors(), 8u);
+  EXPECT_EQ(cache.stats().cached_vectors, 8u);
   auto again = search(scope);  // and comes back, with the same answer
   PC_ASSERT_OK(again);
   EXPECT_EQ(again->size(), 3u);
-  EXPECT_EQ(cache.cached_vectors(), 8u);
+  EXPECT_EQ(cache.stats().cached_vectors, 8u);
 }
 
 TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {

@@ -1,0 +1,125 @@
+#include "search/ann_graph.h"
+
+#include <hnswlib/hnswlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace pc {
+
+struct AnnGraph::Impl {
+  explicit Impl(size_t dim) : space(dim) {}
+  hnswlib::InnerProductSpace space;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
+};
+
+AnnGraph::AnnGraph(size_t dim) : dim_(dim), impl_(std::make_unique<Impl>(dim)) {}
+AnnGraph::~AnnGraph() = default;
+
+Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const float* rows,
+                                                  std::vector<Member> members,
+                                                  const std::atomic<bool>* stop) {
+  std::unique_ptr<AnnGraph> g(new AnnGraph(dim));
+  try {
+    g->impl_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+        &g->impl_->space, std::max<size_t>(members.size(), 1), kAnnLinks, kAnnBuildBreadth);
+    g->impl_->hnsw->setEf(kAnnSearchBreadth);
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (stop && stop->load(std::memory_order_relaxed)) return Internal("ann build cancelled");
+      g->impl_->hnsw->addPoint(rows + i * dim, members[i].label);
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("ann build failed: ") + e.what());
+  }
+  g->members_ = std::move(members);
+  return g;
+}
+
+Result<std::unique_ptr<AnnGraph>> AnnGraph::Load(const std::string& path, size_t dim) {
+  std::unique_ptr<AnnGraph> g(new AnnGraph(dim));
+  {
+    std::ifstream probe(path, std::ios::binary);
+    if (!probe) return NotFound("no ann graph at " + path);
+  }
+  try {
+    g->impl_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(&g->impl_->space, path);
+    g->impl_->hnsw->setEf(kAnnSearchBreadth);
+  } catch (const std::exception& e) {
+    return Internal("ann graph " + path + " unreadable: " + e.what());
+  }
+  // hnswlib takes the vector size from the space, not the file: check the file's row layout.
+  const auto& h = *g->impl_->hnsw;
+  if (h.label_offset_ - h.offsetData_ != dim * sizeof(float))
+    return Internal("ann graph " + path + " has another dimension");
+  std::ifstream in(path + ".members");
+  uint32_t label;
+  std::string version;
+  while (in >> label >> version) g->members_.push_back({label, std::move(version)});
+  if (!in.eof() || g->members_.size() != h.cur_element_count)
+    return Internal("ann graph " + path + ": members do not match the graph");
+  return g;
+}
+
+namespace {
+
+Status Publish(const std::string& tmp, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (!ec) return Status::Ok();
+  std::remove(tmp.c_str());
+  return Internal("saving ann graph failed: " + ec.message());
+}
+
+}  // namespace
+
+void AnnGraph::Remove(const std::string& path) {
+  std::remove(path.c_str());
+  std::remove((path + ".members").c_str());
+}
+
+Status AnnGraph::Save(const std::string& path) const {
+  {
+    std::ofstream out(path + ".members.tmp", std::ios::trunc);
+    for (const Member& m : members_) out << m.label << ' ' << m.version_id << '\n';
+    out.close();
+    if (!out) return Internal("saving ann graph members failed: " + path);
+  }
+  PC_RETURN_IF_ERROR(Publish(path + ".members.tmp", path + ".members"));
+  std::string tmp = path + ".tmp";
+  try {
+    impl_->hnsw->saveIndex(tmp);
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    return Internal("saving ann graph failed: " + std::string(e.what()));
+  }
+  return Publish(tmp, path);
+}
+
+size_t AnnGraph::size() const { return impl_->hnsw->cur_element_count; }
+
+const float* AnnGraph::VectorOf(uint32_t label) const {
+  auto it = impl_->hnsw->label_lookup_.find(label);
+  if (it == impl_->hnsw->label_lookup_.end()) return nullptr;
+  return reinterpret_cast<const float*>(impl_->hnsw->getDataByInternalId(it->second));
+}
+
+void AnnGraph::MarkStale(uint32_t label) {
+  try {
+    impl_->hnsw->markDelete(label);
+  } catch (const std::exception&) {
+    // Unknown or already stale: either way it is not returned.
+  }
+}
+
+std::vector<std::pair<uint32_t, float>> AnnGraph::Search(const float* query, size_t k) const {
+  std::vector<std::pair<uint32_t, float>> out;
+  if (impl_->hnsw->cur_element_count == 0 || k == 0) return out;
+  auto heap = impl_->hnsw->searchKnn(query, k);  // farthest on top; distance = 1 - dot
+  out.resize(heap.size());
+  for (size_t i = heap.size(); i-- > 0; heap.pop())
+    out[i] = {static_cast<uint32_t>(heap.top().second), 1.0f - heap.top().first};
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,69 @@
+// An approximate nearest-neighbour graph (hnswlib's HNSW, inner product over unit vectors) for
+// one memory's vectors. Built once from a snapshot, then only ever marked: a label whose vector
+// changed is marked stale and never returned again; new vectors wait outside the graph until the
+// next build (see search/vector_index.h). hnswlib stays behind this header.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pc {
+
+// Build parameters (hnswlib's M and ef_construction) and the search breadth. Chosen by
+// measurement on 384-d vectors (bench/search_bench, tests/unit/ann_graph_test): recall of the
+// exact top 10 ≥ 0.95 at a third of the default build cost.
+inline constexpr size_t kAnnLinks = 16;
+inline constexpr size_t kAnnBuildBreadth = 64;
+inline constexpr size_t kAnnSearchBreadth = 96;
+
+class AnnGraph {
+ public:
+  ~AnnGraph();
+  AnnGraph(AnnGraph&&) = delete;
+
+  // What the graph holds: each label with the entry version whose vector it was built from.
+  struct Member {
+    uint32_t label;
+    std::string version_id;
+  };
+  // Builds over members.size() rows of `dim` floats, row i for members[i]. Fails (Internal,
+  // "cancelled") when *stop turns true, checked between rows.
+  static Result<std::unique_ptr<AnnGraph>> Build(size_t dim, const float* rows,
+                                                 std::vector<Member> members,
+                                                 const std::atomic<bool>* stop = nullptr);
+  // Reads a graph written by Save; an error when the file is missing, damaged or of another
+  // dimension.
+  static Result<std::unique_ptr<AnnGraph>> Load(const std::string& path, size_t dim);
+  // Writes the graph to `path` and its members to `path`.members, each whole or not at all (a
+  // temp file renamed over it). A cache, not the truth: whoever loads it checks each member's
+  // vector against the store's (VectorIndex::AttachGraph).
+  Status Save(const std::string& path) const;
+  // Removes what Save wrote.
+  static void Remove(const std::string& path);
+
+  size_t dimension() const { return dim_; }
+  size_t size() const;
+  const std::vector<Member>& members() const { return members_; }
+  // The vector held for `label`, or null when the graph has no such label.
+  const float* VectorOf(uint32_t label) const;
+  // Never returns `label` again.
+  void MarkStale(uint32_t label);
+
+  // Up to k (label, similarity) pairs, best first; stale labels excluded.
+  std::vector<std::pair<uint32_t, float>> Search(const float* query, size_t k) const;
+
+ private:
+  struct Impl;
+  explicit AnnGraph(size_t dim);
+  size_t dim_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<Member> members_;
+};
+
+}  // namespace pc

@@ -1,0 +1,204 @@
+// The approximate graph (hnswlib) and how a VectorIndex uses it: recall against the exact scan,
+// stale versions never returned, vectors that changed since the build searched exactly, and
+// saved graphs checked against the store before they are trusted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "search/ann_graph.h"
+#include "search/hash_embedder.h"
+#include "search/vector_index.h"
+#include "service/search_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+constexpr size_t kDim = 48;
+
+std::vector<float> RandomUnit(std::mt19937& rng) {
+  std::normal_distribution<float> n(0, 1);
+  std::vector<float> v(kDim);
+  float norm = 0;
+  for (float& x : v) {
+    x = n(rng);
+    norm += x * x;
+  }
+  for (float& x : v) x /= std::sqrt(norm);
+  return v;
+}
+
+std::string Version(int i) { return "env_" + std::to_string(i); }
+
+// The same random entries in an exact index and in one with a graph.
+struct Pair {
+  VectorIndex exact{kDim}, approx{kDim};
+  std::mt19937 rng{7};
+  void Upsert(int entry, const std::string& version, bool active, const std::vector<float>& v) {
+    exact.Upsert("ent_" + std::to_string(entry), version, active, v.data());
+    approx.Upsert("ent_" + std::to_string(entry), version, active, v.data());
+  }
+  void BuildGraph() {
+    auto snap = approx.TakeSnapshot();
+    auto g = AnnGraph::Build(kDim, snap.rows.data(), std::move(snap.members));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    approx.AttachGraph(std::move(g).value());
+  }
+  // Share of the exact top 10 the approximate search finds, over `queries` random queries.
+  double Recall(int queries) {
+    double found = 0;
+    for (int q = 0; q < queries; ++q) {
+      auto query = RandomUnit(rng);
+      std::set<std::string> truth;
+      for (const auto& h : exact.Nearest(query, false, -1, 10)) truth.insert(h.version_id);
+      for (const auto& h : approx.Nearest(query, false, -1, 10)) found += truth.count(h.version_id);
+    }
+    return found / (10.0 * queries);
+  }
+};
+
+TEST(AnnGraph, RecallAgainstTheExactScan) {
+  Pair p;
+  for (int i = 0; i < 3000; ++i) p.Upsert(i, Version(i), true, RandomUnit(p.rng));
+  p.BuildGraph();
+  EXPECT_TRUE(p.approx.has_graph());
+  EXPECT_EQ(p.approx.tail_size(), 0u);
+  EXPECT_GE(p.Recall(100), 0.95);
+}
+
+TEST(AnnGraph, ChangedRetiredAndRemovedVectorsAfterTheBuild) {
+  Pair p;
+  std::vector<std::vector<float>> vecs;
+  for (int i = 0; i < 2000; ++i) {
+    vecs.push_back(RandomUnit(p.rng));
+    p.Upsert(i, Version(i), true, vecs.back());
+  }
+  p.BuildGraph();
+  // New versions of 100 entries (new vectors), 100 retired, 100 removed, 100 new entries.
+  for (int i = 0; i < 100; ++i) p.Upsert(i, Version(10000 + i), true, RandomUnit(p.rng));
+  for (int i = 100; i < 200; ++i) p.Upsert(i, Version(i), false, vecs[i]);
+  for (int i = 200; i < 300; ++i) {
+    p.exact.Remove("ent_" + std::to_string(i));
+    p.approx.Remove("ent_" + std::to_string(i));
+  }
+  for (int i = 2000; i < 2100; ++i) p.Upsert(i, Version(i), true, RandomUnit(p.rng));
+  EXPECT_EQ(p.approx.tail_size(), 400u);  // changed, retired, removed (stale in the graph), new
+  EXPECT_GE(p.Recall(100), 0.95);
+  // A superseded, retired or removed vector is never returned, even asked for exactly.
+  for (int i : {5, 150, 250}) {
+    for (const auto& h : p.approx.Nearest(vecs[i], false, -1, 10)) {
+      EXPECT_NE(h.version_id, Version(i)) << i;
+      EXPECT_TRUE(h.active);
+    }
+  }
+  // A new version is found at once (from the tail).
+  auto fresh = RandomUnit(p.rng);
+  p.Upsert(7, Version(20000), true, fresh);
+  EXPECT_EQ(p.approx.Nearest(fresh, false, -1, 1).at(0).version_id, Version(20000));
+  // Retired entries come back only when asked for, exactly.
+  auto with_inactive = p.approx.Nearest(vecs[150], true, -1, 1);
+  EXPECT_EQ(with_inactive.at(0).version_id, Version(150));
+  EXPECT_FALSE(with_inactive.at(0).active);
+}
+
+TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
+  testing::TempDir dir;
+  std::string path = dir.path() + "/g.hnsw";
+  Pair p;
+  std::vector<std::vector<float>> vecs;
+  for (int i = 0; i < 1000; ++i) {
+    vecs.push_back(RandomUnit(p.rng));
+    p.Upsert(i, Version(i), true, vecs.back());
+  }
+  auto snap = p.approx.TakeSnapshot();
+  auto g = AnnGraph::Build(kDim, snap.rows.data(), std::move(snap.members));
+  PC_ASSERT_OK(g);
+  PC_ASSERT_OK((*g)->Save(path));
+  auto loaded = AnnGraph::Load(path, kDim);
+  PC_ASSERT_OK(loaded);
+  EXPECT_EQ((*loaded)->size(), 1000u);
+  EXPECT_EQ((*loaded)->members().size(), 1000u);
+  EXPECT_EQ((*loaded)->Search(vecs[3].data(), 1).at(0).first, (*g)->Search(vecs[3].data(), 1).at(0).first);
+  EXPECT_FALSE(AnnGraph::Load(path, kDim + 1).ok());  // another dimension
+  EXPECT_FALSE(AnnGraph::Load(dir.path() + "/none.hnsw", kDim).ok());
+
+  // Loaded into an index of another process: rows in another order, one entry revised, one
+  // retired, and one whose vector (same version id) differs from the saved one.
+  VectorIndex other(kDim);
+  std::vector<float> v12 = RandomUnit(p.rng);
+  for (int i = 999; i >= 0; --i) {
+    std::vector<float> v = vecs[i];
+    std::string version = Version(i);
+    if (i == 10) version = Version(5000), v = RandomUnit(p.rng);
+    if (i == 12) v = v12;
+    other.Upsert("ent_" + std::to_string(i), version, i != 11, v.data());
+  }
+  other.AttachGraph(std::move(loaded).value());
+  EXPECT_EQ(other.tail_size(), 2u);  // entry 10 (new version) and 12 (vector differs)
+  EXPECT_EQ(other.Nearest(vecs[3], false, -1, 1).at(0).version_id, Version(3));
+  for (int i : {10, 11, 12})
+    for (const auto& h : other.Nearest(vecs[i], false, -1, 5)) {
+      EXPECT_NE(h.version_id, Version(10));
+      EXPECT_NE(h.version_id, Version(11));
+    }
+  // Entry 12 is scored with the vector the store holds now, not the saved one.
+  auto hit12 = other.Nearest(v12, false, -1, 1).at(0);
+  EXPECT_EQ(hit12.version_id, Version(12));
+  EXPECT_NEAR(hit12.similarity, 1.0, 1e-5);
+
+  // A damaged file is refused, not trusted.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  EXPECT_FALSE(AnnGraph::Load(path, kDim).ok());
+}
+
+TEST(VectorCacheGraphs, BuiltInTheBackgroundSavedAndLoadedAfterARestart) {
+  testing::Fixture f;
+  HashEmbedder embedder(64);
+  MemoryService memory(*f.store, ServiceLimits{}, &embedder);
+  std::string scope = f.NewScope();
+  for (int i = 0; i < 400; ++i)
+    PC_ASSERT_OK(memory.Remember({scope, "fact", "note " + std::to_string(i) + " about topic " + std::to_string(i % 37), "", "", {}}));
+  VectorCacheOptions options;
+  options.ann_min_rows = 300;
+  options.ann_dir = f.dir.path() + "/ann";
+  SearchRequest req{scope, "note about topic 5", SearchMode::kVector, 10, false, std::nullopt};
+  std::vector<std::string> exact;
+  {
+    SearchService plain(*f.store, &embedder);  // 400 < 5,000: exact
+    auto r = plain.Search(req);
+    PC_ASSERT_OK(r);
+    for (const auto& h : r->hits) exact.push_back(h.item.version.entry_version_id);
+    EXPECT_EQ(plain.vector_cache().stats().graphs, 0u);
+  }
+  {
+    SearchService search(*f.store, &embedder, nullptr, options);
+    PC_ASSERT_OK(search.Search(req));  // answers exactly, and queues a build
+    search.vector_cache().WaitForBuilds();
+    EXPECT_EQ(search.vector_cache().stats().graphs_built, 1u);
+    EXPECT_EQ(search.vector_cache().stats().graphs, 1u);
+    EXPECT_FALSE(std::filesystem::is_empty(options.ann_dir));
+    auto r = search.Search(req);
+    PC_ASSERT_OK(r);
+    ASSERT_EQ(r->hits.size(), exact.size());
+    EXPECT_EQ(r->hits[0].item.version.entry_version_id, exact[0]);
+  }
+  // A write while no server runs, then a restart: the saved graph is loaded, the new entry is
+  // found beside it.
+  PC_ASSERT_OK(memory.Remember({scope, "fact", "a brand new zebra crossing", "", "", {}}));
+  SearchService restarted(*f.store, &embedder, nullptr, options);
+  auto r = restarted.Search({scope, "a brand new zebra crossing", SearchMode::kVector, 3, false, std::nullopt});
+  PC_ASSERT_OK(r);
+  EXPECT_EQ(restarted.vector_cache().stats().graphs_loaded, 1u);
+  EXPECT_EQ(restarted.vector_cache().stats().graphs_built, 0u);
+  ASSERT_FALSE(r->hits.empty());
+  EXPECT_EQ(r->hits[0].item.version.text, "a brand new zebra crossing");
+  // Reindexing forgets the saved graphs.
+  restarted.vector_cache().Invalidate(r->memory.artifact_id);
+  EXPECT_TRUE(std::filesystem::is_empty(options.ann_dir));
+}
+
+}  // namespace
+}  // namespace pc
