@@ -114,12 +114,12 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
   }
 }
 
-// Queries made only of very common words (past the store's pruning threshold) still find the
-// entries with all of them first, and fill the page with entries that have any of them.
+// Queries made only of very common words (past the store's planning threshold) still find the
+// entries with all of them first, however old, and fill the page with entries that have any.
 TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
   PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), 4400, [](int64_t i) {
-    return i == 4399 ? std::string("alpha and beta together")
-                     : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+    return i == 0 ? std::string("alpha and beta together")
+                  : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
   }, nullptr));
   auto r = Search("alpha beta");
   PC_ASSERT_OK(r);
@@ -127,6 +127,14 @@ TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
   EXPECT_EQ(r->hits[0].item.version.text, "alpha and beta together");
   std::set<std::string> ids;
   for (const SearchHit& h : r->hits) EXPECT_TRUE(ids.insert(h.item.version.entry_id).second);
+  // One common word: a full page of entries that have it, scored above zero.
+  auto one = Search("alpha");
+  PC_ASSERT_OK(one);
+  ASSERT_EQ(one->hits.size(), 10u);
+  for (const SearchHit& h : one->hits) {
+    EXPECT_NE(h.item.version.text.find("alpha"), std::string::npos);
+    EXPECT_GT(h.score, 0);
+  }
 }
 
 // Invariant 10: while writers revise entries, every hit of a search must be the version that was

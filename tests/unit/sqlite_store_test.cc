@@ -9,7 +9,7 @@
 #include "common/ids.h"
 #include "search/hash_embedder.h"
 #include "service/search_service.h"
-#include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/schema.h"
 #include "test_util.h"
 
@@ -57,7 +57,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
     sqlite3* db = nullptr;
     sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
     // Undo migration 2 and the memory's text table, leaving the file as a schema-1 build would.
-    PC_ASSERT_OK(sqlite::RegisterFtsTokenizer(db));
+    PC_ASSERT_OK(sqlite::RegisterFtsExtensions(db));
     ASSERT_EQ(sqlite3_exec(db, "DROP TABLE fts_1; DROP TABLE entry_vectors;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"

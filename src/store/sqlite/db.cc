@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-#include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/fts_extensions.h"
 
 namespace pc::sqlite {
 
@@ -18,7 +18,7 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   std::unique_ptr<Db> db(new Db(raw));
-  PC_RETURN_IF_ERROR(RegisterFtsTokenizer(raw));
+  PC_RETURN_IF_ERROR(RegisterFtsExtensions(raw));
   return db;
 }
 

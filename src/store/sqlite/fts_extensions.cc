@@ -1,4 +1,4 @@
-#include "store/sqlite/fts_tokenizer.h"
+#include "store/sqlite/fts_extensions.h"
 
 #include <sqlite3.h>
 
@@ -37,6 +37,38 @@ int TokenizeText(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
   }
 }
 
+// BM25's k1 and b, as FTS5's bm25() uses them.
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+
+// pc_tf_rank(table): minus the sum over phrases of tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)),
+// over the first column (text); lower is better, like bm25().
+void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int, sqlite3_value**) {
+  auto* avg = static_cast<double*>(api->xGetAuxdata(ctx, 0));
+  if (!avg) {
+    sqlite3_int64 rows = 0, tokens = 0;
+    api->xRowCount(ctx, &rows);
+    api->xColumnTotalSize(ctx, 0, &tokens);
+    avg = static_cast<double*>(sqlite3_malloc(sizeof(double)));
+    if (!avg) return sqlite3_result_error_nomem(out);
+    *avg = rows > 0 && tokens > 0 ? static_cast<double>(tokens) / static_cast<double>(rows) : 1.0;
+    if (api->xSetAuxdata(ctx, avg, sqlite3_free) != SQLITE_OK) return sqlite3_result_error_nomem(out);
+  }
+  int len = 0;
+  if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK) return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
+  const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / *avg);
+  double score = 0;
+  for (int phrase = 0; phrase < api->xPhraseCount(ctx); ++phrase) {
+    Fts5PhraseIter it;
+    int column = 0, offset = 0, tf = 0;
+    for (api->xPhraseFirst(ctx, phrase, &it, &column, &offset); column >= 0;
+         api->xPhraseNext(ctx, &it, &column, &offset))
+      tf += column == 0 ? 1 : 0;
+    if (tf) score += tf * (kK1 + 1) / (tf + norm);
+  }
+  sqlite3_result_double(out, -score);
+}
+
 fts5_api* GetFtsApi(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
@@ -50,12 +82,14 @@ fts5_api* GetFtsApi(sqlite3* db) {
 
 }  // namespace
 
-Status RegisterFtsTokenizer(sqlite3* db) {
+Status RegisterFtsExtensions(sqlite3* db) {
   fts5_api* api = GetFtsApi(db);
   if (!api) return Internal("this SQLite has no FTS5");
   static fts5_tokenizer kTokenizer = {Create, Delete, TokenizeText};
   if (api->xCreateTokenizer(api, "pc", nullptr, &kTokenizer, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 tokenizer");
+  if (api->xCreateFunction(api, "pc_tf_rank", nullptr, TfRank, nullptr) != SQLITE_OK)
+    return Internal("cannot register the FTS5 rank function");
   return Status::Ok();
 }
 

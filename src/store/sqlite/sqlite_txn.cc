@@ -393,18 +393,26 @@ std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ") {
 
 }  // namespace
 
-// Ranking every document that contains a very common word costs ~1 µs per document, whatever
-// the limit. For short queries, phrases found in more than kCommonPhraseDocs documents are left
-// out while rarer ones remain: they would add little to BM25 (low IDF) and most of the cost.
-// Counting stops at the threshold, so each check costs at most that many postings.
-constexpr int64_t kCommonPhraseDocs = 2000;
-constexpr size_t kMaxPlannedPhrases = 16;  // longer queries are searched as they are
+// Ranking with bm25() costs ~1.5 µs for every document that contains a query phrase, whatever
+// the limit (it counts each phrase's documents for IDF, then scores and sorts them all). So a
+// short query is planned first: each phrase's documents are counted up to kCommonPhraseDocs.
+// - Some phrases are rarer: those alone are ranked by bm25() (at most kCommonPhraseDocs
+//   documents each). The common ones would add little to BM25 (low IDF) and most of the cost.
+// - Every phrase is common: the kRecentCandidates newest documents with all of them, then (if
+//   that leaves room) with any of them, are ranked by pc_tf_rank (BM25 without IDF, which needs
+//   no counting), so the cost is bounded whatever the memory's size. Among documents that all
+//   share only common words, the newer ones are preferred.
+// Longer queries (dialogue turns, pasted text) are ranked as they are.
+constexpr int64_t kCommonPhraseDocs = 500;
+constexpr int64_t kRecentCandidates = 200;
+constexpr size_t kMaxPlannedPhrases = 16;
 
-Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const TextQuery& query,
-                                                bool& all_common) {
-  all_common = false;
-  if (query.phrases.size() < 2 || query.phrases.size() > kMaxPlannedPhrases) return query;
-  TextQuery rare, common;
+Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const std::string& table, const TextQuery& query) {
+  TextPlan plan;
+  if (query.phrases.size() > kMaxPlannedPhrases) {
+    plan.rare = query;
+    return plan;
+  }
   for (const std::string& phrase : query.phrases) {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
         "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
@@ -412,16 +420,22 @@ Result<TextQuery> SqliteTxn::PruneCommonPhrases(const std::string& table, const 
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     int64_t docs = row ? s.Int(0) : 0;
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
-    (docs > kCommonPhraseDocs ? common : rare).phrases.push_back(phrase);
+    (docs > kCommonPhraseDocs ? plan.common : plan.rare).phrases.push_back(phrase);
   }
-  all_common = rare.empty() && common.phrases.size() > 1;
-  return rare.empty() ? common : rare;
+  return plan;
 }
+
+namespace {
+
+std::string MatchOf(const std::string& phrases, bool include_inactive) {
+  std::string match = "text : (" + phrases + ")";
+  return include_inactive ? match : "(" + match + ") NOT state : retired";
+}
+
+}  // namespace
 
 Status SqliteTxn::RankText(const std::string& table, const std::string& phrases,
                            bool include_inactive, int limit, std::vector<TextHit>& out) {
-  std::string match = "text : (" + phrases + ")";
-  if (!include_inactive) match = "(" + match + ") NOT state : retired";
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
       // rows: joining every match before sorting costs a lookup per matching row.
@@ -429,13 +443,36 @@ Status SqliteTxn::RankText(const std::string& table, const std::string& phrases,
       " (SELECT state, entry_version_id, rank FROM " + table + " WHERE " + table + " MATCH ?1"
       "  ORDER BY rank LIMIT ?2) f"
       " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.rank"));
-  s.Bind(1, match).Bind(2, int64_t{limit});
-  while (true) {
-    PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) break;
-    out.push_back(TextHit{ReadManifestItem(s), -s.Double(1 + kVersionColumnCount)});
+  s.Bind(1, MatchOf(phrases, include_inactive)).Bind(2, int64_t{limit});
+  return ReadTextHits(s, out);
+}
+
+Status SqliteTxn::RankRecentText(const std::string& table, const std::string& phrases,
+                                 bool include_inactive, int limit, std::vector<TextHit>& out) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      std::string("SELECT f.state = '', ") + kVersionColumns + ", f.r FROM"
+      " (SELECT * FROM (SELECT state, entry_version_id, pc_tf_rank(" + table + ") AS r FROM " +
+      table + " WHERE " + table + " MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
+      "  ORDER BY r LIMIT ?2) f"
+      " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.r"));
+  s.Bind(1, MatchOf(phrases, include_inactive)).Bind(2, int64_t{limit}).Bind(3, kRecentCandidates);
+  std::vector<TextHit> hits;
+  PC_RETURN_IF_ERROR(ReadTextHits(s, hits));
+  for (TextHit& h : hits) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    bool seen = false;
+    for (const TextHit& o : out) seen = seen || o.item.version.entry_id == h.item.version.entry_id;
+    if (!seen) out.push_back(std::move(h));
   }
   return Status::Ok();
+}
+
+Status SqliteTxn::ReadTextHits(Stmt& s, std::vector<TextHit>& out) {
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::Ok();
+    out.push_back(TextHit{ReadManifestItem(s), -s.Double(1 + kVersionColumnCount)});
+  }
 }
 
 Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
@@ -444,21 +481,13 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
   std::vector<TextHit> out;
   if (query.empty()) return out;
   PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
-  bool all_common = false;
-  PC_ASSIGN_OR_RETURN(TextQuery planned, PruneCommonPhrases(table, query, all_common));
-  if (planned.empty()) return out;
-  // Only common words: documents with all of them first (ranking their intersection is far
-  // cheaper than ranking their union); any of them only if that leaves room.
-  if (all_common) PC_RETURN_IF_ERROR(RankText(table, MatchExpression(planned, " AND "), include_inactive, limit, out));
-  if (static_cast<int>(out.size()) < limit) {
-    std::vector<TextHit> any;
-    PC_RETURN_IF_ERROR(RankText(table, MatchExpression(planned), include_inactive, limit, any));
-    for (TextHit& h : any) {
-      if (static_cast<int>(out.size()) >= limit) break;
-      bool seen = false;
-      for (const TextHit& o : out) seen = seen || o.item.version.entry_id == h.item.version.entry_id;
-      if (!seen) out.push_back(std::move(h));
-    }
+  PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(table, query));
+  if (!plan.rare.empty()) {
+    PC_RETURN_IF_ERROR(RankText(table, MatchExpression(plan.rare), include_inactive, limit, out));
+  } else if (!plan.common.empty()) {
+    PC_RETURN_IF_ERROR(RankRecentText(table, MatchExpression(plan.common, " AND "), include_inactive, limit, out));
+    if (static_cast<int>(out.size()) < limit && plan.common.phrases.size() > 1)
+      PC_RETURN_IF_ERROR(RankRecentText(table, MatchExpression(plan.common), include_inactive, limit, out));
   }
   return out;
 }

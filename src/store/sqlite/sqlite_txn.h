@@ -58,12 +58,19 @@ class SqliteTxn final : public WriteTxn {
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
   Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
-  // Leaves out very common phrases of short queries; all_common: every phrase was common.
-  Result<TextQuery> PruneCommonPhrases(const std::string& table, const TextQuery& query,
-                                       bool& all_common);
-  // Appends the best `limit` rows of `table` matching `phrases` (FTS5 syntax built here).
+  // A short query's phrases split by how many documents have them (see SearchText).
+  struct TextPlan {
+    TextQuery rare, common;
+  };
+  Result<TextPlan> PlanText(const std::string& table, const TextQuery& query);
+  // Appends the best `limit` rows of `table` matching `phrases` (FTS5 syntax built here), by bm25.
   Status RankText(const std::string& table, const std::string& phrases, bool include_inactive,
                   int limit, std::vector<TextHit>& out);
+  // Appends (up to `limit` in all, no entry twice) the best of the newest matching rows, by
+  // pc_tf_rank.
+  Status RankRecentText(const std::string& table, const std::string& phrases,
+                        bool include_inactive, int limit, std::vector<TextHit>& out);
+  Status ReadTextHits(Stmt& s, std::vector<TextHit>& out);
   Result<std::string> TextTable(const std::string& artifact_id);  // the memory's FTS5 table
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
