@@ -47,6 +47,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   return store;
 }
 
+namespace {
+constexpr int64_t kMmapBytes = int64_t{1} << 30;  // address space, not memory: pages map on use
+}  // namespace
+
 SqliteStore::SqliteStore(SqliteOptions options) : options_(std::move(options)) {}
 SqliteStore::~SqliteStore() = default;
 
@@ -55,6 +59,9 @@ Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
   const char* sync = options_.durability == Durability::kFull ? "FULL" : "NORMAL";
   PC_RETURN_IF_ERROR(db->Exec(std::string("PRAGMA synchronous=") + sync));
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
+  // Reads through a memory map instead of a pread() and a copy per page: searches touch many
+  // pages (FTS5 doclists, versions), and the syscalls were ~8% of a hybrid search's time.
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=" + std::to_string(kMmapBytes)));
   return db;
 }
 
