@@ -22,6 +22,7 @@ constexpr Row kTable[] = {
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},
     {Code::kProviderUnavailable, 503, 7},
+    {Code::kProviderError, 502, 7},
 };
 
 }  // namespace

@@ -61,10 +61,10 @@ void Handle(const Router& router, const httplib::Request& req, httplib::Response
 
 }  // namespace
 
-HttpServer::HttpServer(MemoryService& memory, SearchService& search, HttpOptions options)
+HttpServer::HttpServer(Services services, HttpOptions options)
     : impl_(new Impl) {
   impl_->options = std::move(options);
-  AddRoutes(impl_->router, Services{memory, search});
+  AddRoutes(impl_->router, services);
 
   httplib::Server& s = impl_->server;
   const Router& router = impl_->router;

@@ -5,8 +5,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
+#include "api/services.h"
 
 namespace pc {
 
@@ -20,7 +19,7 @@ struct HttpOptions {
 
 class HttpServer {
  public:
-  HttpServer(MemoryService& memory, SearchService& search, HttpOptions options);
+  HttpServer(Services services, HttpOptions options);
   ~HttpServer();
 
   // Binds the socket (port 0 = any free port); after this, port() is known.

@@ -42,6 +42,19 @@ Json ToJson(const EntryVersion& v) {
               {"created_at", FormatTimestamp(v.created_at_ms)}};
 }
 
+Json ToJson(const Source& s) {
+  return Json{{"source_id", s.source_id},
+              {"scope_id", s.scope_id},
+              {"position", s.position},
+              {"source_ref", SourceRef(s)},
+              {"kind", s.kind},
+              {"purpose", s.purpose},
+              {"content", s.content},
+              {"metadata", Json::parse(s.metadata_json, nullptr, false)},
+              {"idempotency_key", s.idempotency_key ? Json(*s.idempotency_key) : Json()},
+              {"created_at", FormatTimestamp(s.created_at_ms)}};
+}
+
 Json ToJson(const Change& c) {
   Json j{{"op", ChangeOpName(c.op)}, {"entry_id", c.entry_id}};
   if (c.op == ChangeOp::kRevise) {
@@ -149,29 +162,41 @@ Body::Body(Body&&) noexcept = default;
 Body::~Body() = default;
 
 Result<Body> Body::Parse(const std::string& text, std::initializer_list<const char*> allowed) {
-  Body body;
+  Json parsed;
   try {
-    body.json_ = std::make_unique<Json>(Json::parse(text));
+    parsed = Json::parse(text);
   } catch (const Json::parse_error& e) {
     std::string what = e.what();
     if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
       return InvalidArgument("request body is not valid UTF-8");
     return InvalidArgument(std::string("malformed JSON: ") + what);
   }
-  if (!body.json_->is_object()) return InvalidArgument("request body must be a JSON object");
-  for (const auto& [key, value] : body.json_->items()) {
+  if (!parsed.is_object()) return InvalidArgument("request body must be a JSON object");
+  return FromJson(parsed, allowed, "");
+}
+
+Result<Body> Body::FromJson(const Json& j, std::initializer_list<const char*> allowed,
+                            const std::string& at) {
+  if (!j.is_object()) {
+    std::string field = at.empty() ? at : at.substr(0, at.size() - 1);  // "sources[2]." → "sources[2]"
+    return InvalidArgument(field + " must be a JSON object").WithDetail("field", field);
+  }
+  for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
     if (!known)
-      return InvalidArgument("unknown field \"" + key + "\"").WithDetail("field", key);
+      return InvalidArgument("unknown field \"" + at + key + "\"").WithDetail("field", at + key);
   }
+  Body body;
+  body.json_ = std::make_unique<Json>(j);
+  body.at_ = at;
   return body;
 }
 
 namespace {
 
-Status WrongType(const char* name, const char* type) {
-  return InvalidArgument(std::string(name) + " must be " + type).WithDetail("field", name);
+Status WrongType(const std::string& name, const char* type) {
+  return InvalidArgument(name + " must be " + type).WithDetail("field", name);
 }
 
 }  // namespace
@@ -179,44 +204,64 @@ Status WrongType(const char* name, const char* type) {
 Result<std::optional<std::string>> Body::OptString(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null()) return std::optional<std::string>();
-  if (!it->is_string()) return WrongType(name, "a string");
+  if (!it->is_string()) return WrongType(at_ + name, "a string");
   return std::optional<std::string>(it->get<std::string>());
 }
 
 Result<std::string> Body::String(const char* name) const {
   PC_ASSIGN_OR_RETURN(std::optional<std::string> v, OptString(name));
-  if (!v) return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+  if (!v) return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
   return *v;
 }
 
 Result<std::optional<int64_t>> Body::OptInt(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null()) return std::optional<int64_t>();
-  if (!it->is_number_integer()) return WrongType(name, "an integer");
+  if (!it->is_number_integer()) return WrongType(at_ + name, "an integer");
   if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-    return WrongType(name, "an integer in range");
+    return WrongType(at_ + name, "an integer in range");
   return std::optional<int64_t>(it->get<int64_t>());
 }
 
 Result<std::optional<bool>> Body::OptBool(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null()) return std::optional<bool>();
-  if (!it->is_boolean()) return WrongType(name, "true or false");
+  if (!it->is_boolean()) return WrongType(at_ + name, "true or false");
   return std::optional<bool>(it->get<bool>());
 }
 
 Result<std::optional<double>> Body::OptNumber(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null()) return std::optional<double>();
-  if (!it->is_number()) return WrongType(name, "a number");
+  if (!it->is_number()) return WrongType(at_ + name, "a number");
   return std::optional<double>(it->get<double>());
 }
 
 Result<Citation> Body::RequiredCitation(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())
-    return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
   return CitationFromJson(*it);
+}
+
+Result<std::string> Body::ObjectText(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return std::string("{}");
+  if (!it->is_object()) return WrongType(at_ + name, "a JSON object");
+  return it->dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Result<std::vector<Body>> Body::Objects(const char* name, std::initializer_list<const char*> allowed) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null())
+    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+  if (!it->is_array() || it->empty()) return WrongType(at_ + name, "a non-empty array of objects");
+  std::vector<Body> out;
+  for (size_t i = 0; i < it->size(); ++i) {
+    PC_ASSIGN_OR_RETURN(Body item, FromJson((*it)[i], allowed, at_ + name + "[" + std::to_string(i) + "]."));
+    out.push_back(std::move(item));
+  }
+  return out;
 }
 
 Result<Query> Query::From(const std::multimap<std::string, std::string>& params,

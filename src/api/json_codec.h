@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -29,6 +30,7 @@ Json ToJson(const WriteOutcome& w);
 Json ToJson(const ReadOutcome& r);
 // A manifest line with its citation at `at`.
 Json ToJson(const ManifestItem& m, const MemoryRef& at);
+Json ToJson(const Source& s);
 
 // A citation given as its string form or as an object {memory:{family,artifact_id,revision},
 // entry_id, entry_version_id}.
@@ -48,9 +50,17 @@ class Body {
   Result<std::optional<bool>> OptBool(const char* name) const;
   Result<std::optional<double>> OptNumber(const char* name) const;
   Result<Citation> RequiredCitation(const char* name) const;
+  // A JSON object field, returned as its compact text ("{}" when absent).
+  Result<std::string> ObjectText(const char* name) const;
+  // A required non-empty array of objects, each read as a Body with only `allowed` fields (errors
+  // name the item: sources[2].kind).
+  Result<std::vector<Body>> Objects(const char* name, std::initializer_list<const char*> allowed) const;
 
  private:
   Body();
+  static Result<Body> FromJson(const Json& j, std::initializer_list<const char*> allowed,
+                               const std::string& at);
+  std::string at_;  // the path of this body inside the request ("" for the whole body)
   std::unique_ptr<Json> json_;
 };
 

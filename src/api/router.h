@@ -11,9 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_codec.h"
+#include "api/services.h"
 #include "common/status.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
 
 namespace pc {
 
@@ -49,12 +48,9 @@ class Router {
 };
 
 // The use cases the API serves (owned by the composition root).
-struct Services {
-  MemoryService& memory;
-  SearchService& search;
-};
-
 // Registers every /v1 route.
 void AddRoutes(Router& router, Services services);
+// The source log and flush routes (api/source_routes.cc).
+void AddSourceRoutes(Router& router, Services services);
 
 }  // namespace pc

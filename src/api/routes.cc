@@ -249,6 +249,7 @@ void AddRoutes(Router& router, Services services) {
              [search](const ApiRequest& req) { return Reindex(*search, req); });
   router.Add("GET", "/v1/capabilities",
              [search](const ApiRequest& req) { return Capabilities(*search, req); });
+  AddSourceRoutes(router, services);
 }
 
 }  // namespace pc

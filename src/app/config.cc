@@ -76,6 +76,26 @@ const std::vector<Setting>& Table() {
            &Config::rerank_model),
       Text("rerank_api_key", "POWERCONTEXT_RERANK_API_KEY", "--rerank-api-key",
            "rerank API key (sent as a Bearer token)", &Config::rerank_api_key),
+      Text("extract_provider", "POWERCONTEXT_EXTRACT_PROVIDER", "--extract-provider",
+           "extraction for flush: none, openai (a /chat/completions endpoint) or command",
+           &Config::extract_provider),
+      Text("extract_base_url", "POWERCONTEXT_EXTRACT_BASE_URL", "--extract-base-url",
+           "chat endpoint root, e.g. http://127.0.0.1:11434/v1", &Config::extract_base_url),
+      Text("extract_model", "POWERCONTEXT_EXTRACT_MODEL", "--extract-model", "chat model name",
+           &Config::extract_model),
+      Text("extract_api_key", "POWERCONTEXT_EXTRACT_API_KEY", "--extract-api-key",
+           "chat API key (sent as a Bearer token)", &Config::extract_api_key),
+      Text("extract_command", "POWERCONTEXT_EXTRACT_COMMAND", "--extract-command",
+           "program run with /bin/sh -c: request JSON on stdin, answer on stdout (docs/extraction.md)",
+           &Config::extract_command),
+      Int("extract_timeout_seconds", "POWERCONTEXT_EXTRACT_TIMEOUT_SECONDS", "--extract-timeout-seconds",
+          "longest wait for one model answer", &Config::extract_timeout_seconds),
+      Int("source_window_limit", "POWERCONTEXT_SOURCE_WINDOW_LIMIT", "--source-window-limit",
+          "sources per flush window", &Config::source_window_limit),
+      Int("memory_schedule_seconds", "POWERCONTEXT_MEMORY_SCHEDULE_SECONDS", "--memory-schedule-seconds",
+          "flush scopes with pending sources every N seconds (0: off)", &Config::memory_schedule_seconds),
+      Int("max_source_bytes", "POWERCONTEXT_MAX_SOURCE_BYTES", "--max-source-bytes",
+          "largest source content in UTF-8 bytes (larger is 413)", &Config::max_source_bytes),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
           "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
       Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
@@ -164,6 +184,23 @@ Status Validate(Config& c) {
     return InvalidArgument("rerank_provider must be none or openai");
   if (c.rerank_provider == "openai" && c.rerank_base_url.empty())
     return InvalidArgument("rerank_provider openai needs rerank_base_url");
+  if (c.extract_provider != "none" && c.extract_provider != "openai" && c.extract_provider != "command")
+    return InvalidArgument("extract_provider must be none, openai or command");
+  if (c.extract_provider == "openai" && (c.extract_base_url.empty() || c.extract_model.empty()))
+    return InvalidArgument("extract_provider openai needs extract_base_url and extract_model");
+  if (!c.extract_base_url.empty() && c.extract_base_url.rfind("http://", 0) != 0 &&
+      c.extract_base_url.rfind("https://", 0) != 0)
+    return InvalidArgument("extract_base_url must start with http:// or https://");
+  if (c.extract_provider == "command" && c.extract_command.empty())
+    return InvalidArgument("extract_provider command needs extract_command");
+  if (c.extract_timeout_seconds < 1 || c.extract_timeout_seconds > 3600)
+    return InvalidArgument("extract_timeout_seconds must be between 1 and 3600");
+  if (c.source_window_limit < 1 || c.source_window_limit > 1000)
+    return InvalidArgument("source_window_limit must be between 1 and 1000");
+  if (c.memory_schedule_seconds < 0 || c.memory_schedule_seconds > 86400)
+    return InvalidArgument("memory_schedule_seconds must be between 0 (off) and 86400");
+  if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)
+    return InvalidArgument("max_source_bytes must be between 1 and 16777216");
   if (c.embed_dimension < 0 || c.embed_dimension > 8192)
     return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)

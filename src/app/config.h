@@ -29,6 +29,17 @@ struct Config {
   std::string rerank_base_url;
   std::string rerank_model;
   std::string rerank_api_key;
+  // Extraction (POST /v1/memory/flush): none (flush answers 422), openai (any OpenAI-compatible
+  // /chat/completions endpoint) or command (a local program: JSON on stdin, answer on stdout).
+  std::string extract_provider = "none";
+  std::string extract_base_url;
+  std::string extract_model;
+  std::string extract_api_key;
+  std::string extract_command;
+  int64_t extract_timeout_seconds = 120;
+  int64_t source_window_limit = 100;
+  int64_t memory_schedule_seconds = 0;  // 0: no background flushes
+  int64_t max_source_bytes = 256 * 1024;
   int64_t max_entry_bytes = 16 * 1024;
   int64_t http_threads = 64;  // cpp-httplib holds a thread per keep-alive connection
 

@@ -1,5 +1,7 @@
 #include "app/providers.h"
 
+#include "providers/command_extractor.h"
+#include "providers/openai_chat_extractor.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
 #include "search/hash_embedder.h"
@@ -30,6 +32,23 @@ Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
   o.api_key = config.rerank_api_key;
   PC_ASSIGN_OR_RETURN(auto r, HttpReranker::Create(o));
   return std::unique_ptr<Reranker>(std::move(r));
+}
+
+Result<std::unique_ptr<Extractor>> MakeExtractor(const Config& config) {
+  if (config.extract_provider == "command") {
+    CommandExtractorOptions o;
+    o.command = config.extract_command;
+    o.timeout_seconds = static_cast<int>(config.extract_timeout_seconds);
+    return std::unique_ptr<Extractor>(std::make_unique<CommandExtractor>(o));
+  }
+  if (config.extract_provider != "openai") return std::unique_ptr<Extractor>();
+  OpenAiChatOptions o;
+  o.base_url = config.extract_base_url;
+  o.model = config.extract_model;
+  o.api_key = config.extract_api_key;
+  o.timeout_seconds = static_cast<int>(config.extract_timeout_seconds);
+  PC_ASSIGN_OR_RETURN(auto e, OpenAiChatExtractor::Create(o));
+  return std::unique_ptr<Extractor>(std::move(e));
 }
 
 }  // namespace pc

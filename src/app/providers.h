@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/config.h"
+#include "extract/extractor.h"
 #include "search/embedder.h"
 #include "search/reranker.h"
 
@@ -13,5 +14,7 @@ namespace pc {
 Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config);
 // The configured reranker, or null for rerank_provider = none.
 Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config);
+// The configured extractor, or null for extract_provider = none.
+Result<std::unique_ptr<Extractor>> MakeExtractor(const Config& config);
 
 }  // namespace pc

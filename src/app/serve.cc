@@ -59,6 +59,30 @@ void BackfillPass(MemoryService& memory, SearchService& search, const std::atomi
   }
 }
 
+// One scheduled pass: flushes every scope whose source log is ahead of its cursor.
+void FlushPass(MemoryService& memory, FlushService& flush, const std::atomic<bool>& stopping) {
+  std::string cursor;
+  while (!stopping) {
+    auto page = memory.ListScopes({kMaxPageLimit, cursor});
+    if (!page.ok()) return;
+    for (const Scope& scope : page->items) {
+      for (int windows = 0; !stopping && windows < 100; ++windows) {
+        auto pending = flush.HasPending(scope.scope_id);
+        if (!pending.ok() || !*pending) break;
+        auto done = flush.Flush(scope.scope_id);
+        if (!done.ok()) {
+          std::cerr << "powercontext: scheduled flush of " << scope.key << ": "
+                    << done.status().message() << std::endl;
+          break;
+        }
+        if (!done->processed) break;
+      }
+    }
+    if (!page->next_cursor) return;
+    cursor = *page->next_cursor;
+  }
+}
+
 }  // namespace
 
 int RunServe(const Config& config) {
@@ -90,18 +114,28 @@ int RunServe(const Config& config) {
     std::cerr << "powercontext: " << reranker.status().message() << "\n";
     return 1;
   }
+  auto extractor = MakeExtractor(config);
+  if (!extractor.ok()) {
+    std::cerr << "powercontext: " << extractor.status().message() << "\n";
+    return 1;
+  }
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
   MemoryService memory(**store, limits, embedder->get());
   VectorCacheOptions vector_options;
   vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
   SearchService search(**store, embedder->get(), reranker->get(), vector_options);
+  SourceService sources(**store, static_cast<size_t>(config.max_source_bytes));
+  FlushOptions flush_options;
+  flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
+  flush_options.max_entry_bytes = limits.max_entry_bytes;
+  FlushService flush(**store, extractor->get(), embedder->get(), flush_options);
 
   HttpOptions http;
   http.host = config.listen_host;
   http.port = config.listen_port;
   http.threads = static_cast<int>(config.http_threads);
-  HttpServer server(memory, search, http);
+  HttpServer server(Services{memory, search, sources, flush}, http);
   if (Status s = server.Bind(); !s.ok()) {
     std::cerr << "powercontext: " << s.message() << "\n";
     return 1;
@@ -129,6 +163,19 @@ int RunServe(const Config& config) {
     } while (!backfill_cv.wait_for(lock, kBackfillInterval, [&] { return stopping.load(); }));
   });
 
+  // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
+  // scope with pending sources, window after window, until it is caught up or a flush fails.
+  std::thread scheduler([&] {
+    if (config.memory_schedule_seconds <= 0 || !flush.available()) return;
+    std::unique_lock<std::mutex> lock(backfill_mu);
+    while (!backfill_cv.wait_for(lock, std::chrono::seconds(config.memory_schedule_seconds),
+                                 [&] { return stopping.load(); })) {
+      lock.unlock();
+      FlushPass(memory, flush, stopping);
+      lock.lock();
+    }
+  });
+
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -141,6 +188,7 @@ int RunServe(const Config& config) {
   stopping = true;
   backfill_cv.notify_all();
   backfill.join();
+  scheduler.join();
   if (waiter.joinable()) {
     // Serve() returned on its own (an error): wake the waiter so it can exit.
     pthread_kill(waiter.native_handle(), SIGTERM);

@@ -12,6 +12,7 @@ inline constexpr std::string_view kMemoryPrefix = "mem_";
 inline constexpr std::string_view kHandoffPrefix = "hnd_";
 inline constexpr std::string_view kEntryPrefix = "ent_";
 inline constexpr std::string_view kEntryVersionPrefix = "env_";
+inline constexpr std::string_view kSourcePrefix = "src_";
 
 // A new id: `prefix` + 26 characters. Thread-safe.
 std::string NewId(std::string_view prefix);

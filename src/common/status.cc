@@ -16,6 +16,7 @@ const char* CodeName(Code code) {
     case Code::kRateLimited: return "rate_limited";
     case Code::kInternal: return "internal";
     case Code::kProviderUnavailable: return "provider_unavailable";
+    case Code::kProviderError: return "provider_error";
   }
   return "internal";
 }

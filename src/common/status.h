@@ -24,7 +24,8 @@ enum class Code {
   kCapabilityUnavailable,
   kRateLimited,
   kInternal,
-  kProviderUnavailable,
+  kProviderUnavailable,  // a model service cannot be reached or did not answer in time
+  kProviderError,        // a model service answered, but not usably
 };
 
 // The stable, lower_snake_case name of a code, as it appears in JSON errors.

@@ -1,5 +1,7 @@
 #include "model/types.h"
 
+#include <string>
+
 namespace pc {
 
 const char* ChangeOpName(ChangeOp op) {
@@ -9,6 +11,10 @@ const char* ChangeOpName(ChangeOp op) {
     case ChangeOp::kRetire: return "retire";
   }
   return "add";
+}
+
+std::string SourceRef(const Source& s) {
+  return "source/" + s.source_id + "@" + std::to_string(s.position);
 }
 
 }  // namespace pc

@@ -86,4 +86,27 @@ struct RevisionInfo {
   std::vector<Change> changes;
 };
 
+// One record of a scope's source log (DESIGN §1): raw material for extraction, appended at the
+// next position (1, 2, 3 …) and never changed.
+struct Source {
+  std::string source_id;
+  std::string scope_id;
+  int64_t position = 0;
+  std::string kind;     // e.g. "chat", "work_log", "tool_output"
+  std::string purpose;  // kPurposeMemory: extraction reads it; kPurposeArchive: kept, never extracted
+  std::string content;
+  std::string metadata_json;  // a JSON object as given, or "{}"
+  std::optional<std::string> idempotency_key;
+  int64_t created_at_ms = 0;
+};
+
+// Source purposes: material for memory extraction (the default), or kept for the record only (it
+// still advances the extraction cursor, and stays searchable as experience).
+inline constexpr const char* kPurposeMemory = "memory";
+inline constexpr const char* kPurposeArchive = "archive";
+
+// The exact reference to a source, as entry versions' source_refs and revision lineage carry it:
+// "source/src_…@position".
+std::string SourceRef(const Source& s);
+
 }  // namespace pc

@@ -1,36 +1,14 @@
 #include "providers/openai_embedder.h"
 
-#include <httplib.h>
-
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 namespace pc {
 
-// One client per embedder; cpp-httplib clients are not safe for concurrent requests, so calls
-// are serialized (an embedding server batches better than it parallelizes anyway).
-struct OpenAiEmbedder::Http {
-  std::mutex mu;
-  std::unique_ptr<httplib::Client> client;
-  std::string path_prefix;  // e.g. "/v1"
-};
-
 namespace {
-
-// Splits "http://host:port/v1" into the origin and the path prefix.
-bool SplitUrl(const std::string& url, std::string& origin, std::string& prefix) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return false;
-  size_t slash = url.find('/', scheme + 3);
-  origin = url.substr(0, slash);
-  prefix = slash == std::string::npos ? "" : url.substr(slash);
-  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  return origin.size() > scheme + 3;
-}
 
 void Normalize(std::vector<float>& v) {
   double norm = 0;
@@ -42,7 +20,7 @@ void Normalize(std::vector<float>& v) {
 
 }  // namespace
 
-OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Http> http)
+OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Endpoint> http)
     : options_(std::move(options)), http_(std::move(http)) {
   profile_ = EmbeddingProfile{"openai", options_.model, options_.dimension, "l2"};
 }
@@ -50,16 +28,8 @@ OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Ht
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
 Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOptions options) {
-  auto http = std::make_unique<Http>();
-  std::string origin;
-  if (!SplitUrl(options.base_url, origin, http->path_prefix))
-    return InvalidArgument("embed_base_url is not a URL: " + options.base_url);
-  http->client = std::make_unique<httplib::Client>(origin);
-  http->client->set_connection_timeout(options.timeout_seconds, 0);
-  http->client->set_read_timeout(options.timeout_seconds, 0);
-  http->client->set_write_timeout(options.timeout_seconds, 0);
-  http->client->set_tcp_nodelay(true);
-  if (!options.api_key.empty()) http->client->set_bearer_token_auth(options.api_key);
+  PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("embed_base_url", options.base_url, options.api_key,
+                                                 options.timeout_seconds));
   std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(options, std::move(http)));
   if (e->profile_.dimension == 0) {
     auto probe = e->EmbedBatch({"dimension probe"});
@@ -80,13 +50,9 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
   for (int attempt = 0; attempt <= options_.retries; ++attempt) {
     if (attempt > 0)  // 200 ms, 400 ms, 800 ms …
       std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 1)));
-    std::unique_lock<std::mutex> lock(http_->mu);
-    httplib::Result res =
-        http_->client->Post(http_->path_prefix + "/embeddings", payload, "application/json");
-    lock.unlock();
-    if (!res) {
-      last = Status(Code::kProviderUnavailable,
-                    "embedding endpoint unreachable (" + httplib::to_string(res.error()) + " error)");
+    auto res = http_->PostJson("/embeddings", payload);
+    if (!res.ok()) {
+      last = res.status();
       continue;
     }
     if (res->status == 429 || res->status >= 500) {

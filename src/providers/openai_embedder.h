@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "providers/endpoint.h"
 #include "search/embedder.h"
 
 namespace pc {
@@ -30,12 +31,11 @@ class OpenAiEmbedder final : public Embedder {
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
 
  private:
-  struct Http;
-  OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Http> http);
+  OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Endpoint> http);
   Result<std::vector<std::vector<float>>> EmbedBatch(const std::vector<std::string>& texts);
 
   OpenAiEmbedderOptions options_;
-  std::unique_ptr<Http> http_;
+  std::unique_ptr<Endpoint> http_;
   EmbeddingProfile profile_;
 };
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "providers/endpoint.h"
 #include "search/reranker.h"
 
 namespace pc {
@@ -25,10 +26,9 @@ class HttpReranker final : public Reranker {
                                     const std::vector<std::string>& texts) override;
 
  private:
-  struct Http;
-  HttpReranker(HttpRerankerOptions options, std::unique_ptr<Http> http);
+  HttpReranker(HttpRerankerOptions options, std::unique_ptr<Endpoint> http);
   HttpRerankerOptions options_;
-  std::unique_ptr<Http> http_;
+  std::unique_ptr<Endpoint> http_;
 };
 
 }  // namespace pc

@@ -4,35 +4,44 @@
 
 namespace pc {
 
-Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
-                                     const std::string& reason, OneChange change) {
+Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std::string& actor,
+                                const std::string& reason, const std::vector<std::string>& lineage,
+                                std::vector<OneChange>& changes) {
   NewRevision rev;
   rev.info.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision + 1};
   rev.info.actor = actor;
   rev.info.reason = reason;
+  rev.info.lineage = lineage;
   rev.info.created_at_ms = NowMillis();
-
-  EntryVersion& v = change.version;
-  const bool retire = change.op == ChangeOp::kRetire;
-  if (!retire) {
-    v.created_by_revision = rev.info.memory.revision;
-    v.created_at_ms = rev.info.created_at_ms;
-    rev.new_versions.push_back(v);
-    if (change.vector) rev.vectors[v.entry_version_id] = std::move(*change.vector);
+  for (OneChange& change : changes) {
+    EntryVersion& v = change.version;
+    const bool retire = change.op == ChangeOp::kRetire;
+    if (!retire) {
+      v.created_by_revision = rev.info.memory.revision;
+      v.created_at_ms = rev.info.created_at_ms;
+      rev.new_versions.push_back(v);
+      if (change.vector) rev.vectors[v.entry_version_id] = std::move(*change.vector);
+    }
+    if (!change.vector_profile.empty()) rev.vector_profile = change.vector_profile;
+    rev.info.changes.push_back(Change{change.op, v.entry_id, change.from_version_id, v.entry_version_id});
+    rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, !retire});
   }
-  rev.vector_profile = change.vector_profile;
-  Change c{change.op, v.entry_id, change.from_version_id, v.entry_version_id};
-  rev.info.changes.push_back(c);
-  rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, !retire});
   PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
+  return rev.info.memory;
+}
 
+Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
+                                     const std::string& reason, OneChange change) {
+  std::vector<OneChange> one{std::move(change)};
+  PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one));
+  OneChange& c = one[0];
   WriteOutcome out;
-  out.memory = rev.info.memory;
+  out.memory = ref;
   out.changed = true;
-  out.citation = Citation{rev.info.memory, v.entry_id, v.entry_version_id};
-  out.entry = std::move(v);
-  out.active = !retire;
-  out.change = std::move(c);
+  out.citation = Citation{ref, c.version.entry_id, c.version.entry_version_id};
+  out.active = c.op != ChangeOp::kRetire;
+  out.change = Change{c.op, c.version.entry_id, c.from_version_id, c.version.entry_version_id};
+  out.entry = std::move(c.version);
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Commits a revision that changes one entry (add, revise or retire) and builds the answer of the
-// write. Shared by remember, revise and retire so that each revision is built in exactly one way.
+// Commits a revision: one change (remember, revise, retire) or several (a flush), so that every
+// revision is built in exactly one way.
 #pragma once
 
 #include <optional>
@@ -25,7 +25,14 @@ struct OneChange {
   std::optional<std::vector<float>> vector;
 };
 
-// Appends revision head + 1 of `memory` with this one change. Must run inside `txn`.
+// Appends revision head + 1 of `memory` with these changes (each to a different entry) and
+// `lineage`. Must run inside `txn`. Returns the new revision's ref and fills in each change's
+// version (revision, time).
+Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std::string& actor,
+                                const std::string& reason, const std::vector<std::string>& lineage,
+                                std::vector<OneChange>& changes);
+
+// One change, answered as a write (the new version and its citation).
 Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
                                      const std::string& reason, OneChange change);
 

@@ -86,6 +86,17 @@ class ReadTxn {
   // The entries that revisions (after, upto] of the artifact changed.
   virtual Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id,
                                                           int64_t after, int64_t upto) = 0;
+
+  // The scope's source log: positions (after, after + limit], in order.
+  virtual Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
+                                                  int limit) = 0;
+  // The last position of the scope's source log (0: empty).
+  virtual Result<int64_t> SourceHighWatermark(const std::string& scope_id) = 0;
+  virtual Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
+                                                                   const std::string& key) = 0;
+  // The last source position `consumer` processed for the artifact (0: none).
+  virtual Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
+                                    const std::string& consumer) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -124,6 +135,11 @@ class WriteTxn : public ReadTxn {
                                                           int limit) = 0;
   virtual Status PutVectors(const std::string& artifact_id, const std::string& profile,
                             const std::unordered_map<std::string, std::vector<float>>& vectors) = 0;
+
+  // Appends `source` to its scope's log at the next position; fills in position and returns it.
+  virtual Result<Source> AppendSource(Source source) = 0;
+  virtual Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
+                           const std::string& consumer, int64_t position) = 0;
 };
 
 class Store {

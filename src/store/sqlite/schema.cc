@@ -97,6 +97,29 @@ INSERT INTO entry_vectors(entry_rowid, artifact_id, entry_id, entry_version_id, 
 UPDATE artifacts SET vector_missing =
   (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = artifacts.artifact_id AND v.active = 1);
 )sql",
+      // 3: each scope's source log (positions 1, 2, 3 …, append only) and extraction cursors.
+      R"sql(
+CREATE TABLE sources(
+  scope_id TEXT NOT NULL REFERENCES scopes(scope_id),
+  position INTEGER NOT NULL,
+  source_id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  content TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  idempotency_key TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, position)) WITHOUT ROWID;
+CREATE UNIQUE INDEX sources_idempotency ON sources(scope_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE TABLE cursors(
+  scope_id TEXT NOT NULL,
+  artifact_id TEXT NOT NULL,
+  consumer TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, artifact_id, consumer)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -42,6 +42,14 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id, int64_t after,
                                                   int64_t upto) override;
 
+  Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
+                                          int limit) override;
+  Result<int64_t> SourceHighWatermark(const std::string& scope_id) override;
+  Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
+                                                           const std::string& key) override;
+  Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
+                            const std::string& consumer) override;
+
   Result<Scope> CreateScope(const std::string& key) override;
   // Creates (and fills from the head) the memory's full-text table if it does not exist yet.
   Status EnsureTextTable(const std::string& artifact_id);
@@ -52,6 +60,9 @@ class SqliteTxn final : public WriteTxn {
                                                   int limit) override;
   Status PutVectors(const std::string& artifact_id, const std::string& profile,
                     const std::unordered_map<std::string, std::vector<float>>& vectors) override;
+  Result<Source> AppendSource(Source source) override;
+  Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
+                   const std::string& consumer, int64_t position) override;
 
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);

@@ -1,0 +1,18 @@
+// The use cases the HTTP API serves, handed to the server and its routes together.
+#pragma once
+
+#include "service/flush_service.h"
+#include "service/memory_service.h"
+#include "service/search_service.h"
+#include "service/source_service.h"
+
+namespace pc {
+
+struct Services {
+  MemoryService& memory;
+  SearchService& search;
+  SourceService& sources;
+  FlushService& flush;
+};
+
+}  // namespace pc

@@ -1,0 +1,114 @@
+// The source log and flush routes: POST /v1/sources (one source), POST /v1/sources/batch,
+// GET /v1/sources, POST /v1/memory/flush. Decode, call the service, encode.
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+
+namespace pc {
+namespace {
+
+constexpr const char* kSourceFields[] = {"kind", "purpose", "content", "metadata", "idempotency_key"};
+
+Result<SourceInput> ReadSource(const Body& body) {
+  SourceInput in;
+  PC_ASSIGN_OR_RETURN(in.kind, body.String("kind"));
+  PC_ASSIGN_OR_RETURN(auto purpose, body.OptString("purpose"));
+  in.purpose = purpose.value_or("");
+  PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
+  PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
+  PC_ASSIGN_OR_RETURN(in.idempotency_key, body.OptString("idempotency_key"));
+  return in;
+}
+
+Json ToJson(const SourceOutcome& o) {
+  Json j = ToJson(o.source);
+  j["created"] = o.created;
+  return j;
+}
+
+Result<ApiResponse> AddSource(SourceService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "purpose", "content",
+                                                        "metadata", "idempotency_key"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(SourceInput in, ReadSource(body));
+  PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, {in}));
+  return ApiResponse{out[0].created ? 201 : 200, ToJson(out[0])};
+}
+
+Result<ApiResponse> AddSources(SourceService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "sources"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(std::vector<Body> items,
+                      body.Objects("sources", {kSourceFields[0], kSourceFields[1], kSourceFields[2],
+                                               kSourceFields[3], kSourceFields[4]}));
+  std::vector<SourceInput> inputs;
+  for (const Body& item : items) {
+    PC_ASSIGN_OR_RETURN(SourceInput in, ReadSource(item));
+    inputs.push_back(std::move(in));
+  }
+  PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, inputs));
+  Json sources = Json::array();
+  bool any_created = false;
+  for (const SourceOutcome& o : out) {
+    sources.push_back(ToJson(o));
+    any_created = any_created || o.created;
+  }
+  return ApiResponse{any_created ? 201 : 200, Json{{"sources", sources}}};
+}
+
+Result<ApiResponse> ListSources(SourceService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "after", "limit"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto after, q.OptInt("after"));
+  PC_ASSIGN_OR_RETURN(auto limit, q.OptInt("limit"));
+  if (limit && (*limit < 1 || *limit > kMaxPageLimit))
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
+        .WithDetail("field", "limit");
+  PC_ASSIGN_OR_RETURN(SourcesPage page, svc.List(scope_id, after.value_or(0),
+                                                 static_cast<int>(limit.value_or(kDefaultPageLimit))));
+  Json items = Json::array();
+  for (const Source& s : page.items) items.push_back(ToJson(s));
+  return ApiResponse{200, Json{{"sources", items},
+                               {"high_watermark", page.high_watermark},
+                               {"next_after", page.next_after ? Json(*page.next_after) : Json()}}};
+}
+
+Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(FlushOutcome out, svc.Flush(scope_id));
+  Json changes = Json::array();
+  for (const FlushChange& c : out.changes) {
+    Json j = ToJson(c.change);
+    j["citation"] = ToJson(c.citation);
+    j["entry"] = ToJson(c.version);
+    changes.push_back(std::move(j));
+  }
+  Json rejected = Json::array();
+  for (const Rejection& r : out.rejected) {
+    Json candidate = Json::parse(r.candidate_json, nullptr, false);
+    rejected.push_back({{"candidate", candidate.is_discarded() ? Json(r.candidate_json) : candidate},
+                        {"reason", r.reason}});
+  }
+  return ApiResponse{200, Json{{"status", out.processed ? "processed" : "idle"},
+                               {"previous_cursor", out.previous_cursor},
+                               {"current_cursor", out.current_cursor},
+                               {"high_watermark", out.high_watermark},
+                               {"processed_source_count", out.processed_source_count},
+                               {"memory", out.memory ? ToJson(*out.memory) : Json()},
+                               {"changes", changes},
+                               {"rejected", rejected}}};
+}
+
+}  // namespace
+
+void AddSourceRoutes(Router& router, Services services) {
+  SourceService* sources = &services.sources;
+  FlushService* flush = &services.flush;
+  router.Add("POST", "/v1/sources", [sources](const ApiRequest& r) { return AddSource(*sources, r); });
+  router.Add("POST", "/v1/sources/batch", [sources](const ApiRequest& r) { return AddSources(*sources, r); });
+  router.Add("GET", "/v1/sources", [sources](const ApiRequest& r) { return ListSources(*sources, r); });
+  router.Add("POST", "/v1/memory/flush", [flush](const ApiRequest& r) { return Flush(*flush, r); });
+}
+
+}  // namespace pc

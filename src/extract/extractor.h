@@ -1,0 +1,30 @@
+// Model extraction (DESIGN §3): the request a model is given, and the small interface every
+// extraction provider implements (providers/: an OpenAI-compatible chat endpoint, or a local
+// command). The model's answer is an untrusted candidate: extract/operations.h validates it.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+
+namespace pc {
+
+struct ExtractionRequest {
+  std::string prompt_version;  // e.g. "extract_v1" (prompts/extract_v1.md)
+  std::string instructions;    // the prompt: what to keep, and the answer's format
+  std::string input_json;      // {"sources": [{"id": "S1", …}], "entries": [{"id": "E1", …}]}
+  std::string output_schema;   // JSON Schema of the answer, for endpoints that enforce one
+};
+
+class Extractor {
+ public:
+  virtual ~Extractor() = default;
+  // What answered, for revisions' actor: "openai/<model>", "command".
+  virtual std::string name() const = 0;
+  // The model's answer text. ProviderUnavailable: unreachable, or no answer within the timeout;
+  // ProviderError: it answered, but not usably (an HTTP error, a malformed envelope, a failed
+  // command). Thread-safe.
+  virtual Result<std::string> Extract(const ExtractionRequest& request) = 0;
+};
+
+}  // namespace pc

@@ -1,0 +1,134 @@
+#include "extract/operations.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/utf8.h"
+
+namespace pc {
+namespace {
+
+using nlohmann::json;
+
+// "S3" with 1 ≤ 3 ≤ count → 2.
+bool ParseId(const json& v, char prefix, size_t count, size_t& index) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() < 2 || s.size() > 10 || s[0] != prefix) return false;
+  size_t n = 0;
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    n = n * 10 + static_cast<size_t>(s[i] - '0');
+  }
+  if (n < 1 || n > count || s[1] == '0') return false;
+  index = n - 1;
+  return true;
+}
+
+bool IsBlank(const std::string& s) {
+  return s.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+// The JSON object in the answer: the whole answer, or inside a code fence, or the span from the
+// first '{' to the last '}' (models add prose around it).
+json FindObject(const std::string& answer) {
+  json whole = json::parse(answer, nullptr, false);
+  if (!whole.is_discarded()) return whole;
+  size_t open = answer.find('{'), close = answer.rfind('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) return json();
+  json inner = json::parse(answer.substr(open, close - open + 1), nullptr, false);
+  return inner.is_discarded() ? json() : inner;
+}
+
+}  // namespace
+
+bool IsExtractionKind(const std::string& kind) {
+  static const std::set<std::string> kKinds = {"fact", "preference", "decision", "constraint",
+                                               "working_note"};
+  return kKinds.count(kind) > 0;
+}
+
+Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown,
+                                 size_t entries_shown, size_t max_text_bytes) {
+  json doc = FindObject(answer);
+  if (!doc.is_object())
+    return Status(Code::kProviderError, "the model's answer is not a JSON object: " +
+                                            answer.substr(0, 200));
+  if (!doc.contains("operations") || !doc["operations"].is_array())
+    return Status(Code::kProviderError, "the model's answer has no \"operations\" array");
+  ParsedAnswer out;
+  std::set<size_t> revised;
+  for (const json& op : doc["operations"]) {
+    std::string raw = op.dump(-1, ' ', false, json::error_handler_t::replace);
+    auto reject = [&](std::string reason) { out.rejected.push_back({raw, std::move(reason)}); };
+    if (!op.is_object()) {
+      reject("not an object");
+      continue;
+    }
+    Candidate c;
+    c.json = raw;
+    const std::string name = op.contains("op") && op["op"].is_string() ? op["op"].get<std::string>() : "";
+    if (name == "add") c.op = ChangeOp::kAdd;
+    else if (name == "revise") c.op = ChangeOp::kRevise;
+    else {
+      reject(name.empty() ? "no \"op\"" : "unknown op \"" + name + "\" (add or revise)");
+      continue;
+    }
+    if (op.contains("kind") && !op["kind"].is_null()) {
+      if (!op["kind"].is_string() || !IsExtractionKind(op["kind"].get<std::string>())) {
+        reject("kind must be one of fact, preference, decision, constraint, working_note");
+        continue;
+      }
+      c.kind = op["kind"].get<std::string>();
+    } else if (c.op == ChangeOp::kAdd) {
+      reject("an add needs a kind");
+      continue;
+    }
+    if (!op.contains("text") || !op["text"].is_string()) {
+      reject("no text");
+      continue;
+    }
+    c.text = op["text"].get<std::string>();
+    if (!IsValidUtf8(c.text) || IsBlank(c.text)) {
+      reject("empty text");
+      continue;
+    }
+    if (c.text.size() > max_text_bytes) {
+      reject("text over " + std::to_string(max_text_bytes) + " bytes");
+      continue;
+    }
+    if (!op.contains("evidence") || !op["evidence"].is_array() || op["evidence"].empty()) {
+      reject("no evidence");
+      continue;
+    }
+    bool evidence_ok = true;
+    std::set<size_t> seen;
+    for (const json& e : op["evidence"]) {
+      size_t index = 0;
+      if (!ParseId(e, 'S', sources_shown, index)) {
+        reject("evidence " + e.dump() + " is not a source of this call (S1…S" +
+               std::to_string(sources_shown) + ")");
+        evidence_ok = false;
+        break;
+      }
+      if (seen.insert(index).second) c.evidence.push_back(index);
+    }
+    if (!evidence_ok) continue;
+    if (c.op == ChangeOp::kRevise) {
+      if (!op.contains("target") || !ParseId(op["target"], 'E', entries_shown, c.target)) {
+        reject("target " + (op.contains("target") ? op["target"].dump() : std::string("(none)")) +
+               " is not an entry shown (E1…E" + std::to_string(entries_shown) + ")");
+        continue;
+      }
+      if (!revised.insert(c.target).second) {
+        reject("E" + std::to_string(c.target + 1) + " is already revised in this answer");
+        continue;
+      }
+    }
+    out.valid.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,41 @@
+// Reads and validates a model's answer (DESIGN invariant 7). The answer must be one JSON object
+// {"operations": [...]} (a Markdown code fence or prose around it is tolerated); otherwise the
+// whole answer is unusable and nothing is committed. Each operation is then checked on its own;
+// a bad one is rejected with its reason and the others go on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/types.h"
+
+namespace pc {
+
+// The kinds model extraction may use (explicit writes may use others).
+bool IsExtractionKind(const std::string& kind);
+
+struct Candidate {
+  ChangeOp op = ChangeOp::kAdd;  // kAdd or kRevise
+  std::string kind;              // revise: empty keeps the entry's kind
+  std::string text;
+  size_t target = 0;             // revise: index of the entry shown (E1 → 0)
+  std::vector<size_t> evidence;  // indexes of the sources shown (S1 → 0), each once
+  std::string json;              // the operation as the model wrote it
+};
+
+struct Rejection {
+  std::string candidate_json;  // the operation as the model wrote it
+  std::string reason;
+};
+
+struct ParsedAnswer {
+  std::vector<Candidate> valid;
+  std::vector<Rejection> rejected;
+};
+
+// ProviderError when the answer is not one JSON object with an "operations" array.
+Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown,
+                                 size_t entries_shown, size_t max_text_bytes);
+
+}  // namespace pc

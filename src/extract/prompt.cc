@@ -1,0 +1,61 @@
+#include "extract/prompt.h"
+
+#include <nlohmann/json.hpp>
+
+#include "extract/generated_prompt.h"
+
+namespace pc {
+
+const std::string& ExtractionInstructions() {
+  static const std::string kText = kExtractV1Prompt;
+  return kText;
+}
+
+const std::string& ExtractionOutputSchema() {
+  static const std::string kSchema = nlohmann::json{
+      {"type", "object"},
+      {"required", {"operations"}},
+      {"properties",
+       {{"operations",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"},
+            {"required", {"op", "text", "evidence"}},
+            {"properties",
+             {{"op", {{"type", "string"}, {"enum", {"add", "revise"}}}},
+              {"kind",
+               {{"type", "string"},
+                {"enum", {"fact", "preference", "decision", "constraint", "working_note"}}}},
+              {"text", {{"type", "string"}}},
+              {"target", {{"type", "string"}}},
+              {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
+                                           .dump();
+  return kSchema;
+}
+
+std::string CutUtf8(const std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  static const std::string kMark = " […]";
+  size_t end = max_bytes > kMark.size() ? max_bytes - kMark.size() : 0;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // continuation byte
+  return text.substr(0, end) + kMark;
+}
+
+ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries) {
+  using nlohmann::json;
+  json in{{"sources", json::array()}, {"entries", json::array()}};
+  for (size_t i = 0; i < sources.size(); ++i)
+    in["sources"].push_back({{"id", "S" + std::to_string(i + 1)},
+                             {"kind", sources[i].kind},
+                             {"text", CutUtf8(sources[i].content, kSourcePromptBytes)}});
+  for (size_t i = 0; i < entries.size(); ++i)
+    in["entries"].push_back({{"id", "E" + std::to_string(i + 1)},
+                             {"kind", entries[i].version.kind},
+                             {"text", CutUtf8(entries[i].version.text, kEntryPromptBytes)}});
+  return ExtractionRequest{kPromptVersion, ExtractionInstructions(),
+                           in.dump(2, ' ', false, json::error_handler_t::replace),
+                           ExtractionOutputSchema()};
+}
+
+}  // namespace pc

@@ -1,0 +1,31 @@
+// Builds what the model sees for one flush window: the prompt file's instructions, the window's
+// usable sources as S1…Sn and the memory's entries as E1…Em, each cut to a byte budget so the
+// prompt has a fixed maximum size (source_window_limit × kSourcePromptBytes + kMaxPromptEntries ×
+// kEntryPromptBytes, plus the instructions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "extract/extractor.h"
+#include "model/types.h"
+
+namespace pc {
+
+inline constexpr const char* kPromptVersion = "extract_v1";
+inline constexpr size_t kSourcePromptBytes = 4000;
+inline constexpr size_t kEntryPromptBytes = 1000;
+inline constexpr size_t kMaxPromptEntries = 40;
+
+// The prompt file (prompts/extract_v1.md), compiled in.
+const std::string& ExtractionInstructions();
+// The answer's JSON Schema (documented in docs/extraction.md).
+const std::string& ExtractionOutputSchema();
+
+ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries);
+
+// `text` cut to at most `max_bytes` on a UTF-8 character boundary, with " […]" marking a cut.
+std::string CutUtf8(const std::string& text, size_t max_bytes);
+
+}  // namespace pc

@@ -1,0 +1,36 @@
+// One HTTP model endpoint (OpenAI-compatible and alike), from a base URL as users paste it
+// ("http://127.0.0.1:11434/v1"): the client appends "/embeddings", "/chat/completions", "/rerank".
+// cpp-httplib clients are not safe for concurrent requests, so requests are serialized.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+
+namespace pc {
+
+struct HttpAnswer {
+  int status = 0;
+  std::string body;
+};
+
+class Endpoint {
+ public:
+  ~Endpoint();
+  // `setting` names the base URL's setting in errors (e.g. "embed_base_url").
+  static Result<std::unique_ptr<Endpoint>> Open(const std::string& setting, const std::string& base_url,
+                                                const std::string& api_key, int timeout_seconds);
+  // POSTs a JSON body to base path + `path`. ProviderUnavailable when the endpoint cannot be reached
+  // or does not answer within the timeout; any HTTP answer is returned as it is.
+  Result<HttpAnswer> PostJson(const std::string& path, const std::string& body);
+  const std::string& base_url() const { return base_url_; }
+
+ private:
+  struct Impl;
+  Endpoint(std::string base_url, std::unique_ptr<Impl> impl);
+  std::string base_url_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pc

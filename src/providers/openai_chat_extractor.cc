@@ -1,0 +1,67 @@
+#include "providers/openai_chat_extractor.h"
+
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace pc {
+
+using nlohmann::json;
+
+Result<std::unique_ptr<OpenAiChatExtractor>> OpenAiChatExtractor::Create(OpenAiChatOptions options) {
+  if (options.model.empty()) return InvalidArgument("extract_model is required with extract_provider = openai");
+  PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("extract_base_url", options.base_url, options.api_key,
+                                                 options.timeout_seconds));
+  return std::unique_ptr<OpenAiChatExtractor>(new OpenAiChatExtractor(std::move(options), std::move(http)));
+}
+
+Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, bool with_schema) {
+  json body{{"model", options_.model},
+            {"temperature", 0},
+            {"messages",
+             {{{"role", "system"}, {"content", request.instructions}},
+              {{"role", "user"}, {"content", request.input_json}}}}};
+  if (with_schema)
+    body["response_format"] = {
+        {"type", "json_schema"},
+        {"json_schema", {{"name", "memory_operations"}, {"schema", json::parse(request.output_schema)}}}};
+  return http_->PostJson("/chat/completions", body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request) {
+  Status last(Code::kProviderUnavailable, "no attempt made");
+  for (int attempt = 0; attempt <= options_.retries; ++attempt) {
+    if (attempt > 0)  // 500 ms, 1 s, 2 s …
+      std::this_thread::sleep_for(std::chrono::milliseconds(500 << (attempt - 1)));
+    bool with_schema = !schema_refused_;
+    auto res = Post(request, with_schema);
+    if (res.ok() && res->status == 400 && with_schema) {  // json_schema not supported here
+      schema_refused_ = true;
+      res = Post(request, false);
+    }
+    if (!res.ok()) {
+      last = res.status();
+      continue;
+    }
+    if (res->status == 429 || res->status >= 500) {  // worth retrying; it did answer, though
+      last = Status(res->status == 429 ? Code::kProviderUnavailable : Code::kProviderError,
+                    "chat endpoint answered HTTP " + std::to_string(res->status) + " (" +
+                        std::to_string(attempt + 1) + " attempts)");
+      continue;
+    }
+    if (res->status != 200)
+      return Status(Code::kProviderError, "chat endpoint answered HTTP " + std::to_string(res->status) +
+                                              ": " + res->body.substr(0, 200));
+    json answer = json::parse(res->body, nullptr, false);
+    if (answer.is_discarded() || !answer.contains("choices") || !answer["choices"].is_array() ||
+        answer["choices"].empty() || !answer["choices"][0].contains("message") ||
+        !answer["choices"][0]["message"].contains("content") ||
+        !answer["choices"][0]["message"]["content"].is_string())
+      return Status(Code::kProviderError, "chat endpoint answered without choices[0].message.content");
+    return answer["choices"][0]["message"]["content"].get<std::string>();
+  }
+  return last;
+}
+
+}  // namespace pc

@@ -1,0 +1,247 @@
+#include "service/flush_service.h"
+
+#include <chrono>
+#include <set>
+
+#include "common/ids.h"
+#include "extract/prompt.h"
+#include "model/canonical.h"
+#include "search/embedder.h"
+#include "search/text_query.h"
+#include "service/commit.h"
+#include "service/validation.h"
+
+namespace pc {
+
+// What one flush read when it started: the window, what the model is shown, where things stood.
+struct FlushService::Window {
+  Artifact memory;
+  int64_t cursor = 0, high_watermark = 0, end = 0;  // the window is (cursor, end]
+  std::vector<Source> usable;                       // shown as S1…Sn
+  std::vector<ManifestItem> shown;                  // shown as E1…Em
+};
+
+namespace {
+
+// The entries the model is shown: all active ones when they fit, else the kMaxPromptEntries most
+// relevant to the window's text (full-text search over the head).
+Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& memory,
+                                               const std::vector<Source>& usable) {
+  if (memory.head_revision == 0) return std::vector<ManifestItem>{};
+  PC_ASSIGN_OR_RETURN(auto all, txn.ListManifest(memory.artifact_id, memory.head_revision, false, "",
+                                                 static_cast<int>(kMaxPromptEntries) + 1));
+  if (all.size() <= kMaxPromptEntries) return all;
+  std::string text;
+  for (const Source& s : usable) {
+    if (text.size() >= 8192) break;
+    text += CutUtf8(s.content, 8192 - text.size()) + "\n";
+  }
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, BuildTextQuery(text), false,
+                                                static_cast<int>(kMaxPromptEntries)));
+  std::vector<ManifestItem> out;
+  for (auto& h : hits) out.push_back(std::move(h.item));
+  if (out.empty()) {  // nothing in common with the window: the first entries, for context
+    all.resize(kMaxPromptEntries);
+    return all;
+  }
+  return out;
+}
+
+std::string Ids(char prefix, const std::vector<size_t>& indexes) {
+  std::string out;
+  for (size_t i : indexes) out += (out.empty() ? "" : ", ") + std::string(1, prefix) + std::to_string(i + 1);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<std::mutex> FlushService::ScopeLock(const std::string& scope_id) {
+  std::lock_guard<std::mutex> lock(locks_mu_);
+  auto& m = locks_[scope_id];
+  if (!m) m = std::make_shared<std::mutex>();
+  return m;
+}
+
+Result<bool> FlushService::HasPending(const std::string& scope_id) {
+  bool pending = false;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(scope_id, memory.artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(int64_t high, txn.SourceHighWatermark(scope_id));
+    pending = high > cursor;
+    return Status::Ok();
+  }));
+  return pending;
+}
+
+Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  std::shared_ptr<std::mutex> scope_lock = ScopeLock(scope_id);
+  std::lock_guard<std::mutex> serialized(*scope_lock);
+
+  Window w;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(w.memory, LoadMemory(txn, scope_id));
+    if (!extractor_)  // after the scope check: an unknown scope is 404 first
+      return Status(Code::kCapabilityUnavailable,
+                    "flush needs an extraction provider and none is configured: set extract_provider "
+                    "to openai (with extract_base_url and extract_model) or to command (with "
+                    "extract_command); sources are kept meanwhile");
+    PC_ASSIGN_OR_RETURN(w.cursor, txn.GetCursor(scope_id, w.memory.artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(w.high_watermark, txn.SourceHighWatermark(scope_id));
+    w.end = std::min(w.cursor + options_.source_window_limit, w.high_watermark);
+    if (w.end <= w.cursor) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(scope_id, w.cursor, static_cast<int>(w.end - w.cursor)));
+    for (Source& s : window)
+      if (s.purpose != kPurposeArchive) w.usable.push_back(std::move(s));
+    if (w.usable.empty()) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(w.shown, EntriesToShow(txn, w.memory, w.usable));
+    return Status::Ok();
+  }));
+
+  if (w.end <= w.cursor) {  // idle: nothing past the cursor
+    FlushOutcome idle;
+    idle.previous_cursor = idle.current_cursor = w.cursor;
+    idle.high_watermark = w.high_watermark;
+    if (w.memory.head_revision > 0)
+      idle.memory = MemoryRef{w.memory.family, w.memory.artifact_id, w.memory.head_revision};
+    return idle;
+  }
+  ParsedAnswer answer;
+  double model_ms = 0;
+  if (!w.usable.empty()) {  // a window of archive sources only just moves the cursor
+    auto started = std::chrono::steady_clock::now();
+    auto raw = extractor_->Extract(BuildExtractionRequest(w.usable, w.shown));
+    model_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    if (!raw.ok())
+      return Status(raw.status().code(), "extraction failed, nothing was committed and the cursor "
+                                         "stays at " + std::to_string(w.cursor) + ": " +
+                                         raw.status().message());
+    auto parsed = ParseAnswer(*raw, w.usable.size(), w.shown.size(), options_.max_entry_bytes);
+    if (!parsed.ok())
+      return Status(parsed.status().code(), "extraction failed, nothing was committed and the "
+                                            "cursor stays at " + std::to_string(w.cursor) + ": " +
+                                            parsed.status().message());
+    answer = std::move(parsed).value();
+  }
+  PC_ASSIGN_OR_RETURN(FlushOutcome out, Commit(scope_id, w, std::move(answer)));
+  out.model_ms = model_ms;
+  return out;
+}
+
+Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer) {
+  FlushOutcome out;
+  out.previous_cursor = w.cursor;
+  out.high_watermark = w.high_watermark;
+  out.rejected = std::move(answer.rejected);
+
+  // Texts and hashes, and vectors computed before the transaction (a slow model never holds it).
+  struct Prepared {
+    Candidate candidate;
+    std::string kind, hash;
+    std::optional<std::vector<float>> vector;
+  };
+  std::vector<Prepared> prepared;
+  for (Candidate& c : answer.valid) {
+    std::string kind = !c.kind.empty() ? c.kind : w.shown[c.target].version.kind;
+    auto hash = ContentHash(kind, c.text);
+    if (!hash.ok()) {
+      out.rejected.push_back({c.json, hash.status().message()});
+      continue;
+    }
+    prepared.push_back({std::move(c), std::move(kind), std::move(*hash), std::nullopt});
+  }
+  std::string profile;
+  if (embedder_ && !prepared.empty()) {
+    profile = embedder_->profile().Key();
+    std::vector<std::string> texts;
+    for (const Prepared& p : prepared) texts.push_back(p.candidate.text);
+    auto vectors = embedder_->Embed(texts);  // on failure the vectors are recorded as missing
+    if (vectors.ok() && vectors->size() == prepared.size())
+      for (size_t i = 0; i < prepared.size(); ++i) prepared[i].vector = std::move((*vectors)[i]);
+  }
+  std::vector<std::string> lineage;
+  for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
+
+  std::vector<Rejection> late;  // rejections found against the store, reset on a retried transaction
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    late.clear();
+    out.changes.clear();
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(scope_id, memory.artifact_id, kExtractionConsumer));
+    if (cursor != w.cursor) {  // another process flushed this window meanwhile: nothing to do here
+      out.previous_cursor = out.current_cursor = cursor;
+      out.processed = false;
+      return Status::Ok();
+    }
+    const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+    std::vector<OneChange> changes;
+    std::set<std::string> batch_hashes;
+    for (Prepared& p : prepared) {
+      const Candidate& c = p.candidate;
+      auto reject = [&](std::string reason) { late.push_back({c.json, std::move(reason)}); };
+      if (batch_hashes.count(p.hash)) {
+        reject("no change: same text as an earlier operation of this answer");
+        continue;
+      }
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, p.hash));
+      OneChange change{c.op, {}, std::nullopt, profile, p.vector};
+      EntryVersion& v = change.version;
+      if (c.op == ChangeOp::kRevise) {
+        const EntryVersion& shown = w.shown[c.target].version;
+        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
+                            txn.FindManifestItem(memory.artifact_id, head.revision, shown.entry_id));
+        if (!now || !now->active || now->version.entry_version_id != shown.entry_version_id) {
+          reject("E" + std::to_string(c.target + 1) + " changed since it was shown");
+          continue;
+        }
+        if (dup) {
+          reject(dup->version.entry_id == shown.entry_id
+                     ? "no change: same text as E" + std::to_string(c.target + 1)
+                     : "no change: same text as active entry " + dup->version.entry_id);
+          continue;
+        }
+        v.entry_id = shown.entry_id;
+        v.version = shown.version + 1;
+        v.previous_version_id = shown.entry_version_id;
+        change.from_version_id = shown.entry_version_id;
+      } else {
+        if (dup) {
+          reject("no change: same text as active entry " + dup->version.entry_id);
+          continue;
+        }
+        v.entry_id = NewId(kEntryPrefix);
+        v.version = 1;
+      }
+      v.entry_version_id = NewId(kEntryVersionPrefix);
+      v.kind = p.kind;
+      v.text = c.text;
+      v.content_hash = p.hash;
+      for (size_t s : c.evidence) v.source_refs.push_back(SourceRef(w.usable[s]));
+      v.reason = "extracted from " + Ids('S', c.evidence);
+      batch_hashes.insert(p.hash);
+      changes.push_back(std::move(change));
+    }
+    out.memory.reset();
+    if (head.revision > 0) out.memory = head;
+    if (!changes.empty()) {
+      const std::string reason = "flush of sources " + std::to_string(w.cursor + 1) + ".." + std::to_string(w.end);
+      PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, "extraction:" + extractor_->name(),
+                                                       reason, lineage, changes));
+      out.memory = ref;
+      for (OneChange& ch : changes)
+        out.changes.push_back({Change{ch.op, ch.version.entry_id, ch.from_version_id, ch.version.entry_version_id},
+                               Citation{ref, ch.version.entry_id, ch.version.entry_version_id},
+                               std::move(ch.version)});
+    }
+    PC_RETURN_IF_ERROR(txn.SetCursor(scope_id, memory.artifact_id, kExtractionConsumer, w.end));
+    out.processed = true;
+    out.current_cursor = w.end;
+    out.processed_source_count = static_cast<int64_t>(w.usable.size());
+    return Status::Ok();
+  }));
+  for (Rejection& r : late) out.rejected.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace pc

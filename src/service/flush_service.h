@@ -1,0 +1,77 @@
+// POST /v1/memory/flush (DESIGN §3, invariants 7 and 8): the next window of a scope's source log
+// → the model (through an Extractor) → validation → one revision and the cursor advance, in one
+// transaction. A provider error, a timeout or an unusable answer commits nothing and leaves the
+// cursor where it was.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "extract/extractor.h"
+#include "extract/operations.h"
+#include "model/types.h"
+#include "store/store.h"
+
+namespace pc {
+
+class Embedder;
+
+inline constexpr int kDefaultSourceWindowLimit = 100;
+// The cursor's consumer name for memory extraction (DESIGN §1: scope, memory, consumer).
+inline constexpr const char* kExtractionConsumer = "memory_extraction";
+
+struct FlushOptions {
+  int source_window_limit = kDefaultSourceWindowLimit;
+  size_t max_entry_bytes = 16 * 1024;
+};
+
+struct FlushChange {
+  Change change;
+  Citation citation;
+  EntryVersion version;  // the new version (its source_refs name the evidence)
+};
+
+struct FlushOutcome {
+  bool processed = false;  // false: idle (no window to process)
+  int64_t previous_cursor = 0;
+  int64_t current_cursor = 0;
+  int64_t high_watermark = 0;          // the log's end when the flush started
+  int64_t processed_source_count = 0;  // sources handed to the model (not entries made)
+  std::optional<MemoryRef> memory;     // the new revision, else the head (null before any)
+  std::vector<FlushChange> changes;
+  std::vector<Rejection> rejected;
+  double model_ms = 0;  // time spent waiting for the model
+};
+
+class FlushService {
+ public:
+  // `extractor` may be null (flush is then capability_unavailable); `embedder` may be null.
+  FlushService(Store& store, Extractor* extractor, Embedder* embedder, FlushOptions options = {})
+      : store_(store), extractor_(extractor), embedder_(embedder), options_(options) {}
+
+  // Processes the next window. Flushes of one scope run one at a time (a second waits); across
+  // processes, the cursor is compared and set in the commit, so no window is processed twice.
+  Result<FlushOutcome> Flush(const std::string& scope_id);
+  // Whether the scope's log is ahead of its extraction cursor (for the scheduler).
+  Result<bool> HasPending(const std::string& scope_id);
+  bool available() const { return extractor_ != nullptr; }
+
+ private:
+  struct Window;
+  std::shared_ptr<std::mutex> ScopeLock(const std::string& scope_id);
+  Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer);
+
+  Store& store_;
+  Extractor* extractor_;
+  Embedder* embedder_;
+  FlushOptions options_;
+  std::mutex locks_mu_;
+  std::unordered_map<std::string, std::shared_ptr<std::mutex>> locks_;
+};
+
+}  // namespace pc

@@ -1,0 +1,90 @@
+// The source log and extraction cursors of SqliteTxn: append-only rows keyed by (scope, position).
+#include "common/clock.h"
+#include "store/sqlite/sqlite_txn.h"
+
+namespace pc::sqlite {
+namespace {
+
+constexpr const char* kSourceColumns =
+    "source_id, scope_id, position, kind, purpose, content, metadata, idempotency_key, created_at";
+
+Source ReadSource(const Stmt& s) {
+  Source out;
+  out.source_id = s.Text(0);
+  out.scope_id = s.Text(1);
+  out.position = s.Int(2);
+  out.kind = s.Text(3);
+  out.purpose = s.Text(4);
+  out.content = s.Text(5);
+  out.metadata_json = s.Text(6);
+  out.idempotency_key = s.OptText(7);
+  out.created_at_ms = s.Int(8);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Source>> SqliteTxn::ListSources(const std::string& scope_id, int64_t after,
+                                                   int limit) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT ") + kSourceColumns +
+                                          " FROM sources WHERE scope_id = ?1 AND position > ?2"
+                                          " ORDER BY position LIMIT ?3"));
+  s.Bind(1, scope_id).Bind(2, after).Bind(3, int64_t{limit});
+  std::vector<Source> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back(ReadSource(s));
+  }
+}
+
+Result<int64_t> SqliteTxn::SourceHighWatermark(const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "SELECT coalesce(max(position), 0) FROM sources WHERE scope_id = ?1"));
+  s.Bind(1, scope_id);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
+}
+
+Result<std::optional<Source>> SqliteTxn::FindSourceByIdempotencyKey(const std::string& scope_id,
+                                                                    const std::string& key) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT ") + kSourceColumns +
+                                          " FROM sources WHERE scope_id = ?1 AND idempotency_key = ?2"));
+  s.Bind(1, scope_id).Bind(2, key);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<Source>();
+  return std::optional<Source>(ReadSource(s));
+}
+
+Result<int64_t> SqliteTxn::GetCursor(const std::string& scope_id, const std::string& artifact_id,
+                                     const std::string& consumer) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "SELECT position FROM cursors WHERE scope_id = ?1 AND artifact_id = ?2 AND consumer = ?3"));
+  s.Bind(1, scope_id).Bind(2, artifact_id).Bind(3, consumer);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
+}
+
+Result<Source> SqliteTxn::AppendSource(Source source) {
+  PC_ASSIGN_OR_RETURN(int64_t high, SourceHighWatermark(source.scope_id));
+  source.position = high + 1;
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("INSERT INTO sources(") + kSourceColumns +
+                                          ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+  s.Bind(1, source.source_id).Bind(2, source.scope_id).Bind(3, source.position).Bind(4, source.kind);
+  s.Bind(5, source.purpose).Bind(6, source.content).Bind(7, source.metadata_json);
+  s.Bind(8, source.idempotency_key).Bind(9, source.created_at_ms);
+  PC_RETURN_IF_ERROR(s.Run());
+  return source;
+}
+
+Status SqliteTxn::SetCursor(const std::string& scope_id, const std::string& artifact_id,
+                            const std::string& consumer, int64_t position) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO cursors(scope_id, artifact_id, consumer, position, updated_at)"
+      " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(scope_id, artifact_id, consumer)"
+      " DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at"));
+  s.Bind(1, scope_id).Bind(2, artifact_id).Bind(3, consumer).Bind(4, position).Bind(5, NowMillis());
+  return s.Run();
+}
+
+}  // namespace pc::sqlite
