@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "search/hash_embedder.h"
@@ -64,6 +66,37 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
     }
     res.set_content(nlohmann::json{{"results", results}}.dump(), "application/json");
   });
+  impl_->server.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    ++chat_requests_;
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (refuse_schema_ && body.is_object() && body.contains("response_format")) {
+      res.status = 400;
+      res.set_content(R"({"error":{"message":"response_format json_schema is not supported"}})",
+                      "application/json");
+      return;
+    }
+    ChatReply reply{R"({"operations": []})"};
+    {
+      std::lock_guard<std::mutex> lock(chat_mu_);
+      chat_bodies_.push_back(req.body);
+      if (!replies_.empty()) {
+        reply = replies_.front();
+        replies_.pop_front();
+      }
+    }
+    if (reply.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
+    res.status = reply.status;
+    if (!reply.raw_body.empty()) {
+      res.set_content(reply.raw_body, "application/json");
+      return;
+    }
+    nlohmann::json answer{
+        {"id", "chatcmpl-fake"},
+        {"object", "chat.completion"},
+        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", reply.content}}},
+                      {"finish_reason", "stop"}}}}};
+    res.set_content(answer.dump(), "application/json");
+  });
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // bind_to_any_port already listens: requests queue until the loop starts.
@@ -72,6 +105,16 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
 FakeOpenAi::~FakeOpenAi() {
   impl_->server.stop();
   impl_->thread.join();
+}
+
+void FakeOpenAi::ScriptChat(std::vector<ChatReply> replies) {
+  std::lock_guard<std::mutex> lock(chat_mu_);
+  replies_.assign(replies.begin(), replies.end());
+}
+
+std::vector<std::string> FakeOpenAi::chat_bodies() {
+  std::lock_guard<std::mutex> lock(chat_mu_);
+  return chat_bodies_;
 }
 
 std::string FakeOpenAi::base_url() const {

@@ -1,12 +1,16 @@
 // A fake OpenAI-compatible model server on loopback that a test controls: /v1/embeddings answers
 // deterministic vectors (the hash embedder's, scaled, so clients must normalize), and can be told
-// to fail. The only stand-in the tests use: for an external model service.
+// to fail; /v1/chat/completions answers what the test scripted. The only stand-in the tests use:
+// for an external model service.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace pc::testing {
 
@@ -19,11 +23,34 @@ class FakeOpenAi {
   void set_failing(bool failing) { failing_ = failing; }
   int requests() const { return requests_; }
 
+  // One scripted /v1/chat/completions answer: `content` as choices[0].message.content, or, with
+  // a status other than 200, that status; `raw_body` replaces the whole response body.
+  struct ChatReply {
+    ChatReply(std::string c, int s = 200, int delay = 0, std::string raw = "")
+        : content(std::move(c)), status(s), delay_ms(delay), raw_body(std::move(raw)) {}
+    std::string content;
+    int status;
+    int delay_ms;
+    std::string raw_body;
+  };
+  // Answers are used in order; with none left, the answer is {"operations": []}.
+  void ScriptChat(std::vector<ChatReply> replies);
+  // Answers 400 to requests that carry a json_schema response_format (an endpoint without it).
+  void set_refuse_json_schema(bool refuse) { refuse_schema_ = refuse; }
+  int chat_requests() const { return chat_requests_; }
+  // The bodies of the chat requests received, in order.
+  std::vector<std::string> chat_bodies();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> failing_{false};
   std::atomic<int> requests_{0};
+  std::atomic<int> chat_requests_{0};
+  std::atomic<bool> refuse_schema_{false};
+  std::mutex chat_mu_;
+  std::deque<ChatReply> replies_;
+  std::vector<std::string> chat_bodies_;
 };
 
 }  // namespace pc::testing
