@@ -18,7 +18,8 @@ namespace {
 // Options shared by the subcommands; each subcommand binds the ones it uses.
 struct Opts {
   std::string scope, kind, text, file, reason, citation, cursor, entry;
-  std::optional<int64_t> expected_revision, revision;
+  std::string purpose, idempotency_key, metadata;
+  std::optional<int64_t> expected_revision, revision, after;
   int limit = 0;
   bool include_inactive = false;
   std::string mode;
@@ -261,6 +262,53 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
     if (!scope_id.ok()) return Fail(scope_id.status());
     return Print(api.Post("/v1/memory/read", Json{{"scope_id", *scope_id}, {"citation", o->citation}}),
                  json, FormatRead);
+  });
+
+  CLI::App* source = app.add_subcommand("source", "add or list raw work records (sources)");
+  source->require_subcommand(1);
+  CLI::App* source_add = source->add_subcommand("add", "append a source to the scope's log");
+  AddScopeOption(source_add, *o);
+  source_add->add_option("text", o->text, "the content, or - to read standard input");
+  source_add->add_option("--file", o->file, "read the content from a file");
+  source_add->add_option("--kind,-k", o->kind, "what it is: work_log (default), chat, tool_output, …");
+  source_add->add_option("--purpose", o->purpose, "memory (default: extraction reads it) or archive");
+  source_add->add_option("--idempotency-key", o->idempotency_key, "a retry with the same key adds nothing");
+  source_add->add_option("--metadata", o->metadata, "a JSON object kept with the source");
+  add(source_add, [o](ApiClient& api, bool json) {
+    auto text = EntryText(*o);
+    if (!text.ok()) return Fail(text.status());
+    Json body{{"kind", o->kind.empty() ? "work_log" : o->kind}, {"content", *text}};
+    if (!o->purpose.empty()) body["purpose"] = o->purpose;
+    if (!o->idempotency_key.empty()) body["idempotency_key"] = o->idempotency_key;
+    if (!o->metadata.empty()) {
+      Json metadata = Json::parse(o->metadata, nullptr, false);
+      if (!metadata.is_object()) return Fail(InvalidArgument("--metadata must be a JSON object"));
+      body["metadata"] = metadata;
+    }
+    auto scope_id = ResolveScope(api, o->scope, true);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    body["scope_id"] = *scope_id;
+    return Print(api.Post("/v1/sources", body), json, FormatSource);
+  });
+  CLI::App* source_list = source->add_subcommand("list", "list the scope's sources in order");
+  AddScopeOption(source_list, *o);
+  source_list->add_option("--after", o->after, "positions after this one (default 0)");
+  source_list->add_option("--limit", o->limit, "sources per page (1-1000, default 100)");
+  add(source_list, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    std::map<std::string, std::string> q{{"scope_id", *scope_id}};
+    if (o->after) q["after"] = std::to_string(*o->after);
+    if (o->limit > 0) q["limit"] = std::to_string(o->limit);
+    return Print(api.Get("/v1/sources", q), json, FormatSources);
+  });
+
+  CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
+  AddScopeOption(flush, *o);
+  add(flush, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", *scope_id}}), json, FormatFlush);
   });
   return cmds;
 }

@@ -136,4 +136,32 @@ std::string FormatSearch(const Json& r) {
   return out;
 }
 
+std::string FormatSource(const Json& s) {
+  std::string out = s.value("source_ref", "") + "  " + s.value("kind", "") + "  (" + s.value("purpose", "") + ")";
+  if (s.contains("created") && !s.value("created", true)) out += "  already added with this idempotency key";
+  std::string content = s.value("content", "");
+  if (content.size() > 200) content = content.substr(0, 200) + " …";
+  return out + "\n" + Indent(content, "  ") + "\n";
+}
+
+std::string FormatSources(const Json& page) {
+  std::string out;
+  for (const Json& s : page["sources"]) out += FormatSource(s);
+  out += "high watermark " + std::to_string(page.value("high_watermark", int64_t{0})) + "\n";
+  if (page["next_after"].is_number()) out += "(more: --after " + std::to_string(page["next_after"].get<int64_t>()) + ")\n";
+  return out;
+}
+
+std::string FormatFlush(const Json& f) {
+  std::string out = f.value("status", "") + ": cursor " + std::to_string(f.value("previous_cursor", int64_t{0})) +
+                    " -> " + std::to_string(f.value("current_cursor", int64_t{0})) + " of " +
+                    std::to_string(f.value("high_watermark", int64_t{0})) + ", " +
+                    std::to_string(f.value("processed_source_count", int64_t{0})) + " sources to the model\n";
+  if (f["memory"].is_object()) out += "memory " + MemoryRefText(f["memory"]) + "\n";
+  for (const Json& c : f["changes"])
+    out += "  " + ChangeText(c) + "  " + c["entry"].value("text", "") + "\n";
+  for (const Json& r : f["rejected"]) out += "  rejected: " + r.value("reason", "") + "\n";
+  return out;
+}
+
 }  // namespace pc

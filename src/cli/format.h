@@ -15,5 +15,8 @@ std::string FormatRevision(const Json& revision);
 std::string FormatVersions(const Json& page);
 std::string FormatRead(const Json& read);
 std::string FormatSearch(const Json& result);
+std::string FormatSource(const Json& source);
+std::string FormatSources(const Json& page);
+std::string FormatFlush(const Json& outcome);
 
 }  // namespace pc

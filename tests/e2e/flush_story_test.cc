@@ -1,0 +1,171 @@
+// Sources and flush through the real binary: HTTP routes and their errors, the seed's example,
+// a crash while the model is thinking (nothing committed, the cursor where it was), and the CLI.
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "fake_openai.h"
+#include "server_process.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+
+struct Http {
+  httplib::Client c;
+  explicit Http(int port) : c("127.0.0.1", port) { c.set_read_timeout(10, 0); }
+  std::pair<int, json> Post(const std::string& path, const json& body) {
+    auto res = c.Post(path, body.dump(), "application/json");
+    if (!res) return {0, json()};
+    return {res->status, json::parse(res->body, nullptr, false)};
+  }
+  std::pair<int, json> Get(const std::string& path) {
+    auto res = c.Get(path);
+    if (!res) return {0, json()};
+    return {res->status, json::parse(res->body, nullptr, false)};
+  }
+};
+
+std::vector<std::string> ChatFlags(const FakeOpenAi& fake) {
+  return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",
+          "fake-chat", "--extract-timeout-seconds", "5"};
+}
+
+TEST(FlushStory, SourcesAndFlushOverHttp) {
+  TempDir dir;
+  FakeOpenAi fake;
+  ServerProcess server(dir.path() + "/data", ChatFlags(fake));
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", {{"key", "project:orders-importer"}}).second["scope_id"];
+  auto e1 = http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"},
+                                              {"text", "amount: stored as integer cents"}});
+  ASSERT_EQ(e1.first, 201);
+
+  // Bad inputs: clear errors, nothing appended.
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}}).first, 400);
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
+                                      {"metadata", "not an object"}}).first, 400);
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
+                                      {"colour", "red"}}).first, 400);
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", "scp_01JDZZZZZZZZZZZZZZZZZZZZZZ"},
+                                      {"kind", "work_log"}, {"content", "x"}}).first, 404);
+  auto bad_batch = http.Post("/v1/sources/batch", {{"scope_id", scope},
+                                                   {"sources", {{{"kind", "chat"}, {"content", "ok"}}, {{"kind", "chat"}}}}});
+  EXPECT_EQ(bad_batch.first, 400);
+  EXPECT_EQ(bad_batch.second["error"]["details"]["field"], "sources[1].content");
+  EXPECT_EQ(http.Get("/v1/sources?scope_id=" + scope).second["high_watermark"], 0);
+
+  auto s1 = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"},
+                                      {"content", "conversion now uses Decimal, still integer cents"},
+                                      {"metadata", {{"session", "a"}}}, {"idempotency_key", "k1"}});
+  ASSERT_EQ(s1.first, 201);
+  EXPECT_EQ(s1.second["position"], 1);
+  auto again = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"},
+                                         {"content", "conversion now uses Decimal, still integer cents"},
+                                         {"idempotency_key", "k1"}});
+  EXPECT_EQ(again.first, 200);
+  EXPECT_EQ(again.second["source_id"], s1.second["source_id"]);
+  auto batch = http.Post("/v1/sources/batch", {{"scope_id", scope},
+                                               {"sources", {{{"kind", "work_log"}, {"content", "import errors must include the CSV line number"}},
+                                                            {{"kind", "tool_output"}, {"purpose", "archive"}, {"content", "raw log"}}}}});
+  ASSERT_EQ(batch.first, 201);
+  EXPECT_EQ(batch.second["sources"][1]["position"], 3);
+  auto listed = http.Get("/v1/sources?scope_id=" + scope + "&after=1&limit=1");
+  EXPECT_EQ(listed.first, 200);
+  EXPECT_EQ(listed.second["sources"][0]["position"], 2);
+  EXPECT_EQ(listed.second["next_after"], 2);
+  EXPECT_EQ(listed.second["high_watermark"], 3);
+
+  fake.ScriptChat({{R"({"operations": [
+      {"op": "revise", "target": "E1", "text": "amount: integer cents; conversion uses Decimal", "evidence": ["S1"]},
+      {"op": "add", "kind": "constraint", "text": "Import errors must include the CSV line number.", "evidence": ["S2"]},
+      {"op": "add", "kind": "fact", "text": "Made up", "evidence": ["S3"]}]})"}});
+  auto flushed = http.Post("/v1/memory/flush", {{"scope_id", scope}});
+  ASSERT_EQ(flushed.first, 200) << flushed.second.dump();
+  const json& f = flushed.second;
+  EXPECT_EQ(f["status"], "processed");
+  EXPECT_EQ(f["previous_cursor"], 0);
+  EXPECT_EQ(f["current_cursor"], 3);
+  EXPECT_EQ(f["processed_source_count"], 2);  // the archive source is not shown
+  EXPECT_EQ(f["memory"]["revision"], 2);
+  ASSERT_EQ(f["changes"].size(), 2u);
+  EXPECT_EQ(f["changes"][0]["op"], "revise");
+  EXPECT_EQ(f["changes"][0]["entry"]["version"], 2);
+  EXPECT_EQ(f["changes"][0]["entry"]["source_refs"][0], s1.second["source_ref"]);
+  EXPECT_EQ(f["changes"][1]["entry"]["source_refs"][0], batch.second["sources"][0]["source_ref"]);
+  ASSERT_EQ(f["rejected"].size(), 1u);
+  EXPECT_EQ(f["rejected"][0]["candidate"]["text"], "Made up");
+  auto idle = http.Post("/v1/memory/flush", {{"scope_id", scope}});
+  EXPECT_EQ(idle.second["status"], "idle");
+  EXPECT_EQ(http.Post("/v1/memory/flush", {{"scope_id", scope}, {"window", 3}}).first, 400);
+
+  // A model that answers HTTP 500: 502 provider_error, nothing committed.
+  http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "more"}});
+  fake.ScriptChat({{"", 500}, {"", 500}, {"", 500}});
+  auto failed = http.Post("/v1/memory/flush", {{"scope_id", scope}});
+  EXPECT_EQ(failed.first, 502);
+  EXPECT_EQ(failed.second["error"]["code"], "provider_error");
+  EXPECT_EQ(http.Get("/v1/memory/revisions?scope_id=" + scope).second["head"]["revision"], 2);
+}
+
+TEST(FlushStory, CrashWhileTheModelThinksCommitsNothing) {
+  TempDir dir;
+  FakeOpenAi fake;
+  ServerProcess server(dir.path() + "/data", ChatFlags(fake));
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", {{"key", "crash"}}).second["scope_id"];
+  http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "keep this"}});
+  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})", 200, 1500}});
+  std::thread flusher([&] {
+    Http other(server.port());
+    other.Post("/v1/memory/flush", {{"scope_id", scope}});  // the server dies under it
+  });
+  while (fake.chat_requests() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server.Kill();
+  flusher.join();
+
+  ServerProcess restarted(dir.path() + "/data", ChatFlags(fake));
+  ASSERT_TRUE(restarted.Start());
+  Http after(restarted.port());
+  EXPECT_EQ(after.Get("/v1/memory/revisions?scope_id=" + scope).second["head"]["revision"], 0);
+  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})"}});
+  auto flushed = after.Post("/v1/memory/flush", {{"scope_id", scope}});
+  ASSERT_EQ(flushed.first, 200);
+  EXPECT_EQ(flushed.second["previous_cursor"], 0);  // the window was not lost or half-done
+  EXPECT_EQ(flushed.second["current_cursor"], 1);
+  EXPECT_EQ(flushed.second["memory"]["revision"], 1);
+}
+
+TEST(FlushStory, CliSourcesAndFlush) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");  // no extraction provider
+  ASSERT_TRUE(server.Start());
+  auto cli = [&](std::vector<std::string> args, const std::string& in = "") {
+    args.push_back("--server");
+    args.push_back(server.url());
+    return RunCli(args, in);
+  };
+  CliResult added = cli({"source", "add", "--scope", "project:cli", "--kind", "chat", "-"},
+                        "we agreed to ship on Tuesday");
+  EXPECT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.out.find("@1"), std::string::npos);
+  CliResult listed = cli({"source", "list", "--scope", "project:cli", "--json"});
+  EXPECT_EQ(listed.exit_code, 0);
+  EXPECT_EQ(json::parse(listed.out)["sources"][0]["content"], "we agreed to ship on Tuesday");
+  CliResult flushed = cli({"flush", "--scope", "project:cli"});
+  EXPECT_EQ(flushed.exit_code, 6);  // capability_unavailable
+  EXPECT_NE(flushed.err.find("extract_provider"), std::string::npos);
+  CliResult bad = cli({"source", "add", "--scope", "project:cli", "--metadata", "[1]", "x"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pc::testing
