@@ -24,7 +24,12 @@ struct FlushService::Window {
 namespace {
 
 // The entries the model is shown: all active ones when they fit, else the kMaxPromptEntries most
-// relevant to the window's text (full-text search over the head).
+// relevant to the window (full-text search over the head). The query is bounded: the start of
+// each source, at most kRelevanceQueryPhrases phrases (a whole window as one query cost ~16 ms).
+constexpr size_t kRelevanceSnippetBytes = 200;
+constexpr size_t kRelevanceQueryBytes = 4096;
+constexpr size_t kRelevanceQueryPhrases = 64;
+
 Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& memory,
                                                const std::vector<Source>& usable) {
   if (memory.head_revision == 0) return std::vector<ManifestItem>{};
@@ -33,10 +38,12 @@ Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& me
   if (all.size() <= kMaxPromptEntries) return all;
   std::string text;
   for (const Source& s : usable) {
-    if (text.size() >= 8192) break;
-    text += CutUtf8(s.content, 8192 - text.size()) + "\n";
+    if (text.size() >= kRelevanceQueryBytes) break;
+    text += CutUtf8(s.content, std::min(kRelevanceSnippetBytes, kRelevanceQueryBytes - text.size())) + "\n";
   }
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, BuildTextQuery(text), false,
+  TextQuery query = BuildTextQuery(text);
+  if (query.phrases.size() > kRelevanceQueryPhrases) query.phrases.resize(kRelevanceQueryPhrases);
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, query, false,
                                                 static_cast<int>(kMaxPromptEntries)));
   std::vector<ManifestItem> out;
   for (auto& h : hits) out.push_back(std::move(h.item));
