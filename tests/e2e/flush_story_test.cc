@@ -144,6 +144,34 @@ TEST(FlushStory, CrashWhileTheModelThinksCommitsNothing) {
   EXPECT_EQ(flushed.second["memory"]["revision"], 1);
 }
 
+TEST(FlushStory, TheSchedulerFlushesPendingScopes) {
+  TempDir dir;
+  FakeOpenAi fake;
+  auto flags = ChatFlags(fake);
+  flags.insert(flags.end(), {"--memory-schedule-seconds", "1", "--source-window-limit", "2"});
+  ServerProcess server(dir.path() + "/data", flags);
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  std::string scope = http.Post("/v1/scopes", {{"key", "scheduled"}}).second["scope_id"];
+  for (int i = 0; i < 3; ++i)
+    http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "record " + std::to_string(i)}});
+  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "From the scheduler.", "evidence": ["S1"]}]})"}});
+  // Only the scheduler calls the model here: windows of 2, so two flushes catch up.
+  for (int i = 0; i < 100 && fake.chat_requests() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(fake.chat_requests(), 2) << "the scheduler did not catch up within 10 s";
+  json idle;
+  for (int i = 0; i < 50; ++i) {  // its second commit may still be landing
+    idle = http.Post("/v1/memory/flush", {{"scope_id", scope}}).second;
+    if (idle["current_cursor"] == 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(idle["status"], "idle");
+  EXPECT_EQ(idle["current_cursor"], 3);
+  EXPECT_EQ(idle["memory"]["revision"], 1);
+  EXPECT_EQ(fake.chat_requests(), 2);
+}
+
 TEST(FlushStory, CliSourcesAndFlush) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");  // no extraction provider

@@ -2,6 +2,9 @@
 // OpenAI-compatible chat endpoint on loopback scripted by each test.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
+#include <filesystem>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -273,6 +276,36 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   EXPECT_EQ(a->processed + b->processed, 1);
   EXPECT_EQ(Entries().size(), 1u);
   EXPECT_EQ(fake.chat_requests(), 1);
+}
+
+// The model has answered and the commit fails half-way (here: the cursor write, after the
+// revision's rows were written in the same transaction): nothing of it remains.
+TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
+  Remember("An entry");
+  Add("a record");
+  const int64_t head = Head();
+  auto exec = [&](const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  };
+  exec("CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;");
+  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]},
+                                        {"op": "revise", "target": "E1", "text": "An entry, revised.", "evidence": ["S1"]}]})"}});
+  auto failed = flush.Flush(scope);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("disk on fire"), std::string::npos);
+  EXPECT_EQ(Head(), head);
+  ASSERT_EQ(Entries().size(), 1u);
+  EXPECT_EQ(Entries()[0].version.text, "An entry");
+  EXPECT_TRUE(*flush.HasPending(scope));
+  exec("DROP TRIGGER fail_cursor;");
+  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]}]})"}});
+  auto out = flush.Flush(scope);
+  PC_ASSERT_OK(out);
+  EXPECT_EQ(out->previous_cursor, 0);
+  EXPECT_EQ(out->memory->revision, head + 1);
 }
 
 TEST_F(FlushTest, EndpointWithoutJsonSchemaGetsPlainJson) {
