@@ -55,6 +55,20 @@ Json ToJson(const Source& s) {
               {"created_at", FormatTimestamp(s.created_at_ms)}};
 }
 
+Json ToJson(const Handoff& h) {
+  return Json{{"handoff", ToJson(h.ref)},
+              {"ref", h.ref.family + "/" + h.ref.artifact_id + "@" + std::to_string(h.ref.revision)},
+              {"from", h.from},
+              {"to", h.to},
+              {"summary", h.summary},
+              {"state", h.state},
+              {"decisions", h.decisions},
+              {"next_steps", h.next_steps},
+              {"open_questions", h.open_questions},
+              {"actor", h.actor},
+              {"created_at", FormatTimestamp(h.created_at_ms)}};
+}
+
 Json ToJson(const Change& c) {
   Json j{{"op", ChangeOpName(c.op)}, {"entry_id", c.entry_id}};
   if (c.op == ChangeOp::kRevise) {
@@ -242,6 +256,18 @@ Result<Citation> Body::RequiredCitation(const char* name) const {
   if (it == json_->end() || it->is_null())
     return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
   return CitationFromJson(*it);
+}
+
+Result<std::vector<std::string>> Body::Strings(const char* name) const {
+  std::vector<std::string> out;
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null()) return out;
+  if (!it->is_array()) return WrongType(at_ + name, "an array of strings");
+  for (size_t i = 0; i < it->size(); ++i) {
+    if (!(*it)[i].is_string()) return WrongType(at_ + name + "[" + std::to_string(i) + "]", "a string");
+    out.push_back((*it)[i].get<std::string>());
+  }
+  return out;
 }
 
 Result<std::string> Body::ObjectText(const char* name) const {

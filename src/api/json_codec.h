@@ -31,6 +31,7 @@ Json ToJson(const ReadOutcome& r);
 // A manifest line with its citation at `at`.
 Json ToJson(const ManifestItem& m, const MemoryRef& at);
 Json ToJson(const Source& s);
+Json ToJson(const Handoff& h);
 
 // A citation given as its string form or as an object {memory:{family,artifact_id,revision},
 // entry_id, entry_version_id}.
@@ -50,6 +51,8 @@ class Body {
   Result<std::optional<bool>> OptBool(const char* name) const;
   Result<std::optional<double>> OptNumber(const char* name) const;
   Result<Citation> RequiredCitation(const char* name) const;
+  // An array of strings (empty when absent).
+  Result<std::vector<std::string>> Strings(const char* name) const;
   // A JSON object field, returned as its compact text ("{}" when absent).
   Result<std::string> ObjectText(const char* name) const;
   // A required non-empty array of objects, each read as a Body with only `allowed` fields (errors

@@ -52,5 +52,7 @@ class Router {
 void AddRoutes(Router& router, Services services);
 // The source log and flush routes (api/source_routes.cc).
 void AddSourceRoutes(Router& router, Services services);
+// The prepared-context and handoff routes (api/context_routes.cc).
+void AddContextRoutes(Router& router, Services services);
 
 }  // namespace pc

@@ -250,6 +250,7 @@ void AddRoutes(Router& router, Services services) {
   router.Add("GET", "/v1/capabilities",
              [search](const ApiRequest& req) { return Capabilities(*search, req); });
   AddSourceRoutes(router, services);
+  AddContextRoutes(router, services);
 }
 
 }  // namespace pc

@@ -1,7 +1,9 @@
 // The use cases the HTTP API serves, handed to the server and its routes together.
 #pragma once
 
+#include "service/context_service.h"
 #include "service/flush_service.h"
+#include "service/handoff_service.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
@@ -13,6 +15,8 @@ struct Services {
   SearchService& search;
   SourceService& sources;
   FlushService& flush;
+  HandoffService& handoff;
+  ContextService& context;
 };
 
 }  // namespace pc

@@ -135,7 +135,9 @@ int RunServe(const Config& config) {
   http.host = config.listen_host;
   http.port = config.listen_port;
   http.threads = static_cast<int>(config.http_threads);
-  HttpServer server(Services{memory, search, sources, flush}, http);
+  HandoffService handoff(**store);
+  ContextService context(**store, search);
+  HttpServer server(Services{memory, search, sources, flush, handoff, context}, http);
   if (Status s = server.Bind(); !s.ok()) {
     std::cerr << "powercontext: " << s.message() << "\n";
     return 1;

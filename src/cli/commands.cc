@@ -19,6 +19,10 @@ namespace {
 struct Opts {
   std::string scope, kind, text, file, reason, citation, cursor, entry;
   std::string purpose, idempotency_key, metadata;
+  std::string from, to, state;
+  std::vector<std::string> decisions, next_steps, open_questions;
+  int64_t max_bytes = 4000;
+  bool no_handoff = false;
   std::optional<int64_t> expected_revision, revision, after;
   int limit = 0;
   bool include_inactive = false;
@@ -309,6 +313,68 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
     auto scope_id = ResolveScope(api, o->scope, false);
     if (!scope_id.ok()) return Fail(scope_id.status());
     return Print(api.Post("/v1/memory/flush", Json{{"scope_id", *scope_id}}), json, FormatFlush);
+  });
+
+  CLI::App* prepare = app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
+  AddScopeOption(prepare, *o);
+  prepare->add_option("query", o->text, "what the agent is about to do")->required();
+  prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (1-1048576, default 4000)");
+  prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, hybrid");
+  prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
+  add(prepare, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
+              {"include_handoff", !o->no_handoff}};
+    if (!o->mode.empty()) body["mode"] = o->mode;
+    return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
+  });
+
+  CLI::App* handoff = app.add_subcommand("handoff", "write or read where the work stands");
+  handoff->require_subcommand(1);
+  CLI::App* handoff_write = handoff->add_subcommand("write", "write the next handoff revision");
+  AddScopeOption(handoff_write, *o);
+  handoff_write->add_option("summary", o->text, "where the work stands, or - to read standard input");
+  handoff_write->add_option("--file", o->file, "read the summary from a file");
+  handoff_write->add_option("--from", o->from, "who hands over");
+  handoff_write->add_option("--to", o->to, "who takes over");
+  handoff_write->add_option("--state", o->state, "the state of the work");
+  handoff_write->add_option("--decision", o->decisions, "a decision just made (repeatable)");
+  handoff_write->add_option("--next", o->next_steps, "a next step (repeatable)");
+  handoff_write->add_option("--question", o->open_questions, "an open question (repeatable)");
+  handoff_write->add_option("--expected-revision", o->expected_revision,
+                            "fail with a conflict unless the handoff is at this revision");
+  add(handoff_write, [o](ApiClient& api, bool json) {
+    auto text = EntryText(*o);
+    if (!text.ok()) return Fail(text.status());
+    auto scope_id = ResolveScope(api, o->scope, true);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    Json body{{"scope_id", *scope_id}, {"summary", *text}, {"actor", "cli"},
+              {"decisions", o->decisions}, {"next_steps", o->next_steps},
+              {"open_questions", o->open_questions}};
+    if (!o->from.empty()) body["from"] = o->from;
+    if (!o->to.empty()) body["to"] = o->to;
+    if (!o->state.empty()) body["state"] = o->state;
+    if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
+    return Print(api.Post("/v1/handoff", body), json, FormatHandoff);
+  });
+  CLI::App* handoff_show = handoff->add_subcommand("show", "the latest handoff (or --revision R)");
+  AddScopeOption(handoff_show, *o);
+  handoff_show->add_option("--revision", o->revision, "an older revision");
+  add(handoff_show, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    std::map<std::string, std::string> q{{"scope_id", *scope_id}};
+    if (o->revision) q["revision"] = std::to_string(*o->revision);
+    return Print(api.Get("/v1/handoff", q), json, FormatHandoff);
+  });
+  CLI::App* handoff_history = handoff->add_subcommand("history", "every handoff revision, newest first");
+  AddScopeOption(handoff_history, *o);
+  AddPageOptions(handoff_history, *o);
+  add(handoff_history, [o](ApiClient& api, bool json) {
+    auto scope_id = ResolveScope(api, o->scope, false);
+    if (!scope_id.ok()) return Fail(scope_id.status());
+    return Print(api.Get("/v1/handoff/history", PageQuery(*scope_id, *o)), json, FormatHandoffs);
   });
   return cmds;
 }

@@ -164,4 +164,29 @@ std::string FormatFlush(const Json& f) {
   return out;
 }
 
+std::string FormatPrepared(const Json& p) {
+  if (p.value("status", "") != "ready") return "(empty: nothing relevant fits the budget)\n";
+  return p.value("content", "");
+}
+
+std::string FormatHandoff(const Json& h) {
+  std::string out = h.value("ref", "") + "  " + h.value("created_at", "");
+  std::string from = h.value("from", ""), to = h.value("to", "");
+  if (!from.empty() || !to.empty()) out += "  " + from + " -> " + to;
+  out += "\n" + Indent(h.value("summary", ""), "  ") + "\n";
+  if (!h.value("state", "").empty()) out += "state: " + h.value("state", "") + "\n";
+  for (const char* list : {"decisions", "next_steps", "open_questions"}) {
+    if (!h.contains(list) || h[list].empty()) continue;
+    out += std::string(list) + ":\n";
+    for (const Json& item : h[list]) out += "  - " + item.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+std::string FormatHandoffs(const Json& page) {
+  std::string out;
+  for (const Json& h : page["handoffs"]) out += FormatHandoff(h);
+  return out + More(page);
+}
+
 }  // namespace pc

@@ -18,5 +18,8 @@ std::string FormatSearch(const Json& result);
 std::string FormatSource(const Json& source);
 std::string FormatSources(const Json& page);
 std::string FormatFlush(const Json& outcome);
+std::string FormatPrepared(const Json& prepared);
+std::string FormatHandoff(const Json& handoff);
+std::string FormatHandoffs(const Json& page);
 
 }  // namespace pc

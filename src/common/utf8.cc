@@ -73,4 +73,10 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
   return s.substr(0, end);
 }
 
+std::string CutUtf8(std::string_view text, size_t max_bytes, std::string_view mark) {
+  if (text.size() <= max_bytes) return std::string(text);
+  if (max_bytes < mark.size()) return std::string(Utf8Prefix(text, max_bytes));
+  return std::string(Utf8Prefix(text, max_bytes - mark.size())) + std::string(mark);
+}
+
 }  // namespace pc

@@ -28,4 +28,9 @@ bool IsInvisibleCodePoint(int32_t cp);
 // The longest prefix of `s` that is at most `max_bytes` long and ends on a character boundary.
 std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
 
+// `text` if it fits in `max_bytes`; else its longest prefix that fits together with `mark`,
+// cut on a character boundary, followed by `mark`.
+inline constexpr std::string_view kCutMark = " […]";
+std::string CutUtf8(std::string_view text, size_t max_bytes, std::string_view mark = kCutMark);
+
 }  // namespace pc

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/utf8.h"
 #include "extract/generated_prompt.h"
 
 namespace pc {
@@ -31,14 +32,6 @@ const std::string& ExtractionOutputSchema() {
               {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
                                            .dump();
   return kSchema;
-}
-
-std::string CutUtf8(const std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  static const std::string kMark = " […]";
-  size_t end = max_bytes > kMark.size() ? max_bytes - kMark.size() : 0;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // continuation byte
-  return text.substr(0, end) + kMark;
 }
 
 ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,

@@ -25,7 +25,4 @@ const std::string& ExtractionOutputSchema();
 ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
                                          const std::vector<ManifestItem>& entries);
 
-// `text` cut to at most `max_bytes` on a UTF-8 character boundary, with " […]" marking a cut.
-std::string CutUtf8(const std::string& text, size_t max_bytes);
-
 }  // namespace pc

@@ -9,6 +9,7 @@
 namespace pc {
 
 inline constexpr const char* kMemoryFamily = "memory";
+inline constexpr const char* kHandoffFamily = "handoff";
 
 struct Scope {
   std::string scope_id;
@@ -104,6 +105,18 @@ struct Source {
 // still advances the extraction cursor, and stays searchable as experience).
 inline constexpr const char* kPurposeMemory = "memory";
 inline constexpr const char* kPurposeArchive = "archive";
+
+// One revision of a scope's handoff artifact (DESIGN §6): where the work stands and who goes on.
+// Immutable once written; `ref.family` is kHandoffFamily.
+struct Handoff {
+  MemoryRef ref;  // handoff / hnd_… @ revision
+  std::string from, to;  // who hands over, to whom (free text: an agent, a person, a role)
+  std::string summary;
+  std::string state;
+  std::vector<std::string> decisions, next_steps, open_questions;
+  std::string actor;
+  int64_t created_at_ms = 0;
+};
 
 // The exact reference to a source, as entry versions' source_refs and revision lineage carry it:
 // "source/src_…@position".

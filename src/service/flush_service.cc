@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/ids.h"
+#include "common/utf8.h"
 #include "extract/prompt.h"
 #include "model/canonical.h"
 #include "search/embedder.h"

@@ -29,6 +29,15 @@ class ReadTxn {
   virtual Result<std::vector<Scope>> ListScopes(const std::string& after, int limit) = 0;
 
   virtual Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) = 0;
+  // The scope's default artifact of `family` (e.g. its handoff), if it has one yet.
+  virtual Result<std::optional<Artifact>> FindDefaultArtifact(const std::string& scope_id,
+                                                              const std::string& family) = 0;
+  // A handoff revision, if it exists; the handoff's revisions newest first, below `before`
+  // (0 = from the head).
+  virtual Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id,
+                                                     int64_t revision) = 0;
+  virtual Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
+                                                    int limit) = 0;
 
   // The manifest at `revision`, ordered by entry_id, strictly after `after_entry_id`.
   virtual Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id,
@@ -94,6 +103,13 @@ class ReadTxn {
   virtual Result<int64_t> SourceHighWatermark(const std::string& scope_id) = 0;
   virtual Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
                                                                    const std::string& key) = 0;
+  // Full-text search over the scope's source log (BM25, best first; `score` higher is better).
+  struct SourceHit {
+    Source source;
+    double score = 0;
+  };
+  virtual Result<std::vector<SourceHit>> SearchSources(const std::string& scope_id,
+                                                       const TextQuery& query, int limit) = 0;
   // The last source position `consumer` processed for the artifact (0: none).
   virtual Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
                                     const std::string& consumer) = 0;
@@ -136,7 +152,13 @@ class WriteTxn : public ReadTxn {
   virtual Status PutVectors(const std::string& artifact_id, const std::string& profile,
                             const std::unordered_map<std::string, std::vector<float>>& vectors) = 0;
 
-  // Appends `source` to its scope's log at the next position; fills in position and returns it.
+  // Creates the scope's default artifact of `family` (revision 0).
+  virtual Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) = 0;
+  // Appends handoff revision `h.ref.revision`, which must be the artifact's head + 1 (else Conflict).
+  virtual Status CommitHandoff(const Handoff& h, const std::string& reason) = 0;
+
+  // Appends `source` to its scope's log at the next position (and its full-text row); fills in
+  // position and returns it.
   virtual Result<Source> AppendSource(Source source) = 0;
   virtual Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
                            const std::string& consumer, int64_t position) = 0;

@@ -20,11 +20,20 @@
 //   tokenize doc|query "json string"    tokens; a colocated token is prefixed with +
 //   search MODE QUERY                   names of the hits, best first (or the error)
 //   search-all MODE QUERY               the same, retired entries included
+//   candidate TYPE REF LABEL "json"     adds a prepared-context candidate (handoff, memory,
+//                                       experience; LABEL - for none)
+//   candidates TYPE N "json"            adds N candidates, "{i}" in the text replaced by 1…N
+//   build MAX_BYTES                     runs the context builder on the candidates so far; the
+//                                       content's lines are shown after "| "
+//   clear                               forgets the candidates
+//   prepare MAX_BYTES QUERY             prepare_context through the service, on this store
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +41,8 @@
 #include "model/canonical.h"
 #include "model/citation.h"
 #include "search/tokenizer.h"
+#include "context/builder.h"
+#include "service/context_service.h"
 #include "service/search_service.h"
 #include "test_util.h"
 
@@ -102,6 +113,13 @@ class Runner {
     if (verb == "history") return History();
     if (verb == "tokenize") return TokenizeCmd(rest);
     if (verb == "search" || verb == "search-all") return Search(verb == "search-all", rest);
+    if (verb == "candidate" || verb == "candidates") return AddCandidate(verb == "candidates", rest);
+    if (verb == "build") return Build(std::stoull(rest));
+    if (verb == "clear") {
+      candidates_.clear();
+      return "cleared\n";
+    }
+    if (verb == "prepare") return Prepare(rest);
     return "unknown command " + verb + "\n";
   }
 
@@ -242,8 +260,63 @@ class Runner {
     return out + "\n";
   }
 
+  static ContextItemType TypeOf(const std::string& t) {
+    return t == "handoff" ? ContextItemType::kHandoff
+           : t == "experience" ? ContextItemType::kExperience : ContextItemType::kMemory;
+  }
+
+  std::string AddCandidate(bool many, const std::string& args) {
+    auto [type, tail] = Split(args);
+    if (many) {
+      auto [count, text] = Split(tail);
+      std::string templ = nlohmann::json::parse(text).get<std::string>();
+      for (int i = 1; i <= std::stoi(count); ++i) {
+        std::string t = templ;
+        if (size_t at = t.find("{i}"); at != std::string::npos) t.replace(at, 3, std::to_string(i));
+        candidates_.push_back({TypeOf(type), type + "/" + std::to_string(i), "", t, 1.0 / i});
+      }
+      return "candidates " + std::to_string(candidates_.size()) + "\n";
+    }
+    auto [ref, tail2] = Split(tail);
+    auto [label, text] = Split(tail2);
+    candidates_.push_back({TypeOf(type), ref, label == "-" ? "" : label,
+                           nlohmann::json::parse(text).get<std::string>(), 0});
+    return "candidates " + std::to_string(candidates_.size()) + "\n";
+  }
+
+  static std::string Show(const std::string& content, const std::vector<ContextItem>& items) {
+    std::string out = std::string(content.empty() ? "empty" : "ready") + " bytes=" +
+                      std::to_string(content.size()) + " items=" + std::to_string(items.size()) + "\n";
+    for (const ContextItem& i : items)
+      out += std::string(ContextItemTypeName(i.type)) + " " + i.ref + " " + std::to_string(i.bytes) +
+             (i.cut ? " cut" : "") + "\n";
+    std::istringstream lines(content);
+    for (std::string line; std::getline(lines, line);) out += "| " + line + "\n";
+    return out;
+  }
+
+  std::string Build(size_t max_bytes) {
+    BuiltContext built = BuildContext(candidates_, max_bytes);
+    return Show(built.content, built.items);
+  }
+
+  std::string Prepare(const std::string& args) {
+    auto [max, query] = Split(args);
+    ContextService context(*f_.store, search_);
+    auto r = context.Prepare({scope_, query, std::stoll(max), SearchMode::kAuto, true});
+    if (!r.ok()) return Error(r.status());
+    std::string out = Show(r->content, r->items);
+    for (const auto& [entry, name] : names_) {  // citations by name, for readability
+      size_t at;
+      while ((at = out.find(entry)) != std::string::npos) out.replace(at, entry.size(), name);
+    }
+    static const std::regex kIds("(mem|env|src|hnd)_[0-9A-Z]{26}");  // differ from run to run
+    return std::regex_replace(out, kIds, "$1_*");
+  }
+
   testing::Fixture f_;
   SearchService search_{*f_.store};
+  std::vector<ContextCandidate> candidates_;
   std::string scope_;
   std::map<std::string, Citation> cite_;        // name -> last citation issued to it
   std::map<std::string, std::string> names_;    // entry_id -> name
@@ -251,13 +324,37 @@ class Runner {
 
 class GoldenTest : public ::testing::TestWithParam<std::string> {};
 
+// With PC_GOLDEN_UPDATE=1 in the environment, the file is rewritten with the actual outputs
+// (comments and commands kept): review the diff before committing it.
+void Rewrite(const std::string& path, const std::map<int, std::string>& actual) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i] + "\n";
+    auto it = actual.find(static_cast<int>(i) + 1);
+    if (it == actual.end() || i + 1 >= lines.size() || lines[i + 1] != "----") continue;
+    out += "----\n" + it->second;
+    for (i += 2; i < lines.size() && !lines[i].empty(); ++i) {
+    }
+    if (i < lines.size()) out += "\n";
+  }
+  std::ofstream(path, std::ios::trunc) << out;
+}
+
 TEST_P(GoldenTest, Matches) {
   const std::string path = std::string(PC_GOLDEN_DIR) + "/" + GetParam();
   std::vector<Record> records = ParseFile(path);
   ASSERT_FALSE(records.empty()) << "no records in " << path;
   Runner runner;
-  for (const Record& r : records)
-    EXPECT_EQ(runner.Run(r.command), r.expected) << GetParam() << ":" << r.line << ": " << r.command;
+  std::map<int, std::string> actual;
+  for (const Record& r : records) {
+    std::string got = runner.Run(r.command);
+    actual[r.line] = got;
+    EXPECT_EQ(got, r.expected) << GetParam() << ":" << r.line << ": " << r.command;
+  }
+  if (std::getenv("PC_GOLDEN_UPDATE")) Rewrite(path, actual);
 }
 
 std::vector<std::string> GoldenFiles() {

@@ -56,11 +56,12 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   {
     sqlite3* db = nullptr;
     sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
-    // Undo migrations 2 and 3 and the memory's text table, leaving the file as a schema-1 build
+    // Undo migrations 2 to 4 and the memory's text table, leaving the file as a schema-1 build
     // would.
     PC_ASSERT_OK(sqlite::RegisterFtsExtensions(db));
     ASSERT_EQ(sqlite3_exec(db, "DROP TABLE fts_1; DROP TABLE entry_vectors;"
                                "DROP TABLE sources; DROP TABLE cursors;"
+                               "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                                "DELETE FROM schema_migrations WHERE version >= 2;"

@@ -120,6 +120,25 @@ CREATE TABLE cursors(
   updated_at INTEGER NOT NULL,
   PRIMARY KEY(scope_id, artifact_id, consumer)) WITHOUT ROWID;
 )sql",
+      // 4: handoff revisions (artifact family "handoff"; the revision rows live in `revisions`)
+      // and their lists.
+      R"sql(
+CREATE TABLE handoff_versions(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  from_who TEXT NOT NULL,
+  to_who TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  state TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
+CREATE TABLE handoff_items(
+  artifact_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  list TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision, list, seq)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

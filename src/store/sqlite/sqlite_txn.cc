@@ -373,11 +373,7 @@ Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpda
   return s.Bind(3, u.entry_version_id).Run();
 }
 
-namespace {
-
-// FTS5 syntax for "any of these phrases": each phrase double-quoted (quotes doubled inside), so
-// nothing the user typed is an operator.
-std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ") {
+std::string MatchExpression(const TextQuery& q, const char* joiner) {
   std::string out;
   for (const std::string& phrase : q.phrases) {
     if (!out.empty()) out += joiner;
@@ -391,8 +387,6 @@ std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ") {
   return out;
 }
 
-}  // namespace
-
 // Ranking with bm25() costs ~1.5 µs for every document that contains a query phrase, whatever
 // the limit (it counts each phrase's documents for IDF, then scores and sorts them all). So a
 // short query is planned first: each phrase's documents are counted up to kCommonPhraseDocs.
@@ -404,7 +398,6 @@ std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ") {
 //   share only common words, the newer ones are preferred.
 // Longer queries (dialogue turns, pasted text) are ranked as they are.
 constexpr int64_t kCommonPhraseDocs = 500;
-constexpr int64_t kRecentCandidates = 200;
 constexpr size_t kMaxPlannedPhrases = 16;
 
 Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const std::string& table, const TextQuery& query) {

@@ -6,6 +6,13 @@
 
 namespace pc::sqlite {
 
+// FTS5 syntax for "any (or all) of these phrases": each phrase double-quoted (quotes doubled
+// inside), so nothing the user typed is an operator.
+std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ");
+// When every phrase of a short query is common, this many of the newest matching documents are
+// ranked (see SqliteTxn::SearchText).
+inline constexpr int64_t kRecentCandidates = 200;
+
 class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(Db& db) : db_(db) {}
@@ -14,6 +21,17 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
   Result<std::vector<Scope>> ListScopes(const std::string& after, int limit) override;
   Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) override;
+  Result<std::optional<Artifact>> FindDefaultArtifact(const std::string& scope_id,
+                                                      const std::string& family) override;
+  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id, int64_t revision) override;
+  Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
+                                            int limit) override;
+  Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) override;
+  Status CommitHandoff(const Handoff& h, const std::string& reason) override;
+  Result<std::vector<SourceHit>> SearchSources(const std::string& scope_id, const TextQuery& query,
+                                               int limit) override;
+  // Creates (and fills) the scope's source full-text table if it does not exist yet.
+  Status EnsureSourceTextTable(const std::string& scope_id);
   Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id, int64_t revision,
                                                  bool include_inactive,
                                                  const std::string& after_entry_id,
@@ -83,6 +101,8 @@ class SqliteTxn final : public WriteTxn {
                         bool include_inactive, int limit, std::vector<TextHit>& out);
   Status ReadTextHits(Stmt& s, std::vector<TextHit>& out);
   Result<std::string> TextTable(const std::string& artifact_id);  // the memory's FTS5 table
+  Result<std::string> SourceTextTable(const std::string& scope_id);  // the scope's source FTS5 table
+  Result<bool> TableExists(const std::string& table);
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
                                 const ManifestUpdate& u, const NewRevision& rev);

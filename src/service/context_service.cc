@@ -1,0 +1,48 @@
+#include "service/context_service.h"
+
+#include "model/citation.h"
+#include "search/text_query.h"
+#include "service/handoff_service.h"
+#include "service/validation.h"
+
+namespace pc {
+
+Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
+  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_RETURN_IF_ERROR(CheckText("query", req.query, kMaxQueryBytes));
+  if (req.max_bytes < 1 || req.max_bytes > static_cast<int64_t>(kMaxContextBytes))
+    return InvalidArgument("max_bytes must be between 1 and " + std::to_string(kMaxContextBytes))
+        .WithDetail("field", "max_bytes");
+  // Memory: the search's own snapshot; every memory item cites that revision.
+  PC_ASSIGN_OR_RETURN(SearchResult found,
+                      search_.Search({req.scope_id, req.query, req.mode,
+                                      static_cast<int>(kMemoryCandidates), false, std::nullopt}));
+  std::vector<ContextCandidate> candidates;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    if (req.include_handoff) {
+      PC_ASSIGN_OR_RETURN(std::optional<Handoff> h, LatestHandoff(txn, req.scope_id));
+      if (h) candidates.push_back({ContextItemType::kHandoff, HandoffRef(*h), "", HandoffText(*h), 0});
+    }
+    PC_ASSIGN_OR_RETURN(auto experience, txn.SearchSources(req.scope_id, BuildTextQuery(req.query),
+                                                           static_cast<int>(kExperienceCandidates)));
+    for (const SearchHit& hit : found.hits)
+      candidates.push_back({ContextItemType::kMemory,
+                            FormatCitation({found.memory, hit.item.version.entry_id,
+                                            hit.item.version.entry_version_id}),
+                            hit.item.version.kind, hit.item.version.text, hit.score});
+    for (const ReadTxn::SourceHit& s : experience)
+      candidates.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
+                            s.source.content, s.score});
+    return Status::Ok();
+  }));
+  BuiltContext built = BuildContext(candidates, static_cast<size_t>(req.max_bytes));
+  PreparedContext out;
+  out.ready = !built.content.empty();
+  out.content = std::move(built.content);
+  out.items = std::move(built.items);
+  out.memory = found.memory;
+  out.mode_used = found.mode_used;
+  return out;
+}
+
+}  // namespace pc
