@@ -1,6 +1,7 @@
 // Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
 //
-//   build/bench/search_bench [--entries 10000,100000] [--queries 300] [--modes fts,vector,hybrid]
+//   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
+//                            [--modes fts,vector,hybrid,prepare]
 //
 // Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
@@ -19,7 +20,9 @@
 #include "bulk_fill.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
+#include "service/context_service.h"
 #include "service/search_service.h"
+#include "service/source_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -83,7 +86,7 @@ void Cleanup(std::unique_ptr<sqlite::SqliteStore> store, const std::string& dir)
   std::filesystem::remove_all(dir);
 }
 
-void Run(int64_t entries, int queries, const std::string& modes) {
+void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "pcsearch-XXXXXX").string();
   std::string dir = mkdtemp(tmpl.data());
   sqlite::SqliteOptions o;
@@ -106,7 +109,8 @@ void Run(int64_t entries, int queries, const std::string& modes) {
   double fill_s = Seconds(fill_start);
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);
-  if (modes != "fts") {
+  const bool vectors = modes.find("vector") != std::string::npos || modes.find("hybrid") != std::string::npos;
+  if (vectors) {
     // The first vector search loads the memory's vectors and queues the graph build.
     auto t0 = std::chrono::steady_clock::now();
     if (!search->WarmVectors(scope.scope_id).ok()) std::abort();
@@ -134,6 +138,14 @@ void Run(int64_t entries, int queries, const std::string& modes) {
     wanted += static_cast<double>(b->hits.size());
   }
   if (wanted) std::printf("vector recall of the exact top 10: %.3f\n", found / wanted);
+  // The source log, for prepare_context's experience recall.
+  SourceService sources(*store);
+  for (int64_t done = 0; done < source_count;) {
+    std::vector<SourceInput> batch;
+    for (; done < source_count && batch.size() < kMaxSourceBatch; ++done)
+      batch.push_back({"work_log", "", corpus.Entry(done % 3 == 2) + " " + corpus.Entry(false), "{}", std::nullopt});
+    if (!sources.Add(scope.scope_id, batch).ok()) std::abort();
+  }
   std::printf("| mode | p50 ms | p95 ms | p99 ms | mean hits |\n|---|---|---|---|---|\n");
   struct Row {
     const char* name;
@@ -164,9 +176,33 @@ void Run(int64_t entries, int queries, const std::string& modes) {
     std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", row.name, Percentile(ms, 0.50),
                 Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(qs.size()));
   }
+  if (modes.find("prepare") != std::string::npos) {
+    // prepare_context with the offline defaults (no embedder: auto = fts), a 4,000-byte budget.
+    SearchService plain(*store);
+    ContextService context(*store, plain);
+    std::vector<double> ms;
+    double items = 0;
+    for (int round = 0; round < 2; ++round) {
+      ms.clear();
+      items = 0;
+      for (const std::string& q : qs) {
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = context.Prepare({scope.scope_id, q, 4000, SearchMode::kAuto, true});
+        ms.push_back(Seconds(t0) * 1000);
+        if (!r.ok()) {
+          std::printf("prepare failed: %s\n", r.status().ToString().c_str());
+          std::abort();
+        }
+        items += static_cast<double>(r->items.size());
+      }
+    }
+    std::printf("| prepare_context (fts, %lld sources, 4,000 bytes) | %.3f | %.3f | %.3f | %.1f items |\n",
+                static_cast<long long>(source_count), Percentile(ms, 0.50), Percentile(ms, 0.95),
+                Percentile(ms, 0.99), items / static_cast<double>(qs.size()));
+  }
   // A restart: a new service loads the vectors and the saved graph instead of building it.
   search.reset();
-  if (modes == "fts") return Cleanup(std::move(store), dir);
+  if (!vectors) return Cleanup(std::move(store), dir);
   auto restarted = std::make_unique<SearchService>(*store, &embedder, nullptr, graph_options);
   auto t0 = std::chrono::steady_clock::now();
   if (!restarted->WarmVectors(scope.scope_id).ok()) std::abort();
@@ -182,7 +218,8 @@ void Run(int64_t entries, int queries, const std::string& modes) {
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {10000, 100000};
   int queries = 300;
-  std::string modes = "fts,vector,hybrid";
+  int64_t source_count = 10000;
+  std::string modes = "fts,vector,hybrid,prepare";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--entries" && i + 1 < argc) {
@@ -192,13 +229,15 @@ int main(int argc, char** argv) {
       while (std::getline(in, part, ',')) sizes.push_back(std::stoll(part));
     } else if (a == "--queries" && i + 1 < argc) {
       queries = std::stoi(argv[++i]);
+    } else if (a == "--sources" && i + 1 < argc) {
+      source_count = std::stoll(argv[++i]);
     } else if (a == "--modes" && i + 1 < argc) {
       modes = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--queries 300] [--modes fts,vector,hybrid]\n");
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,prepare]\n");
       return 2;
     }
   }
-  for (int64_t n : sizes) pc::Run(n, queries, modes);
+  for (int64_t n : sizes) pc::Run(n, source_count, queries, modes);
   return 0;
 }
