@@ -38,20 +38,7 @@ Result<Artifact> SqliteTxn::CreateArtifact(const std::string& scope_id, const st
 Status SqliteTxn::CommitHandoff(const Handoff& h, const std::string& reason) {
   const std::string& artifact = h.ref.artifact_id;
   const int64_t r = h.ref.revision;
-  {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "UPDATE artifacts SET head_revision = ?2 WHERE artifact_id = ?1 AND head_revision = ?3"
-        " RETURNING head_revision"));
-    s.Bind(1, artifact).Bind(2, r).Bind(3, r - 1);
-    PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return Conflict("the handoff's head moved; revision " + std::to_string(r) + " is taken");
-  }
-  {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
-        " VALUES(?1, ?2, ?3, ?4, '', ?5)"));
-    PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, r).Bind(3, h.actor).Bind(4, reason).Bind(5, h.created_at_ms).Run());
-  }
+  PC_RETURN_IF_ERROR(AppendRevision(artifact, r, h.actor, reason, {}, h.created_at_ms));
   {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
         "INSERT INTO handoff_versions(artifact_id, revision, from_who, to_who, summary, state)"

@@ -266,24 +266,29 @@ Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
   return scope;
 }
 
-Status SqliteTxn::CommitRevision(const NewRevision& rev) {
-  const std::string& artifact = rev.info.memory.artifact_id;
-  const int64_t r = rev.info.memory.revision;
+Status SqliteTxn::AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
+                                 const std::string& reason, const std::vector<std::string>& lineage,
+                                 int64_t created_at_ms) {
   {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
         "UPDATE artifacts SET head_revision = ?2 WHERE artifact_id = ?1 AND head_revision = ?3"
         " RETURNING head_revision"));
     s.Bind(1, artifact).Bind(2, r).Bind(3, r - 1);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return Conflict("the memory's head moved; revision " + std::to_string(r) + " is taken");
+    if (!row) return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) + " is taken");
   }
-  {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
-        " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
-    s.Bind(1, artifact).Bind(2, r).Bind(3, rev.info.actor).Bind(4, rev.info.reason);
-    PC_RETURN_IF_ERROR(s.Bind(5, JoinLines(rev.info.lineage)).Bind(6, rev.info.created_at_ms).Run());
-  }
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  s.Bind(1, artifact).Bind(2, r).Bind(3, actor).Bind(4, reason);
+  return s.Bind(5, JoinLines(lineage)).Bind(6, created_at_ms).Run();
+}
+
+Status SqliteTxn::CommitRevision(const NewRevision& rev) {
+  const std::string& artifact = rev.info.memory.artifact_id;
+  const int64_t r = rev.info.memory.revision;
+  PC_RETURN_IF_ERROR(AppendRevision(artifact, r, rev.info.actor, rev.info.reason, rev.info.lineage,
+                                    rev.info.created_at_ms));
   for (const EntryVersion& v : rev.new_versions) {
     if (v.version == 1) {
       PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(

@@ -86,6 +86,11 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
+  // Moves the artifact's head from r - 1 to r (Conflict if it is not at r - 1) and writes the
+  // revision row: what every artifact's commit starts with.
+  Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
+                        const std::string& reason, const std::vector<std::string>& lineage,
+                        int64_t created_at_ms);
   Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
   // A short query's phrases split by how many documents have them (see SearchText).
   struct TextPlan {
