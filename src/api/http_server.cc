@@ -31,6 +31,7 @@ class Server : public httplib::Server {
 struct HttpServer::Impl {
   HttpOptions options;
   Router router;
+  std::map<std::string, RawHandler> raw;  // set before Serve(), read-only after
   Server server;
   int port = 0;
   std::atomic<bool> stopping{false};
@@ -46,8 +47,21 @@ void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
-void Handle(const Router& router, const httplib::Request& req, httplib::Response& res,
+void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
             std::string body) {
+  if (auto raw = impl.raw.find(req.path); raw != impl.raw.end()) {
+    std::map<std::string, std::string> headers;
+    for (const auto& [k, v] : req.headers) {
+      std::string name = k;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      headers.emplace(std::move(name), v);
+    }
+    RawHttpReply reply = raw->second(req.method, headers, body);
+    res.status = reply.status;
+    if (!reply.body.empty() || !reply.content_type.empty()) res.set_content(reply.body, reply.content_type);
+    return;
+  }
+  const Router& router = impl.router;
   // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
   ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body)};
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
@@ -67,14 +81,14 @@ HttpServer::HttpServer(Services services, HttpOptions options)
   AddRoutes(impl_->router, services);
 
   httplib::Server& s = impl_->server;
-  const Router& router = impl_->router;
-  auto handler = [&router](const httplib::Request& req, httplib::Response& res) {
-    Handle(router, req, res, req.body);
+  const Impl& impl = *impl_;
+  auto handler = [&impl](const httplib::Request& req, httplib::Response& res) {
+    Handle(impl, req, res, req.body);
   };
   // Bodies are read through a content reader: the library's plain handlers cap a body sent as
   // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
   const size_t max_body = impl_->options.max_body_bytes;
-  auto with_body = [&router, max_body](const httplib::Request& req, httplib::Response& res,
+  auto with_body = [&impl, max_body](const httplib::Request& req, httplib::Response& res,
                              const httplib::ContentReader& reader) {
     if (req.is_multipart_form_data()) {
       res.set_header("Connection", "close");
@@ -84,7 +98,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
     std::string body;
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
     if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
-      Handle(router, req, res, std::move(body));
+      Handle(impl, req, res, std::move(body));
       return;
     }
     bool complete = reader([&body, max_body](const char* data, size_t n) {
@@ -103,7 +117,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
                                     : InvalidArgument("could not read the request body")));
       return;
     }
-    Handle(router, req, res, std::move(body));
+    Handle(impl, req, res, std::move(body));
   };
   // Every method goes through the one route table, which knows 404 from 405.
   s.Get(".*", handler).Options(".*", handler);
@@ -129,6 +143,12 @@ HttpServer::HttpServer(Services services, HttpOptions options)
 }
 
 HttpServer::~HttpServer() = default;
+
+const Router& HttpServer::router() const { return impl_->router; }
+
+void HttpServer::AddRawRoute(const std::string& path, RawHandler handler) {
+  impl_->raw[path] = std::move(handler);
+}
 
 Status HttpServer::Bind() {
   const auto& o = impl_->options;

@@ -1,11 +1,17 @@
 // The HTTP API: one route table, JSON errors for everything that fails, graceful stop.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "common/status.h"
 #include "api/services.h"
+
+namespace pc {
+class Router;
+}  // namespace pc
 
 namespace pc {
 
@@ -17,10 +23,26 @@ struct HttpOptions {
   int keep_alive_max_requests = 10000;       // cpp-httplib's default of 5 reconnects too often
 };
 
+// A path served outside the route table, with the request's headers (names lower-case): MCP's
+// streamable HTTP at /mcp.
+struct RawHttpReply {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+};
+using RawHandler = std::function<RawHttpReply(const std::string& method,
+                                              const std::map<std::string, std::string>& headers,
+                                              const std::string& body)>;
+
 class HttpServer {
  public:
   HttpServer(Services services, HttpOptions options);
   ~HttpServer();
+
+  // The /v1 route table (for callers in this process, e.g. MCP tools).
+  const Router& router() const;
+  // Serves `path` (exactly) with `handler`; call before Serve().
+  void AddRawRoute(const std::string& path, RawHandler handler);
 
   // Binds the socket (port 0 = any free port); after this, port() is known.
   Status Bind();
@@ -30,8 +52,9 @@ class HttpServer {
   // Thread-safe; makes Serve() return after in-flight requests finish.
   void Stop();
 
+  struct Impl;  // defined in http_server.cc only
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -20,6 +20,8 @@ namespace pc {
 using Json = nlohmann::json;
 
 Json ErrorJson(const Status& s);
+// The Status an error answer stands for: the code of its HTTP status, its message and details.
+Status ErrorFromJson(int http_status, const Json& body);
 Json ToJson(const MemoryRef& m);
 Json ToJson(const Citation& c);
 Json ToJson(const EntryVersion& v);

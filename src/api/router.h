@@ -47,7 +47,6 @@ class Router {
   std::vector<Route> routes_;
 };
 
-// The use cases the API serves (owned by the composition root).
 // Registers every /v1 route.
 void AddRoutes(Router& router, Services services);
 // The source log and flush routes (api/source_routes.cc).

@@ -1,5 +1,6 @@
 // powercontext: the one binary — server, and client subcommands.
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -7,6 +8,7 @@
 
 #include "api/error_map.h"
 #include "app/config.h"
+#include "app/mcp.h"
 #include "app/serve.h"
 #include "cli/commands.h"
 
@@ -35,7 +37,9 @@ int main(int argc, char** argv) {
         s.help + " [env " + s.env + "]");
   }
 
-  CLI::App* serve = app.add_subcommand("serve", "run the HTTP API server");
+  CLI::App* serve = app.add_subcommand("serve", "run the HTTP API server (and MCP at /mcp)");
+  CLI::App* mcp = app.add_subcommand(
+      "mcp", "speak MCP over stdio: on the data directory (--data), or to a server given with --server");
   CLI::App* config = app.add_subcommand("config", "show the effective configuration");
   config->require_subcommand(1);
   CLI::App* config_show = config->add_subcommand("show", "print every setting and its value");
@@ -56,6 +60,11 @@ int main(int argc, char** argv) {
   const pc::Config& cfg = *loaded;
 
   if (*serve) return pc::RunServe(cfg);
+  if (*mcp) {
+    // --server (flag or environment) chooses a running server; otherwise the data directory.
+    bool remote = flags.count("server") || std::getenv("POWERCONTEXT_SERVER");
+    return pc::RunMcp(cfg, remote ? cfg.server : "");
+  }
   if (*config_show) {
     for (const pc::SettingInfo& s : pc::Settings()) {
       std::string v = pc::GetSetting(cfg, s.key);

@@ -13,7 +13,8 @@
 #include <thread>
 
 #include "api/http_server.h"
-#include "app/providers.h"
+#include "app/runtime.h"
+#include "mcp/transports.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "store/sqlite/sqlite_store.h"
@@ -95,49 +96,28 @@ int RunServe(const Config& config) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  sqlite::SqliteOptions store_options;
-  store_options.data_dir = config.data_dir;
-  store_options.durability =
-      config.durability == "normal" ? sqlite::Durability::kNormal : sqlite::Durability::kFull;
-  auto store = sqlite::SqliteStore::Open(store_options);
-  if (!store.ok()) {
-    std::cerr << "powercontext: " << store.status().message() << "\n";
+  auto built = BuildRuntime(config);
+  if (!built.ok()) {
+    std::cerr << "powercontext: " << built.status().message() << "\n";
     return 1;
   }
-  auto embedder = MakeEmbedder(config);
-  if (!embedder.ok()) {
-    std::cerr << "powercontext: " << embedder.status().message() << "\n";
-    return 1;
-  }
-  auto reranker = MakeReranker(config);
-  if (!reranker.ok()) {
-    std::cerr << "powercontext: " << reranker.status().message() << "\n";
-    return 1;
-  }
-  auto extractor = MakeExtractor(config);
-  if (!extractor.ok()) {
-    std::cerr << "powercontext: " << extractor.status().message() << "\n";
-    return 1;
-  }
-  ServiceLimits limits;
-  limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
-  MemoryService memory(**store, limits, embedder->get());
-  VectorCacheOptions vector_options;
-  vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
-  SearchService search(**store, embedder->get(), reranker->get(), vector_options);
-  SourceService sources(**store, static_cast<size_t>(config.max_source_bytes));
-  FlushOptions flush_options;
-  flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
-  flush_options.max_entry_bytes = limits.max_entry_bytes;
-  FlushService flush(**store, extractor->get(), embedder->get(), flush_options);
+  Runtime& rt = **built;
+  MemoryService& memory = *rt.memory;
+  SearchService& search = *rt.search;
+  FlushService& flush = *rt.flush;
+  Embedder* embedder = rt.embedder.get();
 
   HttpOptions http;
   http.host = config.listen_host;
   http.port = config.listen_port;
   http.threads = static_cast<int>(config.http_threads);
-  HandoffService handoff(**store);
-  ContextService context(**store, search);
-  HttpServer server(Services{memory, search, sources, flush, handoff, context}, http);
+  HttpServer server(rt.services(), http);
+  // MCP over streamable HTTP: the same tools as `powercontext mcp`, calling this server's routes
+  // in process.
+  McpTools mcp_tools(InProcessRoutes(server.router()));
+  McpServer mcp(mcp_tools);
+  server.AddRawRoute("/mcp", [&mcp](const std::string& method, const std::map<std::string, std::string>& headers,
+                                    const std::string& body) { return HandleMcpHttp(mcp, method, headers, body); });
   if (Status s = server.Bind(); !s.ok()) {
     std::cerr << "powercontext: " << s.message() << "\n";
     return 1;
@@ -154,7 +134,7 @@ int RunServe(const Config& config) {
   std::mutex backfill_mu;
   std::condition_variable backfill_cv;
   std::thread backfill([&] {
-    if (!*embedder) return;
+    if (!embedder) return;
     std::unique_lock<std::mutex> lock(backfill_mu);
     bool first = true;
     do {

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/error_map.h"
 
 namespace pc {
 
@@ -36,19 +35,7 @@ Result<Json> Decode(const httplib::Result& res, const std::string& server) {
     return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON");
   }
   if (res->status >= 200 && res->status < 300) return body;
-  Code code = CodeForHttpStatus(res->status);
-  std::string message = "HTTP " + std::to_string(res->status);
-  Status s(code, message);
-  if (body.contains("error") && body["error"].is_object()) {
-    const Json& e = body["error"];
-    s = Status(code, e.value("message", message));
-    if (e.contains("details") && e["details"].is_object())
-      for (const auto& [k, v] : e["details"].items()) {
-        if (v.is_number_integer()) s.With(k, v.get<int64_t>());
-        else s.With(k, v.is_string() ? v.get<std::string>() : v.dump());
-      }
-  }
-  return s;
+  return ErrorFromJson(res->status, body);
 }
 
 }  // namespace

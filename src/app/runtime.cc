@@ -1,0 +1,36 @@
+#include "app/runtime.h"
+
+#include <filesystem>
+
+#include "app/providers.h"
+
+namespace pc {
+
+Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
+  auto rt = std::make_unique<Runtime>();
+  sqlite::SqliteOptions store_options;
+  store_options.data_dir = config.data_dir;
+  store_options.durability =
+      config.durability == "normal" ? sqlite::Durability::kNormal : sqlite::Durability::kFull;
+  PC_ASSIGN_OR_RETURN(rt->store, sqlite::SqliteStore::Open(store_options));
+  PC_ASSIGN_OR_RETURN(rt->embedder, MakeEmbedder(config));
+  PC_ASSIGN_OR_RETURN(rt->reranker, MakeReranker(config));
+  PC_ASSIGN_OR_RETURN(rt->extractor, MakeExtractor(config));
+  ServiceLimits limits;
+  limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
+  rt->memory = std::make_unique<MemoryService>(*rt->store, limits, rt->embedder.get());
+  VectorCacheOptions vector_options;
+  vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
+  rt->search = std::make_unique<SearchService>(*rt->store, rt->embedder.get(), rt->reranker.get(),
+                                               vector_options);
+  rt->sources = std::make_unique<SourceService>(*rt->store, static_cast<size_t>(config.max_source_bytes));
+  FlushOptions flush_options;
+  flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
+  flush_options.max_entry_bytes = limits.max_entry_bytes;
+  rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(), flush_options);
+  rt->handoff = std::make_unique<HandoffService>(*rt->store);
+  rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
+  return rt;
+}
+
+}  // namespace pc

@@ -1,0 +1,35 @@
+// The composition root's parts, built once from the configuration: the store, the model
+// providers and every service. `serve` puts HTTP (and /mcp) in front of them; `mcp --data` puts
+// MCP over stdio in front of them.
+#pragma once
+
+#include <memory>
+
+#include "api/services.h"
+#include "app/config.h"
+#include "extract/extractor.h"
+#include "search/embedder.h"
+#include "search/reranker.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace pc {
+
+struct Runtime {
+  std::unique_ptr<sqlite::SqliteStore> store;
+  std::unique_ptr<Embedder> embedder;
+  std::unique_ptr<Reranker> reranker;
+  std::unique_ptr<Extractor> extractor;
+  std::unique_ptr<MemoryService> memory;
+  std::unique_ptr<SearchService> search;
+  std::unique_ptr<SourceService> sources;
+  std::unique_ptr<FlushService> flush;
+  std::unique_ptr<HandoffService> handoff;
+  std::unique_ptr<ContextService> context;
+
+  Services services() { return Services{*memory, *search, *sources, *flush, *handoff, *context}; }
+};
+
+// Opens the store (creating the data directory) and wires everything; an error says what failed.
+Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config);
+
+}  // namespace pc

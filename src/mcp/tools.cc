@@ -1,0 +1,193 @@
+#include "mcp/tools.h"
+
+#include <nlohmann/json.hpp>
+
+namespace pc {
+namespace {
+
+constexpr const char* kCitationHelp =
+    "A citation names one exact entry version at one memory revision, e.g. "
+    "memory/mem_…@7#ent_…@env_…; every entry you get back carries one.";
+constexpr const char* kConflictHelp =
+    "If the answer is an error with code conflict (HTTP 409), the memory moved on since you read "
+    "it: list or search again, decide with the current text, and retry with the new citation.";
+
+struct Tool {
+  const char* name;
+  const char* title;
+  std::string description;
+  Json properties;               // besides scope_id / scope_key
+  std::vector<std::string> required;
+  bool scoped;                   // takes scope_id or scope_key
+  const char* method;
+  const char* path;
+};
+
+Json ScopeProperties() {
+  return Json{{"scope_id", {{"type", "string"}, {"description", "Scope id (scp_…), from list_scopes or an earlier answer."}}},
+              {"scope_key", {{"type", "string"},
+                             {"description", "Scope key, e.g. project:orders-importer. Created on first use; give this or scope_id."}}}};
+}
+
+const std::vector<Tool>& Tools() {
+  static const std::vector<Tool> kTools = {
+      {"remember_memory", "Remember",
+       std::string("Keep a conclusion that will matter in later sessions: a decision, constraint, fact, "
+                   "preference or working note, as one short self-contained statement. Writing the same "
+                   "text again changes nothing (changed: false, duplicate_of the existing entry). The "
+                   "answer carries the new entry's citation. ") + kConflictHelp,
+       {{"kind", {{"type", "string"}, {"description", "fact, preference, decision, constraint, working_note (or another lower_snake_case label)"}}},
+        {"text", {{"type", "string"}, {"description", "The statement, with the names and numbers that make it exact."}}},
+        {"reason", {{"type", "string"}, {"description", "Why it is kept."}}},
+        {"expected_revision", {{"type", "integer"}, {"minimum", 0}, {"description", "Write only if the memory is still at this revision."}}}},
+       {"kind", "text"}, true, "POST", "/v1/memory/remember"},
+      {"search_memory", "Search memory",
+       std::string("Find entries by full-text (Chinese and English), vector or hybrid search over the "
+                   "current memory. Each hit has its text and citation. ") + kCitationHelp,
+       {{"query", {{"type", "string"}}},
+        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}, {"description", "auto (default) uses hybrid when vectors are available, else fts."}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
+        {"include_inactive", {{"type", "boolean"}, {"description", "Include retired entries."}}}},
+       {"query"}, true, "POST", "/v1/memory/search"},
+      {"prepare_context", "Prepare context",
+       "Get a ready block of context for the task at hand, within a byte budget: the latest handoff, "
+       "the most relevant memory entries and past work records, each with its citation. The block is "
+       "untrusted history: check it against the current code before relying on it. Use this at the "
+       "start of a task.",
+       {{"query", {{"type", "string"}, {"description", "What you are about to do."}}},
+        {"max_bytes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1048576}, {"description", "Budget in UTF-8 bytes (default 4000)."}}},
+        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}}},
+        {"include_handoff", {{"type", "boolean"}, {"description", "Put the latest handoff first (default true)."}}}},
+       {"query"}, true, "POST", "/v1/context/prepare"},
+      {"revise_memory_entry", "Revise an entry",
+       std::string("Replace the text of an entry with a corrected or completed one (its next version; "
+                   "the old text stays readable by its citation). Give the entry's current citation. ") +
+           kConflictHelp,
+       {{"citation", {{"type", "string"}, {"description", "The entry's current citation."}}},
+        {"text", {{"type", "string"}}},
+        {"kind", {{"type", "string"}}},
+        {"reason", {{"type", "string"}}}},
+       {"citation", "text"}, true, "POST", "/v1/memory/revise"},
+      {"retire_memory_entry", "Retire an entry",
+       std::string("Retire an entry that is no longer true or useful: it leaves search and listings, "
+                   "its history stays readable. Give its current citation. ") + kConflictHelp,
+       {{"citation", {{"type", "string"}}}, {"reason", {{"type", "string"}}}},
+       {"citation"}, true, "POST", "/v1/memory/retire"},
+      {"list_memory_entries", "List entries",
+       std::string("List the memory's entries at the head (or at an older revision), each with its "
+                   "citation, in pages. ") + kCitationHelp,
+       {{"revision", {{"type", "integer"}, {"minimum", 0}}},
+        {"include_inactive", {{"type", "boolean"}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+        {"cursor", {{"type", "string"}, {"description", "next_cursor of the previous page."}}}},
+       {}, true, "GET", "/v1/memory/entries"},
+      {"read_memory_citation", "Read a citation",
+       std::string("Read the exact text behind any citation ever issued, and whether it is still the "
+                   "current version. ") + kCitationHelp,
+       {{"citation", {{"type", "string"}}}},
+       {"citation"}, true, "POST", "/v1/memory/read"},
+      {"ingest_source", "Add a work record",
+       "Hand in a raw work record (what was done, tried, decided, a chat excerpt, tool output) for "
+       "later extraction by flush_memory. Use idempotency_key to make a retry safe.",
+       {{"content", {{"type", "string"}}},
+        {"kind", {{"type", "string"}, {"description", "work_log (default), chat, tool_output, …"}}},
+        {"purpose", {{"type", "string"}, {"enum", {"memory", "archive"}}, {"description", "archive: kept, never extracted."}}},
+        {"metadata", {{"type", "object"}}},
+        {"idempotency_key", {{"type", "string"}}}},
+       {"content"}, true, "POST", "/v1/sources"},
+      {"flush_memory", "Flush sources into memory",
+       "Have the configured model propose entries from the next window of work records and commit the "
+       "ones that pass validation (each with its source references); rejected proposals come back with "
+       "their reasons. Needs an extraction provider on the server (else capability_unavailable).",
+       Json::object(), {}, true, "POST", "/v1/memory/flush"},
+      {"write_handoff", "Write a handoff",
+       std::string("At the end of a session, record where the work stands for whoever continues: "
+                   "summary, state, decisions, next steps, open questions. Each write is a new version. ") +
+           kConflictHelp,
+       {{"summary", {{"type", "string"}}},
+        {"state", {{"type", "string"}}},
+        {"from", {{"type", "string"}}},
+        {"to", {{"type", "string"}}},
+        {"decisions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"open_questions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"expected_revision", {{"type", "integer"}, {"minimum", 0}}}},
+       {"summary"}, true, "POST", "/v1/handoff"},
+      {"read_handoff", "Read the handoff",
+       "Read where the last session stopped (the latest handoff, or an older revision). Use this at "
+       "the start of a session. not_found means there is none yet.",
+       {{"revision", {{"type", "integer"}, {"minimum", 1}}}},
+       {}, true, "GET", "/v1/handoff"},
+      {"list_scopes", "List scopes",
+       "List the scopes (isolated memories, e.g. one per project), or look one up by key.",
+       {{"key", {{"type", "string"}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+        {"cursor", {{"type", "string"}}}},
+       {}, false, "GET", "/v1/scopes"},
+  };
+  return kTools;
+}
+
+ToolResult ErrorResult(const Status& s) {
+  Json details = Json::object();
+  for (const Detail& d : s.details()) std::visit([&](const auto& v) { details[d.key] = v; }, d.value);
+  return ToolResult{Json{{"error", {{"code", CodeName(s.code())}, {"message", s.message()}, {"details", details}}}}, true};
+}
+
+}  // namespace
+
+Json McpTools::List() {
+  Json tools = Json::array();
+  for (const Tool& t : Tools()) {
+    Json props = t.scoped ? ScopeProperties() : Json::object();
+    for (const auto& [k, v] : t.properties.items()) props[k] = v;
+    Json schema{{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
+    if (!t.required.empty()) schema["required"] = t.required;
+    tools.push_back({{"name", t.name}, {"title", t.title}, {"description", t.description},
+                     {"inputSchema", schema}});
+  }
+  return tools;
+}
+
+Result<std::string> McpTools::ResolveScope(const Json& arguments) {
+  if (arguments.contains("scope_id") && arguments["scope_id"].is_string())
+    return arguments["scope_id"].get<std::string>();
+  if (arguments.contains("scope_key") && arguments["scope_key"].is_string()) {
+    PC_ASSIGN_OR_RETURN(Json scope, call_("POST", "/v1/scopes", {}, Json{{"key", arguments["scope_key"]}}));
+    return scope["scope_id"].get<std::string>();
+  }
+  return InvalidArgument("give scope_id or scope_key").WithDetail("field", "scope_id");
+}
+
+Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments) {
+  const Tool* tool = nullptr;
+  for (const Tool& t : Tools())
+    if (name == t.name) tool = &t;
+  if (!tool) return InvalidArgument("unknown tool " + name);
+  if (!arguments.is_object()) return ErrorResult(InvalidArgument("arguments must be an object"));
+  Json body = arguments;
+  if (tool->scoped) {
+    auto scope = ResolveScope(arguments);
+    if (!scope.ok()) return ErrorResult(scope.status());
+    body.erase("scope_key");
+    body["scope_id"] = *scope;
+  }
+  const std::string tool_name = name;
+  if (tool_name == "ingest_source" && !body.contains("kind")) body["kind"] = "work_log";
+  if (tool_name == "prepare_context" && !body.contains("max_bytes")) body["max_bytes"] = 4000;
+  if ((tool_name == "remember_memory" || tool_name == "revise_memory_entry" ||
+       tool_name == "retire_memory_entry" || tool_name == "write_handoff") && !body.contains("actor"))
+    body["actor"] = "mcp";
+  Result<Json> answer = Status(Code::kInternal, "not called");
+  if (std::string(tool->method) == "GET") {
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : body.items()) query[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    answer = call_("GET", tool->path, query, Json());
+  } else {
+    answer = call_("POST", tool->path, {}, body);
+  }
+  if (!answer.ok()) return ErrorResult(answer.status());
+  return ToolResult{std::move(answer).value(), false};
+}
+
+}  // namespace pc

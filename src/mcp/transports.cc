@@ -1,0 +1,87 @@
+#include "mcp/transports.h"
+
+#include <iostream>
+#include <memory>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/client.h"
+
+namespace pc {
+
+CallRoute InProcessRoutes(const Router& router) {
+  return [&router](const std::string& method, const std::string& path,
+                   const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+    ApiRequest req{method, path, {}, {query.begin(), query.end()}, body.is_null() ? "" : body.dump()};
+    ApiResponse res = router.Dispatch(req);
+    if (res.status >= 200 && res.status < 300) return res.body;
+    return ErrorFromJson(res.status, res.body);
+  };
+}
+
+CallRoute RemoteRoutes(const std::string& server_url) {
+  auto client = std::make_shared<ApiClient>(server_url);
+  auto mu = std::make_shared<std::mutex>();  // one connection, one request at a time
+  return [client, mu](const std::string& method, const std::string& path,
+                      const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+    std::lock_guard<std::mutex> lock(*mu);
+    return method == "GET" ? client->Get(path, query) : client->Post(path, body);
+  };
+}
+
+void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out) {
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string reply = server.Handle(line);
+    if (!reply.empty()) out << reply << "\n" << std::flush;
+  }
+}
+
+namespace {
+
+// A loopback name, with any port: localhost, 127.0.0.1, [::1].
+bool IsLoopbackHost(std::string host) {
+  if (!host.empty() && host[0] == '[') {
+    size_t close = host.find(']');
+    return close != std::string::npos && host.substr(0, close + 1) == "[::1]";
+  }
+  host = host.substr(0, host.find(':'));
+  return host == "localhost" || host == "127.0.0.1";
+}
+
+std::string Header(const std::map<std::string, std::string>& h, const std::string& name) {
+  auto it = h.find(name);
+  return it == h.end() ? "" : it->second;
+}
+
+RawHttpReply JsonError(int status, int code, const std::string& message) {
+  return {status, "application/json",
+          Json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", code}, {"message", message}}}}.dump()};
+}
+
+}  // namespace
+
+RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
+                           const std::map<std::string, std::string>& headers, const std::string& body) {
+  // DNS rebinding: a page elsewhere must not reach this loopback server through a name of its own.
+  if (!IsLoopbackHost(Header(headers, "host")))
+    return JsonError(403, -32000, "forbidden: the Host header must name this loopback server");
+  std::string origin = Header(headers, "origin");
+  if (!origin.empty()) {
+    size_t scheme = origin.find("://");
+    if (scheme == std::string::npos || !IsLoopbackHost(origin.substr(scheme + 3)))
+      return JsonError(403, -32000, "forbidden: requests from origin " + origin + " are not allowed");
+  }
+  if (method == "GET" || method == "DELETE")  // no server-initiated stream, no sessions to end
+    return {405, "application/json", ""};
+  if (method != "POST") return {405, "application/json", ""};
+  std::string reply = server.Handle(body);
+  if (reply.empty()) return {202, "", ""};  // notifications and responses are accepted
+  // A message that is not JSON-RPC at all is a bad request at the HTTP level too.
+  Json parsed = Json::parse(reply, nullptr, false);
+  if (parsed.is_object() && parsed.contains("error") && parsed["id"].is_null()) return {400, "application/json", reply};
+  return {200, "application/json", reply};
+}
+
+}  // namespace pc

@@ -1,0 +1,30 @@
+// Where MCP tool calls go and how MCP messages arrive.
+//
+// Tool calls become requests to the /v1 routes: in this process (`powercontext mcp --data DIR`
+// and `serve`'s /mcp), or to a running server (`powercontext mcp --server URL`).
+// Messages arrive over stdio (newline-delimited JSON-RPC) or as streamable HTTP POST /mcp, where
+// the Host and Origin headers are checked against DNS rebinding.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+
+#include "api/http_server.h"
+#include "api/router.h"
+#include "mcp/server.h"
+#include "mcp/tools.h"
+
+namespace pc {
+
+CallRoute InProcessRoutes(const Router& router);
+CallRoute RemoteRoutes(const std::string& server_url);
+
+// Reads messages from `in` until EOF, writes each response as one line to `out`.
+void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out);
+
+// One streamable-HTTP request to /mcp. `headers` are lower-case names.
+RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
+                           const std::map<std::string, std::string>& headers, const std::string& body);
+
+}  // namespace pc
