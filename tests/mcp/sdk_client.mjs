@@ -1,0 +1,122 @@
+// The official MCP TypeScript SDK's Client against PowerContext, over stdio
+// (`powercontext mcp --data DIR`) and over streamable HTTP (`powercontext serve`'s /mcp): list
+// the tools, call every one, check the results and the error codes.
+//
+//   node tests/mcp/sdk_client.mjs NODE_MODULES POWERCONTEXT_BIN DATA_DIR HTTP_URL
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+const [nodeModules, bin, dataDir, httpUrl] = process.argv.slice(2);
+const sdk = (p) => import(path.join(nodeModules, '@modelcontextprotocol/sdk/dist/esm', p));
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
+
+const expectedTools = [
+  'remember_memory', 'search_memory', 'prepare_context', 'revise_memory_entry', 'retire_memory_entry',
+  'list_memory_entries', 'read_memory_citation', 'ingest_source', 'flush_memory', 'write_handoff',
+  'read_handoff', 'list_scopes',
+];
+
+async function exercise(transport, label) {
+  const client = new Client({ name: 'powercontext-sdk-test', version: '1.0.0' });
+  await client.connect(transport);
+  const scope_key = `project:${label}`;
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    return { ok: !r.isError, data: r.structuredContent, text: r.content?.[0]?.text };
+  };
+
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...expectedTools].sort());
+  for (const t of tools) {
+    assert.equal(t.inputSchema.type, 'object', t.name);
+    assert.ok(t.description.length > 40, t.name);
+  }
+  await client.ping();
+
+  const first = await call('remember_memory', { scope_key, kind: 'decision', text: 'Run contract tests after the schema migration.' });
+  assert.ok(first.ok, first.text);
+  assert.equal(first.data.changed, true);
+  const cite = first.data.citation.ref;
+  const again = await call('remember_memory', { scope_key, kind: 'decision', text: 'Run contract tests after the schema migration.' });
+  assert.equal(again.data.changed, false);
+
+  const scopes = await call('list_scopes', { key: scope_key });
+  assert.ok(scopes.ok);
+  const scope_id = scopes.data.scopes[0].scope_id;
+
+  const found = await call('search_memory', { scope_id, query: 'What should happen before contract tests?' });
+  assert.equal(found.data.hits[0].citation.ref, cite);
+  const listed = await call('list_memory_entries', { scope_id });
+  assert.equal(listed.data.entries.length, 1);
+  const read = await call('read_memory_citation', { scope_id, citation: cite });
+  assert.equal(read.data.entry.text, 'Run contract tests after the schema migration.');
+
+  const revised = await call('revise_memory_entry', { scope_id, citation: cite, text: 'Run contract tests before the schema migration.' });
+  assert.ok(revised.ok, revised.text);
+  const stale = await call('revise_memory_entry', { scope_id, citation: cite, text: 'Something else.' });
+  assert.equal(stale.ok, false);
+  assert.equal(stale.data.error.code, 'conflict');
+  assert.equal(stale.data.error.details.current_revision, 2);
+  const retired = await call('retire_memory_entry', { scope_id, citation: revised.data.citation.ref, reason: 'superseded' });
+  assert.ok(retired.ok, retired.text);
+
+  const source = await call('ingest_source', { scope_key, content: 'Moved the contract tests before the migration.', idempotency_key: 'k1' });
+  assert.ok(source.ok, source.text);
+  assert.equal(source.data.position, 1);
+  const flush = await call('flush_memory', { scope_key });
+  assert.equal(flush.ok, false);
+  assert.equal(flush.data.error.code, 'capability_unavailable');
+
+  const noHandoff = await call('read_handoff', { scope_key });
+  assert.equal(noHandoff.data.error.code, 'not_found');
+  const handoff = await call('write_handoff', { scope_key, summary: 'Contract tests moved.', next_steps: ['Wire the CSV validator'], expected_revision: 0 });
+  assert.ok(handoff.ok, handoff.text);
+  const shown = await call('read_handoff', { scope_key });
+  assert.deepEqual(shown.data.next_steps, ['Wire the CSV validator']);
+
+  const prepared = await call('prepare_context', { scope_key, query: 'contract tests', max_bytes: 3000 });
+  assert.ok(prepared.ok, prepared.text);
+  assert.equal(prepared.data.trust, 'untrusted_history');
+  assert.equal(prepared.data.items[0].type, 'handoff');
+  assert.ok(prepared.data.content_bytes <= 3000);
+
+  // Bad input is a tool error with our code, never a crash or a protocol error.
+  const bad = await call('remember_memory', { scope_key, kind: 'Not A Kind', text: 'x' });
+  assert.equal(bad.data.error.code, 'invalid_argument');
+  const noScope = await call('search_memory', { query: 'x' });
+  assert.equal(noScope.data.error.code, 'invalid_argument');
+  const tooBig = await call('prepare_context', { scope_key, query: 'x', max_bytes: 0 });
+  assert.equal(tooBig.data.error.code, 'invalid_argument');
+  await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }));
+
+  await client.close();
+  console.log(`${label}: 12 tools listed, all called, results and error codes as expected`);
+}
+
+await exercise(new StdioClientTransport({ command: bin, args: ['mcp', '--data', dataDir], stderr: 'ignore' }), 'stdio');
+await exercise(new StreamableHTTPClientTransport(new URL(`${httpUrl}/mcp`)), 'http');
+
+// Several MCP processes on one data directory: no write is lost (SQLite's lock and busy wait, the
+// same conflict rules as HTTP).
+{
+  const clients = [];
+  for (let i = 0; i < 3; i++) {
+    const c = new Client({ name: `writer-${i}`, version: '1.0.0' });
+    await c.connect(new StdioClientTransport({ command: bin, args: ['mcp', '--data', `${dataDir}-shared`], stderr: 'ignore' }));
+    clients.push(c);
+  }
+  await Promise.all(clients.map(async (c, i) => {
+    for (let n = 0; n < 20; n++) {
+      const r = await c.callTool({ name: 'remember_memory',
+                                   arguments: { scope_key: 'project:shared', kind: 'fact', text: `writer ${i} note ${n}` } });
+      assert.ok(!r.isError, r.content?.[0]?.text);
+    }
+  }));
+  const listed = await clients[0].callTool({ name: 'list_memory_entries', arguments: { scope_key: 'project:shared' } });
+  assert.equal(listed.structuredContent.entries.length, 60);
+  assert.equal(listed.structuredContent.memory.revision, 60);
+  await Promise.all(clients.map((c) => c.close()));
+  console.log('3 stdio processes on one data directory: 60 of 60 writes kept, revisions 1..60');
+}

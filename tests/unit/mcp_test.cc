@@ -1,0 +1,118 @@
+// The MCP protocol layer and streamable-HTTP checks, in process against the real store: version
+// negotiation, JSON-RPC errors, notifications, batches, tool errors, Host/Origin validation.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+#include "mcp/transports.h"
+#include "service/context_service.h"
+#include "service/flush_service.h"
+#include "service/handoff_service.h"
+#include "service/source_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+using nlohmann::json;
+
+class McpTest : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  SearchService search{*f.store};
+  SourceService sources{*f.store};
+  FlushService flush{*f.store, nullptr, nullptr};
+  HandoffService handoff{*f.store};
+  ContextService context{*f.store, search};
+  Router router = [&] {
+    Router r;
+    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context});
+    return r;
+  }();
+  McpTools tools{InProcessRoutes(router)};
+  McpServer server{tools};
+
+  json Call(const json& request) { return json::parse(server.Handle(request.dump())); }
+};
+
+TEST_F(McpTest, InitializeNegotiatesTheVersion) {
+  auto r = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                 {"params", {{"protocolVersion", "2025-03-26"}, {"capabilities", json::object()},
+                             {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+  EXPECT_EQ(r["result"]["protocolVersion"], "2025-03-26");
+  EXPECT_EQ(r["result"]["serverInfo"]["name"], "powercontext");
+  EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
+  auto future = Call({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "initialize"},
+                      {"params", {{"protocolVersion", "2099-01-01"}}}});
+  EXPECT_EQ(future["result"]["protocolVersion"], kMcpProtocolVersions[0]);
+}
+
+TEST_F(McpTest, JsonRpcErrorsAndNotifications) {
+  EXPECT_EQ(json::parse(server.Handle("{not json"))["error"]["code"], -32700);
+  EXPECT_EQ(Call({{"id", 1}, {"method", "ping"}})["error"]["code"], -32600);  // no jsonrpc
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}})["error"]["code"], -32600);  // no method
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "resources/list"}})["error"]["code"], -32601);
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "nope"}}}})["error"]["code"],
+            -32602);
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}, {"params", 3}})["error"]["code"], -32602);
+  EXPECT_EQ(server.Handle(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()), "");
+  auto batch = json::parse(server.Handle(
+      json::array({json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}},
+                   json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}}).dump()));
+  ASSERT_TRUE(batch.is_array());
+  EXPECT_EQ(batch.size(), 1u);
+}
+
+TEST_F(McpTest, ToolErrorsCarryOurCode) {
+  auto bad = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                   {"params", {{"name", "remember_memory"}, {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
+  EXPECT_TRUE(bad["result"]["isError"]);
+  EXPECT_EQ(bad["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+  EXPECT_EQ(bad["result"]["structuredContent"]["error"]["details"]["field"], "text");
+  auto ok = Call({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                  {"params", {{"name", "remember_memory"},
+                              {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}, {"text", "Kept."}}}}}});
+  EXPECT_FALSE(ok["result"]["isError"]);
+  EXPECT_EQ(ok["result"]["structuredContent"]["entry"]["text"], "Kept.");
+  EXPECT_EQ(json::parse(ok["result"]["content"][0]["text"].get<std::string>())["entry"]["text"], "Kept.");
+  auto unknown_field = Call({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                             {"params", {{"name", "search_memory"},
+                                         {"arguments", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}}}}});
+  EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+}
+
+TEST_F(McpTest, StreamableHttpChecksHostAndOrigin) {
+  const std::string init = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump();
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1:8787"}}, init).status, 200);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "localhost"}, {"origin", "http://localhost:3000"}}, init).status, 200);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "[::1]:8787"}}, init).status, 200);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "evil.example:8787"}}, init).status, 403);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "localhost.evil.example"}}, init).status, 403);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1:8787"}, {"origin", "https://evil.example"}}, init).status, 403);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {}, init).status, 403);  // no Host at all
+  EXPECT_EQ(HandleMcpHttp(server, "GET", {{"host", "127.0.0.1"}}, "").status, 405);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}},
+                          json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()).status, 202);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, "{oops").status, 400);
+}
+
+TEST_F(McpTest, StdioIsOneMessagePerLine) {
+  std::istringstream in(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump() + "\n\n" +
+                        json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() + "\n" +
+                        json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}.dump() + "\n");
+  std::ostringstream out;
+  ServeMcpStdio(server, in, out);
+  std::istringstream lines(out.str());
+  std::string a, b, c;
+  ASSERT_TRUE(std::getline(lines, a));
+  ASSERT_TRUE(std::getline(lines, b));
+  EXPECT_FALSE(std::getline(lines, c));
+  EXPECT_EQ(json::parse(a)["id"], 1);
+  EXPECT_EQ(json::parse(b)["result"]["tools"].size(), 12u);
+}
+
+}  // namespace
+}  // namespace pc
