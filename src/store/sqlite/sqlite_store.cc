@@ -94,15 +94,78 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   return status;
 }
 
+struct SqliteStore::PendingWrite {
+  const std::function<Status(WriteTxn&)>* fn;
+  Status status;
+  bool done = false;
+};
+
 Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
-  std::lock_guard<std::mutex> lock(write_mu_);
+  PendingWrite me{&fn, Status::Ok(), false};
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  queue_.push_back(&me);
+  while (!me.done) {
+    if (leader_active_) {
+      queue_cv_.wait(lock);
+      continue;
+    }
+    // Lead: take what is queued (this write may not be in it if the queue was long), commit it.
+    leader_active_ = true;
+    std::vector<PendingWrite*> group;
+    while (!queue_.empty() && group.size() < kMaxGroupWrites) {
+      group.push_back(queue_.front());
+      queue_.pop_front();
+    }
+    lock.unlock();
+    RunGroup(group);
+    lock.lock();
+    for (PendingWrite* w : group) w->done = true;
+    stats_.writes += group.size();
+    stats_.commits += 1;
+    leader_active_ = false;
+    queue_cv_.notify_all();
+  }
+  return me.status;
+}
+
+void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
   Status begin = writer_->Exec("BEGIN IMMEDIATE");
-  if (!begin.ok()) return Status(Code::kRateLimited, "database is busy: " + begin.message());
-  SqliteTxn txn(*writer_);
-  Status status = Guarded<WriteTxn>(fn, txn);
-  if (status.ok()) status = writer_->Exec("COMMIT");
-  if (!status.ok()) (void)writer_->Exec("ROLLBACK");
-  return status;
+  if (!begin.ok()) {
+    for (PendingWrite* w : group) w->status = Status(Code::kRateLimited, "database is busy: " + begin.message());
+    return;
+  }
+  bool any_ok = false;
+  for (PendingWrite* w : group) {
+    SqliteTxn txn(*writer_);
+    if (group.size() == 1) {
+      w->status = Guarded<WriteTxn>(*w->fn, txn);
+    } else {
+      // Each write in its own savepoint: a failed one is undone alone, as if it ran by itself.
+      Status sp = writer_->Exec("SAVEPOINT pc_write");
+      w->status = sp.ok() ? Guarded<WriteTxn>(*w->fn, txn) : sp;
+      if (sp.ok() && !w->status.ok()) (void)writer_->Exec("ROLLBACK TO pc_write");
+      if (sp.ok()) {
+        Status released = writer_->Exec("RELEASE pc_write");
+        if (w->status.ok() && !released.ok()) w->status = released;
+      }
+    }
+    any_ok = any_ok || w->status.ok();
+  }
+  if (!any_ok) {
+    (void)writer_->Exec("ROLLBACK");
+    return;
+  }
+  Status commit = writer_->Exec("COMMIT");
+  if (!commit.ok()) {
+    (void)writer_->Exec("ROLLBACK");
+    for (PendingWrite* w : group)
+      if (w->status.ok()) w->status = commit;  // nothing of the group is kept
+  }
+}
+
+SqliteStore::GroupStats SqliteStore::group_stats() {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  return stats_;
 }
 
 }  // namespace pc::sqlite
