@@ -1,0 +1,129 @@
+// remember over HTTP, durable (synchronous=FULL), against the bare commit in the same run.
+//
+//   build/bench/http_bench [--requests 2000] [--clients 16]
+//
+// A real HttpServer (the same routes, thread pool and settings as `powercontext serve`) on a free
+// loopback port over a fresh store in a temp dir. First the floor: MemoryService::Remember called
+// directly, one at a time (validation, hash, dedup, one durable commit). Then one keep-alive HTTP
+// client sending remembers one after another (p50/p95/p99), then N clients at once (throughput;
+// group commit shares their fsyncs).
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/http_server.h"
+#include "app/config.h"
+#include "app/runtime.h"
+
+namespace pc {
+namespace {
+
+double Ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+int Run(int requests, int clients) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "pchttp-XXXXXX").string();
+  std::string dir = mkdtemp(tmpl.data());
+  Config config;
+  config.data_dir = dir;
+  auto rt = std::move(BuildRuntime(config)).value();
+  std::string scope = rt->memory->CreateScope("bench").value().scope.scope_id;
+
+  std::vector<double> floor;
+  for (int i = 0; i < requests; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!rt->memory->Remember({scope, "fact", "floor entry " + std::to_string(i), "", "bench", {}}).ok()) return 1;
+    floor.push_back(Ms(t0));
+  }
+
+  HttpOptions http;
+  http.port = 0;
+  HttpServer server(rt->services(), http);
+  if (!server.Bind().ok()) return 1;
+  std::thread serving([&] { (void)server.Serve(); });
+  const int port = server.port();
+  auto remember = [&](httplib::Client& c, const std::string& text) {
+    auto res = c.Post("/v1/memory/remember",
+                      nlohmann::json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}.dump(),
+                      "application/json");
+    return res && res->status == 201;
+  };
+
+  std::vector<double> one;
+  {
+    httplib::Client c("127.0.0.1", port);
+    c.set_tcp_nodelay(true);
+    c.set_keep_alive(true);
+    for (int i = 0; i < requests; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (!remember(c, "one client entry " + std::to_string(i))) return 1;
+      one.push_back(Ms(t0));
+    }
+  }
+
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  const auto start = std::chrono::steady_clock::now();
+  const auto before = rt->store->group_stats();
+  for (int t = 0; t < clients; ++t)
+    threads.emplace_back([&, t] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_tcp_nodelay(true);
+      c.set_keep_alive(true);
+      for (int i = 0; i < requests / clients * 2; ++i)
+        if (!remember(c, "client " + std::to_string(t) + " entry " + std::to_string(i))) ++failures;
+    });
+  for (auto& th : threads) th.join();
+  const double seconds = Ms(start) / 1000;
+  const auto after = rt->store->group_stats();
+  const int total = requests / clients * 2 * clients;
+  server.Stop();
+  serving.join();
+
+  std::printf("| | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|\n");
+  std::printf("| bare commit (MemoryService::Remember, in process) | %.3f | %.3f | %.3f |\n",
+              Percentile(floor, 0.5), Percentile(floor, 0.95), Percentile(floor, 0.99));
+  std::printf("| remember over HTTP, 1 client, keep-alive | %.3f | %.3f | %.3f |\n", Percentile(one, 0.5),
+              Percentile(one, 0.95), Percentile(one, 0.99));
+  std::printf("ratio HTTP / bare commit (p50): %.2f\n", Percentile(one, 0.5) / Percentile(floor, 0.5));
+  std::printf("%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
+              clients, total, seconds, total / seconds, failures.load(),
+              static_cast<double>(after.writes - before.writes) / static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits)));
+  rt.reset();
+  std::filesystem::remove_all(dir);
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace pc
+
+int main(int argc, char** argv) {
+  int requests = 2000, clients = 16;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);
+    else if (a == "--clients" && i + 1 < argc) clients = std::stoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16]\n");
+      return 2;
+    }
+  }
+  return pc::Run(requests, clients);
+}
