@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
 #include "service/flush_service.h"
@@ -25,16 +26,6 @@
 namespace pc {
 namespace {
 
-double Ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
-
 std::string Record(int i) {
   return "work log " + std::to_string(i) + ": the importer now validates column " + std::to_string(i % 37) +
          " and reports the CSV line number; decided to keep amounts as integer cents (run " +
@@ -42,8 +33,7 @@ std::string Record(int i) {
 }
 
 int Run(int windows, int entries) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "pcflush-XXXXXX").string();
-  std::string dir = mkdtemp(tmpl.data());
+  std::string dir = ScratchDir("pcflush");
   sqlite::SqliteOptions o;
   o.data_dir = dir;
   auto store = std::move(sqlite::SqliteStore::Open(o)).value();
@@ -60,14 +50,14 @@ int Run(int windows, int entries) {
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < kSingles; ++i)
     if (!sources.Add(scope, {{"work_log", "archive", Record(i), "{}", std::nullopt}}).ok()) return 1;
-  double single_ms = Ms(t0);
+  double single_ms = MillisSince(t0);
   t0 = std::chrono::steady_clock::now();
   for (int b = 0; b < kSingles / 100; ++b) {
     std::vector<SourceInput> batch;
     for (int i = 0; i < 100; ++i) batch.push_back({"work_log", "archive", Record(b * 100 + i), "{}", std::nullopt});
     if (!sources.Add(scope, batch).ok()) return 1;
   }
-  double batch_ms = Ms(t0);
+  double batch_ms = MillisSince(t0);
   std::printf("ingest, one source per request: %.0f sources/s (%.3f ms each)\n",
               kSingles / single_ms * 1000, single_ms / kSingles);
   std::printf("ingest, 100 sources per batch request: %.0f sources/s\n", kSingles / batch_ms * 1000);
@@ -102,7 +92,7 @@ int Run(int windows, int entries) {
     if (!sources.Add(scope, batch).ok()) return 1;
     t0 = std::chrono::steady_clock::now();
     auto r = flush.Flush(scope);
-    double ms = Ms(t0);
+    double ms = MillisSince(t0);
     if (!r.ok() || r->processed_source_count != 100 || r->changes.size() != 10) {
       std::printf("flush failed: %s\n", r.ok() ? "unexpected outcome" : r.status().ToString().c_str());
       return 1;

@@ -22,25 +22,15 @@
 #include <nlohmann/json.hpp>
 
 #include "api/http_server.h"
+#include "bench_util.h"
 #include "app/config.h"
 #include "app/runtime.h"
 
 namespace pc {
 namespace {
 
-double Ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
-
 int Run(int requests, int clients) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "pchttp-XXXXXX").string();
-  std::string dir = mkdtemp(tmpl.data());
+  std::string dir = ScratchDir("pchttp");
   Config config;
   config.data_dir = dir;
   auto rt = std::move(BuildRuntime(config)).value();
@@ -50,7 +40,7 @@ int Run(int requests, int clients) {
   for (int i = 0; i < requests; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     if (!rt->memory->Remember({scope, "fact", "floor entry " + std::to_string(i), "", "bench", {}}).ok()) return 1;
-    floor.push_back(Ms(t0));
+    floor.push_back(MillisSince(t0));
   }
 
   HttpOptions http;
@@ -74,7 +64,7 @@ int Run(int requests, int clients) {
     for (int i = 0; i < requests; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       if (!remember(c, "one client entry " + std::to_string(i))) return 1;
-      one.push_back(Ms(t0));
+      one.push_back(MillisSince(t0));
     }
   }
 
@@ -91,7 +81,7 @@ int Run(int requests, int clients) {
         if (!remember(c, "client " + std::to_string(t) + " entry " + std::to_string(i))) ++failures;
     });
   for (auto& th : threads) th.join();
-  const double seconds = Ms(start) / 1000;
+  const double seconds = MillisSince(start) / 1000;
   const auto after = rt->store->group_stats();
   const int total = requests / clients * 2 * clients;
   server.Stop();

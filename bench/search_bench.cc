@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "bulk_fill.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
@@ -71,24 +72,13 @@ struct Corpus {
   std::string Query() { return words[Zipf()] + " " + words[Zipf()] + " " + words[Zipf()]; }
 };
 
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
-
 void Cleanup(std::unique_ptr<sqlite::SqliteStore> store, const std::string& dir) {
   store.reset();
   std::filesystem::remove_all(dir);
 }
 
 void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "pcsearch-XXXXXX").string();
-  std::string dir = mkdtemp(tmpl.data());
+  std::string dir = ScratchDir("pcsearch");
   sqlite::SqliteOptions o;
   o.data_dir = dir;
   auto store = std::move(sqlite::SqliteStore::Open(o)).value();
@@ -106,7 +96,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   auto fill_start = std::chrono::steady_clock::now();
   if (!FillMemory(*store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder).ok())
     std::abort();
-  double fill_s = Seconds(fill_start);
+  double fill_s = MillisSince(fill_start) / 1000;
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);
   const bool vectors = modes.find("vector") != std::string::npos || modes.find("hybrid") != std::string::npos;
@@ -114,11 +104,11 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     // The first vector search loads the memory's vectors and queues the graph build.
     auto t0 = std::chrono::steady_clock::now();
     if (!search->WarmVectors(scope.scope_id).ok()) std::abort();
-    std::printf("vectors loaded in %.0f ms\n", Seconds(t0) * 1000);
+    std::printf("vectors loaded in %.0f ms\n", MillisSince(t0));
     t0 = std::chrono::steady_clock::now();
     search->vector_cache().WaitForBuilds();
     auto st = search->vector_cache().stats();
-    if (st.graphs) std::printf("graph built in the background in %.1f s\n", Seconds(t0));
+    if (st.graphs) std::printf("graph built in the background in %.1f s\n", MillisSince(t0) / 1000);
     else std::printf("no graph (below %zu vectors): exact scan\n", kAnnMinRows);
     if (!exact.WarmVectors(scope.scope_id).ok()) std::abort();
   }
@@ -165,7 +155,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
       for (const std::string& q : qs) {
         auto t0 = std::chrono::steady_clock::now();
         auto r = row.service->Search({scope.scope_id, q, row.mode, 10, false, std::nullopt});
-        ms.push_back(Seconds(t0) * 1000);
+        ms.push_back(MillisSince(t0));
         if (!r.ok()) {
           std::printf("search failed: %s\n", r.status().ToString().c_str());
           std::abort();
@@ -188,7 +178,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
       for (const std::string& q : qs) {
         auto t0 = std::chrono::steady_clock::now();
         auto r = context.Prepare({scope.scope_id, q, 4000, SearchMode::kAuto, true});
-        ms.push_back(Seconds(t0) * 1000);
+        ms.push_back(MillisSince(t0));
         if (!r.ok()) {
           std::printf("prepare failed: %s\n", r.status().ToString().c_str());
           std::abort();
@@ -207,7 +197,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   auto t0 = std::chrono::steady_clock::now();
   if (!restarted->WarmVectors(scope.scope_id).ok()) std::abort();
   std::printf("after a restart: vectors%s loaded in %.0f ms\n",
-              restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "", Seconds(t0) * 1000);
+              restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "", MillisSince(t0));
   restarted.reset();
   Cleanup(std::move(store), dir);
 }

@@ -1,0 +1,31 @@
+// Small helpers the benchmark programs share: timing, percentiles, a scratch directory.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pc {
+
+inline double MillisSince(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+// The p-th percentile (0 < p ≤ 1) by the nearest-rank method.
+inline double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+// A fresh directory under the system temp dir (the caller removes it).
+inline std::string ScratchDir(const std::string& prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  return mkdtemp(tmpl.data());
+}
+
+}  // namespace pc
