@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "bench_util.h"
 #include "bulk_fill.h"
 #include "service/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
@@ -29,8 +30,7 @@ struct Memory {
   Citation last;
 
   explicit Memory(int64_t entries) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "pcbench-XXXXXX").string();
-    dir = mkdtemp(tmpl.data());
+    dir = ScratchDir("pcbench");
     sqlite::SqliteOptions o;
     o.data_dir = dir;
     store = std::move(sqlite::SqliteStore::Open(o)).value();

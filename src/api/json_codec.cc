@@ -74,7 +74,7 @@ Json ToJson(const Source& s) {
 
 Json ToJson(const Handoff& h) {
   return Json{{"handoff", ToJson(h.ref)},
-              {"ref", h.ref.family + "/" + h.ref.artifact_id + "@" + std::to_string(h.ref.revision)},
+              {"ref", FormatMemoryRef(h.ref)},
               {"from", h.from},
               {"to", h.to},
               {"summary", h.summary},

@@ -21,6 +21,7 @@ struct Tool {
   bool scoped;                   // takes scope_id or scope_key
   const char* method;
   const char* path;
+  Json defaults = Json::object();  // body fields filled in when the arguments leave them out
 };
 
 Json ScopeProperties() {
@@ -40,7 +41,7 @@ const std::vector<Tool>& Tools() {
         {"text", {{"type", "string"}, {"description", "The statement, with the names and numbers that make it exact."}}},
         {"reason", {{"type", "string"}, {"description", "Why it is kept."}}},
         {"expected_revision", {{"type", "integer"}, {"minimum", 0}, {"description", "Write only if the memory is still at this revision."}}}},
-       {"kind", "text"}, true, "POST", "/v1/memory/remember"},
+       {"kind", "text"}, true, "POST", "/v1/memory/remember", {{"actor", "mcp"}}},
       {"search_memory", "Search memory",
        std::string("Find entries by full-text (Chinese and English), vector or hybrid search over the "
                    "current memory. Each hit has its text and citation. ") + kCitationHelp,
@@ -58,7 +59,7 @@ const std::vector<Tool>& Tools() {
         {"max_bytes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1048576}, {"description", "Budget in UTF-8 bytes (default 4000)."}}},
         {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}}},
         {"include_handoff", {{"type", "boolean"}, {"description", "Put the latest handoff first (default true)."}}}},
-       {"query"}, true, "POST", "/v1/context/prepare"},
+       {"query"}, true, "POST", "/v1/context/prepare", {{"max_bytes", 4000}}},
       {"revise_memory_entry", "Revise an entry",
        std::string("Replace the text of an entry with a corrected or completed one (its next version; "
                    "the old text stays readable by its citation). Give the entry's current citation. ") +
@@ -67,12 +68,12 @@ const std::vector<Tool>& Tools() {
         {"text", {{"type", "string"}}},
         {"kind", {{"type", "string"}}},
         {"reason", {{"type", "string"}}}},
-       {"citation", "text"}, true, "POST", "/v1/memory/revise"},
+       {"citation", "text"}, true, "POST", "/v1/memory/revise", {{"actor", "mcp"}}},
       {"retire_memory_entry", "Retire an entry",
        std::string("Retire an entry that is no longer true or useful: it leaves search and listings, "
                    "its history stays readable. Give its current citation. ") + kConflictHelp,
        {{"citation", {{"type", "string"}}}, {"reason", {{"type", "string"}}}},
-       {"citation"}, true, "POST", "/v1/memory/retire"},
+       {"citation"}, true, "POST", "/v1/memory/retire", {{"actor", "mcp"}}},
       {"list_memory_entries", "List entries",
        std::string("List the memory's entries at the head (or at an older revision), each with its "
                    "citation, in pages. ") + kCitationHelp,
@@ -94,7 +95,7 @@ const std::vector<Tool>& Tools() {
         {"purpose", {{"type", "string"}, {"enum", {"memory", "archive"}}, {"description", "archive: kept, never extracted."}}},
         {"metadata", {{"type", "object"}}},
         {"idempotency_key", {{"type", "string"}}}},
-       {"content"}, true, "POST", "/v1/sources"},
+       {"content"}, true, "POST", "/v1/sources", {{"kind", "work_log"}}},
       {"flush_memory", "Flush sources into memory",
        "Have the configured model propose entries from the next window of work records and commit the "
        "ones that pass validation (each with its source references); rejected proposals come back with "
@@ -112,7 +113,7 @@ const std::vector<Tool>& Tools() {
         {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
         {"open_questions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
         {"expected_revision", {{"type", "integer"}, {"minimum", 0}}}},
-       {"summary"}, true, "POST", "/v1/handoff"},
+       {"summary"}, true, "POST", "/v1/handoff", {{"actor", "mcp"}}},
       {"read_handoff", "Read the handoff",
        "Read where the last session stopped (the latest handoff, or an older revision). Use this at "
        "the start of a session. not_found means there is none yet.",
@@ -172,12 +173,8 @@ Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments
     body.erase("scope_key");
     body["scope_id"] = *scope;
   }
-  const std::string tool_name = name;
-  if (tool_name == "ingest_source" && !body.contains("kind")) body["kind"] = "work_log";
-  if (tool_name == "prepare_context" && !body.contains("max_bytes")) body["max_bytes"] = 4000;
-  if ((tool_name == "remember_memory" || tool_name == "revise_memory_entry" ||
-       tool_name == "retire_memory_entry" || tool_name == "write_handoff") && !body.contains("actor"))
-    body["actor"] = "mcp";
+  for (const auto& [field, value] : tool->defaults.items())
+    if (!body.contains(field)) body[field] = value;
   Result<Json> answer = Status(Code::kInternal, "not called");
   if (std::string(tool->method) == "GET") {
     std::map<std::string, std::string> query;

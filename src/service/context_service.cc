@@ -21,7 +21,7 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     if (req.include_handoff) {
       PC_ASSIGN_OR_RETURN(std::optional<Handoff> h, LatestHandoff(txn, req.scope_id));
-      if (h) candidates.push_back({ContextItemType::kHandoff, HandoffRef(*h), "", HandoffText(*h), 0});
+      if (h) candidates.push_back({ContextItemType::kHandoff, FormatMemoryRef(h->ref), "", HandoffText(*h), 0});
     }
     PC_ASSIGN_OR_RETURN(auto experience, txn.SearchSources(req.scope_id, BuildTextQuery(req.query),
                                                            static_cast<int>(kExperienceCandidates)));

@@ -26,10 +26,6 @@ Result<Scope> FindScopeOr404(ReadTxn& txn, const std::string& scope_id) {
 
 }  // namespace
 
-std::string HandoffRef(const Handoff& h) {
-  return h.ref.family + "/" + h.ref.artifact_id + "@" + std::to_string(h.ref.revision);
-}
-
 std::string HandoffText(const Handoff& h) {
   std::string out = h.summary;
   if (!h.state.empty()) out += "\nState: " + h.state;

@@ -48,8 +48,6 @@ class HandoffService {
 
 // The scope's latest handoff, if any, read in `txn`.
 Result<std::optional<Handoff>> LatestHandoff(ReadTxn& txn, const std::string& scope_id);
-// "handoff/hnd_…@3"
-std::string HandoffRef(const Handoff& h);
 // The handoff as plain text for a prepared context.
 std::string HandoffText(const Handoff& h);
 

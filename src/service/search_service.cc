@@ -254,8 +254,10 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
       return txn.PutVectors(artifact, profile, by_version);
     }));
     out.embedded += static_cast<int64_t>(by_version.size());
-    vectors_.Invalidate(artifact);
   }
+  // Vectors changed without a revision: the in-memory index and any saved graph are stale. (While
+  // the projection is incomplete, vector searches are refused, so nothing loads it meanwhile.)
+  vectors_.Invalidate(artifact);
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(artifact));
     out.missing = state.missing;

@@ -5,6 +5,7 @@
 
 #include "common/utf8.h"
 #include "context/builder.h"
+#include "model/citation.h"
 #include "service/context_service.h"
 #include "service/handoff_service.h"
 #include "service/source_service.h"
@@ -94,7 +95,7 @@ TEST_F(ContextTest, HandoffIsVersioned) {
   PC_ASSERT_OK(h1);
   EXPECT_EQ(h1->ref.revision, 1);
   EXPECT_EQ(h1->ref.family, "handoff");
-  EXPECT_EQ(HandoffRef(*h1).rfind("handoff/hnd_", 0), 0u);
+  EXPECT_EQ(FormatMemoryRef(h1->ref).rfind("handoff/hnd_", 0), 0u);
   auto stale = handoffs.Write({scope, "", "", "Another view", "", {}, {}, {}, int64_t{0}, "test"});
   EXPECT_EQ(stale.status().code(), Code::kConflict);
   auto h2 = handoffs.Write({scope, "", "", "Migration done; validator next.", "", {}, {"Wire the CSV validator"}, {},
@@ -133,7 +134,7 @@ TEST_F(ContextTest, HandoffIsVersioned) {
   auto r = Prepare("CSV validator", 4000);
   PC_ASSERT_OK(r);
   ASSERT_GE(r->items.size(), 2u);
-  EXPECT_EQ(r->items[0].ref, HandoffRef(*h2));
+  EXPECT_EQ(r->items[0].ref, FormatMemoryRef(h2->ref));
   EXPECT_NE(r->content.find("Migration done; validator next."), std::string::npos);
   EXPECT_EQ(r->content.find("Schema migration half done."), std::string::npos);
 }

@@ -33,19 +33,15 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));
-  // Every memory has its full-text table, and every scope with sources its source table (data
-  // written before either existed gets them here).
+  // Every memory has its full-text table (those written before full text get theirs here). A
+  // scope's source table is made with its first source (SqliteTxn::AppendSource).
   PC_RETURN_IF_ERROR(store->Write([](WriteTxn& txn) -> Status {
     auto& sql = static_cast<SqliteTxn&>(txn);
     std::string after;
     while (true) {
       PC_ASSIGN_OR_RETURN(std::vector<Scope> scopes, sql.ListScopes(after, 1000));
       if (scopes.empty()) return Status::Ok();
-      for (const Scope& s : scopes) {
-        PC_RETURN_IF_ERROR(sql.EnsureTextTable(s.memory_artifact_id));
-        PC_ASSIGN_OR_RETURN(int64_t sources, sql.SourceHighWatermark(s.scope_id));
-        if (sources > 0) PC_RETURN_IF_ERROR(sql.EnsureSourceTextTable(s.scope_id));
-      }
+      for (const Scope& s : scopes) PC_RETURN_IF_ERROR(sql.EnsureTextTable(s.memory_artifact_id));
       after = scopes.back().scope_id;
     }
   }));
