@@ -43,6 +43,26 @@ int Run(int requests, int clients) {
     floor.push_back(MillisSince(t0));
   }
 
+  // The same concurrency without HTTP: N threads calling MemoryService::Remember, so the store's
+  // group-commit throughput can be told apart from the HTTP server's cost.
+  double direct_rate = 0, direct_batch = 0;
+  {
+    std::vector<std::thread> threads;
+    const auto before = rt->store->group_stats();
+    const auto start = std::chrono::steady_clock::now();
+    for (int t = 0; t < clients; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < requests / clients * 2; ++i)
+          (void)rt->memory->Remember(
+              {scope, "fact", "direct " + std::to_string(t) + " entry " + std::to_string(i), "", "bench", {}});
+      });
+    for (auto& th : threads) th.join();
+    const auto after = rt->store->group_stats();
+    direct_rate = (requests / clients * 2 * clients) / (MillisSince(start) / 1000);
+    direct_batch = static_cast<double>(after.writes - before.writes) /
+                   static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits));
+  }
+
   HttpOptions http;
   http.port = 0;
   HttpServer server(rt->services(), http);
@@ -93,6 +113,8 @@ int Run(int requests, int clients) {
   std::printf("| remember over HTTP, 1 client, keep-alive | %.3f | %.3f | %.3f |\n", Percentile(one, 0.5),
               Percentile(one, 0.95), Percentile(one, 0.99));
   std::printf("ratio HTTP / bare commit (p50): %.2f\n", Percentile(one, 0.5) / Percentile(floor, 0.5));
+  std::printf("%d threads in process (no HTTP): %.0f remembers/s; %.1f writes per commit\n", clients,
+              direct_rate, direct_batch);
   std::printf("%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
               clients, total, seconds, total / seconds, failures.load(),
               static_cast<double>(after.writes - before.writes) / static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits)));

@@ -2,6 +2,7 @@
 // yet each keeps its own revision and answer, and conflicts come out exactly as one by one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <set>
 #include <thread>
@@ -41,6 +42,22 @@ TEST(GroupCommit, ConcurrentWritesShareCommitsAndLoseNothing) {
   EXPECT_EQ(page->items.size(), static_cast<size_t>(kThreads * kEach));
   auto stats = f.store->group_stats();
   EXPECT_LT(stats.commits, stats.writes) << "no write shared a commit";
+  // Full-text rows are written once per group, after its writes: every entry is found by its text.
+  for (int t = 0; t < kThreads; t += 5) {
+    auto found = f.store->Read([&](ReadTxn& txn) -> Status {
+      auto scope_row = txn.FindScope(scope);
+      if (!scope_row.ok()) return scope_row.status();
+      auto hits = txn.SearchText((*scope_row)->memory_artifact_id,
+                                 BuildTextQuery("thread " + std::to_string(t) + " item 7"), false, 3);
+      if (!hits.ok()) return hits.status();
+      const std::string want = "thread " + std::to_string(t) + " item 7";  // ties with "thread 7 item t"
+      EXPECT_TRUE(std::any_of(hits->begin(), hits->end(),
+                              [&](const ReadTxn::TextHit& h) { return h.item.version.text == want; }))
+          << want;
+      return Status::Ok();
+    });
+    PC_ASSERT_OK(found);
+  }
   // A restart reads every one of them back.
   f.Reopen();
   auto again = f.memory->ListEntries({scope, std::nullopt, false, {1000, ""}});
@@ -88,6 +105,62 @@ TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
   EXPECT_LE(added, kThreads * 5 + 1);
   EXPECT_EQ(added + refused, kThreads * 10);
   EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 2 + added);
+}
+
+// A write that fails after it changed rows, in a group with others: the group runs again with a
+// savepoint per write, so that write leaves nothing and the others keep everything, full text
+// included.
+TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
+  testing::Fixture f;
+  std::string scope = f.NewScope("project:group");
+  std::atomic<bool> leading{false};
+  std::thread leader([&] {  // holds the writer so the others queue up into one group
+    PC_ASSERT_OK(f.store->Write([&](WriteTxn&) -> Status {
+      leading = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      return Status::Ok();
+    }));
+  });
+  while (!leading) std::this_thread::yield();
+  auto append = [&](const std::string& text, bool fail_after) {
+    return f.store->Write([&, text, fail_after](WriteTxn& txn) -> Status {
+      Source s;
+      s.source_id = "src_" + text;
+      s.scope_id = scope;
+      s.kind = "chat";
+      s.purpose = kPurposeMemory;
+      s.content = text;
+      s.metadata_json = "{}";
+      auto appended = txn.AppendSource(s);
+      if (!appended.ok()) return appended.status();
+      return fail_after ? InvalidArgument("refused after writing") : Status::Ok();
+    });
+  };
+  std::vector<std::thread> writers;
+  std::vector<Status> results(4, Status::Ok());
+  const char* texts[] = {"alpha kept", "bravo refused", "charlie kept", "delta kept"};
+  for (int i = 0; i < 4; ++i)
+    writers.emplace_back([&, i] { results[i] = append(texts[i], i == 1); });
+  for (auto& w : writers) w.join();
+  leader.join();
+  EXPECT_TRUE(results[0].ok() && results[2].ok() && results[3].ok());
+  EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.store->group_stats().reruns, 1u) << "the refused write did not share a group";
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    auto log = txn.ListSources(scope, 0, 10);
+    if (!log.ok()) return log.status();
+    EXPECT_EQ(log->size(), 3u);
+    for (size_t i = 0; i < log->size(); ++i) {
+      EXPECT_EQ((*log)[i].position, static_cast<int64_t>(i + 1)) << "positions have no gap";
+      EXPECT_NE((*log)[i].content, "bravo refused");
+    }
+    for (const char* word : {"alpha", "charlie", "delta", "bravo"}) {
+      auto hits = txn.SearchSources(scope, BuildTextQuery(word), 5);
+      if (!hits.ok()) return hits.status();
+      EXPECT_EQ(hits->size(), std::string(word) == "bravo" ? 0u : 1u) << word;
+    }
+    return Status::Ok();
+  }));
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ Status Db::Error(const std::string& what) const {
 }
 
 Status Db::Exec(const std::string& sql) {
+  ++write_statements_;
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
   if (rc == SQLITE_OK) return Status::Ok();
@@ -79,6 +80,7 @@ Stmt& Stmt::BindNull(int i) {
 }
 
 Result<bool> Stmt::Step() {
+  if (!sqlite3_stmt_readonly(s_)) ++db_->write_statements_;
   int rc = sqlite3_step(s_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

@@ -28,11 +28,16 @@ class Db {
   // A cached statement for `sql`, reset and unbound when the returned Stmt goes out of scope.
   Result<Stmt> Prepare(const std::string& sql);
   Status Error(const std::string& what) const;  // a Status carrying sqlite's last error message
+  // How many statements that may write have run on this connection (Exec counts always): a
+  // write that failed without moving it changed nothing (see SqliteStore::RunGroup).
+  uint64_t write_statements() const { return write_statements_; }
 
  private:
   explicit Db(sqlite3* db) : db_(db) {}
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
+  uint64_t write_statements_ = 0;
+  friend class Stmt;
 };
 
 class Stmt {

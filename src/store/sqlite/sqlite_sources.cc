@@ -95,6 +95,7 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
                                                                  const TextQuery& query, int limit) {
   std::vector<SourceHit> out;
   if (query.empty()) return out;
+  PC_RETURN_IF_ERROR(FlushDeferredText());
   PC_ASSIGN_OR_RETURN(std::string table, SourceTextTable(scope_id));
   PC_ASSIGN_OR_RETURN(bool exists, TableExists(table));
   if (!exists) return out;  // no source yet
@@ -138,8 +139,7 @@ Result<Source> SqliteTxn::AppendSource(Source source) {
   PC_RETURN_IF_ERROR(EnsureSourceTextTable(source.scope_id));
   {
     PC_ASSIGN_OR_RETURN(std::string table, SourceTextTable(source.scope_id));
-    PC_ASSIGN_OR_RETURN(Stmt fts, db_.Prepare("INSERT INTO " + table + "(rowid, text) VALUES(?1, ?2)"));
-    PC_RETURN_IF_ERROR(fts.Bind(1, source.position).Bind(2, source.content).Run());
+    PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kSource, table, source.position, source.content, "", ""}));
   }
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("INSERT INTO sources(") + kSourceColumns +
                                           ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));

@@ -47,6 +47,7 @@ class SqliteStore final : public Store {
   struct GroupStats {
     uint64_t writes = 0;   // Write calls committed or failed
     uint64_t commits = 0;  // transactions (fsyncs) they took
+    uint64_t reruns = 0;   // groups run again with a savepoint per write (see RunGroupPass)
   };
   GroupStats group_stats();
 
@@ -54,6 +55,7 @@ class SqliteStore final : public Store {
   struct PendingWrite;
   explicit SqliteStore(SqliteOptions options);
   void RunGroup(const std::vector<PendingWrite*>& group);
+  bool RunGroupPass(const std::vector<PendingWrite*>& group, bool savepoints);
   Result<std::unique_ptr<Db>> OpenConnection();
 
   SqliteOptions options_;

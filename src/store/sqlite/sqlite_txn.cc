@@ -324,7 +324,7 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
         " to_revision) VALUES(?1, ?2, ?3, ?4, ?5, NULL)"));
     s.Bind(1, artifact).Bind(2, u.entry_id).Bind(3, u.entry_version_id);
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
-    PC_RETURN_IF_ERROR(ProjectText(artifact, u));
+    PC_RETURN_IF_ERROR(ProjectText(artifact, r, u));
   }
   return ProjectVectors(rev);
 }
@@ -363,19 +363,64 @@ Status SqliteTxn::EnsureTextTable(const std::string& artifact_id) {
   return fill.Bind(1, artifact_id).Run();
 }
 
-Status SqliteTxn::ProjectText(const std::string& artifact_id, const ManifestUpdate& u) {
+Status SqliteTxn::ProjectText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
   PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
+  int64_t rowid = 0, created = 0;
+  std::string text;
   {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "DELETE FROM " + table + " WHERE rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
-    PC_RETURN_IF_ERROR(s.Bind(1, u.entry_id).Run());
+        "SELECT e.rowid, e.created_revision, v.text FROM entries e, entry_versions v"
+        " WHERE e.entry_id = ?1 AND v.entry_version_id = ?2"));
+    s.Bind(1, u.entry_id).Bind(2, u.entry_version_id);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
+    rowid = s.Int(0);
+    created = s.Int(1);
+    text = s.Text(2);
   }
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO " + table + "(rowid, text, state, entry_version_id)"
-      " SELECT e.rowid, v.text, ?2, v.entry_version_id FROM entries e, entry_versions v"
-      " WHERE e.entry_id = ?1 AND v.entry_version_id = ?3"));
-  s.Bind(1, u.entry_id).Bind(2, std::string(u.active ? "" : "retired"));
-  return s.Bind(3, u.entry_version_id).Run();
+  if (created != revision)  // the entry had a row before this revision
+    PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kRemove, table, rowid, "", "", ""}));
+  return PutTextRow({TextRows::Row::kMemory, table, rowid, std::move(text), u.active ? "" : "retired",
+                     u.entry_version_id});
+}
+
+Status SqliteTxn::PutTextRow(TextRows::Row row) {
+  if (deferred_) {
+    deferred_->rows.push_back(std::move(row));
+    return Status::Ok();
+  }
+  TextRows now;
+  now.rows.push_back(std::move(row));
+  return WriteTextRows(now);
+}
+
+Status SqliteTxn::FlushDeferredText() {
+  return deferred_ && !deferred_->rows.empty() ? WriteTextRows(*deferred_) : Status::Ok();
+}
+
+Status SqliteTxn::WriteTextRows(TextRows& rows) {
+  for (const TextRows::Row& r : rows.rows) {
+    switch (r.kind) {
+      case TextRows::Row::kRemove: {
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM " + r.table + " WHERE rowid = ?1"));
+        PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Run());
+        break;
+      }
+      case TextRows::Row::kMemory: {
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+            "INSERT INTO " + r.table + "(rowid, text, state, entry_version_id) VALUES(?1, ?2, ?3, ?4)"));
+        PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Bind(2, r.text).Bind(3, r.state).Bind(4, r.entry_version_id).Run());
+        break;
+      }
+      case TextRows::Row::kSource: {
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO " + r.table + "(rowid, text) VALUES(?1, ?2)"));
+        PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Bind(2, r.text).Run());
+        break;
+      }
+    }
+  }
+  rows.rows.clear();
+  return Status::Ok();
 }
 
 std::string MatchExpression(const TextQuery& q, const char* joiner) {
@@ -478,6 +523,7 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
                                                            bool include_inactive, int limit) {
   std::vector<TextHit> out;
   if (query.empty()) return out;
+  PC_RETURN_IF_ERROR(FlushDeferredText());
   PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
   PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(table, query));
   if (!plan.rare.empty()) {

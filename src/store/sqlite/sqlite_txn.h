@@ -13,9 +13,27 @@ std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ");
 // ranked (see SqliteTxn::SearchText).
 inline constexpr int64_t kRecentCandidates = 200;
 
+// Full-text rows of a group of writes, written after all of them (SqliteStore::RunGroup). FTS5
+// turns its pending rows into a new index segment at every savepoint, and at every later
+// statement that needs a statement journal; written last, a group makes one segment per commit
+// instead of two or three per write (and the merging they cause).
+struct TextRows {
+  struct Row {
+    enum Kind { kRemove, kMemory, kSource } kind;
+    std::string table;
+    int64_t rowid;
+    std::string text, state, entry_version_id;  // kMemory: all three; kSource: text
+  };
+  std::vector<Row> rows;
+};
+
 class SqliteTxn final : public WriteTxn {
  public:
-  explicit SqliteTxn(Db& db) : db_(db) {}
+  // With `deferred`, full-text rows are collected there instead of written (the caller writes
+  // them with WriteTextRows before the commit); a full-text search in this transaction writes
+  // them first, so it sees them.
+  explicit SqliteTxn(Db& db, TextRows* deferred = nullptr) : db_(db), deferred_(deferred) {}
+  Status WriteTextRows(TextRows& rows);
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
   Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
@@ -91,7 +109,9 @@ class SqliteTxn final : public WriteTxn {
   Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                         const std::string& reason, const std::vector<std::string>& lineage,
                         int64_t created_at_ms);
-  Status ProjectText(const std::string& artifact_id, const ManifestUpdate& u);
+  Status ProjectText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
+  Status PutTextRow(TextRows::Row row);  // deferred, or written now
+  Status FlushDeferredText();
   // A short query's phrases split by how many documents have them (see SearchText).
   struct TextPlan {
     TextQuery rare, common;
@@ -113,6 +133,7 @@ class SqliteTxn final : public WriteTxn {
                                 const ManifestUpdate& u, const NewRevision& rev);
   Status ProjectVectors(const NewRevision& rev);
   Db& db_;
+  TextRows* deferred_;
 };
 
 }  // namespace pc::sqlite
