@@ -1,6 +1,6 @@
 // remember over HTTP, durable (synchronous=FULL), against the bare commit in the same run.
 //
-//   build/bench/http_bench [--requests 2000] [--clients 16]
+//   build/bench/http_bench [--requests 2000] [--clients 16] [--durability full|normal]
 //
 // A real HttpServer (the same routes, thread pool and settings as `powercontext serve`) on a free
 // loopback port over a fresh store in a temp dir. First the floor: MemoryService::Remember called
@@ -29,10 +29,11 @@
 namespace pc {
 namespace {
 
-int Run(int requests, int clients) {
+int Run(int requests, int clients, const std::string& durability) {
   std::string dir = ScratchDir("pchttp");
   Config config;
   config.data_dir = dir;
+  config.durability = durability;
   auto rt = std::move(BuildRuntime(config)).value();
   std::string scope = rt->memory->CreateScope("bench").value().scope.scope_id;
 
@@ -128,14 +129,20 @@ int Run(int requests, int clients) {
 
 int main(int argc, char** argv) {
   int requests = 2000, clients = 16;
+  std::string durability = "full";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);
     else if (a == "--clients" && i + 1 < argc) clients = std::stoi(argv[++i]);
+    else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
     else {
-      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16]\n");
+      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal]\n");
       return 2;
     }
   }
-  return pc::Run(requests, clients);
+  if (durability != "full" && durability != "normal") {
+    std::fprintf(stderr, "http_bench: --durability must be full or normal\n");
+    return 2;
+  }
+  return pc::Run(requests, clients, durability);
 }

@@ -27,6 +27,21 @@ Db::~Db() {
   sqlite3_close(db_);
 }
 
+void Db::TrackWalFrames() {
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int frames) {
+        static_cast<Db*>(self)->wal_frames_ = frames;
+        return SQLITE_OK;
+      },
+      this);
+}
+
+Status Db::Checkpoint() {
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  return rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY ? Status::Ok() : Error("checkpoint");
+}
+
 Status Db::Error(const std::string& what) const {
   return Internal(what + ": " + sqlite3_errmsg(db_));
 }

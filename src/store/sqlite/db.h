@@ -31,12 +31,19 @@ class Db {
   // How many statements that may write have run on this connection (Exec counts always): a
   // write that failed without moving it changed nothing (see SqliteStore::RunGroup).
   uint64_t write_statements() const { return write_statements_; }
+  // Replaces SQLite's automatic checkpoint (run inside the commit that crosses its threshold)
+  // with a count: after each commit, wal_frames() is the number of frames in the write-ahead log.
+  void TrackWalFrames();
+  int wal_frames() const { return wal_frames_; }
+  // Copies committed log frames into the database without waiting for readers or writers.
+  Status Checkpoint();
 
  private:
   explicit Db(sqlite3* db) : db_(db) {}
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   uint64_t write_statements_ = 0;
+  int wal_frames_ = 0;
   friend class Stmt;
 };
 

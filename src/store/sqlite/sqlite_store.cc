@@ -33,6 +33,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));
+  store->writer_->TrackWalFrames();
+  PC_ASSIGN_OR_RETURN(store->checkpoint_db_, store->OpenConnection());
+  store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
   // Every memory has its full-text table (those written before full text get theirs here). A
   // scope's source table is made with its first source (SqliteTxn::AppendSource).
   PC_RETURN_IF_ERROR(store->Write([](WriteTxn& txn) -> Status {
@@ -53,7 +56,28 @@ constexpr int64_t kMmapBytes = int64_t{1} << 30;  // address space, not memory: 
 }  // namespace
 
 SqliteStore::SqliteStore(SqliteOptions options) : options_(std::move(options)) {}
-SqliteStore::~SqliteStore() = default;
+SqliteStore::~SqliteStore() {
+  if (checkpointer_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(checkpoint_mu_);
+      stopping_ = true;
+    }
+    checkpoint_cv_.notify_one();
+    checkpointer_.join();
+  }
+}
+
+void SqliteStore::CheckpointLoop() {
+  std::unique_lock<std::mutex> lock(checkpoint_mu_);
+  while (true) {
+    checkpoint_cv_.wait(lock, [&] { return checkpoint_wanted_ || stopping_; });
+    if (stopping_) return;
+    checkpoint_wanted_ = false;
+    lock.unlock();
+    (void)checkpoint_db_->Checkpoint();  // a failed one is retried at the next threshold
+    lock.lock();
+  }
+}
 
 Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(db_path_, options_.busy_timeout_ms));
@@ -118,6 +142,14 @@ Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
     }
     lock.unlock();
     RunGroup(group);
+    const int frames = writer_->wal_frames();
+    if (frames >= kCheckpointFrames * 8) {
+      (void)writer_->Checkpoint();
+    } else if (frames >= kCheckpointFrames) {
+      std::lock_guard<std::mutex> cp(checkpoint_mu_);
+      checkpoint_wanted_ = true;
+      checkpoint_cv_.notify_one();
+    }
     lock.lock();
     for (PendingWrite* w : group) w->done = true;
     stats_.writes += group.size();

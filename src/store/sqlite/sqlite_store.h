@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <condition_variable>
+#include <thread>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -30,11 +31,17 @@ struct SqliteOptions {
 };
 
 // Writes are group-committed: concurrent Write calls queue up; one of them (the leader) runs a
-// batch of up to kMaxGroupWrites in ONE SQLite transaction — each in its own savepoint, in
-// arrival order, so each sees the ones before it and fails alone — and commits it with one fsync.
+// batch of up to kMaxGroupWrites in ONE SQLite transaction — in arrival order, so each sees the
+// ones before it, and each fails alone (see RunGroupPass) — and commits it with one fsync.
 // Every caller returns only after that commit is durable, with its own status. Serialized
 // exactly as one by one (revisions, expected_revision, conflicts), at a fraction of the fsyncs.
 inline constexpr size_t kMaxGroupWrites = 64;
+
+// Checkpoints (copying the write-ahead log into the database) run on a thread of their own once
+// the log holds kCheckpointFrames pages, off the writers' path; only when the log passes
+// kCheckpointFrames * 8 (a checkpointer that cannot catch up under a steady stream of writes)
+// does the leader checkpoint itself, between groups, so the log stays bounded.
+inline constexpr int kCheckpointFrames = 1000;
 
 class SqliteStore final : public Store {
  public:
@@ -57,6 +64,7 @@ class SqliteStore final : public Store {
   void RunGroup(const std::vector<PendingWrite*>& group);
   bool RunGroupPass(const std::vector<PendingWrite*>& group, bool savepoints);
   Result<std::unique_ptr<Db>> OpenConnection();
+  void CheckpointLoop();
 
   SqliteOptions options_;
   std::string db_path_;
@@ -68,6 +76,11 @@ class SqliteStore final : public Store {
   GroupStats stats_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
+  std::unique_ptr<Db> checkpoint_db_;  // the checkpointer thread's own connection
+  std::mutex checkpoint_mu_;
+  std::condition_variable checkpoint_cv_;
+  bool checkpoint_wanted_ = false, stopping_ = false;
+  std::thread checkpointer_;
 };
 
 }  // namespace pc::sqlite
