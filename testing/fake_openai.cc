@@ -97,6 +97,10 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
                       {"finish_reason", "stop"}}}}};
     res.set_content(answer.dump(), "application/json");
   });
+  // As a real server would: no Nagle delay (headers and body go out in two writes, and the body
+  // would wait for the client's delayed ACK, ~40 ms), and connections kept alive.
+  impl_->server.set_tcp_nodelay(true);
+  impl_->server.set_keep_alive_max_count(100000);
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // bind_to_any_port already listens: requests queue until the loop starts.

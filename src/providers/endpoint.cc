@@ -3,14 +3,34 @@
 #include <httplib.h>
 
 #include <mutex>
+#include <vector>
 
 namespace pc {
 
+// A pool of kept-alive connections: a request takes an idle one (or opens one), and gives it back
+// when answered. So concurrent writes embed concurrently, and none pays a TCP connect.
 struct Endpoint::Impl {
-  std::mutex mu;
-  std::unique_ptr<httplib::Client> client;
+  std::string origin;       // e.g. "http://127.0.0.1:11434"
   std::string path_prefix;  // e.g. "/v1"
+  std::string api_key;
+  int timeout_seconds = 0;
+  std::mutex mu;
+  std::vector<std::unique_ptr<httplib::Client>> idle;
+
+  std::unique_ptr<httplib::Client> NewClient() const {
+    auto client = std::make_unique<httplib::Client>(origin);
+    client->set_connection_timeout(timeout_seconds, 0);
+    client->set_read_timeout(timeout_seconds, 0);
+    client->set_write_timeout(timeout_seconds, 0);
+    client->set_tcp_nodelay(true);
+    client->set_keep_alive(true);
+    if (!api_key.empty()) client->set_bearer_token_auth(api_key);
+    return client;
+  }
 };
+
+// Connections kept open beyond this many concurrent requests are closed when given back.
+constexpr size_t kMaxIdleConnections = 16;
 
 Endpoint::Endpoint(std::string base_url, std::unique_ptr<Impl> impl)
     : base_url_(std::move(base_url)), impl_(std::move(impl)) {}
@@ -25,19 +45,30 @@ Result<std::unique_ptr<Endpoint>> Endpoint::Open(const std::string& setting, con
   auto impl = std::make_unique<Impl>();
   impl->path_prefix = slash == std::string::npos ? "" : base_url.substr(slash);
   while (!impl->path_prefix.empty() && impl->path_prefix.back() == '/') impl->path_prefix.pop_back();
-  impl->client = std::make_unique<httplib::Client>(base_url.substr(0, slash));
-  if (!impl->client->is_valid()) return InvalidArgument(setting + " is not a usable URL: " + base_url);
-  impl->client->set_connection_timeout(timeout_seconds, 0);
-  impl->client->set_read_timeout(timeout_seconds, 0);
-  impl->client->set_write_timeout(timeout_seconds, 0);
-  impl->client->set_tcp_nodelay(true);
-  if (!api_key.empty()) impl->client->set_bearer_token_auth(api_key);
+  impl->origin = base_url.substr(0, slash);
+  impl->api_key = api_key;
+  impl->timeout_seconds = timeout_seconds;
+  auto first = impl->NewClient();
+  if (!first->is_valid()) return InvalidArgument(setting + " is not a usable URL: " + base_url);
+  impl->idle.push_back(std::move(first));
   return std::unique_ptr<Endpoint>(new Endpoint(base_url, std::move(impl)));
 }
 
 Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  httplib::Result res = impl_->client->Post(impl_->path_prefix + path, body, "application/json");
+  std::unique_ptr<httplib::Client> client;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (!impl_->idle.empty()) {
+      client = std::move(impl_->idle.back());
+      impl_->idle.pop_back();
+    }
+  }
+  if (!client) client = impl_->NewClient();
+  httplib::Result res = client->Post(impl_->path_prefix + path, body, "application/json");
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->idle.size() < kMaxIdleConnections) impl_->idle.push_back(std::move(client));
+  }
   if (!res)
     return Status(Code::kProviderUnavailable, base_url_ + path + " unreachable (" +
                                                   httplib::to_string(res.error()) + " error)");

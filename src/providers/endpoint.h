@@ -1,6 +1,7 @@
 // One HTTP model endpoint (OpenAI-compatible and alike), from a base URL as users paste it
 // ("http://127.0.0.1:11434/v1"): the client appends "/embeddings", "/chat/completions", "/rerank".
-// cpp-httplib clients are not safe for concurrent requests, so requests are serialized.
+// cpp-httplib clients are not safe for concurrent requests, so each request borrows a kept-alive
+// connection of its own from a small pool.
 #pragma once
 
 #include <memory>
