@@ -64,6 +64,8 @@ Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string
     }
   }
   if (!client) client = impl_->NewClient();
+  // cpp-httplib reconnects by itself when the server has closed a kept-alive connection
+  // (tests/unit/vector_search_test.cc: Endpoint).
   httplib::Result res = client->Post(impl_->path_prefix + path, body, "application/json");
   {
     std::lock_guard<std::mutex> lock(impl_->mu);

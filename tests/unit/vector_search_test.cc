@@ -7,6 +7,12 @@
 #include <set>
 
 #include "fake_openai.h"
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "providers/endpoint.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
 #include "search/fusion.h"
@@ -326,6 +332,53 @@ TEST(VectorIndexTest, QuantizedScanFindsTheExactNeighbours) {
   auto hits = index.Nearest(rows[1], false, -1.0, 1);
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_EQ(hits[0].version_id, "v1");
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// Connections to a model endpoint are kept alive and reused; one the server has closed meanwhile
+// is replaced without failing the request, and concurrent requests each get a connection.
+TEST(Endpoint, ReusesConnectionsAndSurvivesOnesTheServerClosed) {
+  httplib::Server server;
+  std::atomic<int> answered{0};
+  server.Post("/v1/echo", [&](const httplib::Request& req, httplib::Response& res) {
+    ++answered;
+    res.set_content(req.body, "application/json");
+  });
+  server.set_keep_alive_max_count(2);  // says "Connection: close" on every second answer
+  server.set_keep_alive_timeout(1);    // and silently closes connections idle for a second
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });
+  auto endpoint = Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 5);
+  PC_ASSERT_OK(endpoint);
+  for (int i = 0; i < 7; ++i) {
+    auto answer = (*endpoint)->PostJson("/echo", "{\"n\":" + std::to_string(i) + "}");
+    PC_ASSERT_OK(answer);
+    EXPECT_EQ(answer->status, 200);
+    EXPECT_EQ(answer->body, "{\"n\":" + std::to_string(i) + "}");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // the idle connection is closed
+  auto after_idle = (*endpoint)->PostJson("/echo", "{}");
+  PC_ASSERT_OK(after_idle);
+  std::vector<std::thread> threads;
+  std::atomic<int> failed{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        auto answer = (*endpoint)->PostJson("/echo", "{}");
+        if (!answer.ok() || answer->status != 200) ++failed;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(answered, 48);
+  endpoint->reset();  // closes its idle connections, so the server stops at once
+  server.stop();
+  serving.join();
 }
 
 }  // namespace
