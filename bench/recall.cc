@@ -1,14 +1,19 @@
 // Recall on MADial-Bench (MIT; Chinese and English memories with labelled recall targets).
 //
 //   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid]
-//                      [--min-recall10 MODE=VALUE ...]
+//                      [--min-recall10 MODE=VALUE ...] [--distractors N]
 //
 // Loads each language's memories through the real write path (MemoryService::Remember into a
 // SQLite store in a temp dir, one scope per language), queries with the dialogue turns before the
 // first test-turn, and prints recall@1/5/10/20 per mode and language: for each dialogue the share
 // of its relevant memories found in the top k, averaged over dialogues. With --min-recall10 it
 // exits 1 when a mode's recall@10 falls below the value (a regression guard for CI). When the data
-// directory is absent it says so and exits 0.
+// directory is absent it says so and exits 0. --distractors N adds up to N more memories of the
+// same language first — what users and the assistant said in MemoryBank's dialogues (real text,
+// none of it a recall target) — to see how recall and its cost hold up in a larger memory. Each
+// mode's query latency (p50/p95, in process) is printed with it.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -77,17 +82,36 @@ std::vector<Dialogue> LoadDialogues(const std::string& path) {
 }
 
 struct Language {
-  std::string name, memory_file, dialogue_file;
+  std::string name, memory_file, dialogue_file, distractor_file;
 };
+
+// Up to `n` texts said in MemoryBank's dialogues (users' turns, then the assistant's).
+std::vector<std::string> Distractors(const std::string& path, size_t n) {
+  std::vector<std::string> users, assistant;
+  std::ifstream in(path);
+  if (!in || n == 0) return {};
+  json bank = json::parse(in);
+  for (const auto& [name, person] : bank.items())
+    for (const auto& [date, turns] : person["history"].items())
+      for (const json& t : turns) {
+        if (t.contains("query") && t["query"].is_string()) users.push_back(t["query"].get<std::string>());
+        if (t.contains("response") && t["response"].is_string())
+          assistant.push_back(t["response"].get<std::string>());
+      }
+  users.insert(users.end(), assistant.begin(), assistant.end());
+  if (users.size() > n) users.resize(n);
+  return users;
+}
 
 // recall@k per depth for one mode, or an error message.
 struct ModeResult {
   std::string error;
   std::map<int, double> recall;
+  double p50_ms = 0, p95_ms = 0;
 };
 
 std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::string& data,
-                                           const std::vector<std::string>& modes) {
+                                           const std::vector<std::string>& modes, size_t distractors) {
   std::string dir = (std::filesystem::temp_directory_path() / ("pc-recall-" + lang.name)).string();
   std::filesystem::remove_all(dir);
   sqlite::SqliteOptions o;
@@ -99,6 +123,12 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
   SearchService search(*store, &embedder);
   std::string scope = memory.CreateScope("madial:" + lang.name).value().scope.scope_id;
 
+  for (const std::string& text : Distractors(data + "/../memorybank/" + lang.distractor_file, distractors)) {
+    if (!memory.Remember({scope, "fact", text, "", "recall", {}}).ok()) {
+      std::cerr << "remember failed for a distractor\n";
+      std::exit(2);
+    }
+  }
   std::map<std::string, std::string> entry_to_memory;  // entry_id -> benchmark memory id
   std::map<std::string, std::set<std::string>> memory_to_entries;
   for (const json& line : ReadJsonLines(data + "/" + lang.memory_file)) {
@@ -123,9 +153,12 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
     req.mode = ParseSearchMode(mode_name).value();
     req.limit = kMaxDepth;
     std::map<int, double> sum;
+    std::vector<double> ms;
     for (const Dialogue& d : dialogues) {
       req.query = d.query;
+      auto t0 = std::chrono::steady_clock::now();
       auto r = search.Search(req);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       if (!r.ok()) {
         res.error = r.status().ToString();
         break;
@@ -139,8 +172,12 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
         sum[k] += d.relevant.empty() ? 0 : static_cast<double>(found) / d.relevant.size();
       }
     }
-    if (res.error.empty())
+    if (res.error.empty()) {
       for (int k : kDepths) res.recall[k] = sum[k] / static_cast<double>(dialogues.size());
+      std::sort(ms.begin(), ms.end());
+      res.p50_ms = ms[ms.size() / 2];
+      res.p95_ms = ms[std::min(ms.size() - 1, ms.size() * 95 / 100)];
+    }
   }
   store.reset();
   std::filesystem::remove_all(dir);
@@ -163,16 +200,18 @@ int main(int argc, char** argv) {
   std::string data = "../shared/data/madial-bench";
   std::vector<std::string> modes = {"fts", "vector", "hybrid"};
   std::map<std::string, double> minimum;  // mode -> minimum recall@10 in every language
+  size_t distractors = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) data = argv[++i];
     else if (a == "--modes" && i + 1 < argc) modes = pc::Split(argv[++i], ',');
+    else if (a == "--distractors" && i + 1 < argc) distractors = std::stoul(argv[++i]);
     else if (a == "--min-recall10" && i + 1 < argc) {
       auto kv = pc::Split(argv[++i], '=');
       if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return 2; }
       minimum[kv[0]] = std::stod(kv[1]);
     } else {
-      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V]\n";
+      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N]\n";
       return 2;
     }
   }
@@ -181,18 +220,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   const pc::Language langs[] = {
-      {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json"},
-      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json"}};
+      {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json", "memory_bank_cn.json"},
+      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json", "memory_bank_en.json"}};
   int rc = 0;
-  std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 |\n|---|---|---|---|---|---|\n");
+  std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const pc::Language& lang : langs) {
-    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes)) {
+    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors)) {
       if (!res.error.empty()) {
         std::printf("| %s | %s | n/a: %s |||\n", lang.name.c_str(), mode.c_str(), res.error.c_str());
         continue;
       }
-      std::printf("| %s | %s | %.3f | %.3f | %.3f | %.3f |\n", lang.name.c_str(), mode.c_str(),
-                  res.recall.at(1), res.recall.at(5), res.recall.at(10), res.recall.at(20));
+      std::printf("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", lang.name.c_str(), mode.c_str(),
+                  res.recall.at(1), res.recall.at(5), res.recall.at(10), res.recall.at(20), res.p50_ms,
+                  res.p95_ms);
       auto want = minimum.find(mode);
       if (want != minimum.end() && res.recall.at(10) < want->second) {
         std::fprintf(stderr, "%s %s recall@10 %.3f is below %.3f\n", lang.name.c_str(),

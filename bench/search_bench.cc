@@ -1,12 +1,13 @@
 // Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
 //
 //   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
-//                            [--modes fts,vector,hybrid,prepare]
+//                            [--modes fts,vector,hybrid,long,prepare]
 //
 // Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
 // synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
-// entries Chinese. Queries are 3 words from the same distribution. Deterministic (fixed seed).
+// entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and hybrid
+// with sentence-length queries (two entries' worth of text, half Chinese). Deterministic (fixed seed).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -70,7 +71,14 @@ struct Corpus {
     return out;
   }
   std::string Query() { return words[Zipf()] + " " + words[Zipf()] + " " + words[Zipf()]; }
+  // A sentence-length query (a task description, a dialogue turn): two entries' worth of text.
+  std::string LongQuery(bool chinese) { return Entry(chinese) + " " + Entry(chinese); }
 };
+
+// Whether the comma-separated `modes` has `word`.
+bool Selected(const std::string& modes, const std::string& word) {
+  return ("," + modes + ",").find("," + word + ",") != std::string::npos;
+}
 
 void Cleanup(std::unique_ptr<sqlite::SqliteStore> store, const std::string& dir) {
   store.reset();
@@ -99,7 +107,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   double fill_s = MillisSince(fill_start) / 1000;
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);
-  const bool vectors = modes.find("vector") != std::string::npos || modes.find("hybrid") != std::string::npos;
+  const bool vectors = Selected(modes, "vector") || Selected(modes, "hybrid");
   if (vectors) {
     // The first vector search loads the memory's vectors and queues the graph build.
     auto t0 = std::chrono::steady_clock::now();
@@ -112,13 +120,14 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     else std::printf("no graph (below %zu vectors): exact scan\n", kAnnMinRows);
     if (!exact.WarmVectors(scope.scope_id).ok()) std::abort();
   }
-  std::vector<std::string> qs;
+  std::vector<std::string> qs, long_qs;
   for (int i = 0; i < queries; ++i) qs.push_back(corpus.Query());
+  for (int i = 0; i < queries; ++i) long_qs.push_back(corpus.LongQuery(i % 2 == 1));
   // The graph's recall: the share of the exact top 10 it finds, where a hit exactly as similar as
   // the exact 10th counts too (hash vectors tie often, and ties are broken by version id).
   double found = 0, wanted = 0;
   for (const std::string& q : qs) {
-    if (modes.find("vector") == std::string::npos) break;
+    if (!Selected(modes, "vector")) break;
     auto a = search->Search({scope.scope_id, q, SearchMode::kVector, 10, false, std::nullopt});
     auto b = exact.Search({scope.scope_id, q, SearchMode::kVector, 10, false, std::nullopt});
     if (!a.ok() || !b.ok()) std::abort();
@@ -139,20 +148,25 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   std::printf("| mode | p50 ms | p95 ms | p99 ms | mean hits |\n|---|---|---|---|---|\n");
   struct Row {
     const char* name;
+    const char* selector;  // the --modes word that selects it
     SearchService* service;
     SearchMode mode;
+    const std::vector<std::string>* queries;
   };
-  for (const Row& row : {Row{"fts", search.get(), SearchMode::kFts},
-                         Row{"vector", search.get(), SearchMode::kVector},
-                         Row{"vector (exact scan)", &exact, SearchMode::kVector},
-                         Row{"hybrid", search.get(), SearchMode::kHybrid}}) {
-    if (modes.find(SearchModeName(row.mode)) == std::string::npos) continue;
+  for (const Row& row : {Row{"fts", "fts", search.get(), SearchMode::kFts, &qs},
+                         Row{"vector", "vector", search.get(), SearchMode::kVector, &qs},
+                         Row{"vector (exact scan)", "vector", &exact, SearchMode::kVector, &qs},
+                         Row{"hybrid", "hybrid", search.get(), SearchMode::kHybrid, &qs},
+                         Row{"fts, sentence queries", "long", search.get(), SearchMode::kFts, &long_qs},
+                         Row{"hybrid, sentence queries", "long", search.get(), SearchMode::kHybrid, &long_qs}}) {
+    if (!Selected(modes, row.selector)) continue;
+    if (row.mode != SearchMode::kFts && !vectors) continue;
     std::vector<double> ms;
     double hits = 0;
     for (int round = 0; round < 2; ++round) {  // the first round warms the caches
       ms.clear();
       hits = 0;
-      for (const std::string& q : qs) {
+      for (const std::string& q : *row.queries) {
         auto t0 = std::chrono::steady_clock::now();
         auto r = row.service->Search({scope.scope_id, q, row.mode, 10, false, std::nullopt});
         ms.push_back(MillisSince(t0));
@@ -164,9 +178,9 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
       }
     }
     std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", row.name, Percentile(ms, 0.50),
-                Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(qs.size()));
+                Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(row.queries->size()));
   }
-  if (modes.find("prepare") != std::string::npos) {
+  if (Selected(modes, "prepare")) {
     // prepare_context with the offline defaults (no embedder: auto = fts), a 4,000-byte budget.
     SearchService plain(*store);
     ContextService context(*store, plain);
@@ -209,7 +223,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {10000, 100000};
   int queries = 300;
   int64_t source_count = 10000;
-  std::string modes = "fts,vector,hybrid,prepare";
+  std::string modes = "fts,vector,hybrid,long,prepare";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--entries" && i + 1 < argc) {
@@ -224,7 +238,7 @@ int main(int argc, char** argv) {
     } else if (a == "--modes" && i + 1 < argc) {
       modes = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,prepare]\n");
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare]\n");
       return 2;
     }
   }

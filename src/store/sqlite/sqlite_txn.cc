@@ -1,5 +1,7 @@
 #include "store/sqlite/sqlite_txn.h"
 
+#include <algorithm>
+
 #include "common/clock.h"
 #include "common/ids.h"
 
@@ -438,32 +440,46 @@ std::string MatchExpression(const TextQuery& q, const char* joiner) {
 }
 
 // Ranking with bm25() costs ~1.5 µs for every document that contains a query phrase, whatever
-// the limit (it counts each phrase's documents for IDF, then scores and sorts them all). So a
-// short query is planned first: each phrase's documents are counted up to kCommonPhraseDocs.
-// - Some phrases are rarer: those alone are ranked by bm25() (at most kCommonPhraseDocs
-//   documents each). The common ones would add little to BM25 (low IDF) and most of the cost.
+// the limit (it counts each phrase's documents for IDF, then scores and sorts them all): a
+// sentence of common words over 100,000 entries matched nearly all of them (240 ms). So every
+// query is planned first: each phrase's documents are counted, up to a cap.
+// - The rarest phrases are kept while the documents they match add up to at most
+//   kRankedDocsBudget; only those are ranked by bm25(). The rest are common in this memory: they
+//   would add little to BM25 (low IDF) and most of the cost. A short query of words found in up
+//   to kCommonPhraseDocs documents each keeps them all.
 // - Every phrase is common: the kRecentCandidates newest documents with all of them, then (if
 //   that leaves room) with any of them, are ranked by pc_tf_rank (BM25 without IDF, which needs
 //   no counting), so the cost is bounded whatever the memory's size. Among documents that all
 //   share only common words, the newer ones are preferred.
-// Longer queries (dialogue turns, pasted text) are ranked as they are.
+// Counting is bounded too: the cap falls as phrases grow in number (kPlanCountBudget rows).
 constexpr int64_t kCommonPhraseDocs = 500;
-constexpr size_t kMaxPlannedPhrases = 16;
+constexpr int64_t kRankedDocsBudget = 1000;
+constexpr int64_t kPlanCountBudget = 8000;
+constexpr int64_t kMinCommonCap = 50;
 
 Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const std::string& table, const TextQuery& query) {
   TextPlan plan;
-  if (query.phrases.size() > kMaxPlannedPhrases) {
-    plan.rare = query;
-    return plan;
-  }
-  for (const std::string& phrase : query.phrases) {
+  const int64_t cap = std::min<int64_t>(
+      kCommonPhraseDocs,
+      std::max<int64_t>(kMinCommonCap, kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+  std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase index
+  for (size_t i = 0; i < query.phrases.size(); ++i) {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
         "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
-    s.Bind(1, "text : (" + MatchExpression(TextQuery{{phrase}}) + ")").Bind(2, kCommonPhraseDocs + 1);
+    s.Bind(1, "text : (" + MatchExpression(TextQuery{{query.phrases[i]}}) + ")").Bind(2, cap + 1);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     int64_t docs = row ? s.Int(0) : 0;
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
-    (docs > kCommonPhraseDocs ? plan.common : plan.rare).phrases.push_back(phrase);
+    if (docs > cap) plan.common.phrases.push_back(query.phrases[i]);
+    else counted.emplace_back(docs, i);
+  }
+  std::stable_sort(counted.begin(), counted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  int64_t docs = 0;
+  for (const auto& [n, i] : counted) {
+    if (!plan.rare.empty() && docs + n > kRankedDocsBudget) break;  // common here: left out
+    plan.rare.phrases.push_back(query.phrases[i]);
+    docs += n;
   }
   return plan;
 }
