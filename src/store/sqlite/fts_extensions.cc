@@ -2,7 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <new>
+#include <vector>
 
 #include "search/tokenizer.h"
 
@@ -69,6 +74,54 @@ void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out,
   sqlite3_result_double(out, -score);
 }
 
+// pc_bm25(table, counts): bm25() as FTS5 computes it (all columns weighted 1, k1 1.2, b 0.75),
+// but the documents each phrase is found in come as an argument — "12 5 88", one count per phrase
+// of the MATCH in order (SqliteTxn::PlanText has just counted them) — instead of being counted
+// again by a query per phrase, which cost most of a long query's ranking. Phrases past the list
+// (the NOT of retired entries) weigh nothing. Lower is better, like bm25().
+struct Bm25Data {
+  double avgdl = 1;
+  std::vector<double> idf;
+};
+
+void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
+  auto* data = static_cast<Bm25Data*>(api->xGetAuxdata(ctx, 0));
+  if (!data) {
+    if (argc != 1) return sqlite3_result_error(out, "pc_bm25: wants the phrases' document counts", -1);
+    auto fresh = std::make_unique<Bm25Data>();
+    sqlite3_int64 rows = 0, tokens = 0;
+    api->xRowCount(ctx, &rows);
+    api->xColumnTotalSize(ctx, -1, &tokens);
+    if (rows > 0 && tokens > 0) fresh->avgdl = static_cast<double>(tokens) / static_cast<double>(rows);
+    const char* counts = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    for (const char* p = counts ? counts : ""; *p;) {
+      char* end = nullptr;
+      const double hits = std::strtod(p, &end);
+      if (end == p) break;
+      p = end;
+      double idf = std::log((static_cast<double>(rows) - hits + 0.5) / (hits + 0.5));
+      fresh->idf.push_back(idf <= 0.0 ? 1e-6 : idf);  // as bm25(): never zero or less
+    }
+    data = fresh.get();
+    if (api->xSetAuxdata(ctx, fresh.release(), [](void* d) { delete static_cast<Bm25Data*>(d); }) != SQLITE_OK)
+      return sqlite3_result_error_nomem(out);
+  }
+  int len = 0;
+  if (api->xColumnSize(ctx, -1, &len) != SQLITE_OK) return sqlite3_result_error(out, "pc_bm25: no size", -1);
+  const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / data->avgdl);
+  const int phrases = std::min(api->xPhraseCount(ctx), static_cast<int>(data->idf.size()));
+  double score = 0;
+  for (int phrase = 0; phrase < phrases; ++phrase) {
+    Fts5PhraseIter it;
+    int column = 0, offset = 0, tf = 0;
+    for (api->xPhraseFirst(ctx, phrase, &it, &column, &offset); column >= 0;
+         api->xPhraseNext(ctx, &it, &column, &offset))
+      ++tf;
+    if (tf) score += data->idf[static_cast<size_t>(phrase)] * (tf * (kK1 + 1) / (tf + norm));
+  }
+  sqlite3_result_double(out, -score);
+}
+
 fts5_api* GetFtsApi(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
@@ -89,6 +142,8 @@ Status RegisterFtsExtensions(sqlite3* db) {
   if (api->xCreateTokenizer(api, "pc", nullptr, &kTokenizer, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 tokenizer");
   if (api->xCreateFunction(api, "pc_tf_rank", nullptr, TfRank, nullptr) != SQLITE_OK)
+    return Internal("cannot register the FTS5 rank function");
+  if (api->xCreateFunction(api, "pc_bm25", nullptr, Bm25, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 rank function");
   return Status::Ok();
 }

@@ -104,6 +104,7 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
   auto run = [&](const std::string& sql, const TextQuery& phrases, const char* joiner) -> Status {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
     s.Bind(1, "text : (" + MatchExpression(phrases, joiner) + ")").Bind(2, int64_t{limit});
+    if (&phrases == &plan.rare) s.Bind(3, plan.rare_docs);
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) return Status::Ok();
@@ -112,9 +113,10 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
       if (!seen && static_cast<int>(ranked.size()) < limit) ranked.push_back({s.Int(0), -s.Double(1)});
     }
   };
-  // The same plan as memory search (SqliteTxn::SearchText): rarer phrases by bm25(); if every
+  // The same plan as memory search (SqliteTxn::SearchText): rarer phrases by pc_bm25; if every
   // phrase is common, the newest records with all of them, then any, by pc_tf_rank.
-  const std::string by_rank = "SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?1 ORDER BY rank LIMIT ?2";
+  const std::string by_rank = "SELECT rowid, pc_bm25(" + table + ", ?3) AS r FROM " + table + " WHERE " + table +
+                              " MATCH ?1 ORDER BY r LIMIT ?2";
   const std::string recent = "SELECT * FROM (SELECT rowid, pc_tf_rank(" + table + ") AS r FROM " + table +
                              " WHERE " + table + " MATCH ?1 ORDER BY rowid DESC LIMIT " +
                              std::to_string(kRecentCandidates) + ") ORDER BY r LIMIT ?2";

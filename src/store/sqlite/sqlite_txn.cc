@@ -479,6 +479,7 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const std::string& table, const 
   for (const auto& [n, i] : counted) {
     if (!plan.rare.empty() && docs + n > kRankedDocsBudget) break;  // common here: left out
     plan.rare.phrases.push_back(query.phrases[i]);
+    plan.rare_docs += (plan.rare_docs.empty() ? "" : " ") + std::to_string(n);
     docs += n;
   }
   return plan;
@@ -493,27 +494,30 @@ std::string MatchOf(const std::string& phrases, bool include_inactive) {
 
 }  // namespace
 
-Status SqliteTxn::RankText(const std::string& table, const std::string& phrases,
-                           bool include_inactive, int limit, std::vector<TextHit>& out) {
+// Both rank inside FTS5 first (ORDER BY, LIMIT in the inner query) from the index alone — rowid
+// and score — and read the stored columns and the version of the top rows only: reading them for
+// every matching row cost a lookup each.
+Status SqliteTxn::RankText(const std::string& table, const TextPlan& plan, bool include_inactive,
+                           int limit, std::vector<TextHit>& out) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      // Rank inside FTS5 first (ORDER BY rank LIMIT in the inner query), then join only the top
-      // rows: joining every match before sorting costs a lookup per matching row.
-      std::string("SELECT f.state = '', ") + kVersionColumns + ", f.rank FROM"
-      " (SELECT state, entry_version_id, rank FROM " + table + " WHERE " + table + " MATCH ?1"
-      "  ORDER BY rank LIMIT ?2) f"
-      " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.rank"));
-  s.Bind(1, MatchOf(phrases, include_inactive)).Bind(2, int64_t{limit});
+      std::string("SELECT t.state = '', ") + kVersionColumns + ", f.r FROM"
+      " (SELECT rowid AS id, pc_bm25(" + table + ", ?3) AS r FROM " + table +
+      "  WHERE " + table + " MATCH ?1 ORDER BY r LIMIT ?2) f"
+      " JOIN " + table + " t ON t.rowid = f.id"
+      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
+  s.Bind(1, MatchOf(MatchExpression(plan.rare), include_inactive)).Bind(2, int64_t{limit}).Bind(3, plan.rare_docs);
   return ReadTextHits(s, out);
 }
 
 Status SqliteTxn::RankRecentText(const std::string& table, const std::string& phrases,
                                  bool include_inactive, int limit, std::vector<TextHit>& out) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT f.state = '', ") + kVersionColumns + ", f.r FROM"
-      " (SELECT * FROM (SELECT state, entry_version_id, pc_tf_rank(" + table + ") AS r FROM " +
+      std::string("SELECT t.state = '', ") + kVersionColumns + ", f.r FROM"
+      " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(" + table + ") AS r FROM " +
       table + " WHERE " + table + " MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
       "  ORDER BY r LIMIT ?2) f"
-      " JOIN entry_versions v ON v.entry_version_id = f.entry_version_id ORDER BY f.r"));
+      " JOIN " + table + " t ON t.rowid = f.id"
+      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
   s.Bind(1, MatchOf(phrases, include_inactive)).Bind(2, int64_t{limit}).Bind(3, kRecentCandidates);
   std::vector<TextHit> hits;
   PC_RETURN_IF_ERROR(ReadTextHits(s, hits));
@@ -543,7 +547,7 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
   PC_ASSIGN_OR_RETURN(std::string table, TextTable(artifact_id));
   PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(table, query));
   if (!plan.rare.empty()) {
-    PC_RETURN_IF_ERROR(RankText(table, MatchExpression(plan.rare), include_inactive, limit, out));
+    PC_RETURN_IF_ERROR(RankText(table, plan, include_inactive, limit, out));
   } else if (!plan.common.empty()) {
     PC_RETURN_IF_ERROR(RankRecentText(table, MatchExpression(plan.common, " AND "), include_inactive, limit, out));
     if (static_cast<int>(out.size()) < limit && plan.common.phrases.size() > 1)

@@ -115,10 +115,11 @@ class SqliteTxn final : public WriteTxn {
   // A short query's phrases split by how many documents have them (see SearchText).
   struct TextPlan {
     TextQuery rare, common;
+    std::string rare_docs;  // the documents each rare phrase is in, "12 5 88" (for pc_bm25)
   };
   Result<TextPlan> PlanText(const std::string& table, const TextQuery& query);
   // Appends the best `limit` rows of `table` matching `phrases` (FTS5 syntax built here), by bm25.
-  Status RankText(const std::string& table, const std::string& phrases, bool include_inactive,
+  Status RankText(const std::string& table, const TextPlan& plan, bool include_inactive,
                   int limit, std::vector<TextHit>& out);
   // Appends (up to `limit` in all, no entry twice) the best of the newest matching rows, by
   // pc_tf_rank.
