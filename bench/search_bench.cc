@@ -1,15 +1,26 @@
 // Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
 //
 //   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
-//                            [--modes fts,vector,hybrid,long,prepare]
+//                            [--modes fts,vector,hybrid,long,prepare] [--json FILE] [--server BIN]
 //
 // Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
 // synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
 // entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and hybrid
 // with sentence-length queries (two entries' worth of text, half Chinese). Deterministic (fixed seed).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +28,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "bench_util.h"
 #include "bulk_fill.h"
@@ -29,6 +42,106 @@
 
 namespace pc {
 namespace {
+
+nlohmann::json g_results = nlohmann::json::array();  // one object per size, for --json
+
+nlohmann::json Latency(const std::vector<double>& ms) {
+  return {{"p50", Percentile(ms, 0.50)}, {"p95", Percentile(ms, 0.95)}, {"p99", Percentile(ms, 0.99)}};
+}
+
+int64_t DirectoryBytes(const std::string& dir) {
+  int64_t total = 0;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (f.is_regular_file(ec)) total += static_cast<int64_t>(f.file_size(ec));
+  return total;
+}
+
+// Resident memory of a process, from /proc (kB): VmRSS now, VmHWM the peak.
+std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  int64_t rss = 0, hwm = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) rss = std::stoll(line.substr(6));
+    if (line.rfind("VmHWM:", 0) == 0) hwm = std::stoll(line.substr(6));
+  }
+  return {rss, hwm};
+}
+
+// `powercontext serve` on the filled data directory, as a user would start it: how long until it
+// answers, its first searches, and its resident memory once the memory's vectors are loaded.
+nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, const std::string& scope_id,
+                             const std::string& query, bool vectors) {
+  int port = 0;
+  {  // a free loopback port: bind to port 0, read it back, close
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+      port = ntohs(addr.sin_port);
+    close(fd);
+  }
+  std::vector<std::string> args = {binary, "serve", "--data", dir, "--listen", "127.0.0.1:" + std::to_string(port)};
+  if (vectors) args.insert(args.end(), {"--embed-provider", "hash"});
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  nlohmann::json out;
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(0, 100000);
+  client.set_read_timeout(600, 0);
+  bool ready = false;
+  while (MillisSince(t0) < 600000) {
+    auto res = client.Get("/v1/health");
+    if (res && res->status == 200) {
+      ready = true;
+      break;
+    }
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!ready) {
+    std::printf("server did not start\n");
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return out;
+  }
+  out["ready_ms"] = MillisSince(t0);
+  auto search = [&](const char* mode) {
+    auto q0 = std::chrono::steady_clock::now();
+    auto res = client.Post("/v1/memory/search",
+                           nlohmann::json{{"scope_id", scope_id}, {"query", query}, {"mode", mode}, {"limit", 10}}.dump(),
+                           "application/json");
+    return res && res->status == 200 ? MillisSince(q0) : -1.0;
+  };
+  out["first_fts_ms"] = search("fts");
+  if (vectors) out["first_hybrid_ms"] = search("hybrid");  // waits for the vectors if still loading
+  out["first_searches_done_ms"] = MillisSince(t0);
+  auto [rss, hwm] = ResidentKb(pid);
+  out["rss_mb"] = static_cast<double>(rss) / 1024;
+  out["peak_rss_mb"] = static_cast<double>(hwm) / 1024;
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  std::printf("server start-up: answering after %.0f ms; first fts search %.1f ms%s; resident %.0f MB (peak %.0f MB)\n",
+              out["ready_ms"].get<double>(), out["first_fts_ms"].get<double>(),
+              vectors ? (", first hybrid " + std::to_string(static_cast<int>(out["first_hybrid_ms"].get<double>())) + " ms").c_str() : "",
+              out["rss_mb"].get<double>(), out["peak_rss_mb"].get<double>());
+  return out;
+}
 
 constexpr int kVocabulary = 20000;
 constexpr const char* kSyllables[] = {"ka", "to", "ri", "ne", "mo", "sa", "lu", "vi", "de", "po",
@@ -80,12 +193,10 @@ bool Selected(const std::string& modes, const std::string& word) {
   return ("," + modes + ",").find("," + word + ",") != std::string::npos;
 }
 
-void Cleanup(std::unique_ptr<sqlite::SqliteStore> store, const std::string& dir) {
-  store.reset();
-  std::filesystem::remove_all(dir);
-}
 
-void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes) {
+void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes,
+         const std::string& server_binary) {
+  nlohmann::json result = {{"entries", entries}, {"sources", source_count}, {"queries", queries}};
   std::string dir = ScratchDir("pcsearch");
   sqlite::SqliteOptions o;
   o.data_dir = dir;
@@ -97,7 +208,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   auto search = std::make_unique<SearchService>(*store, &embedder, nullptr, graph_options);
   VectorCacheOptions exact_options;
   exact_options.ann_min_rows = SIZE_MAX;
-  SearchService exact(*store, &embedder, nullptr, exact_options);
+  auto exact = std::make_unique<SearchService>(*store, &embedder, nullptr, exact_options);
   Scope scope = memory.CreateScope("bench").value().scope;
   Corpus corpus;
 
@@ -107,6 +218,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   double fill_s = MillisSince(fill_start) / 1000;
   std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
               fill_s, static_cast<double>(entries) / fill_s);
+  result["fill_s"] = fill_s;
   const bool vectors = Selected(modes, "vector") || Selected(modes, "hybrid");
   if (vectors) {
     // The first vector search loads the memory's vectors and queues the graph build.
@@ -117,8 +229,9 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     search->vector_cache().WaitForBuilds();
     auto st = search->vector_cache().stats();
     if (st.graphs) std::printf("graph built in the background in %.1f s\n", MillisSince(t0) / 1000);
+    if (st.graphs) result["graph_build_s"] = MillisSince(t0) / 1000;
     else std::printf("no graph (below %zu vectors): exact scan\n", kAnnMinRows);
-    if (!exact.WarmVectors(scope.scope_id).ok()) std::abort();
+    if (!exact->WarmVectors(scope.scope_id).ok()) std::abort();
   }
   std::vector<std::string> qs, long_qs;
   for (int i = 0; i < queries; ++i) qs.push_back(corpus.Query());
@@ -129,7 +242,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   for (const std::string& q : qs) {
     if (!Selected(modes, "vector")) break;
     auto a = search->Search({scope.scope_id, q, SearchMode::kVector, 10, false, std::nullopt});
-    auto b = exact.Search({scope.scope_id, q, SearchMode::kVector, 10, false, std::nullopt});
+    auto b = exact->Search({scope.scope_id, q, SearchMode::kVector, 10, false, std::nullopt});
     if (!a.ok() || !b.ok()) std::abort();
     if (b->hits.empty()) continue;
     const double kth = b->hits.back().score;
@@ -155,7 +268,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   };
   for (const Row& row : {Row{"fts", "fts", search.get(), SearchMode::kFts, &qs},
                          Row{"vector", "vector", search.get(), SearchMode::kVector, &qs},
-                         Row{"vector (exact scan)", "vector", &exact, SearchMode::kVector, &qs},
+                         Row{"vector (exact scan)", "vector", exact.get(), SearchMode::kVector, &qs},
                          Row{"hybrid", "hybrid", search.get(), SearchMode::kHybrid, &qs},
                          Row{"fts, sentence queries", "long", search.get(), SearchMode::kFts, &long_qs},
                          Row{"hybrid, sentence queries", "long", search.get(), SearchMode::kHybrid, &long_qs}}) {
@@ -177,6 +290,7 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
         hits += static_cast<double>(r->hits.size());
       }
     }
+    result["modes"][row.name] = Latency(ms);
     std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", row.name, Percentile(ms, 0.50),
                 Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(row.queries->size()));
   }
@@ -200,20 +314,36 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
         items += static_cast<double>(r->items.size());
       }
     }
+    result["modes"]["prepare_context"] = Latency(ms);
     std::printf("| prepare_context (fts, %lld sources, 4,000 bytes) | %.3f | %.3f | %.3f | %.1f items |\n",
                 static_cast<long long>(source_count), Percentile(ms, 0.50), Percentile(ms, 0.95),
                 Percentile(ms, 0.99), items / static_cast<double>(qs.size()));
   }
   // A restart: a new service loads the vectors and the saved graph instead of building it.
   search.reset();
-  if (!vectors) return Cleanup(std::move(store), dir);
-  auto restarted = std::make_unique<SearchService>(*store, &embedder, nullptr, graph_options);
-  auto t0 = std::chrono::steady_clock::now();
-  if (!restarted->WarmVectors(scope.scope_id).ok()) std::abort();
-  std::printf("after a restart: vectors%s loaded in %.0f ms\n",
-              restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "", MillisSince(t0));
-  restarted.reset();
-  Cleanup(std::move(store), dir);
+  if (vectors) {
+    auto restarted = std::make_unique<SearchService>(*store, &embedder, nullptr, graph_options);
+    auto t0 = std::chrono::steady_clock::now();
+    if (!restarted->WarmVectors(scope.scope_id).ok()) std::abort();
+    result["restart_vectors_ms"] = MillisSince(t0);
+    std::printf("after a restart: vectors%s loaded in %.0f ms\n",
+                restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "", MillisSince(t0));
+  }
+  // Disk: the database (entries, versions, manifest, full text, vectors, sources) and saved graphs.
+  exact.reset();
+  store.reset();  // closes the database: the log is checkpointed and removed
+  const int64_t ann = std::filesystem::exists(dir + "/ann") ? DirectoryBytes(dir + "/ann") : 0;
+  const int64_t all = DirectoryBytes(dir);
+  result["disk_bytes_per_entry"] = static_cast<double>(all) / static_cast<double>(entries);
+  result["graph_bytes_per_entry"] = static_cast<double>(ann) / static_cast<double>(entries);
+  std::printf("disk: %.0f bytes per entry (%.0f MB in all, of which the vector graph %.0f MB)\n",
+              static_cast<double>(all) / static_cast<double>(entries), static_cast<double>(all) / 1e6,
+              static_cast<double>(ann) / 1e6);
+  if (!server_binary.empty()) {
+    result["server"] = ServerStartup(server_binary, dir, scope.scope_id, qs.front(), vectors);
+  }
+  g_results.push_back(result);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
@@ -224,6 +354,11 @@ int main(int argc, char** argv) {
   int queries = 300;
   int64_t source_count = 10000;
   std::string modes = "fts,vector,hybrid,long,prepare";
+  std::string json_path, server_binary;
+  {  // powercontext next to the bench directory, as scripts/build lays them out
+    std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
+    if (std::filesystem::exists(self)) server_binary = self.string();
+  }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--entries" && i + 1 < argc) {
@@ -237,11 +372,16 @@ int main(int argc, char** argv) {
       source_count = std::stoll(argv[++i]);
     } else if (a == "--modes" && i + 1 < argc) {
       modes = argv[++i];
+    } else if (a == "--json" && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (a == "--server" && i + 1 < argc) {
+      server_binary = argv[++i];  // "" skips the start-up measurement
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare]\n");
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare] [--json FILE] [--server BIN]\n");
       return 2;
     }
   }
-  for (int64_t n : sizes) pc::Run(n, source_count, queries, modes);
+  for (int64_t n : sizes) pc::Run(n, source_count, queries, modes, server_binary);
+  if (!json_path.empty()) std::ofstream(json_path) << pc::g_results.dump(2) << "\n";
   return 0;
 }
