@@ -1,6 +1,7 @@
 // remember over HTTP, durable (synchronous=FULL), against the bare commit in the same run.
 //
 //   build/bench/http_bench [--requests 2000] [--clients 16] [--durability full|normal]
+//                          [--http-threads 64]
 //
 // A real HttpServer (the same routes, thread pool and settings as `powercontext serve`) on a free
 // loopback port over a fresh store in a temp dir. First the floor: MemoryService::Remember called
@@ -29,7 +30,7 @@
 namespace pc {
 namespace {
 
-int Run(int requests, int clients, const std::string& durability) {
+int Run(int requests, int clients, const std::string& durability, int http_threads) {
   std::string dir = ScratchDir("pchttp");
   Config config;
   config.data_dir = dir;
@@ -66,6 +67,7 @@ int Run(int requests, int clients, const std::string& durability) {
 
   HttpOptions http;
   http.port = 0;
+  http.threads = http_threads;
   HttpServer server(rt->services(), http);
   if (!server.Bind().ok()) return 1;
   std::thread serving([&] { (void)server.Serve(); });
@@ -130,13 +132,15 @@ int Run(int requests, int clients, const std::string& durability) {
 int main(int argc, char** argv) {
   int requests = 2000, clients = 16;
   std::string durability = "full";
+  int threads = pc::HttpOptions{}.threads;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);
     else if (a == "--clients" && i + 1 < argc) clients = std::stoi(argv[++i]);
     else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
+    else if (a == "--http-threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal]\n");
+      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal] [--http-threads 64]\n");
       return 2;
     }
   }
@@ -144,5 +148,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "http_bench: --durability must be full or normal\n");
     return 2;
   }
-  return pc::Run(requests, clients, durability);
+  if (threads < 1) {
+    std::fprintf(stderr, "http_bench: --http-threads must be at least 1\n");
+    return 2;
+  }
+  return pc::Run(requests, clients, durability, threads);
 }

@@ -355,3 +355,14 @@ const out = { date: new Date().toISOString(), node: process.version, cpus: os.cp
 fs.mkdirSync(path.dirname(path.resolve(opts.out)), { recursive: true });
 fs.writeFileSync(opts.out, JSON.stringify(out, null, 2) + '\n');
 console.error(`peers: wrote ${opts.out}`);
+
+// A run that does not find its own items measures nothing: PowerContext and mem0 must return each
+// self query's item in their top 10 (server-memory finds it by substring).
+const broken = [];
+for (const [name, r] of Object.entries(results))
+  for (const [v, s] of Object.entries(r.search))
+    if (s.self_hit_at_10 !== undefined && s.self_hit_at_10 < 1) broken.push(`${name} search ${v}: self hit@10 ${s.self_hit_at_10}`);
+if (broken.length) {
+  console.error(`peers: a system missed its own items:\n  ${broken.join('\n  ')}`);
+  process.exit(1);
+}

@@ -142,10 +142,15 @@ Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
     }
     lock.unlock();
     RunGroup(group);
+    // One checkpoint per kCheckpointFrames new log pages (the log restarts from its beginning
+    // once a checkpoint has caught up): asking after every commit made them run back to back,
+    // their fsyncs of the database competing with the commits' own.
     const int frames = writer_->wal_frames();
+    if (frames < next_checkpoint_frames_ - kCheckpointFrames) next_checkpoint_frames_ = kCheckpointFrames;
     if (frames >= kCheckpointFrames * 8) {
       (void)writer_->Checkpoint();
-    } else if (frames >= kCheckpointFrames) {
+    } else if (frames >= next_checkpoint_frames_) {
+      next_checkpoint_frames_ = frames + kCheckpointFrames;
       std::lock_guard<std::mutex> cp(checkpoint_mu_);
       checkpoint_wanted_ = true;
       checkpoint_cv_.notify_one();

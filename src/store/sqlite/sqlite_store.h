@@ -80,6 +80,7 @@ class SqliteStore final : public Store {
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, stopping_ = false;
+  int next_checkpoint_frames_ = kCheckpointFrames;  // log size that asks for the next checkpoint
   std::thread checkpointer_;
 };
 
