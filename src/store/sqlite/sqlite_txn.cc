@@ -444,16 +444,17 @@ std::string MatchExpression(const TextQuery& q, const char* joiner) {
 // sentence of common words over 100,000 entries matched nearly all of them (240 ms). So every
 // query is planned first: each phrase's documents are counted, up to a cap.
 // - The rarest phrases are kept while the documents they match add up to at most
-//   kRankedDocsBudget; only those are ranked by bm25(). The rest are common in this memory: they
-//   would add little to BM25 (low IDF) and most of the cost. A short query of words found in up
-//   to kCommonPhraseDocs documents each keeps them all.
+//   kRankedDocsBudget; only those are ranked, by pc_bm25 (bm25() fed these counts). The rest are
+//   common in this memory: they would add little to BM25 (low IDF) and most of the cost — and,
+//   measured with MemoryBank distractors, they were noise (docs/quality.md: 500 beat 1,000 in
+//   recall and speed; 250 lost recall on MADial-Bench alone).
 // - Every phrase is common: the kRecentCandidates newest documents with all of them, then (if
 //   that leaves room) with any of them, are ranked by pc_tf_rank (BM25 without IDF, which needs
 //   no counting), so the cost is bounded whatever the memory's size. Among documents that all
 //   share only common words, the newer ones are preferred.
 // Counting is bounded too: the cap falls as phrases grow in number (kPlanCountBudget rows).
 constexpr int64_t kCommonPhraseDocs = 500;
-constexpr int64_t kRankedDocsBudget = 1000;
+constexpr int64_t kRankedDocsBudget = 500;
 constexpr int64_t kPlanCountBudget = 8000;
 constexpr int64_t kMinCommonCap = 50;
 
