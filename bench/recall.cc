@@ -12,7 +12,6 @@
 // same language first — what users and the assistant said in MemoryBank's dialogues (real text,
 // none of it a recall target) — to see how recall and its cost hold up in a larger memory. Each
 // mode's query latency (p50/p95, in process) is printed with it.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_util.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
@@ -158,7 +158,7 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
       req.query = d.query;
       auto t0 = std::chrono::steady_clock::now();
       auto r = search.Search(req);
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(MillisSince(t0));
       if (!r.ok()) {
         res.error = r.status().ToString();
         break;
@@ -174,9 +174,8 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
     }
     if (res.error.empty()) {
       for (int k : kDepths) res.recall[k] = sum[k] / static_cast<double>(dialogues.size());
-      std::sort(ms.begin(), ms.end());
-      res.p50_ms = ms[ms.size() / 2];
-      res.p95_ms = ms[std::min(ms.size() - 1, ms.size() * 95 / 100)];
+      res.p50_ms = Percentile(ms, 0.50);
+      res.p95_ms = Percentile(ms, 0.95);
     }
   }
   store.reset();

@@ -8,10 +8,7 @@
 // synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
 // entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and hybrid
 // with sentence-length queries (two entries' worth of text, half Chinese). Deterministic (fixed seed).
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -32,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_util.h"
+#include "free_port.h"
 #include "bulk_fill.h"
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
@@ -73,18 +71,7 @@ std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
 // answers, its first searches, and its resident memory once the memory's vectors are loaded.
 nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, const std::string& scope_id,
                              const std::string& query, bool vectors) {
-  int port = 0;
-  {  // a free loopback port: bind to port 0, read it back, close
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-      port = ntohs(addr.sin_port);
-    close(fd);
-  }
+  const int port = testing::FreePort();
   std::vector<std::string> args = {binary, "serve", "--data", dir, "--listen", "127.0.0.1:" + std::to_string(port)};
   if (vectors) args.insert(args.end(), {"--embed-provider", "hash"});
   auto t0 = std::chrono::steady_clock::now();

@@ -80,7 +80,7 @@ Result<ApiResponse> HandoffHistory(HandoffService& svc, const ApiRequest& req) {
   Json items = Json::array();
   for (const Handoff& h : out.items) items.push_back(ToJson(h));
   return ApiResponse{200, Json{{"handoffs", items},
-                               {"next_cursor", out.next_cursor ? Json(*out.next_cursor) : Json()}}};
+                               {"next_cursor", NextCursor(out.next_cursor)}}};
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 namespace pc {
 
+Json NextCursor(const std::optional<std::string>& cursor) { return cursor ? Json(*cursor) : Json(); }
+
 Json ErrorJson(const Status& s) {
   Json details = Json::object();
   for (const Detail& d : s.details())

@@ -20,6 +20,8 @@ namespace pc {
 using Json = nlohmann::json;
 
 Json ErrorJson(const Status& s);
+// A page's next_cursor: the cursor, or null on the last page.
+Json NextCursor(const std::optional<std::string>& cursor);
 // The Status an error answer stands for: the code of its HTTP status, its message and details.
 Status ErrorFromJson(int http_status, const Json& body);
 Json ToJson(const MemoryRef& m);

@@ -12,7 +12,6 @@ constexpr const char* kDefaultActor = "api";
 
 ApiResponse Ok(Json body, int status = 200) { return ApiResponse{status, std::move(body)}; }
 
-Json NextCursor(const std::optional<std::string>& c) { return c ? Json(*c) : Json(); }
 
 Result<int64_t> PathInt(const std::string& s, const char* name) {
   int64_t v = 0;

@@ -16,6 +16,7 @@
 
 #include <httplib.h>
 
+#include "free_port.h"
 #include "test_util.h"
 
 namespace pc::testing {
@@ -40,19 +41,6 @@ std::string Slurp(const std::string& path) {
 }
 
 }  // namespace
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extra_args)
     : data_dir_(std::move(data_dir)), extra_args_(std::move(extra_args)) {

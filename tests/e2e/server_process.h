@@ -40,6 +40,5 @@ struct CliResult {
 CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text = "");
 
 // A free TCP port on 127.0.0.1 (bound and released; the kernel will not hand it out again soon).
-int FreePort();
 
 }  // namespace pc::testing

@@ -101,10 +101,12 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
   if (!exists) return out;  // no source yet
   PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(table, query));
   std::vector<std::pair<int64_t, double>> ranked;  // position, score
-  auto run = [&](const std::string& sql, const TextQuery& phrases, const char* joiner) -> Status {
+  // `docs`: the phrases' document counts, for pc_bm25 (by_rank only).
+  auto run = [&](const std::string& sql, const TextQuery& phrases, const char* joiner,
+                 const std::string& docs = "") -> Status {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
     s.Bind(1, "text : (" + MatchExpression(phrases, joiner) + ")").Bind(2, int64_t{limit});
-    if (&phrases == &plan.rare) s.Bind(3, plan.rare_docs);
+    if (!docs.empty()) s.Bind(3, docs);
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) return Status::Ok();
@@ -121,7 +123,7 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
                              " WHERE " + table + " MATCH ?1 ORDER BY rowid DESC LIMIT " +
                              std::to_string(kRecentCandidates) + ") ORDER BY r LIMIT ?2";
   if (!plan.rare.empty()) {
-    PC_RETURN_IF_ERROR(run(by_rank, plan.rare, " OR "));
+    PC_RETURN_IF_ERROR(run(by_rank, plan.rare, " OR ", plan.rare_docs));
   } else if (!plan.common.empty()) {
     PC_RETURN_IF_ERROR(run(recent, plan.common, " AND "));
     if (static_cast<int>(ranked.size()) < limit && plan.common.phrases.size() > 1)
