@@ -6,6 +6,7 @@
 
 #include "api/error_map.h"
 #include "common/clock.h"
+#include "common/json_parse.h"
 #include "model/citation.h"
 
 namespace pc {
@@ -69,7 +70,7 @@ Json ToJson(const Source& s) {
               {"kind", s.kind},
               {"purpose", s.purpose},
               {"content", s.content},
-              {"metadata", Json::parse(s.metadata_json, nullptr, false)},
+              {"metadata", ParseJson(s.metadata_json).value_or(Json::object())},
               {"idempotency_key", s.idempotency_key ? Json(*s.idempotency_key) : Json()},
               {"created_at", FormatTimestamp(s.created_at_ms)}};
 }
@@ -195,17 +196,10 @@ Body::Body(Body&&) noexcept = default;
 Body::~Body() = default;
 
 Result<Body> Body::Parse(const std::string& text, std::initializer_list<const char*> allowed) {
-  Json parsed;
-  try {
-    parsed = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
-      return InvalidArgument("request body is not valid UTF-8");
-    return InvalidArgument(std::string("malformed JSON: ") + what);
-  }
-  if (!parsed.is_object()) return InvalidArgument("request body must be a JSON object");
-  return FromJson(parsed, allowed, "");
+  Result<Json> parsed = ParseJson(text);
+  if (!parsed.ok()) return InvalidArgument("request body: " + parsed.status().message());
+  if (!parsed->is_object()) return InvalidArgument("request body must be a JSON object");
+  return FromJson(*parsed, allowed, "");
 }
 
 Result<Body> Body::FromJson(const Json& j, std::initializer_list<const char*> allowed,

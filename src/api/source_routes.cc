@@ -2,6 +2,7 @@
 // GET /v1/sources, POST /v1/memory/flush. Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
 #include "api/router.h"
 
 namespace pc {
@@ -86,8 +87,8 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
   }
   Json rejected = Json::array();
   for (const Rejection& r : out.rejected) {
-    Json candidate = Json::parse(r.candidate_json, nullptr, false);
-    rejected.push_back({{"candidate", candidate.is_discarded() ? Json(r.candidate_json) : candidate},
+    Result<Json> candidate = ParseJson(r.candidate_json);
+    rejected.push_back({{"candidate", candidate.ok() ? std::move(candidate).value() : Json(r.candidate_json)},
                         {"reason", r.reason}});
   }
   return ApiResponse{200, Json{{"status", out.processed ? "processed" : "idle"},

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+
 
 namespace pc {
 
@@ -28,12 +30,11 @@ Result<Json> Decode(const httplib::Result& res, const std::string& server) {
                   "cannot reach the PowerContext server at " + server + " (" +
                       httplib::to_string(res.error()) +
                       "); start it with `powercontext serve` or pass --server URL");
-  Json body;
-  try {
-    body = Json::parse(res->body);
-  } catch (const Json::parse_error&) {
-    return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON");
-  }
+  Result<Json> parsed = ParseJson(res->body);
+  if (!parsed.ok())
+    return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON (" +
+                    parsed.status().message() + ")");
+  Json body = std::move(parsed).value();
   if (res->status >= 200 && res->status < 300) return body;
   return ErrorFromJson(res->status, body);
 }

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
 #include "api/error_map.h"
 #include "cli/client.h"
 #include "cli/format.h"
@@ -285,7 +286,9 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
     if (!o->purpose.empty()) body["purpose"] = o->purpose;
     if (!o->idempotency_key.empty()) body["idempotency_key"] = o->idempotency_key;
     if (!o->metadata.empty()) {
-      Json metadata = Json::parse(o->metadata, nullptr, false);
+      Result<Json> parsed = ParseJson(o->metadata);
+      if (!parsed.ok()) return Fail(InvalidArgument("--metadata: " + parsed.status().message()));
+      Json metadata = std::move(parsed).value();
       if (!metadata.is_object()) return Fail(InvalidArgument("--metadata must be a JSON object"));
       body["metadata"] = metadata;
     }

@@ -89,6 +89,7 @@ class [[nodiscard]] Result {
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
   T&& value() && { return std::move(*value_); }
+  T value_or(T fallback) && { return value_ ? std::move(*value_) : std::move(fallback); }
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
   T& operator*() & { return *value_; }

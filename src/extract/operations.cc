@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
 #include "common/utf8.h"
+#include "model/text_check.h"
 
 namespace pc {
 namespace {
@@ -26,19 +28,29 @@ bool ParseId(const json& v, char prefix, size_t count, size_t& index) {
   return true;
 }
 
-bool IsBlank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n") == std::string::npos;
-}
-
-// The JSON object in the answer: the whole answer, or inside a code fence, or the span from the
-// first '{' to the last '}' (models add prose around it).
-json FindObject(const std::string& answer) {
-  json whole = json::parse(answer, nullptr, false);
-  if (!whole.is_discarded()) return whole;
-  size_t open = answer.find('{'), close = answer.rfind('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return json();
-  json inner = json::parse(answer.substr(open, close - open + 1), nullptr, false);
-  return inner.is_discarded() ? json() : inner;
+// The answer's JSON object: the whole answer, or the inside of one Markdown code fence that is
+// the whole answer (```json … ```). Prose around an object is not "tolerated" by cutting from the
+// first '{' to the last '}': such a span may join two objects, or pick braces out of the prose.
+Result<json> FindObject(const std::string& answer) {
+  const size_t first = answer.find_first_not_of(" \t\r\n");
+  const size_t last = answer.find_last_not_of(" \t\r\n");
+  if (first == std::string::npos) return Status(Code::kProviderError, "the model's answer is empty");
+  std::string_view body(answer.data() + first, last - first + 1);
+  constexpr std::string_view kFence = "```";
+  if (body.size() >= 2 * kFence.size() && body.substr(0, kFence.size()) == kFence &&
+      body.substr(body.size() - kFence.size()) == kFence) {
+    const size_t line_end = body.find('\n');
+    if (line_end == std::string_view::npos || line_end >= body.size() - kFence.size())
+      return Status(Code::kProviderError, "the model's answer is an empty code fence");
+    body = body.substr(line_end + 1, body.size() - kFence.size() - line_end - 1);
+    if (body.find(kFence) != std::string_view::npos)
+      return Status(Code::kProviderError, "the model's answer has more than one code fence");
+  }
+  Result<json> doc = ParseJson(body);
+  if (!doc.ok())
+    return Status(Code::kProviderError, "the model's answer is not one JSON object (" +
+                                            doc.status().message() + "): " + CutUtf8(answer, 200));
+  return doc;
 }
 
 }  // namespace
@@ -51,10 +63,9 @@ bool IsExtractionKind(const std::string& kind) {
 
 Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown,
                                  size_t entries_shown, size_t max_text_bytes) {
-  json doc = FindObject(answer);
+  PC_ASSIGN_OR_RETURN(json doc, FindObject(answer));
   if (!doc.is_object())
-    return Status(Code::kProviderError, "the model's answer is not a JSON object: " +
-                                            answer.substr(0, 200));
+    return Status(Code::kProviderError, "the model's answer is not a JSON object: " + CutUtf8(answer, 200));
   if (!doc.contains("operations") || !doc["operations"].is_array())
     return Status(Code::kProviderError, "the model's answer has no \"operations\" array");
   ParsedAnswer out;
@@ -90,12 +101,8 @@ Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown
       continue;
     }
     c.text = op["text"].get<std::string>();
-    if (!IsValidUtf8(c.text) || IsBlank(c.text)) {
-      reject("empty text");
-      continue;
-    }
-    if (c.text.size() > max_text_bytes) {
-      reject("text over " + std::to_string(max_text_bytes) + " bytes");
+    if (Status text = CheckText("text", c.text, max_text_bytes); !text.ok()) {
+      reject(text.message());  // the same check as an explicit remember
       continue;
     }
     if (!op.contains("evidence") || !op["evidence"].is_array() || op["evidence"].empty()) {

@@ -1,5 +1,5 @@
 // Reads and validates a model's answer (DESIGN invariant 7). The answer must be one JSON object
-// {"operations": [...]} (a Markdown code fence or prose around it is tolerated); otherwise the
+// {"operations": [...]}, alone or as the only content of one Markdown code fence; otherwise the
 // whole answer is unusable and nothing is committed. Each operation is then checked on its own;
 // a bad one is rejected with its reason and the others go on.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+
 namespace pc {
 namespace {
 
@@ -19,60 +21,102 @@ Json Error(const Json& id, int code, const std::string& message) {
 
 Json Ok(const Json& id, Json result) { return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}; }
 
+// The member `name` of an object, or null: never throws, whatever the member's type.
+const Json* Find(const Json& object, const char* name) {
+  auto it = object.find(name);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// Text that is not UTF-8 (a tool answer quoting bytes it was given) is replaced, never thrown on.
+std::string Dump(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string McpServer::Handle(const std::string& message) {
-  Json request = Json::parse(message, nullptr, false);
-  if (request.is_discarded()) return Error(nullptr, -32700, "parse error: not JSON").dump();
-  if (request.is_array()) {  // a batch (protocol 2025-03-26)
-    if (request.empty()) return Error(nullptr, -32600, "invalid request: empty batch").dump();
-    Json out = Json::array();
-    for (const Json& r : request) {
-      Json answer = HandleOne(r);
-      if (!answer.is_null()) out.push_back(std::move(answer));
+  try {
+    if (message.size() > kMaxMcpMessageBytes)
+      return Error(nullptr, -32600, "invalid request: a message may have at most " +
+                                        std::to_string(kMaxMcpMessageBytes) + " bytes").dump();
+    Result<Json> parsed = ParseJson(message);
+    if (!parsed.ok()) return Error(nullptr, -32700, "parse error: " + parsed.status().message()).dump();
+    const Json& request = *parsed;
+    if (request.is_array()) {  // a batch (protocol 2025-03-26)
+      if (request.empty()) return Error(nullptr, -32600, "invalid request: empty batch").dump();
+      Json out = Json::array();
+      for (const Json& r : request) {
+        Json answer = HandleGuarded(r);
+        if (!answer.is_null()) out.push_back(std::move(answer));
+      }
+      return out.empty() ? "" : Dump(out);
     }
-    return out.empty() ? "" : out.dump();
+    Json answer = HandleGuarded(request);
+    return answer.is_null() ? "" : Dump(answer);
+  } catch (const std::exception& e) {  // e.g. bad_alloc: the session goes on
+    return Error(nullptr, -32603, std::string("internal error: ") + e.what()).dump();
   }
-  Json answer = HandleOne(request);
-  return answer.is_null() ? "" : answer.dump();
+}
+
+Json McpServer::HandleGuarded(const Json& request) {
+  try {
+    return HandleOne(request);
+  } catch (const std::exception& e) {
+    const Json* id = request.is_object() ? Find(request, "id") : nullptr;
+    return Error(id && (id->is_string() || id->is_number_integer()) ? *id : Json(), -32603,
+                 std::string("internal error: ") + e.what());
+  }
 }
 
 Json McpServer::HandleOne(const Json& request) {
-  if (!request.is_object() || request.value("jsonrpc", "") != "2.0" || !request.contains("method") ||
-      !request["method"].is_string())
-    return Error(request.is_object() && request.contains("id") ? request["id"] : Json(), -32600,
-                 "invalid request: a JSON-RPC 2.0 object with a method is expected");
-  const std::string method = request["method"];
-  if (!request.contains("id")) return Json();  // a notification (initialized, cancelled, …)
-  const Json& id = request["id"];
-  if (!id.is_string() && !id.is_number_integer())
+  if (!request.is_object())
+    return Error(nullptr, -32600, "invalid request: a JSON-RPC 2.0 object is expected");
+  const Json* id = Find(request, "id");
+  if (id && !id->is_string() && !id->is_number_integer())
     return Error(nullptr, -32600, "invalid request: id must be a string or an integer");
-  const Json params = request.value("params", Json::object());
-  if (!params.is_object()) return Error(id, -32602, "invalid params: params must be an object");
+  const Json reply_id = id ? *id : Json();
+  const Json* jsonrpc = Find(request, "jsonrpc");
+  if (!jsonrpc || !jsonrpc->is_string() || *jsonrpc != "2.0")
+    return Error(reply_id, -32600, "invalid request: \"jsonrpc\" must be the string \"2.0\"");
+  const Json* method_field = Find(request, "method");
+  if (!method_field || !method_field->is_string())
+    return Error(reply_id, -32600, "invalid request: \"method\" must be a string");
+  const std::string method = method_field->get<std::string>();
+  if (!id) return Json();  // a notification (initialized, cancelled, …): never answered
+  const Json* params_field = Find(request, "params");
+  if (params_field && !params_field->is_object() && !params_field->is_null())
+    return Error(reply_id, -32602, "invalid params: params must be an object");
+  const Json params = params_field && params_field->is_object() ? *params_field : Json::object();
 
   if (method == "initialize") {
-    std::string asked = params.value("protocolVersion", "");
+    const Json* asked = Find(params, "protocolVersion");
+    if (asked && !asked->is_string())
+      return Error(reply_id, -32602, "invalid params: protocolVersion must be a string");
     std::string version = kMcpProtocolVersions[0];
     for (const char* v : kMcpProtocolVersions)
-      if (asked == v) version = v;
-    return Ok(id, {{"protocolVersion", version},
-                   {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                   {"serverInfo", {{"name", "powercontext"}, {"title", "PowerContext"}, {"version", POWERCONTEXT_VERSION}}},
-                   {"instructions", kInstructions}});
+      if (asked && *asked == v) version = v;
+    return Ok(reply_id, {{"protocolVersion", version},
+                         {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                         {"serverInfo", {{"name", "powercontext"}, {"title", "PowerContext"}, {"version", POWERCONTEXT_VERSION}}},
+                         {"instructions", kInstructions}});
   }
-  if (method == "ping") return Ok(id, Json::object());
-  if (method == "tools/list") return Ok(id, {{"tools", McpTools::List()}});
+  if (method == "ping") return Ok(reply_id, Json::object());
+  if (method == "tools/list") return Ok(reply_id, {{"tools", McpTools::List()}});
   if (method == "tools/call") {
-    if (!params.contains("name") || !params["name"].is_string())
-      return Error(id, -32602, "invalid params: tools/call needs a tool name");
-    Json arguments = params.value("arguments", Json::object());
-    auto result = tools_.Call(params["name"].get<std::string>(), arguments);
-    if (!result.ok()) return Error(id, -32602, result.status().message());
-    return Ok(id, {{"content", {{{"type", "text"}, {"text", result->structured.dump(2)}}}},
-                   {"structuredContent", result->structured},
-                   {"isError", result->is_error}});
+    const Json* name = Find(params, "name");
+    if (!name || !name->is_string())
+      return Error(reply_id, -32602, "invalid params: tools/call needs a tool name (a string)");
+    const Json* arguments = Find(params, "arguments");
+    if (arguments && !arguments->is_object() && !arguments->is_null())
+      return Error(reply_id, -32602, "invalid params: arguments must be an object");
+    auto result = tools_.Call(name->get<std::string>(),
+                              arguments && arguments->is_object() ? *arguments : Json::object());
+    if (!result.ok()) return Error(reply_id, -32602, result.status().message());
+    return Ok(reply_id, {{"content", {{{"type", "text"}, {"text", Dump(result->structured, 2)}}}},
+                         {"structuredContent", result->structured},
+                         {"isError", result->is_error}});
   }
-  return Error(id, -32601, "method not found: " + method);
+  return Error(reply_id, -32601, "method not found: " + method);
 }
 
 }  // namespace pc

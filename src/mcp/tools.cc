@@ -135,6 +135,32 @@ ToolResult ErrorResult(const Status& s) {
   return ToolResult{Json{{"error", {{"code", CodeName(s.code())}, {"message", s.message()}, {"details", details}}}}, true};
 }
 
+// Arguments are checked against the tool's input schema before anything is called: an unknown
+// argument or a wrong type ({"key": 5}) is an invalid_argument answer, never coerced to text.
+Status CheckArguments(const Tool& tool, const Json& arguments) {
+  const Json scope = ScopeProperties();
+  for (const auto& [name, value] : arguments.items()) {
+    const Json* schema = nullptr;
+    if (auto it = tool.properties.find(name); it != tool.properties.end()) schema = &*it;
+    if (auto it = scope.find(name); tool.scoped && it != scope.end()) schema = &*it;
+    if (!schema)
+      return InvalidArgument("unknown argument \"" + name + "\" for " + tool.name).WithDetail("field", name);
+    const std::string type = schema->value("type", "");
+    const bool ok = value.is_null() ||
+                    (type == "string" && value.is_string()) ||
+                    (type == "integer" && value.is_number_integer()) ||
+                    (type == "boolean" && value.is_boolean()) ||
+                    (type == "object" && value.is_object()) ||
+                    (type == "array" && value.is_array());
+    if (!ok) return InvalidArgument(name + " must be " + (type == "integer" ? "an " : "a ") + type)
+                 .WithDetail("field", name);
+  }
+  for (const std::string& name : tool.required)
+    if (!arguments.contains(name) || arguments[name].is_null())
+      return InvalidArgument(name + " is required").WithDetail("field", name);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Json McpTools::List() {
@@ -166,6 +192,7 @@ Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments
     if (name == t.name) tool = &t;
   if (!tool) return InvalidArgument("unknown tool " + name);
   if (!arguments.is_object()) return ErrorResult(InvalidArgument("arguments must be an object"));
+  if (Status checked = CheckArguments(*tool, arguments); !checked.ok()) return ErrorResult(checked);
   Json body = arguments;
   if (tool->scoped) {
     auto scope = ResolveScope(arguments);
@@ -178,7 +205,8 @@ Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments
   Result<Json> answer = Status(Code::kInternal, "not called");
   if (std::string(tool->method) == "GET") {
     std::map<std::string, std::string> query;
-    for (const auto& [k, v] : body.items()) query[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : body.items())
+      if (!v.is_null()) query[k] = v.is_string() ? v.get<std::string>() : v.dump();
     answer = call_("GET", tool->path, query, Json());
   } else {
     answer = call_("POST", tool->path, {}, body);

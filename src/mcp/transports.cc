@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
 #include "cli/client.h"
 
 namespace pc {
@@ -31,11 +32,32 @@ CallRoute RemoteRoutes(const std::string& server_url) {
 }
 
 void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out) {
-  for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::string reply = server.Handle(line);
+  // Lines are read with a bound: a line past kMaxMcpMessageBytes is dropped as it arrives and
+  // answered with an error, so no message can grow the process without limit.
+  std::string line;
+  bool too_long = false;
+  auto finish = [&] {
+    std::string reply;
+    if (too_long) {
+      reply = server.Handle(std::string(kMaxMcpMessageBytes + 1, ' '));  // the size error
+    } else if (line.find_first_not_of(" \t\r") != std::string::npos) {
+      reply = server.Handle(line);
+    }
     if (!reply.empty()) out << reply << "\n" << std::flush;
+    line.clear();
+    too_long = false;
+  };
+  std::streambuf* buf = in.rdbuf();
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    if (c == '\n') {
+      finish();
+    } else if (line.size() < kMaxMcpMessageBytes) {
+      line.push_back(static_cast<char>(c));
+    } else {
+      too_long = true;
+    }
   }
+  if (!line.empty() || too_long) finish();
 }
 
 namespace {
@@ -79,7 +101,7 @@ RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
   std::string reply = server.Handle(body);
   if (reply.empty()) return {202, "", ""};  // notifications and responses are accepted
   // A message that is not JSON-RPC at all is a bad request at the HTTP level too.
-  Json parsed = Json::parse(reply, nullptr, false);
+  Json parsed = ParseJson(reply).value_or(Json());
   if (parsed.is_object() && parsed.contains("error") && parsed["id"].is_null()) return {400, "application/json", reply};
   return {200, "application/json", reply};
 }

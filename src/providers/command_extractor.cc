@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+
 extern char** environ;
 
 namespace pc {
@@ -37,8 +39,8 @@ struct Pipe {
 Result<std::string> CommandExtractor::Extract(const ExtractionRequest& request) {
   const std::string input = nlohmann::json{{"prompt_version", request.prompt_version},
                                            {"instructions", request.instructions},
-                                           {"input", nlohmann::json::parse(request.input_json)},
-                                           {"output_schema", nlohmann::json::parse(request.output_schema)}}
+                                           {"input", ParseJson(request.input_json).value_or(nlohmann::json())},
+                                           {"output_schema", ParseJson(request.output_schema).value_or(nlohmann::json())}}
                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Pipe in, out, err;
   if (pipe2(in.fd, O_CLOEXEC) != 0 || pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0)

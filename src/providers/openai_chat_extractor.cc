@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+#include "common/utf8.h"
+
 namespace pc {
 
 using nlohmann::json;
@@ -25,7 +28,7 @@ Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, b
   if (with_schema)
     body["response_format"] = {
         {"type", "json_schema"},
-        {"json_schema", {{"name", "memory_operations"}, {"schema", json::parse(request.output_schema)}}}};
+        {"json_schema", {{"name", "memory_operations"}, {"schema", ParseJson(request.output_schema).value_or(json::object())}}}};
   return http_->PostJson("/chat/completions", body.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
@@ -52,9 +55,9 @@ Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& reques
     }
     if (res->status != 200)
       return Status(Code::kProviderError, "chat endpoint answered HTTP " + std::to_string(res->status) +
-                                              ": " + res->body.substr(0, 200));
-    json answer = json::parse(res->body, nullptr, false);
-    if (answer.is_discarded() || !answer.contains("choices") || !answer["choices"].is_array() ||
+                                              ": " + CutUtf8(res->body, 200));
+    json answer = ParseJson(res->body).value_or(json());
+    if (!answer.is_object() || !answer.contains("choices") || !answer["choices"].is_array() ||
         answer["choices"].empty() || !answer["choices"][0].contains("message") ||
         !answer["choices"][0]["message"].contains("content") ||
         !answer["choices"][0]["message"]["content"].is_string())

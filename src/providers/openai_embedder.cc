@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+#include "common/utf8.h"
+
 namespace pc {
 
 namespace {
@@ -63,10 +66,10 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
     if (res->status != 200)
       return Status(Code::kProviderUnavailable, "embedding endpoint answered HTTP " +
                                                     std::to_string(res->status) + ": " +
-                                                    res->body.substr(0, 200));
+                                                    CutUtf8(res->body, 200));
     // Validate the answer's shape; never guess.
-    nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
-    if (answer.is_discarded() || !answer.contains("data") || !answer["data"].is_array() ||
+    nlohmann::json answer = ParseJson(res->body).value_or(nlohmann::json());
+    if (!answer.is_object() || !answer.contains("data") || !answer["data"].is_array() ||
         answer["data"].size() != texts.size())
       return Status(Code::kProviderUnavailable, "embedding endpoint answered without one vector per input");
     std::vector<std::vector<float>> out(texts.size());

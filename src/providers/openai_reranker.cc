@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
+
 namespace pc {
 
 HttpReranker::HttpReranker(HttpRerankerOptions options, std::unique_ptr<Endpoint> http)
@@ -22,7 +24,7 @@ Result<std::vector<double>> HttpReranker::Score(const std::string& query,
       "/rerank", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   if (res.status != 200)
     return Status(Code::kProviderUnavailable, "rerank endpoint answered HTTP " + std::to_string(res.status));
-  nlohmann::json answer = nlohmann::json::parse(res.body, nullptr, false);
+  nlohmann::json answer = ParseJson(res.body).value_or(nlohmann::json());
   const nlohmann::json* results = nullptr;
   if (answer.is_array()) results = &answer;  // TEI
   else if (answer.is_object() && answer.contains("results") && answer["results"].is_array())

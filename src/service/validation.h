@@ -5,15 +5,14 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "model/text_check.h"  // CheckText, CheckOptionalText
 #include "model/types.h"
 #include "service/memory_service.h"
 #include "store/store.h"
 
 namespace pc {
 
-Status CheckText(std::string_view field, std::string_view text, size_t max_bytes);
 Status CheckKind(std::string_view kind);
-Status CheckOptionalText(std::string_view field, std::string_view text, size_t max_bytes);
 Status CheckScopeKey(std::string_view key, size_t max_bytes);
 Status CheckScopeId(std::string_view scope_id);
 Status CheckPage(const PageRequest& page);

@@ -161,6 +161,7 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   {"op": "add", "kind": "opinion", "text": "Wrong kind", "evidence": ["S1"]},
   {"op": "delete", "target": "E2", "evidence": ["S1"]},
   {"op": "add", "kind": "fact", "text": "   ", "evidence": ["S1"]},
+  {"op": "add", "kind": "fact", "text": "\u3000\u200b\u3000", "evidence": ["S1"]},
   {"op": "add", "kind": "fact", "text": "No evidence given"},
   {"op": "add", "kind": "fact", "text": "Deploys  happen on Fridays.", "evidence": ["S1"]},
   {"op": "add", "kind": "working_note", "text": "TSV support is new.", "evidence": ["S1"]},
@@ -174,7 +175,7 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   EXPECT_EQ(out->changes[1].version.text, "TSV support is new.");
   std::vector<std::string> reasons;
   for (const Rejection& r : out->rejected) reasons.push_back(r.reason);
-  ASSERT_EQ(reasons.size(), 9u);
+  ASSERT_EQ(reasons.size(), 10u);
   auto has = [&](const std::string& part) {
     for (const auto& r : reasons)
       if (r.find(part) != std::string::npos) return true;
@@ -185,7 +186,8 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   EXPECT_TRUE(has("E1 is already revised"));
   EXPECT_TRUE(has("kind must be one of"));
   EXPECT_TRUE(has("unknown op \"delete\""));
-  EXPECT_TRUE(has("empty text"));
+  EXPECT_TRUE(has("text must not be empty"));
+  EXPECT_TRUE(has("text must not be empty or only invisible characters"));  // as remember refuses it
   EXPECT_TRUE(has("no evidence"));
   EXPECT_TRUE(has("no change: same text as active entry"));
   EXPECT_TRUE(has("not an object"));
@@ -208,6 +210,14 @@ TEST_F(FlushTest, UnusableAnswersAndProviderFailuresCommitNothing) {
   expect_untouched(Code::kProviderError);  // truncated JSON
   fake.ScriptChat({{"I think nothing here is worth keeping."}});
   expect_untouched(Code::kProviderError);  // prose, no JSON
+  fake.ScriptChat({{R"(Here it is: {"operations": []} and {"note": "x"})"}});
+  expect_untouched(Code::kProviderError);  // prose around JSON: not cut from the first { to the last }
+  fake.ScriptChat({{"```json\n{\"operations\": []}\n```\n```json\n{}\n```"}});
+  expect_untouched(Code::kProviderError);  // two code fences
+  fake.ScriptChat({{R"({"operations": [], "operations": [{"op": "add"}]})"}});
+  expect_untouched(Code::kProviderError);  // a repeated key
+  fake.ScriptChat({{std::string(100000, '[') + std::string(100000, ']')}});
+  expect_untouched(Code::kProviderError);  // nesting that would overflow the stack
   fake.ScriptChat({{R"({"ops": []})"}});
   expect_untouched(Code::kProviderError);  // not the schema
   fake.ScriptChat({{"", 500}, {"", 500}});

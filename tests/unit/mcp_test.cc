@@ -66,6 +66,57 @@ TEST_F(McpTest, JsonRpcErrorsAndNotifications) {
   EXPECT_EQ(batch.size(), 1u);
 }
 
+// Every malformed message gets the JSON-RPC error the specification names; nothing throws (a
+// mistyped "jsonrpc" or protocolVersion used to abort the stdio process).
+TEST_F(McpTest, MistypedMessagesAreJsonRpcErrors) {
+  auto code = [&](const std::string& raw) {
+    std::string reply = server.Handle(raw);
+    if (reply.empty()) return 0;
+    json r = json::parse(reply);
+    return r.is_array() ? r[0]["error"]["code"].get<int>() : r["error"]["code"].get<int>();
+  };
+  EXPECT_EQ(code(R"({"jsonrpc": 2, "id": 1, "method": "ping"})"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": null, "id": 1, "method": "ping"})"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": 7})"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"})"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1.5, "method": "ping"})"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]})"), -32602);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"), -32602);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}})"), -32602);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": [1]}})"), -32602);
+  EXPECT_EQ(code(R"([1, "x", null])"), -32600);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"})"), -32700);  // repeated key
+  EXPECT_EQ(code(std::string(100000, '[')), -32700);
+  EXPECT_EQ(code("1e400"), -32700);
+  EXPECT_EQ(code(std::string(kMaxMcpMessageBytes + 1, ' ')), -32600);
+  // A tool argument of the wrong type is refused, not turned into text: {"key": 5} used to
+  // answer an empty list.
+  auto wrong = Call({{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"},
+                     {"params", {{"name", "list_scopes"}, {"arguments", {{"key", 5}}}}}});
+  EXPECT_TRUE(wrong["result"]["isError"]);
+  EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+  EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["details"]["field"], "key");
+  // And the session goes on.
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 10}, {"method", "ping"}})["id"], 10);
+}
+
+TEST_F(McpTest, StdioSurvivesHostileLines) {
+  std::string huge(kMaxMcpMessageBytes + 100, 'x');
+  std::istringstream in(std::string(R"({"jsonrpc": 2, "id": 1, "method": "ping"})") + "\n" + huge + "\n" +
+                        "not json\n" + R"({"jsonrpc": "2.0", "id": 2, "method": "ping"})" + "\n");
+  std::ostringstream out;
+  ServeMcpStdio(server, in, out);
+  std::istringstream lines(out.str());
+  std::vector<json> replies;
+  for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
+  ASSERT_EQ(replies.size(), 4u);
+  EXPECT_EQ(replies[0]["error"]["code"], -32600);
+  EXPECT_EQ(replies[1]["error"]["code"], -32600);  // too large
+  EXPECT_EQ(replies[2]["error"]["code"], -32700);
+  EXPECT_EQ(replies[3]["id"], 2);
+  EXPECT_TRUE(replies[3].contains("result"));
+}
+
 TEST_F(McpTest, ToolErrorsCarryOurCode) {
   auto bad = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
                    {"params", {{"name", "remember_memory"}, {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
@@ -97,6 +148,9 @@ TEST_F(McpTest, StreamableHttpChecksHostAndOrigin) {
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}},
                           json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()).status, 202);
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, "{oops").status, 400);
+  // Mistyped JSON-RPC fields are a JSON-RPC error at HTTP 400, never a 500.
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, R"({"jsonrpc": 2, "id": 1, "method": "ping"})").status, 200);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, R"({"jsonrpc": 2, "method": "ping"})").status, 400);
 }
 
 TEST_F(McpTest, StdioIsOneMessagePerLine) {

@@ -1,0 +1,119 @@
+// Hostile input against the real binary: every one of these once crashed the process or answered
+// 500. Each must get a clear 400 / JSON-RPC error, change nothing, and leave the server serving.
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "server_process.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+class HostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server = std::make_unique<ServerProcess>(dir.path() + "/data");
+    ASSERT_TRUE(server->Start());
+    http = std::make_unique<httplib::Client>("127.0.0.1", server->port());
+    auto created = http->Post("/v1/scopes", R"({"key": "project:hostile"})", "application/json");
+    ASSERT_TRUE(created);
+    scope = json::parse(created->body)["scope_id"];
+  }
+
+  // POSTs `body` and expects 400 invalid_argument; then checks the server still answers.
+  void ExpectRefused(const std::string& path, const std::string& body, const std::string& says) {
+    auto res = http->Post(path, body, "application/json");
+    ASSERT_TRUE(res) << "no answer (did the server die?) for " << body.substr(0, 80);
+    EXPECT_EQ(res->status, 400) << res->body;
+    json err = json::parse(res->body);
+    EXPECT_EQ(err["error"]["code"], "invalid_argument") << res->body;
+    EXPECT_NE(err["error"]["message"].get<std::string>().find(says), std::string::npos) << res->body;
+    auto alive = http->Get("/v1/health");
+    ASSERT_TRUE(alive) << "the server died after " << body.substr(0, 80);
+    EXPECT_EQ(alive->status, 200);
+  }
+
+  int64_t Head() {
+    auto res = http->Get(("/v1/memory/entries?scope_id=" + scope).c_str());
+    return json::parse(res->body)["memory"]["revision"];
+  }
+
+  TempDir dir;
+  std::unique_ptr<ServerProcess> server;
+  std::unique_ptr<httplib::Client> http;
+  std::string scope;
+};
+
+TEST_F(HostileInput, DeepNestingInsideAFieldIsA400) {
+  // ~150 KB of nested arrays in metadata, and 285 KB in key: each overflowed the stack (SIGSEGV).
+  ExpectRefused("/v1/sources",
+                R"({"scope_id": ")" + scope + R"(", "content": "x", "metadata": {"a": )" + Nested(75000) + "}}",
+                "nested");
+  ExpectRefused("/v1/scopes", R"({"key": )" + Nested(142500) + "}", "nested");
+  ExpectRefused("/v1/memory/remember",
+                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "reason": )" + Nested(100000) + "}",
+                "nested");
+  EXPECT_EQ(Head(), 0);
+}
+
+TEST_F(HostileInput, NumbersOutOfRangeAndRepeatedKeysAre400) {
+  ExpectRefused("/v1/memory/search", R"({"scope_id": ")" + scope + R"(", "query": "x", "limit": 1e400})",
+                "malformed JSON");
+  // A body naming scope A, then scope B, used to write to B (the last one won).
+  auto other = http->Post("/v1/scopes", R"({"key": "project:other"})", "application/json");
+  std::string scope_b = json::parse(other->body)["scope_id"];
+  ExpectRefused("/v1/memory/remember",
+                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "scope_id": ")" + scope_b + R"("})",
+                "duplicate key \"scope_id\"");
+  EXPECT_EQ(Head(), 0);
+}
+
+TEST_F(HostileInput, McpOverHttpNeverAnswers500) {
+  for (const std::string& body :
+       {std::string(R"({"jsonrpc": 2, "method": "ping"})"), std::string(R"({"jsonrpc": "2.0", "id": [], "method": "ping"})"),
+        std::string(R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"),
+        std::string(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": {"key": 5}}})"),
+        Nested(100000)}) {
+    auto res = http->Post("/mcp", body, "application/json");
+    ASSERT_TRUE(res) << body.substr(0, 80);
+    EXPECT_LT(res->status, 500) << body.substr(0, 80) << " → " << res->body;
+    EXPECT_TRUE(json::parse(res->body).contains("jsonrpc")) << res->body;
+  }
+}
+
+TEST_F(HostileInput, McpOverStdioGoesOnAfterMalformedMessages) {
+  std::ostringstream in;
+  in << R"({"jsonrpc": 2, "id": 1, "method": "ping"})" << "\n"
+     << R"({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 5}})" << "\n"
+     << R"([{"jsonrpc": "2.0", "id": 3, "method": "ping"}, 7])" << "\n"
+     << Nested(100000) << "\n"
+     << std::string(10 << 20, 'x') << "\n"  // a 10 MB line
+     << R"({"jsonrpc": "2.0", "id": 4, "method": "ping"})" << "\n";
+  CliResult r = RunCli({"mcp", "--data", dir.path() + "/stdio"}, in.str());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<json> replies;
+  for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
+  ASSERT_EQ(replies.size(), 6u) << r.out.substr(0, 500);
+  EXPECT_EQ(replies[0]["error"]["code"], -32600);
+  EXPECT_EQ(replies[1]["error"]["code"], -32602);
+  ASSERT_TRUE(replies[2].is_array());
+  EXPECT_EQ(replies[2][0]["id"], 3);
+  EXPECT_EQ(replies[2][1]["error"]["code"], -32600);
+  EXPECT_EQ(replies[3]["error"]["code"], -32700);
+  EXPECT_EQ(replies[4]["error"]["code"], -32600);
+  EXPECT_EQ(replies[5]["id"], 4);
+  EXPECT_TRUE(replies[5].contains("result"));
+}
+
+}  // namespace
+}  // namespace pc::testing
