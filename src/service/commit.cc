@@ -20,7 +20,7 @@ Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std
       v.created_by_revision = rev.info.memory.revision;
       v.created_at_ms = rev.info.created_at_ms;
       rev.new_versions.push_back(v);
-      if (change.vector) rev.vectors[v.entry_version_id] = std::move(*change.vector);
+      if (change.vector) rev.vectors[v.entry_version_id] = *change.vector;  // copied: may run again
     }
     if (!change.vector_profile.empty()) rev.vector_profile = change.vector_profile;
     rev.info.changes.push_back(Change{change.op, v.entry_id, change.from_version_id, v.entry_version_id});
@@ -31,8 +31,8 @@ Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std
 }
 
 Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
-                                     const std::string& reason, OneChange change) {
-  std::vector<OneChange> one{std::move(change)};
+                                     const std::string& reason, const OneChange& change) {
+  std::vector<OneChange> one{change};
   PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one));
   OneChange& c = one[0];
   WriteOutcome out;

@@ -17,11 +17,12 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     return InvalidArgument("expected_revision must be 0 or more")
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
-  OneChange change{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
-  Embed(req.text, change.vector_profile, change.vector);  // before the transaction: never hold it for a model
+  OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
+  Embed(req.text, planned.vector_profile, planned.vector);  // before the transaction: never hold it for a model
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+    out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     if (req.expected_revision && *req.expected_revision != head.revision)
@@ -38,6 +39,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
       return Status::Ok();
     }
 
+    OneChange change = planned;
     EntryVersion& v = change.version;
     v.entry_id = NewId(kEntryPrefix);
     v.entry_version_id = NewId(kEntryVersionPrefix);
@@ -46,7 +48,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     v.text = req.text;
     v.content_hash = hash;
     v.reason = req.reason;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, std::move(change)));
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     return Status::Ok();
   }));
   return out;

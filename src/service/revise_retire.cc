@@ -35,11 +35,12 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
-  OneChange change{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
-  Embed(req.text, change.vector_profile, change.vector);
+  OneChange planned{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
+  Embed(req.text, planned.vector_profile, planned.vector);
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+    out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
@@ -62,6 +63,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
           .WithDetail("duplicate_of",
                       FormatCitation({head, dup->version.entry_id, dup->version.entry_version_id}));
 
+    OneChange change = planned;
     EntryVersion& v = change.version;
     v.entry_id = item.version.entry_id;
     v.entry_version_id = NewId(kEntryVersionPrefix);
@@ -73,7 +75,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     v.source_refs = item.version.source_refs;
     v.reason = req.reason;
     change.from_version_id = item.version.entry_version_id;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, std::move(change)));
+    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     return Status::Ok();
   }));
   return out;
@@ -86,7 +88,8 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+    out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
     if (!item.active)

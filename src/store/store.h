@@ -5,6 +5,15 @@
 //   - Write: one serialized transaction; if the callback returns an error, or anything fails, the
 //     whole transaction rolls back and the store is exactly as before (nothing half-written).
 // The callbacks must not throw; a throw is caught at the seam and reported as Internal.
+//
+// The write contract: a Write callback MAY RUN MORE THAN ONCE. A store may roll a transaction
+// back and run the callback again (SQLite's group commit re-runs a whole group with a savepoint
+// per write when one write fails after changing rows). So a callback is a pure function of the
+// transaction and of inputs it does not consume: plan outside (validate, hash, embed — never
+// under the write lock), apply inside; copy what it commits, never std::move out of a captured
+// variable; and reset every result it fills in at its start. Only the last run's effects and
+// results count. POWERCONTEXT_TEST_REPLAY_WRITES=1 makes the SQLite store run every callback
+// twice (the first run rolled back), and the store and service suites pass with it on.
 #pragma once
 
 #include <functional>

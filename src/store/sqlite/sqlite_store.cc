@@ -1,5 +1,7 @@
 #include "store/sqlite/sqlite_store.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 
@@ -29,6 +31,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   std::filesystem::create_directories(options.data_dir, ec);
   if (ec) return Internal("cannot create data directory " + options.data_dir + ": " + ec.message());
   std::unique_ptr<SqliteStore> store(new SqliteStore(options));
+  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
+    store->options_.replay_writes = true;
   store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
@@ -166,8 +170,12 @@ Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
 }
 
 void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
-  if (RunGroupPass(group, /*savepoints=*/false)) return;
-  (void)RunGroupPass(group, /*savepoints=*/true);
+  if (options_.replay_writes) {
+    (void)RunGroupPass(group, Pass::kRehearsal);
+  } else if (RunGroupPass(group, Pass::kFast)) {
+    return;
+  }
+  (void)RunGroupPass(group, Pass::kSavepoints);
   std::lock_guard<std::mutex> lock(queue_mu_);
   stats_.reruns += 1;
 }
@@ -178,7 +186,9 @@ void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
 // simply drops out. A write that fails after changing rows cannot be undone alone that way, so
 // the pass is rolled back and returns false, and the group runs again with each write in its own
 // savepoint — slower (FTS5 makes a segment at every savepoint) but each write as if alone.
-bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, bool savepoints) {
+// A rehearsal (replay_writes) runs the fast pass and always rolls it back.
+bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass) {
+  const bool savepoints = pass == Pass::kSavepoints;
   Status begin = writer_->Exec("BEGIN IMMEDIATE");
   if (!begin.ok()) {
     for (PendingWrite* w : group) w->status = Status(Code::kRateLimited, "database is busy: " + begin.message());
@@ -192,7 +202,8 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, bool sav
       const uint64_t before = writer_->write_statements();
       const size_t rows = text.rows.size();
       w->status = Guarded<WriteTxn>(*w->fn, txn);
-      if (!w->status.ok() && writer_->write_statements() != before && group.size() > 1) {
+      if (!w->status.ok() && writer_->write_statements() != before &&
+          (group.size() > 1 || pass == Pass::kRehearsal)) {
         (void)writer_->Exec("ROLLBACK");
         return false;
       }
@@ -208,6 +219,10 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, bool sav
       }
     }
     any_ok = any_ok || w->status.ok();
+  }
+  if (pass == Pass::kRehearsal) {
+    (void)writer_->Exec("ROLLBACK");
+    return false;
   }
   Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
   if (commit.ok() && any_ok) commit = writer_->Exec("COMMIT");

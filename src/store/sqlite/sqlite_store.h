@@ -28,6 +28,10 @@ struct SqliteOptions {
   std::string data_dir;  // created if missing; the database is data_dir/powercontext.db
   Durability durability = Durability::kFull;
   int busy_timeout_ms = 10000;
+  // Test only: run every group twice, the first pass rolled back, the second with savepoints, so
+  // every Write callback is replayed (store.h's write contract). Also on when the environment has
+  // POWERCONTEXT_TEST_REPLAY_WRITES=1, so whole test suites and the binary can run this way.
+  bool replay_writes = false;
 };
 
 // Writes are group-committed: concurrent Write calls queue up; one of them (the leader) runs a
@@ -62,7 +66,8 @@ class SqliteStore final : public Store {
   struct PendingWrite;
   explicit SqliteStore(SqliteOptions options);
   void RunGroup(const std::vector<PendingWrite*>& group);
-  bool RunGroupPass(const std::vector<PendingWrite*>& group, bool savepoints);
+  enum class Pass { kFast, kSavepoints, kRehearsal };
+  bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
 
