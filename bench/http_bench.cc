@@ -67,7 +67,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
 
   HttpOptions http;
   http.port = 0;
-  http.threads = http_threads;
+  http.connections.max_connections = static_cast<size_t>(http_threads);
   HttpServer server(rt->services(), http);
   if (!server.Bind().ok()) return 1;
   std::thread serving([&] { (void)server.Serve(); });
@@ -132,7 +132,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
 int main(int argc, char** argv) {
   int requests = 2000, clients = 16;
   std::string durability = "full";
-  int threads = pc::HttpOptions{}.threads;
+  int threads = static_cast<int>(pc::HttpOptions{}.connections.max_connections);
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);

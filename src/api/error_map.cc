@@ -18,6 +18,7 @@ constexpr Row kTable[] = {
     {Code::kMethodNotAllowed, 405, 8},
     {Code::kConflict, 409, 4},
     {Code::kTooLarge, 413, 5},
+    {Code::kUnsupportedMediaType, 415, 2},
     {Code::kCapabilityUnavailable, 422, 6},
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},

@@ -11,28 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/edge_guard.h"
 #include "api/error_map.h"
+#include "api/http_connections.h"
 #include "api/router.h"
 
 namespace pc {
 
-namespace {
-
-// cpp-httplib 0.11 listens with a backlog of 5: a burst of new connections overflows it, and the
-// kernel drops handshakes (clients stall ~1 s, then fail with a read error). Calling listen() again
-// on the bound socket raises the backlog; the socket is a protected member, hence the subclass.
-class Server : public httplib::Server {
- public:
-  bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
-};
-
-}  // namespace
-
 struct HttpServer::Impl {
+  explicit Impl(HttpOptions o) : options(std::move(o)), server(options.connections) {}
   HttpOptions options;
   Router router;
   std::map<std::string, RawHandler> raw;  // set before Serve(), read-only after
-  Server server;
+  GuardedHttpServer server;
   int port = 0;
   std::atomic<bool> stopping{false};
 };
@@ -45,6 +36,26 @@ void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.status = status;
   // Replace rather than throw if a string somehow is not UTF-8: the response must always go out.
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+// The edge guard (api/edge_guard.h) on this request; on refusal the answer is written and the
+// connection closes (a refused body is never read).
+bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res) {
+  EdgeRequest e;
+  e.method = req.method;
+  e.host = req.get_header_value("Host");
+  e.has_origin = req.has_header("Origin");
+  e.origin = req.get_header_value("Origin");
+  e.content_type = req.get_header_value("Content-Type");
+  e.content_length_headers = req.get_header_value_count("Content-Length");
+  e.has_transfer_encoding = req.has_header("Transfer-Encoding");
+  e.has_body = e.has_transfer_encoding ||
+               (e.content_length_headers > 0 && req.get_header_value("Content-Length") != "0");
+  Status edge = CheckEdge(impl.options.edge, e);
+  if (edge.ok()) return true;
+  CloseConnectionAfterResponse();
+  WriteJson(res, HttpStatusFor(edge.code()), ErrorJson(edge));
+  return false;
 }
 
 void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
@@ -76,25 +87,20 @@ void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::
 }  // namespace
 
 HttpServer::HttpServer(Services services, HttpOptions options)
-    : impl_(new Impl) {
-  impl_->options = std::move(options);
+    : impl_(new Impl(std::move(options))) {
   AddRoutes(impl_->router, services);
 
   httplib::Server& s = impl_->server;
   const Impl& impl = *impl_;
   auto handler = [&impl](const httplib::Request& req, httplib::Response& res) {
-    Handle(impl, req, res, req.body);
+    if (PassesEdge(impl, req, res)) Handle(impl, req, res, req.body);
   };
   // Bodies are read through a content reader: the library's plain handlers cap a body sent as
   // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
   const size_t max_body = impl_->options.max_body_bytes;
   auto with_body = [&impl, max_body](const httplib::Request& req, httplib::Response& res,
                              const httplib::ContentReader& reader) {
-    if (req.is_multipart_form_data()) {
-      res.set_header("Connection", "close");
-      WriteJson(res, 400, ErrorJson(InvalidArgument("send a JSON body, not multipart/form-data")));
-      return;
-    }
+    if (!PassesEdge(impl, req, res)) return;
     std::string body;
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
     if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
@@ -110,7 +116,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
       bool too_large = body.size() > max_body ||
                        std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
                            max_body;
-      res.set_header("Connection", "close");
+      CloseConnectionAfterResponse();
       WriteJson(res, too_large ? 413 : 400,
                 ErrorJson(too_large ? TooLarge("request body is too large")
                                           .WithDetail("limit_bytes", static_cast<int64_t>(max_body))
@@ -136,10 +142,14 @@ HttpServer::HttpServer(Services services, HttpOptions options)
     WriteJson(res, 500, ErrorJson(Internal("unexpected error while handling the request")));
   });
   s.set_tcp_nodelay(true);  // without it every response waits ~40 ms (Nagle + delayed ACK)
-  s.set_keep_alive_max_count(static_cast<size_t>(impl_->options.keep_alive_max_requests));
   s.set_payload_max_length(impl_->options.max_body_bytes);
-  int threads = impl_->options.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // The library sets only SO_REUSEPORT on Linux, so a second server bound the same port and the
+  // kernel split connections between the two (one key answered two scope ids in turn). With
+  // SO_REUSEADDR alone a second bind fails: "address in use".
+  s.set_socket_options([](socket_t fd) {
+    int yes = 1;
+    (void)::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
 }
 
 HttpServer::~HttpServer() = default;

@@ -1,13 +1,15 @@
 // The HTTP API: one route table, JSON errors for everything that fails, graceful stop.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
-#include "common/status.h"
+#include "api/edge_guard.h"
 #include "api/services.h"
+#include "common/status.h"
 
 namespace pc {
 class Router;
@@ -15,12 +17,23 @@ class Router;
 
 namespace pc {
 
+// How connections get workers and how long they may keep one (api/http_connections.h).
+struct ConnectionLimits {
+  size_t max_connections = 512;  // = worker threads at most
+  size_t max_per_address = 256;
+  std::chrono::milliseconds header_deadline{5000};
+  std::chrono::milliseconds body_deadline{60000};
+  std::chrono::milliseconds idle_timeout{5000};
+  std::chrono::milliseconds read_timeout{5000};  // one read of a body, as the library's
+  size_t keep_alive_max_requests = 10000;
+};
+
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
-  int threads = 64;  // worker threads; each open keep-alive connection holds one
-  size_t max_body_bytes = 8 * 1024 * 1024;   // larger bodies answer 413
-  int keep_alive_max_requests = 10000;       // cpp-httplib's default of 5 reconnects too often
+  size_t max_body_bytes = 8 * 1024 * 1024;  // larger bodies answer 413
+  ConnectionLimits connections;             // workers, deadlines, per-address cap
+  EdgePolicy edge;                          // Host, Origin, content type (listen_host set from host)
 };
 
 // A path served outside the route table, with the request's headers (names lower-case): MCP's

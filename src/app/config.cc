@@ -99,7 +99,13 @@ const std::vector<Setting>& Table() {
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
           "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
       Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
-          "HTTP worker threads", &Config::http_threads),
+          "most HTTP connections at once (a worker thread each, made on demand)", &Config::http_threads),
+      Text("allowed_hosts", "POWERCONTEXT_ALLOWED_HOSTS", "--allowed-hosts",
+           "Host names that name this server besides loopback and the listen host (comma-separated; * = any)",
+           &Config::allowed_hosts),
+      Text("allowed_origins", "POWERCONTEXT_ALLOWED_ORIGINS", "--allowed-origins",
+           "browser origins allowed to call the API, e.g. https://console.example (comma-separated)",
+           &Config::allowed_origins),
   };
   return kTable;
 }
@@ -205,11 +211,34 @@ Status Validate(Config& c) {
     return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)
     return InvalidArgument("max_entry_bytes must be between 1 and 1048576");
-  if (c.http_threads < 1 || c.http_threads > 1024)
-    return InvalidArgument("http_threads must be between 1 and 1024");
+  if (c.http_threads < 2 || c.http_threads > 4096)
+    return InvalidArgument("http_threads must be between 2 and 4096");
   if (c.server.rfind("http://", 0) != 0 && c.server.rfind("https://", 0) != 0)
     return InvalidArgument("server must start with http:// or https://");
+  for (const std::string& origin : SplitList(c.allowed_origins))
+    if ((origin.rfind("http://", 0) != 0 && origin.rfind("https://", 0) != 0) ||
+        origin.find('/', origin.find("//") + 2) != std::string::npos)
+      return InvalidArgument("allowed_origins: \"" + origin +
+                             "\" is not an origin (scheme://host[:port], no path)");
+  for (const std::string& host : SplitList(c.allowed_hosts))
+    if (host.find_first_of("/ ") != std::string::npos || (host != "*" && host.find("://") != std::string::npos))
+      return InvalidArgument("allowed_hosts: \"" + host + "\" is not a host name");
   return Status::Ok();
+}
+
+std::vector<std::string> SplitList(const std::string& value) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find(',', start);
+    if (end == std::string::npos) end = value.size();
+    std::string item = value.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
 }
 
 Result<Config> LoadConfig(const std::string& config_file,

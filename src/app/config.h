@@ -41,7 +41,13 @@ struct Config {
   int64_t memory_schedule_seconds = 0;  // 0: no background flushes
   int64_t max_source_bytes = 256 * 1024;
   int64_t max_entry_bytes = 16 * 1024;
-  int64_t http_threads = 64;  // cpp-httplib holds a thread per keep-alive connection
+  // Most HTTP connections served at once, a worker thread each (made on demand); idle ones are
+  // evicted to make room, and one client address holds at most half of them.
+  int64_t http_threads = 512;
+  // The edge guard (api/edge_guard.h): host names besides loopback and the listen host, and
+  // origins a browser page may call from; comma-separated, empty = none.
+  std::string allowed_hosts;
+  std::string allowed_origins;
 
   // Derived by Validate().
   std::string listen_host;
@@ -68,5 +74,8 @@ Result<Config> LoadConfig(const std::string& config_file,
                           const std::map<std::string, std::string>& flags);
 
 Status Validate(Config& c);
+
+// A comma-separated list setting (allowed_hosts …): its items, trimmed, empty ones dropped.
+std::vector<std::string> SplitList(const std::string& value);
 
 }  // namespace pc

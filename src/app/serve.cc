@@ -12,7 +12,10 @@
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
+
 #include "api/http_server.h"
+#include "app/data_lock.h"
 #include "app/runtime.h"
 #include "mcp/transports.h"
 #include "service/memory_service.h"
@@ -84,6 +87,29 @@ void FlushPass(MemoryService& memory, FlushService& flush, const std::atomic<boo
   }
 }
 
+// The HTTP server's settings from the configuration.
+HttpOptions HttpOptionsFrom(const Config& config) {
+  HttpOptions http;
+  http.host = config.listen_host;
+  http.port = config.listen_port;
+  http.connections.max_connections = static_cast<size_t>(config.http_threads);
+  http.connections.max_per_address = http.connections.max_connections / 2;
+  http.edge.listen_host = config.listen_host;
+  http.edge.allowed_hosts = SplitList(config.allowed_hosts);
+  http.edge.allowed_origins = SplitList(config.allowed_origins);
+  return http;
+}
+
+// Each connection is a descriptor: lift the soft limit (often 1024) to the hard one, so
+// http_threads connections and the database's files fit.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 }  // namespace
 
 int RunServe(const Config& config) {
@@ -96,6 +122,12 @@ int RunServe(const Config& config) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  auto lock = DataDirLock::Acquire(config.data_dir);
+  if (!lock.ok()) {
+    std::cerr << "powercontext: " << lock.status().message() << "\n";
+    return 1;
+  }
+  RaiseOpenFileLimit();
   auto built = BuildRuntime(config);
   if (!built.ok()) {
     std::cerr << "powercontext: " << built.status().message() << "\n";
@@ -107,11 +139,7 @@ int RunServe(const Config& config) {
   FlushService& flush = *rt.flush;
   Embedder* embedder = rt.embedder.get();
 
-  HttpOptions http;
-  http.host = config.listen_host;
-  http.port = config.listen_port;
-  http.threads = static_cast<int>(config.http_threads);
-  HttpServer server(rt.services(), http);
+  HttpServer server(rt.services(), HttpOptionsFrom(config));
   // MCP over streamable HTTP: the same tools as `powercontext mcp`, calling this server's routes
   // in process.
   McpTools mcp_tools(InProcessRoutes(server.router()));

@@ -14,6 +14,7 @@ const char* CodeName(Code code) {
     case Code::kTooLarge: return "too_large";
     case Code::kCapabilityUnavailable: return "capability_unavailable";
     case Code::kRateLimited: return "rate_limited";
+    case Code::kUnsupportedMediaType: return "unsupported_media_type";
     case Code::kInternal: return "internal";
     case Code::kProviderUnavailable: return "provider_unavailable";
     case Code::kProviderError: return "provider_error";

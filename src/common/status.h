@@ -21,6 +21,7 @@ enum class Code {
   kMethodNotAllowed,
   kConflict,
   kTooLarge,
+  kUnsupportedMediaType,
   kCapabilityUnavailable,
   kRateLimited,
   kInternal,

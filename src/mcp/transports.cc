@@ -60,41 +60,10 @@ void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out) {
   if (!line.empty() || too_long) finish();
 }
 
-namespace {
-
-// A loopback name, with any port: localhost, 127.0.0.1, [::1].
-bool IsLoopbackHost(std::string host) {
-  if (!host.empty() && host[0] == '[') {
-    size_t close = host.find(']');
-    return close != std::string::npos && host.substr(0, close + 1) == "[::1]";
-  }
-  host = host.substr(0, host.find(':'));
-  return host == "localhost" || host == "127.0.0.1";
-}
-
-std::string Header(const std::map<std::string, std::string>& h, const std::string& name) {
-  auto it = h.find(name);
-  return it == h.end() ? "" : it->second;
-}
-
-RawHttpReply JsonError(int status, int code, const std::string& message) {
-  return {status, "application/json",
-          Json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", code}, {"message", message}}}}.dump()};
-}
-
-}  // namespace
-
 RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
                            const std::map<std::string, std::string>& headers, const std::string& body) {
-  // DNS rebinding: a page elsewhere must not reach this loopback server through a name of its own.
-  if (!IsLoopbackHost(Header(headers, "host")))
-    return JsonError(403, -32000, "forbidden: the Host header must name this loopback server");
-  std::string origin = Header(headers, "origin");
-  if (!origin.empty()) {
-    size_t scheme = origin.find("://");
-    if (scheme == std::string::npos || !IsLoopbackHost(origin.substr(scheme + 3)))
-      return JsonError(403, -32000, "forbidden: requests from origin " + origin + " are not allowed");
-  }
+  // Host, Origin and content type were checked by the HTTP edge guard (api/edge_guard.h), as for
+  // every route.
   if (method == "GET" || method == "DELETE")  // no server-initiated stream, no sessions to end
     return {405, "application/json", ""};
   if (method != "POST") return {405, "application/json", ""};

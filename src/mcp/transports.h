@@ -2,8 +2,8 @@
 //
 // Tool calls become requests to the /v1 routes: in this process (`powercontext mcp --data DIR`
 // and `serve`'s /mcp), or to a running server (`powercontext mcp --server URL`).
-// Messages arrive over stdio (newline-delimited JSON-RPC) or as streamable HTTP POST /mcp, where
-// the Host and Origin headers are checked against DNS rebinding.
+// Messages arrive over stdio (newline-delimited JSON-RPC) or as streamable HTTP POST /mcp, behind
+// the HTTP edge guard of every route (Host, Origin, content type: api/edge_guard.h).
 #pragma once
 
 #include <iosfwd>

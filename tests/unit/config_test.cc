@@ -29,7 +29,7 @@ TEST_F(ConfigTest, Defaults) {
   EXPECT_EQ(c->listen_port, 8787);
   EXPECT_EQ(c->store, "sqlite");
   EXPECT_EQ(c->max_entry_bytes, 16384);
-  EXPECT_EQ(c->http_threads, 64);
+  EXPECT_EQ(c->http_threads, 512);
 }
 
 TEST_F(ConfigTest, LaterSourcesWin) {

@@ -1,0 +1,45 @@
+// The one guard at the edge of every HTTP route (/v1, /mcp, /health …), before any handler runs:
+//   - Host must name this server: a loopback name (localhost, 127.0.0.1, [::1]), the listen host,
+//     or one of `allowed_hosts` ("*" allows any, e.g. behind a reverse proxy that checks it). A page
+//     elsewhere that rebinds its DNS name to 127.0.0.1 sends its own name, and is refused (403).
+//   - A request with an Origin (a browser's) must come from this server's own origin or one of
+//     `allowed_origins` (default: none), else 403: no web page can read or write memory.
+//   - A body must be application/json (else 415): an HTML form posts text/plain or
+//     application/x-www-form-urlencoded without a CORS preflight.
+//   - Content-Length once, and never with Transfer-Encoding (400): no request smuggling.
+// Authentication (the security issue) builds on this guard.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pc {
+
+struct EdgePolicy {
+  std::string listen_host;                   // as configured: 127.0.0.1, ::1, 0.0.0.0, a name …
+  std::vector<std::string> allowed_hosts;    // host names or addresses, without port; "*" = any
+  std::vector<std::string> allowed_origins;  // exact origins, e.g. https://console.example:8443
+};
+
+// What the guard looks at in a request (header values as sent; absent = empty).
+struct EdgeRequest {
+  std::string method;
+  std::string host;
+  std::string origin;
+  bool has_origin = false;
+  std::string content_type;
+  size_t content_length_headers = 0;  // how many Content-Length headers
+  bool has_transfer_encoding = false;
+  bool has_body = false;  // a Content-Length above 0, or a Transfer-Encoding
+};
+
+// Ok, or the refusal: PermissionDenied (403), UnsupportedMediaType (415), InvalidArgument (400).
+Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& request);
+
+// The host part of a Host header or an origin's authority, lower-case, without the port
+// ("[::1]:8787" → "[::1]", "LocalHost:80" → "localhost").
+std::string HostName(std::string_view authority);
+
+}  // namespace pc

@@ -1,0 +1,295 @@
+// The HTTP edge against the real binary: the guard on Host, Origin and content type (DNS
+// rebinding, form posts), request framing (pipelining, two Content-Lengths), connections that
+// must not starve the server (slowloris, idle keep-alive), and one server per port and per data
+// directory.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <thread>
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server_process.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void SendAll(int fd, const std::string& data) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    sent += static_cast<size_t>(n);
+  }
+}
+
+// Reads until `count` complete responses (by Content-Length) arrived, EOF, or the timeout.
+std::vector<std::pair<int, std::string>> ReadResponses(int fd, size_t count, int timeout_ms) {
+  std::string buf;
+  std::vector<std::pair<int, std::string>> out;
+  const auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (out.size() < count && Clock::now() < until) {
+    size_t head_end = buf.find("\r\n\r\n");
+    if (head_end != std::string::npos) {
+      size_t cl = buf.find("Content-Length: ");
+      size_t length = cl < head_end ? std::stoul(buf.substr(cl + 16)) : 0;
+      if (buf.size() >= head_end + 4 + length) {
+        out.emplace_back(std::stoi(buf.substr(9, 3)), buf.substr(head_end + 4, length));
+        buf.erase(0, head_end + 4 + length);
+        continue;
+      }
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char chunk[4096];
+    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// True when the server closed the connection within `timeout_ms`.
+bool ClosedWithin(int fd, int timeout_ms) {
+  const auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  char c;
+  while (Clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) > 0) {
+      ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN)) return true;
+    }
+  }
+  return false;
+}
+
+struct Answer {
+  int status = 0;
+  json body;
+};
+
+Answer Request(int port, const std::string& method, const std::string& path, const std::string& body,
+               const httplib::Headers& headers, const std::string& content_type = "application/json") {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(5, 0);
+  httplib::Result res = method == "GET" ? c.Get(path, headers)
+                                        : c.Post(path, headers, body, content_type);
+  if (!res) return {};
+  return {res->status, json::parse(res->body, nullptr, false)};
+}
+
+// Runs `powercontext ARGS` that must exit by itself within 15 s; returns its exit code and stderr.
+std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, 2);
+    std::vector<char*> argv{const_cast<char*>(POWERCONTEXT_BIN)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  const auto until = Clock::now() + std::chrono::seconds(15);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return {-1, "did not exit: it is serving"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::ifstream in(err_path);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+}
+
+class HttpEdge : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server = std::make_unique<ServerProcess>(dir.path() + "/data", std::vector<std::string>{"--allowed-hosts", "memory.internal"});
+    ASSERT_TRUE(server->Start());
+    port = server->port();
+    auto created = Request(port, "POST", "/v1/scopes", R"({"key": "project:edge"})", {});
+    ASSERT_EQ(created.status, 201);
+    scope = created.body["scope_id"];
+  }
+  int64_t Head() {
+    return Request(port, "GET", "/v1/scopes/" + scope, "", {}).body["memory"]["revision"];
+  }
+  std::string Remember(const std::string& text) {
+    return json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}.dump();
+  }
+
+  TempDir dir;
+  std::unique_ptr<ServerProcess> server;
+  int port = 0;
+  std::string scope;
+};
+
+TEST_F(HttpEdge, HostMustNameThisServer) {
+  // A page at evil.example that rebinds its name to 127.0.0.1 sends its own Host.
+  for (const std::string& path : {"/v1/scopes", "/v1/health"}) {
+    Answer a = Request(port, "GET", path, "", {{"Host", "evil.example:" + std::to_string(port)}});
+    EXPECT_EQ(a.status, 403) << path;
+    EXPECT_EQ(a.body["error"]["code"], "permission_denied") << path;
+  }
+  Answer write = Request(port, "POST", "/v1/memory/remember", Remember("poisoned"), {{"Host", "evil.example"}});
+  EXPECT_EQ(write.status, 403);
+  Answer mcp = Request(port, "POST", "/mcp", R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {{"Host", "evil.example"}});
+  EXPECT_EQ(mcp.status, 403);
+  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Host", "localhost.evil.example"}}).status, 403);
+  EXPECT_EQ(Head(), 0);
+  for (const std::string& host : {"localhost:" + std::to_string(port), std::string("127.0.0.1"),
+                                  std::string("LOCALHOST"), std::string("memory.internal:80")})
+    EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Host", host}}).status, 200) << host;
+}
+
+TEST_F(HttpEdge, OriginsOutsideTheAllowedListAre403) {
+  Answer cross = Request(port, "POST", "/v1/memory/remember", Remember("from a web page"),
+                         {{"Origin", "https://evil.example"}});
+  EXPECT_EQ(cross.status, 403);
+  EXPECT_EQ(cross.body["error"]["code"], "permission_denied");
+  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Origin", "null"}}).status, 403);
+  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Origin", "http://localhost:3000"}}).status, 403);
+  EXPECT_EQ(Head(), 0);
+  // The server's own origin (a page it serves) is same-origin.
+  const std::string self = "http://127.0.0.1:" + std::to_string(port);
+  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", Remember("same origin"), {{"Origin", self}}).status, 201);
+}
+
+TEST_F(HttpEdge, BodiesMustBeJson) {
+  // An HTML form posts text/plain (no CORS preflight) or form-urlencoded.
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                           "application/jsonp", ""}) {
+    Answer a = Request(port, "POST", "/v1/memory/remember", Remember("a form post"), {}, type);
+    EXPECT_EQ(a.status, 415) << type;
+    EXPECT_EQ(a.body["error"]["code"], "unsupported_media_type") << type;
+  }
+  EXPECT_EQ(Head(), 0);
+  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", Remember("json"), {}, "Application/JSON; charset=utf-8").status, 201);
+}
+
+TEST_F(HttpEdge, RequestFraming) {
+  // Two different Content-Length headers: 400, nothing written, connection closed.
+  int fd = Connect(port);
+  std::string body = Remember("framed twice");
+  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Content-Length: " + std::to_string(body.size()) + "\r\nContent-Length: 5\r\n\r\n" + body);
+  auto answers = ReadResponses(fd, 1, 3000);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].first, 400);
+  EXPECT_TRUE(ClosedWithin(fd, 2000));
+  close(fd);
+  EXPECT_EQ(Head(), 0);
+  // Pipelined requests are all answered, in order.
+  fd = Connect(port);
+  std::string get = "GET /v1/scopes/" + scope + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  std::string post = "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  SendAll(fd, get + post + get);
+  answers = ReadResponses(fd, 3, 5000);
+  close(fd);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_EQ(answers[0].first, 200);
+  EXPECT_EQ(answers[1].first, 201);
+  EXPECT_EQ(answers[2].first, 200);
+  EXPECT_EQ(json::parse(answers[2].second)["memory"]["revision"], 1);
+}
+
+TEST_F(HttpEdge, SlowAndIdleConnectionsDoNotStarveNewClients) {
+  // 200 idle keep-alive connections (one request each, then silence) and 70 slowloris ones
+  // (headers never finished): a new client is still answered at once.
+  std::vector<int> fds;
+  for (int i = 0; i < 200; ++i) {
+    int fd = Connect(port);
+    ASSERT_GE(fd, 0);
+    SendAll(fd, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    ASSERT_EQ(ReadResponses(fd, 1, 3000).size(), 1u) << "idle connection " << i;
+    fds.push_back(fd);
+  }
+  std::vector<int> slow;
+  for (int i = 0; i < 70; ++i) {
+    int fd = Connect(port);
+    ASSERT_GE(fd, 0);
+    SendAll(fd, "POST /v1/memory/search HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+    slow.push_back(fd);
+  }
+  const auto t0 = Clock::now();
+  httplib::Client fresh("127.0.0.1", port);
+  fresh.set_connection_timeout(2, 0);
+  fresh.set_read_timeout(2, 0);
+  auto res = fresh.Get("/v1/health");
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  ASSERT_TRUE(res) << "a new client was not answered within 2 s";
+  EXPECT_EQ(res->status, 200);
+  std::cout << "new client answered in " << ms << " ms beside 200 idle and 70 slowloris connections\n";
+  // A slowloris connection that keeps trickling header bytes is closed at the header deadline.
+  int trickle = Connect(port);
+  SendAll(trickle, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+  bool closed = false;
+  for (int i = 0; i < 40 && !closed; ++i) {
+    SendAll(trickle, "X");
+    closed = ClosedWithin(trickle, 250);
+  }
+  EXPECT_TRUE(closed) << "a header trickled for 10 s was never cut off";
+  close(trickle);
+  for (int fd : fds) close(fd);
+  for (int fd : slow) close(fd);
+}
+
+TEST_F(HttpEdge, OneServerPerPortAndPerDataDirectory) {
+  // The same port, another directory: refused (it used to start, and the kernel split the
+  // connections between the two servers).
+  auto [code, err] = RunToExit({"serve", "--data", dir.path() + "/other", "--listen",
+                                "127.0.0.1:" + std::to_string(port)}, dir.path() + "/err1");
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("in use"), std::string::npos) << err;
+  // The same directory, another port: refused, naming the running server.
+  auto [code2, err2] = RunToExit({"serve", "--data", dir.path() + "/data", "--listen", "127.0.0.1:0"},
+                                 dir.path() + "/err2");
+  EXPECT_EQ(code2, 1) << err2;
+  EXPECT_NE(err2.find("another powercontext serve"), std::string::npos) << err2;
+  // The running server still answers, every request the same scope.
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(Request(port, "GET", "/v1/scopes/" + scope, "", {}).status, 200);
+  // `mcp --data` may still open the directory beside the server (SQLite serializes writes).
+  CliResult listed = RunCli({"mcp", "--data", dir.path() + "/data"},
+                            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})" "\n");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("project:edge"), std::string::npos) << listed.out;
+}
+
+}  // namespace
+}  // namespace pc::testing
