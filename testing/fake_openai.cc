@@ -21,6 +21,7 @@ struct FakeOpenAi::Impl {
 FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
   impl_->server.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
     ++requests_;
+    if (int delay = delay_ms_.load(); delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (failing_) {
       res.status = 503;
       res.set_content(R"({"error":{"message":"overloaded"}})", "application/json");
@@ -41,6 +42,7 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
   // can predict the order.
   impl_->server.Post("/v1/rerank", [this](const httplib::Request& req, httplib::Response& res) {
     ++requests_;
+    if (int delay = delay_ms_.load(); delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (failing_) {
       res.status = 503;
       return;

@@ -21,6 +21,8 @@ class FakeOpenAi {
 
   std::string base_url() const;  // http://127.0.0.1:PORT/v1
   void set_failing(bool failing) { failing_ = failing; }
+  // /v1/embeddings and /v1/rerank wait this long before answering (a hanging endpoint).
+  void set_delay_ms(int ms) { delay_ms_ = ms; }
   int requests() const { return requests_; }
 
   // One scripted /v1/chat/completions answer: `content` as choices[0].message.content, or, with
@@ -45,6 +47,7 @@ class FakeOpenAi {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> failing_{false};
+  std::atomic<int> delay_ms_{0};
   std::atomic<int> requests_{0};
   std::atomic<int> chat_requests_{0};
   std::atomic<bool> refuse_schema_{false};

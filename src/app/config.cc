@@ -67,6 +67,11 @@ const std::vector<Setting>& Table() {
            "embedding API key (sent as a Bearer token)", &Config::embed_api_key),
       Int("embed_dimension", "POWERCONTEXT_EMBED_DIMENSION", "--embed-dimension",
           "vector dimension (0: the provider's own)", &Config::embed_dimension),
+      Int("embed_timeout_seconds", "POWERCONTEXT_EMBED_TIMEOUT_SECONDS", "--embed-timeout-seconds",
+          "longest embedding call, retries included", &Config::embed_timeout_seconds),
+      Int("embed_rest_seconds", "POWERCONTEXT_EMBED_REST_SECONDS", "--embed-rest-seconds",
+          "after a failure, skip the embedding endpoint this long (writes keep vectors missing)",
+          &Config::embed_rest_seconds),
       Text("rerank_provider", "POWERCONTEXT_RERANK_PROVIDER", "--rerank-provider",
            "reranking: none or openai (a /rerank endpoint: TEI, llama.cpp, Jina, Cohere shape)",
            &Config::rerank_provider),
@@ -76,6 +81,10 @@ const std::vector<Setting>& Table() {
            &Config::rerank_model),
       Text("rerank_api_key", "POWERCONTEXT_RERANK_API_KEY", "--rerank-api-key",
            "rerank API key (sent as a Bearer token)", &Config::rerank_api_key),
+      Int("rerank_timeout_seconds", "POWERCONTEXT_RERANK_TIMEOUT_SECONDS", "--rerank-timeout-seconds",
+          "longest rerank call", &Config::rerank_timeout_seconds),
+      Int("rerank_rest_seconds", "POWERCONTEXT_RERANK_REST_SECONDS", "--rerank-rest-seconds",
+          "after a failure, skip the rerank endpoint this long", &Config::rerank_rest_seconds),
       Text("extract_provider", "POWERCONTEXT_EXTRACT_PROVIDER", "--extract-provider",
            "extraction for flush: none, openai (a /chat/completions endpoint) or command",
            &Config::extract_provider),
@@ -207,6 +216,12 @@ Status Validate(Config& c) {
     return InvalidArgument("memory_schedule_seconds must be between 0 (off) and 86400");
   if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)
     return InvalidArgument("max_source_bytes must be between 1 and 16777216");
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"embed_timeout_seconds", c.embed_timeout_seconds},
+                              {"rerank_timeout_seconds", c.rerank_timeout_seconds}})
+    if (value < 1 || value > 600) return InvalidArgument(std::string(name) + " must be between 1 and 600");
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"embed_rest_seconds", c.embed_rest_seconds},
+                              {"rerank_rest_seconds", c.rerank_rest_seconds}})
+    if (value < 0 || value > 3600) return InvalidArgument(std::string(name) + " must be between 0 and 3600");
   if (c.embed_dimension < 0 || c.embed_dimension > 8192)
     return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)

@@ -25,10 +25,16 @@ struct Config {
   std::string embed_model;
   std::string embed_api_key;
   int64_t embed_dimension = 0;  // 0: the provider's own (hash: 384; openai: as the model answers)
+  // One embedding call, retries included, takes at most this; after a failure the endpoint is
+  // skipped for embed_rest_seconds (writes keep their vectors missing for the backfill).
+  int64_t embed_timeout_seconds = 10;
+  int64_t embed_rest_seconds = 30;
   std::string rerank_provider = "none";  // none, or openai (any /rerank endpoint of that shape)
   std::string rerank_base_url;
   std::string rerank_model;
   std::string rerank_api_key;
+  int64_t rerank_timeout_seconds = 10;
+  int64_t rerank_rest_seconds = 30;
   // Extraction (POST /v1/memory/flush): none (flush answers 422), openai (any OpenAI-compatible
   // /chat/completions endpoint) or command (a local program: JSON on stdin, answer on stdout).
   std::string extract_provider = "none";

@@ -4,6 +4,7 @@
 #include "providers/openai_chat_extractor.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
+#include "providers/resilient.h"
 #include "search/hash_embedder.h"
 
 namespace pc {
@@ -18,8 +19,10 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
     o.model = config.embed_model;
     o.api_key = config.embed_api_key;
     o.dimension = static_cast<int>(config.embed_dimension);
+    o.timeout_seconds = static_cast<int>(config.embed_timeout_seconds);
     PC_ASSIGN_OR_RETURN(auto e, OpenAiEmbedder::Create(o));
-    return std::unique_ptr<Embedder>(std::move(e));
+    return std::unique_ptr<Embedder>(std::make_unique<ResilientEmbedder>(
+        std::move(e), std::chrono::seconds(config.embed_rest_seconds)));
   }
   return std::unique_ptr<Embedder>();
 }
@@ -30,8 +33,10 @@ Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
   o.base_url = config.rerank_base_url;
   o.model = config.rerank_model;
   o.api_key = config.rerank_api_key;
+  o.timeout_seconds = static_cast<int>(config.rerank_timeout_seconds);
   PC_ASSIGN_OR_RETURN(auto r, HttpReranker::Create(o));
-  return std::unique_ptr<Reranker>(std::move(r));
+  return std::unique_ptr<Reranker>(std::make_unique<ResilientReranker>(
+      std::move(r), std::chrono::seconds(config.rerank_rest_seconds)));
 }
 
 Result<std::unique_ptr<Extractor>> MakeExtractor(const Config& config) {

@@ -29,8 +29,16 @@ constexpr std::chrono::seconds kBackfillInterval{30};
 
 // One pass over every scope: reindex those whose vector projection is incomplete. The first pass
 // (`warm`) also loads complete ones into memory, so no vector search waits for that.
-void BackfillPass(MemoryService& memory, SearchService& search, const std::atomic<bool>& stopping,
-                  bool warm) {
+void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedder,
+                  const std::atomic<bool>& stopping, bool warm) {
+  // An endpoint down since start-up has not told its dimension: ask it (in this background
+  // thread, never before listening). While it cannot answer, or rests after a failure, there is
+  // nothing to backfill with; the next pass tries again.
+  if (embedder.profile().dimension == 0) (void)embedder.Embed({"dimension probe"});
+  if (std::string why = embedder.Unavailable(); !why.empty()) {
+    std::cerr << "powercontext: vectors are degraded: " << why << std::endl;
+    return;
+  }
   std::string cursor;
   while (!stopping) {
     auto page = memory.ListScopes({kMaxPageLimit, cursor});
@@ -167,7 +175,7 @@ int RunServe(const Config& config) {
     bool first = true;
     do {
       lock.unlock();
-      BackfillPass(memory, search, stopping, first);
+      BackfillPass(memory, search, *embedder, stopping, first);
       first = false;
       lock.lock();
     } while (!backfill_cv.wait_for(lock, kBackfillInterval, [&] { return stopping.load(); }));

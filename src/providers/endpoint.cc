@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace pc {
@@ -54,7 +55,26 @@ Result<std::unique_ptr<Endpoint>> Endpoint::Open(const std::string& setting, con
   return std::unique_ptr<Endpoint>(new Endpoint(base_url, std::move(impl)));
 }
 
-Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body) {
+Endpoint::Deadline Endpoint::CallDeadline() const {
+  return std::chrono::steady_clock::now() + std::chrono::seconds(impl_->timeout_seconds);
+}
+
+int Endpoint::timeout_seconds() const { return impl_->timeout_seconds; }
+
+bool Endpoint::BackOff(std::chrono::milliseconds backoff, Deadline deadline) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= deadline) return false;
+  std::this_thread::sleep_until(std::min(deadline, now + backoff));
+  return std::chrono::steady_clock::now() < deadline;
+}
+
+Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body, Deadline deadline) {
+  using namespace std::chrono;
+  const auto start = steady_clock::now();
+  const auto left = duration_cast<microseconds>(deadline - start);
+  if (left.count() <= 0)
+    return Status(Code::kProviderUnavailable,
+                  base_url_ + path + " timed out after " + std::to_string(impl_->timeout_seconds) + " s");
   std::unique_ptr<httplib::Client> client;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -64,6 +84,12 @@ Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string
     }
   }
   if (!client) client = impl_->NewClient();
+  // Every wait of this attempt (connect, each read, each write) ends by the call's deadline.
+  const time_t sec = static_cast<time_t>(left.count() / 1000000);
+  const time_t usec = static_cast<time_t>(left.count() % 1000000);
+  client->set_connection_timeout(sec, usec);
+  client->set_read_timeout(sec, usec);
+  client->set_write_timeout(sec, usec);
   // cpp-httplib reconnects by itself when the server has closed a kept-alive connection
   // (tests/unit/vector_search_test.cc: Endpoint).
   httplib::Result res = client->Post(impl_->path_prefix + path, body, "application/json");
@@ -71,9 +97,13 @@ Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->idle.size() < kMaxIdleConnections) impl_->idle.push_back(std::move(client));
   }
-  if (!res)
+  if (!res) {
+    if (steady_clock::now() + milliseconds(20) >= deadline)
+      return Status(Code::kProviderUnavailable,
+                    base_url_ + path + " timed out after " + std::to_string(impl_->timeout_seconds) + " s");
     return Status(Code::kProviderUnavailable, base_url_ + path + " unreachable (" +
                                                   httplib::to_string(res.error()) + " error)");
+  }
   return HttpAnswer{res->status, res->body};
 }
 

@@ -4,6 +4,7 @@
 // connection of its own from a small pool.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -22,9 +23,22 @@ class Endpoint {
   // `setting` names the base URL's setting in errors (e.g. "embed_base_url").
   static Result<std::unique_ptr<Endpoint>> Open(const std::string& setting, const std::string& base_url,
                                                 const std::string& api_key, int timeout_seconds);
+  using Deadline = std::chrono::steady_clock::time_point;
+  // The deadline of a call that starts now: now + the endpoint's timeout. A caller that retries
+  // passes the same deadline to every attempt, so the whole call, retries and back-off included,
+  // takes at most the timeout.
+  Deadline CallDeadline() const;
   // POSTs a JSON body to base path + `path`. ProviderUnavailable when the endpoint cannot be reached
-  // or does not answer within the timeout; any HTTP answer is returned as it is.
-  Result<HttpAnswer> PostJson(const std::string& path, const std::string& body);
+  // or does not answer by `deadline` (the message then says "timed out after N s"); any HTTP
+  // answer is returned as it is.
+  Result<HttpAnswer> PostJson(const std::string& path, const std::string& body, Deadline deadline);
+  Result<HttpAnswer> PostJson(const std::string& path, const std::string& body) {
+    return PostJson(path, body, CallDeadline());
+  }
+  int timeout_seconds() const;
+  // Waits `backoff` before the next attempt of a call, or less if the deadline comes first; false
+  // when the deadline has passed (no attempt is left).
+  static bool BackOff(std::chrono::milliseconds backoff, Deadline deadline);
   const std::string& base_url() const { return base_url_; }
 
  private:

@@ -19,7 +19,8 @@ Result<std::unique_ptr<OpenAiChatExtractor>> OpenAiChatExtractor::Create(OpenAiC
   return std::unique_ptr<OpenAiChatExtractor>(new OpenAiChatExtractor(std::move(options), std::move(http)));
 }
 
-Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, bool with_schema) {
+Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, bool with_schema,
+                                             Endpoint::Deadline deadline) {
   json body{{"model", options_.model},
             {"temperature", 0},
             {"messages",
@@ -29,19 +30,27 @@ Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, b
     body["response_format"] = {
         {"type", "json_schema"},
         {"json_schema", {{"name", "memory_operations"}, {"schema", ParseJson(request.output_schema).value_or(json::object())}}}};
-  return http_->PostJson("/chat/completions", body.dump(-1, ' ', false, json::error_handler_t::replace));
+  return http_->PostJson("/chat/completions", body.dump(-1, ' ', false, json::error_handler_t::replace),
+                         deadline);
 }
 
 Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request) {
+  // extract_timeout_seconds bounds the whole call: every attempt and back-off share one deadline.
+  const Endpoint::Deadline deadline = http_->CallDeadline();
   Status last(Code::kProviderUnavailable, "no attempt made");
   for (int attempt = 0; attempt <= options_.retries; ++attempt) {
-    if (attempt > 0)  // 500 ms, 1 s, 2 s …
-      std::this_thread::sleep_for(std::chrono::milliseconds(500 << (attempt - 1)));
+    // 500 ms, 1 s, 2 s … but never past the deadline.
+    if (attempt > 0 && !Endpoint::BackOff(std::chrono::milliseconds(500 << (attempt - 1)), deadline)) {
+      if (last.message().find("timed out") == std::string::npos)
+        last = Status(last.code(), "chat endpoint timed out after " + std::to_string(options_.timeout_seconds) +
+                                       " s (" + std::to_string(attempt) + " attempts; the last: " + last.message() + ")");
+      break;
+    }
     bool with_schema = !schema_refused_;
-    auto res = Post(request, with_schema);
+    auto res = Post(request, with_schema, deadline);
     if (res.ok() && res->status == 400 && with_schema) {  // json_schema not supported here
       schema_refused_ = true;
-      res = Post(request, false);
+      res = Post(request, false, deadline);
     }
     if (!res.ok()) {
       last = res.status();

@@ -1,8 +1,8 @@
 // Extraction through any OpenAI-compatible POST {base_url}/chat/completions (OpenAI, Ollama, vLLM,
 // llama.cpp server, LM Studio): the prompt as the system message, the window as the user message,
 // temperature 0, and the answer's JSON Schema as response_format where the endpoint takes it —
-// an endpoint that refuses json_schema (HTTP 400) is asked for plain JSON from then on. Timeout,
-// and bounded retries with backoff on connection errors, 429 and 5xx.
+// an endpoint that refuses json_schema (HTTP 400) is asked for plain JSON from then on. Bounded
+// retries with backoff on connection errors, 429 and 5xx, all within one timeout.
 #pragma once
 
 #include <atomic>
@@ -18,7 +18,7 @@ struct OpenAiChatOptions {
   std::string base_url;
   std::string model;
   std::string api_key;
-  int timeout_seconds = 120;
+  int timeout_seconds = 120;  // the whole call: attempts and back-off
   int retries = 2;
 };
 
@@ -31,7 +31,7 @@ class OpenAiChatExtractor final : public Extractor {
  private:
   OpenAiChatExtractor(OpenAiChatOptions options, std::unique_ptr<Endpoint> http)
       : options_(std::move(options)), http_(std::move(http)) {}
-  Result<HttpAnswer> Post(const ExtractionRequest& request, bool with_schema);
+  Result<HttpAnswer> Post(const ExtractionRequest& request, bool with_schema, Endpoint::Deadline deadline);
   OpenAiChatOptions options_;
   std::unique_ptr<Endpoint> http_;
   std::atomic<bool> schema_refused_{false};

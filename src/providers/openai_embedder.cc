@@ -24,36 +24,36 @@ void Normalize(std::vector<float>& v) {
 }  // namespace
 
 OpenAiEmbedder::OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Endpoint> http)
-    : options_(std::move(options)), http_(std::move(http)) {
-  profile_ = EmbeddingProfile{"openai", options_.model, options_.dimension, "l2"};
-}
+    : options_(std::move(options)), http_(std::move(http)), dimension_(options_.dimension) {}
 
 OpenAiEmbedder::~OpenAiEmbedder() = default;
+
+EmbeddingProfile OpenAiEmbedder::profile() const {
+  return EmbeddingProfile{"openai", options_.model, dimension_.load(), "l2"};
+}
+
+std::string OpenAiEmbedder::Unavailable() const {
+  if (dimension_.load() > 0) return "";
+  return "the embedding dimension is not known yet: " + options_.base_url +
+         " has not answered since start-up (set embed_dimension to serve vectors without it)";
+}
 
 Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOptions options) {
   PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("embed_base_url", options.base_url, options.api_key,
                                                  options.timeout_seconds));
   std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(options, std::move(http)));
-  if (e->profile_.dimension == 0) {
-    auto probe = e->EmbedBatch({"dimension probe"});
-    if (!probe.ok())
-      return Status(Code::kProviderUnavailable,
-                    "cannot learn the embedding dimension from " + options.base_url + " (" +
-                        probe.status().message() + "); set embed_dimension");
-    e->profile_.dimension = static_cast<int>((*probe)[0].size());
-    e->options_.dimension = e->profile_.dimension;
-  }
   return e;
 }
 
 Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& texts) {
   nlohmann::json body{{"model", options_.model}, {"input", texts}};
   const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const Endpoint::Deadline deadline = http_->CallDeadline();
   Status last = Status(Code::kProviderUnavailable, "no attempt made");
   for (int attempt = 0; attempt <= options_.retries; ++attempt) {
-    if (attempt > 0)  // 200 ms, 400 ms, 800 ms …
-      std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 1)));
-    auto res = http_->PostJson("/embeddings", payload);
+    // 200 ms, 400 ms, 800 ms … but never past the call's deadline.
+    if (attempt > 0 && !Endpoint::BackOff(std::chrono::milliseconds(200 << (attempt - 1)), deadline)) break;
+    auto res = http_->PostJson("/embeddings", payload, deadline);
     if (!res.ok()) {
       last = res.status();
       continue;
@@ -82,10 +82,15 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
         if (!x.is_number()) return Status(Code::kProviderUnavailable, "embedding has a non-number");
         out[index].push_back(x.get<float>());
       }
-      if (options_.dimension && static_cast<int>(out[index].size()) != options_.dimension)
+      int expected = dimension_.load();
+      if (expected == 0 && !out[index].empty()) {  // the first answer after an unknown start
+        dimension_.compare_exchange_strong(expected, static_cast<int>(out[index].size()));
+        expected = dimension_.load();
+      }
+      if (static_cast<int>(out[index].size()) != expected)
         return Status(Code::kProviderUnavailable,
                       "embedding has " + std::to_string(out[index].size()) + " dimensions, expected " +
-                          std::to_string(options_.dimension));
+                          std::to_string(expected));
       Normalize(out[index]);
     }
     for (const auto& v : out)

@@ -3,6 +3,7 @@
 // retries. Vectors are L2-normalized here, whatever the server does.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -15,19 +16,22 @@ struct OpenAiEmbedderOptions {
   std::string base_url;  // e.g. http://127.0.0.1:11434/v1
   std::string model;
   std::string api_key;   // optional; sent as "Authorization: Bearer …"
-  int dimension = 0;     // 0: learn it from the endpoint at creation
+  int dimension = 0;     // 0: learn it from the endpoint (at creation, or its first answer)
   int batch_size = 64;
-  int timeout_seconds = 30;
-  int retries = 2;       // after the first try, on transport errors, 429 and 5xx
+  int timeout_seconds = 10;  // one call (a batch), retries and back-off included
+  int retries = 2;           // after the first try, on transport errors, 429 and 5xx, within the timeout
 };
 
 class OpenAiEmbedder final : public Embedder {
  public:
-  // Fails when the base URL is malformed, or the dimension is 0 and the endpoint cannot be asked.
+  // Fails only when the base URL is malformed: a dead endpoint never stops start-up. With
+  // dimension 0 the dimension is learned from the endpoint's first answer (serve asks it in the
+  // background at start-up); until then vectors are unavailable and Unavailable() says why.
   static Result<std::unique_ptr<OpenAiEmbedder>> Create(OpenAiEmbedderOptions options);
   ~OpenAiEmbedder() override;
 
-  const EmbeddingProfile& profile() const override { return profile_; }
+  EmbeddingProfile profile() const override;
+  std::string Unavailable() const override;
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
 
  private:
@@ -36,7 +40,7 @@ class OpenAiEmbedder final : public Embedder {
 
   OpenAiEmbedderOptions options_;
   std::unique_ptr<Endpoint> http_;
-  EmbeddingProfile profile_;
+  std::atomic<int> dimension_{0};  // 0: not known yet
 };
 
 }  // namespace pc

@@ -24,7 +24,12 @@ struct EmbeddingProfile {
 class Embedder {
  public:
   virtual ~Embedder() = default;
-  virtual const EmbeddingProfile& profile() const = 0;
+  // What this embedder's vectors are. The dimension may be 0 (unknown) until an endpoint that was
+  // down at start-up first answers. Thread-safe.
+  virtual EmbeddingProfile profile() const = 0;
+  // Why Embed would fail at once now (an endpoint resting after a failure, a dimension not yet
+  // learned), or empty. For capabilities; Embed itself always answers.
+  virtual std::string Unavailable() const { return ""; }
   // One unit-length vector of profile().dimension per text, in order. Thread-safe.
   // ProviderUnavailable when the provider cannot answer.
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) = 0;

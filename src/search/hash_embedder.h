@@ -12,7 +12,7 @@ inline constexpr int kDefaultHashDimension = 384;
 class HashEmbedder final : public Embedder {
  public:
   explicit HashEmbedder(int dimension = kDefaultHashDimension);
-  const EmbeddingProfile& profile() const override { return profile_; }
+  EmbeddingProfile profile() const override { return profile_; }
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
 
   std::vector<float> EmbedOne(const std::string& text) const;

@@ -161,12 +161,12 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
   }
   std::string profile;
   if (embedder_ && !prepared.empty()) {
-    profile = embedder_->profile().Key();
     std::vector<std::string> texts;
     for (const Prepared& p : prepared) texts.push_back(p.candidate.text);
     auto vectors = embedder_->Embed(texts);  // on failure the vectors are recorded as missing
     if (vectors.ok() && vectors->size() == prepared.size())
       for (size_t i = 0; i < prepared.size(); ++i) prepared[i].vector = std::move((*vectors)[i]);
+    if (embedder_->profile().dimension > 0) profile = embedder_->profile().Key();
   }
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));

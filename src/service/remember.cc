@@ -57,9 +57,11 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
 void MemoryService::Embed(const std::string& text, std::string& profile,
                           std::optional<std::vector<float>>& out) {
   if (!embedder_) return;
-  profile = embedder_->profile().Key();
   auto vectors = embedder_->Embed({text});
   if (vectors.ok() && vectors->size() == 1) out = std::move((*vectors)[0]);
+  // After the call: an endpoint down since start-up has no dimension yet, so no profile to record
+  // (the vector is missing either way, and the backfill completes it under the real profile).
+  if (embedder_->profile().dimension > 0) profile = embedder_->profile().Key();
 }
 
 }  // namespace pc

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "common/clock.h"
 #include "search/embedder.h"
 #include "search/fusion.h"
 #include "search/reranker.h"
@@ -14,11 +13,13 @@ namespace pc {
 namespace {
 
 constexpr int kReindexBatch = 256;
-constexpr int64_t kEmbedderRestMs = 30000;  // how long auto searches skip a failed embedder
 
-// Why vectors cannot serve this memory now, or empty when they can.
+// Why this memory's vector projection cannot serve the embedder now, or empty when it can. (An
+// embedder whose dimension is not known yet has not answered: that is the provider's failure,
+// reported by the search that asked it, not a projection gap.)
 std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& state) {
   if (!embedder) return "no embedding provider is configured (set embed_provider)";
+  if (embedder->profile().dimension == 0) return "";
   if (state.profile != embedder->profile().Key() && !(state.profile.empty() && state.missing == 0))
     return "the vector projection is built for \"" + state.profile + "\", not \"" +
            embedder->profile().Key() + "\"; run powercontext reindex";
@@ -104,16 +105,15 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
 
-  // The query vector is computed before the snapshot is taken: a slow model never holds it.
+  // The query vector is computed before the snapshot is taken: a slow model never holds it. A
+  // failed endpoint is rested by its circuit breaker (providers/resilient.h), so auto searches
+  // then fall back to fts at once instead of waiting on it.
   std::optional<std::vector<float>> query_vector;
   Status embed_status;
-  const bool resting = req.mode == SearchMode::kAuto && NowMillis() < embedder_down_until_ms_;
-  if (resting) embed_status = Status(Code::kProviderUnavailable, "it failed moments ago");
-  if (embedder_ && req.mode != SearchMode::kFts && !resting) {
+  if (embedder_ && req.mode != SearchMode::kFts) {
     auto v = embedder_->Embed({req.query});
     if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
     else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
-    if (!query_vector) embedder_down_until_ms_ = NowMillis() + kEmbedderRestMs;
   }
   TextQuery text = BuildTextQuery(req.query);
   const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
@@ -184,12 +184,12 @@ Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& h
 }
 
 Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
-  std::string gap = embedder_ ? "" : VectorGap(nullptr, {});
+  std::string gap = embedder_ ? embedder_->Unavailable() : VectorGap(nullptr, {});
   if (!scope_id.empty() && embedder_) {
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
       PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-      gap = VectorGap(embedder_, state);
+      if (gap.empty()) gap = VectorGap(embedder_, state);
       return Status::Ok();
     }));
   } else if (!scope_id.empty()) {
@@ -224,6 +224,8 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));
   if (!embedder_)
     return Status(Code::kCapabilityUnavailable, "no embedding provider is configured (set embed_provider)");
+  if (embedder_->profile().dimension == 0)  // learn it first: the profile names the dimension
+    PC_RETURN_IF_ERROR(embedder_->Embed({"dimension probe"}).status());
   const std::string profile = embedder_->profile().Key();
   std::string artifact;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {

@@ -103,7 +103,6 @@ class SearchService {
   VectorCache vectors_;
   // After the embedder fails, `auto` searches skip it until this time (ms since the epoch) and
   // answer with fts at once, instead of waiting out timeouts and retries on every query.
-  std::atomic<int64_t> embedder_down_until_ms_{0};
 };
 
 }  // namespace pc

@@ -115,5 +115,34 @@ TEST_F(HostileInput, McpOverStdioGoesOnAfterMalformedMessages) {
   EXPECT_TRUE(replies[5].contains("result"));
 }
 
+// A dead embedding endpoint used to stop `serve` at start-up (it asked the dimension first), and
+// then cost every remember its retries. Now the server starts with vectors degraded and says why.
+TEST(DegradedProviders, ADeadEmbeddingEndpointDoesNotStopTheServer) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data", {"--embed-provider", "openai", "--embed-base-url",
+                                               "http://127.0.0.1:1/v1", "--embed-model", "m"});
+  ASSERT_TRUE(server.Start()) << "serve did not start with a dead embedding endpoint";
+  httplib::Client http("127.0.0.1", server.port());
+  auto created = http.Post("/v1/scopes", R"({"key": "project:degraded"})", "application/json");
+  ASSERT_TRUE(created);
+  std::string scope = json::parse(created->body)["scope_id"];
+  for (int i = 0; i < 3; ++i) {
+    auto res = http.Post("/v1/memory/remember",
+                         json{{"scope_id", scope}, {"kind", "fact"}, {"text", "note " + std::to_string(i)}}.dump(),
+                         "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 201) << res->body;
+  }
+  auto caps = http.Get(("/v1/capabilities?scope_id=" + scope).c_str());
+  ASSERT_TRUE(caps);
+  json modes = json::parse(caps->body)["modes"];
+  EXPECT_FALSE(modes["vector"]["available"].get<bool>());
+  EXPECT_FALSE(modes["vector"]["reason"].get<std::string>().empty());
+  auto found = http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "note"}}.dump(), "application/json");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->status, 200) << found->body;
+  EXPECT_EQ(json::parse(found->body)["mode_used"], "fts");
+}
+
 }  // namespace
 }  // namespace pc::testing

@@ -2,6 +2,8 @@
 // OpenAI-compatible chat endpoint on loopback scripted by each test.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -192,6 +194,21 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   EXPECT_TRUE(has("no change: same text as active entry"));
   EXPECT_TRUE(has("not an object"));
   EXPECT_EQ(out->current_cursor, 1);
+}
+
+// A chat endpoint that never answers in time costs the timeout once, retries included (a hung
+// endpoint with a 5 s timeout used to answer after 16.5 s, calling itself "unreachable").
+TEST_F(FlushTest, AHangingChatEndpointCostsItsTimeoutOnce) {
+  Add("a record");
+  fake.ScriptChat({{R"({"operations": []})", 200, 3000}, {R"({"operations": []})", 200, 3000}});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = flush.Flush(scope);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kProviderUnavailable);
+  EXPECT_NE(out.status().message().find("timed out after 1 s"), std::string::npos) << out.status().message();
+  EXPECT_LT(seconds, 2.5) << "the 1 s timeout bounds the whole call";
+  EXPECT_TRUE(*flush.HasPending(scope));
 }
 
 TEST_F(FlushTest, UnusableAnswersAndProviderFailuresCommitNothing) {

@@ -15,6 +15,7 @@
 #include "providers/endpoint.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
+#include "providers/resilient.h"
 #include "search/fusion.h"
 #include "search/hash_embedder.h"
 #include "search/vector_index.h"
@@ -194,12 +195,14 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   o.base_url = fake.base_url();
   o.model = "fake-embed";
   o.retries = 1;
-  auto created = OpenAiEmbedder::Create(o);  // learns the dimension from the endpoint
+  auto created = OpenAiEmbedder::Create(o);
   PC_ASSERT_OK(created);
   OpenAiEmbedder& embedder = **created;
-  EXPECT_EQ(embedder.profile().Key(), "openai/fake-embed/64/l2");
+  EXPECT_EQ(embedder.profile().dimension, 0);  // learned from the first answer
   auto vs = embedder.Embed({"alpha", "beta", "gamma"});
   PC_ASSERT_OK(vs);
+  EXPECT_EQ(embedder.profile().Key(), "openai/fake-embed/64/l2");
+  EXPECT_EQ(embedder.Unavailable(), "");
   EXPECT_NEAR(Norm((*vs)[0]), 1.0, 1e-5);
 
   testing::Fixture f;
@@ -234,12 +237,72 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   auto degraded = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(degraded);
   EXPECT_EQ(degraded->mode_used, SearchMode::kFts);
-  // Auto does not wait on a failed endpoint again for a while: no further request reaches it.
-  int requests = fake.requests();
-  auto quick = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
+}
+
+// After a failure the endpoint is rested: writes and auto searches skip it at once (a dead
+// endpoint made every remember pay its retries, forever), capabilities say why, and one call
+// tries it again when the rest is over.
+TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
+  testing::FakeOpenAi fake(64);
+  OpenAiEmbedderOptions o;
+  o.base_url = fake.base_url();
+  o.model = "fake-embed";
+  o.retries = 2;
+  auto created = OpenAiEmbedder::Create(o);
+  PC_ASSERT_OK(created);
+  ResilientEmbedder embedder(std::move(created).value(), std::chrono::milliseconds(400));
+  testing::Fixture f;
+  MemoryService memory(*f.store, ServiceLimits{}, &embedder);
+  SearchService search(*f.store, &embedder);
+  std::string scope = f.NewScope();
+  PC_ASSERT_OK(memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
+  fake.set_failing(true);
+  const int before = fake.requests();
+  for (int i = 0; i < 5; ++i)
+    PC_ASSERT_OK(memory.Remember({scope, "fact", "Outage note " + std::to_string(i), "", "", {}}));
+  EXPECT_EQ(fake.requests() - before, 3) << "only the first write asks (3 attempts); the rest skip";
+  EXPECT_NE(embedder.Unavailable().find("rested"), std::string::npos) << embedder.Unavailable();
+  auto caps = search.Capabilities(scope);
+  PC_ASSERT_OK(caps);
+  EXPECT_FALSE((*caps)[1].available);
+  EXPECT_NE((*caps)[1].reason.find("embedding endpoint failed"), std::string::npos) << (*caps)[1].reason;
+  auto quick = search.Search({scope, "outage", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(quick);
   EXPECT_EQ(quick->mode_used, SearchMode::kFts);
-  EXPECT_EQ(fake.requests(), requests);
+  EXPECT_EQ(fake.requests() - before, 3);
+  // The rest is over and the endpoint is back: one call tries it, and it is used again.
+  fake.set_failing(false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  EXPECT_EQ(embedder.Unavailable(), "");
+  auto done = search.Reindex(scope);
+  PC_ASSERT_OK(done);
+  EXPECT_EQ(done->embedded, 5);
+  auto v = search.Search({scope, "outage note", SearchMode::kVector, 10, false, std::nullopt});
+  PC_ASSERT_OK(v);
+  ASSERT_GE(v->hits.size(), 5u);
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(v->hits[i].item.version.text.rfind("Outage note", 0), 0u) << v->hits[i].item.version.text;
+}
+
+// A hanging endpoint costs at most its timeout per call, retries included, and says so.
+TEST(OpenAiEmbedderTest, AHangingEndpointCostsItsTimeoutOnce) {
+  testing::FakeOpenAi fake(64);
+  fake.set_delay_ms(3000);
+  OpenAiEmbedderOptions o;
+  o.base_url = fake.base_url();
+  o.model = "fake-embed";
+  o.dimension = 64;
+  o.timeout_seconds = 1;
+  o.retries = 2;
+  auto created = OpenAiEmbedder::Create(o);
+  PC_ASSERT_OK(created);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = (*created)->Embed({"hello"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kProviderUnavailable);
+  EXPECT_NE(r.status().message().find("timed out"), std::string::npos) << r.status().message();
+  EXPECT_LT(seconds, 2.5) << "the timeout bounds the call, not each of its attempts";
 }
 
 TEST(RerankTest, ReordersTheSnapshotsHitsOnly) {
@@ -271,16 +334,35 @@ TEST(RerankTest, ReordersTheSnapshotsHitsOnly) {
   EXPECT_TRUE((*caps)[3].available);
 }
 
-TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionFailsClearly) {
+// A dead endpoint never stops start-up: the embedder starts without a dimension, says why, and
+// searches and writes go on without vectors.
+TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionStartsDegraded) {
   OpenAiEmbedderOptions o;
   o.base_url = "http://127.0.0.1:1/v1";
   o.model = "m";
   o.retries = 0;
   o.timeout_seconds = 2;
   auto e = OpenAiEmbedder::Create(o);
-  ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.status().code(), Code::kProviderUnavailable);
-  EXPECT_NE(e.status().message().find("embed_dimension"), std::string::npos);
+  PC_ASSERT_OK(e);
+  EXPECT_EQ((*e)->profile().dimension, 0);
+  EXPECT_NE((*e)->Unavailable().find("embed_dimension"), std::string::npos);
+  EXPECT_EQ((*e)->Embed({"x"}).status().code(), Code::kProviderUnavailable);
+  testing::Fixture f;
+  MemoryService memory(*f.store, ServiceLimits{}, e->get());
+  SearchService search(*f.store, e->get());
+  std::string scope = f.NewScope();
+  auto written = memory.Remember({scope, "fact", "Written while the endpoint is down.", "", "", {}});
+  PC_ASSERT_OK(written);
+  auto caps = search.Capabilities(scope);
+  PC_ASSERT_OK(caps);
+  EXPECT_FALSE((*caps)[1].available);
+  EXPECT_NE((*caps)[1].reason.find("not known yet"), std::string::npos) << (*caps)[1].reason;
+  auto found = search.Search({scope, "endpoint down", SearchMode::kAuto, 10, false, std::nullopt});
+  PC_ASSERT_OK(found);
+  EXPECT_EQ(found->mode_used, SearchMode::kFts);
+  EXPECT_EQ(found->hits.size(), 1u);
+  EXPECT_EQ(search.Search({scope, "endpoint", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+            Code::kProviderUnavailable);
   o.base_url = "not a url";
   EXPECT_EQ(OpenAiEmbedder::Create(o).status().code(), Code::kInvalidArgument);
 }

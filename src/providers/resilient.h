@@ -1,0 +1,63 @@
+// A circuit breaker in front of a model endpoint. After a failure the endpoint is rested: calls
+// are answered at once with the failure for `rest`, instead of each paying its timeout and
+// retries (a dead embedding endpoint made every remember cost ~0.6 s, a hanging one 90 s). When
+// the rest is over, one call tries again; it closes the breaker if it succeeds, or rests the
+// endpoint again. Writes go on meanwhile: their vectors are recorded as missing, and the
+// background backfill completes them once the endpoint answers.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/status.h"
+#include "search/embedder.h"
+#include "search/reranker.h"
+
+namespace pc {
+
+class CircuitBreaker {
+ public:
+  // `what` names the endpoint in messages and the log, e.g. "embedding endpoint".
+  CircuitBreaker(std::string what, std::chrono::milliseconds rest);
+  // Ok when a call may go through; else ProviderUnavailable saying why and for how long.
+  Status Admit();
+  // The outcome of an admitted call. A failure opens the breaker (logged once per outage).
+  void Record(const Status& outcome);
+  // Why calls are skipped now, or empty.
+  std::string Resting() const;
+
+ private:
+  enum class State { kClosed, kOpen, kProbing };
+  const std::string what_;
+  const std::chrono::milliseconds rest_;
+  mutable std::mutex mu_;
+  State state_ = State::kClosed;
+  std::chrono::steady_clock::time_point until_{};
+  std::string last_error_;
+};
+
+class ResilientEmbedder final : public Embedder {
+ public:
+  ResilientEmbedder(std::unique_ptr<Embedder> inner, std::chrono::milliseconds rest);
+  EmbeddingProfile profile() const override { return inner_->profile(); }
+  std::string Unavailable() const override;
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
+
+ private:
+  std::unique_ptr<Embedder> inner_;
+  CircuitBreaker breaker_;
+};
+
+class ResilientReranker final : public Reranker {
+ public:
+  ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest);
+  Result<std::vector<double>> Score(const std::string& query, const std::vector<std::string>& texts) override;
+
+ private:
+  std::unique_ptr<Reranker> inner_;
+  CircuitBreaker breaker_;
+};
+
+}  // namespace pc
