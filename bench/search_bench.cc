@@ -1,7 +1,7 @@
 // Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
 //
 //   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
-//                            [--modes fts,vector,hybrid,long,prepare] [--json FILE] [--server BIN]
+//                            [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN]
 //
 // Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
@@ -281,6 +281,31 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", row.name, Percentile(ms, 0.50),
                 Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(row.queries->size()));
   }
+  if (Selected(modes, "concurrent") && vectors) {
+    // Searches of one scope from 1 and from 4 threads at once: they share the memory's index (a
+    // search used to hold its lock, so they ran one at a time). The ratio is bounded by cores.
+    std::printf("\n| concurrent, one scope | 1 thread searches/s | 4 threads searches/s | ratio |\n|---|---|---|---|\n");
+    for (SearchMode mode : {SearchMode::kVector, SearchMode::kHybrid}) {
+      double rate[2] = {0, 0};
+      for (int round = 0; round < 2; ++round) {
+        const int threads = round == 0 ? 1 : 4;
+        std::atomic<bool> failed{false};
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+          pool.emplace_back([&] {
+            for (const std::string& q : qs)
+              if (!search->Search({scope.scope_id, q, mode, 10, false, std::nullopt}).ok()) failed = true;
+          });
+        for (std::thread& th : pool) th.join();
+        if (failed) std::abort();
+        rate[round] = static_cast<double>(threads) * static_cast<double>(qs.size()) / (MillisSince(t0) / 1000);
+      }
+      const char* name = mode == SearchMode::kVector ? "vector" : "hybrid";
+      result["concurrent"][name] = {{"threads_1", rate[0]}, {"threads_4", rate[1]}};
+      std::printf("| %s | %.0f | %.0f | %.2f |\n", name, rate[0], rate[1], rate[1] / rate[0]);
+    }
+  }
   if (Selected(modes, "prepare")) {
     // prepare_context with the offline defaults (no embedder: auto = fts), a 4,000-byte budget.
     SearchService plain(*store);
@@ -340,7 +365,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {10000, 100000};
   int queries = 300;
   int64_t source_count = 10000;
-  std::string modes = "fts,vector,hybrid,long,prepare";
+  std::string modes = "fts,vector,hybrid,long,prepare,concurrent";
   std::string json_path, server_binary;
   {  // powercontext next to the bench directory, as scripts/build lays them out
     std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
@@ -364,7 +389,7 @@ int main(int argc, char** argv) {
     } else if (a == "--server" && i + 1 < argc) {
       server_binary = argv[++i];  // "" skips the start-up measurement
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare] [--json FILE] [--server BIN]\n");
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN]\n");
       return 2;
     }
   }

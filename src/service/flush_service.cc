@@ -63,11 +63,32 @@ std::string Ids(char prefix, const std::vector<size_t>& indexes) {
 
 }  // namespace
 
-std::shared_ptr<std::mutex> FlushService::ScopeLock(const std::string& scope_id) {
+struct FlushService::ScopeGuard::Entry {
+  std::mutex mu;
+  int users = 0;  // under the service's locks_mu_
+};
+
+FlushService::ScopeGuard::ScopeGuard(FlushService& service, const std::string& scope_id)
+    : service_(service), scope_id_(scope_id) {
+  {
+    std::lock_guard<std::mutex> lock(service_.locks_mu_);
+    auto& slot = service_.locks_[scope_id_];
+    if (!slot) slot = std::make_shared<Entry>();
+    entry_ = slot;
+    ++entry_->users;
+  }
+  entry_->mu.lock();
+}
+
+FlushService::ScopeGuard::~ScopeGuard() {
+  entry_->mu.unlock();
+  std::lock_guard<std::mutex> lock(service_.locks_mu_);
+  if (--entry_->users == 0) service_.locks_.erase(scope_id_);
+}
+
+size_t FlushService::locked_scopes() {
   std::lock_guard<std::mutex> lock(locks_mu_);
-  auto& m = locks_[scope_id];
-  if (!m) m = std::make_shared<std::mutex>();
-  return m;
+  return locks_.size();
 }
 
 Result<bool> FlushService::HasPending(const std::string& scope_id) {
@@ -84,8 +105,7 @@ Result<bool> FlushService::HasPending(const std::string& scope_id) {
 
 Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  std::shared_ptr<std::mutex> scope_lock = ScopeLock(scope_id);
-  std::lock_guard<std::mutex> serialized(*scope_lock);
+  ScopeGuard serialized(*this, scope_id);
 
   Window w;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {

@@ -60,10 +60,24 @@ class FlushService {
   // Whether the scope's log is ahead of its extraction cursor (for the scheduler).
   Result<bool> HasPending(const std::string& scope_id);
   bool available() const { return extractor_ != nullptr; }
+  // Scopes with a flush running or waiting now (tests: the lock map never outgrows them).
+  size_t locked_scopes();
 
  private:
   struct Window;
-  std::shared_ptr<std::mutex> ScopeLock(const std::string& scope_id);
+  // Serializes flushes of one scope. The map holds a scope only while a flush of it runs or
+  // waits, so it is bounded by the flushes in progress, whatever scope ids requests name.
+  class ScopeGuard {
+   public:
+    struct Entry;
+    ScopeGuard(FlushService& service, const std::string& scope_id);
+    ~ScopeGuard();
+
+   private:
+    FlushService& service_;
+    std::string scope_id_;
+    std::shared_ptr<Entry> entry_;
+  };
   Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer);
 
   Store& store_;
@@ -71,7 +85,7 @@ class FlushService {
   Embedder* embedder_;
   FlushOptions options_;
   std::mutex locks_mu_;
-  std::unordered_map<std::string, std::shared_ptr<std::mutex>> locks_;
+  std::unordered_map<std::string, std::shared_ptr<ScopeGuard::Entry>> locks_;
 };
 
 }  // namespace pc

@@ -56,7 +56,22 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     slot = s;
   }
   slot->last_used = ++clock_;
-  std::unique_lock<std::mutex> lock(slot->mu);
+  {
+    // The common case: the index is at this snapshot's revision. Concurrent searches share it.
+    std::shared_lock<std::shared_mutex> shared(slot->mu);
+    if (slot->revision == revision && slot->profile == profile && slot->index &&
+        slot->index->dimension() == query.size()) {
+      auto hits = slot->index->Nearest(query, include_inactive, min_similarity, k);
+      shared.unlock();
+      Evict(slot);
+      return hits;
+    }
+    if (slot->revision > revision) {  // an older snapshot than the index: read the store
+      shared.unlock();
+      return ScanStore(txn, artifact_id, profile, query, include_inactive, min_similarity, k);
+    }
+  }
+  std::unique_lock<std::shared_mutex> lock(slot->mu);
   if (slot->revision > revision)
     return ScanStore(txn, artifact_id, profile, query, include_inactive, min_similarity, k);
   auto upsert = [&](const std::string& entry, const std::string& version, bool active,
@@ -126,7 +141,7 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
   std::string profile;
   VectorIndex::Snapshot snap;
   {
-    std::lock_guard<std::mutex> lock(slot->mu);
+    std::shared_lock<std::shared_mutex> lock(slot->mu);
     index = slot->index;
     profile = slot->profile;
     snap = index->TakeSnapshot();
@@ -140,7 +155,7 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
       (void)(*graph)->Save(path);  // best effort: without it the next start builds again
     }
   }
-  std::lock_guard<std::mutex> lock(slot->mu);
+  std::unique_lock<std::shared_mutex> lock(slot->mu);
   slot->build_queued = false;
   if (!graph.ok()) return;  // stopping; or hnswlib failed, and searches stay exact
   if (slot->index != index) return;  // reloaded meanwhile (profile change, reindex)

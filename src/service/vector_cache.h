@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -66,8 +67,11 @@ class VectorCache {
   void WaitForBuilds();
 
  private:
+  // A memory's index. Searches at the revision it holds share `mu` (they only read the index, and
+  // hnswlib's searches may run concurrently); bringing it to a newer revision, loading it and
+  // attaching a graph take it exclusively.
   struct Slot {
-    std::mutex mu;
+    std::shared_mutex mu;
     std::string artifact_id, profile;
     int64_t revision = -1;  // -1: not loaded
     std::shared_ptr<VectorIndex> index;

@@ -11,6 +11,7 @@
 #include "service/search_service.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/schema.h"
+#include "store/sqlite/db.h"
 #include "test_util.h"
 
 namespace pc {
@@ -175,6 +176,33 @@ TEST(SqliteStore, ManifestAtEveryRevision) {
     for (const auto& m : page->items) got.push_back(m.version.text);
     EXPECT_EQ(got, expected[r]) << "at revision " << r + 1;
   }
+}
+
+// A bind that fails (here an index the statement does not have) fails the statement: it used to
+// be ignored, and the statement ran with NULL in place of the value.
+TEST(SqliteDb, AFailedBindFailsTheStatement) {
+  testing::TempDir dir;
+  auto db = sqlite::Db::Open(dir.path() + "/t.db", 1000);
+  PC_ASSERT_OK(db);
+  PC_ASSERT_OK((*db)->Exec("CREATE TABLE t (x TEXT)"));
+  {
+    auto s = (*db)->Prepare("INSERT INTO t (x) VALUES (?1)");
+    PC_ASSERT_OK(s);
+    Status run = s->Bind(2, std::string("lost")).Run();
+    EXPECT_FALSE(run.ok());
+    EXPECT_NE(run.message().find("cannot bind parameter 2"), std::string::npos) << run.message();
+  }
+  {
+    auto s = (*db)->Prepare("INSERT INTO t (x) VALUES (?1)");
+    PC_ASSERT_OK(s);
+    PC_ASSERT_OK(s->Bind(1, std::string("kept")).Run());  // the cached statement is clean again
+  }
+  auto count = (*db)->Prepare("SELECT count(*), min(x) FROM t");
+  PC_ASSERT_OK(count);
+  auto row = count->Step();
+  PC_ASSERT_OK(row);
+  EXPECT_EQ(count->Int(0), 1);
+  EXPECT_EQ(count->Text(1), "kept");
 }
 
 }  // namespace

@@ -74,27 +74,38 @@ Stmt::~Stmt() {
   }
 }
 
+void Stmt::Check(int rc, int index) {
+  if (rc != SQLITE_OK && bind_rc_ == SQLITE_OK) {
+    bind_rc_ = rc;
+    bind_index_ = index;
+  }
+}
+
 Stmt& Stmt::Bind(int i, int64_t v) {
-  sqlite3_bind_int64(s_, i, v);
+  Check(sqlite3_bind_int64(s_, i, v), i);
   return *this;
 }
 Stmt& Stmt::Bind(int i, const std::string& v) {
-  sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  Check(sqlite3_bind_text64(s_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8), i);
   return *this;
 }
 Stmt& Stmt::Bind(int i, const std::optional<std::string>& v) {
   return v ? Bind(i, *v) : BindNull(i);
 }
 Stmt& Stmt::BindBlob(int i, const void* data, size_t bytes) {
-  sqlite3_bind_blob64(s_, i, data, bytes, SQLITE_TRANSIENT);
+  Check(sqlite3_bind_blob64(s_, i, data, bytes, SQLITE_TRANSIENT), i);
   return *this;
 }
 Stmt& Stmt::BindNull(int i) {
-  sqlite3_bind_null(s_, i);
+  Check(sqlite3_bind_null(s_, i), i);
   return *this;
 }
 
 Result<bool> Stmt::Step() {
+  if (bind_rc_ != SQLITE_OK)
+    return Status((bind_rc_ & 0xff) == SQLITE_TOOBIG ? Code::kTooLarge : Code::kInternal,
+                  "sqlite: cannot bind parameter " + std::to_string(bind_index_) + ": " +
+                      sqlite3_errstr(bind_rc_));
   if (!sqlite3_stmt_readonly(s_)) ++db_->write_statements_;
   int rc = sqlite3_step(s_);
   if (rc == SQLITE_ROW) return true;

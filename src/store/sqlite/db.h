@@ -50,11 +50,15 @@ class Db {
 class Stmt {
  public:
   Stmt(Db* db, sqlite3_stmt* s) : db_(db), s_(s) {}
-  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_), bind_rc_(o.bind_rc_), bind_index_(o.bind_index_) {
+    o.s_ = nullptr;
+  }
   Stmt(const Stmt&) = delete;
   ~Stmt();
 
-  // Bind by 1-based index.
+  // Bind by 1-based index. A bind that fails (an index out of range, a value over SQLite's length
+  // limit) is remembered, and the next Step or Run fails with it: nothing runs with a NULL that
+  // stands in for a value it could not take.
   Stmt& Bind(int i, int64_t v);
   Stmt& Bind(int i, const std::string& v);
   Stmt& Bind(int i, const std::optional<std::string>& v);
@@ -73,8 +77,11 @@ class Stmt {
   std::pair<const void*, size_t> Blob(int col) const;
 
  private:
+  void Check(int rc, int index);
   Db* db_;
   sqlite3_stmt* s_;
+  int bind_rc_ = 0;  // SQLITE_OK, or the first failed bind's code
+  int bind_index_ = 0;
 };
 
 }  // namespace pc::sqlite

@@ -122,12 +122,28 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
   sqlite3_result_double(out, -score);
 }
 
+// FTS5 calls these from C: an exception (std::bad_alloc from a vector or a string) must not
+// unwind through SQLite's frames. It becomes the function's SQLite error instead.
+using AuxFunction = void (*)(const Fts5ExtensionApi*, Fts5Context*, sqlite3_context*, int, sqlite3_value**);
+template <AuxFunction F>
+void Guarded(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
+  try {
+    F(api, ctx, out, argc, argv);
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(out);
+  } catch (const std::exception& e) {
+    sqlite3_result_error(out, e.what(), -1);
+  } catch (...) {
+    sqlite3_result_error(out, "unexpected error in a ranking function", -1);
+  }
+}
+
 fts5_api* GetFtsApi(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, nullptr) == SQLITE_OK) {
-    sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr);
-    sqlite3_step(stmt);
+    if (sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr) == SQLITE_OK)
+      sqlite3_step(stmt);
   }
   sqlite3_finalize(stmt);
   return api;
@@ -141,9 +157,9 @@ Status RegisterFtsExtensions(sqlite3* db) {
   static fts5_tokenizer kTokenizer = {Create, Delete, TokenizeText};
   if (api->xCreateTokenizer(api, "pc", nullptr, &kTokenizer, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 tokenizer");
-  if (api->xCreateFunction(api, "pc_tf_rank", nullptr, TfRank, nullptr) != SQLITE_OK)
+  if (api->xCreateFunction(api, "pc_tf_rank", nullptr, Guarded<TfRank>, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 rank function");
-  if (api->xCreateFunction(api, "pc_bm25", nullptr, Bm25, nullptr) != SQLITE_OK)
+  if (api->xCreateFunction(api, "pc_bm25", nullptr, Guarded<Bm25>, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 rank function");
   return Status::Ok();
 }
