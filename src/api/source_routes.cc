@@ -14,6 +14,9 @@ Result<SourceInput> ReadSource(const Body& body) {
   SourceInput in;
   PC_ASSIGN_OR_RETURN(in.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(auto purpose, body.OptString("purpose"));
+  if (purpose && purpose->empty())  // absent means memory; an empty string is a mistake
+    return InvalidArgument("purpose must be memory or archive (or left out), not empty")
+        .WithDetail("field", body.Path("purpose"));
   in.purpose = purpose.value_or("");
   PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
   PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));

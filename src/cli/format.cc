@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/utf8.h"
+
 namespace pc {
 namespace {
 
@@ -140,7 +142,7 @@ std::string FormatSource(const Json& s) {
   std::string out = s.value("source_ref", "") + "  " + s.value("kind", "") + "  (" + s.value("purpose", "") + ")";
   if (s.contains("created") && !s.value("created", true)) out += "  already added with this idempotency key";
   std::string content = s.value("content", "");
-  if (content.size() > 200) content = content.substr(0, 200) + " …";
+  if (content.size() > 200) content = CutUtf8(content, 200, " …");
   return out + "\n" + Indent(content, "  ") + "\n";
 }
 

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
+#include "common/utf8.h"
 
 extern char** environ;
 
@@ -125,7 +126,7 @@ Result<std::string> CommandExtractor::Extract(const ExtractionRequest& request) 
                   "extract_command failed (" +
                       (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                                          : "signal " + std::to_string(WTERMSIG(status))) +
-                      "): " + errors.substr(0, 300));
+                      "): " + CutUtf8(errors, 300));
   return answer;
 }
 

@@ -25,6 +25,16 @@ Status CheckEntryCursor(const std::string& cursor) {
   return Status::Ok();
 }
 
+// An entry cursor names an entry of this memory: one from another scope's listing is refused
+// rather than silently paging this memory from that entry's place in the order.
+Status CheckCursorInMemory(ReadTxn& txn, const std::string& cursor, const Artifact& memory) {
+  if (cursor.empty()) return Status::Ok();
+  PC_ASSIGN_OR_RETURN(std::optional<std::string> owner, txn.FindEntryArtifact(cursor));
+  if (!owner || *owner != memory.artifact_id)
+    return InvalidArgument("cursor is not from this scope's listing").WithDetail("field", "cursor");
+  return Status::Ok();
+}
+
 // Trims a page fetched with limit + 1 rows and returns the cursor of the last kept row.
 template <typename T, typename KeyFn>
 std::optional<std::string> TrimPage(std::vector<T>& items, int limit, KeyFn key) {
@@ -41,6 +51,7 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   EntriesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    PC_RETURN_IF_ERROR(CheckCursorInMemory(txn, req.page.cursor, memory));
     PC_ASSIGN_OR_RETURN(int64_t revision, PickRevision(memory, req.revision));
     out.memory = MemoryRef{memory.family, memory.artifact_id, revision};
     PC_ASSIGN_OR_RETURN(out.items, txn.ListManifest(memory.artifact_id, revision,
@@ -80,6 +91,7 @@ Result<RevisionDetail> MemoryService::GetRevision(const std::string& scope_id, i
   RevisionDetail out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_RETURN_IF_ERROR(CheckCursorInMemory(txn, page.cursor, memory));
     PC_ASSIGN_OR_RETURN(int64_t r, PickRevision(memory, revision));
     PC_ASSIGN_OR_RETURN(std::optional<RevisionInfo> info, txn.FindRevision(memory.artifact_id, r));
     if (!info) return Internal("revision " + std::to_string(r) + " is missing from the history");

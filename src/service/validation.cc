@@ -28,8 +28,10 @@ Status CheckScopeKey(std::string_view key, size_t max_bytes) {
   PC_RETURN_IF_ERROR(CheckText("key", key, max_bytes));
   for (unsigned char c : key)
     if (c < 0x20 || c == 0x7f) return FieldError("key", "key must not contain control characters");
-  // Keys are identifiers: only their canonical form is accepted, so two keys that look the same
-  // (full-width letters, a trailing U+3000) can never name two scopes.
+  // Keys are identifiers: only their canonical form is accepted, so two keys that NFKC folds
+  // together (full-width letters, a trailing U+3000) can never name two scopes. Letters of other
+  // scripts that merely look alike (Cyrillic о, Latin o) are other text and another key
+  // (docs/api.md, POST /v1/scopes).
   if (HasInvisible(key))
     return FieldError("key", "key must not contain invisible characters (such as U+200B)");
   PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(key));

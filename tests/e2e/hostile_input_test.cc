@@ -77,6 +77,14 @@ TEST_F(HostileInput, NumbersOutOfRangeAndRepeatedKeysAre400) {
   EXPECT_EQ(Head(), 0);
 }
 
+TEST_F(HostileInput, EmptyPurposeIsRefused) {
+  ExpectRefused("/v1/sources", R"({"scope_id": ")" + scope + R"(", "kind": "chat", "content": "x", "purpose": ""})",
+                "purpose");
+  auto listed = http->Get(("/v1/sources?scope_id=" + scope).c_str());
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(json::parse(listed->body)["high_watermark"], 0);
+}
+
 TEST_F(HostileInput, McpOverHttpNeverAnswers500) {
   for (const std::string& body :
        {std::string(R"({"jsonrpc": 2, "method": "ping"})"), std::string(R"({"jsonrpc": "2.0", "id": [], "method": "ping"})"),

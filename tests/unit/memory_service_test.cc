@@ -249,6 +249,16 @@ TEST_F(MemoryServiceTest, PaginationCoversEverythingOnce) {
   EXPECT_EQ(f.memory->ListEntries({scope, std::nullopt, false, {1001, ""}}).status().code(),
             Code::kInvalidArgument);
   EXPECT_EQ(f.memory->ListRevisions(scope, {10, "abc"}).status().code(), Code::kInvalidArgument);
+  // A cursor from another scope's listing is refused, not used to page this one from its place.
+  std::string other = f.NewScope("project:other");
+  for (int i = 0; i < 3; ++i)
+    PC_ASSERT_OK(f.memory->Remember({other, "fact", "other " + std::to_string(i), "", "t", {}}));
+  auto theirs = f.memory->ListEntries({other, std::nullopt, false, {1, ""}});
+  PC_ASSERT_OK(theirs);
+  ASSERT_TRUE(theirs->next_cursor.has_value());
+  auto crossed = f.memory->ListEntries({scope, std::nullopt, false, {7, *theirs->next_cursor}});
+  EXPECT_EQ(crossed.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->GetRevision(scope, 1, {7, *theirs->next_cursor}).status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(MemoryServiceTest, BadInputChangesNothing) {
