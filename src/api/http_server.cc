@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/edge_guard.h"
-#include "api/error_map.h"
+#include "wire/error_map.h"
 #include "api/http_connections.h"
 #include "api/router.h"
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/error_map.h"
+#include "wire/error_map.h"
 #include "common/clock.h"
 #include "common/json_parse.h"
 #include "model/citation.h"
@@ -13,29 +13,6 @@ namespace pc {
 
 Json NextCursor(const std::optional<std::string>& cursor) { return cursor ? Json(*cursor) : Json(); }
 
-Json ErrorJson(const Status& s) {
-  Json details = Json::object();
-  for (const Detail& d : s.details())
-    std::visit([&](const auto& v) { details[d.key] = v; }, d.value);
-  return Json{{"error", {{"code", CodeName(s.code()), }, {"message", s.message()},
-                         {"details", details}}}};
-}
-
-Status ErrorFromJson(int http_status, const Json& body) {
-  Code code = CodeForHttpStatus(http_status);
-  std::string message = "HTTP " + std::to_string(http_status);
-  Status s(code, message);
-  if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-    const Json& e = body["error"];
-    s = Status(code, e.value("message", message));
-    if (e.contains("details") && e["details"].is_object())
-      for (const auto& [k, v] : e["details"].items()) {
-        if (v.is_number_integer()) s.With(k, v.get<int64_t>());
-        else s.With(k, v.is_string() ? v.get<std::string>() : v.dump());
-      }
-  }
-  return s;
-}
 
 Json ToJson(const MemoryRef& m) {
   return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};

@@ -9,21 +9,16 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "common/status.h"
 #include "model/types.h"
 #include "service/memory_service.h"
+#include "wire/error_json.h"
+#include "wire/json.h"
 
 namespace pc {
 
-using Json = nlohmann::json;
-
-Json ErrorJson(const Status& s);
 // A page's next_cursor: the cursor, or null on the last page.
 Json NextCursor(const std::optional<std::string>& cursor);
-// The Status an error answer stands for: the code of its HTTP status, its message and details.
-Status ErrorFromJson(int http_status, const Json& body);
 Json ToJson(const MemoryRef& m);
 Json ToJson(const Citation& c);
 Json ToJson(const EntryVersion& v);

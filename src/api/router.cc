@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/error_map.h"
+#include "wire/error_map.h"
 
 namespace pc {
 

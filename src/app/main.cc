@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "api/error_map.h"
+#include "wire/error_map.h"
 #include "app/config.h"
 #include "app/mcp.h"
 #include "app/serve.h"

@@ -9,8 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
-#include "api/error_map.h"
-#include "cli/client.h"
+#include "wire/error_map.h"
+#include "client/api_client.h"
+#include "client/scope_resolver.h"
 #include "cli/format.h"
 
 namespace pc {
@@ -58,15 +59,9 @@ Result<std::string> EntryText(const Opts& o) {
   return o.text;
 }
 
-// --scope takes a scope id (scp_…) or a key; a key is created on first write.
+// --scope takes a scope id (scp_…) or a key; a key is created by a write (client/scope_resolver.h).
 Result<std::string> ResolveScope(ApiClient& api, const std::string& scope, bool create) {
-  if (scope.rfind("scp_", 0) == 0) return scope;
-  Result<Json> r = create ? api.Post("/v1/scopes", Json{{"key", scope}})
-                          : api.Get("/v1/scopes", {{"key", scope}});
-  if (!r.ok()) return std::move(r).TakeStatus();
-  if (create) return (*r)["scope_id"].get<std::string>();
-  if ((*r)["scopes"].empty()) return NotFound("no scope with key " + scope);
-  return (*r)["scopes"][0]["scope_id"].get<std::string>();
+  return pc::ResolveScope(RoutesOf(api), scope, create ? ScopeUse::kWrite : ScopeUse::kRead);
 }
 
 std::map<std::string, std::string> PageQuery(const std::string& scope_id, const Opts& o) {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "api/json_codec.h"
+#include "wire/json.h"
 
 namespace pc {
 

@@ -10,16 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_codec.h"
+#include "client/call_route.h"
 #include "common/status.h"
+#include "wire/json.h"
 
 namespace pc {
-
-// One request to the /v1 API: the route's JSON answer, or its error as a Status (code, message,
-// details).
-using CallRoute = std::function<Result<Json>(const std::string& method, const std::string& path,
-                                             const std::map<std::string, std::string>& query,
-                                             const Json& body)>;
 
 struct ToolResult {
   Json structured;  // the route's answer, or {"error": {code, message, details}}
@@ -36,7 +31,7 @@ class McpTools {
   Result<ToolResult> Call(const std::string& name, const Json& arguments);
 
  private:
-  Result<std::string> ResolveScope(const Json& arguments);
+  Result<std::string> ResolveScope(const Json& arguments, bool writes);
   CallRoute call_;
 };
 

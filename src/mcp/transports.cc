@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
-#include "cli/client.h"
 
 namespace pc {
 
@@ -18,16 +17,6 @@ CallRoute InProcessRoutes(const Router& router) {
     ApiResponse res = router.Dispatch(req);
     if (res.status >= 200 && res.status < 300) return res.body;
     return ErrorFromJson(res.status, res.body);
-  };
-}
-
-CallRoute RemoteRoutes(const std::string& server_url) {
-  auto client = std::make_shared<ApiClient>(server_url);
-  auto mu = std::make_shared<std::mutex>();  // one connection, one request at a time
-  return [client, mu](const std::string& method, const std::string& path,
-                      const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
-    std::lock_guard<std::mutex> lock(*mu);
-    return method == "GET" ? client->Get(path, query) : client->Post(path, body);
   };
 }
 

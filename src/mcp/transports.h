@@ -12,13 +12,15 @@
 
 #include "api/http_server.h"
 #include "api/router.h"
+#include "client/call_route.h"
 #include "mcp/server.h"
 #include "mcp/tools.h"
 
 namespace pc {
 
+// Requests to the route table of this process (`mcp --data`, serve's /mcp). Over HTTP:
+// client/call_route.h RemoteRoutes.
 CallRoute InProcessRoutes(const Router& router);
-CallRoute RemoteRoutes(const std::string& server_url);
 
 // Reads messages from `in` until EOF, writes each response as one line to `out`.
 void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out);

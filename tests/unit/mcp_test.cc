@@ -117,6 +117,26 @@ TEST_F(McpTest, StdioSurvivesHostileLines) {
   EXPECT_TRUE(replies[3].contains("result"));
 }
 
+// One scope resolver (client/scope_resolver.h) for MCP and the CLI: a read of a key nobody wrote to
+// is not_found and creates nothing (MCP's own resolver used to create a scope on a search).
+TEST_F(McpTest, ReadsNeverCreateScopes) {
+  auto call = [&](const char* tool, json arguments) {
+    return Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                 {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}})["result"];
+  };
+  for (const char* tool : {"search_memory", "prepare_context"}) {
+    auto r = call(tool, {{"scope_key", "project:never-written"}, {"query", "x"}});
+    EXPECT_TRUE(r["isError"]) << tool;
+    EXPECT_EQ(r["structuredContent"]["error"]["code"], "not_found") << tool;
+  }
+  EXPECT_EQ(call("list_memory_entries", {{"scope_key", "project:never-written"}})["structuredContent"]["error"]["code"],
+            "not_found");
+  EXPECT_TRUE(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].empty());
+  // A write creates it, and then reads find it.
+  EXPECT_FALSE(call("remember_memory", {{"scope_key", "project:never-written"}, {"kind", "fact"}, {"text", "Now it exists."}})["isError"]);
+  EXPECT_FALSE(call("search_memory", {{"scope_key", "project:never-written"}, {"query", "exists"}})["isError"]);
+}
+
 TEST_F(McpTest, ToolErrorsCarryOurCode) {
   auto bad = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
                    {"params", {{"name", "remember_memory"}, {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});

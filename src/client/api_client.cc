@@ -1,10 +1,14 @@
-#include "cli/client.h"
+#include "client/api_client.h"
 
 #include <httplib.h>
 
+#include <mutex>
+
 #include <nlohmann/json.hpp>
 
+#include "client/call_route.h"
 #include "common/json_parse.h"
+#include "wire/error_json.h"
 
 
 namespace pc {
@@ -49,6 +53,23 @@ Result<Json> ApiClient::Get(const std::string& path, const std::map<std::string,
 
 Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
   return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server);
+}
+
+CallRoute RemoteRoutes(const std::string& server_url) {
+  auto client = std::make_shared<ApiClient>(server_url);
+  auto mu = std::make_shared<std::mutex>();  // one connection, one request at a time
+  return [client, mu](const std::string& method, const std::string& path,
+                      const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+    std::lock_guard<std::mutex> lock(*mu);
+    return method == "GET" ? client->Get(path, query) : client->Post(path, body);
+  };
+}
+
+CallRoute RoutesOf(ApiClient& client) {
+  return [&client](const std::string& method, const std::string& path,
+                   const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+    return method == "GET" ? client.Get(path, query) : client.Post(path, body);
+  };
 }
 
 }  // namespace pc

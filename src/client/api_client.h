@@ -1,4 +1,5 @@
-// A small HTTP client for the PowerContext API, used by the CLI subcommands.
+// A small HTTP client for the PowerContext API: the CLI subcommands and `mcp --server` speak to a
+// running server through it. It depends on the wire format only (src/wire), never on the server.
 #pragma once
 
 #include <map>
@@ -6,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "api/json_codec.h"
 #include "common/status.h"
+#include "wire/json.h"
 
 namespace pc {
 

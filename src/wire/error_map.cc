@@ -1,4 +1,4 @@
-#include "api/error_map.h"
+#include "wire/error_map.h"
 
 namespace pc {
 namespace {
