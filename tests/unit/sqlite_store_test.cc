@@ -9,6 +9,7 @@
 #include "common/ids.h"
 #include "search/hash_embedder.h"
 #include "service/search_service.h"
+#include "service/source_service.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/db.h"
@@ -60,7 +61,8 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
     // Undo migrations 2 to 4 and the memory's text table, leaving the file as a schema-1 build
     // would.
     PC_ASSERT_OK(sqlite::RegisterFtsExtensions(db));
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE fts_1; DROP TABLE entry_vectors;"
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
+                               "DROP TABLE entry_vectors;"
                                "DROP TABLE sources; DROP TABLE cursors;"
                                "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
@@ -87,6 +89,79 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   auto v = with_vectors.Search({scope, "search existed", SearchMode::kVector, 10, false, std::nullopt});
   PC_ASSERT_OK(v);
   EXPECT_EQ(v->hits.size(), 1u);
+}
+
+// A data directory of schema 4 had one FTS5 table per memory (fts_<artifact rowid>) and per
+// source log (fts_src_<scope rowid>). Migration 5 moves their rows into the shared tables, with
+// each index's statistics, and drops them: search answers as before.
+TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
+  Fixture f;
+  std::string a = f.NewScope("project:a"), b = f.NewScope("project:b");
+  auto kept = f.memory->Remember({a, "fact", "Invoices are exported as parquet files.", "", "", {}});
+  PC_ASSERT_OK(kept);
+  auto gone = f.memory->Remember({a, "fact", "Invoices were exported as CSV files.", "", "", {}});
+  PC_ASSERT_OK(gone);
+  Citation at_head = *gone->citation;
+  PC_ASSERT_OK(f.memory->Retire({a, at_head, "superseded", "t"}));
+  PC_ASSERT_OK(f.memory->Remember({b, "fact", "Parquet is not used in project b.", "", "", {}}));
+  SourceService sources(*f.store);
+  PC_ASSERT_OK(sources.Add(a, {{"work_log", "", "Switched the invoice export to parquet.", "{}", std::nullopt}}));
+  SearchService before_search(*f.store);
+  auto before = before_search.Search({a, "invoices parquet", SearchMode::kFts, 10, true, std::nullopt});
+  PC_ASSERT_OK(before);
+  f.store.reset();
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
+    PC_ASSERT_OK(sqlite::RegisterFtsExtensions(db));
+    // What a schema-4 build wrote: a table per memory and per source log, filled the same way.
+    std::string sql;
+    for (int owner : {1, 2, 3, 4}) {  // artifacts' rowids (memories and handoffs alike)
+      const std::string t = "fts_" + std::to_string(owner);
+      sql += "CREATE VIRTUAL TABLE " + t + " USING fts5(text, state, entry_version_id UNINDEXED, tokenize = 'porter pc');"
+             "INSERT INTO " + t + "(rowid, text, state, entry_version_id) SELECT e.rowid, v.text,"
+             " CASE WHEN m.active THEN '' ELSE 'retired' END, v.entry_version_id FROM manifest m"
+             " JOIN artifacts a ON a.artifact_id = m.artifact_id JOIN entries e ON e.entry_id = m.entry_id"
+             " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+             " WHERE m.to_revision IS NULL AND a.rowid = " + std::to_string(owner) + ";";
+    }
+    sql += "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');"
+           "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources;"
+           "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
+           "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  f.Reopen();
+  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_[0-9]*'"), 0);
+  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_src_*'"), 0);
+  SearchService search(*f.store);
+  auto after = search.Search({a, "invoices parquet", SearchMode::kFts, 10, true, std::nullopt});
+  PC_ASSERT_OK(after);
+  ASSERT_EQ(after->hits.size(), before->hits.size());
+  for (size_t i = 0; i < after->hits.size(); ++i) {
+    EXPECT_EQ(after->hits[i].item.version.entry_version_id, before->hits[i].item.version.entry_version_id);
+    EXPECT_DOUBLE_EQ(after->hits[i].score, before->hits[i].score);  // the same statistics
+    EXPECT_EQ(after->hits[i].item.active, before->hits[i].item.active);
+  }
+  auto active_only = search.Search({a, "invoices", SearchMode::kFts, 10, false, std::nullopt});
+  PC_ASSERT_OK(active_only);
+  ASSERT_EQ(active_only->hits.size(), 1u);
+  EXPECT_EQ(active_only->hits[0].item.version.text, "Invoices are exported as parquet files.");
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    auto hits = txn.SearchSources(a, BuildTextQuery("parquet export"), 5);
+    if (!hits.ok()) return hits.status();
+    EXPECT_EQ(hits->size(), 1u);
+    auto none = txn.SearchSources(b, BuildTextQuery("parquet export"), 5);
+    if (!none.ok()) return none.status();
+    EXPECT_TRUE(none->empty());
+    return Status::Ok();
+  }));
+  // And writes go on in the shared tables.
+  PC_ASSERT_OK(f.memory->Remember({b, "fact", "Project b exports JSON lines.", "", "", {}}));
+  auto b_hits = search.Search({b, "json lines", SearchMode::kFts, 10, false, std::nullopt});
+  PC_ASSERT_OK(b_hits);
+  EXPECT_EQ(b_hits->hits.size(), 1u);
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {

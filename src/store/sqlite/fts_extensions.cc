@@ -42,21 +42,125 @@ int TokenizeText(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
   }
 }
 
+// "pctag PARENT…": one FTS5 table holds the text of every memory (and another every source log),
+// each document's tokens prefixed with its index's tag, so a phrase's document list, and so its
+// BM25 statistics, are that one memory's alone — and a new scope costs no table. The text comes
+// as MarkText's "\x1d<owner>\x1d<text>"; its tokens (from the parent, e.g. porter over pc) are
+// emitted as "<owner>:<token>". Query phrases carry the same mark. Text without a mark has no
+// tokens (nothing unmarked can match anything).
+struct TagTokenizer {
+  fts5_tokenizer parent{};
+  Fts5Tokenizer* instance = nullptr;
+};
+
+constexpr char kMark = '\x1d';
+constexpr size_t kMaxTagDigits = 19;
+
+int TagCreate(void* api_ptr, const char** args, int nargs, Fts5Tokenizer** out) {
+  auto* api = static_cast<fts5_api*>(api_ptr);
+  const char* parent_name = nargs > 0 ? args[0] : "pc";
+  void* parent_context = nullptr;
+  auto tag = std::unique_ptr<TagTokenizer>(new (std::nothrow) TagTokenizer);
+  if (!tag) return SQLITE_NOMEM;
+  int rc = api->xFindTokenizer(api, parent_name, &parent_context, &tag->parent);
+  if (rc != SQLITE_OK) return rc;
+  rc = tag->parent.xCreate(parent_context, nargs > 0 ? args + 1 : nullptr, nargs > 0 ? nargs - 1 : 0,
+                           &tag->instance);
+  if (rc != SQLITE_OK) return rc;
+  *out = reinterpret_cast<Fts5Tokenizer*>(tag.release());
+  return SQLITE_OK;
+}
+
+void TagDelete(Fts5Tokenizer* t) {
+  auto* tag = reinterpret_cast<TagTokenizer*>(t);
+  if (tag->instance) tag->parent.xDelete(tag->instance);
+  delete tag;
+}
+
+struct TagEmit {
+  void* ctx;
+  int (*emit)(void*, int, const char*, int, int, int);
+  std::string prefix;
+  int shift;
+  std::string token;
+};
+
+int TagEmitToken(void* p, int flags, const char* text, int n, int start, int end) {
+  auto* e = static_cast<TagEmit*>(p);
+  try {
+    e->token.assign(e->prefix);
+    e->token.append(text, static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  }
+  return e->emit(e->ctx, flags, e->token.data(), static_cast<int>(e->token.size()), start + e->shift,
+                 end + e->shift);
+}
+
+int TagTokenize(Fts5Tokenizer* t, void* ctx, int flags, const char* text, int n,
+                int (*emit)(void*, int, const char*, int, int, int)) {
+  try {
+    auto* tag = reinterpret_cast<TagTokenizer*>(t);
+    std::string_view all(text, static_cast<size_t>(n));
+    if (all.size() < 3 || all[0] != kMark) return SQLITE_OK;
+    const size_t close = all.find(kMark, 1);
+    if (close == std::string_view::npos || close == 1 || close > kMaxTagDigits + 1) return SQLITE_OK;
+    for (size_t i = 1; i < close; ++i)
+      if (all[i] < '0' || all[i] > '9') return SQLITE_OK;
+    TagEmit e{ctx, emit, std::string(all.substr(1, close - 1)) + ":", static_cast<int>(close + 1), {}};
+    return tag->parent.xTokenize(tag->instance, &e, flags, text + close + 1, n - static_cast<int>(close + 1),
+                                 TagEmitToken);
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  } catch (...) {
+    return SQLITE_ERROR;
+  }
+}
+
+// pc_mark(owner): the mark that starts an index's text ("\x1d42\x1d"), for SQL (migrations).
+void MarkFunction(sqlite3_context* out, int, sqlite3_value** argv) {
+  try {
+    const std::string mark = MarkText(sqlite3_value_int64(argv[0]), "");
+    sqlite3_result_text(out, mark.data(), static_cast<int>(mark.size()), SQLITE_TRANSIENT);
+  } catch (...) {
+    sqlite3_result_error_nomem(out);
+  }
+}
+
+// pc_token_count(text): the tokens FTS5 counts for `text` as a document (TextTokenCount).
+void TokenCountFunction(sqlite3_context* out, int, sqlite3_value** argv) {
+  try {
+    const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    const int n = sqlite3_value_bytes(argv[0]);
+    sqlite3_result_int64(out, TextTokenCount(std::string_view(text ? text : "", static_cast<size_t>(n))));
+  } catch (...) {
+    sqlite3_result_error_nomem(out);
+  }
+}
+
 // BM25's k1 and b, as FTS5's bm25() uses them.
 constexpr double kK1 = 1.2;
 constexpr double kB = 0.75;
 
-// pc_tf_rank(table): minus the sum over phrases of tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)),
-// over the first column (text); lower is better, like bm25().
-void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int, sqlite3_value**) {
+// The statistics of the one index (memory or source log) a query reads: its documents and their
+// tokens. The shared table holds every index, so FTS5's own totals (xRowCount,
+// xColumnTotalSize) would mix scopes; the caller passes the index's own (SqliteTxn's fts_stats).
+double AverageLength(sqlite3_value* docs, sqlite3_value* tokens) {
+  const double d = static_cast<double>(sqlite3_value_int64(docs));
+  const double t = static_cast<double>(sqlite3_value_int64(tokens));
+  return d > 0 && t > 0 ? t / d : 1.0;
+}
+
+// pc_tf_rank(table, docs, text_tokens): minus the sum over phrases of
+// tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), over the first column (text); lower is better,
+// like bm25().
+void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
   auto* avg = static_cast<double*>(api->xGetAuxdata(ctx, 0));
   if (!avg) {
-    sqlite3_int64 rows = 0, tokens = 0;
-    api->xRowCount(ctx, &rows);
-    api->xColumnTotalSize(ctx, 0, &tokens);
+    if (argc != 2) return sqlite3_result_error(out, "pc_tf_rank: wants the index's documents and tokens", -1);
     avg = static_cast<double*>(sqlite3_malloc(sizeof(double)));
     if (!avg) return sqlite3_result_error_nomem(out);
-    *avg = rows > 0 && tokens > 0 ? static_cast<double>(tokens) / static_cast<double>(rows) : 1.0;
+    *avg = AverageLength(argv[0], argv[1]);
     if (api->xSetAuxdata(ctx, avg, sqlite3_free) != SQLITE_OK) return sqlite3_result_error_nomem(out);
   }
   int len = 0;
@@ -74,11 +178,12 @@ void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out,
   sqlite3_result_double(out, -score);
 }
 
-// pc_bm25(table, counts): bm25() as FTS5 computes it (all columns weighted 1, k1 1.2, b 0.75),
-// but the documents each phrase is found in come as an argument — "12 5 88", one count per phrase
-// of the MATCH in order (SqliteTxn::PlanText has just counted them) — instead of being counted
-// again by a query per phrase, which cost most of a long query's ranking. Phrases past the list
-// (the NOT of retired entries) weigh nothing. Lower is better, like bm25().
+// pc_bm25(table, counts, docs, tokens): bm25() as FTS5 computes it (all columns weighted 1, k1
+// 1.2, b 0.75) over one index of the shared table, whose statistics come as arguments: the
+// documents each phrase is found in — "12 5 88", one count per phrase of the MATCH in order
+// (SqliteTxn::PlanText has just counted them, in this index) — and the index's documents and
+// tokens (all columns). Phrases past the list (the NOT of retired entries) weigh nothing. Lower
+// is better, like bm25().
 struct Bm25Data {
   double avgdl = 1;
   std::vector<double> idf;
@@ -87,12 +192,10 @@ struct Bm25Data {
 void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
   auto* data = static_cast<Bm25Data*>(api->xGetAuxdata(ctx, 0));
   if (!data) {
-    if (argc != 1) return sqlite3_result_error(out, "pc_bm25: wants the phrases' document counts", -1);
+    if (argc != 3) return sqlite3_result_error(out, "pc_bm25: wants the phrases' document counts and the index's documents and tokens", -1);
     auto fresh = std::make_unique<Bm25Data>();
-    sqlite3_int64 rows = 0, tokens = 0;
-    api->xRowCount(ctx, &rows);
-    api->xColumnTotalSize(ctx, -1, &tokens);
-    if (rows > 0 && tokens > 0) fresh->avgdl = static_cast<double>(tokens) / static_cast<double>(rows);
+    const sqlite3_int64 rows = sqlite3_value_int64(argv[1]);
+    fresh->avgdl = AverageLength(argv[1], argv[2]);
     const char* counts = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     for (const char* p = counts ? counts : ""; *p;) {
       char* end = nullptr;
@@ -151,12 +254,36 @@ fts5_api* GetFtsApi(sqlite3* db) {
 
 }  // namespace
 
+std::string MarkText(int64_t owner, std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 22);
+  out.push_back(kMark);
+  out += std::to_string(owner);
+  out.push_back(kMark);
+  out.append(text);
+  return out;
+}
+
+int64_t TextTokenCount(std::string_view text) {
+  int64_t count = 0;
+  for (const Token& t : Tokenize(text, TokenizeMode::kDocument))
+    if (!t.colocated || count == 0) ++count;  // as FTS5 sizes a column
+  return count;
+}
+
 Status RegisterFtsExtensions(sqlite3* db) {
   fts5_api* api = GetFtsApi(db);
   if (!api) return Internal("this SQLite has no FTS5");
   static fts5_tokenizer kTokenizer = {Create, Delete, TokenizeText};
   if (api->xCreateTokenizer(api, "pc", nullptr, &kTokenizer, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 tokenizer");
+  static fts5_tokenizer kTagTokenizer = {TagCreate, TagDelete, TagTokenize};
+  if (api->xCreateTokenizer(api, "pctag", api, &kTagTokenizer, nullptr) != SQLITE_OK)
+    return Internal("cannot register the FTS5 tag tokenizer");
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  if (sqlite3_create_function(db, "pc_mark", 1, flags, nullptr, MarkFunction, nullptr, nullptr) != SQLITE_OK ||
+      sqlite3_create_function(db, "pc_token_count", 1, flags, nullptr, TokenCountFunction, nullptr, nullptr) != SQLITE_OK)
+    return Internal("cannot register the full-text SQL functions");
   if (api->xCreateFunction(api, "pc_tf_rank", nullptr, Guarded<TfRank>, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 rank function");
   if (api->xCreateFunction(api, "pc_bm25", nullptr, Guarded<Bm25>, nullptr) != SQLITE_OK)

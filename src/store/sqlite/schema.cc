@@ -139,15 +139,72 @@ CREATE TABLE handoff_items(
   text TEXT NOT NULL,
   PRIMARY KEY(artifact_id, revision, list, seq)) WITHOUT ROWID;
 )sql",
+      // 5: full text in two shared tables instead of one FTS5 table per memory and per source log
+      // (10,000 scopes were 60,055 schema objects: slow to create, to open, to parse). Each
+      // document's text starts with its index's mark and its tokens carry the index's tag
+      // (tokenizer pctag), so document lists, and BM25 statistics, stay per index; fts_stats holds
+      // each index's documents and tokens. The old tables are dropped after this (DropLegacyText).
+      R"sql(
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+  text, state, entry_version_id UNINDEXED, tokens UNINDEXED, tokenize = 'pctag porter pc');
+CREATE VIRTUAL TABLE source_fts USING fts5(
+  text, position UNINDEXED, tokenize = 'pctag porter pc');
+CREATE TABLE fts_stats(
+  kind INTEGER NOT NULL,     -- 0: a memory (owner = artifacts.rowid); 1: a source log (scopes.rowid)
+  owner INTEGER NOT NULL,
+  docs INTEGER NOT NULL,
+  tokens INTEGER NOT NULL,   -- in the text column
+  retired INTEGER NOT NULL,  -- memory rows whose state is "retired" (one token each)
+  PRIMARY KEY(kind, owner)) WITHOUT ROWID;
+INSERT INTO memory_fts(rowid, text, state, entry_version_id, tokens)
+  SELECT e.rowid, pc_mark(a.rowid) || v.text,
+         pc_mark(a.rowid) || CASE WHEN m.active THEN '' ELSE 'retired' END,
+         v.entry_version_id, pc_token_count(v.text)
+  FROM manifest m JOIN artifacts a ON a.artifact_id = m.artifact_id
+  JOIN entries e ON e.entry_id = m.entry_id
+  JOIN entry_versions v ON v.entry_version_id = m.entry_version_id
+  WHERE m.to_revision IS NULL;
+INSERT INTO fts_stats(kind, owner, docs, tokens, retired)
+  SELECT 0, a.rowid, count(*), sum(f.tokens), sum(CASE WHEN m.active THEN 0 ELSE 1 END)
+  FROM manifest m JOIN artifacts a ON a.artifact_id = m.artifact_id
+  JOIN entries e ON e.entry_id = m.entry_id JOIN memory_fts f ON f.rowid = e.rowid
+  WHERE m.to_revision IS NULL GROUP BY a.rowid;
+INSERT INTO source_fts(text, position)
+  SELECT pc_mark(sc.rowid) || s.content, s.position
+  FROM sources s JOIN scopes sc ON sc.scope_id = s.scope_id ORDER BY sc.rowid, s.position;
+INSERT INTO fts_stats(kind, owner, docs, tokens, retired)
+  SELECT 1, sc.rowid, count(*), sum(pc_token_count(s.content)), 0
+  FROM sources s JOIN scopes sc ON sc.scope_id = s.scope_id GROUP BY sc.rowid;
+)sql",
   };
   return kMigrations;
+}
+
+// Before migration 5 every memory had an FTS5 table fts_<artifact rowid> and every scope with
+// sources one fts_src_<scope rowid>; their rows now live in the shared tables.
+Status DropLegacyText(Db& db) {
+  std::vector<std::string> tables;
+  {
+    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+        " AND (name GLOB 'fts_[0-9]*' OR name GLOB 'fts_src_[0-9]*')"));
+    while (true) {
+      PC_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      tables.push_back(s.Text(0));
+    }
+  }
+  for (const std::string& t : tables) PC_RETURN_IF_ERROR(db.Exec("DROP TABLE \"" + t + "\""));
+  return Status::Ok();
 }
 
 }  // namespace
 
 int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
 
-Status Migrate(Db& db) {
+Status Migrate(Db& db) { return MigrateTo(db, LatestSchemaVersion()); }
+
+Status MigrateTo(Db& db, int target) {
   PC_RETURN_IF_ERROR(db.Exec("BEGIN IMMEDIATE"));
   auto fail = [&](Status s) {
     (void)db.Exec("ROLLBACK");
@@ -165,8 +222,9 @@ Status Migrate(Db& db) {
     return fail(Internal("the data directory has schema version " + std::to_string(current) +
                          ", newer than this build's " + std::to_string(LatestSchemaVersion()) +
                          "; use a newer powercontext"));
-  for (int v = current + 1; v <= LatestSchemaVersion(); ++v) {
+  for (int v = current + 1; v <= target; ++v) {
     Status s = db.Exec(Migrations()[static_cast<size_t>(v - 1)]);
+    if (s.ok() && v == 5) s = DropLegacyText(db);
     if (!s.ok()) return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
     s = db.Exec("INSERT INTO schema_migrations(version, applied_at) VALUES(" + std::to_string(v) +
                 ", " + std::to_string(NowMillis()) + ")");

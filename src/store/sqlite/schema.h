@@ -12,5 +12,7 @@ int LatestSchemaVersion();
 // Brings the database up to LatestSchemaVersion() in one transaction. Refuses a database written
 // by a newer build.
 Status Migrate(Db& db);
+// Up to `target` only (tests build databases as older builds wrote them).
+Status MigrateTo(Db& db, int target);
 
 }  // namespace pc::sqlite

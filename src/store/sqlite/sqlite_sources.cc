@@ -65,85 +65,12 @@ Result<int64_t> SqliteTxn::GetCursor(const std::string& scope_id, const std::str
   return row ? s.Int(0) : 0;
 }
 
-Result<std::string> SqliteTxn::SourceTextTable(const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT rowid FROM scopes WHERE scope_id = ?1"));
-  s.Bind(1, scope_id);
-  PC_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return NotFound("no scope " + scope_id);
-  return "fts_src_" + std::to_string(s.Int(0));  // an integer: a safe identifier
-}
-
-Result<bool> SqliteTxn::TableExists(const std::string& table) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1"));
-  s.Bind(1, table);
-  return s.Step();
-}
-
-// One FTS5 table per scope over its source log (rowid = position): experience recall ranks a
-// scope's own work records by their own statistics, as memory search does.
-Status SqliteTxn::EnsureSourceTextTable(const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(std::string table, SourceTextTable(scope_id));
-  PC_ASSIGN_OR_RETURN(bool exists, TableExists(table));
-  if (exists) return Status::Ok();
-  PC_RETURN_IF_ERROR(db_.Exec("CREATE VIRTUAL TABLE " + table + " USING fts5(text, tokenize = 'porter pc')"));
-  PC_ASSIGN_OR_RETURN(Stmt fill, db_.Prepare(
-      "INSERT INTO " + table + "(rowid, text) SELECT position, content FROM sources WHERE scope_id = ?1"));
-  return fill.Bind(1, scope_id).Run();
-}
-
-Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::string& scope_id,
-                                                                 const TextQuery& query, int limit) {
-  std::vector<SourceHit> out;
-  if (query.empty()) return out;
-  PC_RETURN_IF_ERROR(FlushDeferredText());
-  PC_ASSIGN_OR_RETURN(std::string table, SourceTextTable(scope_id));
-  PC_ASSIGN_OR_RETURN(bool exists, TableExists(table));
-  if (!exists) return out;  // no source yet
-  PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(table, query));
-  std::vector<std::pair<int64_t, double>> ranked;  // position, score
-  // `docs`: the phrases' document counts, for pc_bm25 (by_rank only).
-  auto run = [&](const std::string& sql, const TextQuery& phrases, const char* joiner,
-                 const std::string& docs = "") -> Status {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
-    s.Bind(1, "text : (" + MatchExpression(phrases, joiner) + ")").Bind(2, int64_t{limit});
-    if (!docs.empty()) s.Bind(3, docs);
-    while (true) {
-      PC_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return Status::Ok();
-      bool seen = false;
-      for (const auto& r : ranked) seen = seen || r.first == s.Int(0);
-      if (!seen && static_cast<int>(ranked.size()) < limit) ranked.push_back({s.Int(0), -s.Double(1)});
-    }
-  };
-  // The same plan as memory search (SqliteTxn::SearchText): rarer phrases by pc_bm25; if every
-  // phrase is common, the newest records with all of them, then any, by pc_tf_rank.
-  const std::string by_rank = "SELECT rowid, pc_bm25(" + table + ", ?3) AS r FROM " + table + " WHERE " + table +
-                              " MATCH ?1 ORDER BY r LIMIT ?2";
-  const std::string recent = "SELECT * FROM (SELECT rowid, pc_tf_rank(" + table + ") AS r FROM " + table +
-                             " WHERE " + table + " MATCH ?1 ORDER BY rowid DESC LIMIT " +
-                             std::to_string(kRecentCandidates) + ") ORDER BY r LIMIT ?2";
-  if (!plan.rare.empty()) {
-    PC_RETURN_IF_ERROR(run(by_rank, plan.rare, " OR ", plan.rare_docs));
-  } else if (!plan.common.empty()) {
-    PC_RETURN_IF_ERROR(run(recent, plan.common, " AND "));
-    if (static_cast<int>(ranked.size()) < limit && plan.common.phrases.size() > 1)
-      PC_RETURN_IF_ERROR(run(recent, plan.common, " OR "));
-  }
-  for (const auto& [position, score] : ranked) {
-    PC_ASSIGN_OR_RETURN(auto one, ListSources(scope_id, position - 1, 1));
-    if (one.empty() || one[0].position != position) return Internal("source index names a missing source");
-    out.push_back(SourceHit{std::move(one[0]), score});
-  }
-  return out;
-}
-
 Result<Source> SqliteTxn::AppendSource(Source source) {
   PC_ASSIGN_OR_RETURN(int64_t high, SourceHighWatermark(source.scope_id));
   source.position = high + 1;
-  PC_RETURN_IF_ERROR(EnsureSourceTextTable(source.scope_id));
   {
-    PC_ASSIGN_OR_RETURN(std::string table, SourceTextTable(source.scope_id));
-    PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kSource, table, source.position, source.content, "", ""}));
+    PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("scopes", "scope_id", source.scope_id));
+    PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kSource, owner, source.position, source.content, "", ""}));
   }
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("INSERT INTO sources(") + kSourceColumns +
                                           ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));

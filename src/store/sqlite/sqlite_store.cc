@@ -40,18 +40,6 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   store->writer_->TrackWalFrames();
   PC_ASSIGN_OR_RETURN(store->checkpoint_db_, store->OpenConnection());
   store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
-  // Every memory has its full-text table (those written before full text get theirs here). A
-  // scope's source table is made with its first source (SqliteTxn::AppendSource).
-  PC_RETURN_IF_ERROR(store->Write([](WriteTxn& txn) -> Status {
-    auto& sql = static_cast<SqliteTxn&>(txn);
-    std::string after;
-    while (true) {
-      PC_ASSIGN_OR_RETURN(std::vector<Scope> scopes, sql.ListScopes(after, 1000));
-      if (scopes.empty()) return Status::Ok();
-      for (const Scope& s : scopes) PC_RETURN_IF_ERROR(sql.EnsureTextTable(s.memory_artifact_id));
-      after = scopes.back().scope_id;
-    }
-  }));
   return store;
 }
 

@@ -6,9 +6,19 @@
 
 namespace pc::sqlite {
 
-// FTS5 syntax for "any (or all) of these phrases": each phrase double-quoted (quotes doubled
-// inside), so nothing the user typed is an operator.
-std::string MatchExpression(const TextQuery& q, const char* joiner = " OR ");
+// FTS5 syntax for "any (or all) of these phrases" in index `owner`: each phrase double-quoted
+// (quotes doubled inside) and marked with the index's tag, so nothing the user typed is an
+// operator and nothing of another index matches (sqlite_text.cc).
+std::string MatchExpression(const TextQuery& q, int64_t owner, const char* joiner = " OR ");
+
+// One index of the shared full-text tables: a memory's head entries (memory_fts, owner =
+// artifacts.rowid) or a scope's source log (source_fts, owner = scopes.rowid), with its own
+// statistics (fts_stats): documents, text tokens, and retired rows (one `state` token each).
+struct TextIndex {
+  enum Kind { kMemory = 0, kSources = 1 } kind;
+  int64_t owner;
+  int64_t docs = 0, tokens = 0, retired = 0;
+};
 // When every phrase of a short query is common, this many of the newest matching documents are
 // ranked (see SqliteTxn::SearchText).
 inline constexpr int64_t kRecentCandidates = 200;
@@ -20,8 +30,8 @@ inline constexpr int64_t kRecentCandidates = 200;
 struct TextRows {
   struct Row {
     enum Kind { kRemove, kMemory, kSource } kind;
-    std::string table;
-    int64_t rowid;
+    int64_t owner;  // the index's owner (TextIndex)
+    int64_t rowid;  // kRemove, kMemory: entries.rowid; kSource: the source's position
     std::string text, state, entry_version_id;  // kMemory: all three; kSource: text
   };
   std::vector<Row> rows;
@@ -48,8 +58,6 @@ class SqliteTxn final : public WriteTxn {
   Status CommitHandoff(const Handoff& h, const std::string& reason) override;
   Result<std::vector<SourceHit>> SearchSources(const std::string& scope_id, const TextQuery& query,
                                                int limit) override;
-  // Creates (and fills) the scope's source full-text table if it does not exist yet.
-  Status EnsureSourceTextTable(const std::string& scope_id);
   Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id, int64_t revision,
                                                  bool include_inactive,
                                                  const std::string& after_entry_id,
@@ -87,8 +95,6 @@ class SqliteTxn final : public WriteTxn {
                             const std::string& consumer) override;
 
   Result<Scope> CreateScope(const std::string& key) override;
-  // Creates (and fills from the head) the memory's full-text table if it does not exist yet.
-  Status EnsureTextTable(const std::string& artifact_id);
   Status CommitRevision(const NewRevision& rev) override;
   Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) override;
   Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
@@ -117,18 +123,19 @@ class SqliteTxn final : public WriteTxn {
     TextQuery rare, common;
     std::string rare_docs;  // the documents each rare phrase is in, "12 5 88" (for pc_bm25)
   };
-  Result<TextPlan> PlanText(const std::string& table, const TextQuery& query);
-  // Appends the best `limit` rows of `table` matching `phrases` (FTS5 syntax built here), by bm25.
-  Status RankText(const std::string& table, const TextPlan& plan, bool include_inactive,
+  Result<TextPlan> PlanText(const TextIndex& index, const TextQuery& query);
+  // Appends the best `limit` rows of the memory's index matching the plan's rare phrases, by
+  // pc_bm25 (with the index's statistics).
+  Status RankText(const TextIndex& index, const TextPlan& plan, bool include_inactive,
                   int limit, std::vector<TextHit>& out);
   // Appends (up to `limit` in all, no entry twice) the best of the newest matching rows, by
   // pc_tf_rank.
-  Status RankRecentText(const std::string& table, const std::string& phrases,
+  Status RankRecentText(const TextIndex& index, const std::string& phrases,
                         bool include_inactive, int limit, std::vector<TextHit>& out);
   Status ReadTextHits(Stmt& s, std::vector<TextHit>& out);
-  Result<std::string> TextTable(const std::string& artifact_id);  // the memory's FTS5 table
-  Result<std::string> SourceTextTable(const std::string& scope_id);  // the scope's source FTS5 table
-  Result<bool> TableExists(const std::string& table);
+  // The rowid of the row of `table` whose `column` is `id` (NotFound otherwise): an index owner.
+  Result<int64_t> RowidOf(const char* table, const char* column, const std::string& id);
+  Result<TextIndex> LoadTextIndex(TextIndex::Kind kind, int64_t owner);
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
                                 const ManifestUpdate& u, const NewRevision& rev);

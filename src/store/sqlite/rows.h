@@ -1,0 +1,26 @@
+// Row helpers shared by SqliteTxn's files: the entry version columns and how lists are stored.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/types.h"
+#include "store/sqlite/db.h"
+
+namespace pc::sqlite {
+
+// Lists of ids (source refs, lineage) are stored newline-joined: ids never contain a newline.
+std::string JoinLines(const std::vector<std::string>& items);
+std::vector<std::string> SplitLines(const std::string& s);
+
+// The columns of entry_versions (as v) that ReadVersion reads, in order.
+inline constexpr const char* kVersionColumns =
+    "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "
+    "v.content_hash, v.source_refs, v.created_by_revision, v.reason, v.created_at";
+inline constexpr int kVersionColumnCount = 11;
+
+EntryVersion ReadVersion(const Stmt& s, int at);
+// Column 0 is m.active (or any 0/1 activity), then the version columns.
+ManifestItem ReadManifestItem(const Stmt& s);
+
+}  // namespace pc::sqlite

@@ -1,0 +1,336 @@
+// Full text of SqliteTxn: the memories' entries and the scopes' source logs, each in one shared
+// FTS5 table (memory_fts, source_fts). A document's tokens carry its index's tag (pctag,
+// fts_extensions.h), so each memory's phrase document lists are its own, and fts_stats holds each
+// index's document and token counts: BM25 ranks a memory by its own statistics alone, as if it had
+// a table of its own (it had, until one table per scope made 10,000 scopes 60,000 schema objects).
+#include <map>
+
+#include "store/sqlite/fts_extensions.h"
+#include "store/sqlite/rows.h"
+#include "store/sqlite/sqlite_txn.h"
+
+namespace pc::sqlite {
+namespace {
+
+const char* TableOf(TextIndex::Kind kind) { return kind == TextIndex::kMemory ? "memory_fts" : "source_fts"; }
+
+// A phrase of a query in FTS5 syntax, double-quoted (quotes doubled inside) and marked with the
+// index's tag, so nothing the user typed is an operator and it matches this index only.
+void AppendPhrase(std::string& out, int64_t owner, const std::string& phrase) {
+  out.push_back('"');
+  for (char c : MarkText(owner, phrase)) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+std::string MatchOf(const std::string& phrases, bool include_inactive, int64_t owner) {
+  std::string match = "text : (" + phrases + ")";
+  if (include_inactive) return match;
+  std::string retired;
+  AppendPhrase(retired, owner, "retired");
+  return "(" + match + ") NOT state : " + retired;
+}
+
+constexpr const char* kRetired = "retired";
+
+bool EndsWithRetired(const std::string& state) {
+  const std::string_view s(state), r(kRetired);
+  return s.size() >= r.size() && s.substr(s.size() - r.size()) == r;
+}
+
+}  // namespace
+
+std::string MatchExpression(const TextQuery& q, int64_t owner, const char* joiner) {
+  std::string out;
+  for (const std::string& phrase : q.phrases) {
+    if (!out.empty()) out += joiner;
+    AppendPhrase(out, owner, phrase);
+  }
+  return out;
+}
+
+Result<int64_t> SqliteTxn::RowidOf(const char* table, const char* column, const std::string& id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT rowid FROM ") + table + " WHERE " + column + " = ?1"));
+  s.Bind(1, id);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return NotFound(std::string("no ") + column + " " + id);
+  return s.Int(0);
+}
+
+Result<TextIndex> SqliteTxn::LoadTextIndex(TextIndex::Kind kind, int64_t owner) {
+  TextIndex index{kind, owner};
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "SELECT docs, tokens, retired FROM fts_stats WHERE kind = ?1 AND owner = ?2"));
+  s.Bind(1, int64_t{kind}).Bind(2, owner);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (row) {
+    index.docs = s.Int(0);
+    index.tokens = s.Int(1);
+    index.retired = s.Int(2);
+  }
+  return index;
+}
+
+Status SqliteTxn::ProjectText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
+  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("artifacts", "artifact_id", artifact_id));
+  int64_t rowid = 0, created = 0;
+  std::string text;
+  {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "SELECT e.rowid, e.created_revision, v.text FROM entries e, entry_versions v"
+        " WHERE e.entry_id = ?1 AND v.entry_version_id = ?2"));
+    s.Bind(1, u.entry_id).Bind(2, u.entry_version_id);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
+    rowid = s.Int(0);
+    created = s.Int(1);
+    text = s.Text(2);
+  }
+  if (created != revision)  // the entry had a row before this revision
+    PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kRemove, owner, rowid, "", "", ""}));
+  return PutTextRow({TextRows::Row::kMemory, owner, rowid, std::move(text), u.active ? "" : kRetired,
+                     u.entry_version_id});
+}
+
+Status SqliteTxn::PutTextRow(TextRows::Row row) {
+  if (deferred_) {
+    deferred_->rows.push_back(std::move(row));
+    return Status::Ok();
+  }
+  TextRows now;
+  now.rows.push_back(std::move(row));
+  return WriteTextRows(now);
+}
+
+Status SqliteTxn::FlushDeferredText() {
+  return deferred_ && !deferred_->rows.empty() ? WriteTextRows(*deferred_) : Status::Ok();
+}
+
+Status SqliteTxn::WriteTextRows(TextRows& rows) {
+  struct Delta {
+    int64_t docs = 0, tokens = 0, retired = 0;
+  };
+  std::map<std::pair<int, int64_t>, Delta> stats;  // (kind, owner): one update each per batch
+  for (const TextRows::Row& r : rows.rows) {
+    switch (r.kind) {
+      case TextRows::Row::kRemove: {
+        int64_t tokens = 0;
+        bool retired = false;
+        {
+          PC_ASSIGN_OR_RETURN(Stmt q, db_.Prepare("SELECT tokens, state FROM memory_fts WHERE rowid = ?1"));
+          PC_ASSIGN_OR_RETURN(bool row, q.Bind(1, r.rowid).Step());
+          if (!row) break;
+          tokens = q.Int(0);
+          retired = EndsWithRetired(q.Text(1));
+        }
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM memory_fts WHERE rowid = ?1"));
+        PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Run());
+        Delta& d = stats[{TextIndex::kMemory, r.owner}];
+        d.docs -= 1;
+        d.tokens -= tokens;
+        d.retired -= retired ? 1 : 0;
+        break;
+      }
+      case TextRows::Row::kMemory: {
+        const int64_t tokens = TextTokenCount(r.text);
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+            "INSERT INTO memory_fts(rowid, text, state, entry_version_id, tokens) VALUES(?1, ?2, ?3, ?4, ?5)"));
+        s.Bind(1, r.rowid).Bind(2, MarkText(r.owner, r.text)).Bind(3, MarkText(r.owner, r.state));
+        PC_RETURN_IF_ERROR(s.Bind(4, r.entry_version_id).Bind(5, tokens).Run());
+        Delta& d = stats[{TextIndex::kMemory, r.owner}];
+        d.docs += 1;
+        d.tokens += tokens;
+        d.retired += r.state == kRetired ? 1 : 0;
+        break;
+      }
+      case TextRows::Row::kSource: {
+        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO source_fts(text, position) VALUES(?1, ?2)"));
+        PC_RETURN_IF_ERROR(s.Bind(1, MarkText(r.owner, r.text)).Bind(2, r.rowid).Run());
+        Delta& d = stats[{TextIndex::kSources, r.owner}];
+        d.docs += 1;
+        d.tokens += TextTokenCount(r.text);
+        break;
+      }
+    }
+  }
+  for (const auto& [key, d] : stats) {
+    if (d.docs == 0 && d.tokens == 0 && d.retired == 0) continue;
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "INSERT INTO fts_stats(kind, owner, docs, tokens, retired) VALUES(?1, ?2, ?3, ?4, ?5)"
+        " ON CONFLICT(kind, owner) DO UPDATE SET docs = docs + excluded.docs,"
+        " tokens = tokens + excluded.tokens, retired = retired + excluded.retired"));
+    s.Bind(1, int64_t{key.first}).Bind(2, key.second).Bind(3, d.docs).Bind(4, d.tokens);
+    PC_RETURN_IF_ERROR(s.Bind(5, d.retired).Run());
+  }
+  rows.rows.clear();
+  return Status::Ok();
+}
+
+// Ranking with bm25() costs ~1.5 µs for every document that contains a query phrase, whatever
+// the limit (it counts each phrase's documents for IDF, then scores and sorts them all): a
+// sentence of common words over 100,000 entries matched nearly all of them (240 ms). So every
+// query is planned first: each phrase's documents are counted, up to a cap.
+// - The rarest phrases are kept while the documents they match add up to at most
+//   kRankedDocsBudget; only those are ranked, by pc_bm25 (bm25() fed these counts). The rest are
+//   common in this memory: they would add little to BM25 (low IDF) and most of the cost — and,
+//   measured with MemoryBank distractors, they were noise (docs/quality.md: 500 beat 1,000 in
+//   recall and speed; 250 lost recall on MADial-Bench alone).
+// - Every phrase is common: the kRecentCandidates newest documents with all of them, then (if
+//   that leaves room) with any of them, are ranked by pc_tf_rank (BM25 without IDF, which needs
+//   no counting), so the cost is bounded whatever the memory's size. Among documents that all
+//   share only common words, the newer ones are preferred.
+// Counting is bounded too: the cap falls as phrases grow in number (kPlanCountBudget rows).
+constexpr int64_t kCommonPhraseDocs = 500;
+constexpr int64_t kRankedDocsBudget = 500;
+constexpr int64_t kPlanCountBudget = 8000;
+constexpr int64_t kMinCommonCap = 50;
+
+Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const TextQuery& query) {
+  TextPlan plan;
+  const std::string table = TableOf(index.kind);
+  const int64_t cap = std::min<int64_t>(
+      kCommonPhraseDocs,
+      std::max<int64_t>(kMinCommonCap, kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+  std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase index
+  for (size_t i = 0; i < query.phrases.size(); ++i) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
+    s.Bind(1, "text : (" + MatchExpression(TextQuery{{query.phrases[i]}}, index.owner) + ")").Bind(2, cap + 1);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    int64_t docs = row ? s.Int(0) : 0;
+    if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
+    if (docs > cap) plan.common.phrases.push_back(query.phrases[i]);
+    else counted.emplace_back(docs, i);
+  }
+  std::stable_sort(counted.begin(), counted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  int64_t docs = 0;
+  for (const auto& [n, i] : counted) {
+    if (!plan.rare.empty() && docs + n > kRankedDocsBudget) break;  // common here: left out
+    plan.rare.phrases.push_back(query.phrases[i]);
+    plan.rare_docs += (plan.rare_docs.empty() ? "" : " ") + std::to_string(n);
+    docs += n;
+  }
+  return plan;
+}
+
+// Both rank inside FTS5 first (ORDER BY, LIMIT in the inner query) from the index alone — rowid
+// and score — and read the stored columns and the version of the top rows only: reading them for
+// every matching row cost a lookup each.
+Status SqliteTxn::RankText(const TextIndex& index, const TextPlan& plan, bool include_inactive,
+                           int limit, std::vector<TextHit>& out) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      std::string("SELECT t.state = ?6, ") + kVersionColumns + ", f.r FROM"
+      " (SELECT rowid AS id, pc_bm25(memory_fts, ?3, ?4, ?5) AS r FROM memory_fts"
+      "  WHERE memory_fts MATCH ?1 ORDER BY r LIMIT ?2) f"
+      " JOIN memory_fts t ON t.rowid = f.id"
+      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
+  s.Bind(1, MatchOf(MatchExpression(plan.rare, index.owner), include_inactive, index.owner));
+  s.Bind(2, int64_t{limit}).Bind(3, plan.rare_docs).Bind(4, index.docs).Bind(5, index.tokens + index.retired);
+  s.Bind(6, MarkText(index.owner, ""));
+  return ReadTextHits(s, out);
+}
+
+Status SqliteTxn::RankRecentText(const TextIndex& index, const std::string& phrases,
+                                 bool include_inactive, int limit, std::vector<TextHit>& out) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      std::string("SELECT t.state = ?6, ") + kVersionColumns + ", f.r FROM"
+      " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(memory_fts, ?4, ?5) AS r FROM memory_fts"
+      "  WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
+      "  ORDER BY r LIMIT ?2) f"
+      " JOIN memory_fts t ON t.rowid = f.id"
+      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
+  s.Bind(1, MatchOf(phrases, include_inactive, index.owner)).Bind(2, int64_t{limit}).Bind(3, kRecentCandidates);
+  s.Bind(4, index.docs).Bind(5, index.tokens).Bind(6, MarkText(index.owner, ""));
+  std::vector<TextHit> hits;
+  PC_RETURN_IF_ERROR(ReadTextHits(s, hits));
+  for (TextHit& h : hits) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    bool seen = false;
+    for (const TextHit& o : out) seen = seen || o.item.version.entry_id == h.item.version.entry_id;
+    if (!seen) out.push_back(std::move(h));
+  }
+  return Status::Ok();
+}
+
+Status SqliteTxn::ReadTextHits(Stmt& s, std::vector<TextHit>& out) {
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::Ok();
+    out.push_back(TextHit{ReadManifestItem(s), -s.Double(1 + kVersionColumnCount)});
+  }
+}
+
+Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
+                                                           const TextQuery& query,
+                                                           bool include_inactive, int limit) {
+  std::vector<TextHit> out;
+  if (query.empty()) return out;
+  PC_RETURN_IF_ERROR(FlushDeferredText());
+  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("artifacts", "artifact_id", artifact_id));
+  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kMemory, owner));
+  if (index.docs == 0) return out;
+  PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(index, query));
+  if (!plan.rare.empty()) {
+    PC_RETURN_IF_ERROR(RankText(index, plan, include_inactive, limit, out));
+  } else if (!plan.common.empty()) {
+    PC_RETURN_IF_ERROR(RankRecentText(index, MatchExpression(plan.common, owner, " AND "), include_inactive, limit, out));
+    if (static_cast<int>(out.size()) < limit && plan.common.phrases.size() > 1)
+      PC_RETURN_IF_ERROR(RankRecentText(index, MatchExpression(plan.common, owner), include_inactive, limit, out));
+  }
+  return out;
+}
+
+Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::string& scope_id,
+                                                                 const TextQuery& query, int limit) {
+  std::vector<SourceHit> out;
+  if (query.empty()) return out;
+  PC_RETURN_IF_ERROR(FlushDeferredText());
+  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("scopes", "scope_id", scope_id));
+  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kSources, owner));
+  if (index.docs == 0) return out;  // no source yet
+  PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(index, query));
+  std::vector<std::pair<int64_t, double>> ranked;  // position, score
+  // `docs`: the phrases' document counts, for pc_bm25 (by_rank only).
+  auto run = [&](const std::string& sql, const TextQuery& phrases, const char* joiner,
+                 const std::string* docs) -> Status {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
+    s.Bind(1, "text : (" + MatchExpression(phrases, owner, joiner) + ")").Bind(2, int64_t{limit});
+    if (docs) s.Bind(3, *docs);
+    s.Bind(4, index.docs).Bind(5, index.tokens);
+    while (true) {
+      PC_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return Status::Ok();
+      bool seen = false;
+      for (const auto& r : ranked) seen = seen || r.first == s.Int(0);
+      if (!seen && static_cast<int>(ranked.size()) < limit) ranked.push_back({s.Int(0), -s.Double(1)});
+    }
+  };
+  // The same plan as memory search (SearchText): rarer phrases by pc_bm25; if every phrase is
+  // common, the newest records with all of them, then any, by pc_tf_rank. Positions are read for
+  // the ranked rows only.
+  const std::string by_rank =
+      "SELECT s.position, f.r FROM (SELECT rowid AS id, pc_bm25(source_fts, ?3, ?4, ?5) AS r FROM source_fts"
+      " WHERE source_fts MATCH ?1 ORDER BY r LIMIT ?2) f JOIN source_fts s ON s.rowid = f.id ORDER BY f.r";
+  const std::string recent =
+      "SELECT s.position, f.r FROM (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(source_fts, ?4, ?5) AS r"
+      " FROM source_fts WHERE source_fts MATCH ?1 ORDER BY rowid DESC LIMIT " + std::to_string(kRecentCandidates) +
+      ") ORDER BY r LIMIT ?2) f JOIN source_fts s ON s.rowid = f.id ORDER BY f.r";
+  if (!plan.rare.empty()) {
+    PC_RETURN_IF_ERROR(run(by_rank, plan.rare, " OR ", &plan.rare_docs));
+  } else if (!plan.common.empty()) {
+    PC_RETURN_IF_ERROR(run(recent, plan.common, " AND ", nullptr));
+    if (static_cast<int>(ranked.size()) < limit && plan.common.phrases.size() > 1)
+      PC_RETURN_IF_ERROR(run(recent, plan.common, " OR ", nullptr));
+  }
+  for (const auto& [position, score] : ranked) {
+    PC_ASSIGN_OR_RETURN(auto one, ListSources(scope_id, position - 1, 1));
+    if (one.empty() || one[0].position != position) return Internal("source index names a missing source");
+    out.push_back(SourceHit{std::move(one[0]), score});
+  }
+  return out;
+}
+
+}  // namespace pc::sqlite
