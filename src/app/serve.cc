@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <sys/resource.h>
 
 #include "api/http_server.h"
 #include "app/data_lock.h"
+#include "app/periodic.h"
 #include "app/runtime.h"
 #include "mcp/transports.h"
 #include "service/memory_service.h"
@@ -118,46 +120,47 @@ void RaiseOpenFileLimit() {
   }
 }
 
-}  // namespace
-
-int RunServe(const Config& config) {
-  // A client that hangs up mid-response must not kill the server: writes then fail with EPIPE.
-  signal(SIGPIPE, SIG_IGN);
-  // Block the stop signals in every thread; one thread waits for them and stops the server.
+// Blocks SIGINT and SIGTERM in every thread (call before any starts); one waits for them.
+sigset_t BlockStopSignals() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
 
-  auto lock = DataDirLock::Acquire(config.data_dir);
-  if (!lock.ok()) {
-    std::cerr << "powercontext: " << lock.status().message() << "\n";
-    return 1;
-  }
-  RaiseOpenFileLimit();
-  auto built = BuildRuntime(config);
-  if (!built.ok()) {
-    std::cerr << "powercontext: " << built.status().message() << "\n";
-    return 1;
-  }
-  Runtime& rt = **built;
-  MemoryService& memory = *rt.memory;
-  SearchService& search = *rt.search;
-  FlushService& flush = *rt.flush;
-  Embedder* embedder = rt.embedder.get();
-
-  HttpServer server(rt.services(), HttpOptionsFrom(config));
-  // MCP over streamable HTTP: the same tools as `powercontext mcp`, calling this server's routes
-  // in process.
-  McpTools mcp_tools(InProcessRoutes(server.router()));
-  McpServer mcp(mcp_tools);
+// MCP over streamable HTTP at /mcp: the same tools as `powercontext mcp`, calling this server's
+// routes in process.
+void AddMcpRoute(HttpServer& server, McpServer& mcp) {
   server.AddRawRoute("/mcp", [&mcp](const std::string& method, const std::map<std::string, std::string>& headers,
                                     const std::string& body) { return HandleMcpHttp(mcp, method, headers, body); });
-  if (Status s = server.Bind(); !s.ok()) {
-    std::cerr << "powercontext: " << s.message() << "\n";
-    return 1;
-  }
+}
+
+int Fail(const Status& s) {
+  std::cerr << "powercontext: " << s.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int RunServe(const Config& config) {
+  // A client that hangs up mid-response must not kill the server: writes then fail with EPIPE.
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals = BlockStopSignals();
+
+  auto lock = DataDirLock::Acquire(config.data_dir);
+  if (!lock.ok()) return Fail(lock.status());
+  RaiseOpenFileLimit();
+  auto built = BuildRuntime(config);
+  if (!built.ok()) return Fail(built.status());
+  Runtime& rt = **built;
+
+  HttpServer server(rt.services(), HttpOptionsFrom(config));
+  McpTools mcp_tools(InProcessRoutes(server.router()));
+  McpServer mcp(mcp_tools);
+  AddMcpRoute(server, mcp);
+  if (Status s = server.Bind(); !s.ok()) return Fail(s);
   std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving http://" << config.listen_host
             << ":" << server.port() << " (store sqlite, data " << config.data_dir << ")"
             << std::endl;
@@ -166,57 +169,32 @@ int RunServe(const Config& config) {
   // projection of every scope that lacks vectors for the configured embedder (after an outage, or
   // a change of provider). Searches meanwhile say what is missing; auto uses fts. The first pass
   // also loads each scope's vectors and saved graph (data/ann), and logs how long that took.
-  std::atomic<bool> stopping{false};
-  std::mutex backfill_mu;
-  std::condition_variable backfill_cv;
-  std::thread backfill([&] {
-    if (!embedder) return;
-    std::unique_lock<std::mutex> lock(backfill_mu);
-    bool first = true;
-    do {
-      lock.unlock();
-      BackfillPass(memory, search, *embedder, stopping, first);
-      first = false;
-      lock.lock();
-    } while (!backfill_cv.wait_for(lock, kBackfillInterval, [&] { return stopping.load(); }));
-  });
-
+  std::optional<Periodic> backfill;
+  if (Embedder* embedder = rt.embedder.get())
+    backfill.emplace(kBackfillInterval, /*at_start=*/true,
+                     [&, embedder](bool first, const std::atomic<bool>& stopping) {
+                       BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first);
+                     });
   // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
   // scope with pending sources, window after window, until it is caught up or a flush fails.
-  std::thread scheduler([&] {
-    if (config.memory_schedule_seconds <= 0 || !flush.available()) return;
-    std::unique_lock<std::mutex> lock(backfill_mu);
-    while (!backfill_cv.wait_for(lock, std::chrono::seconds(config.memory_schedule_seconds),
-                                 [&] { return stopping.load(); })) {
-      lock.unlock();
-      FlushPass(memory, flush, stopping);
-      lock.lock();
-    }
-  });
+  std::optional<Periodic> scheduler;
+  if (config.memory_schedule_seconds > 0 && rt.flush->available())
+    scheduler.emplace(std::chrono::seconds(config.memory_schedule_seconds), /*at_start=*/false,
+                      [&](bool, const std::atomic<bool>& stopping) { FlushPass(*rt.memory, *rt.flush, stopping); });
 
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
-    stopping = true;
-    backfill_cv.notify_all();
     server.Stop();
   });
   Status served = server.Serve();
-  stopping = true;
-  backfill_cv.notify_all();
-  backfill.join();
-  scheduler.join();
-  if (waiter.joinable()) {
-    // Serve() returned on its own (an error): wake the waiter so it can exit.
-    pthread_kill(waiter.native_handle(), SIGTERM);
-    waiter.join();
-  }
-  if (!served.ok()) {
-    std::cerr << "powercontext: " << served.message() << "\n";
-    return 1;
-  }
-  return 0;
+  if (backfill) backfill->Stop();
+  if (scheduler) scheduler->Stop();
+  // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  return served.ok() ? 0 : Fail(served);
 }
 
 }  // namespace pc

@@ -157,29 +157,27 @@ Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
   return out;
 }
 
-Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer) {
-  FlushOutcome out;
-  out.previous_cursor = w.cursor;
-  out.high_watermark = w.high_watermark;
-  out.rejected = std::move(answer.rejected);
+// A validated operation, ready to commit: its kind, content hash and vector, computed before the
+// transaction (a slow embedder never holds it).
+struct FlushService::Prepared {
+  Candidate candidate;
+  std::string kind, hash;
+  std::optional<std::vector<float>> vector;
+};
 
-  // Texts and hashes, and vectors computed before the transaction (a slow model never holds it).
-  struct Prepared {
-    Candidate candidate;
-    std::string kind, hash;
-    std::optional<std::vector<float>> vector;
-  };
+std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::vector<Candidate> valid,
+                                                          std::vector<Rejection>& rejected,
+                                                          std::string& profile) {
   std::vector<Prepared> prepared;
-  for (Candidate& c : answer.valid) {
+  for (Candidate& c : valid) {
     std::string kind = !c.kind.empty() ? c.kind : w.shown[c.target].version.kind;
     auto hash = ContentHash(kind, c.text);
     if (!hash.ok()) {
-      out.rejected.push_back({c.json, hash.status().message()});
+      rejected.push_back({c.json, hash.status().message()});
       continue;
     }
     prepared.push_back({std::move(c), std::move(kind), std::move(*hash), std::nullopt});
   }
-  std::string profile;
   if (embedder_ && !prepared.empty()) {
     std::vector<std::string> texts;
     for (const Prepared& p : prepared) texts.push_back(p.candidate.text);
@@ -188,6 +186,61 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
       for (size_t i = 0; i < prepared.size(); ++i) prepared[i].vector = std::move((*vectors)[i]);
     if (embedder_->profile().dimension > 0) profile = embedder_->profile().Key();
   }
+  return prepared;
+}
+
+// One operation against the memory as it is now (inside the commit's transaction): the change to
+// make, or nothing (with its reason in `late`) when it would change nothing or its entry moved.
+Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, const Window& w,
+                                                                const MemoryRef& head, const Prepared& p,
+                                                                const std::string& profile,
+                                                                std::vector<Rejection>& late) {
+  const Candidate& c = p.candidate;
+  auto reject = [&](std::string reason) -> std::optional<OneChange> {
+    late.push_back({c.json, std::move(reason)});
+    return std::nullopt;
+  };
+  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(head.artifact_id, p.hash));
+  OneChange change{c.op, {}, std::nullopt, profile, p.vector};
+  EntryVersion& v = change.version;
+  if (c.op == ChangeOp::kRevise) {
+    const EntryVersion& shown = w.shown[c.target].version;
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
+                        txn.FindManifestItem(head.artifact_id, head.revision, shown.entry_id));
+    if (!now || !now->active || now->version.entry_version_id != shown.entry_version_id)
+      return reject("E" + std::to_string(c.target + 1) + " changed since it was shown");
+    if (dup)
+      return reject(dup->version.entry_id == shown.entry_id
+                        ? "no change: same text as E" + std::to_string(c.target + 1)
+                        : "no change: same text as active entry " + dup->version.entry_id);
+    v.entry_id = shown.entry_id;
+    v.version = shown.version + 1;
+    v.previous_version_id = shown.entry_version_id;
+    change.from_version_id = shown.entry_version_id;
+  } else {
+    if (dup) return reject("no change: same text as active entry " + dup->version.entry_id);
+    v.entry_id = NewId(kEntryPrefix);
+    v.version = 1;
+  }
+  v.entry_version_id = NewId(kEntryVersionPrefix);
+  v.kind = p.kind;
+  v.text = c.text;
+  v.content_hash = p.hash;
+  for (size_t s : c.evidence) v.source_refs.push_back(SourceRef(w.usable[s]));
+  v.reason = "extracted from " + Ids('S', c.evidence);
+  return std::optional<OneChange>(std::move(change));
+}
+
+// The window's changes and the cursor's move, in one transaction (DESIGN invariant 8). The
+// callback may run more than once (store.h): it builds everything from `prepared`, consumes
+// nothing, and resets what it fills in.
+Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer) {
+  FlushOutcome out;
+  out.previous_cursor = w.cursor;
+  out.high_watermark = w.high_watermark;
+  out.rejected = std::move(answer.rejected);
+  std::string profile;
+  const std::vector<Prepared> prepared = Prepare(w, std::move(answer.valid), out.rejected, profile);
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
 
@@ -205,50 +258,15 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     std::vector<OneChange> changes;
     std::set<std::string> batch_hashes;
-    for (Prepared& p : prepared) {
-      const Candidate& c = p.candidate;
-      auto reject = [&](std::string reason) { late.push_back({c.json, std::move(reason)}); };
+    for (const Prepared& p : prepared) {
       if (batch_hashes.count(p.hash)) {
-        reject("no change: same text as an earlier operation of this answer");
+        late.push_back({p.candidate.json, "no change: same text as an earlier operation of this answer"});
         continue;
       }
-      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, p.hash));
-      OneChange change{c.op, {}, std::nullopt, profile, p.vector};
-      EntryVersion& v = change.version;
-      if (c.op == ChangeOp::kRevise) {
-        const EntryVersion& shown = w.shown[c.target].version;
-        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
-                            txn.FindManifestItem(memory.artifact_id, head.revision, shown.entry_id));
-        if (!now || !now->active || now->version.entry_version_id != shown.entry_version_id) {
-          reject("E" + std::to_string(c.target + 1) + " changed since it was shown");
-          continue;
-        }
-        if (dup) {
-          reject(dup->version.entry_id == shown.entry_id
-                     ? "no change: same text as E" + std::to_string(c.target + 1)
-                     : "no change: same text as active entry " + dup->version.entry_id);
-          continue;
-        }
-        v.entry_id = shown.entry_id;
-        v.version = shown.version + 1;
-        v.previous_version_id = shown.entry_version_id;
-        change.from_version_id = shown.entry_version_id;
-      } else {
-        if (dup) {
-          reject("no change: same text as active entry " + dup->version.entry_id);
-          continue;
-        }
-        v.entry_id = NewId(kEntryPrefix);
-        v.version = 1;
-      }
-      v.entry_version_id = NewId(kEntryVersionPrefix);
-      v.kind = p.kind;
-      v.text = c.text;
-      v.content_hash = p.hash;
-      for (size_t s : c.evidence) v.source_refs.push_back(SourceRef(w.usable[s]));
-      v.reason = "extracted from " + Ids('S', c.evidence);
+      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change, CheckAgainstHead(txn, w, head, p, profile, late));
+      if (!change) continue;
       batch_hashes.insert(p.hash);
-      changes.push_back(std::move(change));
+      changes.push_back(std::move(*change));
     }
     out.memory.reset();
     if (head.revision > 0) out.memory = head;

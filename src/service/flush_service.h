@@ -15,6 +15,7 @@
 #include "extract/extractor.h"
 #include "extract/operations.h"
 #include "model/types.h"
+#include "service/commit.h"  // OneChange
 #include "store/store.h"
 
 namespace pc {
@@ -78,6 +79,12 @@ class FlushService {
     std::string scope_id_;
     std::shared_ptr<Entry> entry_;
   };
+  struct Prepared;
+  std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
+                                std::vector<Rejection>& rejected, std::string& profile);
+  Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const MemoryRef& head,
+                                                    const Prepared& p, const std::string& profile,
+                                                    std::vector<Rejection>& late);
   Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer);
 
   Store& store_;
