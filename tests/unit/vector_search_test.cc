@@ -189,15 +189,25 @@ TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
   EXPECT_EQ(Search("deployments", SearchMode::kVector).status().code(), Code::kCapabilityUnavailable);
 }
 
-TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
-  testing::FakeOpenAi fake(64);
+// An embedder on the fake endpoint, learning its dimension from the first answer.
+std::unique_ptr<OpenAiEmbedder> FakeEmbedder(const testing::FakeOpenAi& fake, int retries,
+                                             int timeout_seconds = 10, int dimension = 0) {
   OpenAiEmbedderOptions o;
   o.base_url = fake.base_url();
   o.model = "fake-embed";
-  o.retries = 1;
+  o.retries = retries;
+  o.timeout_seconds = timeout_seconds;
+  o.dimension = dimension;
   auto created = OpenAiEmbedder::Create(o);
-  PC_ASSERT_OK(created);
-  OpenAiEmbedder& embedder = **created;
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  return created.ok() ? std::move(created).value() : nullptr;
+}
+
+TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
+  testing::FakeOpenAi fake(64);
+  auto created = FakeEmbedder(fake, 1);
+  ASSERT_TRUE(created);
+  OpenAiEmbedder& embedder = *created;
   EXPECT_EQ(embedder.profile().dimension, 0);  // learned from the first answer
   auto vs = embedder.Embed({"alpha", "beta", "gamma"});
   PC_ASSERT_OK(vs);
@@ -244,13 +254,9 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
 // tries it again when the rest is over.
 TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
   testing::FakeOpenAi fake(64);
-  OpenAiEmbedderOptions o;
-  o.base_url = fake.base_url();
-  o.model = "fake-embed";
-  o.retries = 2;
-  auto created = OpenAiEmbedder::Create(o);
-  PC_ASSERT_OK(created);
-  ResilientEmbedder embedder(std::move(created).value(), std::chrono::milliseconds(400));
+  auto created = FakeEmbedder(fake, 2);
+  ASSERT_TRUE(created);
+  ResilientEmbedder embedder(std::move(created), std::chrono::milliseconds(400));
   testing::Fixture f;
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   SearchService search(*f.store, &embedder);
@@ -288,16 +294,10 @@ TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
 TEST(OpenAiEmbedderTest, AHangingEndpointCostsItsTimeoutOnce) {
   testing::FakeOpenAi fake(64);
   fake.set_delay_ms(3000);
-  OpenAiEmbedderOptions o;
-  o.base_url = fake.base_url();
-  o.model = "fake-embed";
-  o.dimension = 64;
-  o.timeout_seconds = 1;
-  o.retries = 2;
-  auto created = OpenAiEmbedder::Create(o);
-  PC_ASSERT_OK(created);
+  auto created = FakeEmbedder(fake, 2, /*timeout_seconds=*/1, /*dimension=*/64);
+  ASSERT_TRUE(created);
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = (*created)->Embed({"hello"});
+  auto r = created->Embed({"hello"});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kProviderUnavailable);
