@@ -78,14 +78,18 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
       return;
     }
     ChatReply reply{R"({"operations": []})"};
+    ChatResponder responder;
     {
       std::lock_guard<std::mutex> lock(chat_mu_);
       chat_bodies_.push_back(req.body);
       if (!replies_.empty()) {
         reply = replies_.front();
         replies_.pop_front();
+      } else {
+        responder = responder_;
       }
     }
+    if (responder) reply = responder(req.body);
     if (reply.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
     res.status = reply.status;
     if (!reply.raw_body.empty()) {
@@ -116,6 +120,11 @@ FakeOpenAi::~FakeOpenAi() {
 void FakeOpenAi::ScriptChat(std::vector<ChatReply> replies) {
   std::lock_guard<std::mutex> lock(chat_mu_);
   replies_.assign(replies.begin(), replies.end());
+}
+
+void FakeOpenAi::set_chat_responder(ChatResponder responder) {
+  std::lock_guard<std::mutex> lock(chat_mu_);
+  responder_ = std::move(responder);
 }
 
 std::vector<std::string> FakeOpenAi::chat_bodies() {

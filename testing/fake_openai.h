@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,8 +36,14 @@ class FakeOpenAi {
     int delay_ms;
     std::string raw_body;
   };
-  // Answers are used in order; with none left, the answer is {"operations": []}.
+  // Answers are used in order; with none left, the answer is the responder's (below), else
+  // {"operations": []}.
   void ScriptChat(std::vector<ChatReply> replies);
+  // Answers the chat requests that find no scripted reply: called with the request body, on the
+  // fake's worker threads (several at once), outside its lock. For answers that depend on what
+  // the model is shown; an empty function removes it.
+  using ChatResponder = std::function<ChatReply(const std::string& request_body)>;
+  void set_chat_responder(ChatResponder responder);
   // Answers 400 to requests that carry a json_schema response_format (an endpoint without it).
   void set_refuse_json_schema(bool refuse) { refuse_schema_ = refuse; }
   int chat_requests() const { return chat_requests_; }
@@ -53,6 +60,7 @@ class FakeOpenAi {
   std::atomic<bool> refuse_schema_{false};
   std::mutex chat_mu_;
   std::deque<ChatReply> replies_;
+  ChatResponder responder_;
   std::vector<std::string> chat_bodies_;
 };
 

@@ -80,16 +80,17 @@ bool ServerProcess::Start() {
   return false;
 }
 
-void ServerProcess::Stop() { Signal(SIGTERM); }
+int ServerProcess::Stop() { return Signal(SIGTERM); }
 
-void ServerProcess::Kill() { Signal(SIGKILL); }
+int ServerProcess::Kill() { return Signal(SIGKILL); }
 
-void ServerProcess::Signal(int sig) {
-  if (pid_ <= 0) return;
+int ServerProcess::Signal(int sig) {
+  if (pid_ <= 0) return -1;
   kill(pid_, sig);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
+  return status;
 }
 
 CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text) {

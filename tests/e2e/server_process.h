@@ -16,13 +16,15 @@ class ServerProcess {
 
   // Starts the server on a free port and waits until GET /v1/health answers 200.
   bool Start();
-  void Stop();  // SIGTERM, then wait
-  void Kill();  // SIGKILL, then wait: a crash
+  // Both answer the process's wait status (waitpid), or -1 if it was not running: after Kill,
+  // anything but "killed by SIGKILL" means the server had already ended on its own.
+  int Stop();  // SIGTERM, then wait
+  int Kill();  // SIGKILL, then wait: a crash
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
  private:
-  void Signal(int sig);  // sends it, then waits for the process to end
+  int Signal(int sig);  // sends it, then waits for the process to end
 
   std::string data_dir_;
   std::vector<std::string> extra_args_;
