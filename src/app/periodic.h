@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/guarded.h"
+
 namespace pc {
 
 class Periodic {
@@ -22,7 +24,7 @@ class Periodic {
           if (!at_start && cv_.wait_for(lock, interval, [&] { return stopping_.load(); })) return;
           do {
             lock.unlock();
-            pass(first, stopping_);
+            RunGuarded("a background pass", [&] { pass(first, stopping_); });
             first = false;
             lock.lock();
           } while (!cv_.wait_for(lock, interval, [&] { return stopping_.load(); }));

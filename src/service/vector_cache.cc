@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "common/guarded.h"
 #include "common/sha256.h"
 
 namespace pc {
@@ -129,7 +130,10 @@ void VectorCache::BuildLoop() {
     if (!slot) continue;  // evicted meanwhile
     building_ = true;
     lock.unlock();
-    Build(slot);
+    if (!RunGuarded("a vector graph build", [&] { Build(slot); })) {
+      std::unique_lock<std::shared_mutex> slot_lock(slot->mu);
+      slot->build_queued = false;  // searches stay exact; a later change queues it again
+    }
     lock.lock();
     building_ = false;
     build_cv_.notify_all();

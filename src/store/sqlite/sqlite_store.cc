@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "common/guarded.h"
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_txn.h"
@@ -66,7 +67,7 @@ void SqliteStore::CheckpointLoop() {
     if (stopping_) return;
     checkpoint_wanted_ = false;
     lock.unlock();
-    (void)checkpoint_db_->Checkpoint();  // a failed one is retried at the next threshold
+    RunGuarded("a checkpoint", [&] { (void)checkpoint_db_->Checkpoint(); });  // retried at the next threshold
     lock.lock();
   }
 }
@@ -133,7 +134,13 @@ Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
       queue_.pop_front();
     }
     lock.unlock();
-    RunGroup(group);
+    // The leader's own work must not throw past here: the flag below would stay set and every
+    // writer would wait forever. A group that fails so is answered Internal, its transaction
+    // rolled back.
+    if (!RunGuarded("a group commit", [&] { RunGroup(group); })) {
+      (void)writer_->Exec("ROLLBACK");
+      for (PendingWrite* w : group) w->status = Internal("the write failed unexpectedly; nothing was kept");
+    }
     // One checkpoint per kCheckpointFrames new log pages (the log restarts from its beginning
     // once a checkpoint has caught up): asking after every commit made them run back to back,
     // their fsyncs of the database competing with the commits' own.
