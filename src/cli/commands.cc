@@ -81,29 +81,43 @@ void AddPageOptions(CLI::App* sub, Opts& o) {
   sub->add_option("--cursor", o.cursor, "next_cursor from the previous page");
 }
 
-}  // namespace
-
-std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
-  auto o = std::make_shared<Opts>();
+// The parsed options and the commands registered so far.
+struct Registry {
+  explicit Registry(CLI::App& a) : app(a) {}
+  CLI::App& app;
+  std::shared_ptr<Opts> o = std::make_shared<Opts>();
   std::vector<ClientCommand> cmds;
-  auto add = [&](CLI::App* sub, std::function<int(ApiClient&, bool)> fn) {
+
+  void Add(CLI::App* sub, std::function<int(ApiClient&, bool)> fn) {
     cmds.push_back({sub, [fn](const std::string& server, bool json) {
                       ApiClient api(server);
                       return fn(api, json);
                     }});
-  };
+  }
+  // A command on a scope that must exist: --scope is resolved (never created) before `fn` runs.
+  void Scoped(CLI::App* sub, std::function<int(ApiClient&, const std::string& scope_id, bool)> fn) {
+    Add(sub, [o = o, fn](ApiClient& api, bool json) {
+      auto scope_id = ResolveScope(api, o->scope, false);
+      if (!scope_id.ok()) return Fail(scope_id.status());
+      return fn(api, *scope_id, json);
+    });
+  }
+};
 
+// scope create, scope list
+void AddScopeCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
   CLI::App* scope = app.add_subcommand("scope", "create or list scopes");
   scope->require_subcommand(1);
-  std::string key;
   CLI::App* scope_create = scope->add_subcommand("create", "create a scope (idempotent by key)");
   scope_create->add_option("key", o->text, "scope key, e.g. project:orders-importer")->required();
-  add(scope_create, [o](ApiClient& api, bool json) {
+  r.Add(scope_create, [o](ApiClient& api, bool json) {
     return Print(api.Post("/v1/scopes", Json{{"key", o->text}}), json, FormatScope);
   });
   CLI::App* scope_list = scope->add_subcommand("list", "list scopes");
   AddPageOptions(scope_list, *o);
-  add(scope_list, [o](ApiClient& api, bool json) {
+  r.Add(scope_list, [o](ApiClient& api, bool json) {
     std::map<std::string, std::string> q;
     if (o->limit > 0) q["limit"] = std::to_string(o->limit);
     if (!o->cursor.empty()) q["cursor"] = o->cursor;
@@ -119,7 +133,12 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
     std::cout << (json ? r->dump(2) + "\n" : format(*r));
     return 0;
   });
+}
 
+// remember, revise, retire
+void AddWriteCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
   CLI::App* remember = app.add_subcommand("remember", "keep a new entry");
   AddScopeOption(remember, *o);
   remember->add_option("--kind,-k", o->kind, "fact, preference, decision, constraint, working_note, …")
@@ -129,7 +148,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   remember->add_option("--reason", o->reason, "why this is kept");
   remember->add_option("--expected-revision", o->expected_revision,
                        "fail with a conflict unless the memory is at this revision");
-  add(remember, [o](ApiClient& api, bool json) {
+  r.Add(remember, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, true);
@@ -147,7 +166,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   revise->add_option("--file", o->file, "read the text from a file");
   revise->add_option("--kind,-k", o->kind, "change the kind");
   revise->add_option("--reason", o->reason, "why it changed");
-  add(revise, [o](ApiClient& api, bool json) {
+  r.Add(revise, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, false);
@@ -162,23 +181,24 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddScopeOption(retire, *o);
   retire->add_option("citation", o->citation, "the entry's current citation")->required();
   retire->add_option("--reason", o->reason, "why it no longer holds");
-  add(retire, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"actor", "cli"}};
+  r.Scoped(retire, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    Json body{{"scope_id", scope_id}, {"citation", o->citation}, {"actor", "cli"}};
     if (!o->reason.empty()) body["reason"] = o->reason;
     return Print(api.Post("/v1/memory/retire", body), json, FormatWrite);
   });
+}
 
+// entries, history, search, doctor, reindex, read
+void AddReadCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
   CLI::App* entries = app.add_subcommand("entries", "list the entries at the head or a revision");
   AddScopeOption(entries, *o);
   entries->add_flag("--include-inactive", o->include_inactive, "also list retired entries");
   entries->add_option("--revision", o->revision, "list the manifest at this revision");
   AddPageOptions(entries, *o);
-  add(entries, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    auto q = PageQuery(*scope_id, *o);
+  r.Scoped(entries, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    auto q = PageQuery(scope_id, *o);
     if (o->include_inactive) q["include_inactive"] = "true";
     if (o->revision) q["revision"] = std::to_string(*o->revision);
     return Print(api.Get("/v1/memory/entries", q), json, FormatEntries);
@@ -190,10 +210,8 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   history->add_option("--revision", o->revision, "show this revision: changes and manifest");
   history->add_option("--entry", o->entry, "show every version of this entry");
   AddPageOptions(history, *o);
-  add(history, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    auto q = PageQuery(*scope_id, *o);
+  r.Scoped(history, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    auto q = PageQuery(scope_id, *o);
     if (!o->entry.empty())
       return Print(api.Get("/v1/memory/entries/" + o->entry + "/versions", q), json, FormatVersions);
     if (o->revision)
@@ -208,10 +226,8 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   search->add_option("--mode,-m", o->mode, "fts, vector, hybrid or auto (default auto)");
   search->add_option("--limit", o->limit, "hits to return (1-100, default 10)");
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
-  add(search, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"query", o->text}};
+  r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    Json body{{"scope_id", scope_id}, {"query", o->text}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     if (o->limit > 0) body["limit"] = o->limit;
     if (o->include_inactive) body["include_inactive"] = true;
@@ -220,7 +236,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
 
   CLI::App* doctor = app.add_subcommand("doctor", "which search modes work, and why not");
   doctor->add_option("--scope,-s", o->scope, "also check this scope's vector projection");
-  add(doctor, [o](ApiClient& api, bool json) {
+  r.Add(doctor, [o](ApiClient& api, bool json) {
     std::map<std::string, std::string> q;
     if (!o->scope.empty()) {
       auto scope_id = ResolveScope(api, o->scope, false);
@@ -242,10 +258,8 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
 
   CLI::App* reindex = app.add_subcommand("reindex", "complete a scope's vector projection");
   AddScopeOption(reindex, *o);
-  add(reindex, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Result<Json> r = api.Post("/v1/memory/reindex", Json{{"scope_id", *scope_id}});
+  r.Scoped(reindex, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    Result<Json> r = api.Post("/v1/memory/reindex", Json{{"scope_id", scope_id}});
     if (!r.ok()) return Fail(r.status());
     std::cout << (json ? r->dump(2) + "\n"
                        : "embedded " + std::to_string((*r)["embedded"].get<int64_t>()) +
@@ -257,13 +271,16 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   CLI::App* read = app.add_subcommand("read", "read the exact text of any citation ever issued");
   AddScopeOption(read, *o);
   read->add_option("citation", o->citation, "a citation string")->required();
-  add(read, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    return Print(api.Post("/v1/memory/read", Json{{"scope_id", *scope_id}, {"citation", o->citation}}),
+  r.Scoped(read, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    return Print(api.Post("/v1/memory/read", Json{{"scope_id", scope_id}, {"citation", o->citation}}),
                  json, FormatRead);
   });
+}
 
+// source add, source list, flush
+void AddSourceCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
   CLI::App* source = app.add_subcommand("source", "add or list raw work records (sources)");
   source->require_subcommand(1);
   CLI::App* source_add = source->add_subcommand("add", "append a source to the scope's log");
@@ -274,7 +291,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   source_add->add_option("--purpose", o->purpose, "memory (default: extraction reads it) or archive");
   source_add->add_option("--idempotency-key", o->idempotency_key, "a retry with the same key adds nothing");
   source_add->add_option("--metadata", o->metadata, "a JSON object kept with the source");
-  add(source_add, [o](ApiClient& api, bool json) {
+  r.Add(source_add, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
     Json body{{"kind", o->kind.empty() ? "work_log" : o->kind}, {"content", *text}};
@@ -296,10 +313,8 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddScopeOption(source_list, *o);
   source_list->add_option("--after", o->after, "positions after this one (default 0)");
   source_list->add_option("--limit", o->limit, "sources per page (1-1000, default 100)");
-  add(source_list, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    std::map<std::string, std::string> q{{"scope_id", *scope_id}};
+  r.Scoped(source_list, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    std::map<std::string, std::string> q{{"scope_id", scope_id}};
     if (o->after) q["after"] = std::to_string(*o->after);
     if (o->limit > 0) q["limit"] = std::to_string(o->limit);
     return Print(api.Get("/v1/sources", q), json, FormatSources);
@@ -307,22 +322,23 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
 
   CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
   AddScopeOption(flush, *o);
-  add(flush, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", *scope_id}}), json, FormatFlush);
+  r.Scoped(flush, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}}), json, FormatFlush);
   });
+}
 
+// prepare, handoff write / show / history
+void AddContextCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
   CLI::App* prepare = app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
   AddScopeOption(prepare, *o);
   prepare->add_option("query", o->text, "what the agent is about to do")->required();
   prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (1-1048576, default 4000)");
   prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
-  add(prepare, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
+  r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    Json body{{"scope_id", scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
               {"include_handoff", !o->no_handoff}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
@@ -342,7 +358,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   handoff_write->add_option("--question", o->open_questions, "an open question (repeatable)");
   handoff_write->add_option("--expected-revision", o->expected_revision,
                             "fail with a conflict unless the handoff is at this revision");
-  add(handoff_write, [o](ApiClient& api, bool json) {
+  r.Add(handoff_write, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, true);
@@ -359,22 +375,29 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   CLI::App* handoff_show = handoff->add_subcommand("show", "the latest handoff (or --revision R)");
   AddScopeOption(handoff_show, *o);
   handoff_show->add_option("--revision", o->revision, "an older revision");
-  add(handoff_show, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    std::map<std::string, std::string> q{{"scope_id", *scope_id}};
+  r.Scoped(handoff_show, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    std::map<std::string, std::string> q{{"scope_id", scope_id}};
     if (o->revision) q["revision"] = std::to_string(*o->revision);
     return Print(api.Get("/v1/handoff", q), json, FormatHandoff);
   });
   CLI::App* handoff_history = handoff->add_subcommand("history", "every handoff revision, newest first");
   AddScopeOption(handoff_history, *o);
   AddPageOptions(handoff_history, *o);
-  add(handoff_history, [o](ApiClient& api, bool json) {
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    return Print(api.Get("/v1/handoff/history", PageQuery(*scope_id, *o)), json, FormatHandoffs);
+  r.Scoped(handoff_history, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    return Print(api.Get("/v1/handoff/history", PageQuery(scope_id, *o)), json, FormatHandoffs);
   });
-  return cmds;
+}
+
+}  // namespace
+
+std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
+  Registry r(app);
+  AddScopeCommands(r);
+  AddWriteCommands(r);
+  AddReadCommands(r);
+  AddSourceCommands(r);
+  AddContextCommands(r);
+  return std::move(r.cmds);
 }
 
 }  // namespace pc

@@ -1,4 +1,5 @@
-// The client subcommands (scope, remember, revise, retire, entries, history, read): parse their
+// The client subcommands (scope, remember, revise, retire, entries, history, search, doctor,
+// reindex, read, source, flush, prepare, handoff), in groups of a few each: parse their
 // options, call the server, print a readable answer or --json.
 #pragma once
 
