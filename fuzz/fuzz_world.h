@@ -72,6 +72,33 @@ class World {
     return router_.Dispatch(req);
   }
 
+  // What a failed request must leave as it was (README: "A failed request changes nothing"): the
+  // scope's memory head, its source log's high watermark, its latest handoff revision. Read from
+  // the services, not the routes: this runs for every input.
+  struct State {
+    int64_t memory = 0, high_watermark = 0, handoff = 0;
+    bool operator==(const State& o) const {
+      return memory == o.memory && high_watermark == o.high_watermark && handoff == o.handoff;
+    }
+    std::string ToString() const {
+      return "memory @" + std::to_string(memory) + ", sources @" + std::to_string(high_watermark) +
+             ", handoff @" + std::to_string(handoff);
+    }
+  };
+  State Snapshot() {
+    State s;
+    Result<Scope> scope = memory_.GetScope(scope_id_);
+    FUZZ_CHECK(scope.ok(), scope.status().ToString());
+    s.memory = scope->memory_head_revision;
+    Result<SourcesPage> sources = sources_.List(scope_id_, 0, 1);
+    FUZZ_CHECK(sources.ok(), sources.status().ToString());
+    s.high_watermark = sources->high_watermark;
+    Result<Handoff> handoff = handoff_.Get(scope_id_, std::nullopt);
+    FUZZ_CHECK(handoff.ok(), handoff.status().ToString());
+    s.handoff = handoff->ref.revision;
+    return s;
+  }
+
   std::string Substitute(std::string body) {
     if (body.find('$') == std::string::npos) return body;
     Replace(body, "$SCOPE", scope_id_);
@@ -115,6 +142,11 @@ class World {
     FUZZ_CHECK(handoff.status == 201, handoff.body.dump());
   }
 
+  ApiResponse Get(const std::string& path, std::multimap<std::string, std::string> query) {
+    ApiRequest req{"GET", path, {}, std::move(query), ""};
+    return router_.Dispatch(req);
+  }
+
   static void Replace(std::string& s, const std::string& from, const std::string& to) {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
       s.replace(at, from.size(), to);
@@ -123,8 +155,7 @@ class World {
   // An active entry's citation at the head; remembers one when every entry has been retired.
   Json CurrentCitation() {
     for (int attempt = 0; attempt < 2; ++attempt) {
-      ApiRequest req{"GET", "/v1/memory/entries", {}, {{"scope_id", scope_id_}, {"limit", "1"}}, ""};
-      ApiResponse list = router_.Dispatch(req);
+      ApiResponse list = Get("/v1/memory/entries", {{"scope_id", scope_id_}, {"limit", "1"}});
       FUZZ_CHECK(list.status == 200, list.body.dump());
       if (!list.body["entries"].empty()) return list.body["entries"][0]["citation"];
       Post("/v1/memory/remember", Substitute(R"({"scope_id": "$SCOPE", "kind": "fact", "text": "Made again."})"));

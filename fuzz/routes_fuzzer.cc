@@ -6,7 +6,8 @@
 //
 // Checked: nothing throws or crashes; no answer is a 500 (Dispatch turns an exception into
 // "internal"); every error has the {"error": {code, message, details}} shape and reads back as a
-// Status (what MCP does with it); every answer serializes as the HTTP server does.
+// Status (what MCP does with it); a failed request, or a write that changed nothing, leaves the
+// scope's memory head, source log and handoff as they were.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -46,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* path = kRoutes[(data[0] + 256 * kRouteCount - 'a') % kRouteCount];
   std::string body = world.Substitute(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
 
+  const fuzz::World::State before = world.Snapshot();
   ApiResponse res = world.Post(path, body);
   const std::string where = std::string(path) + " " + fuzz::Printable(body) + "\n  answered " +
                             res.body.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -61,6 +63,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!s.ok(), where);
   } else {
     FUZZ_CHECK(res.body.is_object(), where);
+  }
+  const bool unchanged_write = res.status == 200 && res.body.contains("changed") && res.body["changed"] == false;
+  if (res.status >= 400 || unchanged_write) {
+    const fuzz::World::State after = world.Snapshot();
+    FUZZ_CHECK(after == before, "changed " + before.ToString() + " → " + after.ToString() + ": " + where);
   }
   return 0;
 }
