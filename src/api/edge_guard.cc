@@ -62,10 +62,8 @@ bool HostAllowed(const EdgePolicy& policy, const std::string& name) {
   return false;
 }
 
-Status Forbidden(std::string message) { return Status(Code::kPermissionDenied, std::move(message)); }
-
-}  // namespace
-
+// The host part of a Host header, lower-case, without the port ("[::1]:8787" → "[::1]",
+// "LocalHost:80" → "localhost").
 std::string HostName(std::string_view authority) {
   authority = Trim(authority);
   if (!authority.empty() && authority.front() == '[') {
@@ -74,6 +72,11 @@ std::string HostName(std::string_view authority) {
   }
   return Lower(authority.substr(0, authority.find(':')));
 }
+
+Status Forbidden(std::string message) { return Status(Code::kPermissionDenied, std::move(message)); }
+
+}  // namespace
+
 
 Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
   const std::string host = HostName(r.host);

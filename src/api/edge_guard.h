@@ -38,8 +38,4 @@ struct EdgeRequest {
 // Ok, or the refusal: PermissionDenied (403), UnsupportedMediaType (415), InvalidArgument (400).
 Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& request);
 
-// The host part of a Host header or an origin's authority, lower-case, without the port
-// ("[::1]:8787" → "[::1]", "LocalHost:80" → "localhost").
-std::string HostName(std::string_view authority);
-
 }  // namespace pc

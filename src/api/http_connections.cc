@@ -213,11 +213,9 @@ struct GuardedHttpServer::Table {
   std::optional<Handle> Open(socket_t fd, const std::string& address, const ConnectionLimits& limits) {
     std::lock_guard<std::mutex> lock(mu);
     if (per_address[address] >= limits.max_per_address && !EvictOldestIdle(&address)) {
-      ++stats.refused;
       return std::nullopt;
     }
     if (live >= limits.max_connections && !EvictOldestIdle(nullptr)) {
-      ++stats.refused;
       return std::nullopt;
     }
     ++live;
@@ -241,18 +239,6 @@ struct GuardedHttpServer::Table {
     conns.erase(h);
   }
 
-  void CountTimeout() {
-    std::lock_guard<std::mutex> lock(mu);
-    ++stats.timed_out;
-  }
-
-  Stats Snapshot() {
-    std::lock_guard<std::mutex> lock(mu);
-    Stats s = stats;
-    s.open = live;
-    return s;
-  }
-
  private:
   void Forget(const Conn& c) {
     --live;
@@ -271,7 +257,6 @@ struct GuardedHttpServer::Table {
     oldest->evicted = true;
     Forget(*oldest);
     ::shutdown(oldest->fd, SHUT_RDWR);  // wakes its wait at once
-    ++stats.evicted;
     return true;
   }
 
@@ -280,7 +265,6 @@ struct GuardedHttpServer::Table {
   std::list<Conn> conns;
   std::map<std::string, size_t> per_address;  // live (not evicted) connections per address
   size_t live = 0;
-  Stats stats;
 };
 
 GuardedHttpServer::GuardedHttpServer(ConnectionLimits limits)
@@ -292,8 +276,6 @@ GuardedHttpServer::GuardedHttpServer(ConnectionLimits limits)
 GuardedHttpServer::~GuardedHttpServer() = default;
 
 bool GuardedHttpServer::RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
-
-GuardedHttpServer::Stats GuardedHttpServer::stats() const { return table_->Snapshot(); }
 
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   std::string address;
@@ -330,10 +312,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
       headers_read = true;
       stream.BeginPhase(Clock::now() + limits_.body_deadline);
     });
-    if (stream.timed_out()) {
-      table_->CountTimeout();
-      break;
-    }
+    if (stream.timed_out()) break;
     if (!ok || closed || tl_close_after_response || !headers_read) break;
   }
   table_->Close(*entry);

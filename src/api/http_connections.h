@@ -34,14 +34,6 @@ class GuardedHttpServer : public httplib::Server {
   // kernel drops handshakes. Calling listen() again on the bound socket raises it.
   bool RaiseBacklog(int backlog);
 
-  struct Stats {
-    size_t open = 0;        // connections now
-    size_t evicted = 0;     // idle ones closed to make room
-    size_t refused = 0;     // new ones answered 503
-    size_t timed_out = 0;   // closed for a missed header or body deadline
-  };
-  Stats stats() const;
-
  private:
   bool process_and_close_socket(socket_t sock) override;
 

@@ -1,6 +1,5 @@
 #include "common/json_parse.h"
 
-#include <cstdio>
 #include <set>
 #include <vector>
 
@@ -15,27 +14,6 @@ namespace {
 struct Refused {
   std::string message;
 };
-
-// The parser's messages quote the bytes it read last ("invalid literal; last read: '\xff'"), which
-// need not be UTF-8; a message is text (MCP's reply to it used to fail to serialize, answering
-// -32603 instead of -32700), so a byte that does not start a valid character is written as \xFF.
-std::string Utf8Message(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n > 0 && i + n <= s.size() && IsValidUtf8(s.substr(i, n))) {
-      out.append(s.substr(i, n));
-      i += n;
-      continue;
-    }
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02X", c);
-    out += hex;
-    ++i;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -75,9 +53,11 @@ Result<nlohmann::json> ParseJson(std::string_view text, int max_depth) {
     std::string what = e.what();
     if (what.find("UTF-8") != std::string::npos || what.find("utf-8") != std::string::npos)
       return InvalidArgument("not valid UTF-8");
-    return InvalidArgument("malformed JSON: " + Utf8Message(what));
+    // The parser's messages quote the bytes it read last, which need not be UTF-8; a message is
+    // text (MCP's reply carrying it used to fail to serialize: -32603 instead of -32700).
+    return InvalidArgument("malformed JSON: " + EscapeInvalidUtf8(what));
   } catch (const Json::exception& e) {  // out_of_range: a number such as 1e400
-    return InvalidArgument("malformed JSON: " + Utf8Message(e.what()));
+    return InvalidArgument("malformed JSON: " + EscapeInvalidUtf8(e.what()));
   } catch (const std::exception& e) {  // std::bad_alloc
     return InvalidArgument(std::string("JSON could not be read: ") + e.what());
   }

@@ -65,6 +65,28 @@ Result<std::string> NormalizeNfkcCasefold(std::string_view s) {
   return Map(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
 }
 
+std::string EscapeInvalidUtf8(std::string_view s) {
+  std::string out;
+  auto p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
+    if (n > 0 && cp >= 0) {
+      out.append(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out.push_back(kHex[*p >> 4]);
+      out.push_back(kHex[*p & 0xF]);
+      n = 1;
+    }
+    p += n;
+    left -= n;
+  }
+  return out;
+}
+
 std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return s;
   size_t end = max_bytes;

@@ -25,6 +25,10 @@ bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out);
 // space separators: characters that render as nothing.
 bool IsInvisibleCodePoint(int32_t cp);
 
+// `s` with every byte that does not start a valid character written as \xFF: text that quotes
+// bytes it was given (a parser's "last read: …") stays UTF-8.
+std::string EscapeInvalidUtf8(std::string_view s);
+
 // The longest prefix of `s` that is at most `max_bytes` long and ends on a character boundary.
 std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
 

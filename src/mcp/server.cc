@@ -34,11 +34,14 @@ std::string Dump(const Json& j, int indent = -1) {
 
 }  // namespace
 
+std::string McpServer::TooLarge() {
+  return Error(nullptr, -32600, "invalid request: a message may have at most " +
+                                    std::to_string(kMaxMcpMessageBytes) + " bytes").dump();
+}
+
 std::string McpServer::Handle(const std::string& message) {
   try {
-    if (message.size() > kMaxMcpMessageBytes)
-      return Error(nullptr, -32600, "invalid request: a message may have at most " +
-                                        std::to_string(kMaxMcpMessageBytes) + " bytes").dump();
+    if (message.size() > kMaxMcpMessageBytes) return TooLarge();
     Result<Json> parsed = ParseJson(message);
     if (!parsed.ok()) return Error(nullptr, -32700, "parse error: " + parsed.status().message()).dump();
     const Json& request = *parsed;

@@ -22,6 +22,8 @@ class McpServer {
   // every malformed message gets the JSON-RPC error the specification names (-32700 not JSON,
   // -32600 not a request, -32602 bad params, -32603 anything unexpected), and the session goes on.
   std::string Handle(const std::string& message);
+  // The answer to a message over kMaxMcpMessageBytes (a transport that drops one as it arrives).
+  static std::string TooLarge();
 
  private:
   Json HandleGuarded(const Json& request);

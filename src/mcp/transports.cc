@@ -28,7 +28,7 @@ void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out) {
   auto finish = [&] {
     std::string reply;
     if (too_long) {
-      reply = server.Handle(std::string(kMaxMcpMessageBytes + 1, ' '));  // the size error
+      reply = McpServer::TooLarge();
     } else if (line.find_first_not_of(" \t\r") != std::string::npos) {
       reply = server.Handle(line);
     }

@@ -55,10 +55,7 @@ std::string ResilientEmbedder::Unavailable() const {
 }
 
 Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vector<std::string>& texts) {
-  PC_RETURN_IF_ERROR(breaker_.Admit());
-  auto out = inner_->Embed(texts);
-  breaker_.Record(out.ok() ? Status::Ok() : out.status());
-  return out;
+  return breaker_.Through([&] { return inner_->Embed(texts); });
 }
 
 ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest)
@@ -66,10 +63,7 @@ ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chron
 
 Result<std::vector<double>> ResilientReranker::Score(const std::string& query,
                                                      const std::vector<std::string>& texts) {
-  PC_RETURN_IF_ERROR(breaker_.Admit());
-  auto out = inner_->Score(query, texts);
-  breaker_.Record(out.ok() ? Status::Ok() : out.status());
-  return out;
+  return breaker_.Through([&] { return inner_->Score(query, texts); });
 }
 
 }  // namespace pc

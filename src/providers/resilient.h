@@ -27,6 +27,14 @@ class CircuitBreaker {
   void Record(const Status& outcome);
   // Why calls are skipped now, or empty.
   std::string Resting() const;
+  // `call()` (a Result) through the breaker: admitted or answered at once, its outcome recorded.
+  template <typename Call>
+  auto Through(Call&& call) -> decltype(call()) {
+    PC_RETURN_IF_ERROR(Admit());
+    auto out = call();
+    Record(out.ok() ? Status::Ok() : out.status());
+    return out;
+  }
 
  private:
   enum class State { kClosed, kOpen, kProbing };

@@ -19,10 +19,12 @@ constexpr int kReindexBatch = 256;
 // reported by the search that asked it, not a projection gap.)
 std::string VectorGap(const Embedder* embedder, const ReadTxn::VectorState& state) {
   if (!embedder) return "no embedding provider is configured (set embed_provider)";
-  if (embedder->profile().dimension == 0) return "";
-  if (state.profile != embedder->profile().Key() && !(state.profile.empty() && state.missing == 0))
-    return "the vector projection is built for \"" + state.profile + "\", not \"" +
-           embedder->profile().Key() + "\"; run powercontext reindex";
+  const EmbeddingProfile profile = embedder->profile();
+  if (profile.dimension == 0) return "";
+  const std::string key = profile.Key();
+  if (state.profile != key && !(state.profile.empty() && state.missing == 0))
+    return "the vector projection is built for \"" + state.profile + "\", not \"" + key +
+           "\"; run powercontext reindex";
   if (state.missing > 0)
     return "entries without a vector yet: " + std::to_string(state.missing) +
            "; run powercontext reindex";

@@ -189,6 +189,15 @@ TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
   EXPECT_EQ(Search("deployments", SearchMode::kVector).status().code(), Code::kCapabilityUnavailable);
 }
 
+// The scope's vector mode is unavailable, and its reason says `why`.
+void ExpectVectorUnavailable(SearchService& search, const std::string& scope, const std::string& why) {
+  auto caps = search.Capabilities(scope);
+  ASSERT_TRUE(caps.ok()) << caps.status().ToString();
+  ASSERT_EQ((*caps)[1].mode, "vector");
+  EXPECT_FALSE((*caps)[1].available);
+  EXPECT_NE((*caps)[1].reason.find(why), std::string::npos) << (*caps)[1].reason;
+}
+
 // An embedder on the fake endpoint, learning its dimension from the first answer.
 std::unique_ptr<OpenAiEmbedder> FakeEmbedder(const testing::FakeOpenAi& fake, int retries,
                                              int timeout_seconds = 10, int dimension = 0) {
@@ -268,10 +277,7 @@ TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
     PC_ASSERT_OK(memory.Remember({scope, "fact", "Outage note " + std::to_string(i), "", "", {}}));
   EXPECT_EQ(fake.requests() - before, 3) << "only the first write asks (3 attempts); the rest skip";
   EXPECT_NE(embedder.Unavailable().find("rested"), std::string::npos) << embedder.Unavailable();
-  auto caps = search.Capabilities(scope);
-  PC_ASSERT_OK(caps);
-  EXPECT_FALSE((*caps)[1].available);
-  EXPECT_NE((*caps)[1].reason.find("embedding endpoint failed"), std::string::npos) << (*caps)[1].reason;
+  ExpectVectorUnavailable(search, scope, "embedding endpoint failed");
   auto quick = search.Search({scope, "outage", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(quick);
   EXPECT_EQ(quick->mode_used, SearchMode::kFts);
@@ -353,10 +359,7 @@ TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionStartsDegraded) {
   std::string scope = f.NewScope();
   auto written = memory.Remember({scope, "fact", "Written while the endpoint is down.", "", "", {}});
   PC_ASSERT_OK(written);
-  auto caps = search.Capabilities(scope);
-  PC_ASSERT_OK(caps);
-  EXPECT_FALSE((*caps)[1].available);
-  EXPECT_NE((*caps)[1].reason.find("not known yet"), std::string::npos) << (*caps)[1].reason;
+  ExpectVectorUnavailable(search, scope, "not known yet");
   auto found = search.Search({scope, "endpoint down", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(found);
   EXPECT_EQ(found->mode_used, SearchMode::kFts);

@@ -25,15 +25,15 @@ void AppendPhrase(std::string& out, int64_t owner, const std::string& phrase) {
   out.push_back('"');
 }
 
+constexpr const char* kRetired = "retired";
+
 std::string MatchOf(const std::string& phrases, bool include_inactive, int64_t owner) {
   std::string match = "text : (" + phrases + ")";
   if (include_inactive) return match;
   std::string retired;
-  AppendPhrase(retired, owner, "retired");
+  AppendPhrase(retired, owner, kRetired);
   return "(" + match + ") NOT state : " + retired;
 }
-
-constexpr const char* kRetired = "retired";
 
 bool EndsWithRetired(const std::string& state) {
   const std::string_view s(state), r(kRetired);
@@ -59,22 +59,21 @@ Result<int64_t> SqliteTxn::RowidOf(const char* table, const char* column, const 
   return s.Int(0);
 }
 
-Result<TextIndex> SqliteTxn::LoadTextIndex(TextIndex::Kind kind, int64_t owner) {
-  TextIndex index{kind, owner};
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT docs, tokens, retired FROM fts_stats WHERE kind = ?1 AND owner = ?2"));
-  s.Bind(1, int64_t{kind}).Bind(2, owner);
+// The owner and its statistics in one read (a search's first step): a memory by artifact id, a
+// source log by scope id.
+Result<TextIndex> SqliteTxn::LoadTextIndex(TextIndex::Kind kind, const std::string& id) {
+  const bool memory = kind == TextIndex::kMemory;
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string(
+      "SELECT o.rowid, coalesce(f.docs, 0), coalesce(f.tokens, 0), coalesce(f.retired, 0) FROM ") +
+      (memory ? "artifacts o" : "scopes o") + " LEFT JOIN fts_stats f ON f.kind = ?2 AND f.owner = o.rowid WHERE " +
+      (memory ? "o.artifact_id" : "o.scope_id") + " = ?1"));
+  s.Bind(1, id).Bind(2, int64_t{kind});
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (row) {
-    index.docs = s.Int(0);
-    index.tokens = s.Int(1);
-    index.retired = s.Int(2);
-  }
-  return index;
+  if (!row) return NotFound(std::string(memory ? "no artifact " : "no scope ") + id);
+  return TextIndex{kind, s.Int(0), s.Int(1), s.Int(2), s.Int(3)};
 }
 
-Status SqliteTxn::ProjectText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
-  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("artifacts", "artifact_id", artifact_id));
+Status SqliteTxn::ProjectText(int64_t owner, int64_t revision, const ManifestUpdate& u) {
   int64_t rowid = 0, created = 0;
   std::string text;
   {
@@ -269,9 +268,9 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
   std::vector<TextHit> out;
   if (query.empty()) return out;
   PC_RETURN_IF_ERROR(FlushDeferredText());
-  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("artifacts", "artifact_id", artifact_id));
-  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kMemory, owner));
+  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kMemory, artifact_id));
   if (index.docs == 0) return out;
+  const int64_t owner = index.owner;
   PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(index, query));
   if (!plan.rare.empty()) {
     PC_RETURN_IF_ERROR(RankText(index, plan, include_inactive, limit, out));
@@ -288,9 +287,9 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
   std::vector<SourceHit> out;
   if (query.empty()) return out;
   PC_RETURN_IF_ERROR(FlushDeferredText());
-  PC_ASSIGN_OR_RETURN(int64_t owner, RowidOf("scopes", "scope_id", scope_id));
-  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kSources, owner));
+  PC_ASSIGN_OR_RETURN(TextIndex index, LoadTextIndex(TextIndex::kSources, scope_id));
   if (index.docs == 0) return out;  // no source yet
+  const int64_t owner = index.owner;
   PC_ASSIGN_OR_RETURN(TextPlan plan, PlanText(index, query));
   std::vector<std::pair<int64_t, double>> ranked;  // position, score
   // `docs`: the phrases' document counts, for pc_bm25 (by_rank only).

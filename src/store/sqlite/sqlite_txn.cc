@@ -258,6 +258,7 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
     s.Bind(8, JoinLines(v.source_refs)).Bind(9, r).Bind(10, v.reason).Bind(11, v.created_at_ms);
     PC_RETURN_IF_ERROR(s.Run());
   }
+  PC_ASSIGN_OR_RETURN(const int64_t text_owner, RowidOf("artifacts", "artifact_id", artifact));
   int64_t seq = 0;
   for (const Change& c : rev.info.changes) {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
@@ -278,7 +279,7 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
         " to_revision) VALUES(?1, ?2, ?3, ?4, ?5, NULL)"));
     s.Bind(1, artifact).Bind(2, u.entry_id).Bind(3, u.entry_version_id);
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
-    PC_RETURN_IF_ERROR(ProjectText(artifact, r, u));
+    PC_RETURN_IF_ERROR(ProjectText(text_owner, r, u));
   }
   return ProjectVectors(rev);
 }

@@ -115,7 +115,8 @@ class SqliteTxn final : public WriteTxn {
   Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                         const std::string& reason, const std::vector<std::string>& lineage,
                         int64_t created_at_ms);
-  Status ProjectText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
+  // The entry's full-text row for `u` in memory `owner` (its artifact's rowid).
+  Status ProjectText(int64_t owner, int64_t revision, const ManifestUpdate& u);
   Status PutTextRow(TextRows::Row row);  // deferred, or written now
   Status FlushDeferredText();
   // A short query's phrases split by how many documents have them (see SearchText).
@@ -135,7 +136,7 @@ class SqliteTxn final : public WriteTxn {
   Status ReadTextHits(Stmt& s, std::vector<TextHit>& out);
   // The rowid of the row of `table` whose `column` is `id` (NotFound otherwise): an index owner.
   Result<int64_t> RowidOf(const char* table, const char* column, const std::string& id);
-  Result<TextIndex> LoadTextIndex(TextIndex::Kind kind, int64_t owner);
+  Result<TextIndex> LoadTextIndex(TextIndex::Kind kind, const std::string& id);
   // Writes the entry's vector row for `u`; returns the change in the artifact's missing count.
   Result<int64_t> ProjectVector(const std::string& artifact_id, const std::string& artifact_profile,
                                 const ManifestUpdate& u, const NewRevision& rev);
