@@ -1,0 +1,227 @@
+"""A fake OpenAI-compatible model server on 127.0.0.1 for the contract test.
+
+POST /v1/chat/completions answers scripted JSON content with a `usage` field
+{prompt_tokens, completion_tokens, total_tokens} whose numbers differ per call, and remembers every
+call, so the test can add up what the server should report in GET /v1/stats.
+POST /v1/embeddings answers deterministic vectors with usage too (not used by the default setup).
+
+Which answer a chat request gets is decided from what the server sent:
+  - memory extraction (docs/extraction.md): the user message is a JSON object with "sources" and
+    "entries" (or the response_format schema is named "memory_operations"); the answer adds one
+    `fact` entry per source, its text being the source's first line, with that source as evidence;
+  - anything else is taken as a Handoff drafting request (TODO: align with the drafting answer
+    format once the handoff implementer documents it in docs/handoff.md or docs/api.md; until then
+    the answer is a HandoffDraft built from the first citations found in the request).
+A test can also queue explicit answers with `script()`.
+"""
+
+import hashlib
+import http.server
+import json
+import math
+import threading
+
+
+def _first_line(text):
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return str(text).strip()
+
+
+def _find_citations(node, out):
+    """HandoffCitation-shaped objects anywhere in a JSON value, in document order."""
+    if isinstance(node, dict):
+        kind = node.get("kind")
+        if kind == "source" and isinstance(node.get("source_ref"), dict):
+            out.append({"kind": "source", "source_ref": node["source_ref"]})
+        elif kind == "memory" and isinstance(node.get("memory_citation"), dict):
+            out.append({"kind": "memory", "memory_citation": node["memory_citation"]})
+        elif kind == "artifact" and isinstance(node.get("artifact_ref"), dict):
+            out.append({"kind": "artifact", "artifact_ref": node["artifact_ref"]})
+        for v in node.values():
+            _find_citations(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _find_citations(v, out)
+    return out
+
+
+def _labels(node, out):
+    """Evidence labels such as "S1"/"E1"/"C1" given to the model, in document order."""
+    if isinstance(node, dict):
+        ident = node.get("id")
+        if isinstance(ident, str) and 1 < len(ident) <= 8 and ident[0].isalpha() and ident[1:].isdigit():
+            out.append(ident)
+        for v in node.values():
+            _labels(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _labels(v, out)
+    return out
+
+
+class Call:
+    def __init__(self, kind, request, content, prompt_tokens, completion_tokens):
+        self.kind = kind  # "extraction", "handoff", "scripted" or "embedding"
+        self.request = request
+        self.content = content
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+
+
+class FakeOpenAI:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._calls = []
+        self._scripted = []
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    self._send(400, {"error": {"message": "malformed JSON"}})
+                    return
+                path = self.path.split("?")[0].rstrip("/")
+                if path.endswith("/chat/completions"):
+                    self._send(200, fake._chat(body))
+                elif path.endswith("/embeddings"):
+                    self._send(200, fake._embeddings(body))
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_GET(self):
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def _send(self, status, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self):
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- what the test reads -------------------------------------------------------------------
+    def script(self, *contents):
+        """Queue exact answer contents for the next chat requests, in order."""
+        with self._lock:
+            self._scripted.extend(contents)
+
+    def calls(self):
+        with self._lock:
+            return list(self._calls)
+
+    def mark(self):
+        with self._lock:
+            return len(self._calls)
+
+    def since(self, mark):
+        with self._lock:
+            return list(self._calls[mark:])
+
+    # --- answers ---------------------------------------------------------------------------------
+    def _chat(self, body):
+        messages = body.get("messages") or []
+        user = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), "")
+        try:
+            user_json = json.loads(user) if isinstance(user, str) else user
+        except ValueError:
+            user_json = None
+        schema_name = (((body.get("response_format") or {}).get("json_schema") or {}).get("name"))
+        with self._lock:
+            scripted = self._scripted.pop(0) if self._scripted else None
+        if scripted is not None:
+            kind, content = "scripted", scripted
+        elif schema_name == "memory_operations" or (
+                isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json):
+            kind, content = "extraction", self._extraction_answer(user_json)
+        else:
+            kind, content = "handoff", self._handoff_answer(user_json if user_json is not None else user)
+        request_bytes = len(json.dumps(body))
+        with self._lock:
+            n = len(self._calls) + 1
+            # Different, easy-to-sum numbers per call: what the server must add up in its stats.
+            prompt_tokens = request_bytes // 4 + 100 * n + 7
+            completion_tokens = len(content) // 4 + 10 * n + 3
+            self._calls.append(Call(kind, body, content, prompt_tokens, completion_tokens))
+        return {
+            "id": f"chatcmpl-fake-{n}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake-model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }
+
+    @staticmethod
+    def _extraction_answer(user_json):
+        operations = []
+        sources = (user_json or {}).get("sources") or []
+        for source in sources:
+            text = _first_line(source.get("text", ""))
+            if text:
+                operations.append({"op": "add", "kind": "fact", "text": text, "evidence": [source.get("id")]})
+        return json.dumps({"operations": operations})
+
+    @staticmethod
+    def _handoff_answer(request):
+        # TODO(handoff drafting format): replace this guess with the documented answer format.
+        citations = _find_citations(request, [])
+        if citations:
+            cite = citations[:1]
+        else:
+            labels = _labels(request, [])
+            cite = labels[:1] or ["S1"]
+        draft = {
+            "state": [{"text": "The client was regenerated and its diff inspected.", "citations": cite}],
+            "disposition": "continuable",
+            "next_action": {"text": "Run the contract tests.", "citations": cite},
+            "omissions": [],
+        }
+        return json.dumps(draft)
+
+    def _embeddings(self, body):
+        inputs = body.get("input")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        data = []
+        tokens = 0
+        for i, text in enumerate(inputs or []):
+            vec = [0.0] * 64
+            for word in str(text).lower().split():
+                h = hashlib.sha256(word.encode()).digest()
+                vec[h[0] % 64] += 1.0 if h[1] & 1 else -1.0
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            data.append({"object": "embedding", "index": i, "embedding": [x / norm for x in vec]})
+            tokens += len(str(text).split()) + 1
+        with self._lock:
+            self._calls.append(Call("embedding", body, "", tokens, 0))
+        return {"object": "list", "data": data, "model": body.get("model", "fake-embed"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}

@@ -1,0 +1,350 @@
+"""Server processes, a client that validates every exchange against the spec, coverage, steps."""
+
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import traceback
+import urllib.parse
+
+from openapi_contract import describe_errors
+
+VERBOSE = os.environ.get("PC_CONTRACT_VERBOSE") == "1"
+
+
+class ContractFailure(AssertionError):
+    """The server broke the contract (a wrong status, a body the spec refuses, a wrong value)."""
+
+
+class Blocked(Exception):
+    """A step could not run because an earlier step, which it needs, failed."""
+
+
+class TestBug(Exception):
+    """The test itself is wrong (e.g. it was about to send a spec-invalid request by accident)."""
+
+
+def check(condition, message):
+    if not condition:
+        raise ContractFailure(message)
+
+
+def check_eq(actual, expected, what):
+    if actual != expected:
+        raise ContractFailure(f"{what}: expected {_short(expected)}, got {_short(actual)}")
+
+
+def _short(value, limit=400):
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------------------------------
+# Coverage: operation -> statuses seen, and whether it ever answered a success that passed.
+
+
+class Coverage:
+    def __init__(self, operation_ids):
+        self.required = list(operation_ids)
+        self.seen = {op: {} for op in operation_ids}  # op -> {status: count}
+        self.passed_success = {op: 0 for op in operation_ids}
+        self.first_problem = {}  # op -> first failure message
+
+    def record(self, op_id, status):
+        self.seen.setdefault(op_id, {})
+        self.seen[op_id][status] = self.seen[op_id].get(status, 0) + 1
+
+    def record_success(self, op_id):
+        self.passed_success[op_id] = self.passed_success.get(op_id, 0) + 1
+
+    def record_problem(self, op_id, message):
+        self.first_problem.setdefault(op_id, message)
+
+    def table(self):
+        rows = [("operation", "statuses seen (count)", "passing success")]
+        for op in self.required:
+            statuses = ", ".join(f"{s}×{n}" for s, n in sorted(self.seen.get(op, {}).items())) or "never called"
+            rows.append((op, statuses, "yes" if self.passed_success.get(op) else "NO"))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def missing(self):
+        return [op for op in self.required if not self.passed_success.get(op)]
+
+
+# --------------------------------------------------------------------------------------------------
+# The server under test.
+
+
+class Server:
+    def __init__(self, binary, name, env):
+        self.binary = binary
+        self.name = name
+        self.extra_env = env
+        self.proc = None
+        self.port = None
+        self.data_dir = None
+        self.log_path = None
+        self.log_file = None
+
+    def start(self, timeout=30.0):
+        self.data_dir = tempfile.mkdtemp(prefix=f"pc-contract-{self.name}-")
+        self.log_path = os.path.join(self.data_dir, "server.log")
+        for attempt in range(3):
+            self.port = free_port()
+            env = {k: v for k, v in os.environ.items() if not k.startswith("POWERCONTEXT_")}
+            env.update({
+                "POWERCONTEXT_DATA": os.path.join(self.data_dir, "data"),
+                "POWERCONTEXT_LISTEN": f"127.0.0.1:{self.port}",
+                "POWERCONTEXT_DURABILITY": "normal",
+            })
+            env.update(self.extra_env)
+            self.log_file = open(self.log_path, "ab")
+            self.proc = subprocess.Popen([self.binary, "serve"], env=env, stdin=subprocess.DEVNULL,
+                                         stdout=self.log_file, stderr=subprocess.STDOUT)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                    conn.request("GET", "/health/live")
+                    conn.getresponse().read()
+                    conn.close()
+                    return  # it answers HTTP; whether /health/live is right is a step of its own
+                except OSError:
+                    time.sleep(0.05)
+            if self.proc.poll() is None:
+                self.stop()
+                raise RuntimeError(f"server {self.name} did not answer HTTP within {timeout:.0f} s; "
+                                   f"log:\n{self.log_tail()}")
+            self.log_file.close()
+            log = self.log_tail()
+            if "address" in log.lower() and "use" in log.lower() and attempt < 2:
+                continue  # the free port was taken in between: try another
+            raise RuntimeError(f"server {self.name} exited with {self.proc.returncode} at start-up; "
+                               f"log:\n{log}")
+
+    def log_tail(self, lines=30):
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.log_file is not None and not self.log_file.closed:
+            self.log_file.close()
+
+    def cleanup(self):
+        if self.data_dir and os.environ.get("PC_CONTRACT_KEEP") != "1":
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# The validating client.
+
+
+class Reply:
+    def __init__(self, status, headers, raw):
+        self.status = status
+        self.headers = headers  # lower-cased names
+        self.raw = raw
+        self.text = raw.decode("utf-8", errors="replace")
+        try:
+            self.json = json.loads(self.text) if raw else None
+            self.is_json = bool(raw)
+        except ValueError:
+            self.json = None
+            self.is_json = False
+
+    def __getitem__(self, key):
+        if not isinstance(self.json, dict) or key not in self.json:
+            raise ContractFailure(f"the answer has no field {key!r}: {_short(self.text)}")
+        return self.json[key]
+
+    def get(self, key, default=None):
+        return self.json.get(key, default) if isinstance(self.json, dict) else default
+
+
+NO_BODY = object()
+
+
+class Client:
+    """One server's client. `call` validates both sides of every exchange against the spec."""
+
+    def __init__(self, server, contract, coverage, notes):
+        self.server = server
+        self.contract = contract
+        self.coverage = coverage
+        self.notes = notes  # set of non-fatal observations, reported at the end
+
+    def call(self, method, path, body=NO_BODY, *, expect, code=None, query=None, bad=None, raw=None):
+        """Send one request and check the answer.
+
+        bad=None        the request must be valid per the spec (else the test is wrong: TestBug);
+        bad="schema"    a deliberate bad request that the spec's request schema refuses (checked);
+        bad="semantic"  valid per the schema, refused by a documented rule (e.g. a scp_ scope id);
+        raw=bytes       send these bytes as the body (malformed JSON); implies a deliberate bad request.
+        The answer's status must be documented for the operation, its body must validate against the
+        schema of that status, and it must equal `expect` (and the error code `code`, if given).
+        """
+        op = self.contract.operation(method, path)
+        label = f"{method} {path} ({op.operation_id})"
+        if str(expect) not in op.responses:
+            raise TestBug(f"{label}: the test expects {expect}, which the spec does not document")
+        if raw is None and body is not NO_BODY and op.request_schema is not None:
+            problems = describe_errors(op.request_schema, body)
+            if bad is None and problems:
+                raise TestBug(f"{label}: the test was about to send a spec-invalid request: {problems}")
+            if bad == "schema" and not problems:
+                raise TestBug(f"{label}: this deliberate bad request is valid per the spec: {_short(body)}")
+            if bad == "semantic" and problems:
+                raise TestBug(f"{label}: this request should be schema-valid: {problems}")
+        if query is not None:
+            problems = op.query_errors(query)
+            if bad is None and problems:
+                raise TestBug(f"{label}: spec-invalid query {query}: {problems}")
+            if bad == "schema" and not problems:
+                raise TestBug(f"{label}: this deliberate bad query is valid per the spec: {query}")
+
+        target = path + ("?" + urllib.parse.urlencode(query) if query else "")
+        headers = {"Accept": "application/json"}
+        payload = None
+        if raw is not None:
+            payload = raw
+        elif body is not NO_BODY:
+            payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        try:
+            conn.request(method, target, body=payload, headers=headers)
+            resp = conn.getresponse()
+            reply = Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
+        except OSError as e:
+            raise ContractFailure(f"{label}: no answer from server {self.server.name} ({e}); "
+                                  f"server log:\n{self.server.log_tail()}")
+        finally:
+            conn.close()
+        if VERBOSE:
+            print(f"    [{self.server.name}] {method} {target} {_short(payload.decode('utf-8', 'replace') if payload else '')}"
+                  f"\n      -> {reply.status} {_short(reply.text)}")
+
+        self.coverage.record(op.operation_id, reply.status)
+        try:
+            self._check_reply(op, label, reply, expect, code)
+            if expect == 404 and method == "POST" and op.request_schema is not None:
+                self._check_route_exists(op, label, path)
+        except ContractFailure as e:
+            self.coverage.record_problem(op.operation_id, str(e))
+            raise
+        if 200 <= reply.status < 300:
+            self.coverage.record_success(op.operation_id)
+        return reply
+
+    def _check_route_exists(self, op, label, path):
+        """A 404 proves nothing if the route is missing: an empty object must answer 422 there."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        try:
+            conn.request("POST", path, body=b"{}", headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            status, text = resp.status, resp.read().decode("utf-8", "replace")
+        finally:
+            conn.close()
+        if status != 422:
+            raise ContractFailure(f"{label}: the expected 404 does not show that the operation exists: "
+                                  f"an empty object sent there answers {status}, not 422: {_short(text)}")
+
+    def _check_reply(self, op, label, reply, expect, code):
+        validator = op.response_validator(reply.status)
+        if reply.status != expect:
+            undocumented = "" if validator is not None else \
+                f" (undocumented status; the spec documents {', '.join(sorted(op.responses))})"
+            raise ContractFailure(f"{label}: expected HTTP {expect}, got {reply.status}{undocumented}: "
+                                  f"{_short(reply.text)}")
+        ctype = reply.headers.get("content-type", "")
+        if not ctype.split(";")[0].strip() == "application/json":
+            raise ContractFailure(f"{label}: Content-Type {ctype!r}, expected application/json")
+        if not reply.is_json:
+            raise ContractFailure(f"{label}: the body is not JSON: {_short(reply.text)}")
+        problems = describe_errors(validator, reply.json)
+        if problems:
+            raise ContractFailure(f"{label}: the HTTP {reply.status} body breaks the spec's schema: {problems}; "
+                                  f"body: {_short(reply.text)}")
+        if "x-powercontext-request-id" not in reply.headers and \
+                "X-PowerContext-Request-ID" in op.response_headers(reply.status):
+            self.notes.add("responses carry no X-PowerContext-Request-ID header (documented, optional)")
+        if code is not None:
+            actual = (reply.json.get("error") or {}).get("code") if isinstance(reply.json, dict) else None
+            if actual != code:
+                raise ContractFailure(f"{label}: expected error code {code!r}, got {actual!r}: {_short(reply.text)}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Steps.
+
+
+class Story:
+    """Named steps run in order; a failing step is reported and the story goes on."""
+
+    def __init__(self):
+        self.steps = []
+        self.state = {}
+        self.results = []  # (name, outcome, message)
+
+    def step(self, name):
+        def register(fn):
+            self.steps.append((name, fn))
+            return fn
+        return register
+
+    def add(self, name, fn):
+        self.steps.append((name, fn))
+
+    def need(self, key, from_step):
+        if key not in self.state:
+            raise Blocked(f"needs {key!r} from step '{from_step}', which did not complete")
+        return self.state[key]
+
+    def run(self):
+        for name, fn in self.steps:
+            try:
+                fn()
+                outcome, message = "PASS", ""
+            except ContractFailure as e:
+                outcome, message = "FAIL", str(e)
+            except Blocked as e:
+                outcome, message = "BLOCKED", str(e)
+            except TestBug as e:
+                outcome, message = "TESTBUG", str(e)
+            except Exception:  # a crash in the test or a totally unexpected answer
+                outcome, message = "ERROR", traceback.format_exc(limit=6)
+            self.results.append((name, outcome, message))
+            line = f"[{outcome:7}] {name}"
+            if message:
+                first, *rest = message.splitlines() or [""]
+                line += f"\n          {first}"
+                for extra in rest[:12]:
+                    line += f"\n          {extra}"
+            print(line, flush=True)
+        return self.results
