@@ -11,7 +11,8 @@ Which answer a chat request gets is decided from what the server sent:
     `fact` entry per source, its text being the source's first line, with that source as evidence;
   - anything else is taken as a Handoff drafting request (TODO: align with the drafting answer
     format once the handoff implementer documents it in docs/handoff.md or docs/api.md; until then
-    the answer is a HandoffDraft built from the first citations found in the request).
+    the answer is a HandoffDraft-shaped object fitted to the response_format schema if one is
+    sent, citing the first evidence found in the request).
 A test can also queue explicit answers with `script()`.
 """
 
@@ -59,6 +60,23 @@ def _labels(node, out):
         for v in node:
             _labels(v, out)
     return out
+
+
+def _find_key(node, key):
+    """The first value of `key` anywhere in a JSON value."""
+    if isinstance(node, dict):
+        if key in node:
+            return node[key]
+        for v in node.values():
+            found = _find_key(v, key)
+            if found is not None:
+                return found
+    elif isinstance(node, list):
+        for v in node:
+            found = _find_key(v, key)
+            if found is not None:
+                return found
+    return None
 
 
 class Call:
@@ -161,7 +179,8 @@ class FakeOpenAI:
                 isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json):
             kind, content = "extraction", self._extraction_answer(user_json)
         else:
-            kind, content = "handoff", self._handoff_answer(user_json if user_json is not None else user)
+            schema = (((body.get("response_format") or {}).get("json_schema") or {}).get("schema"))
+            kind, content = "handoff", self._handoff_answer(user_json if user_json is not None else user, schema)
         request_bytes = len(json.dumps(body))
         with self._lock:
             n = len(self._calls) + 1
@@ -191,20 +210,38 @@ class FakeOpenAI:
         return json.dumps({"operations": operations})
 
     @staticmethod
-    def _handoff_answer(request):
-        # TODO(handoff drafting format): replace this guess with the documented answer format.
-        citations = _find_citations(request, [])
-        if citations:
-            cite = citations[:1]
-        else:
+    def _handoff_answer(request, schema=None):
+        """A HandoffDraft-shaped answer.
+
+        TODO(handoff drafting format): once the drafting answer format is documented (docs/handoff.md
+        or docs/api.md), answer exactly that. Until then this adapts to what the request shows: the
+        JSON schema of response_format, if one is sent (the name of the statements' citation field,
+        and whether citations are labels like "S1" or HandoffCitation objects), else HandoffCitation
+        objects copied from the request.
+        """
+        statement = {}
+        if isinstance(schema, dict):
+            statement = (((schema.get("properties") or {}).get("state") or {}).get("items") or {})
+        props = statement.get("properties") or {}
+        field = "citations" if "citations" in props or "evidence" not in props else "evidence"
+        item_type = (((props.get(field) or {}).get("items")) or {}).get("type")
+        if item_type == "string":
             labels = _labels(request, [])
             cite = labels[:1] or ["S1"]
+        else:
+            citations = _find_citations(request, [])
+            cite = citations[:1] if citations else (_labels(request, [])[:1] or ["S1"])
         draft = {
-            "state": [{"text": "The client was regenerated and its diff inspected.", "citations": cite}],
+            "state": [{"text": "The client was regenerated and its diff inspected.", field: cite}],
             "disposition": "continuable",
-            "next_action": {"text": "Run the contract tests.", "citations": cite},
+            "next_action": {"text": "Run the contract tests.", field: cite},
             "omissions": [],
         }
+        required = schema.get("required", []) if isinstance(schema, dict) else []
+        if "objective" in required or "objective" in (schema or {}).get("properties", {}):
+            objective = _find_key(request, "objective")
+            if isinstance(objective, str):
+                draft["objective"] = objective
         return json.dumps(draft)
 
     def _embeddings(self, body):

@@ -145,15 +145,20 @@ class Server:
             return "(no log)"
 
     def stop(self):
+        """SIGTERM, then SIGKILL after 10 s; the exit status (None if it had to be killed)."""
+        status = None
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                status = self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        elif self.proc is not None:
+            status = self.proc.returncode
         if self.log_file is not None and not self.log_file.closed:
             self.log_file.close()
+        return status
 
     def cleanup(self):
         if self.data_dir and os.environ.get("PC_CONTRACT_KEEP") != "1":
@@ -293,7 +298,8 @@ class Client:
                                   f"body: {_short(reply.text)}")
         if "x-powercontext-request-id" not in reply.headers and \
                 "X-PowerContext-Request-ID" in op.response_headers(reply.status):
-            self.notes.add("responses carry no X-PowerContext-Request-ID header (documented, optional)")
+            self.notes.add("responses carry no X-PowerContext-Request-ID header (documented in the spec; "
+                           "RFC 0046 calls it always available)")
         if code is not None:
             actual = (reply.json.get("error") or {}).get("code") if isinstance(reply.json, dict) else None
             if actual != code:
