@@ -603,11 +603,13 @@ def define_story(story, contract, a, b, fake):
     # ---------------------------------------------------------------------------------------------
     # Scope ids.
 
-    @story.step("scopes: 'Project:A', 'project:a' and 'project:a ' are three scopes, byte for byte")
+    @story.step("scopes: 'Project:A', 'project:a', 'project:a ', NFC and NFD 'café' are five scopes, byte for byte")
     def scope_byte_for_byte():
         texts = {"Project:A": "Upper-case scope keeps the alpha notes.",
                  "project:a": "Lower-case scope keeps the beta notes.",
-                 "project:a ": "Trailing-space scope keeps the gamma notes."}
+                 "project:a ": "Trailing-space scope keeps the gamma notes.",
+                 "project:caf\u00e9": "Composed scope keeps the delta notes.",      # NFC é
+                 "project:cafe\u0301": "Decomposed scope keeps the epsilon notes."}  # NFD e + U+0301
         for scope, text in texts.items():
             reply = a.call("POST", "/v1/memory/remember", {"scope_id": scope, "kind": "fact", "text": text}, expect=200)
             check(reply["entry"] is not None, f"a new entry in {scope!r}")
@@ -645,6 +647,34 @@ def define_story(story, contract, a, b, fake):
         expect_error(reply, "invalid_request")
         reply = a.call("POST", "/v1/sources/content",
                        {"scope_id": "scp_01M8NC5D77KBWB6D9M58YTK1G6", "source_id": "s1", "content": "Reserved."},
+                       expect=422, code="invalid_request", bad="semantic")
+        expect_error(reply, "invalid_request")
+
+    @story.step("remember: kind is any caller string of 1-128 characters")
+    def remember_open_kind():
+        scope = "project:contract-kinds"
+        for kind in ("Design Note/ÜX", "k" * 128):
+            reply = a.call("POST", "/v1/memory/remember",
+                           {"scope_id": scope, "kind": kind, "text": f"An entry of kind {kind[:20]}."}, expect=200)
+            check_eq(reply["entry"]["kind"], kind, "entry.kind, exactly as given")
+
+    @story.step("search and prepare: a query of 8,192 characters and max_bytes 32,768 are valid")
+    def long_queries():
+        story.need("seed_revised", "seed 000: revise with the search citation makes a new entry version")
+        query = ("contract tests " * 700)[:8192]
+        reply = a.call("POST", "/v1/memory/search", {"scope_id": SEED_SCOPE, "query": query, "mode": "fts"}, expect=200)
+        check(reply["hits"], "a long query still finds the seed entry")
+        reply = prepare(a, {"scope_id": SEED_SCOPE, "query": query, "max_bytes": 32768})
+        if reply["status"] == "ready":
+            check_ready_context(contract, reply, max_bytes=32768)
+        else:
+            check_empty_context(reply)
+
+    @story.step("remember: a text over 8,192 UTF-8 bytes is 422 invalid_request (8,192 is fine)")
+    def remember_text_limit():
+        scope = "project:contract-limits"
+        a.call("POST", "/v1/memory/remember", {"scope_id": scope, "kind": "fact", "text": "é" * 4096}, expect=200)
+        reply = a.call("POST", "/v1/memory/remember", {"scope_id": scope, "kind": "fact", "text": "é" * 4096 + "!"},
                        expect=422, code="invalid_request", bad="semantic")
         expect_error(reply, "invalid_request")
 
@@ -1007,7 +1037,12 @@ def define_story(story, contract, a, b, fake):
         ("remember: empty text", "/v1/memory/remember", {"scope_id": S, "kind": "fact", "text": ""}, None),
         ("remember: expected_revision 0", "/v1/memory/remember",
          {"scope_id": S, "kind": "fact", "text": "x", "expected_revision": 0}, None),
+        ("remember: kind of 129 characters", "/v1/memory/remember", {"scope_id": S, "kind": "k" * 129, "text": "x"},
+         None),
+        ("remember: reason of 513 characters", "/v1/memory/remember",
+         {"scope_id": S, "kind": "fact", "text": "x", "reason": "r" * 513}, None),
         ("search: limit 51", "/v1/memory/search", {"scope_id": S, "query": "x", "limit": 51}, None),
+        ("search: query of 8,193 characters", "/v1/memory/search", {"scope_id": S, "query": "q" * 8193}, None),
         ("search: limit 0", "/v1/memory/search", {"scope_id": S, "query": "x", "limit": 0}, None),
         ("search: unknown mode", "/v1/memory/search", {"scope_id": S, "query": "x", "mode": "semantic"}, None),
         ("search: missing query", "/v1/memory/search", {"scope_id": S}, None),
@@ -1027,6 +1062,8 @@ def define_story(story, contract, a, b, fake):
          {"scope_id": S, "citation": citation, "force": True}, None),
         ("changes: since_revision -1", "/v1/memory/changes", {"scope_id": S, "since_revision": -1}, None),
         ("sources/content: empty content", "/v1/sources/content", {"scope_id": S, "source_id": "s", "content": ""}, None),
+        ("sources/content: content of 200,001 characters", "/v1/sources/content",
+         {"scope_id": S, "source_id": "s", "content": "c" * 200001}, None),
         ("sources/content: source_id of 257 characters", "/v1/sources/content",
          {"scope_id": S, "source_id": "s" * 257, "content": "x"}, None),
         ("sources/content: metadata not an object", "/v1/sources/content",
