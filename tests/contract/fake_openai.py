@@ -5,14 +5,13 @@ POST /v1/chat/completions answers scripted JSON content with a `usage` field
 call, so the test can add up what the server should report in GET /v1/stats.
 POST /v1/embeddings answers deterministic vectors with usage too (not used by the default setup).
 
-Which answer a chat request gets is decided from what the server sent:
-  - memory extraction (docs/extraction.md): the user message is a JSON object with "sources" and
-    "entries" (or the response_format schema is named "memory_operations"); the answer adds one
-    `fact` entry per source, its text being the source's first line, with that source as evidence;
-  - anything else is taken as a Handoff drafting request (TODO: align with the drafting answer
-    format once the handoff implementer documents it in docs/handoff.md or docs/api.md; until then
-    the answer is a HandoffDraft-shaped object fitted to the response_format schema if one is
-    sent, citing the first evidence found in the request).
+Which answer a chat request gets is decided from the user message the server sent (JSON):
+  - memory extraction (docs/extraction.md): {"sources": [{"id": "S1", ...}], "entries": [...]};
+    the answer adds one `fact` entry per source, its text being the source's first line, with that
+    source as evidence;
+  - handoff drafting (the server's handoff prompt): {"objective", "evidence": [{"id": "C1", ...}],
+    "max_bytes"}; the answer is a draft citing those ids (see _handoff_answer);
+  - anything else gets an answer no caller can use (kind "unrecognized").
 A test can also queue explicit answers with `script()`.
 """
 
@@ -23,29 +22,17 @@ import math
 import threading
 
 
+# What the drafting answer says; the test checks that the draft carries exactly this.
+HANDOFF_STATE_TEXT = "The client was regenerated and its diff inspected."
+HANDOFF_NEXT_TEXT = "Run the contract tests."
+HANDOFF_OMISSION_TEXT = "The test output of the last run was not captured."
+
+
 def _first_line(text):
     for line in str(text).splitlines():
         if line.strip():
             return line.strip()
     return str(text).strip()
-
-
-def _find_citations(node, out):
-    """HandoffCitation-shaped objects anywhere in a JSON value, in document order."""
-    if isinstance(node, dict):
-        kind = node.get("kind")
-        if kind == "source" and isinstance(node.get("source_ref"), dict):
-            out.append({"kind": "source", "source_ref": node["source_ref"]})
-        elif kind == "memory" and isinstance(node.get("memory_citation"), dict):
-            out.append({"kind": "memory", "memory_citation": node["memory_citation"]})
-        elif kind == "artifact" and isinstance(node.get("artifact_ref"), dict):
-            out.append({"kind": "artifact", "artifact_ref": node["artifact_ref"]})
-        for v in node.values():
-            _find_citations(v, out)
-    elif isinstance(node, list):
-        for v in node:
-            _find_citations(v, out)
-    return out
 
 
 def _labels(node, out):
@@ -60,23 +47,6 @@ def _labels(node, out):
         for v in node:
             _labels(v, out)
     return out
-
-
-def _find_key(node, key):
-    """The first value of `key` anywhere in a JSON value."""
-    if isinstance(node, dict):
-        if key in node:
-            return node[key]
-        for v in node.values():
-            found = _find_key(v, key)
-            if found is not None:
-                return found
-    elif isinstance(node, list):
-        for v in node:
-            found = _find_key(v, key)
-            if found is not None:
-                return found
-    return None
 
 
 class Call:
@@ -170,17 +140,16 @@ class FakeOpenAI:
             user_json = json.loads(user) if isinstance(user, str) else user
         except ValueError:
             user_json = None
-        schema_name = (((body.get("response_format") or {}).get("json_schema") or {}).get("name"))
         with self._lock:
             scripted = self._scripted.pop(0) if self._scripted else None
         if scripted is not None:
             kind, content = "scripted", scripted
-        elif schema_name == "memory_operations" or (
-                isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json):
+        elif isinstance(user_json, dict) and "evidence" in user_json and "objective" in user_json:
+            kind, content = "handoff", self._handoff_answer(user_json)
+        elif isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json:
             kind, content = "extraction", self._extraction_answer(user_json)
         else:
-            schema = (((body.get("response_format") or {}).get("json_schema") or {}).get("schema"))
-            kind, content = "handoff", self._handoff_answer(user_json if user_json is not None else user, schema)
+            kind, content = "unrecognized", json.dumps({"error": "the fake model did not recognize this request"})
         request_bytes = len(json.dumps(body))
         with self._lock:
             n = len(self._calls) + 1
@@ -211,38 +180,22 @@ class FakeOpenAI:
 
     @staticmethod
     def _handoff_answer(request, schema=None):
-        """A HandoffDraft-shaped answer.
-
-        TODO(handoff drafting format): once the drafting answer format is documented (docs/handoff.md
-        or docs/api.md), answer exactly that. Until then this adapts to what the request shows: the
-        JSON schema of response_format, if one is sent (the name of the statements' citation field,
-        and whether citations are labels like "S1" or HandoffCitation objects), else HandoffCitation
-        objects copied from the request.
+        """The drafting answer the server's handoff prompt asks for:
+            {"state": [{"text", "evidence": ["C1", ...]}], "disposition": "continuable|blocked|complete",
+             "next_action": {"text", "evidence": [...]} | null, "omissions": [{"text", "evidence": "C4" | null}]}
+        where C1, C2 ... are the ids of the request's "evidence" items. The first statement cites every
+        evidence item (so the test can check that each id maps back to its exact citation), the next
+        action the first one, and the one omission the last one.
         """
-        statement = {}
-        if isinstance(schema, dict):
-            statement = (((schema.get("properties") or {}).get("state") or {}).get("items") or {})
-        props = statement.get("properties") or {}
-        field = "citations" if "citations" in props or "evidence" not in props else "evidence"
-        item_type = (((props.get(field) or {}).get("items")) or {}).get("type")
-        if item_type == "string":
-            labels = _labels(request, [])
-            cite = labels[:1] or ["S1"]
-        else:
-            citations = _find_citations(request, [])
-            cite = citations[:1] if citations else (_labels(request, [])[:1] or ["S1"])
-        draft = {
-            "state": [{"text": "The client was regenerated and its diff inspected.", field: cite}],
+        ids = [e.get("id") for e in (request.get("evidence") or []) if isinstance(e, dict)] \
+            if isinstance(request, dict) else []
+        ids = [i for i in ids if isinstance(i, str)] or _labels(request, [])[:1] or ["C1"]
+        return json.dumps({
+            "state": [{"text": HANDOFF_STATE_TEXT, "evidence": ids[:32]}],
             "disposition": "continuable",
-            "next_action": {"text": "Run the contract tests.", field: cite},
-            "omissions": [],
-        }
-        required = schema.get("required", []) if isinstance(schema, dict) else []
-        if "objective" in required or "objective" in (schema or {}).get("properties", {}):
-            objective = _find_key(request, "objective")
-            if isinstance(objective, str):
-                draft["objective"] = objective
-        return json.dumps(draft)
+            "next_action": {"text": HANDOFF_NEXT_TEXT, "evidence": ids[:1]},
+            "omissions": [{"text": HANDOFF_OMISSION_TEXT, "evidence": ids[-1]}],
+        })
 
     def _embeddings(self, body):
         inputs = body.get("input")
