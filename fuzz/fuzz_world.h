@@ -118,7 +118,7 @@ class World {
         search_(*f_->store, &embedder_),
         sources_(*f_->store),
         flush_(*f_->store, &extractor_, &embedder_),
-        handoff_(*f_->store),
+        handoff_(*f_->store, nullptr),
         context_(*f_->store, search_) {
     AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_});
     ApiResponse scope = Post("/v1/scopes", R"({"key": "project:fuzz"})");

@@ -52,20 +52,6 @@ Json ToJson(const Source& s) {
               {"created_at", FormatTimestamp(s.created_at_ms)}};
 }
 
-Json ToJson(const Handoff& h) {
-  return Json{{"handoff", ToJson(h.ref)},
-              {"ref", FormatMemoryRef(h.ref)},
-              {"from", h.from},
-              {"to", h.to},
-              {"summary", h.summary},
-              {"state", h.state},
-              {"decisions", h.decisions},
-              {"next_steps", h.next_steps},
-              {"open_questions", h.open_questions},
-              {"actor", h.actor},
-              {"created_at", FormatTimestamp(h.created_at_ms)}};
-}
-
 Json ToJson(const Change& c) {
   Json j{{"op", ChangeOpName(c.op)}, {"entry_id", c.entry_id}};
   if (c.op == ChangeOp::kRevise) {

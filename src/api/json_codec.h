@@ -30,7 +30,6 @@ Json ToJson(const ReadOutcome& r);
 // A manifest line with its citation at `at`.
 Json ToJson(const ManifestItem& m, const MemoryRef& at);
 Json ToJson(const Source& s);
-Json ToJson(const Handoff& h);
 
 // A citation given as its string form or as an object {memory:{family,artifact_id,revision},
 // entry_id, entry_version_id}.

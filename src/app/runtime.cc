@@ -28,7 +28,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
   flush_options.max_entry_bytes = limits.max_entry_bytes;
   rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(), flush_options);
-  rt->handoff = std::make_unique<HandoffService>(*rt->store);
+  rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
   return rt;
 }

@@ -106,14 +106,46 @@ struct Source {
 inline constexpr const char* kPurposeMemory = "memory";
 inline constexpr const char* kPurposeArchive = "archive";
 
-// One revision of a scope's handoff artifact (DESIGN §6): where the work stands and who goes on.
-// Immutable once written; `ref.family` is kHandoffFamily.
+// The handoff's content (DESIGN §6, RFC 0048; docs/handoff.md): the spec's HandoffContent
+// "powercontext.handoff.v1" as plain structs. A citation is one of three kinds of exact evidence.
+enum class HandoffCitationKind { kSource, kArtifact, kMemory };
+struct HandoffCitation {
+  HandoffCitationKind kind = HandoffCitationKind::kMemory;
+  std::string source_name;  // kSource: SourceReference.name (kContentSourceName)
+  std::string source_id;    // kSource: the id the caller knows the source by
+  MemoryRef artifact;       // kArtifact: the exact revision; kMemory: the citation's memory revision
+  std::string entry_id, entry_version_id;  // kMemory
+
+  bool operator==(const HandoffCitation&) const = default;
+};
+struct HandoffStatement {
+  std::string text;
+  std::vector<HandoffCitation> citations;  // 1 … 32
+
+  bool operator==(const HandoffStatement&) const = default;
+};
+struct HandoffOmission {
+  std::string text;
+  std::optional<HandoffCitation> citation;
+
+  bool operator==(const HandoffOmission&) const = default;
+};
+enum class HandoffDisposition { kContinuable, kBlocked, kComplete };
+struct HandoffContent {
+  std::string objective;                   // the caller's; never the model's
+  std::vector<HandoffStatement> state;     // 1 … 64
+  HandoffDisposition disposition = HandoffDisposition::kContinuable;
+  std::optional<HandoffStatement> next_action;
+  std::vector<HandoffOmission> omissions;  // 0 … 64
+
+  bool operator==(const HandoffContent&) const = default;
+};
+
+// One committed revision of a scope's handoff artifact: immutable once written; `ref.family` is
+// kHandoffFamily.
 struct Handoff {
   MemoryRef ref;  // handoff / hnd_… @ revision
-  std::string from, to;  // who hands over, to whom (free text: an agent, a person, a role)
-  std::string summary;
-  std::string state;
-  std::vector<std::string> decisions, next_steps, open_questions;
+  HandoffContent content;
   std::string actor;
   int64_t created_at_ms = 0;
 };

@@ -112,6 +112,10 @@ class ReadTxn {
   virtual Result<int64_t> SourceHighWatermark(const std::string& scope_id) = 0;
   virtual Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
                                                                    const std::string& key) = 0;
+  // The scope's source that the caller knows by `public_id`: its idempotency key (the source_id a
+  // caller gave), else its `src_…` id.
+  virtual Result<std::optional<Source>> FindSourceByPublicId(const std::string& scope_id,
+                                                             const std::string& public_id) = 0;
   // Full-text search over the scope's source log (BM25, best first; `score` higher is better).
   struct SourceHit {
     Source source;
@@ -163,8 +167,10 @@ class WriteTxn : public ReadTxn {
 
   // Creates the scope's default artifact of `family` (revision 0).
   virtual Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) = 0;
-  // Appends handoff revision `h.ref.revision`, which must be the artifact's head + 1 (else Conflict).
-  virtual Status CommitHandoff(const Handoff& h, const std::string& reason) = 0;
+  // Appends handoff revision `h.ref.revision`, which must be the artifact's head + 1 (else
+  // Conflict), with the sources and artifacts it cites as the revision's lineage.
+  virtual Status CommitHandoff(const Handoff& h, const std::string& reason,
+                               const std::vector<std::string>& lineage) = 0;
 
   // Appends `source` to its scope's log at the next position (and its full-text row); fills in
   // position and returns it.

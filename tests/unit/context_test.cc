@@ -20,8 +20,28 @@ class ContextTest : public ::testing::Test {
   std::string scope = f.NewScope();
   SearchService search{*f.store};
   ContextService context{*f.store, search};
-  HandoffService handoffs{*f.store};
+  HandoffService handoffs{*f.store, nullptr};
   SourceService sources{*f.store};
+
+  // A handoff whose statements cite the source "evidence-1" (added on first use).
+  PreparedHandoff Prepared(const std::string& objective, std::optional<MemoryRef> base,
+                           std::optional<std::string> next = std::nullopt) {
+    if (!evidence_added) {
+      EXPECT_TRUE(sources.Add(scope, {{"work_log", "", "the work so far", "{}", std::string("evidence-1")}}).ok());
+      evidence_added = true;
+    }
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kSource;
+    c.source_name = kContentSourceName;
+    c.source_id = "evidence-1";
+    HandoffContent content;
+    content.objective = objective;
+    content.state = {{"Where it stands: " + objective, {c}}};
+    if (next) content.next_action = HandoffStatement{*next, {c}};
+    return PreparedHandoff{scope, std::move(base), std::move(content)};
+  }
+  bool evidence_added = false;
+
 
   Result<PreparedContext> Prepare(const std::string& q, int64_t max_bytes, bool handoff = true) {
     return context.Prepare({scope, q, max_bytes, SearchMode::kAuto, handoff});
@@ -34,7 +54,7 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
   PC_ASSERT_OK(f.memory->Remember({scope, "fact", "订单导入器使用 PostgreSQL 15 数据库，金额以整数分存储。", "", "", {}}));
   PC_ASSERT_OK(f.memory->Remember({scope, "decision", "导入器在迁移之前运行契约测试。", "", "", {}}));
   PC_ASSERT_OK(sources.Add(scope, {{"work_log", "", "今天把导入器的金额转换改成 Decimal，仍然以整数分存储。", "{}", std::nullopt}}));
-  PC_ASSERT_OK(handoffs.Write({scope, "a", "b", "导入器迁移做了一半。", "", {}, {"接上 CSV 校验"}, {}, std::nullopt, "test"}));
+  PC_ASSERT_OK(handoffs.Commit(scope, Prepared("导入器迁移做了一半。", std::nullopt, "接上 CSV 校验")));
   auto full = Prepare("导入器 金额", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(full);
   ASSERT_TRUE(full->ready);
@@ -89,27 +109,22 @@ TEST_F(ContextTest, ErrorsAndEmpty) {
 
 TEST_F(ContextTest, HandoffIsVersioned) {
   EXPECT_EQ(handoffs.Get(scope, std::nullopt).status().code(), Code::kNotFound);
-  auto h1 = handoffs.Write({scope, "claude-code", "next session", "Schema migration half done.", "branch feat/migrate",
-                            {"Keep amounts in integer cents"}, {"Wire the CSV validator", "Run contract tests"},
-                            {"Do we need a backfill?"}, std::nullopt, "test"});
+  auto h1 = handoffs.Commit(scope, Prepared("Schema migration half done.", std::nullopt, "Wire the CSV validator"));
   PC_ASSERT_OK(h1);
-  EXPECT_EQ(h1->ref.revision, 1);
-  EXPECT_EQ(h1->ref.family, "handoff");
-  EXPECT_EQ(FormatMemoryRef(h1->ref).rfind("handoff/hnd_", 0), 0u);
-  auto stale = handoffs.Write({scope, "", "", "Another view", "", {}, {}, {}, int64_t{0}, "test"});
+  EXPECT_EQ(h1->handoff.ref.revision, 1);
+  EXPECT_EQ(h1->handoff.ref.family, "handoff");
+  EXPECT_EQ(FormatMemoryRef(h1->handoff.ref).rfind("handoff/hnd_", 0), 0u);
+  auto stale = handoffs.Commit(scope, Prepared("Another view", std::nullopt));
   EXPECT_EQ(stale.status().code(), Code::kConflict);
-  auto h2 = handoffs.Write({scope, "", "", "Migration done; validator next.", "", {}, {"Wire the CSV validator"}, {},
-                            int64_t{1}, "test"});
+  auto h2 = handoffs.Commit(scope, Prepared("Migration done; validator next.", h1->handoff.ref, "Wire the CSV validator"));
   PC_ASSERT_OK(h2);
-  EXPECT_EQ(h2->ref.revision, 2);
+  EXPECT_EQ(h2->handoff.ref.revision, 2);
   auto latest = handoffs.Get(scope, std::nullopt);
   PC_ASSERT_OK(latest);
-  EXPECT_EQ(latest->summary, "Migration done; validator next.");
+  EXPECT_EQ(latest->content.objective, "Migration done; validator next.");
   auto first = handoffs.Get(scope, 1);
   PC_ASSERT_OK(first);
-  EXPECT_EQ(first->next_steps, (std::vector<std::string>{"Wire the CSV validator", "Run contract tests"}));
-  EXPECT_EQ(first->open_questions, std::vector<std::string>{"Do we need a backfill?"});
-  EXPECT_EQ(first->from, "claude-code");
+  EXPECT_EQ(first->content.next_action->text, "Wire the CSV validator");
   EXPECT_EQ(handoffs.Get(scope, 3).status().code(), Code::kNotFound);
   auto page = handoffs.History(scope, {1, ""});
   PC_ASSERT_OK(page);
@@ -122,10 +137,7 @@ TEST_F(ContextTest, HandoffIsVersioned) {
   EXPECT_EQ(rest->items[0].ref.revision, 1);
   EXPECT_FALSE(rest->next_cursor);
   // Bad input changes nothing.
-  EXPECT_EQ(handoffs.Write({scope, "", "", " ", "", {}, {}, {}, std::nullopt, "t"}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(handoffs.Write({scope, "", "", "ok", "", {}, {""}, {}, std::nullopt, "t"}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(handoffs.Write({scope, "", "", "ok", "", std::vector<std::string>(51, "d"), {}, {}, std::nullopt, "t"})
-                .status().code(), Code::kTooLarge);
+  EXPECT_EQ(handoffs.Commit(scope, Prepared(" ", h2->handoff.ref)).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(handoffs.Get(scope, std::nullopt)->ref.revision, 2);
   // The memory is untouched by handoffs.
   EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 0);
@@ -134,7 +146,7 @@ TEST_F(ContextTest, HandoffIsVersioned) {
   auto r = Prepare("CSV validator", 4000);
   PC_ASSERT_OK(r);
   ASSERT_GE(r->items.size(), 2u);
-  EXPECT_EQ(r->items[0].ref, FormatMemoryRef(h2->ref));
+  EXPECT_EQ(r->items[0].ref, FormatMemoryRef(h2->handoff.ref));
   EXPECT_NE(r->content.find("Migration done; validator next."), std::string::npos);
   EXPECT_EQ(r->content.find("Schema migration half done."), std::string::npos);
 }

@@ -167,7 +167,7 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   }));
 }
 
-// The realistic trigger of a replayed group: a handoff write that creates its artifact and then
+// The realistic trigger of a replayed group: a handoff commit that creates its scope and then
 // conflicts, grouped with remembers and a revise. The group runs again with savepoints, so every
 // write callback runs twice; the remembered entries must still carry their vectors (a callback
 // that moved its vector out left the re-run an empty profile and a NULL vector: vector search
@@ -177,7 +177,7 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   HashEmbedder embedder;
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   SearchService search(*f.store, &embedder);
-  HandoffService handoff(*f.store);
+  HandoffService handoff(*f.store, nullptr);
   std::string scope = f.NewScope("project:replay");
   auto first = memory.Remember({scope, "fact", "The importer reads CSV files.", "", "t", {}});
   PC_ASSERT_OK(first);
@@ -199,11 +199,13 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   Status conflict = Status::Ok();
   writers.emplace_back([&] {
-    HandoffRequest h;
-    h.scope_id = scope;
-    h.summary = "stopped here";
-    h.expected_revision = 7;  // creates the handoff artifact, then conflicts
-    conflict = handoff.Write(h).status();
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kSource;
+    c.source_name = kContentSourceName;
+    c.source_id = "s1";
+    PreparedHandoff h{"project:replay-handoff", MemoryRef{kHandoffFamily, "hnd_x", 7},
+                      HandoffContent{"stopped here", {{"stopped", {c}}}, HandoffDisposition::kContinuable, std::nullopt, {}}};
+    conflict = handoff.Commit("project:replay-handoff", h).status();  // creates the scope, then conflicts
   });
   for (auto& w : writers) w.join();
   leader.join();
@@ -216,9 +218,9 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
     if (!state.ok()) return state.status();
     EXPECT_EQ(state->profile, embedder.profile().Key());
     EXPECT_EQ(state->missing, 0) << "a replayed write lost its vector";
-    auto handoff_artifact = txn.FindDefaultArtifact(scope, "handoff");
-    if (!handoff_artifact.ok()) return handoff_artifact.status();
-    EXPECT_FALSE(handoff_artifact->has_value()) << "the refused handoff left its artifact behind";
+    auto handoff_scope = txn.FindScopeByKey("project:replay-handoff");
+    if (!handoff_scope.ok()) return handoff_scope.status();
+    EXPECT_FALSE(handoff_scope->has_value()) << "the refused handoff left its scope behind";
     return Status::Ok();
   }));
   auto hits = search.Search({scope, "parquet exports", SearchMode::kVector, 10, false, std::nullopt, false});

@@ -25,7 +25,7 @@ class McpTest : public ::testing::Test {
   SearchService search{*f.store};
   SourceService sources{*f.store};
   FlushService flush{*f.store, nullptr, nullptr};
-  HandoffService handoff{*f.store};
+  HandoffService handoff{*f.store, nullptr};
   ContextService context{*f.store, search};
   Router router = [&] {
     Router r;

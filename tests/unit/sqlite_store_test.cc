@@ -65,6 +65,8 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                                "DROP TABLE entry_vectors;"
                                "DROP TABLE sources; DROP TABLE cursors;"
                                "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
+                               "DROP TABLE handoff_contents; DROP TABLE handoff_claims;"
+                               "DROP TABLE handoff_citations;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                                "DELETE FROM schema_migrations WHERE version >= 2;"
@@ -128,6 +130,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
     sql += "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');"
            "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources;"
            "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
+           "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
            "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);

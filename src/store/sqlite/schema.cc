@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "store/sqlite/sqlite_handoff.h"
 
 namespace pc::sqlite {
 namespace {
@@ -176,6 +177,39 @@ INSERT INTO fts_stats(kind, owner, docs, tokens, retired)
   SELECT 1, sc.rowid, count(*), sum(pc_token_count(s.content)), 0
   FROM sources s JOIN scopes sc ON sc.scope_id = s.scope_id GROUP BY sc.rowid;
 )sql",
+      // 6: the handoff as the spec's cited structure (RFC 0048, docs/handoff.md): per revision an
+      // objective and a disposition; its claims (state statements, the next action, omissions)
+      // in order; and each claim's citations (a source, an artifact revision, or an exact memory
+      // entry version). The free-text revisions of migration 4 are converted after this
+      // (MigrateLegacyHandoffs); their rows stay, read-only, as the record of what was written.
+      R"sql(
+CREATE TABLE handoff_contents(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  objective TEXT NOT NULL,
+  disposition TEXT NOT NULL,  -- continuable, blocked, complete
+  PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
+CREATE TABLE handoff_claims(
+  artifact_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  claim TEXT NOT NULL,  -- state, next_action, omission
+  seq INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision, claim, seq)) WITHOUT ROWID;
+CREATE TABLE handoff_citations(
+  artifact_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  claim TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  cseq INTEGER NOT NULL,
+  kind TEXT NOT NULL,              -- source, artifact, memory
+  name TEXT NOT NULL,              -- source: SourceReference.name; else the artifact's family
+  ref_id TEXT NOT NULL,            -- source: its source_id; else the artifact id
+  ref_revision INTEGER NOT NULL,   -- 0 for a source
+  entry_id TEXT NOT NULL,          -- memory citations only, else ''
+  entry_version_id TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision, claim, seq, cseq)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }
@@ -225,6 +259,7 @@ Status MigrateTo(Db& db, int target) {
   for (int v = current + 1; v <= target; ++v) {
     Status s = db.Exec(Migrations()[static_cast<size_t>(v - 1)]);
     if (s.ok() && v == 5) s = DropLegacyText(db);
+    if (s.ok() && v == 6) s = MigrateLegacyHandoffs(db);
     if (!s.ok()) return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
     s = db.Exec("INSERT INTO schema_migrations(version, applied_at) VALUES(" + std::to_string(v) +
                 ", " + std::to_string(NowMillis()) + ")");

@@ -55,7 +55,8 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
                                             int limit) override;
   Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) override;
-  Status CommitHandoff(const Handoff& h, const std::string& reason) override;
+  Status CommitHandoff(const Handoff& h, const std::string& reason,
+                       const std::vector<std::string>& lineage) override;
   Result<std::vector<SourceHit>> SearchSources(const std::string& scope_id, const TextQuery& query,
                                                int limit) override;
   Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id, int64_t revision,
@@ -91,6 +92,8 @@ class SqliteTxn final : public WriteTxn {
   Result<int64_t> SourceHighWatermark(const std::string& scope_id) override;
   Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
                                                            const std::string& key) override;
+  Result<std::optional<Source>> FindSourceByPublicId(const std::string& scope_id,
+                                                     const std::string& public_id) override;
   Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
                             const std::string& consumer) override;
 
