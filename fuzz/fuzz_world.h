@@ -105,7 +105,7 @@ class World {
     if (body.find("$CITE") != std::string::npos) {
       Json cite = CurrentCitation();
       Replace(body, "\"$CITEOBJ\"", cite.dump());
-      Replace(body, "$CITE", cite["ref"].get<std::string>());
+      Replace(body, "$CITE", CitationString(cite));
     }
     Replace(body, "$OLDCITE", old_citation_);
     return body;
@@ -126,13 +126,13 @@ class World {
     scope_id_ = scope.body["scope_id"].get<std::string>();
     ApiResponse first = Post("/v1/memory/remember", Substitute(R"({"scope_id": "$SCOPE", "kind": "decision",
         "text": "Orders are imported from the nightly CSV export, not from the live API."})"));
-    FUZZ_CHECK(first.status == 201, first.body.dump());
-    old_citation_ = first.body["citation"]["ref"].get<std::string>();
+    FUZZ_CHECK(first.status == 200, first.body.dump());
+    old_citation_ = CitationString(first.body["entry"]["citation"]);
     for (const char* body : {
              R"({"scope_id": "$SCOPE", "kind": "fact", "text": "订单导入器使用 PostgreSQL 15。"})",
              R"({"scope_id": "$SCOPE", "kind": "constraint", "text": "json_codec.cc must reject unknown fields."})"}) {
       ApiResponse r = Post("/v1/memory/remember", Substitute(body));
-      FUZZ_CHECK(r.status == 201, r.body.dump());
+      FUZZ_CHECK(r.status == 200, r.body.dump());
     }
     ApiResponse source = Post("/v1/sources", Substitute(R"({"scope_id": "$SCOPE", "kind": "work_log",
         "content": "Ran the contract tests after the migration: 12 passed, 1 flaky."})"));
@@ -145,6 +145,14 @@ class World {
   ApiResponse Get(const std::string& path, std::multimap<std::string, std::string> query) {
     ApiRequest req{"GET", path, {}, std::move(query), ""};
     return router_.Dispatch(req);
+  }
+
+  // {memory_ref, entry_id, entry_version_id} in its string form (memory/mem_…@R#ent_…@env_…).
+  static std::string CitationString(const Json& c) {
+    const Json& m = c["memory_ref"];
+    return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
+           std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
+           c["entry_version_id"].get<std::string>();
   }
 
   static void Replace(std::string& s, const std::string& from, const std::string& to) {

@@ -19,10 +19,30 @@ Json ToJson(const MemoryRef& m) {
 }
 
 Json ToJson(const Citation& c) {
-  return Json{{"memory", ToJson(c.memory)},
+  return Json{{"memory_ref", ToJson(c.memory)},
               {"entry_id", c.entry_id},
-              {"entry_version_id", c.entry_version_id},
-              {"ref", FormatCitation(c)}};
+              {"entry_version_id", c.entry_version_id}};
+}
+
+Json MemoryRefOrNull(const MemoryRef& m) {
+  return m.artifact_id.empty() || m.revision < 1 ? Json() : ToJson(m);
+}
+
+Json SourceRefJson(std::string_view ref) {
+  std::optional<SourceRefParts> parts = ParseSourceRef(ref);
+  return Json{{"name", kContentSourceName}, {"source_id", parts ? parts->source_id : std::string(ref)}};
+}
+
+Json ToJson(const MemoryEntryView& e) {
+  Json sources = Json::array();
+  for (const std::string& ref : e.version.source_refs) sources.push_back(SourceRefJson(ref));
+  return Json{{"citation", ToJson(Citation{e.at, e.version.entry_id, e.version.entry_version_id})},
+              {"version", e.version.version},
+              {"kind", e.version.kind},
+              {"text", e.version.text},
+              {"state", e.active ? "active" : "inactive"},
+              {"source_refs", sources},
+              {"artifact_refs", Json::array()}};
 }
 
 Json ToJson(const EntryVersion& v) {
@@ -104,6 +124,7 @@ Json ToJson(const ManifestItem& m, const MemoryRef& at) {
   Json j = ToJson(m.version);
   j["active"] = m.active;
   j["citation"] = ToJson(Citation{at, m.version.entry_id, m.version.entry_version_id});
+  j["citation_ref"] = FormatCitation(Citation{at, m.version.entry_id, m.version.entry_version_id});
   return j;
 }
 
@@ -111,7 +132,7 @@ namespace {
 
 Result<Citation> CitationObject(const Json& j) {
   for (const auto& [key, value] : j.items())
-    if (key != "memory" && key != "entry_id" && key != "entry_version_id" && key != "ref")
+    if (key != "memory_ref" && key != "entry_id" && key != "entry_version_id")
       return InvalidArgument("unknown citation field \"" + key + "\"");
   auto str = [&](const Json& o, const char* k) -> Result<std::string> {
     auto it = o.find(k);
@@ -119,26 +140,22 @@ Result<Citation> CitationObject(const Json& j) {
       return InvalidArgument(std::string("citation.") + k + " must be a string");
     return it->get<std::string>();
   };
-  auto mem = j.find("memory");
+  auto mem = j.find("memory_ref");
   if (mem == j.end() || !mem->is_object())
-    return InvalidArgument("citation.memory must be an object {family, artifact_id, revision}");
+    return InvalidArgument("citation.memory_ref must be an object {family, artifact_id, revision}");
   for (const auto& [key, value] : mem->items())
     if (key != "family" && key != "artifact_id" && key != "revision")
-      return InvalidArgument("unknown citation.memory field \"" + key + "\"");
+      return InvalidArgument("unknown citation.memory_ref field \"" + key + "\"");
   Citation c;
   PC_ASSIGN_OR_RETURN(c.memory.family, str(*mem, "family"));
   PC_ASSIGN_OR_RETURN(c.memory.artifact_id, str(*mem, "artifact_id"));
   auto rev = mem->find("revision");
   if (rev == mem->end() || !rev->is_number_integer())
-    return InvalidArgument("citation.memory.revision must be an integer");
+    return InvalidArgument("citation.memory_ref.revision must be an integer");
   c.memory.revision = rev->get<int64_t>();
   PC_ASSIGN_OR_RETURN(c.entry_id, str(j, "entry_id"));
   PC_ASSIGN_OR_RETURN(c.entry_version_id, str(j, "entry_version_id"));
   PC_RETURN_IF_ERROR(ValidateCitation(c));
-  // `ref` is optional (responses carry it); when given it must say the same as the fields.
-  if (auto ref = j.find("ref"); ref != j.end() && !ref->is_null())
-    if (!ref->is_string() || ref->get<std::string>() != FormatCitation(c))
-      return InvalidArgument("citation.ref does not match the citation's other fields");
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -19,8 +20,19 @@ namespace pc {
 
 // A page's next_cursor: the cursor, or null on the last page.
 Json NextCursor(const std::optional<std::string>& cursor);
+// The spec's shapes (powercontext.openapi.yaml): ArtifactReference, MemoryCitation, MemoryEntry,
+// SourceReference. Our own routes use the same ones, so a citation reads alike everywhere.
 Json ToJson(const MemoryRef& m);
+Json MemoryRefOrNull(const MemoryRef& m);  // null for no memory or an empty one (revision 0)
 Json ToJson(const Citation& c);
+struct MemoryEntryView {
+  const EntryVersion& version;
+  const MemoryRef& at;  // the revision the citation names
+  bool active;
+};
+Json ToJson(const MemoryEntryView& e);
+// A source reference string (source/ID@POSITION) as {name, source_id}.
+Json SourceRefJson(std::string_view ref);
 Json ToJson(const EntryVersion& v);
 Json ToJson(const Change& c);
 Json ToJson(const RevisionInfo& r);
@@ -31,8 +43,8 @@ Json ToJson(const ReadOutcome& r);
 Json ToJson(const ManifestItem& m, const MemoryRef& at);
 Json ToJson(const Source& s);
 
-// A citation given as its string form or as an object {memory:{family,artifact_id,revision},
-// entry_id, entry_version_id}.
+// A citation given as the spec's object {memory_ref:{family,artifact_id,revision}, entry_id,
+// entry_version_id} (strict) or as its string form (memory/mem_…@R#ent_…@env_…, ours).
 Result<Citation> CitationFromJson(const Json& j);
 
 // A request body: must be a JSON object with only the allowed fields. Getters report a missing or

@@ -51,7 +51,13 @@ class Router {
 void AddRoutes(Router& router, Services services);
 // The source log and flush routes (api/source_routes.cc).
 void AddSourceRoutes(Router& router, Services services);
-// The prepared-context and handoff routes (api/context_routes.cc).
+// The prepared-context route (api/context_routes.cc).
 void AddContextRoutes(Router& router, Services services);
+// The handoff routes (api/handoff_routes.cc).
+void AddHandoffRoutes(Router& router, Services services);
+// The spec's memory routes (api/memory_routes.cc).
+void AddMemoryRoutes(Router& router, Services services);
+// Health and capabilities (api/health_routes.cc).
+void AddHealthRoutes(Router& router, Services services);
 
 }  // namespace pc

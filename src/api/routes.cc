@@ -1,4 +1,6 @@
-// The /v1 memory and scope routes: decode, call the service, encode. No logic of their own.
+// Our own routes (docs/compatibility.md: what we add to the spec): scopes, listings at any
+// revision with pages, entry versions, revision history, reindexing, per-mode search
+// capabilities. Decode, call the service, encode. No logic of their own.
 #include <charconv>
 
 #include <nlohmann/json.hpp>
@@ -7,8 +9,6 @@
 
 namespace pc {
 namespace {
-
-constexpr const char* kDefaultActor = "api";
 
 ApiResponse Ok(Json body, int status = 200) { return ApiResponse{status, std::move(body)}; }
 
@@ -52,59 +52,6 @@ Result<ApiResponse> GetScope(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
   PC_ASSIGN_OR_RETURN(Scope s, svc.GetScope(req.path_params[0]));
   return Ok(ToJson(s));
-}
-
-Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "text", "reason",
-                                                        "actor", "expected_revision"}));
-  RememberRequest r;
-  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
-  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
-  r.reason = reason.value_or("");
-  r.actor = actor.value_or(kDefaultActor);
-  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
-  return Ok(ToJson(out), out.changed ? 201 : 200);
-}
-
-Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "text", "kind",
-                                                        "reason", "actor"}));
-  ReviseRequest r;
-  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
-  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));
-  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  r.reason = reason.value_or("");
-  r.actor = actor.value_or(kDefaultActor);
-  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Revise(r));
-  return Ok(ToJson(out), out.changed ? 201 : 200);
-}
-
-Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "reason", "actor"}));
-  RetireRequest r;
-  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
-  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  r.reason = reason.value_or("");
-  r.actor = actor.value_or(kDefaultActor);
-  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
-  return Ok(ToJson(out), 201);
-}
-
-Result<ApiResponse> ReadCitation(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation"}));
-  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(Citation c, body.RequiredCitation("citation"));
-  PC_ASSIGN_OR_RETURN(ReadOutcome out, svc.Read(scope_id, c));
-  return Ok(ToJson(out));
 }
 
 Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
@@ -161,46 +108,9 @@ Result<ApiResponse> GetRevision(MemoryService& svc, const ApiRequest& req) {
   return Ok(j);
 }
 
-Json ToJson(const SearchHit& h, const MemoryRef& at) {
-  Json j = ToJson(h.item, at);
-  j["score"] = h.score;
-  j["matched_by"] = h.matched_by;
-  if (h.rerank_score) j["rerank_score"] = *h.rerank_score;
-  return j;
-}
-
-Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
-                                                        "include_inactive", "min_similarity",
-                                                        "rerank"}));
-  SearchRequest r;
-  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
-  PC_ASSIGN_OR_RETURN(auto mode, body.OptString("mode"));
-  if (mode) {
-    PC_ASSIGN_OR_RETURN(r.mode, ParseSearchMode(*mode));
-  }
-  PC_ASSIGN_OR_RETURN(auto limit, body.OptInt("limit"));
-  if (limit) {
-    if (*limit < 1 || *limit > kMaxSearchLimit)
-      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
-          .WithDetail("field", "limit");
-    r.limit = static_cast<int>(*limit);
-  }
-  PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
-  r.include_inactive = inactive.value_or(false);
-  PC_ASSIGN_OR_RETURN(r.min_similarity, body.OptNumber("min_similarity"));
-  PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
-  r.rerank = rerank.value_or(false);
-  PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
-  Json hits = Json::array();
-  for (const SearchHit& h : out.hits) hits.push_back(ToJson(h, out.memory));
-  return Ok(Json{{"mode_used", SearchModeName(out.mode_used)},
-                 {"memory", ToJson(out.memory)},
-                 {"hits", hits}});
-}
-
-Result<ApiResponse> Capabilities(SearchService& svc, const ApiRequest& req) {
+// Our per-mode account (why vector search is unavailable, and for which scope); the spec's
+// GET /v1/capabilities answers the server-wide summary (api/health_routes.cc).
+Result<ApiResponse> SearchCapabilities(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id"}));
   auto scope_id = q.OptString("scope_id");
   if (scope_id && scope_id->empty())
@@ -234,22 +144,19 @@ void AddRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/scopes", bind(CreateScope));
   router.Add("GET", "/v1/scopes", bind(ListScopes));
   router.Add("GET", "/v1/scopes/([^/]+)", bind(GetScope));
-  router.Add("POST", "/v1/memory/remember", bind(Remember));
-  router.Add("POST", "/v1/memory/revise", bind(Revise));
-  router.Add("POST", "/v1/memory/retire", bind(Retire));
-  router.Add("POST", "/v1/memory/read", bind(ReadCitation));
   router.Add("GET", "/v1/memory/entries", bind(ListEntries));
   router.Add("GET", "/v1/memory/entries/([^/]+)/versions", bind(ListVersions));
   router.Add("GET", "/v1/memory/revisions", bind(ListRevisions));
   router.Add("GET", "/v1/memory/revisions/([^/]+)", bind(GetRevision));
-  router.Add("POST", "/v1/memory/search",
-             [search](const ApiRequest& req) { return Search(*search, req); });
   router.Add("POST", "/v1/memory/reindex",
              [search](const ApiRequest& req) { return Reindex(*search, req); });
-  router.Add("GET", "/v1/capabilities",
-             [search](const ApiRequest& req) { return Capabilities(*search, req); });
+  router.Add("GET", "/v1/capabilities/search",
+             [search](const ApiRequest& req) { return SearchCapabilities(*search, req); });
+  AddMemoryRoutes(router, services);
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);
+  AddHandoffRoutes(router, services);
+  AddHealthRoutes(router, services);
 }
 
 }  // namespace pc

@@ -1,9 +1,11 @@
-// The source log and flush routes: POST /v1/sources (one source), POST /v1/sources/batch,
-// GET /v1/sources, POST /v1/memory/flush. Decode, call the service, encode.
+// The source log and flush routes: the spec's POST /v1/sources/content and POST /v1/memory/flush;
+// ours: POST /v1/sources (kind, purpose, metadata), POST /v1/sources/batch, GET /v1/sources.
+// Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
 #include "api/router.h"
+#include "common/utf8.h"
 
 namespace pc {
 namespace {
@@ -77,10 +79,45 @@ Result<ApiResponse> ListSources(SourceService& svc, const ApiRequest& req) {
                                {"next_after", page.next_after ? Json(*page.next_after) : Json()}}};
 }
 
-Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id"}));
+// CaptureContentSourceRequest: the caller's source_id names the source for good (kept as its
+// idempotency key): the same id and content again answers the first capture; other content is a
+// 409 source_conflict.
+constexpr size_t kMaxSourceIdChars = 256;
+constexpr size_t kMaxContentChars = 200000;
+
+Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "source_id", "content", "metadata"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  SourceInput in;
+  in.kind = kContentSourceName;
+  PC_ASSIGN_OR_RETURN(std::string source_id, body.String("source_id"));
+  std::vector<int32_t> cps;
+  if (source_id.empty() || !DecodeUtf8(source_id, cps) || cps.size() > kMaxSourceIdChars)
+    return InvalidArgument("source_id must be 1 to 256 characters of UTF-8").WithDetail("field", "source_id");
+  PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
+  if (in.content.empty() || !DecodeUtf8(in.content, cps) || cps.size() > kMaxContentChars)
+    return InvalidArgument("content must be 1 to 200000 characters of UTF-8").WithDetail("field", "content");
+  PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
+  in.idempotency_key = std::move(source_id);
+  PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, {in}));
+  return ApiResponse{202, Json{{"status", "accepted"},
+                               {"source", SourceRefJson(SourceRef(out[0].source))},
+                               {"position", out[0].source.position}}};
+}
+
+// FlushMemoryResponse; with `explain` (ours), also the changes made and the candidates refused.
+Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "explain"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(FlushOutcome out, svc.Flush(scope_id));
+  Json j{{"status", out.processed ? "processed" : "idle"},
+         {"previous_cursor", out.previous_cursor},
+         {"current_cursor", out.current_cursor},
+         {"high_watermark", out.high_watermark},
+         {"processed_source_count", out.processed_source_count},
+         {"memory", out.memory ? MemoryRefOrNull(*out.memory) : Json()}};
+  if (!explain.value_or(false)) return ApiResponse{200, j};
   Json changes = Json::array();
   for (const FlushChange& c : out.changes) {
     Json j = ToJson(c.change);
@@ -94,14 +131,9 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
     rejected.push_back({{"candidate", candidate.ok() ? std::move(candidate).value() : Json(r.candidate_json)},
                         {"reason", r.reason}});
   }
-  return ApiResponse{200, Json{{"status", out.processed ? "processed" : "idle"},
-                               {"previous_cursor", out.previous_cursor},
-                               {"current_cursor", out.current_cursor},
-                               {"high_watermark", out.high_watermark},
-                               {"processed_source_count", out.processed_source_count},
-                               {"memory", out.memory ? ToJson(*out.memory) : Json()},
-                               {"changes", changes},
-                               {"rejected", rejected}}};
+  j["changes"] = changes;
+  j["rejected"] = rejected;
+  return ApiResponse{200, j};
 }
 
 }  // namespace
@@ -109,6 +141,7 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
 void AddSourceRoutes(Router& router, Services services) {
   SourceService* sources = &services.sources;
   FlushService* flush = &services.flush;
+  router.Add("POST", "/v1/sources/content", [sources](const ApiRequest& r) { return CaptureContent(*sources, r); });
   router.Add("POST", "/v1/sources", [sources](const ApiRequest& r) { return AddSource(*sources, r); });
   router.Add("POST", "/v1/sources/batch", [sources](const ApiRequest& r) { return AddSources(*sources, r); });
   router.Add("GET", "/v1/sources", [sources](const ApiRequest& r) { return ListSources(*sources, r); });

@@ -11,7 +11,6 @@
 #include "common/json_parse.h"
 #include "wire/error_map.h"
 #include "client/api_client.h"
-#include "client/scope_resolver.h"
 #include "cli/format.h"
 
 namespace pc {
@@ -23,7 +22,7 @@ struct Opts {
   std::string purpose, idempotency_key, metadata;
   std::string from, to, state;
   std::vector<std::string> decisions, next_steps, open_questions;
-  int64_t max_bytes = 4000;
+  int64_t max_bytes = 8000;
   bool no_handoff = false;
   std::optional<int64_t> expected_revision, revision, after;
   int limit = 0;
@@ -59,9 +58,11 @@ Result<std::string> EntryText(const Opts& o) {
   return o.text;
 }
 
-// --scope takes a scope id (scp_…) or a key; a key is created by a write (client/scope_resolver.h).
-Result<std::string> ResolveScope(ApiClient& api, const std::string& scope, bool create) {
-  return pc::ResolveScope(RoutesOf(api), scope, create ? ScopeUse::kWrite : ScopeUse::kRead);
+// --scope is the request's scope_id as it is: a caller-chosen name (project:orders-importer) or a
+// server id (scp_…). A write to a name nobody used creates the scope; a read of one finds nothing.
+Result<std::string> ResolveScope(ApiClient&, const std::string& scope, bool) {
+  if (scope.empty()) return InvalidArgument("give --scope (a name such as project:orders, or scp_…)");
+  return scope;
 }
 
 std::map<std::string, std::string> PageQuery(const std::string& scope_id, const Opts& o) {
@@ -153,7 +154,7 @@ void AddWriteCommands(Registry& r) {
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, true);
     if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"kind", o->kind}, {"text", *text}, {"actor", "cli"}};
+    Json body{{"scope_id", *scope_id}, {"kind", o->kind}, {"text", *text}, {"actor", "cli"}, {"explain", true}};
     if (!o->reason.empty()) body["reason"] = o->reason;
     if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
     return Print(api.Post("/v1/memory/remember", body), json, FormatWrite);
@@ -171,10 +172,11 @@ void AddWriteCommands(Registry& r) {
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, false);
     if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"text", *text}, {"actor", "cli"}};
+    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"text", *text}, {"actor", "cli"},
+              {"explain", true}};
     if (!o->kind.empty()) body["kind"] = o->kind;
     if (!o->reason.empty()) body["reason"] = o->reason;
-    return Print(api.Post("/v1/memory/revise", body), json, FormatWrite);
+    return Print(api.Post("/v1/memory/entries/revise", body), json, FormatWrite);
   });
 
   CLI::App* retire = app.add_subcommand("retire", "retire an entry (its history stays readable)");
@@ -182,9 +184,9 @@ void AddWriteCommands(Registry& r) {
   retire->add_option("citation", o->citation, "the entry's current citation")->required();
   retire->add_option("--reason", o->reason, "why it no longer holds");
   r.Scoped(retire, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id}, {"citation", o->citation}, {"actor", "cli"}};
+    Json body{{"scope_id", scope_id}, {"citation", o->citation}, {"actor", "cli"}, {"explain", true}};
     if (!o->reason.empty()) body["reason"] = o->reason;
-    return Print(api.Post("/v1/memory/retire", body), json, FormatWrite);
+    return Print(api.Post("/v1/memory/entries/retire", body), json, FormatWrite);
   });
 }
 
@@ -224,10 +226,10 @@ void AddReadCommands(Registry& r) {
   AddScopeOption(search, *o);
   search->add_option("query", o->text, "what to look for, in any language")->required();
   search->add_option("--mode,-m", o->mode, "fts, vector, hybrid or auto (default auto)");
-  search->add_option("--limit", o->limit, "hits to return (1-100, default 10)");
+  search->add_option("--limit", o->limit, "hits to return (1-50, default 10)");
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id}, {"query", o->text}};
+    Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     if (o->limit > 0) body["limit"] = o->limit;
     if (o->include_inactive) body["include_inactive"] = true;
@@ -250,7 +252,7 @@ void AddReadCommands(Registry& r) {
                                                               c["reason"].get<std::string>()) + "\n";
       return out;
     };
-    Result<Json> r = api.Get("/v1/capabilities", q);
+    Result<Json> r = api.Get("/v1/capabilities/search", q);
     if (!r.ok()) return Fail(r.status());
     std::cout << (json ? r->dump(2) + "\n" : format(*r));
     return 0;
@@ -272,7 +274,8 @@ void AddReadCommands(Registry& r) {
   AddScopeOption(read, *o);
   read->add_option("citation", o->citation, "a citation string")->required();
   r.Scoped(read, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    return Print(api.Post("/v1/memory/read", Json{{"scope_id", scope_id}, {"citation", o->citation}}),
+    return Print(api.Post("/v1/memory/entries/get",
+                          Json{{"scope_id", scope_id}, {"citation", o->citation}, {"explain", true}}),
                  json, FormatRead);
   });
 }
@@ -323,7 +326,8 @@ void AddSourceCommands(Registry& r) {
   CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
   AddScopeOption(flush, *o);
   r.Scoped(flush, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}}), json, FormatFlush);
+    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}, {"explain", true}}), json,
+                 FormatFlush);
   });
 }
 
@@ -334,7 +338,7 @@ void AddContextCommands(Registry& r) {
   CLI::App* prepare = app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
   AddScopeOption(prepare, *o);
   prepare->add_option("query", o->text, "what the agent is about to do")->required();
-  prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (1-1048576, default 4000)");
+  prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (512-32768, default 8000)");
   prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
   r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {

@@ -14,6 +14,13 @@ std::string MemoryRefText(const Json& m) {
          std::to_string(m.value("revision", int64_t{0}));
 }
 
+// A citation object ({memory_ref, entry_id, entry_version_id}) in its string form, which every
+// command that takes a citation accepts.
+std::string CitationText(const Json& c) {
+  if (!c.is_object()) return "";
+  return MemoryRefText(c["memory_ref"]) + "#" + c.value("entry_id", "") + "@" + c.value("entry_version_id", "");
+}
+
 std::string Indent(const std::string& text, const std::string& pad) {
   std::string out = pad;
   for (char c : text) {
@@ -44,30 +51,33 @@ std::string FormatScope(const Json& s) {
          MemoryRefText(s["memory"]) + "\n";
 }
 
+// A MemoryMutationResponse asked with explain (changed, duplicate_of).
 std::string FormatWrite(const Json& w) {
   if (!w.value("changed", false)) {
     std::string out = "no change: memory stays at " + MemoryRefText(w["memory"]) + "\n";
     if (w["duplicate_of"].is_object())
-      out += "already said by " + w["duplicate_of"].value("ref", "") + "\n";
+      out += "already said by " + CitationText(w["duplicate_of"]) + "\n";
     return out;
   }
   const Json& e = w["entry"];
-  std::string verb = w["change"].value("op", "");
-  std::string out = verb + " " + e.value("entry_id", "") + " v" +
+  std::string out = e["citation"].value("entry_id", "") + " v" +
                     std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
-                    "] -> " + MemoryRefText(w["memory"]) + "\n";
-  out += "citation: " + w["citation"].value("ref", "") + "\n";
+                    "] " + e.value("state", "") + " -> " + MemoryRefText(w["memory"]) + "\n";
+  out += "citation: " + CitationText(e["citation"]) + "\n";
   return out;
 }
 
 std::string FormatEntries(const Json& page) {
+  if (page["memory"].is_object() && page["memory"].value("revision", int64_t{0}) == 0 &&
+      page["entries"].empty())
+    return "(no entries: nothing remembered in this scope yet)\n";
   std::string out = "memory " + MemoryRefText(page["memory"]) + ", " +
                     std::to_string(page["entries"].size()) + " entries\n";
   for (const Json& e : page["entries"]) {
     out += "\n[" + e.value("kind", "") + "] v" + std::to_string(e.value("version", int64_t{0}));
     if (!e.value("active", true)) out += " (retired)";
     out += "\n" + Indent(e.value("text", ""), "  ") + "\n";
-    out += "  cite: " + e["citation"].value("ref", "") + "\n";
+    out += "  cite: " + CitationText(e["citation"]) + "\n";
   }
   return out + More(page);
 }
@@ -110,19 +120,20 @@ std::string FormatVersions(const Json& page) {
   return out + More(page);
 }
 
+// A MemoryEntry asked with explain (head, current).
 std::string FormatRead(const Json& r) {
-  const Json& e = r["entry"];
-  std::string out = e.value("text", "") + "\n\n";
-  out += "citation: " + r["citation"].value("ref", "") + "\n";
-  out += "kind: " + e.value("kind", "") + ", version " + std::to_string(e.value("version", int64_t{0}));
-  out += r.value("active_at_revision", true) ? ", active at that revision" : ", retired at that revision";
+  std::string out = r.value("text", "") + "\n\n";
+  out += "citation: " + CitationText(r["citation"]) + "\n";
+  out += "kind: " + r.value("kind", "") + ", version " + std::to_string(r.value("version", int64_t{0}));
+  out += r.value("state", "") == "active" ? ", active at that revision" : ", retired at that revision";
   out += r.value("current", false) ? "; still current at the head " : "; no longer current at the head ";
   out += MemoryRefText(r["head"]) + "\n";
   return out;
 }
 
 std::string FormatSearch(const Json& r) {
-  std::string out = "hits: " + std::to_string(r["hits"].size()) + " (" + r.value("mode_used", "") +
+  if (!r["memory"].is_object()) return "hits: 0 (nothing remembered in this scope yet)\n";
+  std::string out = "hits: " + std::to_string(r["hits"].size()) + " (" + r.value("mode", "") +
                     ") in " + MemoryRefText(r["memory"]) + "\n";
   int rank = 0;
   for (const Json& h : r["hits"]) {
@@ -131,9 +142,9 @@ std::string FormatSearch(const Json& r) {
     std::string by;
     for (const Json& m : h["matched_by"]) by += (by.empty() ? "" : "+") + m.get<std::string>();
     out += "\n" + std::to_string(++rank) + ". [" + h.value("kind", "") + "] score " + score + " (" +
-           by + ")" + (h.value("active", true) ? "" : " (retired)") + "\n";
+           by + ")" + (h.value("state", "active") == "active" ? "" : " (retired)") + "\n";
     out += Indent(h.value("text", ""), "  ") + "\n";
-    out += "  cite: " + h["citation"].value("ref", "") + "\n";
+    out += "  cite: " + CitationText(h["citation"]) + "\n";
   }
   return out;
 }
@@ -154,6 +165,7 @@ std::string FormatSources(const Json& page) {
   return out;
 }
 
+// A FlushMemoryResponse asked with explain (changes, rejected).
 std::string FormatFlush(const Json& f) {
   std::string out = f.value("status", "") + ": cursor " + std::to_string(f.value("previous_cursor", int64_t{0})) +
                     " -> " + std::to_string(f.value("current_cursor", int64_t{0})) + " of " +

@@ -5,12 +5,13 @@ namespace pc {
 const char* CodeName(Code code) {
   switch (code) {
     case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid_argument";
-    case Code::kUnauthenticated: return "unauthenticated";
+    case Code::kInvalidArgument: return "invalid_request";
+    case Code::kUnauthenticated: return "unauthorized";
     case Code::kPermissionDenied: return "permission_denied";
     case Code::kNotFound: return "not_found";
     case Code::kMethodNotAllowed: return "method_not_allowed";
-    case Code::kConflict: return "conflict";
+    case Code::kConflict: return "revision_conflict";
+    case Code::kSourceConflict: return "source_conflict";
     case Code::kTooLarge: return "too_large";
     case Code::kCapabilityUnavailable: return "capability_unavailable";
     case Code::kRateLimited: return "rate_limited";
@@ -20,6 +21,16 @@ const char* CodeName(Code code) {
     case Code::kProviderError: return "provider_error";
   }
   return "internal";
+}
+
+std::optional<Code> CodeFromName(std::string_view name) {
+  for (Code c : {Code::kOk, Code::kInvalidArgument, Code::kUnauthenticated, Code::kPermissionDenied,
+                 Code::kNotFound, Code::kMethodNotAllowed, Code::kConflict, Code::kSourceConflict,
+                 Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
+                 Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
+                 Code::kProviderError})
+    if (name == CodeName(c)) return c;
+  return std::nullopt;
 }
 
 std::string Status::ToString() const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -19,7 +20,8 @@ enum class Code {
   kPermissionDenied,
   kNotFound,
   kMethodNotAllowed,
-  kConflict,
+  kConflict,        // a stale citation or revision (409 revision_conflict)
+  kSourceConflict,  // a source id already names other content (409 source_conflict)
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,
@@ -29,8 +31,11 @@ enum class Code {
   kProviderError,        // a model service answered, but not usably
 };
 
-// The stable, lower_snake_case name of a code, as it appears in JSON errors.
+// The stable, lower_snake_case name of a code, as it appears in JSON errors (PowerContext's
+// names where the spec has one: invalid_request, revision_conflict, not_found …).
 const char* CodeName(Code code);
+// The code a name stands for, if any.
+std::optional<Code> CodeFromName(std::string_view name);
 
 // One structured detail of an error, e.g. {"current_revision", 7}.
 using DetailValue = std::variant<int64_t, std::string>;

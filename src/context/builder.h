@@ -1,10 +1,14 @@
 // The prepared-context builder (DESIGN §5, invariant 11): from ranked candidates (the latest
-// handoff, memory hits, experience hits), a plain, model-friendly block within a byte budget.
-// Pure and deterministic: the same candidates and budget give byte-identical content.
+// handoff, memory hits, experience hits), the content of a `powercontext.prepared-context.v1`
+// (RFC 0028): a fixed trust preamble, then one JSON line between BEGIN/END markers holding every
+// item with its exact reference, so nothing an item says can cross the data boundary. Within a
+// byte budget counted over the whole content. Pure and deterministic: the same candidates and
+// budget give byte-identical content.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pc {
@@ -15,9 +19,15 @@ inline constexpr size_t kExperienceCandidates = 8;  // coarse recall from the so
 inline constexpr size_t kMaxContextItems = 8;       // items in one prepared context, in all
 inline constexpr size_t kMaxExperienceItems = 2;    // of which Experience
 inline constexpr size_t kMaxItemBytes = 2000;       // one item's text, cut beyond (marked)
-inline constexpr size_t kMaxContextBytes = 1024 * 1024;  // the largest max_bytes accepted
+// max_bytes: the spec's range and default (PrepareContextRequest); configuration cannot relax it.
+inline constexpr size_t kMinContextBytes = 512;
+inline constexpr size_t kMaxContextBytes = 32768;
+inline constexpr size_t kDefaultContextBytes = 8000;
+inline constexpr const char* kPreparedContextSchema = "powercontext.prepared-context.v1";
 // An item is cut to fit the rest of the budget only if this much of its text remains.
 inline constexpr size_t kMinCutItemBytes = 64;
+// The mark that ends a cut item's content (counted in its bytes).
+inline constexpr std::string_view kContextCutMark = "\u2026";
 
 enum class ContextItemType { kHandoff, kMemory, kExperience };
 const char* ContextItemTypeName(ContextItemType t);
@@ -28,6 +38,10 @@ struct ContextCandidate {
   std::string label;  // the entry's kind, the source's kind; empty for a handoff
   std::string text;
   double score = 0;
+  // The exact reference as the content shows it: a JSON member, e.g. `"citation":{...}` for a
+  // memory entry, `"artifact_ref":{...}` for a handoff, `"source_ref":{...}` for a source
+  // (empty: `"ref":"<ref>"`).
+  std::string ref_json;
 };
 
 struct ContextItem {

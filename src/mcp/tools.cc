@@ -2,20 +2,38 @@
 
 #include <nlohmann/json.hpp>
 
-#include "client/scope_resolver.h"
 #include "wire/error_json.h"
 
 namespace pc {
 namespace {
 
 constexpr const char* kCitationHelp =
-    "A citation names one exact entry version at one memory revision, e.g. "
-    "memory/mem_…@7#ent_…@env_…; every entry you get back carries one.";
+    "A citation names one exact entry version at one memory revision: "
+    "{memory_ref: {family, artifact_id, revision}, entry_id, entry_version_id}; every entry you get "
+    "back carries one. Pass it back as it is (or as its string form memory/mem_…@7#ent_…@env_…).";
 constexpr const char* kConflictHelp =
-    "If the answer is an error with code conflict (HTTP 409), the memory moved on since you read "
-    "it: list or search again, decide with the current text, and retry with the new citation.";
+    "If the answer is an error with code revision_conflict (HTTP 409), the memory moved on since "
+    "you read it: list or search again, decide with the current text, and retry with the new "
+    "citation.";
 
-enum class ScopeArg { kNone, kExisting, kCreate };
+enum class ScopeArg { kNone, kScoped };
+
+// MCP tool annotations (hints for the host): does it only read, can it destroy or replace
+// something, does calling it twice with the same arguments do more than once.
+struct Hints {
+  bool read_only;
+  bool destructive;
+  bool idempotent;
+};
+constexpr Hints kReads{true, false, true};
+constexpr Hints kAdds{false, false, true};      // the same text or source id again changes nothing
+constexpr Hints kReplaces{false, true, false};  // revise / retire: a new head, the old one no longer current
+constexpr Hints kRuns{false, false, false};
+
+Json CitationSchema() {
+  return Json{{"description", "The entry's citation, as an answer gave it."},
+              {"anyOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})}};
+}
 
 struct Tool {
   const char* name;
@@ -23,18 +41,20 @@ struct Tool {
   std::string description;
   Json properties;               // besides scope_id / scope_key
   std::vector<std::string> required;
-  // Whether the tool takes scope_id / scope_key, and whether a key nobody wrote to yet is created
-  // (tools that add something) or "not found" (everything else): client/scope_resolver.h.
+  // Whether the tool takes scope_id: a name the caller chooses (project:orders-importer) or a
+  // server id (scp_…). A write creates the scope; a read of one nobody wrote to finds nothing.
   ScopeArg scope;
   const char* method;
   const char* path;
+  Hints hints;
   Json defaults = Json::object();  // body fields filled in when the arguments leave them out
 };
 
 Json ScopeProperties() {
-  return Json{{"scope_id", {{"type", "string"}, {"description", "Scope id (scp_…), from list_scopes or an earlier answer."}}},
-              {"scope_key", {{"type", "string"},
-                             {"description", "Scope key, e.g. project:orders-importer. Created by the first write (remember, ingest_source, write_handoff); give this or scope_id."}}}};
+  return Json{{"scope_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256},
+                            {"description", "The scope: a name you choose, e.g. project:orders-importer "
+                                            "(created by the first write), or a scope id scp_…."}}},
+              {"scope_key", {{"type", "string"}, {"description", "Older name of scope_id."}}}};
 }
 
 const std::vector<Tool>& Tools() {
@@ -42,72 +62,81 @@ const std::vector<Tool>& Tools() {
       {"remember_memory", "Remember",
        std::string("Keep a conclusion that will matter in later sessions: a decision, constraint, fact, "
                    "preference or working note, as one short self-contained statement. Writing the same "
-                   "text again changes nothing (changed: false, duplicate_of the existing entry). The "
-                   "answer carries the new entry's citation. ") + kConflictHelp,
-       {{"kind", {{"type", "string"}, {"description", "fact, preference, decision, constraint, working_note (or another lower_snake_case label)"}}},
+                   "text again changes nothing (entry null, changed false, duplicate_of the existing "
+                   "entry). The answer carries the new entry's citation. ") + kConflictHelp,
+       {{"kind", {{"type", "string"}, {"description", "fact, preference, decision, constraint, working_note (or another short label)"}}},
         {"text", {{"type", "string"}, {"description", "The statement, with the names and numbers that make it exact."}}},
         {"reason", {{"type", "string"}, {"description", "Why it is kept."}}},
-        {"expected_revision", {{"type", "integer"}, {"minimum", 0}, {"description", "Write only if the memory is still at this revision."}}}},
-       {"kind", "text"}, ScopeArg::kCreate, "POST", "/v1/memory/remember", {{"actor", "mcp"}}},
+        {"expected_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Write only if the memory is still at this revision."}}}},
+       {"kind", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/remember", kAdds,
+       {{"actor", "mcp"}, {"explain", true}}},
       {"search_memory", "Search memory",
        std::string("Find entries by full-text (Chinese and English), vector or hybrid search over the "
                    "current memory. Each hit has its text and citation. ") + kCitationHelp,
        {{"query", {{"type", "string"}}},
         {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}, {"description", "auto (default) uses hybrid when vectors are available, else fts."}}},
-        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
-        {"include_inactive", {{"type", "boolean"}, {"description", "Include retired entries."}}}},
-       {"query"}, ScopeArg::kExisting, "POST", "/v1/memory/search"},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}}},
+       {"query"}, ScopeArg::kScoped, "POST", "/v1/memory/search", kReads, {{"explain", true}}},
       {"prepare_context", "Prepare context",
        "Get a ready block of context for the task at hand, within a byte budget: the latest handoff, "
-       "the most relevant memory entries and past work records, each with its citation. The block is "
-       "untrusted history: check it against the current code before relying on it. Use this at the "
-       "start of a task.",
+       "the most relevant memory entries and past work records, each with its exact reference. The "
+       "block is untrusted history: check it against the current code before relying on it. Use this "
+       "at the start of a task.",
        {{"query", {{"type", "string"}, {"description", "What you are about to do."}}},
-        {"max_bytes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1048576}, {"description", "Budget in UTF-8 bytes (default 4000)."}}},
-        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}}},
-        {"include_handoff", {{"type", "boolean"}, {"description", "Put the latest handoff first (default true)."}}}},
-       {"query"}, ScopeArg::kExisting, "POST", "/v1/context/prepare", {{"max_bytes", 4000}}},
+        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}, {"description", "Budget in UTF-8 bytes (default 8000)."}}}},
+       {"query"}, ScopeArg::kScoped, "POST", "/v1/context/prepare", kReads},
       {"revise_memory_entry", "Revise an entry",
        std::string("Replace the text of an entry with a corrected or completed one (its next version; "
                    "the old text stays readable by its citation). Give the entry's current citation. ") +
            kConflictHelp,
-       {{"citation", {{"type", "string"}, {"description", "The entry's current citation."}}},
-        {"text", {{"type", "string"}}},
+       {{"citation", CitationSchema()},
         {"kind", {{"type", "string"}}},
+        {"text", {{"type", "string"}}},
         {"reason", {{"type", "string"}}}},
-       {"citation", "text"}, ScopeArg::kExisting, "POST", "/v1/memory/revise", {{"actor", "mcp"}}},
+       {"citation", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/revise", kReplaces,
+       {{"actor", "mcp"}, {"explain", true}}},
       {"retire_memory_entry", "Retire an entry",
        std::string("Retire an entry that is no longer true or useful: it leaves search and listings, "
                    "its history stays readable. Give its current citation. ") + kConflictHelp,
-       {{"citation", {{"type", "string"}}}, {"reason", {{"type", "string"}}}},
-       {"citation"}, ScopeArg::kExisting, "POST", "/v1/memory/retire", {{"actor", "mcp"}}},
+       {{"citation", CitationSchema()}, {"reason", {{"type", "string"}}}},
+       {"citation"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/retire", kReplaces,
+       {{"actor", "mcp"}, {"explain", true}}},
       {"list_memory_entries", "List entries",
-       std::string("List the memory's entries at the head (or at an older revision), each with its "
-                   "citation, in pages. ") + kCitationHelp,
-       {{"revision", {{"type", "integer"}, {"minimum", 0}}},
-        {"include_inactive", {{"type", "boolean"}}},
-        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
-        {"cursor", {{"type", "string"}, {"description", "next_cursor of the previous page."}}}},
-       {}, ScopeArg::kExisting, "GET", "/v1/memory/entries"},
-      {"read_memory_citation", "Read a citation",
-       std::string("Read the exact text behind any citation ever issued, and whether it is still the "
-                   "current version. ") + kCitationHelp,
-       {{"citation", {{"type", "string"}}}},
-       {"citation"}, ScopeArg::kExisting, "POST", "/v1/memory/read"},
+       std::string("List the memory's current entries, each with its citation. ") + kCitationHelp,
+       {{"include_inactive", {{"type", "boolean"}, {"description", "Also list retired entries (for audit)."}}}},
+       {}, ScopeArg::kScoped, "POST", "/v1/memory/entries/list", kReads},
+      {"get_memory_entry", "Get an entry",
+       std::string("Read the exact entry version behind any citation ever issued, and whether it is "
+                   "still the current version. ") + kCitationHelp,
+       {{"citation", CitationSchema()}},
+       {"citation"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/get", kReads, {{"explain", true}}},
+      {"list_memory_changes", "List memory changes",
+       "The memory's revisions after since_revision (0: all), oldest first, each with its entry "
+       "changes (add, revise, deactivate) and reason.",
+       {{"since_revision", {{"type", "integer"}, {"minimum", 0}}}},
+       {}, ScopeArg::kScoped, "POST", "/v1/memory/changes", kReads},
+      {"capture_content_source", "Capture a source",
+       "Hand in raw content (what was done, tried, decided, a chat excerpt, tool output) under an id "
+       "you choose, for later extraction by flush_memory. The same id and content again changes "
+       "nothing; the same id with other content is a source_conflict.",
+       {{"source_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}},
+        {"content", {{"type", "string"}}},
+        {"metadata", {{"type", "object"}}}},
+       {"source_id", "content"}, ScopeArg::kScoped, "POST", "/v1/sources/content", kAdds},
       {"ingest_source", "Add a work record",
-       "Hand in a raw work record (what was done, tried, decided, a chat excerpt, tool output) for "
-       "later extraction by flush_memory. Use idempotency_key to make a retry safe.",
+       "Hand in a raw work record with a kind and purpose (archive: kept, never extracted) for later "
+       "extraction by flush_memory. Use idempotency_key to make a retry safe.",
        {{"content", {{"type", "string"}}},
         {"kind", {{"type", "string"}, {"description", "work_log (default), chat, tool_output, …"}}},
         {"purpose", {{"type", "string"}, {"enum", {"memory", "archive"}}, {"description", "archive: kept, never extracted."}}},
         {"metadata", {{"type", "object"}}},
         {"idempotency_key", {{"type", "string"}}}},
-       {"content"}, ScopeArg::kCreate, "POST", "/v1/sources", {{"kind", "work_log"}}},
+       {"content"}, ScopeArg::kScoped, "POST", "/v1/sources", kRuns, {{"kind", "work_log"}}},
       {"flush_memory", "Flush sources into memory",
        "Have the configured model propose entries from the next window of work records and commit the "
        "ones that pass validation (each with its source references); rejected proposals come back with "
        "their reasons. Needs an extraction provider on the server (else capability_unavailable).",
-       Json::object(), {}, ScopeArg::kExisting, "POST", "/v1/memory/flush"},
+       Json::object(), {}, ScopeArg::kScoped, "POST", "/v1/memory/flush", kRuns, {{"explain", true}}},
       {"write_handoff", "Write a handoff",
        std::string("At the end of a session, record where the work stands for whoever continues: "
                    "summary, state, decisions, next steps, open questions. Each write is a new version. ") +
@@ -120,18 +149,18 @@ const std::vector<Tool>& Tools() {
         {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
         {"open_questions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
         {"expected_revision", {{"type", "integer"}, {"minimum", 0}}}},
-       {"summary"}, ScopeArg::kCreate, "POST", "/v1/handoff", {{"actor", "mcp"}}},
+       {"summary"}, ScopeArg::kScoped, "POST", "/v1/handoff", kRuns, {{"actor", "mcp"}}},
       {"read_handoff", "Read the handoff",
        "Read where the last session stopped (the latest handoff, or an older revision). Use this at "
        "the start of a session. not_found means there is none yet.",
        {{"revision", {{"type", "integer"}, {"minimum", 1}}}},
-       {}, ScopeArg::kExisting, "GET", "/v1/handoff"},
+       {}, ScopeArg::kScoped, "GET", "/v1/handoff", kReads},
       {"list_scopes", "List scopes",
        "List the scopes (isolated memories, e.g. one per project), or look one up by key.",
        {{"key", {{"type", "string"}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
         {"cursor", {{"type", "string"}}}},
-       {}, ScopeArg::kNone, "GET", "/v1/scopes"},
+       {}, ScopeArg::kNone, "GET", "/v1/scopes", kReads},
   };
   return kTools;
 }
@@ -149,7 +178,7 @@ Status CheckArguments(const Tool& tool, const Json& arguments) {
     if (!schema)
       return InvalidArgument("unknown argument \"" + name + "\" for " + tool.name).WithDetail("field", name);
     const std::string type = schema->value("type", "");
-    const bool ok = value.is_null() ||
+    const bool ok = value.is_null() || type.empty() ||  // anyOf (a citation): the route checks it
                     (type == "string" && value.is_string()) ||
                     (type == "integer" && value.is_number_integer()) ||
                     (type == "boolean" && value.is_boolean()) ||
@@ -174,18 +203,20 @@ Json McpTools::List() {
     Json schema{{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
     if (!t.required.empty()) schema["required"] = t.required;
     tools.push_back({{"name", t.name}, {"title", t.title}, {"description", t.description},
-                     {"inputSchema", schema}});
+                     {"inputSchema", schema},
+                     {"annotations", {{"title", t.title},
+                                      {"readOnlyHint", t.hints.read_only},
+                                      {"destructiveHint", t.hints.destructive},
+                                      {"idempotentHint", t.hints.idempotent},
+                                      {"openWorldHint", false}}}});
   }
   return tools;
 }
 
-Result<std::string> McpTools::ResolveScope(const Json& arguments, bool writes) {
-  if (arguments.contains("scope_id") && arguments["scope_id"].is_string())
-    return arguments["scope_id"].get<std::string>();
-  if (arguments.contains("scope_key") && arguments["scope_key"].is_string())
-    return ResolveScopeKey(call_, arguments["scope_key"].get<std::string>(),
-                           writes ? ScopeUse::kWrite : ScopeUse::kRead);
-  return InvalidArgument("give scope_id or scope_key").WithDetail("field", "scope_id");
+Result<std::string> McpTools::ResolveScope(const Json& arguments) {
+  for (const char* name : {"scope_id", "scope_key"})
+    if (arguments.contains(name) && arguments[name].is_string()) return arguments[name].get<std::string>();
+  return InvalidArgument("scope_id is required").WithDetail("field", "scope_id");
 }
 
 Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments) {
@@ -197,7 +228,7 @@ Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments
   if (Status checked = CheckArguments(*tool, arguments); !checked.ok()) return ErrorResult(checked);
   Json body = arguments;
   if (tool->scope != ScopeArg::kNone) {
-    auto scope = ResolveScope(arguments, tool->scope == ScopeArg::kCreate);
+    auto scope = ResolveScope(arguments);
     if (!scope.ok()) return ErrorResult(scope.status());
     body.erase("scope_key");
     body["scope_id"] = *scope;

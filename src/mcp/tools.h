@@ -31,7 +31,7 @@ class McpTools {
   Result<ToolResult> Call(const std::string& name, const Json& arguments);
 
  private:
-  Result<std::string> ResolveScope(const Json& arguments, bool writes);
+  Result<std::string> ResolveScope(const Json& arguments);
   CallRoute call_;
 };
 

@@ -8,7 +8,7 @@
 namespace pc {
 namespace {
 
-constexpr size_t kMaxKindLength = 32;
+constexpr size_t kMaxKindChars = 128;  // the spec's maxLength (characters)
 
 bool IsSpace(utf8proc_int32_t cp) {
   if (cp == '\t' || cp == '\n' || cp == '\v' || cp == '\f' || cp == '\r' || cp == 0x85) return true;
@@ -51,13 +51,14 @@ Result<std::string> ContentHash(std::string_view kind, std::string_view text) {
 }
 
 bool IsValidKind(std::string_view kind) {
-  if (kind.empty() || kind.size() > kMaxKindLength) return false;
-  if (kind[0] < 'a' || kind[0] > 'z') return false;
-  for (char c : kind) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) return false;
+  std::vector<int32_t> cps;
+  if (kind.empty() || !DecodeUtf8(kind, cps) || cps.size() > kMaxKindChars) return false;
+  bool visible = false;
+  for (int32_t cp : cps) {
+    if (cp < 0x20 || cp == 0x7f) return false;  // keeps "kind\ntext" (the hash's material) unambiguous
+    visible = visible || !IsSpace(cp) && cp != ' ';
   }
-  return true;
+  return visible;
 }
 
 }  // namespace pc

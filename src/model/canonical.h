@@ -16,7 +16,7 @@ Result<std::string> CanonicalText(std::string_view text);
 // SHA-256 of "kind\n" + canonical text: the content_hash stored with every entry version.
 Result<std::string> ContentHash(std::string_view kind, std::string_view text);
 
-// Kinds match [a-z][a-z0-9_]{0,31}.
+// A kind is a short label: 1–128 characters (the spec's kind), not blank, no control characters.
 bool IsValidKind(std::string_view kind);
 
 }  // namespace pc

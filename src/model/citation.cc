@@ -1,6 +1,7 @@
 #include "model/citation.h"
 
 #include <charconv>
+#include <cstdio>
 
 #include "common/ids.h"
 
@@ -8,6 +9,43 @@ namespace pc {
 
 std::string FormatMemoryRef(const MemoryRef& m) {
   return m.family + "/" + m.artifact_id + "@" + std::to_string(m.revision);
+}
+
+std::string QuoteJson(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string ArtifactRefJson(const MemoryRef& m) {
+  return "{\"family\":" + QuoteJson(m.family) + ",\"artifact_id\":" + QuoteJson(m.artifact_id) +
+         ",\"revision\":" + std::to_string(m.revision) + "}";
+}
+
+std::string CitationJson(const Citation& c) {
+  return "{\"memory_ref\":" + ArtifactRefJson(c.memory) + ",\"entry_id\":" + QuoteJson(c.entry_id) +
+         ",\"entry_version_id\":" + QuoteJson(c.entry_version_id) + "}";
+}
+
+std::string SourceRefJsonText(const Source& s) {
+  return "{\"name\":" + QuoteJson(kContentSourceName) + ",\"source_id\":" +
+         QuoteJson(s.idempotency_key.value_or(s.source_id)) + "}";
 }
 
 std::string FormatCitation(const Citation& c) {

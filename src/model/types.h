@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pc {
@@ -152,6 +153,15 @@ struct Handoff {
 
 // The exact reference to a source, as entry versions' source_refs and revision lineage carry it:
 // "source/src_…@position".
+// `source/ID@POSITION`, where ID is the id the caller knows the source by: the source_id it gave
+// (POST /v1/sources/content, kept as the idempotency key), else the server's `src_…` id.
 std::string SourceRef(const Source& s);
+struct SourceRefParts {
+  std::string source_id;
+  int64_t position = 0;
+};
+std::optional<SourceRefParts> ParseSourceRef(std::string_view ref);
+// The spec's name of every source type this server captures (SourceReference.name).
+inline constexpr const char* kContentSourceName = "content";
 
 }  // namespace pc

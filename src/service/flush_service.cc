@@ -94,9 +94,11 @@ size_t FlushService::locked_scopes() {
 Result<bool> FlushService::HasPending(const std::string& scope_id) {
   bool pending = false;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(scope_id, memory.artifact_id, kExtractionConsumer));
-    PC_ASSIGN_OR_RETURN(int64_t high, txn.SourceHighWatermark(scope_id));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();
+    const std::string& id = memory->scope_id;
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(int64_t high, txn.SourceHighWatermark(id));
     pending = high > cursor;
     return Status::Ok();
   }));
@@ -109,17 +111,20 @@ Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
 
   Window w;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(w.memory, LoadMemory(txn, scope_id));
-    if (!extractor_)  // after the scope check: an unknown scope is 404 first
+    if (!extractor_)
       return Status(Code::kCapabilityUnavailable,
                     "flush needs an extraction provider and none is configured: set extract_provider "
                     "to openai (with extract_base_url and extract_model) or to command (with "
                     "extract_command); sources are kept meanwhile");
-    PC_ASSIGN_OR_RETURN(w.cursor, txn.GetCursor(scope_id, w.memory.artifact_id, kExtractionConsumer));
-    PC_ASSIGN_OR_RETURN(w.high_watermark, txn.SourceHighWatermark(scope_id));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();  // a scope nobody wrote to: idle at 0
+    w.memory = std::move(*memory);
+    const std::string& id = w.memory.scope_id;
+    PC_ASSIGN_OR_RETURN(w.cursor, txn.GetCursor(id, w.memory.artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(w.high_watermark, txn.SourceHighWatermark(id));
     w.end = std::min(w.cursor + options_.source_window_limit, w.high_watermark);
     if (w.end <= w.cursor) return Status::Ok();
-    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(scope_id, w.cursor, static_cast<int>(w.end - w.cursor)));
+    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(id, w.cursor, static_cast<int>(w.end - w.cursor)));
     for (Source& s : window)
       if (s.purpose != kPurposeArchive) w.usable.push_back(std::move(s));
     if (w.usable.empty()) return Status::Ok();
@@ -249,7 +254,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     late.clear();
     out.changes.clear();
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(scope_id, memory.artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer));
     if (cursor != w.cursor) {  // another process flushed this window meanwhile: nothing to do here
       out.previous_cursor = out.current_cursor = cursor;
       out.processed = false;
@@ -280,7 +285,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
                                Citation{ref, ch.version.entry_id, ch.version.entry_version_id},
                                std::move(ch.version)});
     }
-    PC_RETURN_IF_ERROR(txn.SetCursor(scope_id, memory.artifact_id, kExtractionConsumer, w.end));
+    PC_RETURN_IF_ERROR(txn.SetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer, w.end));
     out.processed = true;
     out.current_cursor = w.end;
     out.processed_source_count = static_cast<int64_t>(w.usable.size());

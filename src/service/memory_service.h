@@ -18,7 +18,6 @@ struct ServiceLimits {
   size_t max_entry_bytes = 16 * 1024;  // DESIGN: entries are small conclusions, not documents
   size_t max_reason_bytes = 4 * 1024;
   size_t max_actor_bytes = 128;
-  size_t max_scope_key_bytes = 256;
 };
 
 inline constexpr int kDefaultPageLimit = 100;
@@ -95,6 +94,12 @@ struct RevisionsPage {
   std::optional<std::string> next_cursor;
 };
 
+// The revisions after `since_revision`, oldest first (POST /v1/memory/changes).
+struct ChangesPage {
+  MemoryRef head;  // unset (revision 0) for a scope nobody wrote to
+  std::vector<RevisionInfo> revisions;
+};
+
 struct RevisionDetail {
   RevisionInfo info;
   std::vector<ManifestItem> manifest;  // every entry at this revision, active and inactive
@@ -134,6 +139,8 @@ class MemoryService {
 
   Result<EntriesPage> ListEntries(const ListEntriesRequest& req);
   Result<RevisionsPage> ListRevisions(const std::string& scope_id, const PageRequest& page);
+  // Every revision after `since_revision` (0: all), oldest first. 404 for a revision past the head.
+  Result<ChangesPage> ListChanges(const std::string& scope_id, int64_t since_revision);
   Result<RevisionDetail> GetRevision(const std::string& scope_id, int64_t revision,
                                      const PageRequest& page);
   Result<VersionsPage> ListVersions(const std::string& scope_id, const std::string& entry_id,

@@ -1,4 +1,6 @@
 // The read side: listings at a revision, history, versions, and reading any issued citation.
+#include <algorithm>
+
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "model/citation.h"
@@ -50,7 +52,11 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   PC_RETURN_IF_ERROR(CheckEntryCursor(req.page.cursor));
   EntriesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
+    // A scope nobody wrote to lists nothing (reads never create scopes); its revisions don't exist.
+    if (!found && !req.revision && req.page.cursor.empty()) return Status::Ok();
+    if (!found) return NotFound("no scope " + req.scope_id).WithDetail("scope_id", req.scope_id);
+    const Artifact& memory = *found;
     PC_RETURN_IF_ERROR(CheckCursorInMemory(txn, req.page.cursor, memory));
     PC_ASSIGN_OR_RETURN(int64_t revision, PickRevision(memory, req.revision));
     out.memory = MemoryRef{memory.family, memory.artifact_id, revision};
@@ -73,14 +79,38 @@ Result<RevisionsPage> MemoryService::ListRevisions(const std::string& scope_id,
   }
   RevisionsPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    out.head = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
-    PC_ASSIGN_OR_RETURN(out.items, txn.ListRevisions(memory.artifact_id, before, page.limit + 1));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();  // a scope nobody wrote to: no history (head revision 0)
+    out.head = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListRevisions(memory->artifact_id, before, page.limit + 1));
     return Status::Ok();
   }));
   out.next_cursor = TrimPage(out.items, page.limit, [](const RevisionInfo& r) {
     return std::to_string(r.memory.revision);
   });
+  return out;
+}
+
+Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id, int64_t since_revision) {
+  if (since_revision < 0)
+    return InvalidArgument("since_revision must be 0 or more").WithDetail("field", "since_revision");
+  ChangesPage out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    const int64_t head = memory ? memory->head_revision : 0;
+    if (since_revision > head)
+      return NotFound("revision " + std::to_string(since_revision) + " does not exist")
+          .WithDetail("current_revision", head);
+    if (!memory || since_revision == head) {
+      if (memory) out.head = MemoryRef{memory->family, memory->artifact_id, head};
+      return Status::Ok();
+    }
+    out.head = MemoryRef{memory->family, memory->artifact_id, head};
+    PC_ASSIGN_OR_RETURN(out.revisions, txn.ListRevisions(memory->artifact_id, 0,
+                                                         static_cast<int>(head - since_revision)));
+    std::reverse(out.revisions.begin(), out.revisions.end());
+    return Status::Ok();
+  }));
   return out;
 }
 

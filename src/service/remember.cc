@@ -13,8 +13,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   PC_RETURN_IF_ERROR(CheckText("text", req.text, limits_.max_entry_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
-  if (req.expected_revision && *req.expected_revision < 0)
-    return InvalidArgument("expected_revision must be 0 or more")
+  if (req.expected_revision && *req.expected_revision < 1)  // the spec's minimum: a revision that exists
+    return InvalidArgument("expected_revision must be 1 or more (leave it out for a memory with no revision yet)")
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
@@ -23,7 +23,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));  // a key is created
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     if (req.expected_revision && *req.expected_revision != head.revision)
       return Conflict("expected revision " + std::to_string(*req.expected_revision) +

@@ -5,7 +5,7 @@
 namespace pc {
 
 Result<ScopeOutcome> MemoryService::CreateScope(const std::string& key) {
-  PC_RETURN_IF_ERROR(CheckScopeKey(key, limits_.max_scope_key_bytes));
+  PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
   ScopeOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Scope> existing, txn.FindScopeByKey(key));
@@ -32,7 +32,7 @@ Result<Scope> MemoryService::GetScope(const std::string& scope_id) {
 }
 
 Result<Scope> MemoryService::GetScopeByKey(const std::string& key) {
-  PC_RETURN_IF_ERROR(CheckScopeKey(key, limits_.max_scope_key_bytes));
+  PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
   std::optional<Scope> scope;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(scope, txn.FindScopeByKey(key));

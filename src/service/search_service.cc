@@ -42,7 +42,7 @@ Result<std::vector<SearchHit>> VectorHits(ReadTxn& txn, const std::vector<Vector
   std::vector<SearchHit> out;
   for (const VectorIndex::Hit& c : hits) {
     PC_ASSIGN_OR_RETURN(ManifestItem item, LoadHit(txn, c.version_id, c.active));
-    out.push_back(SearchHit{std::move(item), c.similarity, {"vector"}, std::nullopt});
+    out.push_back(SearchHit{std::move(item), std::clamp(static_cast<double>(c.similarity), 0.0, 1.0), {"vector"}, std::nullopt});
   }
   return out;
 }
@@ -75,7 +75,9 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
     std::vector<std::string> by;
     if (f.in_first) by.push_back("fts");
     if (f.in_second) by.push_back("vector");
-    out.push_back(SearchHit{std::move(item), f.score, std::move(by), std::nullopt});
+    // RRF sums 1/(k+rank) over two rankings: 2/(k+1) is the best a hit can score.
+    const double best = 2.0 / (kRrfK + 1.0);
+    out.push_back(SearchHit{std::move(item), std::min(1.0, f.score / best), std::move(by), std::nullopt});
   }
   return out;
 }
@@ -123,8 +125,10 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
   SearchResult out;
   // One read transaction: the head chosen here is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
-    if (req.rerank && !reranker_)  // after the scope check: an unknown scope is 404 first
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
+    if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
+    const Artifact& memory = *found;
+    if (req.rerank && !reranker_)
       return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
           .WithDetail("field", "rerank");
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
@@ -157,7 +161,9 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
     switch (mode) {
       case SearchMode::kFts:
         for (auto& h : text_hits)
-          out.hits.push_back(SearchHit{std::move(h.item), h.score, {"fts"}, std::nullopt});
+          // bm25 is unbounded: s/(1+s) keeps its order within [0, 1).
+          out.hits.push_back(SearchHit{std::move(h.item), std::max(0.0, h.score) / (1.0 + std::max(0.0, h.score)),
+                                       {"fts"}, std::nullopt});
         return Status::Ok();
       case SearchMode::kVector: {
         PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));

@@ -20,7 +20,8 @@ Result<SearchMode> ParseSearchMode(const std::string& s);
 
 inline constexpr int kDefaultSearchLimit = 10;
 inline constexpr int kMaxSearchLimit = 100;
-inline constexpr size_t kMaxQueryBytes = 4096;
+// The spec's query maxLength is 8192 characters; in UTF-8 that is at most 4 bytes each.
+inline constexpr size_t kMaxQueryBytes = 8192 * 4;
 // Hybrid fuses this many candidates from each retriever (or `limit`, if larger). Measured on
 // MADial-Bench with the hash embedder (docs/quality.md): 20 → recall@10 0.524 / 0.498 (zh / en),
 // 30 → 0.479 / 0.474, 50 → 0.488 / 0.488; deeper lists let weak vector hits in, and cost more.
@@ -41,14 +42,14 @@ struct SearchRequest {
 
 struct SearchHit {
   ManifestItem item;
-  double score = 0;
+  double score = 0;  // relevance in [0, 1] within one mode: fts s/(1+s) of bm25, vector cosine, hybrid RRF / its best
   std::vector<std::string> matched_by;  // "fts", "vector"
   std::optional<double> rerank_score;    // set when the hits were reranked
 };
 
 struct SearchResult {
   SearchMode mode_used = SearchMode::kFts;
-  MemoryRef memory;  // the revision searched; every hit's citation is at it
+  MemoryRef memory;  // the revision searched; every hit's citation is at it (unset: no such scope)
   std::vector<SearchHit> hits;
 };
 
@@ -80,6 +81,7 @@ class SearchService {
 
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
+  bool has_embedder() const { return embedder_ != nullptr; }
 
   // Completes a scope's vector projection under the configured embedder (after an outage, or a
   // profile change): embeds every head entry whose vector is missing or of another profile.

@@ -37,12 +37,19 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
   for (size_t i = 0; i < inputs.size(); ++i) PC_RETURN_IF_ERROR(Check(inputs[i], i, inputs.size()));
   std::vector<SourceOutcome> out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
-    PC_RETURN_IF_ERROR(LoadMemory(txn, scope_id).status());  // 404 for an unknown scope
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
+    const std::string& id = memory.scope_id;
     out.clear();
     const int64_t now = NowMillis();
     for (const SourceInput& in : inputs) {
       if (in.idempotency_key) {
-        PC_ASSIGN_OR_RETURN(std::optional<Source> first, txn.FindSourceByIdempotencyKey(scope_id, *in.idempotency_key));
+        PC_ASSIGN_OR_RETURN(std::optional<Source> first, txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
+        if (first && (first->content != in.content || first->kind != in.kind))
+          return Status(Code::kSourceConflict,
+                        "source " + *in.idempotency_key + " was captured already with other "
+                        "content; a source id names one content for good")
+              .WithDetail("source_id", *in.idempotency_key)
+              .WithDetail("position", first->position);
         if (first) {
           out.push_back({std::move(*first), false});
           continue;
@@ -50,7 +57,7 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
       }
       Source s;
       s.source_id = NewId(kSourcePrefix);
-      s.scope_id = scope_id;
+      s.scope_id = id;
       s.kind = in.kind;
       s.purpose = in.purpose.empty() ? kPurposeMemory : in.purpose;
       s.content = in.content;
@@ -73,9 +80,10 @@ Result<SourcesPage> SourceService::List(const std::string& scope_id, int64_t aft
         .WithDetail("field", "limit");
   SourcesPage page;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_RETURN_IF_ERROR(LoadMemory(txn, scope_id).status());
-    PC_ASSIGN_OR_RETURN(page.high_watermark, txn.SourceHighWatermark(scope_id));
-    PC_ASSIGN_OR_RETURN(page.items, txn.ListSources(scope_id, after, limit));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();  // a scope nobody wrote to: no sources
+    PC_ASSIGN_OR_RETURN(page.high_watermark, txn.SourceHighWatermark(memory->scope_id));
+    PC_ASSIGN_OR_RETURN(page.items, txn.ListSources(memory->scope_id, after, limit));
     return Status::Ok();
   }));
   if (!page.items.empty() && page.items.back().position < page.high_watermark)

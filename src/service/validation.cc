@@ -16,34 +16,42 @@ Status FieldError(std::string_view field, std::string message) {
   return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
 }
 
+// ECMAScript's \s (the spec's patterns are JSON Schema, i.e. ECMA-262, regular expressions).
+bool IsEcmaSpace(int32_t cp) {
+  return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0xa0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f ||
+         cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
+}
+
+constexpr size_t kMaxScopeIdChars = 256;  // the spec's maxLength: characters, not bytes
+
 }  // namespace
 
 Status CheckKind(std::string_view kind) {
   if (!IsValidKind(kind))
-    return FieldError("kind", "kind must match [a-z][a-z0-9_]{0,31}, e.g. fact, decision, constraint");
+    return FieldError("kind", "kind must be 1 to 128 characters, not blank, without control "
+                              "characters, e.g. fact, decision, constraint");
   return Status::Ok();
 }
 
-Status CheckScopeKey(std::string_view key, size_t max_bytes) {
-  PC_RETURN_IF_ERROR(CheckText("key", key, max_bytes));
-  for (unsigned char c : key)
-    if (c < 0x20 || c == 0x7f) return FieldError("key", "key must not contain control characters");
-  // Keys are identifiers: only their canonical form is accepted, so two keys that NFKC folds
-  // together (full-width letters, a trailing U+3000) can never name two scopes. Letters of other
-  // scripts that merely look alike (Cyrillic о, Latin o) are other text and another key
-  // (docs/api.md, POST /v1/scopes).
-  if (HasInvisible(key))
-    return FieldError("key", "key must not contain invisible characters (such as U+200B)");
-  PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(key));
-  if (canon != key)
-    return FieldError("key", "key must be in canonical form (NFKC, no leading, trailing or repeated "
-                             "white space); did you mean \"" + canon + "\"?");
+bool IsServerScopeId(std::string_view scope_id) { return scope_id.starts_with(kScopePrefix); }
+
+Status CheckScopeId(std::string_view scope_id, std::string_view field) {
+  if (scope_id.empty()) return FieldError(field, std::string(field) + " is required");
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(scope_id, cps)) return FieldError(field, std::string(field) + " is not valid UTF-8");
+  if (cps.size() > kMaxScopeIdChars)
+    return FieldError(field, std::string(field) + " is longer than " + std::to_string(kMaxScopeIdChars) +
+                                      " characters");
+  if (std::all_of(cps.begin(), cps.end(), IsEcmaSpace)) return FieldError(field, std::string(field) + " must not be blank");
   return Status::Ok();
 }
 
-Status CheckScopeId(std::string_view scope_id) {
-  if (scope_id.empty()) return FieldError("scope_id", "scope_id is required");
-  if (!IsValidUtf8(scope_id)) return FieldError("scope_id", "scope_id is not valid UTF-8");
+Status CheckScopeKey(std::string_view key, std::string_view field) {
+  PC_RETURN_IF_ERROR(CheckScopeId(key, field));
+  if (IsServerScopeId(key))
+    return FieldError(field, "scope ids beginning with scp_ are issued by the server; choose "
+                                  "another name (e.g. project:orders)");
   return Status::Ok();
 }
 
@@ -61,13 +69,43 @@ Result<int64_t> ParseIntCursor(const std::string& cursor) {
   return v;
 }
 
-Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
+Result<std::optional<Scope>> FindScopeNamed(ReadTxn& txn, const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, txn.FindScope(scope_id));
-  if (!scope) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);
-  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindArtifact(scope->memory_artifact_id));
-  if (!memory) return Internal("scope " + scope_id + " has no memory artifact");
+  if (IsServerScopeId(scope_id)) return txn.FindScope(scope_id);
+  return txn.FindScopeByKey(scope_id);
+}
+
+namespace {
+
+Result<Artifact> MemoryOf(ReadTxn& txn, const Scope& scope) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindArtifact(scope.memory_artifact_id));
+  if (!memory) return Internal("scope " + scope.scope_id + " has no memory artifact");
   return *memory;
+}
+
+}  // namespace
+
+Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
+  if (!scope) return std::optional<Artifact>();
+  PC_ASSIGN_OR_RETURN(Artifact memory, MemoryOf(txn, *scope));
+  return std::optional<Artifact>(std::move(memory));
+}
+
+Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+  if (!memory) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);
+  return *memory;
+}
+
+Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
+  if (!scope) {
+    PC_RETURN_IF_ERROR(CheckScopeKey(scope_id));  // an unknown scp_ id: not ours to create
+    PC_ASSIGN_OR_RETURN(Scope created, txn.CreateScope(scope_id));
+    scope = std::move(created);
+  }
+  return MemoryOf(txn, *scope);
 }
 
 Status CheckCitationInMemory(const Citation& c, const Artifact& memory) {

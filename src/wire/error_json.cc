@@ -22,6 +22,9 @@ Status ErrorFromJson(int http_status, const Json& body) {
   Status s(code, message);
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     const Json& e = body["error"];
+    auto c = e.find("code");
+    if (c != e.end() && c->is_string())
+      if (auto named = CodeFromName(c->get<std::string>())) code = *named;
     auto m = e.find("message");
     s = Status(code, m != e.end() && m->is_string() ? m->get<std::string>() : message);
     if (e.contains("details") && e["details"].is_object())

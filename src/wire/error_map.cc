@@ -9,20 +9,23 @@ struct Row {
   int exit;
 };
 
+// PowerContext's statuses (powercontext.openapi.yaml): every request the contract refuses is a
+// 422, a stale state a 409, a missing dependency a 503. For a status, the first row is its code.
 constexpr Row kTable[] = {
     {Code::kOk, 200, 0},
-    {Code::kInvalidArgument, 400, 2},
+    {Code::kInvalidArgument, 422, 2},
+    {Code::kTooLarge, 422, 5},
     {Code::kUnauthenticated, 401, 8},
     {Code::kPermissionDenied, 403, 8},
     {Code::kNotFound, 404, 3},
     {Code::kMethodNotAllowed, 405, 8},
     {Code::kConflict, 409, 4},
-    {Code::kTooLarge, 413, 5},
+    {Code::kSourceConflict, 409, 4},
     {Code::kUnsupportedMediaType, 415, 2},
-    {Code::kCapabilityUnavailable, 422, 6},
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},
     {Code::kProviderUnavailable, 503, 7},
+    {Code::kCapabilityUnavailable, 503, 6},
     {Code::kProviderError, 502, 7},
 };
 
@@ -37,6 +40,8 @@ int HttpStatusFor(Code code) {
 Code CodeForHttpStatus(int http_status) {
   for (const Row& r : kTable)
     if (r.http == http_status) return r.code;
+  if (http_status == 413) return Code::kTooLarge;  // the HTTP library's own answer
+  if (http_status == 400) return Code::kInvalidArgument;
   return http_status >= 500 ? Code::kInternal : Code::kInvalidArgument;
 }
 

@@ -49,9 +49,9 @@ TEST(Crash, KillDuringBurstKeepsEveryAcknowledgedWrite) {
                           json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}.dump(),
                           "application/json");
         if (!res) break;  // the server is gone
-        if (res->status != 201) continue;
+        if (res->status != 200) continue;
         std::lock_guard<std::mutex> lock(mu);
-        acked.push_back({json::parse(res->body)["citation"]["ref"], text});
+        acked.push_back({json::parse(res->body)["entry"]["citation"].dump(), text});
       }
     });
   // Let the burst run, then kill the server while requests are in flight.
@@ -68,11 +68,12 @@ TEST(Crash, KillDuringBurstKeepsEveryAcknowledgedWrite) {
   ASSERT_TRUE(server.Start());
   httplib::Client c("127.0.0.1", server.port());
   for (const Ack& a : acked) {
-    auto res = c.Post("/v1/memory/read", json{{"scope_id", scope}, {"citation", a.citation}}.dump(),
+    auto res = c.Post("/v1/memory/entries/get",
+                      json{{"scope_id", scope}, {"citation", json::parse(a.citation)}}.dump(),
                       "application/json");
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 200) << "acknowledged write lost: " << a.citation << " " << res->body;
-    EXPECT_EQ(json::parse(res->body)["entry"]["text"], a.text);
+    EXPECT_EQ(json::parse(res->body)["text"], a.text);
   }
   // Every revision 1..head is whole: exactly one add, and the head manifest holds one entry each.
   auto scope_res = c.Get("/v1/scopes/" + scope);

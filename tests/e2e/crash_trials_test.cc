@@ -186,6 +186,7 @@ class Model {
 
 struct SourceRec {
   std::string source_id, content, purpose;
+  std::string ref;  // source/ID@POSITION, ID the id it is known by (its idempotency key here)
 };
 
 struct RevisionRec {
@@ -346,7 +347,7 @@ class Verifier {
         int64_t pos = s["position"];
         if (pos != static_cast<int64_t>(listed_.size()) + 1)
           Problem("source positions jump from ", listed_.size(), " to ", pos);
-        listed_.push_back({S(s["source_id"]), S(s["content"]), S(s["purpose"])});
+        listed_.push_back({S(s["source_id"]), S(s["content"]), S(s["purpose"]), S(s["source_ref"])});
       }
       if (r.body["next_after"].is_null()) break;
       after = r.body["next_after"];
@@ -424,14 +425,14 @@ class Verifier {
 
   // The text of an entry version written at revision n: known, or read through its citation.
   std::optional<json> ReadVersion(int64_t n, const std::string& entry_id, const std::string& version_id) {
-    Reply r = http_.Post("/v1/memory/read", {{"scope_id", w_.scope_id},
-                                             {"citation", CitationRef(w_, n, entry_id, version_id)}});
+    Reply r = http_.Post("/v1/memory/entries/get", {{"scope_id", w_.scope_id},
+                                                    {"citation", CitationRef(w_, n, entry_id, version_id)}});
     ++counts_.reads_checked;
     if (r.status != 200) {
       Problem("version ", version_id, " of revision ", n, " cannot be read: ", r.status, " ", Str(r.body));
       return std::nullopt;
     }
-    return r.body["entry"];
+    return r.body;  // a MemoryEntry: text, kind, source_refs
   }
 
   void CheckRevisions() {
@@ -555,7 +556,7 @@ class Verifier {
     std::vector<std::string> shown;
     for (long long p = a; p <= b; ++p)
       if (listed_[p - 1].purpose != "archive") {
-        lineage.push_back("source/" + listed_[p - 1].source_id + "@" + std::to_string(p));
+        lineage.push_back(listed_[p - 1].ref);
         shown.push_back(listed_[p - 1].content);
       }
     if (rev["lineage"] != lineage)
@@ -563,8 +564,10 @@ class Verifier {
               Str(lineage));
     for (auto& [vid, v] : written) {
       bool cited = !v["source_refs"].empty();
-      for (const json& ref : v["source_refs"])
-        cited = cited && std::find(lineage.begin(), lineage.end(), ref) != lineage.end();
+      for (const json& ref : v["source_refs"])  // {name, source_id}
+        cited = cited && std::any_of(lineage.begin(), lineage.end(), [&](const json& l) {
+                  return S(l).rfind("source/" + S(ref["source_id"]) + "@", 0) == 0;
+                });
       if (!cited) Problem("flush revision ", n, " wrote ", vid, " citing ", Str(v["source_refs"]), ", not its window");
     }
     auto answers = model_.AnswersFor(shown);
@@ -652,22 +655,22 @@ class Verifier {
       if (a->op == Op::kFlush) {
         for (const json& c : b["changes"]) cites.push_back({c["citation"], S(c["entry"]["text"])});
       } else if (b["changed"] == true) {
-        cites.push_back({b["citation"], a->op == Op::kRetire ? "" : a->text});
+        cites.push_back({b["entry"]["citation"], a->op == Op::kRetire ? "" : a->text});
       }
       for (auto& [citation, text] : cites) {
-        Reply r = http_.Post("/v1/memory/read", {{"scope_id", w_.scope_id}, {"citation", citation["ref"]}});
+        Reply r = http_.Post("/v1/memory/entries/get", {{"scope_id", w_.scope_id}, {"citation", citation}});
         ++counts_.reads_checked;
         if (r.status != 200) {
-          Problem("acknowledged ", OpName(a->op), " citation ", Str(citation["ref"]), " reads ", r.status, " ",
+          Problem("acknowledged ", OpName(a->op), " citation ", Str(citation), " reads ", r.status, " ",
                   Str(r.body));
           continue;
         }
         if (a->op == Op::kRetire) {
-          if (r.body["active_at_revision"] != false || S(r.body["entry"]["entry_version_id"]) != a->version_id)
-            Problem("acknowledged retire ", Str(citation["ref"]), " reads ", Str(r.body));
-        } else if (S(r.body["entry"]["text"]) != text) {
-          Problem("acknowledged ", OpName(a->op), " ", Str(citation["ref"]), " reads back ",
-                  Str(r.body["entry"]["text"]), " not ", Str(text));
+          if (r.body["state"] != "inactive" || S(r.body["citation"]["entry_version_id"]) != a->version_id)
+            Problem("acknowledged retire ", Str(citation), " reads ", Str(r.body));
+        } else if (S(r.body["text"]) != text) {
+          Problem("acknowledged ", OpName(a->op), " ", Str(citation), " reads back ",
+                  Str(r.body["text"]), " not ", Str(text));
         }
       }
     }
@@ -678,7 +681,7 @@ class Verifier {
     int checked = 0;
     for (Attempt* a : attempts_) {
       if (a->op != Op::kRemember || !a->acked() || checked >= 6) continue;
-      const json& entry = a->reply.body["entry"];
+      const json& entry = a->reply.body["entry"]["citation"];
       auto it = w_.entries.find(S(entry["entry_id"]));
       if (it == w_.entries.end() || !it->second.active || it->second.version_id != S(entry["entry_version_id"]))
         continue;
@@ -689,7 +692,7 @@ class Verifier {
       ++counts_.searches_checked;
       bool hit = false;
       if (r.status == 200)
-        for (const json& h : r.body["hits"]) hit = hit || h["entry_id"] == entry["entry_id"];
+        for (const json& h : r.body["hits"]) hit = hit || h["citation"]["entry_id"] == entry["entry_id"];
       if (!hit) Problem("full text does not find ", token, " (", Str(entry["entry_id"]), "): ", r.status, " ", Str(r.body));
     }
   }
@@ -701,7 +704,7 @@ class Verifier {
     model_.set_probe(true);
     int64_t cursor = -1, at_restart = -1;
     for (int probes = 0; probes < 1000; ++probes) {
-      Reply r = http_.Post("/v1/memory/flush", {{"scope_id", w_.scope_id}});
+      Reply r = http_.Post("/v1/memory/flush", {{"scope_id", w_.scope_id}, {"explain", true}});
       cursor = -1;
       if (r.status == 200 && r.body["status"] == "idle") {
         cursor = r.body["current_cursor"];
@@ -802,10 +805,10 @@ void Rememberer(Shared& s, int port, int who, uint64_t seed) {
     a->kind = kKinds[rng() % 5];
     a->text = "tok_t" + std::to_string(s.trial) + "_r" + std::to_string(who) + "_n" + std::to_string(i) +
               " remembered while the server may die";
-    json body{{"scope_id", ScopeId(s, a->scope)}, {"kind", a->kind}, {"text", a->text}};
-    if (rng() % 5 == 0) body["expected_revision"] = seen_head[a->scope];  // often stale: 409
+    json body{{"scope_id", ScopeId(s, a->scope)}, {"kind", a->kind}, {"text", a->text}, {"explain", true}};
+    if (rng() % 5 == 0 && seen_head[a->scope] > 0) body["expected_revision"] = seen_head[a->scope];  // often stale: 409
     a->reply = http.Post("/v1/memory/remember", body);
-    if (a->reply.status == 201) seen_head[a->scope] = a->reply.body["memory"]["revision"];
+    if (a->reply.status == 200) seen_head[a->scope] = a->reply.body["memory"]["revision"];
     bool gone = a->cut();
     s.Record(std::move(a));
     if (gone) return;
@@ -833,12 +836,13 @@ void Editor(Shared& s, int port, uint64_t seed) {
       a->op = Op::kRevise;
       a->kind = S(e["kind"]);
       a->text = "tok_t" + std::to_string(s.trial) + "_e_n" + std::to_string(i) + " revised at the head";
-      a->reply = http.Post("/v1/memory/revise", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]["ref"]},
-                                                 {"text", a->text}});
+      a->reply = http.Post("/v1/memory/entries/revise", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]},
+                                                         {"text", a->text}, {"explain", true}});
     } else {
       a->op = Op::kRetire;
-      a->reply = http.Post("/v1/memory/retire", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]["ref"]},
-                                                 {"reason", "trial " + std::to_string(s.trial)}});
+      a->reply = http.Post("/v1/memory/entries/retire", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]},
+                                                         {"reason", "trial " + std::to_string(s.trial)},
+                                                         {"explain", true}});
     }
     bool gone = a->cut();
     s.Record(std::move(a));
@@ -887,7 +891,7 @@ void Flusher(Shared& s, int port, uint64_t seed, Model& model) {
     a->scope = static_cast<int>(rng() % kScopes);
     s.model_answered_at_flush = model.answered();
     ++s.flush_in_flight;
-    a->reply = http.Post("/v1/memory/flush", {{"scope_id", ScopeId(s, a->scope)}});
+    a->reply = http.Post("/v1/memory/flush", {{"scope_id", ScopeId(s, a->scope)}, {"explain", true}});
     --s.flush_in_flight;
     bool gone = a->cut();
     s.Record(std::move(a));

@@ -46,19 +46,19 @@ TEST(FlushStory, SourcesAndFlushOverHttp) {
   std::string scope = http.Post("/v1/scopes", {{"key", "project:orders-importer"}}).second["scope_id"];
   auto e1 = http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"},
                                               {"text", "amount: stored as integer cents"}});
-  ASSERT_EQ(e1.first, 201);
+  ASSERT_EQ(e1.first, 200);
 
   // Bad inputs: clear errors, nothing appended.
-  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}}).first, 400);
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}}).first, 422);
   EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
-                                      {"metadata", "not an object"}}).first, 400);
+                                      {"metadata", "not an object"}}).first, 422);
   EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
-                                      {"colour", "red"}}).first, 400);
+                                      {"colour", "red"}}).first, 422);
   EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", "scp_01JDZZZZZZZZZZZZZZZZZZZZZZ"},
-                                      {"kind", "work_log"}, {"content", "x"}}).first, 404);
+                                      {"kind", "work_log"}, {"content", "x"}}).first, 422);
   auto bad_batch = http.Post("/v1/sources/batch", {{"scope_id", scope},
                                                    {"sources", {{{"kind", "chat"}, {"content", "ok"}}, {{"kind", "chat"}}}}});
-  EXPECT_EQ(bad_batch.first, 400);
+  EXPECT_EQ(bad_batch.first, 422);
   EXPECT_EQ(bad_batch.second["error"]["details"]["field"], "sources[1].content");
   EXPECT_EQ(http.Get("/v1/sources?scope_id=" + scope).second["high_watermark"], 0);
 
@@ -87,7 +87,7 @@ TEST(FlushStory, SourcesAndFlushOverHttp) {
       {"op": "revise", "target": "E1", "text": "amount: integer cents; conversion uses Decimal", "evidence": ["S1"]},
       {"op": "add", "kind": "constraint", "text": "Import errors must include the CSV line number.", "evidence": ["S2"]},
       {"op": "add", "kind": "fact", "text": "Made up", "evidence": ["S3"]}]})"}});
-  auto flushed = http.Post("/v1/memory/flush", {{"scope_id", scope}});
+  auto flushed = http.Post("/v1/memory/flush", {{"scope_id", scope}, {"explain", true}});
   ASSERT_EQ(flushed.first, 200) << flushed.second.dump();
   const json& f = flushed.second;
   EXPECT_EQ(f["status"], "processed");
@@ -100,11 +100,17 @@ TEST(FlushStory, SourcesAndFlushOverHttp) {
   EXPECT_EQ(f["changes"][0]["entry"]["version"], 2);
   EXPECT_EQ(f["changes"][0]["entry"]["source_refs"][0], s1.second["source_ref"]);
   EXPECT_EQ(f["changes"][1]["entry"]["source_refs"][0], batch.second["sources"][0]["source_ref"]);
+  EXPECT_EQ(s1.second["source_ref"], "source/k1@1");  // the id it was given, as its idempotency key
+  // The same id with other content is no retry: 409, nothing appended.
+  auto reused = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "other"},
+                                          {"idempotency_key", "k1"}});
+  EXPECT_EQ(reused.first, 409);
+  EXPECT_EQ(reused.second["error"]["code"], "source_conflict");
   ASSERT_EQ(f["rejected"].size(), 1u);
   EXPECT_EQ(f["rejected"][0]["candidate"]["text"], "Made up");
   auto idle = http.Post("/v1/memory/flush", {{"scope_id", scope}});
   EXPECT_EQ(idle.second["status"], "idle");
-  EXPECT_EQ(http.Post("/v1/memory/flush", {{"scope_id", scope}, {"window", 3}}).first, 400);
+  EXPECT_EQ(http.Post("/v1/memory/flush", {{"scope_id", scope}, {"window", 3}}).first, 422);
 
   // A model that answers HTTP 500: 502 provider_error, nothing committed.
   http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "more"}});

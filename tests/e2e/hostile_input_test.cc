@@ -1,5 +1,5 @@
 // Hostile input against the real binary: every one of these once crashed the process or answered
-// 500. Each must get a clear 400 / JSON-RPC error, change nothing, and leave the server serving.
+// 500. Each must get a clear 422 / JSON-RPC error, change nothing, and leave the server serving.
 #include <gtest/gtest.h>
 
 #include <httplib.h>
@@ -29,13 +29,13 @@ class HostileInput : public ::testing::Test {
     scope = json::parse(created->body)["scope_id"];
   }
 
-  // POSTs `body` and expects 400 invalid_argument; then checks the server still answers.
+  // POSTs `body` and expects 422 invalid_request; then checks the server still answers.
   void ExpectRefused(const std::string& path, const std::string& body, const std::string& says) {
     auto res = http->Post(path, body, "application/json");
     ASSERT_TRUE(res) << "no answer (did the server die?) for " << body.substr(0, 80);
-    EXPECT_EQ(res->status, 400) << res->body;
+    EXPECT_EQ(res->status, 422) << res->body;
     json err = json::parse(res->body);
-    EXPECT_EQ(err["error"]["code"], "invalid_argument") << res->body;
+    EXPECT_EQ(err["error"]["code"], "invalid_request") << res->body;
     EXPECT_NE(err["error"]["message"].get<std::string>().find(says), std::string::npos) << res->body;
     auto alive = http->Get("/v1/health");
     ASSERT_TRUE(alive) << "the server died after " << body.substr(0, 80);
@@ -139,9 +139,9 @@ TEST(DegradedProviders, ADeadEmbeddingEndpointDoesNotStopTheServer) {
                          json{{"scope_id", scope}, {"kind", "fact"}, {"text", "note " + std::to_string(i)}}.dump(),
                          "application/json");
     ASSERT_TRUE(res);
-    EXPECT_EQ(res->status, 201) << res->body;
+    EXPECT_EQ(res->status, 200) << res->body;
   }
-  auto caps = http.Get(("/v1/capabilities?scope_id=" + scope).c_str());
+  auto caps = http.Get(("/v1/capabilities/search?scope_id=" + scope).c_str());
   ASSERT_TRUE(caps);
   json modes = json::parse(caps->body)["modes"];
   EXPECT_FALSE(modes["vector"]["available"].get<bool>());
@@ -149,7 +149,7 @@ TEST(DegradedProviders, ADeadEmbeddingEndpointDoesNotStopTheServer) {
   auto found = http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "note"}}.dump(), "application/json");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->status, 200) << found->body;
-  EXPECT_EQ(json::parse(found->body)["mode_used"], "fts");
+  EXPECT_EQ(json::parse(found->body)["mode"], "fts");
 }
 
 }  // namespace

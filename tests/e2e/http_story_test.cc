@@ -61,82 +61,105 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_FALSE(again.second["created"].get<bool>());
 
   auto remember = [&](const std::string& kind, const std::string& text) {
-    return http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", kind}, {"text", text}});
+    return http.Post("/v1/memory/remember",
+                     json{{"scope_id", scope}, {"kind", kind}, {"text", text}, {"explain", true}});
   };
   auto a = remember("decision", "Run contract tests after the schema migration.");
-  ASSERT_EQ(a.first, 201) << a.second.dump();
+  ASSERT_EQ(a.first, 200) << a.second.dump();
   EXPECT_TRUE(a.second["changed"].get<bool>());
   EXPECT_EQ(a.second["memory"]["revision"], 1);
   EXPECT_EQ(a.second["entry"]["version"], 1);
+  EXPECT_EQ(a.second["entry"]["state"], "active");
   EXPECT_EQ(a.second["memory"]["family"], "memory");
+  EXPECT_EQ(a.second["entry"]["citation"]["memory_ref"], a.second["memory"]);
   auto b = remember("fact", "订单导入器使用 PostgreSQL 15。");
-  ASSERT_EQ(b.first, 201);
+  ASSERT_EQ(b.first, 200);
   auto dup = remember("decision", "Run  contract tests after the schema migration. ");
   EXPECT_EQ(dup.first, 200);
   EXPECT_FALSE(dup.second["changed"].get<bool>());
   EXPECT_TRUE(dup.second["entry"].is_null());
   EXPECT_EQ(dup.second["memory"]["revision"], 2);
-  EXPECT_EQ(dup.second["duplicate_of"]["entry_id"], a.second["entry"]["entry_id"]);
+  EXPECT_EQ(dup.second["duplicate_of"]["entry_id"], a.second["entry"]["citation"]["entry_id"]);
+  // Without explain the answer is the spec's MemoryMutationResponse: memory and entry only.
+  auto plain = http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "decision"},
+                                                     {"text", "Run contract tests after the schema migration."}});
+  EXPECT_EQ(plain.first, 200);
+  EXPECT_EQ(plain.second.size(), 2u) << plain.second.dump();
+  EXPECT_TRUE(plain.second["entry"].is_null());
 
+  auto cite_string = [](const json& c) {
+    const json& m = c["memory_ref"];
+    return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
+           std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
+           c["entry_version_id"].get<std::string>();
+  };
   // Stale citation (a at r1, head r2): 409 with the current revision, string or object form.
-  auto stale = http.Post("/v1/memory/revise", json{{"scope_id", scope},
-                                                   {"citation", a.second["citation"]["ref"]},
+  auto stale = http.Post("/v1/memory/entries/revise", json{{"scope_id", scope},
+                                                   {"citation", cite_string(a.second["entry"]["citation"])},
                                                    {"text", "x"}});
-  ExpectError(stale, 409, "conflict");
+  ExpectError(stale, 409, "revision_conflict");
   EXPECT_EQ(stale.second["error"]["details"]["current_revision"], 2);
-  auto stale_obj = http.Post("/v1/memory/retire", json{{"scope_id", scope},
-                                                       {"citation", a.second["citation"]}});
-  ExpectError(stale_obj, 409, "conflict");
+  auto stale_obj = http.Post("/v1/memory/entries/retire", json{{"scope_id", scope},
+                                                       {"citation", a.second["entry"]["citation"]}});
+  ExpectError(stale_obj, 409, "revision_conflict");
 
   auto listed = http.Get("/v1/memory/entries?scope_id=" + scope);
   ASSERT_EQ(listed.first, 200);
   ASSERT_EQ(listed.second["entries"].size(), 2u);
   json a_now = listed.second["entries"][0]["citation"];
-  auto revised = http.Post("/v1/memory/revise", json{{"scope_id", scope}, {"citation", a_now},
+  auto revised = http.Post("/v1/memory/entries/revise", json{{"scope_id", scope}, {"citation", a_now},
                                                      {"text", "Run contract tests before the schema migration."},
                                                      {"reason", "order matters"}});
-  ASSERT_EQ(revised.first, 201) << revised.second.dump();
+  ASSERT_EQ(revised.first, 200) << revised.second.dump();
   EXPECT_EQ(revised.second["entry"]["version"], 2);
-  EXPECT_EQ(revised.second["entry"]["previous_version_id"], a.second["entry"]["entry_version_id"]);
+  EXPECT_EQ(revised.second["entry"]["citation"]["entry_id"], a.second["entry"]["citation"]["entry_id"]);
   json b_now = http.Get("/v1/memory/entries?scope_id=" + scope).second["entries"][1]["citation"];
-  auto retired = http.Post("/v1/memory/retire", json{{"scope_id", scope}, {"citation", b_now["ref"]}});
-  ASSERT_EQ(retired.first, 201);
-  auto retired_again = http.Post("/v1/memory/retire",
-                                 json{{"scope_id", scope}, {"citation", retired.second["citation"]}});
-  ExpectError(retired_again, 409, "conflict");
+  auto retired = http.Post("/v1/memory/entries/retire", json{{"scope_id", scope}, {"citation", cite_string(b_now)}});
+  ASSERT_EQ(retired.first, 200);
+  EXPECT_EQ(retired.second["entry"]["state"], "inactive");
+  auto retired_again = http.Post("/v1/memory/entries/retire",
+                                 json{{"scope_id", scope}, {"citation", retired.second["entry"]["citation"]}});
+  ExpectError(retired_again, 409, "revision_conflict");
   EXPECT_NE(retired_again.second["error"]["message"].get<std::string>().find("retired"),
             std::string::npos);
 
   // ---- bad input: each a JSON error with the right status, and nothing changes.
   const int head = 4;
-  ExpectError(http.Post("/v1/memory/remember", std::string("{\"scope_id\":")), 400, "invalid_argument");
-  ExpectError(http.Post("/v1/memory/remember", std::string("[]")), 400, "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", std::string("{\"scope_id\":")), 422, "invalid_request");
+  ExpectError(http.Post("/v1/memory/remember", std::string("[]")), 422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}}), 400,
               "invalid_argument");
   ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", 5}}),
-              400, "invalid_argument");
+              422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember",
                         json{{"scope_id", scope}, {"kind", "fact"}, {"text", "x"}, {"txet", "y"}}),
-              400, "invalid_argument");
+              422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember",
                         "{\"scope_id\":\"" + scope + "\",\"kind\":\"fact\",\"text\":\"\xc3\x28\"}"),
-              400, "invalid_argument");
-  ExpectError(remember("fact", "  \n\t "), 400, "invalid_argument");
-  ExpectError(remember("fact", std::string(16 * 1024 + 1, 'x')), 413, "too_large");
-  ExpectError(remember("Not-A-Kind", "x"), 400, "invalid_argument");
+              422, "invalid_request");
+  ExpectError(remember("fact", "  \n\t "), 422, "invalid_request");
+  ExpectError(remember("fact", std::string(16 * 1024 + 1, 'x')), 422, "too_large");
+  ExpectError(remember("a\nkind", "x"), 422, "invalid_request");
+  ExpectError(remember(std::string(129, 'k'), "x"), 422, "invalid_request");
+  // scp_… names are the server's: a write to one it never issued creates nothing.
   ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", "scp_01M8NBY5Z4E603HKW9W05XEGN8"},
                                                     {"kind", "fact"}, {"text", "x"}}),
-              404, "not_found");
+              422, "invalid_request");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", std::string(257, 's')},
+                                                    {"kind", "fact"}, {"text", "x"}}),
+              422, "invalid_request");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", " \t\u3000"}, {"kind", "fact"}, {"text", "x"}}),
+              422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
                                                     {"text", "x"}, {"expected_revision", 1}}),
-              409, "conflict");
-  ExpectError(http.Post("/v1/memory/revise", json{{"scope_id", scope}, {"citation", "nonsense"},
+              409, "revision_conflict");
+  ExpectError(http.Post("/v1/memory/entries/revise", json{{"scope_id", scope}, {"citation", "nonsense"},
                                                   {"text", "x"}}),
-              400, "invalid_argument");
-  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=0"), 400, "invalid_argument");
-  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=1001"), 400, "invalid_argument");
-  ExpectError(http.Get("/v1/memory/entries"), 400, "invalid_argument");
-  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&bogus=1"), 400, "invalid_argument");
+              422, "invalid_request");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=0"), 422, "invalid_request");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&limit=1001"), 422, "invalid_request");
+  ExpectError(http.Get("/v1/memory/entries"), 422, "invalid_request");
+  ExpectError(http.Get("/v1/memory/entries?scope_id=" + scope + "&bogus=1"), 422, "invalid_request");
   ExpectError(http.Get("/v1/no/such/route"), 404, "not_found");
   auto wrong_method = http.client.Delete("/v1/memory/remember");
   ASSERT_TRUE(wrong_method);
@@ -149,7 +172,8 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_EQ(huge->status, 413);
   EXPECT_EQ(json::parse(huge->body)["error"]["code"], "too_large");
   EXPECT_EQ(http.Get("/v1/scopes/" + scope).second["memory"]["revision"], head);
-  ExpectError(http.Get("/v1/memory/entries?scope_id=%FF"), 400, "invalid_argument");
+  EXPECT_EQ(http.Get("/v1/scopes").second["scopes"].size(), 1u) << "a refused write created a scope";
+  ExpectError(http.Get("/v1/memory/entries?scope_id=%FF"), 422, "invalid_request");
 
 
   // Pagination over revisions.
@@ -164,22 +188,23 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_TRUE(page2.second["next_cursor"].is_null());
 
   // Snapshot everything readable, to compare after the restart.
-  std::vector<json> citations = {a.second["citation"], b.second["citation"],
-                                 revised.second["citation"], retired.second["citation"]};
+  std::vector<json> citations = {a.second["entry"]["citation"], b.second["entry"]["citation"],
+                                 revised.second["entry"]["citation"], retired.second["entry"]["citation"]};
   std::vector<json> reads;
   for (const json& c : citations) {
-    auto r = http.Post("/v1/memory/read", json{{"scope_id", scope}, {"citation", c["ref"]}});
+    auto r = http.Post("/v1/memory/entries/get",
+                       json{{"scope_id", scope}, {"citation", cite_string(c)}, {"explain", true}});
     ASSERT_EQ(r.first, 200) << r.second.dump();
     reads.push_back(r.second);
   }
-  EXPECT_EQ(reads[0]["entry"]["text"], "Run contract tests after the schema migration.");
+  EXPECT_EQ(reads[0]["text"], "Run contract tests after the schema migration.");
   EXPECT_FALSE(reads[0]["current"].get<bool>());
   EXPECT_TRUE(reads[2]["current"].get<bool>());
   std::vector<json> manifests;
   for (int r = 1; r <= head; ++r)
     manifests.push_back(http.Get("/v1/memory/revisions/" + std::to_string(r) + "?scope_id=" + scope).second);
   json history = http.Get("/v1/memory/revisions?scope_id=" + scope).second;
-  json versions = http.Get("/v1/memory/entries/" + a.second["entry"]["entry_id"].get<std::string>() +
+  json versions = http.Get("/v1/memory/entries/" + a.second["entry"]["citation"]["entry_id"].get<std::string>() +
                            "/versions?scope_id=" + scope).second;
   ASSERT_EQ(versions["versions"].size(), 2u);
 
@@ -188,7 +213,8 @@ TEST(HttpStory, FreshThenRestarted) {
   ASSERT_TRUE(server.Start());
   Http after(server.port());
   for (size_t i = 0; i < citations.size(); ++i) {
-    auto r = after.Post("/v1/memory/read", json{{"scope_id", scope}, {"citation", citations[i]}});
+    auto r = after.Post("/v1/memory/entries/get",
+                        json{{"scope_id", scope}, {"citation", citations[i]}, {"explain", true}});
     ASSERT_EQ(r.first, 200);
     EXPECT_EQ(r.second, reads[i]);
   }
@@ -196,12 +222,12 @@ TEST(HttpStory, FreshThenRestarted) {
     EXPECT_EQ(after.Get("/v1/memory/revisions/" + std::to_string(r) + "?scope_id=" + scope).second,
               manifests[static_cast<size_t>(r - 1)]);
   EXPECT_EQ(after.Get("/v1/memory/revisions?scope_id=" + scope).second, history);
-  EXPECT_EQ(after.Get("/v1/memory/entries/" + a.second["entry"]["entry_id"].get<std::string>() +
+  EXPECT_EQ(after.Get("/v1/memory/entries/" + a.second["entry"]["citation"]["entry_id"].get<std::string>() +
                       "/versions?scope_id=" + scope).second, versions);
   // And the story goes on from the same head.
   auto next = after.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
                                                      {"text", "after restart"}, {"expected_revision", head}});
-  ASSERT_EQ(next.first, 201);
+  ASSERT_EQ(next.first, 200);
   EXPECT_EQ(next.second["memory"]["revision"], head + 1);
 }
 
@@ -220,13 +246,13 @@ TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
   EXPECT_EQ(form->status, 415) << form->body;
   auto res = http.client.Post("/v1/memory/remember", big.dump(), "application/json; charset=utf-8");
   ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 201) << res->body;
+  EXPECT_EQ(res->status, 200) << res->body;
   auto put = http.client.Put("/v1/health", "{}", "application/json");
   ASSERT_TRUE(put);
   EXPECT_EQ(put->status, 405);
   auto with_query = http.client.Post("/v1/scopes?limit=2", json{{"key", "k"}}.dump(), "application/json");
   ASSERT_TRUE(with_query);
-  EXPECT_EQ(with_query->status, 400);
+  EXPECT_EQ(with_query->status, 422);
   auto head = http.client.Head("/v1/health");
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);
@@ -246,8 +272,8 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   std::string scope = http.Post("/v1/scopes", json{{"key", "search"}}).second["scope_id"];
   for (const char* text : {"Run contract tests after the schema migration.",
                            "订单导入器使用 PostgreSQL 15 数据库。", "Bart danced at the Christmas party."})
-    ASSERT_EQ(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}).first, 201);
-  auto caps = http.Get("/v1/capabilities?scope_id=" + scope);
+    ASSERT_EQ(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}).first, 200);
+  auto caps = http.Get("/v1/capabilities/search?scope_id=" + scope);
   ASSERT_EQ(caps.first, 200);
   EXPECT_TRUE(caps.second["modes"]["hybrid"]["available"].get<bool>());
   EXPECT_FALSE(caps.second["modes"]["rerank"]["available"].get<bool>());
@@ -257,14 +283,19 @@ TEST(HttpStory, SearchModesAcrossARestart) {
     ASSERT_FALSE(r.second["hits"].empty()) << mode;
     EXPECT_EQ(r.second["hits"][0]["text"], "订单导入器使用 PostgreSQL 15 数据库。") << mode;
     EXPECT_EQ(r.second["memory"]["revision"], 3);
-    EXPECT_TRUE(r.second["hits"][0]["citation"]["ref"].is_string());
+    EXPECT_EQ(r.second["hits"][0]["citation"]["memory_ref"], r.second["memory"]);
+    EXPECT_EQ(r.second["mode"], std::string(mode) == "auto" ? "hybrid" : mode);
+    for (const json& h : r.second["hits"]) {
+      EXPECT_GE(h["score"].get<double>(), 0.0) << mode;
+      EXPECT_LE(h["score"].get<double>(), 1.0) << mode;
+    }
   }
   EXPECT_EQ(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "auto"}})
-                .second["mode_used"], "hybrid");
+                .second["mode"], "hybrid");
   ExpectError(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "nearest"}}),
-              400, "invalid_argument");
+              422, "invalid_request");
   ExpectError(http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"rerank", true}}),
-              422, "capability_unavailable");
+              503, "capability_unavailable");
   auto reindex = http.Post("/v1/memory/reindex", json{{"scope_id", scope}});
   ASSERT_EQ(reindex.first, 200);
   EXPECT_EQ(reindex.second["missing"], 0);
@@ -275,10 +306,10 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   ASSERT_TRUE(plain.Start());
   Http after(plain.port());
   ExpectError(after.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "x"}, {"mode", "vector"}}),
-              422, "capability_unavailable");
+              503, "capability_unavailable");
   auto fallback = after.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "contract"}});
   ASSERT_EQ(fallback.first, 200);
-  EXPECT_EQ(fallback.second["mode_used"], "fts");
+  EXPECT_EQ(fallback.second["mode"], "fts");
   plain.Stop();
   // RESTARTED with the embedder again: the stored vectors serve at once.
   ServerProcess again(dir.path() + "/data", {"--embed-provider", "hash"});
@@ -303,8 +334,8 @@ TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
   fake.set_failing(true);
   auto written = http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"},
                                                        {"text", "Deploys happen on Tuesdays."}});
-  ASSERT_EQ(written.first, 201);
-  EXPECT_FALSE(http.Get("/v1/capabilities?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>());
+  ASSERT_EQ(written.first, 200);
+  EXPECT_FALSE(http.Get("/v1/capabilities/search?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>());
   server.Stop();
   fake.set_failing(false);
   ServerProcess again(dir.path() + "/data", flags);
@@ -312,7 +343,7 @@ TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
   Http after(again.port());
   bool available = false;
   for (int i = 0; i < 100 && !available; ++i) {
-    available = after.Get("/v1/capabilities?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>();
+    available = after.Get("/v1/capabilities/search?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>();
     if (!available) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(available) << "the background pass did not complete the vectors";
@@ -338,7 +369,7 @@ TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
         json body{{"scope_id", scope}, {"kind", "fact"},
                   {"text", "client " + std::to_string(c) + " write " + std::to_string(i)}};
         auto res = client.Post("/v1/memory/remember", body.dump(), "application/json");
-        if (res && res->status == 201) ++ok;
+        if (res && res->status == 200) ++ok;
         else ADD_FAILURE() << (res ? std::to_string(res->status) + " " + res->body
                                    : "transport error " + httplib::to_string(res.error()));
       }

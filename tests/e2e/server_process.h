@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace pc::testing {
 
 class ServerProcess {
@@ -31,6 +33,15 @@ class ServerProcess {
   pid_t pid_ = -1;
   int port_ = 0;
 };
+
+// A citation object ({memory_ref, entry_id, entry_version_id}) in its string form
+// (memory/mem_…@R#ent_…@env_…), which the CLI and every route also take.
+inline std::string CitationString(const nlohmann::json& c) {
+  const nlohmann::json& m = c["memory_ref"];
+  return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
+         std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
+         c["entry_version_id"].get<std::string>();
+}
 
 struct CliResult {
   int exit_code = -1;

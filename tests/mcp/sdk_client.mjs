@@ -14,14 +14,14 @@ const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 
 const expectedTools = [
   'remember_memory', 'search_memory', 'prepare_context', 'revise_memory_entry', 'retire_memory_entry',
-  'list_memory_entries', 'read_memory_citation', 'ingest_source', 'flush_memory', 'write_handoff',
-  'read_handoff', 'list_scopes',
+  'list_memory_entries', 'get_memory_entry', 'list_memory_changes', 'capture_content_source',
+  'ingest_source', 'flush_memory', 'write_handoff', 'read_handoff', 'list_scopes',
 ];
 
 async function exercise(transport, label) {
   const client = new Client({ name: 'powercontext-sdk-test', version: '1.0.0' });
   await client.connect(transport);
-  const scope_key = `project:${label}`;
+  const scope_id = `project:${label}`;  // a name the caller chooses: the first write creates it
   const call = async (name, args) => {
     const r = await client.callTool({ name, arguments: args });
     return { ok: !r.isError, data: r.structuredContent, text: r.content?.[0]?.text };
@@ -32,39 +32,53 @@ async function exercise(transport, label) {
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
     assert.ok(t.description.length > 40, t.name);
+    assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', t.name);
+    assert.equal(typeof t.annotations?.destructiveHint, 'boolean', t.name);
+    assert.equal(typeof t.annotations?.idempotentHint, 'boolean', t.name);
   }
   await client.ping();
 
-  const first = await call('remember_memory', { scope_key, kind: 'decision', text: 'Run contract tests after the schema migration.' });
+  const nothing = await call('search_memory', { scope_id, query: 'anything' });
+  assert.ok(nothing.ok, nothing.text);
+  assert.equal(nothing.data.hits.length, 0);
+  const first = await call('remember_memory', { scope_id, kind: 'decision', text: 'Run contract tests after the schema migration.' });
   assert.ok(first.ok, first.text);
   assert.equal(first.data.changed, true);
-  const cite = first.data.citation.ref;
-  const again = await call('remember_memory', { scope_key, kind: 'decision', text: 'Run contract tests after the schema migration.' });
+  const cite = first.data.entry.citation;  // {memory_ref, entry_id, entry_version_id}
+  assert.deepEqual(cite.memory_ref, first.data.memory);
+  const again = await call('remember_memory', { scope_id, kind: 'decision', text: 'Run contract tests after the schema migration.' });
   assert.equal(again.data.changed, false);
+  assert.equal(again.data.entry, null);
 
-  const scopes = await call('list_scopes', { key: scope_key });
+  const scopes = await call('list_scopes', { key: scope_id });
   assert.ok(scopes.ok);
-  const scope_id = scopes.data.scopes[0].scope_id;
+  assert.equal(scopes.data.scopes.length, 1);
 
   const found = await call('search_memory', { scope_id, query: 'What should happen before contract tests?' });
-  assert.equal(found.data.hits[0].citation.ref, cite);
+  assert.deepEqual(found.data.hits[0].citation, cite);
   const listed = await call('list_memory_entries', { scope_id });
   assert.equal(listed.data.entries.length, 1);
-  const read = await call('read_memory_citation', { scope_id, citation: cite });
-  assert.equal(read.data.entry.text, 'Run contract tests after the schema migration.');
+  const read = await call('get_memory_entry', { scope_id, citation: cite });
+  assert.equal(read.data.text, 'Run contract tests after the schema migration.');
 
   const revised = await call('revise_memory_entry', { scope_id, citation: cite, text: 'Run contract tests before the schema migration.' });
   assert.ok(revised.ok, revised.text);
   const stale = await call('revise_memory_entry', { scope_id, citation: cite, text: 'Something else.' });
   assert.equal(stale.ok, false);
-  assert.equal(stale.data.error.code, 'conflict');
+  assert.equal(stale.data.error.code, 'revision_conflict');
   assert.equal(stale.data.error.details.current_revision, 2);
-  const retired = await call('retire_memory_entry', { scope_id, citation: revised.data.citation.ref, reason: 'superseded' });
+  const retired = await call('retire_memory_entry', { scope_id, citation: revised.data.entry.citation, reason: 'superseded' });
   assert.ok(retired.ok, retired.text);
+  const changes = await call('list_memory_changes', { scope_id });
+  assert.deepEqual(changes.data.revisions.map((r) => r.changes[0].op), ['add', 'revise', 'deactivate']);
 
-  const source = await call('ingest_source', { scope_key, content: 'Moved the contract tests before the migration.', idempotency_key: 'k1' });
+  const captured = await call('capture_content_source', { scope_id, source_id: 'turn-1', content: 'Moved the contract tests.' });
+  assert.ok(captured.ok, captured.text);
+  assert.deepEqual(captured.data.source, { name: 'content', source_id: 'turn-1' });
+  const source = await call('ingest_source', { scope_id, content: 'Moved the contract tests before the migration.', idempotency_key: 'k1' });
   assert.ok(source.ok, source.text);
-  assert.equal(source.data.position, 1);
+  assert.equal(source.data.position, 2);
+  const scope_key = scope_id;  // the older argument name still works
   const flush = await call('flush_memory', { scope_key });
   assert.equal(flush.ok, false);
   assert.equal(flush.data.error.code, 'capability_unavailable');
@@ -76,23 +90,24 @@ async function exercise(transport, label) {
   const shown = await call('read_handoff', { scope_key });
   assert.deepEqual(shown.data.next_steps, ['Wire the CSV validator']);
 
-  const prepared = await call('prepare_context', { scope_key, query: 'contract tests', max_bytes: 3000 });
+  const prepared = await call('prepare_context', { scope_id, query: 'contract tests', max_bytes: 3000 });
   assert.ok(prepared.ok, prepared.text);
-  assert.equal(prepared.data.trust, 'untrusted_history');
-  assert.equal(prepared.data.items[0].type, 'handoff');
+  assert.equal(prepared.data.schema, 'powercontext.prepared-context.v1');
+  assert.equal(prepared.data.status, 'ready');
+  assert.ok(prepared.data.content.includes('"trust":"untrusted_history"'));
   assert.ok(prepared.data.content_bytes <= 3000);
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
-  const bad = await call('remember_memory', { scope_key, kind: 'Not A Kind', text: 'x' });
-  assert.equal(bad.data.error.code, 'invalid_argument');
+  const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });
+  assert.equal(bad.data.error.code, 'invalid_request');
   const noScope = await call('search_memory', { query: 'x' });
-  assert.equal(noScope.data.error.code, 'invalid_argument');
-  const tooBig = await call('prepare_context', { scope_key, query: 'x', max_bytes: 0 });
-  assert.equal(tooBig.data.error.code, 'invalid_argument');
+  assert.equal(noScope.data.error.code, 'invalid_request');
+  const tooBig = await call('prepare_context', { scope_id, query: 'x', max_bytes: 0 });
+  assert.equal(tooBig.data.error.code, 'invalid_request');
   await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }));
 
   await client.close();
-  console.log(`${label}: 12 tools listed, all called, results and error codes as expected`);
+  console.log(`${label}: ${tools.length} tools listed, all called, results and error codes as expected`);
 }
 
 await exercise(new StdioClientTransport({ command: bin, args: ['mcp', '--data', dataDir], stderr: 'ignore' }), 'stdio');

@@ -42,14 +42,13 @@ class ContextTest : public ::testing::Test {
   }
   bool evidence_added = false;
 
-
   Result<PreparedContext> Prepare(const std::string& q, int64_t max_bytes, bool handoff = true) {
     return context.Prepare({scope, q, max_bytes, SearchMode::kAuto, handoff});
   }
 };
 
-// Every budget from 1 to past the full size: the content is valid UTF-8, within the budget,
-// its items' citations are in it, and it only grows with the budget.
+// Every budget from the spec's least (512) to past the full size: the content is valid UTF-8,
+// within the budget, its items' exact references are in it, and it only grows with the budget.
 TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
   PC_ASSERT_OK(f.memory->Remember({scope, "fact", "订单导入器使用 PostgreSQL 15 数据库，金额以整数分存储。", "", "", {}}));
   PC_ASSERT_OK(f.memory->Remember({scope, "decision", "导入器在迁移之前运行契约测试。", "", "", {}}));
@@ -62,7 +61,7 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
   EXPECT_EQ(full->items[0].type, ContextItemType::kHandoff);
   EXPECT_EQ(full->items.back().type, ContextItemType::kExperience);
   size_t last = 0;
-  for (size_t budget = 1; budget <= full->content.size() + 8; ++budget) {
+  for (size_t budget = kMinContextBytes; budget <= full->content.size() + 8; ++budget) {
     auto r = Prepare("导入器 金额", static_cast<int64_t>(budget));
     PC_ASSERT_OK(r);
     if (!r->ready) {
@@ -74,7 +73,10 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
     EXPECT_TRUE(IsValidUtf8(r->content)) << budget;
     EXPECT_GE(r->content.size(), last) << budget;
     last = r->content.size();
-    for (const ContextItem& i : r->items) EXPECT_NE(r->content.find(i.ref), std::string::npos);
+    for (const ContextItem& i : r->items)  // the version id of a citation, the id of a source
+      if (i.type != ContextItemType::kHandoff)
+        EXPECT_NE(r->content.find(i.ref.substr(i.ref.find_last_of("#/") + 1, i.ref.rfind('@') - i.ref.find_last_of("#/") - 1)),
+                  std::string::npos) << i.ref;
   }
   EXPECT_EQ(last, full->content.size());
   // Deterministic: the same store and request give the same bytes.
@@ -82,19 +84,24 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
   PC_ASSERT_OK(again);
   EXPECT_EQ(again->content, full->content);
   // Without the handoff.
-  auto no_handoff = Prepare("导入器 金额", 100000, false);
+  auto no_handoff = Prepare("导入器 金额", static_cast<int64_t>(kMaxContextBytes), false);
   PC_ASSERT_OK(no_handoff);
   EXPECT_EQ(no_handoff->items[0].type, ContextItemType::kMemory);
 }
 
 TEST_F(ContextTest, ErrorsAndEmpty) {
   EXPECT_EQ(Prepare("anything", 0).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMinContextBytes) - 1).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMaxContextBytes) + 1).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(Prepare("   ", 100).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(context.Prepare({"scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", "x", 100, SearchMode::kAuto, true}).status().code(),
-            Code::kNotFound);
+  EXPECT_EQ(Prepare("   ", 1000).status().code(), Code::kInvalidArgument);
+  // A scope nobody wrote to (a server id never issued, or a name never used) prepares empty.
+  for (const char* unknown : {"scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", "project:never-written"}) {
+    auto none = context.Prepare({unknown, "x", 1000, SearchMode::kAuto, true});
+    PC_ASSERT_OK(none);
+    EXPECT_FALSE(none->ready) << unknown;
+  }
   // An explicit vector search without an embedder is an error here too, never a silent fallback.
-  EXPECT_EQ(context.Prepare({scope, "x", 100, SearchMode::kVector, true}).status().code(),
+  EXPECT_EQ(context.Prepare({scope, "x", 1000, SearchMode::kVector, true}).status().code(),
             Code::kCapabilityUnavailable);
   auto empty = Prepare("nothing here yet", 4000);
   PC_ASSERT_OK(empty);
@@ -155,7 +162,7 @@ TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
   for (int i = 0; i < 5; ++i)
     PC_ASSERT_OK(sources.Add(scope, {{"work_log", i == 4 ? "archive" : "", "flaky test in the importer, run " + std::to_string(i), "{}", std::nullopt}}));
   PC_ASSERT_OK(sources.Add(scope, {{"chat", "", "lunch plans", "{}", std::nullopt}}));
-  auto r = Prepare("flaky importer test", 100000);
+  auto r = Prepare("flaky importer test", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(r);
   int experience = 0;
   for (const ContextItem& i : r->items) {
@@ -168,7 +175,7 @@ TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
   // Other scopes' sources never appear.
   std::string other = f.NewScope("project:other");
   PC_ASSERT_OK(sources.Add(other, {{"work_log", "", "flaky importer test elsewhere", "{}", std::nullopt}}));
-  auto mine = Prepare("elsewhere", 100000);
+  auto mine = Prepare("elsewhere", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(mine);
   EXPECT_FALSE(mine->ready);
 }

@@ -73,12 +73,17 @@ TEST_F(FlushTest, SourcesAreAppendedListedAndIdempotent) {
   EXPECT_EQ(SourceRef(a), "source/" + a.source_id + "@1");
   auto first = sources.Add(scope, {{"chat", "", "keyed", "{\"turn\":3}", "key-1"}});
   PC_ASSERT_OK(first);
-  auto retry = sources.Add(scope, {{"chat", "", "keyed, sent again", "{}", "key-1"}});
+  auto retry = sources.Add(scope, {{"chat", "", "keyed", "{}", "key-1"}});
   PC_ASSERT_OK(retry);
   EXPECT_TRUE((*first)[0].created);
   EXPECT_FALSE((*retry)[0].created);
   EXPECT_EQ((*retry)[0].source.source_id, (*first)[0].source.source_id);
   EXPECT_EQ((*retry)[0].source.content, "keyed");
+  EXPECT_EQ(SourceRef((*first)[0].source), "source/key-1@3");  // known by the id it was given
+  // The same key with other content is no retry: refused, nothing appended.
+  auto other = sources.Add(scope, {{"chat", "", "keyed, but other words", "{}", "key-1"}});
+  EXPECT_EQ(other.status().code(), Code::kSourceConflict);
+  EXPECT_EQ(sources.List(scope, 0, 100)->high_watermark, 3);
   // A batch is all or nothing: one bad item, nothing appended.
   auto bad = sources.Add(scope, {{"chat", "", "fine", "{}", std::nullopt}, {"chat", "later", "x", "{}", std::nullopt}});
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
@@ -97,9 +102,10 @@ TEST_F(FlushTest, SourcesAreAppendedListedAndIdempotent) {
   // Limits and unknown scopes.
   SourceService small(*f.store, 10);
   EXPECT_EQ(small.Add(scope, {{"chat", "", std::string(11, 'x'), "{}", std::nullopt}}).status().code(), Code::kTooLarge);
+  // A server id never issued is not the caller's to create.
   EXPECT_EQ(sources.Add("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", {{"chat", "", "x", "{}", std::nullopt}}).status().code(),
-            Code::kNotFound);
-  EXPECT_EQ(sources.Add(scope, {{"Chat!", "", "x", "{}", std::nullopt}}).status().code(), Code::kInvalidArgument);
+            Code::kInvalidArgument);
+  EXPECT_EQ(sources.Add(scope, {{"chat\n", "", "x", "{}", std::nullopt}}).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(sources.Add(scope, {{"chat", "", "   ", "{}", std::nullopt}}).status().code(), Code::kInvalidArgument);
 }
 
@@ -289,7 +295,7 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   FlushService none(*f.store, nullptr, nullptr);
   Add("a record");
   EXPECT_EQ(none.Flush(scope).status().code(), Code::kCapabilityUnavailable);
-  EXPECT_EQ(none.Flush("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ").status().code(), Code::kNotFound);
+  EXPECT_EQ(none.Flush("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ").status().code(), Code::kCapabilityUnavailable);
   EXPECT_EQ(flush.Flush("").status().code(), Code::kInvalidArgument);
   // Two flushes at once: one window, processed once.
   fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Only once.", "evidence": ["S1"]}]})", 200, 300}});
@@ -303,10 +309,15 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   EXPECT_EQ(a->processed + b->processed, 1);
   EXPECT_EQ(Entries().size(), 1u);
   EXPECT_EQ(fake.chat_requests(), 1);
-  // Random scope ids (a 404 each) leave nothing behind: the lock map used to keep a mutex for
-  // every string ever named, growing the server forever.
-  for (int i = 0; i < 2000; ++i)
-    EXPECT_EQ(flush.Flush("scope-that-does-not-exist-" + std::to_string(i)).status().code(), Code::kNotFound);
+  // Random scope names (idle at 0 each: a scope nobody wrote to) leave nothing behind: the lock
+  // map used to keep a mutex for every string ever named, growing the server forever.
+  for (int i = 0; i < 2000; ++i) {
+    auto idle = flush.Flush("scope-that-does-not-exist-" + std::to_string(i));
+    PC_ASSERT_OK(idle);
+    EXPECT_FALSE(idle->processed);
+    EXPECT_EQ(idle->current_cursor, 0);
+  }
+  EXPECT_FALSE(f.memory->GetScopeByKey("scope-that-does-not-exist-0").ok()) << "a flush created a scope";
   EXPECT_EQ(flush.locked_scopes(), 0u);
 }
 

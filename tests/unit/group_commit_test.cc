@@ -72,20 +72,21 @@ TEST(GroupCommit, ConcurrentWritesShareCommitsAndLoseNothing) {
 TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
   testing::Fixture f;
   std::string scope = f.NewScope();
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "the first entry", "", "t", {}}));
   constexpr int kThreads = 16;
   std::atomic<int> won{0}, conflicts{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      // Everyone believes the memory is empty; exactly one can be right.
-      auto r = f.memory->Remember({scope, "fact", "claim " + std::to_string(t), "", "t", int64_t{0}});
+      // Everyone believes the memory is at revision 1; exactly one can be right.
+      auto r = f.memory->Remember({scope, "fact", "claim " + std::to_string(t), "", "t", int64_t{1}});
       if (r.ok()) ++won;
       else if (r.status().code() == Code::kConflict) ++conflicts;
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(won, 1);
   EXPECT_EQ(conflicts, kThreads - 1);
-  EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 1);
+  EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 2);
 
   // Writes that fail inside a shared transaction are undone alone: duplicates and stale revises
   // mixed with good adds.
@@ -108,7 +109,7 @@ TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
   EXPECT_GE(added, kThreads * 5);
   EXPECT_LE(added, kThreads * 5 + 1);
   EXPECT_EQ(added + refused, kThreads * 10);
-  EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 2 + added);
+  EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 3 + added);
 }
 
 // A write that fails after it changed rows, in a group with others: the group runs again with a

@@ -53,7 +53,7 @@ TEST(Body, CitationInBothForms) {
 
 TEST(ErrorJson, Shape) {
   Json j = ErrorJson(Conflict("stale").WithDetail("current_revision", int64_t{7}));
-  EXPECT_EQ(j["error"]["code"], "conflict");
+  EXPECT_EQ(j["error"]["code"], "revision_conflict");
   EXPECT_EQ(j["error"]["message"], "stale");
   EXPECT_EQ(j["error"]["details"]["current_revision"], 7);
 }

@@ -1,5 +1,7 @@
 // The MCP protocol layer and streamable-HTTP checks, in process against the real store: version
 // negotiation, JSON-RPC errors, notifications, batches, tool errors, Host/Origin validation.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -94,7 +96,7 @@ TEST_F(McpTest, MistypedMessagesAreJsonRpcErrors) {
   auto wrong = Call({{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"},
                      {"params", {{"name", "list_scopes"}, {"arguments", {{"key", 5}}}}}});
   EXPECT_TRUE(wrong["result"]["isError"]);
-  EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+  EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["code"], "invalid_request");
   EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["details"]["field"], "key");
   // And the session goes on.
   EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 10}, {"method", "ping"}})["id"], 10);
@@ -117,31 +119,51 @@ TEST_F(McpTest, StdioSurvivesHostileLines) {
   EXPECT_TRUE(replies[3].contains("result"));
 }
 
-// One scope resolver (client/scope_resolver.h) for MCP and the CLI: a read of a key nobody wrote to
-// is not_found and creates nothing (MCP's own resolver used to create a scope on a search).
+// A scope is named by the caller (scope_id: project:…): a read of one nobody wrote to answers
+// the empty result and creates nothing; the first write creates it.
 TEST_F(McpTest, ReadsNeverCreateScopes) {
   auto call = [&](const char* tool, json arguments) {
     return Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
                  {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}})["result"];
   };
-  for (const char* tool : {"search_memory", "prepare_context"}) {
-    auto r = call(tool, {{"scope_key", "project:never-written"}, {"query", "x"}});
-    EXPECT_TRUE(r["isError"]) << tool;
-    EXPECT_EQ(r["structuredContent"]["error"]["code"], "not_found") << tool;
-  }
-  EXPECT_EQ(call("list_memory_entries", {{"scope_key", "project:never-written"}})["structuredContent"]["error"]["code"],
-            "not_found");
+  auto searched = call("search_memory", {{"scope_id", "project:never-written"}, {"query", "x"}});
+  EXPECT_FALSE(searched["isError"]) << searched.dump();
+  EXPECT_TRUE(searched["structuredContent"]["hits"].empty());
+  auto prepared = call("prepare_context", {{"scope_id", "project:never-written"}, {"query", "x"}});
+  EXPECT_EQ(prepared["structuredContent"]["status"], "empty");
+  EXPECT_TRUE(call("list_memory_entries", {{"scope_id", "project:never-written"}})["structuredContent"]["entries"].empty());
   EXPECT_TRUE(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].empty());
-  // A write creates it, and then reads find it.
+  // A write creates it, and then reads find it (scope_key is the older name of scope_id).
   EXPECT_FALSE(call("remember_memory", {{"scope_key", "project:never-written"}, {"kind", "fact"}, {"text", "Now it exists."}})["isError"]);
-  EXPECT_FALSE(call("search_memory", {{"scope_key", "project:never-written"}, {"query", "exists"}})["isError"]);
+  auto found = call("search_memory", {{"scope_id", "project:never-written"}, {"query", "exists"}});
+  EXPECT_EQ(found["structuredContent"]["hits"].size(), 1u);
+  EXPECT_EQ(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].size(), 1u);
+}
+
+// Every tool says whether it only reads, can replace something, and is safe to repeat.
+TEST_F(McpTest, ToolsCarryAnnotations) {
+  auto list = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}})["result"]["tools"];
+  std::map<std::string, json> by_name;
+  for (const json& t : list) {
+    ASSERT_TRUE(t["annotations"].is_object()) << t["name"];
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint"})
+      EXPECT_TRUE(t["annotations"][hint].is_boolean()) << t["name"] << " " << hint;
+    by_name[t["name"]] = t["annotations"];
+  }
+  for (const char* name : {"remember_memory", "search_memory", "revise_memory_entry", "retire_memory_entry",
+                           "list_memory_entries", "get_memory_entry", "capture_content_source"})
+    EXPECT_TRUE(by_name.count(name)) << name;
+  EXPECT_TRUE(by_name["search_memory"]["readOnlyHint"]);
+  EXPECT_FALSE(by_name["remember_memory"]["readOnlyHint"]);
+  EXPECT_TRUE(by_name["retire_memory_entry"]["destructiveHint"]);
+  EXPECT_TRUE(by_name["capture_content_source"]["idempotentHint"]);
 }
 
 TEST_F(McpTest, ToolErrorsCarryOurCode) {
   auto bad = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
                    {"params", {{"name", "remember_memory"}, {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
   EXPECT_TRUE(bad["result"]["isError"]);
-  EXPECT_EQ(bad["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+  EXPECT_EQ(bad["result"]["structuredContent"]["error"]["code"], "invalid_request");
   EXPECT_EQ(bad["result"]["structuredContent"]["error"]["details"]["field"], "text");
   auto ok = Call({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
                   {"params", {{"name", "remember_memory"},
@@ -149,10 +171,17 @@ TEST_F(McpTest, ToolErrorsCarryOurCode) {
   EXPECT_FALSE(ok["result"]["isError"]);
   EXPECT_EQ(ok["result"]["structuredContent"]["entry"]["text"], "Kept.");
   EXPECT_EQ(json::parse(ok["result"]["content"][0]["text"].get<std::string>())["entry"]["text"], "Kept.");
+  // A citation goes back as it came: the object the answer gave.
+  auto got = Call({{"jsonrpc", "2.0"}, {"id", 4}, {"method", "tools/call"},
+                   {"params", {{"name", "get_memory_entry"},
+                               {"arguments", {{"scope_id", "project:t"},
+                                              {"citation", ok["result"]["structuredContent"]["entry"]["citation"]}}}}}});
+  EXPECT_FALSE(got["result"]["isError"]) << got.dump();
+  EXPECT_EQ(got["result"]["structuredContent"]["text"], "Kept.");
   auto unknown_field = Call({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
                              {"params", {{"name", "search_memory"},
                                          {"arguments", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}}}}});
-  EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_argument");
+  EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_request");
 }
 
 // Host and Origin are the edge guard's (tests/e2e/http_edge_test.cc); here the transport itself.
@@ -180,7 +209,7 @@ TEST_F(McpTest, StdioIsOneMessagePerLine) {
   ASSERT_TRUE(std::getline(lines, b));
   EXPECT_FALSE(std::getline(lines, c));
   EXPECT_EQ(json::parse(a)["id"], 1);
-  EXPECT_EQ(json::parse(b)["result"]["tools"].size(), 12u);
+  EXPECT_EQ(json::parse(b)["result"]["tools"].size(), McpTools::List().size());
 }
 
 }  // namespace

@@ -43,13 +43,21 @@ TEST_F(MemoryServiceTest, ScopesAreIdempotentByKey) {
   EXPECT_TRUE(other->created);
   EXPECT_NE(other->scope.memory_artifact_id, again->scope.memory_artifact_id);
   EXPECT_EQ(f.memory->GetScope("scp_nope").status().code(), Code::kNotFound);
+  // The spec's scope_id: 1–256 characters, not blank; server ids (scp_…) cannot be chosen.
   EXPECT_EQ(f.memory->CreateScope("  ").status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(f.memory->CreateScope("a\nb").status().code(), Code::kInvalidArgument);
-  // Only canonical keys: look-alikes can never name a second scope.
-  EXPECT_EQ(f.memory->CreateScope("project:test\u3000").status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(f.memory->CreateScope("ｐroject:test").status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(f.memory->CreateScope("project:  test").status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(f.memory->CreateScope("project:\u200btest").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope("\u3000\t").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope("").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->CreateScope(std::string(257, 'k')).status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(f.memory->CreateScope(std::string(256, 'k')).ok());
+  EXPECT_TRUE(f.memory->CreateScope(std::string(256 / 3, 'k') + std::string("订")).ok());  // characters, not bytes
+  EXPECT_EQ(f.memory->CreateScope("scp_mine").status().code(), Code::kInvalidArgument);
+  // Compared byte for byte: what folds together elsewhere names other scopes here.
+  for (const char* key : {"Project:test", "project:test\u3000", "ｐroject:test", "project:  test",
+                          "project:\u200btest", "project:TEST"}) {
+    auto made = f.memory->CreateScope(key);
+    PC_ASSERT_OK(made);
+    EXPECT_TRUE(made->created) << key;
+  }
   EXPECT_TRUE(f.memory->CreateScope("项目:订单导入").ok());
   EXPECT_EQ(f.memory->GetScope("\xff").status().code(), Code::kInvalidArgument);
 }
@@ -89,14 +97,16 @@ TEST_F(MemoryServiceTest, DuplicateOfRetiredEntryIsNew) {
 }
 
 TEST_F(MemoryServiceTest, ExpectedRevisionConflicts) {
-  Remember("one", "fact", 0);
-  auto stale = f.memory->Remember({scope, "fact", "two", "", "test", 0});
+  Remember("one");
+  EXPECT_EQ(f.memory->Remember({scope, "fact", "two", "", "test", 0}).status().code(), Code::kInvalidArgument);
+  Remember("two", "fact", 1);
+  auto stale = f.memory->Remember({scope, "fact", "three", "", "test", 1});
   ASSERT_EQ(stale.status().code(), Code::kConflict);
   ASSERT_EQ(stale.status().details().size(), 1u);
   EXPECT_EQ(stale.status().details()[0].key, "current_revision");
-  EXPECT_EQ(std::get<int64_t>(stale.status().details()[0].value), 1);
-  EXPECT_EQ(Head(), 1);
-  EXPECT_TRUE(Remember("two", "fact", 1).changed);
+  EXPECT_EQ(std::get<int64_t>(stale.status().details()[0].value), 2);
+  EXPECT_EQ(Head(), 2);
+  EXPECT_TRUE(Remember("three", "fact", 2).changed);
 }
 
 TEST_F(MemoryServiceTest, ReviseMakesNextVersionAndKeepsOthers) {
@@ -275,10 +285,13 @@ TEST_F(MemoryServiceTest, BadInputChangesNothing) {
       {{scope, "fact", "\u200b\u200b\ufeff", "", "", {}}, Code::kInvalidArgument},  // invisible only
       {{scope, "fact", "\u034f\u115f\u3164", "", "", {}}, Code::kInvalidArgument},  // ignorables
       {{scope, "fact", "\xff\xfe", "", "", {}}, Code::kInvalidArgument},
-      {{scope, "Fact", "x", "", "", {}}, Code::kInvalidArgument},
+      {{scope, "a\nkind", "x", "", "", {}}, Code::kInvalidArgument},
+      {{scope, std::string(129, 'k'), "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", std::string(limits.max_entry_bytes + 1, 'x'), "", "", {}}, Code::kTooLarge},
       {{scope, "fact", "x", std::string(limits.max_reason_bytes + 1, 'r'), "", {}}, Code::kTooLarge},
-      {{"scp_01M8NBY5Z4E603HKW9W05XEGN8", "fact", "x", "", "", {}}, Code::kNotFound},
+      {{"scp_01M8NBY5Z4E603HKW9W05XEGN8", "fact", "x", "", "", {}}, Code::kInvalidArgument},  // not ours to create
+      {{" ", "fact", "x", "", "", {}}, Code::kInvalidArgument},
+      {{scope, "fact", "x", "", "", 0}, Code::kInvalidArgument},
       {{"", "fact", "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "x", "", "", -1}, Code::kInvalidArgument},
   };

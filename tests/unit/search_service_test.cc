@@ -76,8 +76,14 @@ TEST_F(SearchServiceTest, ModesAndCapabilities) {
   EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
   req.limit = 101;
   EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
-  req = {"scp_01M8NBY5Z4E603HKW9W05XEGN8", "x", SearchMode::kFts, 10, false, std::nullopt};
-  EXPECT_EQ(search.Search(req).status().code(), Code::kNotFound);
+  // A scope nobody wrote to (never issued, or never named): nothing to find, no memory.
+  for (const char* unknown : {"scp_01M8NBY5Z4E603HKW9W05XEGN8", "project:never-written"}) {
+    req = {unknown, "x", SearchMode::kFts, 10, false, std::nullopt};
+    auto none = search.Search(req);
+    PC_ASSERT_OK(none);
+    EXPECT_TRUE(none->hits.empty());
+    EXPECT_TRUE(none->memory.artifact_id.empty());
+  }
 }
 
 TEST_F(SearchServiceTest, HostileQueriesAreJustSearches) {

@@ -1,0 +1,69 @@
+// The spec's health and capability routes: GET /health/live, GET /health/ready (ready, degraded
+// or not_ready, with a check per binding), GET /v1/capabilities. Our per-mode account with
+// reasons is GET /v1/capabilities/search (api/routes.cc).
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+
+namespace pc {
+namespace {
+
+// The database answers a read. Anything else is not_ready: nothing works without it.
+bool DatabaseReady(MemoryService& memory) {
+  PageRequest one;
+  one.limit = 1;
+  return memory.ListScopes(one).ok();
+}
+
+// Readiness (interfaces.md "HTTP and MCP"): 200 ready when every check passes, 200 degraded when
+// only a configured model provider fails, 503 not_ready when the database fails. A provider that
+// is not configured is intentionally unbound: it has no check.
+Result<ApiResponse> Ready(Services& s, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
+  Json checks = Json::object();
+  const bool database = DatabaseReady(s.memory);
+  checks["database"] = database ? "ready" : "unavailable";
+  bool degraded = false;
+  if (s.search.has_embedder()) {
+    PC_ASSIGN_OR_RETURN(auto caps, s.search.Capabilities(""));
+    bool vector = false;
+    for (const Capability& c : caps) vector = vector || (c.mode == "vector" && c.available);
+    checks["embedding"] = vector ? "ready" : "unavailable";
+    degraded = degraded || !vector;
+  }
+  if (s.flush.available()) checks["extraction"] = "ready";
+  const char* status = !database ? "not_ready" : degraded ? "degraded" : "ready";
+  return ApiResponse{database ? 200 : 503, Json{{"status", status}, {"checks", checks}}};
+}
+
+Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
+  Json modes = Json::array({"auto", "fts"});
+  if (s.search.has_embedder()) {
+    modes.push_back("vector");
+    modes.push_back("hybrid");
+  }
+  const bool extraction = s.flush.available();
+  return ApiResponse{200, Json{{"source_types", Json::array({kContentSourceName})},
+                               {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily})},
+                               {"memory_extraction", extraction},
+                               {"experience_generation", false},
+                               {"managed_skill_generation", false},
+                               {"external_skill_registry", false},
+                               {"handoff_generation", extraction},
+                               {"search_modes", modes},
+                               {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};
+}
+
+}  // namespace
+
+void AddHealthRoutes(Router& router, Services services) {
+  auto shared = std::make_shared<Services>(services);
+  router.Add("GET", "/health/live", [](const ApiRequest&) -> Result<ApiResponse> {
+    return ApiResponse{200, Json{{"status", "alive"}}};
+  });
+  router.Add("GET", "/health/ready", [shared](const ApiRequest& r) { return Ready(*shared, r); });
+  router.Add("GET", "/v1/capabilities", [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
+}
+
+}  // namespace pc

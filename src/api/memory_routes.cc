@@ -1,0 +1,222 @@
+// The spec's memory operations (powercontext.openapi.yaml, tag memory): remember, search,
+// entries/list|get|revise|retire, changes. Requests and responses are exactly the spec's; what we
+// add (changed / duplicate_of, rerank, include_inactive on search, min_similarity …) is answered
+// only to a request that asks with a field a spec client never sends (docs/compatibility.md).
+// Decode, call the service, encode.
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+#include "common/utf8.h"
+
+namespace pc {
+namespace {
+
+constexpr const char* kDefaultActor = "api";
+constexpr int kSpecSearchLimit = 50;     // SearchMemoryRequest.limit maximum
+constexpr int kSpecDefaultLimit = 10;    // … and default
+constexpr size_t kMaxQueryChars = 8192;  // SearchMemoryRequest.query maxLength
+
+ApiResponse Ok(Json body) { return ApiResponse{200, std::move(body)}; }
+
+Status CheckQuery(const std::string& query) {
+  std::vector<int32_t> cps;
+  if (query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
+  if (!DecodeUtf8(query, cps)) return InvalidArgument("query is not valid UTF-8").WithDetail("field", "query");
+  if (cps.size() > kMaxQueryChars)
+    return InvalidArgument("query is longer than 8192 characters").WithDetail("field", "query");
+  return Status::Ok();
+}
+
+// The spec's reason: at most 512 characters.
+Result<std::string> Reason(const Body& body) {
+  PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
+  std::vector<int32_t> cps;
+  if (reason && (!DecodeUtf8(*reason, cps) || cps.size() > 512))
+    return InvalidArgument("reason must be at most 512 characters of UTF-8").WithDetail("field", "reason");
+  return reason.value_or("");
+}
+
+// MemoryMutationResponse; with `explain`, also whether it changed, the change in the revision's
+// terms (as GET /v1/memory/revisions lists it) and what it duplicates.
+Json MutationJson(const WriteOutcome& w, bool explain) {
+  Json j{{"memory", ToJson(w.memory)},
+         {"entry", w.entry ? ToJson(MemoryEntryView{*w.entry, w.memory, w.active}) : Json()}};
+  if (explain) {
+    j["changed"] = w.changed;
+    j["change"] = w.change ? ToJson(*w.change) : Json();
+    j["duplicate_of"] = w.duplicate_of ? ToJson(*w.duplicate_of) : Json();
+  }
+  return j;
+}
+
+Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "text", "reason",
+                                                        "expected_revision", "actor", "explain"}));
+  RememberRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
+  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
+  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
+  return Ok(MutationJson(out, explain.value_or(false)));
+}
+
+Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "kind", "text",
+                                                        "reason", "actor", "explain"}));
+  ReviseRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));  // required by the spec; ours keeps it
+  PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
+  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Revise(r));
+  return Ok(MutationJson(out, explain.value_or(false)));
+}
+
+Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "reason", "actor",
+                                                        "explain"}));
+  RetireRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
+  return Ok(MutationJson(out, explain.value_or(false)));
+}
+
+// MemoryEntry at the citation's revision; with `explain`, also whether it is still current.
+Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "explain"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(Citation c, body.RequiredCitation("citation"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  PC_ASSIGN_OR_RETURN(ReadOutcome out, svc.Read(scope_id, c));
+  Json j = ToJson(MemoryEntryView{out.version, out.citation.memory, out.active_at_revision});
+  if (explain.value_or(false)) {
+    j["head"] = ToJson(out.head);
+    j["current"] = out.current;
+  }
+  return Ok(j);
+}
+
+// The head's entries (active ones; all with include_inactive). Our listings at any revision, with
+// pages, are GET /v1/memory/entries.
+Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "include_inactive"}));
+  ListEntriesRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
+  r.include_inactive = inactive.value_or(false);
+  r.page.limit = kMaxPageLimit;
+  Json entries = Json::array();
+  MemoryRef memory;
+  while (true) {  // every entry, a store page at a time, all from the first page's revision
+    PC_ASSIGN_OR_RETURN(EntriesPage out, svc.ListEntries(r));
+    memory = out.memory;
+    for (const ManifestItem& m : out.items)
+      entries.push_back(ToJson(MemoryEntryView{m.version, out.memory, m.active}));
+    if (!out.next_cursor) break;
+    r.page.cursor = *out.next_cursor;
+    r.revision = out.memory.revision;
+  }
+  return Ok(Json{{"memory", MemoryRefOrNull(memory)}, {"entries", entries}});
+}
+
+Json ChangeJson(const Change& c, const std::string& reason) {
+  const char* op = c.op == ChangeOp::kAdd ? "add" : c.op == ChangeOp::kRevise ? "revise" : "deactivate";
+  return Json{{"op", op},
+              {"entry_id", c.entry_id},
+              {"from_entry_version_id",
+               c.op == ChangeOp::kRevise && c.from_version_id ? Json(*c.from_version_id) : Json()},
+              {"to_entry_version_id", c.op == ChangeOp::kRetire ? Json() : Json(c.to_version_id)},
+              {"reason", reason.empty() ? Json() : Json(reason)}};
+}
+
+Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "since_revision"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto since, body.OptInt("since_revision"));
+  PC_ASSIGN_OR_RETURN(ChangesPage out, svc.ListChanges(scope_id, since.value_or(0)));
+  Json revisions = Json::array();
+  for (const RevisionInfo& r : out.revisions) {
+    Json changes = Json::array();
+    for (const Change& c : r.changes) changes.push_back(ChangeJson(c, r.reason));
+    revisions.push_back(Json{{"memory_ref", ToJson(r.memory)}, {"changes", changes}});
+  }
+  return Ok(Json{{"memory", MemoryRefOrNull(out.head)}, {"revisions", revisions}});
+}
+
+Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
+                                                        "include_inactive", "min_similarity",
+                                                        "rerank", "explain"}));
+  SearchRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
+  PC_RETURN_IF_ERROR(CheckQuery(r.query));
+  PC_ASSIGN_OR_RETURN(auto mode, body.OptString("mode"));
+  if (mode) {
+    PC_ASSIGN_OR_RETURN(r.mode, ParseSearchMode(*mode));
+  }
+  PC_ASSIGN_OR_RETURN(auto limit, body.OptInt("limit"));
+  if (limit && (*limit < 1 || *limit > kSpecSearchLimit))
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kSpecSearchLimit))
+        .WithDetail("field", "limit");
+  r.limit = static_cast<int>(limit.value_or(kSpecDefaultLimit));
+  PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
+  r.include_inactive = inactive.value_or(false);
+  PC_ASSIGN_OR_RETURN(r.min_similarity, body.OptNumber("min_similarity"));
+  PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
+  r.rerank = rerank.value_or(false);
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
+  const bool found = !out.memory.artifact_id.empty();
+  Json hits = Json::array();
+  for (const SearchHit& h : out.hits) {
+    Json j{{"citation", ToJson(Citation{out.memory, h.item.version.entry_id,
+                                        h.item.version.entry_version_id})},
+           {"text", h.item.version.text},
+           {"score", h.score},
+           {"matched_by", h.matched_by}};
+    if (explain.value_or(false)) {
+      j["kind"] = h.item.version.kind;
+      j["state"] = h.item.active ? "active" : "inactive";
+      j["rerank_score"] = h.rerank_score ? Json(*h.rerank_score) : Json();
+    }
+    hits.push_back(std::move(j));
+  }
+  return Ok(Json{{"memory", MemoryRefOrNull(out.memory)},
+                 {"mode", found ? Json(SearchModeName(out.mode_used)) : Json()},
+                 {"hits", hits}});
+}
+
+}  // namespace
+
+void AddMemoryRoutes(Router& router, Services services) {
+  MemoryService* svc = &services.memory;
+  SearchService* search = &services.search;
+  auto bind = [svc](Result<ApiResponse> (*fn)(MemoryService&, const ApiRequest&)) {
+    return [svc, fn](const ApiRequest& req) { return fn(*svc, req); };
+  };
+  router.Add("POST", "/v1/memory/remember", bind(Remember));
+  router.Add("POST", "/v1/memory/entries/list", bind(ListEntries));
+  router.Add("POST", "/v1/memory/entries/get", bind(GetEntry));
+  router.Add("POST", "/v1/memory/entries/revise", bind(Revise));
+  router.Add("POST", "/v1/memory/entries/retire", bind(Retire));
+  router.Add("POST", "/v1/memory/changes", bind(Changes));
+  router.Add("POST", "/v1/memory/search",
+             [search](const ApiRequest& req) { return Search(*search, req); });
+}
+
+}  // namespace pc
