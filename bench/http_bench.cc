@@ -76,7 +76,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     auto res = c.Post("/v1/memory/remember",
                       nlohmann::json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}}.dump(),
                       "application/json");
-    return res && res->status == 201;
+    return res && res->status == 200;
   };
 
   std::vector<double> one;

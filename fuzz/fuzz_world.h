@@ -8,6 +8,7 @@
 //   $CITE      the current citation (string form) of an active entry, made if none is left
 //   "$CITEOBJ" the same citation as a JSON object
 //   $OLDCITE   the citation of the scope's first entry at revision 1 (stale once anything changed)
+//   $DRAFT     a handoff draft citing an active entry; $PREPARED the prepared handoff it finalizes to
 #pragma once
 
 #include <sys/stat.h>
@@ -108,6 +109,15 @@ class World {
       Replace(body, "$CITE", CitationString(cite));
     }
     Replace(body, "$OLDCITE", old_citation_);
+    if (body.find("$DRAFT") != std::string::npos || body.find("$PREPARED") != std::string::npos) {
+      Json draft = Draft();
+      Replace(body, "$DRAFT", draft.dump());
+      if (body.find("$PREPARED") != std::string::npos) {
+        ApiResponse prepared = Post("/v1/handoff/finalize", Json{{"scope_id", scope_id_}, {"draft", draft}}.dump());
+        FUZZ_CHECK(prepared.status == 200, prepared.body.dump());
+        Replace(body, "$PREPARED", prepared.body.dump());
+      }
+    }
     return body;
   }
 
@@ -137,9 +147,8 @@ class World {
     ApiResponse source = Post("/v1/sources", Substitute(R"({"scope_id": "$SCOPE", "kind": "work_log",
         "content": "Ran the contract tests after the migration: 12 passed, 1 flaky."})"));
     FUZZ_CHECK(source.status == 201, source.body.dump());
-    ApiResponse handoff = Post("/v1/handoff", Substitute(R"({"scope_id": "$SCOPE",
-        "summary": "Schema migration merged.", "next_steps": ["Wire the CSV validator"]})"));
-    FUZZ_CHECK(handoff.status == 201, handoff.body.dump());
+    ApiResponse handoff = Post("/v1/handoff/commit", Substitute(R"({"scope_id": "$SCOPE", "handoff": $PREPARED})"));
+    FUZZ_CHECK(handoff.status == 200, handoff.body.dump());
   }
 
   ApiResponse Get(const std::string& path, std::multimap<std::string, std::string> query) {
@@ -158,6 +167,16 @@ class World {
   static void Replace(std::string& s, const std::string& from, const std::string& to) {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
       s.replace(at, from.size(), to);
+  }
+
+  // A handoff draft (RFC 0048) whose one statement cites an active entry at the head.
+  Json Draft() {
+    Json cite{{"kind", "memory"}, {"memory_citation", CurrentCitation()}};
+    return Json{{"objective", "Ship the orders importer."},
+                {"state", Json::array({Json{{"text", "Schema migration merged."}, {"citations", Json::array({cite})}}})},
+                {"disposition", "continuable"},
+                {"next_action", Json{{"text", "Wire the CSV validator."}, {"citations", Json::array({cite})}}},
+                {"omissions", Json::array()}};
   }
 
   // An active entry's citation at the head; remembers one when every entry has been retired.

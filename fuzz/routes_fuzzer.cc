@@ -1,8 +1,9 @@
 // Every POST route's JSON request decoding, in process, over a real store (fuzz_world.h).
 //
-// Input: the first byte picks the route, (byte - 'a') mod 15 in the order of kRoutes ('a' is
-// /v1/scopes, 'b' /v1/memory/remember, … 'l' /v1/handoff, … 'o'); the rest is the body, with the
-// placeholders of fuzz_world.h ($SCOPE, $CITE, "$CITEOBJ", $OLDCITE) replaced.
+// Input: the first byte picks the route, (byte - 'a') mod 19 in the order of kRoutes ('a' is
+// /v1/scopes, 'b' /v1/memory/remember, … 'l' /v1/handoff/commit, … 's'); the rest is the body,
+// with the placeholders of fuzz_world.h ($SCOPE, $CITE, "$CITEOBJ", $OLDCITE, $DRAFT, $PREPARED)
+// replaced.
 //
 // Checked: nothing throws or crashes; no answer is a 500 (Dispatch turns an exception into
 // "internal"); every error has the {"error": {code, message, details}} shape and reads back as a
@@ -22,8 +23,9 @@ namespace {
 constexpr const char* kRoutes[] = {
     "/v1/scopes",          "/v1/memory/remember", "/v1/memory/entries/revise", "/v1/memory/entries/retire",
     "/v1/memory/entries/get", "/v1/memory/search", "/v1/memory/reindex", "/v1/sources",
-    "/v1/sources/batch",   "/v1/memory/flush",    "/v1/context/prepare", "/v1/handoff",
-    "/v1/sources/content", "/v1/memory/entries/list", "/v1/memory/changes",
+    "/v1/sources/batch",   "/v1/memory/flush",    "/v1/context/prepare", "/v1/handoff/commit",
+    "/v1/sources/content", "/v1/memory/entries/list", "/v1/memory/changes", "/v1/handoff/finalize",
+    "/v1/handoff/continue", "/v1/handoff/prepare", "/v1/handoff/activate",
 };
 constexpr size_t kRouteCount = sizeof(kRoutes) / sizeof(kRoutes[0]);
 

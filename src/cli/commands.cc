@@ -21,7 +21,7 @@ struct Opts {
   std::string scope, kind, text, file, reason, citation, cursor, entry;
   std::string purpose, idempotency_key, metadata;
   std::string from, to, state;
-  std::vector<std::string> decisions, next_steps, open_questions;
+  std::vector<std::string> citations;
   int64_t max_bytes = 8000;
   bool no_handoff = false;
   std::optional<int64_t> expected_revision, revision, after;
@@ -44,6 +44,29 @@ int Print(const Result<Json>& r, bool json, std::string (*format)(const Json&)) 
   if (!r.ok()) return Fail(r.status());
   std::cout << (json ? r->dump(2) + "\n" : format(*r));
   return 0;
+}
+
+// A JSON document given as a file name, or - for standard input.
+Result<Json> JsonArgument(const std::string& file) {
+  std::string text;
+  if (file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read " + file);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return InvalidArgument(file + ": " + parsed.status().message());
+  return std::move(parsed).value();
+}
+
+// A citation argument: its string form as it is, or the JSON object an answer printed.
+Result<Json> CitationArgument(const std::string& arg) {
+  if (arg.empty() || arg[0] != '{') return Json(arg);
+  auto parsed = ParseJson(arg);
+  if (!parsed.ok()) return InvalidArgument("citation: " + parsed.status().message());
+  return std::move(parsed).value();
 }
 
 // The text of an entry: the argument, "-" for standard input, or --file.
@@ -172,7 +195,9 @@ void AddWriteCommands(Registry& r) {
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, false);
     if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"citation", o->citation}, {"text", *text}, {"actor", "cli"},
+    auto cite = CitationArgument(o->citation);
+    if (!cite.ok()) return Fail(cite.status());
+    Json body{{"scope_id", *scope_id}, {"citation", *cite}, {"text", *text}, {"actor", "cli"},
               {"explain", true}};
     if (!o->kind.empty()) body["kind"] = o->kind;
     if (!o->reason.empty()) body["reason"] = o->reason;
@@ -184,7 +209,9 @@ void AddWriteCommands(Registry& r) {
   retire->add_option("citation", o->citation, "the entry's current citation")->required();
   retire->add_option("--reason", o->reason, "why it no longer holds");
   r.Scoped(retire, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id}, {"citation", o->citation}, {"actor", "cli"}, {"explain", true}};
+    auto cite = CitationArgument(o->citation);
+    if (!cite.ok()) return Fail(cite.status());
+    Json body{{"scope_id", scope_id}, {"citation", *cite}, {"actor", "cli"}, {"explain", true}};
     if (!o->reason.empty()) body["reason"] = o->reason;
     return Print(api.Post("/v1/memory/entries/retire", body), json, FormatWrite);
   });
@@ -274,8 +301,10 @@ void AddReadCommands(Registry& r) {
   AddScopeOption(read, *o);
   read->add_option("citation", o->citation, "a citation string")->required();
   r.Scoped(read, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    auto cite = CitationArgument(o->citation);
+    if (!cite.ok()) return Fail(cite.status());
     return Print(api.Post("/v1/memory/entries/get",
-                          Json{{"scope_id", scope_id}, {"citation", o->citation}, {"explain", true}}),
+                          Json{{"scope_id", scope_id}, {"citation", *cite}, {"explain", true}}),
                  json, FormatRead);
   });
 }
@@ -331,7 +360,7 @@ void AddSourceCommands(Registry& r) {
   });
 }
 
-// prepare, handoff write / show / history
+// prepare, handoff prepare / finalize / commit / continue / show / history
 void AddContextCommands(Registry& r) {
   CLI::App& app = r.app;
   std::shared_ptr<Opts> o = r.o;
@@ -348,33 +377,49 @@ void AddContextCommands(Registry& r) {
     return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
   });
 
-  CLI::App* handoff = app.add_subcommand("handoff", "write or read where the work stands");
+  // The handoff (RFC 0048, docs/handoff.md): prepare a draft from exact evidence, inspect it,
+  // finalize, commit by compare-and-set; continue re-checks every cited statement. The JSON each
+  // step prints (--json) is what the next one reads (a file, or - for standard input).
+  CLI::App* handoff = app.add_subcommand("handoff", "prepare, commit, continue or read where the work stands");
   handoff->require_subcommand(1);
-  CLI::App* handoff_write = handoff->add_subcommand("write", "write the next handoff revision");
-  AddScopeOption(handoff_write, *o);
-  handoff_write->add_option("summary", o->text, "where the work stands, or - to read standard input");
-  handoff_write->add_option("--file", o->file, "read the summary from a file");
-  handoff_write->add_option("--from", o->from, "who hands over");
-  handoff_write->add_option("--to", o->to, "who takes over");
-  handoff_write->add_option("--state", o->state, "the state of the work");
-  handoff_write->add_option("--decision", o->decisions, "a decision just made (repeatable)");
-  handoff_write->add_option("--next", o->next_steps, "a next step (repeatable)");
-  handoff_write->add_option("--question", o->open_questions, "an open question (repeatable)");
-  handoff_write->add_option("--expected-revision", o->expected_revision,
-                            "fail with a conflict unless the handoff is at this revision");
-  r.Add(handoff_write, [o](ApiClient& api, bool json) {
-    auto text = EntryText(*o);
-    if (!text.ok()) return Fail(text.status());
-    auto scope_id = ResolveScope(api, o->scope, true);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"summary", *text}, {"actor", "cli"},
-              {"decisions", o->decisions}, {"next_steps", o->next_steps},
-              {"open_questions", o->open_questions}};
-    if (!o->from.empty()) body["from"] = o->from;
-    if (!o->to.empty()) body["to"] = o->to;
-    if (!o->state.empty()) body["state"] = o->state;
-    if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
-    return Print(api.Post("/v1/handoff", body), json, FormatHandoff);
+  CLI::App* handoff_prepare = handoff->add_subcommand("prepare", "draft a handoff from exact evidence (needs an extraction provider)");
+  AddScopeOption(handoff_prepare, *o);
+  handoff_prepare->add_option("objective", o->text, "what the work is for")->required();
+  handoff_prepare->add_option("--cite", o->citations, "a memory citation the handoff rests on (repeatable)")->required();
+  handoff_prepare->add_option("--max-bytes", o->max_bytes, "the draft's budget in UTF-8 bytes (512-32768, default 8000)");
+  r.Scoped(handoff_prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    Json evidence = Json::array();
+    for (const std::string& c : o->citations) {
+      auto cite = CitationArgument(c);
+      if (!cite.ok()) return Fail(cite.status());
+      evidence.push_back(Json{{"kind", "memory"}, {"memory_citation", *cite}});
+    }
+    Json body{{"scope_id", scope_id}, {"objective", o->text}, {"evidence", evidence}, {"max_bytes", o->max_bytes}};
+    return Print(api.Post("/v1/handoff/prepare", body), json, FormatHandoffDraft);
+  });
+  CLI::App* handoff_finalize = handoff->add_subcommand("finalize", "turn an inspected draft into a prepared handoff");
+  AddScopeOption(handoff_finalize, *o);
+  handoff_finalize->add_option("draft", o->file, "the draft's JSON (a file, or - for standard input)")->required();
+  r.Scoped(handoff_finalize, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    auto draft = JsonArgument(o->file);
+    if (!draft.ok()) return Fail(draft.status());
+    return Print(api.Post("/v1/handoff/finalize", Json{{"scope_id", scope_id}, {"draft", *draft}}), json,
+                 FormatPreparedHandoff);
+  });
+  CLI::App* handoff_commit = handoff->add_subcommand("commit", "commit a prepared handoff (409 if the handoff moved on)");
+  AddScopeOption(handoff_commit, *o);
+  handoff_commit->add_option("prepared", o->file, "the prepared handoff's JSON (a file, or - for standard input)")->required();
+  r.Scoped(handoff_commit, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    auto prepared = JsonArgument(o->file);
+    if (!prepared.ok()) return Fail(prepared.status());
+    return Print(api.Post("/v1/handoff/commit", Json{{"scope_id", scope_id}, {"handoff", *prepared}}), json,
+                 FormatCommittedHandoff);
+  });
+  CLI::App* handoff_continue = handoff->add_subcommand("continue", "the latest handoff, each statement re-checked against the current state");
+  AddScopeOption(handoff_continue, *o);
+  r.Scoped(handoff_continue, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    return Print(api.Post("/v1/handoff/continue", Json{{"scope_id", scope_id}, {"selection", "latest"}}), json,
+                 FormatHandoffResolution);
   });
   CLI::App* handoff_show = handoff->add_subcommand("show", "the latest handoff (or --revision R)");
   AddScopeOption(handoff_show, *o);

@@ -183,17 +183,51 @@ std::string FormatPrepared(const Json& p) {
   return p.value("content", "");
 }
 
+// Our GET /v1/handoff: {reference, ref, content, text, actor, created_at}.
 std::string FormatHandoff(const Json& h) {
-  std::string out = h.value("ref", "") + "  " + h.value("created_at", "");
-  std::string from = h.value("from", ""), to = h.value("to", "");
-  if (!from.empty() || !to.empty()) out += "  " + from + " -> " + to;
-  out += "\n" + Indent(h.value("summary", ""), "  ") + "\n";
-  if (!h.value("state", "").empty()) out += "state: " + h.value("state", "") + "\n";
-  for (const char* list : {"decisions", "next_steps", "open_questions"}) {
-    if (!h.contains(list) || h[list].empty()) continue;
-    out += std::string(list) + ":\n";
-    for (const Json& item : h[list]) out += "  - " + item.get<std::string>() + "\n";
-  }
+  return h.value("ref", "") + "  " + h.value("created_at", "") + "  " + h.value("actor", "") + "\n" +
+         Indent(h.value("text", ""), "  ") + "\n";
+}
+
+namespace {
+
+// A HandoffContent or HandoffDraft: objective, cited statements, disposition, next action, omissions.
+std::string HandoffContentText(const Json& c) {
+  std::string out = "objective: " + c.value("objective", "") + "\n";
+  for (const Json& st : c.value("state", Json::array()))
+    out += "  - " + st.value("text", "") + " (" + std::to_string(st.value("citations", Json::array()).size()) +
+           " citations)\n";
+  out += "disposition: " + c.value("disposition", "") + "\n";
+  if (c.contains("next_action") && c["next_action"].is_object())
+    out += "next: " + c["next_action"].value("text", "") + "\n";
+  for (const Json& om : c.value("omissions", Json::array())) out += "  omitted: " + om.value("text", "") + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string FormatHandoffDraft(const Json& d) {
+  return HandoffContentText(d) + "(inspect it; then: handoff finalize with this draft's --json)\n";
+}
+
+std::string FormatPreparedHandoff(const Json& p) {
+  std::string base = p["base"].is_object() ? MemoryRefText(p["base"]) : "none yet";
+  return HandoffContentText(p["content"]) + "base: " + base + " (commit with this --json)\n";
+}
+
+std::string FormatCommittedHandoff(const Json& c) {
+  return "committed " + MemoryRefText(c["reference"]) + "\n" + HandoffContentText(c["content"]);
+}
+
+std::string FormatHandoffResolution(const Json& r) {
+  if (r.value("status", "") != "resolved") return "(no handoff yet)\n";
+  std::string out = "untrusted history: " + MemoryRefText(r["selected_revision"]) + "\n" +
+                    HandoffContentText(r["content"]);
+  for (const Json& check : r.value("evidence_checks", Json::array()))
+    if (check.value("status", "") != "available")
+      out += "  unavailable evidence for " + check.value("claim", "") +
+             (check["state_index"].is_number() ? " " + std::to_string(check["state_index"].get<int64_t>()) : "") +
+             ": re-establish it from current facts\n";
   return out;
 }
 

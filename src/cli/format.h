@@ -20,6 +20,10 @@ std::string FormatSources(const Json& page);
 std::string FormatFlush(const Json& outcome);
 std::string FormatPrepared(const Json& prepared);
 std::string FormatHandoff(const Json& handoff);
+std::string FormatHandoffDraft(const Json& draft);
+std::string FormatPreparedHandoff(const Json& prepared);
+std::string FormatCommittedHandoff(const Json& committed);
+std::string FormatHandoffResolution(const Json& resolution);
 std::string FormatHandoffs(const Json& page);
 
 }  // namespace pc

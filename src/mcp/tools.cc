@@ -137,22 +137,48 @@ const std::vector<Tool>& Tools() {
        "ones that pass validation (each with its source references); rejected proposals come back with "
        "their reasons. Needs an extraction provider on the server (else capability_unavailable).",
        Json::object(), {}, ScopeArg::kScoped, "POST", "/v1/memory/flush", kRuns, {{"explain", true}}},
-      {"write_handoff", "Write a handoff",
-       std::string("At the end of a session, record where the work stands for whoever continues: "
-                   "summary, state, decisions, next steps, open questions. Each write is a new version. ") +
-           kConflictHelp,
-       {{"summary", {{"type", "string"}}},
-        {"state", {{"type", "string"}}},
-        {"from", {{"type", "string"}}},
-        {"to", {{"type", "string"}}},
-        {"decisions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-        {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-        {"open_questions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-        {"expected_revision", {{"type", "integer"}, {"minimum", 0}}}},
-       {"summary"}, ScopeArg::kScoped, "POST", "/v1/handoff", kRuns, {{"actor", "mcp"}}},
+      {"prepare_handoff", "Prepare a handoff",
+       "At the end of a session, draft where the work stands for whoever continues, from exact "
+       "evidence: an objective, state statements each citing its evidence, a disposition "
+       "(continuable, blocked, complete), a cited next action and what was left out. Nothing is "
+       "written: inspect the draft, then finalize_handoff. Evidence items are {kind: memory, "
+       "memory_citation}, {kind: source, source_ref: {name, source_id}} or {kind: artifact, "
+       "artifact_ref}. Needs an extraction provider on the server (else capability_unavailable).",
+       {{"objective", {{"type", "string"}}},
+        {"evidence", {{"type", "array"}, {"minItems", 1}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}}}},
+       {"objective", "evidence"}, ScopeArg::kScoped, "POST", "/v1/handoff/prepare", kReads},
+      {"finalize_handoff", "Finalize a handoff",
+       "Check an inspected (possibly edited) draft against the scope (every citation must resolve) "
+       "and get the prepared handoff: hand it to the next session as it is, or commit_handoff it. "
+       "Nothing is written.",
+       {{"draft", {{"type", "object"}}}},
+       {"draft"}, ScopeArg::kScoped, "POST", "/v1/handoff/finalize", kReads},
+      {"commit_handoff", "Commit a handoff",
+       std::string("Commit a prepared handoff as the scope's next handoff revision, only if the handoff "
+                   "is still at the prepared one's base (compare-and-set); a retry of the same commit "
+                   "changes nothing. ") + kConflictHelp,
+       {{"handoff", {{"type", "object"}}}},
+       {"handoff"}, ScopeArg::kScoped, "POST", "/v1/handoff/commit", kAdds},
+      {"continue_handoff", "Continue from a handoff",
+       "At the start of a session: the latest (or an exact, or a prepared) handoff, with every cited "
+       "statement re-checked against the current memory and sources. It is untrusted history: do "
+       "not rely on a statement whose evidence is unavailable; re-establish it from current facts.",
+       {{"selection", {{"type", "string"}, {"enum", {"latest", "exact", "prepared"}}}},
+        {"revision", {{"type", "object"}, {"description", "The handoff revision {family, artifact_id, revision}, for exact."}}},
+        {"prepared", {{"type", "object"}, {"description", "A prepared handoff, for prepared."}}}},
+       {"selection"}, ScopeArg::kScoped, "POST", "/v1/handoff/continue", kReads},
+      {"activate_handoff", "Activate a handoff at a source",
+       "Draft a handoff once per captured source boundary (e.g. the session's last captured turn): "
+       "the first call for a boundary drafts it, later ones answer ignored.",
+       {{"boundary_source", {{"type", "object"}, {"description", "{name: content, source_id}"}}},
+        {"objective", {{"type", "string"}}},
+        {"evidence", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}}}},
+       {"boundary_source", "objective"}, ScopeArg::kScoped, "POST", "/v1/handoff/activate", kRuns},
       {"read_handoff", "Read the handoff",
-       "Read where the last session stopped (the latest handoff, or an older revision). Use this at "
-       "the start of a session. not_found means there is none yet.",
+       "Read a committed handoff as written (the latest, or an older revision), without re-checking "
+       "its evidence (continue_handoff does). not_found means there is none yet.",
        {{"revision", {{"type", "integer"}, {"minimum", 1}}}},
        {}, ScopeArg::kScoped, "GET", "/v1/handoff", kReads},
       {"list_scopes", "List scopes",

@@ -202,14 +202,15 @@ TEST_F(HttpEdge, BodiesMustBeJson) {
 }
 
 TEST_F(HttpEdge, RequestFraming) {
-  // Two different Content-Length headers: 400, nothing written, connection closed.
+  // Two different Content-Length headers: 422 (the spec's status for a request that violates the
+  // transport contract), nothing written, connection closed.
   int fd = Connect(port);
   std::string body = Remember("framed twice");
   SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               "Content-Length: " + std::to_string(body.size()) + "\r\nContent-Length: 5\r\n\r\n" + body);
   auto answers = ReadResponses(fd, 1, 3000);
   ASSERT_EQ(answers.size(), 1u);
-  EXPECT_EQ(answers[0].first, 400);
+  EXPECT_EQ(answers[0].first, 422);
   EXPECT_TRUE(ClosedWithin(fd, 2000));
   close(fd);
   EXPECT_EQ(Head(), 0);

@@ -127,8 +127,8 @@ TEST(HttpStory, FreshThenRestarted) {
   const int head = 4;
   ExpectError(http.Post("/v1/memory/remember", std::string("{\"scope_id\":")), 422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember", std::string("[]")), 422, "invalid_request");
-  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}}), 400,
-              "invalid_argument");
+  ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}}), 422,
+              "invalid_request");
   ExpectError(http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", 5}}),
               422, "invalid_request");
   ExpectError(http.Post("/v1/memory/remember",
