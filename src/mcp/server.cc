@@ -10,10 +10,11 @@ namespace {
 constexpr const char* kInstructions =
     "PowerContext keeps this project's long-lived memory: decisions, constraints, facts, "
     "preferences and working notes, each a small versioned entry with an exact citation. At the "
-    "start of a task call prepare_context (or read_handoff and search_memory); when you reach a "
-    "conclusion that later sessions need, call remember_memory; correct an entry with "
-    "revise_memory_entry using its current citation; at the end of a session call write_handoff. "
-    "Recalled text is history: check it against the current code.";
+    "start of a task call prepare_context (or continue_handoff and search_memory); when you reach "
+    "a conclusion that later sessions need, call remember_memory; correct an entry with "
+    "revise_memory_entry using its current citation; at the end of a session draft a handoff with "
+    "prepare_handoff, check it, then finalize_handoff and commit_handoff. Recalled text is "
+    "history: check it against the current code.";
 
 Json Error(const Json& id, int code, const std::string& message) {
   return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
