@@ -382,5 +382,71 @@ TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
   EXPECT_EQ(entries.second["entries"].size(), static_cast<size_t>(kClients * kEach));
 }
 
+// A caller-chosen scope id and our scp_ id are one namespace: the name and the id POST /v1/scopes
+// issues for it reach the same memory; names compare byte for byte; first writes that race on a
+// new name make one scope and lose nothing; reads of a name nobody wrote to create nothing.
+TEST(HttpStory, CallerNamedScopes) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  Http http(server.port());
+  auto remember = [&](const std::string& scope, const std::string& text) {
+    return http.Post("/v1/memory/remember", json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}});
+  };
+  auto search = [&](const std::string& scope, const std::string& query) {
+    return http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", query}});
+  };
+  // Reads of a name nobody wrote to: the spec's empty answers, and no scope made.
+  auto none = search("project:orders", "anything");
+  EXPECT_EQ(none.first, 200);
+  EXPECT_TRUE(none.second["hits"].empty());
+  EXPECT_TRUE(none.second["memory"].is_null());
+  EXPECT_EQ(http.Post("/v1/memory/entries/list", json{{"scope_id", "project:orders"}}).second["entries"].size(), 0u);
+  EXPECT_EQ(http.Post("/v1/memory/changes", json{{"scope_id", "project:orders"}}).second["revisions"].size(), 0u);
+  EXPECT_TRUE(http.Get("/v1/scopes").second["scopes"].empty());
+
+  ASSERT_EQ(remember("project:orders", "Orders come from the nightly CSV export.").first, 200);
+  auto issued = http.Post("/v1/scopes", json{{"key", "project:orders"}});
+  EXPECT_EQ(issued.first, 200);  // it exists already: the first write made it
+  const std::string id = issued.second["scope_id"];
+  EXPECT_EQ(id.rfind("scp_", 0), 0u);
+  ASSERT_EQ(remember(id, "Amounts are integer cents.").first, 200);
+  EXPECT_EQ(search("project:orders", "cents").second["hits"].size(), 1u);
+  EXPECT_EQ(search(id, "CSV").second["hits"].size(), 1u);
+  EXPECT_EQ(search(id, "CSV").second["memory"], search("project:orders", "CSV").second["memory"]);
+
+  // Byte for byte: another case, a trailing space, another Unicode form are other scopes.
+  for (const std::string other : {"Project:orders", "project:orders ", "ｐroject:orders"}) {
+    EXPECT_TRUE(search(other, "CSV").second["hits"].empty()) << other;
+    ASSERT_EQ(remember(other, "Mine alone.").first, 200) << other;
+    EXPECT_EQ(search(other, "CSV").second["hits"].size(), 0u) << other;
+  }
+  EXPECT_EQ(search("project:orders", "alone").second["hits"].size(), 0u);
+  EXPECT_EQ(http.Get("/v1/scopes").second["scopes"].size(), 4u);
+  // The server's prefix is the server's: a scp_ name it never issued is refused, not created.
+  auto forged = remember("scp_01M8NBY5Z4E603HKW9W05XEGN8", "x");
+  EXPECT_EQ(forged.first, 422);
+  EXPECT_EQ(http.Get("/v1/scopes").second["scopes"].size(), 4u);
+
+  // Sixteen clients' first writes to one new name: one scope, every write kept.
+  constexpr int kClients = 16;
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int c = 0; c < kClients; ++c)
+    threads.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", server.port());
+      auto res = client.Post("/v1/memory/remember",
+                             json{{"scope_id", "project:raced"}, {"kind", "fact"},
+                                  {"text", "first write " + std::to_string(c)}}.dump(),
+                             "application/json");
+      if (res && res->status == 200) ++ok;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), kClients);
+  auto raced = http.Get("/v1/scopes?key=project:raced");
+  ASSERT_EQ(raced.second["scopes"].size(), 1u);
+  EXPECT_EQ(raced.second["scopes"][0]["memory"]["revision"], kClients);
+}
+
 }  // namespace
 }  // namespace pc::testing
