@@ -60,7 +60,8 @@ std::string FormatWrite(const Json& w) {
     return out;
   }
   const Json& e = w["entry"];
-  std::string out = e["citation"].value("entry_id", "") + " v" +
+  std::string verb = w["change"].is_object() ? w["change"].value("op", "") + " " : "";
+  std::string out = verb + e["citation"].value("entry_id", "") + " v" +
                     std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
                     "] " + e.value("state", "") + " -> " + MemoryRefText(w["memory"]) + "\n";
   out += "citation: " + CitationText(e["citation"]) + "\n";

@@ -118,6 +118,45 @@ TEST_F(CliTest, ErrorsHaveMessagesAndExitCodes) {
   EXPECT_NE(bad_config.err.find("listen"), std::string::npos);
 }
 
+// The handoff steps pass JSON from one to the next (no model here: prepare is a capability
+// error, exit 6; the draft is written by hand, as an agent that inspected and edited one would).
+TEST_F(CliTest, HandoffFinalizeCommitContinue) {
+  CliResult r1 = Cli({"remember", "-s", "project:cli", "-k", "decision", "Ship on Tuesdays.", "--json"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  json cite = json::parse(r1.out)["entry"]["citation"];
+  CliResult no_model = Cli({"handoff", "prepare", "-s", "project:cli", "Ship it", "--cite", cite.dump()});
+  EXPECT_EQ(no_model.exit_code, 6) << no_model.err;
+  EXPECT_NE(no_model.err.find("capability_unavailable"), std::string::npos) << no_model.err;
+  json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
+  json draft{{"objective", "Ship the importer."},
+             {"state", json::array({{{"text", "Releases go out on Tuesdays."}, {"citations", evidence}}})},
+             {"disposition", "continuable"},
+             {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
+             {"omissions", json::array()}};
+  CliResult prepared = Cli({"handoff", "finalize", "-s", "project:cli", "-", "--json"}, draft.dump());
+  ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
+  EXPECT_EQ(json::parse(prepared.out)["schema"], "powercontext.prepared-handoff.v1");
+  CliResult committed = Cli({"handoff", "commit", "-s", "project:cli", "-"}, prepared.out);
+  ASSERT_EQ(committed.exit_code, 0) << committed.err;
+  EXPECT_NE(committed.out.find("committed handoff/"), std::string::npos) << committed.out;
+  // The same prepared handoff, edited, against a base that moved: a conflict, exit 4.
+  json edited = json::parse(prepared.out);
+  edited["content"]["disposition"] = "blocked";
+  CliResult stale = Cli({"handoff", "commit", "-s", "project:cli", "-"}, edited.dump());
+  EXPECT_EQ(stale.exit_code, 4) << stale.out << stale.err;
+  // Retire the cited entry: continue says that statement's evidence is gone.
+  CliResult retired = Cli({"retire", "-s", "project:cli", cite.dump()});
+  ASSERT_EQ(retired.exit_code, 0) << retired.err;
+  CliResult resumed = Cli({"handoff", "continue", "-s", "project:cli"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("Tag the release."), std::string::npos) << resumed.out;
+  EXPECT_NE(resumed.out.find("unavailable evidence"), std::string::npos) << resumed.out;
+  CliResult shown = Cli({"handoff", "show", "-s", "project:cli"});
+  EXPECT_NE(shown.out.find("Releases go out on Tuesdays."), std::string::npos) << shown.out;
+  CliResult bad = Cli({"handoff", "commit", "-s", "project:cli", "/no/such/file"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST_F(CliTest, ConfigShowPrintsEffectiveSettings) {
   CliResult shown = RunCli({"config", "show", "--data", "/tmp/x"});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
