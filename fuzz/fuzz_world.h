@@ -129,8 +129,9 @@ class World {
         sources_(*f_->store),
         flush_(*f_->store, &extractor_, &embedder_),
         handoff_(*f_->store, nullptr),
-        context_(*f_->store, search_) {
-    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_});
+        context_(*f_->store, search_),
+        stats_(*f_->store) {
+    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_});
     ApiResponse scope = Post("/v1/scopes", R"({"key": "project:fuzz"})");
     FUZZ_CHECK(scope.status == 201, scope.body.dump());
     scope_id_ = scope.body["scope_id"].get<std::string>();
@@ -200,6 +201,7 @@ class World {
   FlushService flush_;
   HandoffService handoff_;
   ContextService context_;
+  StatsService stats_;
   Router router_;
   std::string scope_id_;
   std::string old_citation_;

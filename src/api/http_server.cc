@@ -81,6 +81,7 @@ void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::
     auto& details = out.body["error"]["details"];
     if (details.contains("allow")) res.set_header("Allow", details["allow"].get<std::string>());
   }
+  for (const auto& [name, value] : out.headers) res.set_header(name, value);
   WriteJson(res, out.status, out.body);
 }
 

@@ -25,8 +25,12 @@ struct ApiRequest {
 };
 
 struct ApiResponse {
+  ApiResponse() = default;
+  ApiResponse(int s, Json b) : status(s), body(std::move(b)) {}
   int status = 200;
   Json body;
+  // Extra response headers (name, value), e.g. Cache-Control; JSON content type is always set.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 using ApiHandler = std::function<Result<ApiResponse>(const ApiRequest&)>;
@@ -59,5 +63,8 @@ void AddHandoffRoutes(Router& router, Services services);
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).
 void AddHealthRoutes(Router& router, Services services);
+// GET /v1/stats (api/stats_routes.cc), and its answer's JSON (the spec's ScopedStats).
+void AddStatsRoutes(Router& router, Services services);
+Json StatsJson(const ScopedStats& stats);
 
 }  // namespace pc

@@ -157,6 +157,7 @@ void AddRoutes(Router& router, Services services) {
   AddContextRoutes(router, services);
   AddHandoffRoutes(router, services);
   AddHealthRoutes(router, services);
+  AddStatsRoutes(router, services);
 }
 
 }  // namespace pc

@@ -7,6 +7,7 @@
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
+#include "service/stats_service.h"
 
 namespace pc {
 
@@ -17,6 +18,7 @@ struct Services {
   FlushService& flush;
   HandoffService& handoff;
   ContextService& context;
+  StatsService& stats;
 };
 
 }  // namespace pc

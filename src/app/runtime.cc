@@ -30,6 +30,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(), flush_options);
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
+  rt->stats = std::make_unique<StatsService>(*rt->store);
   return rt;
 }
 

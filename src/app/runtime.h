@@ -25,8 +25,9 @@ struct Runtime {
   std::unique_ptr<FlushService> flush;
   std::unique_ptr<HandoffService> handoff;
   std::unique_ptr<ContextService> context;
+  std::unique_ptr<StatsService> stats;
 
-  Services services() { return Services{*memory, *search, *sources, *flush, *handoff, *context}; }
+  Services services() { return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats}; }
 };
 
 // Opens the store (creating the data directory) and wires everything; an error says what failed.

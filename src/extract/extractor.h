@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "model/stats.h"
 
 namespace pc {
 
@@ -25,6 +26,13 @@ class Extractor {
   // ProviderError: it answered, but not usably (an HTTP error, a malformed envelope, a failed
   // command). Thread-safe.
   virtual Result<std::string> Extract(const ExtractionRequest& request) = 0;
+  // The same, adding to `usage` what the provider reported for a successful answer (nothing on
+  // failure). The default (a local command) counts one request with unknown token counts.
+  virtual Result<std::string> Extract(const ExtractionRequest& request, ModelUsage& usage) {
+    auto out = Extract(request);
+    if (out.ok()) usage.AddCall(std::nullopt, std::nullopt);
+    return out;
+  }
 };
 
 }  // namespace pc

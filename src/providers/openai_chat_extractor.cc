@@ -34,7 +34,23 @@ Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, b
                          deadline);
 }
 
+namespace {
+
+std::optional<int64_t> UsageField(const json& answer, const char* field) {
+  if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
+  const auto& u = answer["usage"];
+  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0) return std::nullopt;
+  return u[field].get<int64_t>();
+}
+
+}  // namespace
+
 Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request) {
+  ModelUsage ignored;
+  return Extract(request, ignored);
+}
+
+Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request, ModelUsage& usage) {
   // extract_timeout_seconds bounds the whole call: every attempt and back-off share one deadline.
   const Endpoint::Deadline deadline = http_->CallDeadline();
   Status last(Code::kProviderUnavailable, "no attempt made");
@@ -71,6 +87,7 @@ Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& reques
         !answer["choices"][0]["message"].contains("content") ||
         !answer["choices"][0]["message"]["content"].is_string())
       return Status(Code::kProviderError, "chat endpoint answered without choices[0].message.content");
+    usage.AddCall(UsageField(answer, "prompt_tokens"), UsageField(answer, "completion_tokens"));
     return answer["choices"][0]["message"]["content"].get<std::string>();
   }
   return last;

@@ -27,6 +27,9 @@ class OpenAiChatExtractor final : public Extractor {
   static Result<std::unique_ptr<OpenAiChatExtractor>> Create(OpenAiChatOptions options);
   std::string name() const override { return "openai/" + options_.model; }
   Result<std::string> Extract(const ExtractionRequest& request) override;
+  // Usage: one request, usage.prompt_tokens / usage.completion_tokens of the answer (each unknown
+  // when absent).
+  Result<std::string> Extract(const ExtractionRequest& request, ModelUsage& usage) override;
 
  private:
   OpenAiChatExtractor(OpenAiChatOptions options, std::unique_ptr<Endpoint> http)

@@ -45,7 +45,20 @@ Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOpt
   return e;
 }
 
-Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& texts) {
+namespace {
+
+// An OpenAI-compatible `usage.<field>`, if the answer reports it as a non-negative integer.
+std::optional<int64_t> UsageField(const nlohmann::json& answer, const char* field) {
+  if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
+  const auto& u = answer["usage"];
+  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0) return std::nullopt;
+  return u[field].get<int64_t>();
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& texts,
+                                                                   ModelUsage& usage) {
   nlohmann::json body{{"model", options_.model}, {"input", texts}};
   const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const Endpoint::Deadline deadline = http_->CallDeadline();
@@ -95,21 +108,30 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
     }
     for (const auto& v : out)
       if (v.empty()) return Status(Code::kProviderUnavailable, "embedding endpoint skipped an input");
+    usage.AddCall(UsageField(answer, "prompt_tokens"), std::nullopt);
     return out;
   }
   return last;
 }
 
 Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(const std::vector<std::string>& texts) {
+  ModelUsage ignored;
+  return Embed(texts, ignored);
+}
+
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(const std::vector<std::string>& texts,
+                                                              ModelUsage& usage) {
+  ModelUsage mine;  // reported only when the whole result succeeds
   std::vector<std::vector<float>> out;
   out.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); i += static_cast<size_t>(options_.batch_size)) {
     std::vector<std::string> batch(texts.begin() + static_cast<std::ptrdiff_t>(i),
                                    texts.begin() + static_cast<std::ptrdiff_t>(
                                        std::min(texts.size(), i + static_cast<size_t>(options_.batch_size))));
-    PC_ASSIGN_OR_RETURN(auto vectors, EmbedBatch(batch));
+    PC_ASSIGN_OR_RETURN(auto vectors, EmbedBatch(batch, mine));
     for (auto& v : vectors) out.push_back(std::move(v));
   }
+  usage.Add(mine);
   return out;
 }
 

@@ -33,10 +33,14 @@ class OpenAiEmbedder final : public Embedder {
   EmbeddingProfile profile() const override;
   std::string Unavailable() const override;
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
+  // Usage: one request per batch, input_tokens from the answer's usage.prompt_tokens (unknown
+  // when absent); an embedding has no output tokens, so output_tokens is unknown.
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                ModelUsage& usage) override;
 
  private:
   OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Endpoint> http);
-  Result<std::vector<std::vector<float>>> EmbedBatch(const std::vector<std::string>& texts);
+  Result<std::vector<std::vector<float>>> EmbedBatch(const std::vector<std::string>& texts, ModelUsage& usage);
 
   OpenAiEmbedderOptions options_;
   std::unique_ptr<Endpoint> http_;

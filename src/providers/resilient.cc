@@ -58,6 +58,11 @@ Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vect
   return breaker_.Through([&] { return inner_->Embed(texts); });
 }
 
+Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vector<std::string>& texts,
+                                                                 ModelUsage& usage) {
+  return breaker_.Through([&] { return inner_->Embed(texts, usage); });
+}
+
 ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest)
     : inner_(std::move(inner)), breaker_("rerank endpoint", rest) {}
 

@@ -52,6 +52,8 @@ class ResilientEmbedder final : public Embedder {
   EmbeddingProfile profile() const override { return inner_->profile(); }
   std::string Unavailable() const override;
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                ModelUsage& usage) override;
 
  private:
   std::unique_ptr<Embedder> inner_;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/stats.h"
 
 namespace pc {
 
@@ -33,6 +34,14 @@ class Embedder {
   // One unit-length vector of profile().dimension per text, in order. Thread-safe.
   // ProviderUnavailable when the provider cannot answer.
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) = 0;
+  // The same, adding to `usage` what a model provider reported for a successful result (its
+  // answered requests and token counts; nothing on failure). The default, for a local embedder
+  // that asks no model (the offline hash embedder), reports nothing.
+  virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
+                                                        ModelUsage& usage) {
+    (void)usage;
+    return Embed(texts);
+  }
 };
 
 }  // namespace pc

@@ -2,10 +2,69 @@
 
 #include "model/citation.h"
 #include "search/text_query.h"
+#include <iostream>
+#include <map>
+#include <set>
+
 #include "service/handoff_service.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
+namespace {
+
+// The exact sources each selectable item stands on: a memory entry's source_refs, an Experience
+// item (a source itself). A handoff has none here: its claims cite evidence, not one source text.
+using SourceRefsByItem = std::map<std::string, std::vector<std::string>>;
+
+// RFC 0072's recall measurement of one preparation, after selection and truncation: comparable
+// when ready and every selected item resolves to at least one source of the scope's log. Reads
+// the sources (append-only) in a read transaction of its own; never changes the result.
+RecallMeasurement MeasureRecall(Store& store, const std::string& scope_name, const PreparedContext& out,
+                                const SourceRefsByItem& refs) {
+  RecallMeasurement m;
+  m.preparations = 1;
+  if (!out.ready) return m;
+  m.ready_preparations = 1;
+  std::set<std::string> wanted;  // de-duplicated and sorted, as the RFC asks
+  for (const ContextItem& item : out.items) {
+    auto it = refs.find(item.ref);
+    if (it == refs.end() || it->second.empty()) return m;  // material without source lineage
+    wanted.insert(it->second.begin(), it->second.end());
+  }
+  int64_t baseline = 0;
+  std::set<std::string> resolved;
+  Status read = store.Read([&](ReadTxn& txn) -> Status {
+    baseline = 0;
+    resolved.clear();
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_name));
+    if (!scope) return Status::Ok();
+    for (const std::string& ref : wanted) {
+      std::optional<SourceRefParts> parts = ParseSourceRef(ref);
+      if (!parts) continue;
+      PC_ASSIGN_OR_RETURN(auto found, txn.ListSources(scope->scope_id, parts->position - 1, 1));
+      if (found.empty() || SourceRef(found[0]) != ref) continue;
+      baseline += EstimateTokens(found[0].content);
+      resolved.insert(ref);
+    }
+    return Status::Ok();
+  });
+  if (!read.ok()) {
+    std::cerr << "powercontext: warning: recall not measured (" << read.message() << ")" << std::endl;
+    return m;
+  }
+  for (const ContextItem& item : out.items) {  // every item needs one source that resolved
+    const auto& mine = refs.at(item.ref);
+    if (std::none_of(mine.begin(), mine.end(), [&](const std::string& r) { return resolved.count(r) > 0; }))
+      return m;
+  }
+  m.comparable_preparations = 1;
+  m.baseline_tokens = baseline;
+  m.recalled_tokens = EstimateTokens(out.content);
+  return m;
+}
+
+}  // namespace
 
 Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
@@ -17,10 +76,13 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
         .WithDetail("field", "max_bytes");
   // Memory: the search's own snapshot; every memory item cites that revision.
   PC_ASSIGN_OR_RETURN(SearchResult found,
-                      search_.Search({req.scope_id, req.query, req.mode,
+                      search_.SearchWithoutRecording({req.scope_id, req.query, req.mode,
                                       static_cast<int>(kMemoryCandidates), false, std::nullopt}));
   std::vector<ContextCandidate> candidates;
+  SourceRefsByItem source_refs;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    candidates.clear();
+    source_refs.clear();
     PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
     if (!scope) return Status::Ok();  // a scope nobody wrote to: an empty context
     if (req.include_handoff) {
@@ -34,10 +96,12 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
       const Citation c{found.memory, hit.item.version.entry_id, hit.item.version.entry_version_id};
       candidates.push_back({ContextItemType::kMemory, FormatCitation(c), hit.item.version.kind,
                             hit.item.version.text, hit.score, "\"citation\":" + CitationJson(c)});
+      source_refs[candidates.back().ref] = hit.item.version.source_refs;
     }
     for (const ReadTxn::SourceHit& s : experience)
       candidates.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
                             s.source.content, s.score, "\"source_ref\":" + SourceRefJsonText(s.source)});
+    for (const ReadTxn::SourceHit& s : experience) source_refs[SourceRef(s.source)] = {SourceRef(s.source)};
     return Status::Ok();
   }));
   BuiltContext built = BuildContext(candidates, static_cast<size_t>(req.max_bytes));
@@ -47,6 +111,10 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   out.items = std::move(built.items);
   out.memory = found.memory;
   out.mode_used = found.mode_used;
+  // The only write of a preparation, best-effort: its statistics (RFC 0072).
+  RecordStatistics(store_, req.scope_id,
+                   {{UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, found.query_usage}},
+                   MeasureRecall(store_, req.scope_id, out, source_refs));
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "search/embedder.h"
 #include "search/text_query.h"
 #include "service/commit.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -142,9 +143,10 @@ Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
   }
   ParsedAnswer answer;
   double model_ms = 0;
+  ModelUsage extraction_usage, indexing_usage;
   if (!w.usable.empty()) {  // a window of archive sources only just moves the cursor
     auto started = std::chrono::steady_clock::now();
-    auto raw = extractor_->Extract(BuildExtractionRequest(w.usable, w.shown));
+    auto raw = extractor_->Extract(BuildExtractionRequest(w.usable, w.shown), extraction_usage);
     model_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     if (!raw.ok())
       return Status(raw.status().code(), "extraction failed, nothing was committed and the cursor "
@@ -157,8 +159,11 @@ Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
                                             parsed.status().message());
     answer = std::move(parsed).value();
   }
-  PC_ASSIGN_OR_RETURN(FlushOutcome out, Commit(scope_id, w, std::move(answer)));
+  PC_ASSIGN_OR_RETURN(FlushOutcome out, Commit(scope_id, w, std::move(answer), indexing_usage));
   out.model_ms = model_ms;
+  RecordStatistics(store_, scope_id,
+                   {{UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, extraction_usage},
+                    {UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, indexing_usage}});
   return out;
 }
 
@@ -172,7 +177,7 @@ struct FlushService::Prepared {
 
 std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::vector<Candidate> valid,
                                                           std::vector<Rejection>& rejected,
-                                                          std::string& profile) {
+                                                          std::string& profile, ModelUsage& usage) {
   std::vector<Prepared> prepared;
   for (Candidate& c : valid) {
     std::string kind = !c.kind.empty() ? c.kind : w.shown[c.target].version.kind;
@@ -186,7 +191,7 @@ std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::
   if (embedder_ && !prepared.empty()) {
     std::vector<std::string> texts;
     for (const Prepared& p : prepared) texts.push_back(p.candidate.text);
-    auto vectors = embedder_->Embed(texts);  // on failure the vectors are recorded as missing
+    auto vectors = embedder_->Embed(texts, usage);  // on failure the vectors are recorded as missing
     if (vectors.ok() && vectors->size() == prepared.size())
       for (size_t i = 0; i < prepared.size(); ++i) prepared[i].vector = std::move((*vectors)[i]);
     if (embedder_->profile().dimension > 0) profile = embedder_->profile().Key();
@@ -239,13 +244,14 @@ Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, c
 // The window's changes and the cursor's move, in one transaction (DESIGN invariant 8). The
 // callback may run more than once (store.h): it builds everything from `prepared`, consumes
 // nothing, and resets what it fills in.
-Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer) {
+Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer,
+                                          ModelUsage& usage) {
   FlushOutcome out;
   out.previous_cursor = w.cursor;
   out.high_watermark = w.high_watermark;
   out.rejected = std::move(answer.rejected);
   std::string profile;
-  const std::vector<Prepared> prepared = Prepare(w, std::move(answer.valid), out.rejected, profile);
+  const std::vector<Prepared> prepared = Prepare(w, std::move(answer.valid), out.rejected, profile, usage);
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
 

@@ -81,11 +81,12 @@ class FlushService {
   };
   struct Prepared;
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
-                                std::vector<Rejection>& rejected, std::string& profile);
+                                std::vector<Rejection>& rejected, std::string& profile, ModelUsage& usage);
   Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const MemoryRef& head,
                                                     const Prepared& p, const std::string& profile,
                                                     std::vector<Rejection>& late);
-  Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer);
+  // `usage` gains what the embedding model reported for the new versions' vectors.
+  Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer, ModelUsage& usage);
 
   Store& store_;
   Extractor* extractor_;

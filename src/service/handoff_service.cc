@@ -7,6 +7,7 @@
 #include "common/utf8.h"
 #include "model/citation.h"
 #include "service/handoff_draft.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -295,10 +296,11 @@ Result<std::optional<Handoff>> LatestHandoff(ReadTxn& txn, const std::string& sc
 
 namespace {
 
-// The model's draft from the evidence shown; ProviderError / ProviderUnavailable as flush reports them.
+// The model's draft from the evidence shown; ProviderError / ProviderUnavailable as flush reports
+// them. What the provider reported is added to `usage` (recorded by the caller once it succeeded).
 Result<HandoffContent> Generate(Extractor& extractor, const std::string& objective,
-                                const std::vector<ShownEvidence>& shown, int64_t max_bytes) {
-  auto raw = extractor.Extract(BuildHandoffRequest(objective, shown, max_bytes));
+                                const std::vector<ShownEvidence>& shown, int64_t max_bytes, ModelUsage& usage) {
+  auto raw = extractor.Extract(BuildHandoffRequest(objective, shown, max_bytes), usage);
   if (!raw.ok())
     return Status(raw.status().code(), "handoff generation failed: " + raw.status().message());
   PC_ASSIGN_OR_RETURN(HandoffContent draft, ParseHandoffAnswer(*raw, objective, shown));
@@ -336,7 +338,10 @@ Result<HandoffContent> HandoffService::Prepare(const PrepareHandoffRequest& req)
     }
     return Status::Ok();
   }));
-  return Generate(*extractor_, req.objective, shown, req.max_bytes);
+  ModelUsage usage;
+  PC_ASSIGN_OR_RETURN(HandoffContent draft, Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration, usage);
+  return draft;
 }
 
 Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest& req) {
@@ -404,7 +409,8 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
     return Status::Ok();
   }));
   if (boundary <= out.previous_position) return out;
-  PC_ASSIGN_OR_RETURN(HandoffContent draft, Generate(*extractor_, req.objective, shown, req.max_bytes));
+  ModelUsage usage;
+  PC_ASSIGN_OR_RETURN(HandoffContent draft, Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
   if (not_shown && draft.omissions.size() < kMaxHandoffOmissions) {
     draft.omissions.push_back(*not_shown);
     PC_ASSIGN_OR_RETURN(draft, FitHandoff(std::move(draft), req.max_bytes));
@@ -420,6 +426,7 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
     consumed = true;
     return txn.SetCursor(memory.scope_id, memory.artifact_id, kHandoffConsumer, boundary);
   }));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration, usage);
   if (!consumed) {
     out.previous_position = out.current_position = cursor_now;
     return out;

@@ -152,7 +152,9 @@ class MemoryService {
  private:
   // The vector of a text about to be written, or nothing when no embedder is configured or it
   // fails (the write goes on; the projection records the vector as missing).
-  void Embed(const std::string& text, std::string& profile, std::optional<std::vector<float>>& out);
+  // What the embedding model reported is added to `usage` (recorded once the write succeeded).
+  void Embed(const std::string& text, std::string& profile, std::optional<std::vector<float>>& out,
+             ModelUsage& usage);
 
   Store& store_;
   ServiceLimits limits_;

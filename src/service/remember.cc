@@ -3,6 +3,7 @@
 #include "search/embedder.h"
 #include "service/commit.h"
 #include "service/memory_service.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -18,7 +19,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
-  Embed(req.text, planned.vector_profile, planned.vector);  // before the transaction: never hold it for a model
+  ModelUsage usage;
+  Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction: never hold it for a model
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
@@ -51,13 +53,14 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     return Status::Ok();
   }));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
   return out;
 }
 
 void MemoryService::Embed(const std::string& text, std::string& profile,
-                          std::optional<std::vector<float>>& out) {
+                          std::optional<std::vector<float>>& out, ModelUsage& usage) {
   if (!embedder_) return;
-  auto vectors = embedder_->Embed({text});
+  auto vectors = embedder_->Embed({text}, usage);
   if (vectors.ok() && vectors->size() == 1) out = std::move((*vectors)[0]);
   // After the call: an endpoint down since start-up has no dimension yet, so no profile to record
   // (the vector is missing either way, and the backfill completes it under the real profile).

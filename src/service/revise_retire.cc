@@ -4,6 +4,7 @@
 #include "model/citation.h"
 #include "service/commit.h"
 #include "service/memory_service.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -36,7 +37,8 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
   OneChange planned{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
-  Embed(req.text, planned.vector_profile, planned.vector);
+  ModelUsage usage;
+  Embed(req.text, planned.vector_profile, planned.vector, usage);
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
@@ -78,6 +80,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     return Status::Ok();
   }));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "search/fusion.h"
 #include "search/reranker.h"
 #include "search/text_query.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -101,21 +102,42 @@ Result<SearchMode> ParseSearchMode(const std::string& s) {
 }
 
 Result<SearchResult> SearchService::Search(const SearchRequest& req) {
+  PC_ASSIGN_OR_RETURN(SearchResult out, SearchWithoutRecording(req));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, out.query_usage);
+  return out;
+}
+
+Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
-  PC_RETURN_IF_ERROR(CheckText("query", req.query, kMaxQueryBytes));
+  // The spec's query is any non-empty string: one that says nothing (white space, invisible
+  // characters) finds nothing, at the head, rather than being refused.
+  PC_RETURN_IF_ERROR(CheckOptionalText("query", req.query, kMaxQueryBytes));
+  if (req.query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
+  const bool says_nothing = !CheckText("query", req.query, kMaxQueryBytes).ok();
   if (req.limit < 1 || req.limit > kMaxSearchLimit)
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
 
+  if (says_nothing) {
+    SearchResult out;
+    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
+      if (memory) out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
+      return Status::Ok();
+    }));
+    out.mode_used = req.mode == SearchMode::kAuto ? SearchMode::kFts : req.mode;
+    return out;
+  }
   // The query vector is computed before the snapshot is taken: a slow model never holds it. A
   // failed endpoint is rested by its circuit breaker (providers/resilient.h), so auto searches
   // then fall back to fts at once instead of waiting on it.
   std::optional<std::vector<float>> query_vector;
   Status embed_status;
+  ModelUsage query_usage;
   if (embedder_ && req.mode != SearchMode::kFts) {
-    auto v = embedder_->Embed({req.query});
+    auto v = embedder_->Embed({req.query}, query_usage);
     if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
     else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
   }
@@ -176,6 +198,7 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
     }
   }));
   if (req.rerank) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
+  out.query_usage = query_usage;
   return out;
 }
 
@@ -256,13 +279,15 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
     after = batch.back().entry_id;
     std::vector<std::string> texts;
     for (const EntryVersion& v : batch) texts.push_back(v.text);
-    PC_ASSIGN_OR_RETURN(auto vectors, embedder_->Embed(texts));  // outside any transaction
+    ModelUsage usage;
+    PC_ASSIGN_OR_RETURN(auto vectors, embedder_->Embed(texts, usage));  // outside any transaction
     std::unordered_map<std::string, std::vector<float>> by_version;
     for (size_t i = 0; i < batch.size() && i < vectors.size(); ++i)
       by_version[batch[i].entry_version_id] = std::move(vectors[i]);
     PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) {
       return txn.PutVectors(artifact, profile, by_version);
     }));
+    RecordUsage(store_, scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
     out.embedded += static_cast<int64_t>(by_version.size());
   }
   // Vectors changed without a revision: the in-memory index and any saved graph are stale. (While

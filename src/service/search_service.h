@@ -51,6 +51,7 @@ struct SearchResult {
   SearchMode mode_used = SearchMode::kFts;
   MemoryRef memory;  // the revision searched; every hit's citation is at it (unset: no such scope)
   std::vector<SearchHit> hits;
+  ModelUsage query_usage;  // what embedding the query cost, as the provider reported it
 };
 
 class Embedder;
@@ -77,7 +78,11 @@ class SearchService {
 
   // Thread-safe. An explicit vector or hybrid search without the capability is
   // CapabilityUnavailable; auto falls back to fts and says so in mode_used.
+  // Records the query embedding's usage (memory_recall) once the search succeeded.
   Result<SearchResult> Search(const SearchRequest& req);
+  // The same search, leaving the usage in query_usage for the caller to record (prepare_context
+  // records it with its recall measurement, in one write).
+  Result<SearchResult> SearchWithoutRecording(const SearchRequest& req);
 
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/stats.h"
 #include "model/types.h"
 #include "search/text_query.h"
 
@@ -126,6 +127,18 @@ class ReadTxn {
   // The last source position `consumer` processed for the artifact (0: none).
   virtual Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
                                     const std::string& consumer) = 0;
+
+  // Statistics (RFC 0072), by internal scope id. The scope's artifacts with at least one revision,
+  // counted by family; the entries of an artifact's head manifest, counted by kind (active and
+  // inactive); both in UTF-8 byte order.
+  virtual Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) = 0;
+  virtual Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) = 0;
+  // The stored daily buckets with dates in [from, to] ("YYYY-MM-DD"); recall only for the estimator.
+  virtual Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
+                                                       const std::string& to) = 0;
+  virtual Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
+                                                    const std::string& estimator_version,
+                                                    const std::string& from, const std::string& to) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -177,6 +190,15 @@ class WriteTxn : public ReadTxn {
   virtual Result<Source> AppendSource(Source source) = 0;
   virtual Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
                            const std::string& consumer, int64_t position) = 0;
+
+  // Adds to the scope's daily aggregate (an atomic increment; a missing token count makes the
+  // bucket's count unknown from then on).
+  virtual Status AddModelUsage(const std::string& scope_id, const std::string& date,
+                               const std::string& purpose, const std::string& operation,
+                               const ModelUsage& usage) = 0;
+  virtual Status AddRecall(const std::string& scope_id, const std::string& date,
+                           const std::string& estimator_id, const std::string& estimator_version,
+                           const RecallMeasurement& value) = 0;
 };
 
 class Store {

@@ -29,9 +29,10 @@ class McpTest : public ::testing::Test {
   FlushService flush{*f.store, nullptr, nullptr};
   HandoffService handoff{*f.store, nullptr};
   ContextService context{*f.store, search};
+  StatsService stats{*f.store};
   Router router = [&] {
     Router r;
-    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context});
+    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats});
     return r;
   }();
   McpTools tools{InProcessRoutes(router)};

@@ -210,6 +210,34 @@ CREATE TABLE handoff_citations(
   entry_version_id TEXT NOT NULL,
   PRIMARY KEY(artifact_id, revision, claim, seq, cseq)) WITHOUT ROWID;
 )sql",
+      // 7: scoped statistics (RFC 0072): daily aggregates of provider-reported model usage and of
+      // the recall token estimate, keyed by the internal scope id and the UTC date "YYYY-MM-DD";
+      // incremented by UPSERT, never rewritten otherwise. They hold no content and no identity.
+      // `*_complete` is 0 once any call of the bucket came without that token count.
+      R"sql(
+CREATE TABLE model_usage_daily(
+  scope_id TEXT NOT NULL,
+  usage_date TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  operation TEXT NOT NULL,  -- generation, embedding
+  requests INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  input_complete INTEGER NOT NULL,
+  output_complete INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, usage_date, purpose, operation)) WITHOUT ROWID;
+CREATE TABLE recall_token_daily(
+  scope_id TEXT NOT NULL,
+  usage_date TEXT NOT NULL,
+  estimator_id TEXT NOT NULL,
+  estimator_version TEXT NOT NULL,
+  preparations INTEGER NOT NULL,
+  ready_preparations INTEGER NOT NULL,
+  comparable_preparations INTEGER NOT NULL,
+  baseline_tokens INTEGER NOT NULL,
+  recalled_tokens INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, usage_date, estimator_id, estimator_version)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -108,6 +108,17 @@ class SqliteTxn final : public WriteTxn {
   Result<Source> AppendSource(Source source) override;
   Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
                    const std::string& consumer, int64_t position) override;
+  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) override;
+  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) override;
+  Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
+                                               const std::string& to) override;
+  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
+                                            const std::string& estimator_version, const std::string& from,
+                                            const std::string& to) override;
+  Status AddModelUsage(const std::string& scope_id, const std::string& date, const std::string& purpose,
+                       const std::string& operation, const ModelUsage& usage) override;
+  Status AddRecall(const std::string& scope_id, const std::string& date, const std::string& estimator_id,
+                   const std::string& estimator_version, const RecallMeasurement& value) override;
 
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
