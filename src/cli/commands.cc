@@ -28,6 +28,7 @@ struct Opts {
   int limit = 0;
   bool include_inactive = false;
   std::string mode;
+  std::string period;
 };
 
 int Fail(const Status& s) {
@@ -437,6 +438,20 @@ void AddContextCommands(Registry& r) {
   });
 }
 
+// stats (RFC 0072): inventory, model usage and recall tokens of a scope; never creates it.
+void AddStatsCommand(Registry& r) {
+  auto& o = r.o;
+  CLI::App* stats = r.app.add_subcommand("stats", "a scope's inventory, model usage and recall tokens");
+  stats->add_option("--scope,-s,--scope-id", o->scope, "scope id (scp_…) or key (e.g. project:orders-importer)")
+      ->required();
+  stats->add_option("--period", o->period, "today, 7d or 30d (default 30d; UTC days)");
+  r.Scoped(stats, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    std::map<std::string, std::string> q{{"scope_id", scope_id}};
+    if (!o->period.empty()) q["period"] = o->period;
+    return Print(api.Get("/v1/stats", q), json, FormatStats);
+  });
+}
+
 }  // namespace
 
 std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
@@ -446,6 +461,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddReadCommands(r);
   AddSourceCommands(r);
   AddContextCommands(r);
+  AddStatsCommand(r);
   return std::move(r.cmds);
 }
 

@@ -25,5 +25,7 @@ std::string FormatPreparedHandoff(const Json& prepared);
 std::string FormatCommittedHandoff(const Json& committed);
 std::string FormatHandoffResolution(const Json& resolution);
 std::string FormatHandoffs(const Json& page);
+// GET /v1/stats; a token count the provider did not report prints as "unknown".
+std::string FormatStats(const Json& stats);
 
 }  // namespace pc
