@@ -35,8 +35,10 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
       for (float& x : v) x *= 3.0f;  // not unit length: the client must normalize
       data.push_back({{"object", "embedding"}, {"index", index++}, {"embedding", v}});
     }
-    res.set_content(nlohmann::json{{"object", "list"}, {"data", data}, {"model", body["model"]}}.dump(),
-                    "application/json");
+    nlohmann::json answer{{"object", "list"}, {"data", data}, {"model", body["model"]}};
+    if (int prompt = usage_embedding_prompt_; prompt >= 0)
+      answer["usage"] = {{"prompt_tokens", prompt}, {"total_tokens", prompt}};
+    res.set_content(answer.dump(), "application/json");
   });
   // /v1/rerank: the score of a document is how many of the query's words it contains, so a test
   // can predict the order.
@@ -101,6 +103,12 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
         {"object", "chat.completion"},
         {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", reply.content}}},
                       {"finish_reason", "stop"}}}}};
+    const int prompt = usage_chat_prompt_, completion = usage_chat_completion_;
+    if (prompt >= 0 || completion >= 0) {
+      answer["usage"] = nlohmann::json::object();
+      if (prompt >= 0) answer["usage"]["prompt_tokens"] = prompt;
+      if (completion >= 0) answer["usage"]["completion_tokens"] = completion;
+    }
     res.set_content(answer.dump(), "application/json");
   });
   // As a real server would: no Nagle delay (headers and body go out in two writes, and the body

@@ -47,6 +47,17 @@ class FakeOpenAi {
   // Answers 400 to requests that carry a json_schema response_format (an endpoint without it).
   void set_refuse_json_schema(bool refuse) { refuse_schema_ = refuse; }
   int chat_requests() const { return chat_requests_; }
+  // The token counts answers report in OpenAI's `usage` field; a negative count leaves that field
+  // out (a provider that does not report it). By default no answer has a `usage` field.
+  struct Usage {
+    int chat_prompt = -1, chat_completion = -1;  // chat: prompt_tokens, completion_tokens
+    int embedding_prompt = -1;                   // embeddings: prompt_tokens per request
+  };
+  void set_usage(Usage usage) {
+    usage_chat_prompt_ = usage.chat_prompt;
+    usage_chat_completion_ = usage.chat_completion;
+    usage_embedding_prompt_ = usage.embedding_prompt;
+  }
   // The bodies of the chat requests received, in order.
   std::vector<std::string> chat_bodies();
 
@@ -58,6 +69,7 @@ class FakeOpenAi {
   std::atomic<int> requests_{0};
   std::atomic<int> chat_requests_{0};
   std::atomic<bool> refuse_schema_{false};
+  std::atomic<int> usage_chat_prompt_{-1}, usage_chat_completion_{-1}, usage_embedding_prompt_{-1};
   std::mutex chat_mu_;
   std::deque<ChatReply> replies_;
   ChatResponder responder_;
