@@ -67,6 +67,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                                "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
                                "DROP TABLE handoff_contents; DROP TABLE handoff_claims;"
                                "DROP TABLE handoff_citations;"
+                               "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                                "DELETE FROM schema_migrations WHERE version >= 2;"
@@ -131,6 +132,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
            "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources;"
            "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
            "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
+           "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
            "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
