@@ -71,6 +71,12 @@ TEST_F(SearchServiceTest, ModesAndCapabilities) {
   PC_ASSERT_OK(aut);
   EXPECT_EQ(aut->mode_used, SearchMode::kFts);
   EXPECT_EQ(Search("", SearchMode::kFts).status().code(), Code::kInvalidArgument);
+  for (const char* nothing : {" ", "\u3000\t", "\u200b"}) {  // valid, says nothing: no hits
+    auto none = Search(nothing, SearchMode::kAuto);
+    PC_ASSERT_OK(none);
+    EXPECT_TRUE(none->hits.empty());
+    EXPECT_EQ(none->mode_used, SearchMode::kFts);
+  }
   EXPECT_EQ(Search(std::string(kMaxQueryBytes + 1, 'q')).status().code(), Code::kTooLarge);
   SearchRequest req{scope, "x", SearchMode::kFts, 0, false, std::nullopt};
   EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
