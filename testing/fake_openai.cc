@@ -19,6 +19,15 @@ struct FakeOpenAi::Impl {
 };
 
 FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
+  // GET /v1/models: what a readiness probe asks (no tokens); a failing fake fails it too.
+  impl_->server.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    if (failing_) {
+      res.status = 503;
+      res.set_content(R"({"error":{"message":"overloaded"}})", "application/json");
+      return;
+    }
+    res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})", "application/json");
+  });
   impl_->server.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
     ++requests_;
     if (int delay = delay_ms_.load(); delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));

@@ -1,6 +1,9 @@
 // The spec's health and capability routes: GET /health/live, GET /health/ready (ready, degraded
 // or not_ready, with a check per binding), GET /v1/capabilities. Our per-mode account with
 // reasons is GET /v1/capabilities/search (api/routes.cc).
+#include <chrono>
+#include <mutex>
+
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
@@ -15,23 +18,47 @@ bool DatabaseReady(MemoryService& memory) {
   return memory.ListScopes(one).ok();
 }
 
+// The model providers' probes, asked at most every kProbeEvery: a readiness poll every second must
+// not become a request to the provider every second.
+constexpr std::chrono::seconds kProbeEvery{10};
+
+struct ProviderProbes {
+  std::mutex mu;
+  std::chrono::steady_clock::time_point at{};
+  std::string embedding, extraction;
+};
+
 // Readiness (interfaces.md "HTTP and MCP"): 200 ready when every check passes, 200 degraded when
-// only a configured model provider fails, 503 not_ready when the database fails. A provider that
-// is not configured is intentionally unbound: it has no check.
-Result<ApiResponse> Ready(Services& s, const ApiRequest& req) {
+// only a configured model provider fails its probe (unavailable, timeout, misconfigured), 503
+// not_ready when the database fails. A provider that is not configured is intentionally unbound:
+// it has no check.
+Result<ApiResponse> Ready(Services& s, ProviderProbes& probes, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
   Json checks = Json::object();
   const bool database = DatabaseReady(s.memory);
   checks["database"] = database ? "ready" : "unavailable";
-  bool degraded = false;
-  if (s.search.has_embedder()) {
-    PC_ASSIGN_OR_RETURN(auto caps, s.search.Capabilities(""));
-    bool vector = false;
-    for (const Capability& c : caps) vector = vector || (c.mode == "vector" && c.available);
-    checks["embedding"] = vector ? "ready" : "unavailable";
-    degraded = degraded || !vector;
+  std::string embedding, extraction;
+  {
+    std::lock_guard<std::mutex> lock(probes.mu);  // one probe at a time; the others wait for it
+    const auto now = std::chrono::steady_clock::now();
+    if (probes.embedding.empty() || now - probes.at >= kProbeEvery) {
+      probes.embedding = s.search.has_embedder() ? s.search.ProbeEmbedder() : "";
+      probes.extraction = s.flush.available() ? s.flush.ProbeExtractor() : "";
+      probes.at = now;
+      if (probes.embedding.empty()) probes.embedding = "-";  // probed: none configured
+    }
+    embedding = probes.embedding == "-" ? "" : probes.embedding;
+    extraction = probes.extraction;
   }
-  if (s.flush.available()) checks["extraction"] = "ready";
+  bool degraded = false;
+  if (!embedding.empty()) {
+    checks["embedding"] = embedding;
+    degraded = degraded || embedding != "ready";
+  }
+  if (!extraction.empty()) {
+    checks["extraction"] = extraction;
+    degraded = degraded || extraction != "ready";
+  }
   const char* status = !database ? "not_ready" : degraded ? "degraded" : "ready";
   return ApiResponse{database ? 200 : 503, Json{{"status", status}, {"checks", checks}}};
 }
@@ -62,7 +89,8 @@ void AddHealthRoutes(Router& router, Services services) {
   router.Add("GET", "/health/live", [](const ApiRequest&) -> Result<ApiResponse> {
     return ApiResponse{200, Json{{"status", "alive"}}};
   });
-  router.Add("GET", "/health/ready", [shared](const ApiRequest& r) { return Ready(*shared, r); });
+  auto probes = std::make_shared<ProviderProbes>();
+  router.Add("GET", "/health/ready", [shared, probes](const ApiRequest& r) { return Ready(*shared, *probes, r); });
   router.Add("GET", "/v1/capabilities", [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
 }
 

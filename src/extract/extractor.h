@@ -22,6 +22,9 @@ class Extractor {
   virtual ~Extractor() = default;
   // What answered, for revisions' actor: "openai/<model>", "command".
   virtual std::string name() const = 0;
+  // Readiness (GET /health/ready): "ready", "unavailable", "timeout" or "misconfigured", asking the
+  // provider something that costs no tokens. A local command is ready.
+  virtual std::string Probe() { return "ready"; }
   // The model's answer text. ProviderUnavailable: unreachable, or no answer within the timeout;
   // ProviderError: it answered, but not usably (an HTTP error, a malformed envelope, a failed
   // command). Thread-safe.

@@ -1,5 +1,7 @@
 #include "providers/endpoint.h"
 
+#include <algorithm>
+
 #include <httplib.h>
 
 #include <mutex>
@@ -69,6 +71,24 @@ bool Endpoint::BackOff(std::chrono::milliseconds backoff, Deadline deadline) {
 }
 
 Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body, Deadline deadline) {
+  return Send(true, path, body, deadline);
+}
+
+Result<HttpAnswer> Endpoint::Get(const std::string& path, Deadline deadline) {
+  return Send(false, path, "", deadline);
+}
+
+std::string Endpoint::Probe() {
+  using namespace std::chrono;
+  const auto deadline = steady_clock::now() + seconds(std::min(impl_->timeout_seconds, 5));
+  Result<HttpAnswer> res = Get("/models", deadline);
+  if (!res.ok()) return res.status().message().find("timed out") != std::string::npos ? "timeout" : "unavailable";
+  if (res->status >= 200 && res->status < 300) return "ready";
+  if (res->status == 401 || res->status == 403 || res->status == 404) return "misconfigured";
+  return "unavailable";
+}
+
+Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std::string& body, Deadline deadline) {
   using namespace std::chrono;
   const auto start = steady_clock::now();
   const auto left = duration_cast<microseconds>(deadline - start);
@@ -92,7 +112,8 @@ Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string
   client->set_write_timeout(sec, usec);
   // cpp-httplib reconnects by itself when the server has closed a kept-alive connection
   // (tests/unit/vector_search_test.cc: Endpoint).
-  httplib::Result res = client->Post(impl_->path_prefix + path, body, "application/json");
+  httplib::Result res = post ? client->Post(impl_->path_prefix + path, body, "application/json")
+                             : client->Get(impl_->path_prefix + path);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->idle.size() < kMaxIdleConnections) impl_->idle.push_back(std::move(client));

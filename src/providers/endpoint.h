@@ -35,6 +35,11 @@ class Endpoint {
   Result<HttpAnswer> PostJson(const std::string& path, const std::string& body) {
     return PostJson(path, body, CallDeadline());
   }
+  // GETs base path + `path` (e.g. "/models"), the same way.
+  Result<HttpAnswer> Get(const std::string& path, Deadline deadline);
+  // A readiness probe that costs no tokens: GET /models, within min(timeout, 5 s). "ready" (2xx),
+  // "misconfigured" (401, 403, 404: a wrong key or base URL), "timeout", or "unavailable".
+  std::string Probe();
   int timeout_seconds() const;
   // Waits `backoff` before the next attempt of a call, or less if the deadline comes first; false
   // when the deadline has passed (no attempt is left).
@@ -44,6 +49,7 @@ class Endpoint {
  private:
   struct Impl;
   Endpoint(std::string base_url, std::unique_ptr<Impl> impl);
+  Result<HttpAnswer> Send(bool post, const std::string& path, const std::string& body, Deadline deadline);
   std::string base_url_;
   std::unique_ptr<Impl> impl_;
 };

@@ -26,6 +26,7 @@ class OpenAiChatExtractor final : public Extractor {
  public:
   static Result<std::unique_ptr<OpenAiChatExtractor>> Create(OpenAiChatOptions options);
   std::string name() const override { return "openai/" + options_.model; }
+  std::string Probe() override { return http_->Probe(); }
   Result<std::string> Extract(const ExtractionRequest& request) override;
   // Usage: one request, usage.prompt_tokens / usage.completion_tokens of the answer (each unknown
   // when absent).

@@ -32,6 +32,8 @@ EmbeddingProfile OpenAiEmbedder::profile() const {
   return EmbeddingProfile{"openai", options_.model, dimension_.load(), "l2"};
 }
 
+std::string OpenAiEmbedder::Probe() { return http_->Probe(); }
+
 std::string OpenAiEmbedder::Unavailable() const {
   if (dimension_.load() > 0) return "";
   return "the embedding dimension is not known yet: " + options_.base_url +

@@ -32,6 +32,7 @@ class OpenAiEmbedder final : public Embedder {
 
   EmbeddingProfile profile() const override;
   std::string Unavailable() const override;
+  std::string Probe() override;
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
   // Usage: one request per batch, input_tokens from the answer's usage.prompt_tokens (unknown
   // when absent); an embedding has no output tokens, so output_tokens is unknown.

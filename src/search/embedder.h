@@ -31,6 +31,9 @@ class Embedder {
   // Why Embed would fail at once now (an endpoint resting after a failure, a dimension not yet
   // learned), or empty. For capabilities; Embed itself always answers.
   virtual std::string Unavailable() const { return ""; }
+  // Readiness (GET /health/ready): "ready", "unavailable", "timeout" or "misconfigured", asking the
+  // provider something that costs no tokens. A local embedder is always ready.
+  virtual std::string Probe() { return "ready"; }
   // One unit-length vector of profile().dimension per text, in order. Thread-safe.
   // ProviderUnavailable when the provider cannot answer.
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) = 0;

@@ -61,6 +61,8 @@ class FlushService {
   // Whether the scope's log is ahead of its extraction cursor (for the scheduler).
   Result<bool> HasPending(const std::string& scope_id);
   bool available() const { return extractor_ != nullptr; }
+  // The extraction provider's readiness (Extractor::Probe); "ready" without one.
+  std::string ProbeExtractor() { return extractor_ ? extractor_->Probe() : "ready"; }
   // Scopes with a flush running or waiting now (tests: the lock map never outgrows them).
   size_t locked_scopes();
 

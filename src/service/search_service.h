@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "model/types.h"
 #include "service/vector_cache.h"
+#include "search/embedder.h"
 #include "store/store.h"
 
 namespace pc {
@@ -87,6 +88,8 @@ class SearchService {
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
   bool has_embedder() const { return embedder_ != nullptr; }
+  // The embedding provider's readiness (Embedder::Probe); "ready" without one.
+  std::string ProbeEmbedder() { return embedder_ ? embedder_->Probe() : "ready"; }
 
   // Completes a scope's vector projection under the configured embedder (after an outage, or a
   // profile change): embeds every head entry whose vector is missing or of another profile.
