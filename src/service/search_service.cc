@@ -114,6 +114,11 @@ Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& 
   PC_RETURN_IF_ERROR(CheckOptionalText("query", req.query, kMaxQueryBytes));
   if (req.query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
   const bool says_nothing = !CheckText("query", req.query, kMaxQueryBytes).ok();
+  // Before any read: every path below may end in Rerank (an unknown scope, a query that says
+  // nothing). The fuzzer found a rerank of an unknown scope reaching a null reranker.
+  if (req.rerank && !reranker_)
+    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
+        .WithDetail("field", "rerank");
   if (req.limit < 1 || req.limit > kMaxSearchLimit)
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
         .WithDetail("field", "limit");
@@ -150,9 +155,6 @@ Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& 
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
     if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
     const Artifact& memory = *found;
-    if (req.rerank && !reranker_)
-      return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
-          .WithDetail("field", "rerank");
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
     // Which mode runs: an explicit vector or hybrid search is never silently changed.
@@ -197,7 +199,7 @@ Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& 
       }
     }
   }));
-  if (req.rerank) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
+  if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
   out.query_usage = query_usage;
   return out;
 }

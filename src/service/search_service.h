@@ -38,7 +38,7 @@ struct SearchRequest {
   int limit = kDefaultSearchLimit;
   bool include_inactive = false;
   std::optional<double> min_similarity;
-  bool rerank = false;  // reorder the hits with the rerank provider (422 when none)
+  bool rerank = false;  // reorder the hits with the rerank provider (503 capability_unavailable when none)
 };
 
 struct SearchHit {

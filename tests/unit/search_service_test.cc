@@ -82,6 +82,13 @@ TEST_F(SearchServiceTest, ModesAndCapabilities) {
   EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
   req.limit = 101;
   EXPECT_EQ(search.Search(req).status().code(), Code::kInvalidArgument);
+  // A rerank without a reranker is refused before anything is read, whatever the scope (found by
+  // the routes fuzzer: a rerank of an unknown scope reached a null reranker and crashed).
+  for (const char* any : {"scp_01M8NBY5Z4E603HKW9W05XEGN8", "project:never-written"}) {
+    SearchRequest rr{any, "contract tests", SearchMode::kFts, 10, false, std::nullopt};
+    rr.rerank = true;
+    EXPECT_EQ(search.Search(rr).status().code(), Code::kCapabilityUnavailable) << any;
+  }
   // A scope nobody wrote to (never issued, or never named): nothing to find, no memory.
   for (const char* unknown : {"scp_01M8NBY5Z4E603HKW9W05XEGN8", "project:never-written"}) {
     req = {unknown, "x", SearchMode::kFts, 10, false, std::nullopt};
