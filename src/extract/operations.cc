@@ -28,10 +28,12 @@ bool ParseId(const json& v, char prefix, size_t count, size_t& index) {
   return true;
 }
 
+}  // namespace
+
 // The answer's JSON object: the whole answer, or the inside of one Markdown code fence that is
 // the whole answer (```json … ```). Prose around an object is not "tolerated" by cutting from the
 // first '{' to the last '}': such a span may join two objects, or pick braces out of the prose.
-Result<json> FindObject(const std::string& answer) {
+Result<Json> ModelAnswerObject(const std::string& answer) {
   const size_t first = answer.find_first_not_of(" \t\r\n");
   const size_t last = answer.find_last_not_of(" \t\r\n");
   if (first == std::string::npos) return Status(Code::kProviderError, "the model's answer is empty");
@@ -46,14 +48,14 @@ Result<json> FindObject(const std::string& answer) {
     if (body.find(kFence) != std::string_view::npos)
       return Status(Code::kProviderError, "the model's answer has more than one code fence");
   }
-  Result<json> doc = ParseJson(body);
-  if (!doc.ok())
+  Result<Json> doc = ParseJson(body);
+  if (!doc.ok() || !doc->is_object())
     return Status(Code::kProviderError, "the model's answer is not one JSON object (" +
-                                            doc.status().message() + "): " + CutUtf8(answer, 200));
+                                            (doc.ok() ? std::string("another JSON value") : doc.status().message()) +
+                                            "): " + CutUtf8(answer, 200));
   return doc;
 }
 
-}  // namespace
 
 bool IsExtractionKind(const std::string& kind) {
   static const std::set<std::string> kKinds = {"fact", "preference", "decision", "constraint",
@@ -63,7 +65,7 @@ bool IsExtractionKind(const std::string& kind) {
 
 Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown,
                                  size_t entries_shown, size_t max_text_bytes) {
-  PC_ASSIGN_OR_RETURN(json doc, FindObject(answer));
+  PC_ASSIGN_OR_RETURN(json doc, ModelAnswerObject(answer));
   if (!doc.is_object())
     return Status(Code::kProviderError, "the model's answer is not a JSON object: " + CutUtf8(answer, 200));
   if (!doc.contains("operations") || !doc["operations"].is_array())

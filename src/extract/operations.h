@@ -8,9 +8,15 @@
 #include <vector>
 
 #include "common/status.h"
+#include "wire/json.h"
 #include "model/types.h"
 
 namespace pc {
+
+// A model's answer as one JSON object: the whole answer, or the inside of one Markdown code fence
+// that is the whole answer (```json … ```); ProviderError saying why not. Shared by extraction
+// and handoff drafting.
+Result<Json> ModelAnswerObject(const std::string& answer);
 
 // The kinds model extraction may use (explicit writes may use others).
 bool IsExtractionKind(const std::string& kind);

@@ -6,6 +6,7 @@
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
+#include "extract/operations.h"
 #include "service/handoff_service.h"
 
 namespace pc {
@@ -64,23 +65,10 @@ Status Unusable(const std::string& why) {
   return Status(Code::kProviderError, "the model's handoff draft is unusable: " + why);
 }
 
-// The answer's object: the whole answer, or the inside of one Markdown code fence (as flush).
+// The answer's object, read as flush reads its answer (extract/operations.h).
 Result<json> AnswerObject(const std::string& answer) {
-  const size_t first = answer.find_first_not_of(" \t\r\n");
-  const size_t last = answer.find_last_not_of(" \t\r\n");
-  if (first == std::string::npos) return Unusable("the answer is empty");
-  std::string_view body(answer.data() + first, last - first + 1);
-  constexpr std::string_view kFence = "```";
-  if (body.size() >= 2 * kFence.size() && body.substr(0, kFence.size()) == kFence &&
-      body.substr(body.size() - kFence.size()) == kFence) {
-    const size_t line_end = body.find('\n');
-    if (line_end == std::string_view::npos || line_end >= body.size() - kFence.size())
-      return Unusable("the answer is an empty code fence");
-    body = body.substr(line_end + 1, body.size() - kFence.size() - line_end - 1);
-  }
-  Result<json> doc = ParseJson(body);
-  if (!doc.ok() || !doc->is_object())
-    return Unusable("it is not one JSON object: " + CutUtf8(answer, 200));
+  Result<json> doc = ModelAnswerObject(answer);
+  if (!doc.ok()) return Unusable(doc.status().message());
   return doc;
 }
 

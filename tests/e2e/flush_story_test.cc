@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_openai.h"
+#include "json_http.h"
 #include "server_process.h"
 #include "test_util.h"
 
@@ -17,20 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-struct Http {
-  httplib::Client c;
-  explicit Http(int port) : c("127.0.0.1", port) { c.set_read_timeout(10, 0); }
-  std::pair<int, json> Post(const std::string& path, const json& body) {
-    auto res = c.Post(path, body.dump(), "application/json");
-    if (!res) return {0, json()};
-    return {res->status, json::parse(res->body, nullptr, false)};
-  }
-  std::pair<int, json> Get(const std::string& path) {
-    auto res = c.Get(path);
-    if (!res) return {0, json()};
-    return {res->status, json::parse(res->body, nullptr, false)};
-  }
-};
+using Http = JsonHttp;
 
 std::vector<std::string> ChatFlags(const FakeOpenAi& fake) {
   return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_openai.h"
+#include "json_http.h"
 #include "server_process.h"
 #include "test_util.h"
 
@@ -16,15 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-struct Http {
-  httplib::Client c;
-  explicit Http(int port) : c("127.0.0.1", port) { c.set_read_timeout(10, 0); }
-  std::pair<int, json> Post(const std::string& path, const json& body) {
-    auto res = c.Post(path, body.dump(), "application/json");
-    if (!res) return {0, json()};
-    return {res->status, json::parse(res->body, nullptr, false)};
-  }
-};
+using Http = JsonHttp;
 
 const char* kDraft = R"({"state":[{"text":"Error mapping changed.","evidence":["C1","C2"]}],
   "disposition":"continuable","next_action":{"text":"Run the regression tests.","evidence":["C1"]},

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_openai.h"
+#include "json_http.h"
 #include "server_process.h"
 #include "test_util.h"
 
@@ -17,19 +18,16 @@ namespace {
 
 using nlohmann::json;
 
-struct Http {
-  httplib::Client c;
-  explicit Http(int port) : c("127.0.0.1", port) { c.set_read_timeout(10, 0); }
-  std::pair<int, json> Post(const std::string& path, const json& body) {
-    auto res = c.Post(path, body.dump(), "application/json");
-    if (!res) return {0, json()};
-    return {res->status, json::parse(res->body, nullptr, false)};
-  }
+struct Http : JsonHttp {
+  using JsonHttp::JsonHttp;
   std::pair<int, json> Stats(const std::string& query, std::string* cache_control = nullptr) {
-    auto res = c.Get("/v1/stats?" + query);
-    if (!res) return {0, json()};
-    if (cache_control) *cache_control = res->get_header_value("Cache-Control");
-    return {res->status, json::parse(res->body, nullptr, false)};
+    httplib::Headers headers;
+    auto answer = Get("/v1/stats?" + query, &headers);
+    if (cache_control) {
+      auto it = headers.find("Cache-Control");
+      *cache_control = it == headers.end() ? "" : it->second;
+    }
+    return answer;
   }
 };
 
