@@ -73,10 +73,11 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
     EXPECT_TRUE(IsValidUtf8(r->content)) << budget;
     EXPECT_GE(r->content.size(), last) << budget;
     last = r->content.size();
-    for (const ContextItem& i : r->items)  // the version id of a citation, the id of a source
-      if (i.type != ContextItemType::kHandoff)
-        EXPECT_NE(r->content.find(i.ref.substr(i.ref.find_last_of("#/") + 1, i.ref.rfind('@') - i.ref.find_last_of("#/") - 1)),
-                  std::string::npos) << i.ref;
+    for (const ContextItem& i : r->items) {  // a citation's entry id, a source's id
+      if (i.type == ContextItemType::kHandoff) continue;
+      const size_t from = i.ref.find_last_of("#/") + 1;
+      EXPECT_NE(r->content.find(i.ref.substr(from, i.ref.rfind('@') - from)), std::string::npos) << i.ref;
+    }
   }
   EXPECT_EQ(last, full->content.size());
   // Deterministic: the same store and request give the same bytes.
