@@ -8,6 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
+#include <cctype>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +36,34 @@ struct HttpServer::Impl {
 namespace {
 
 constexpr int kListenBacklog = 1024;  // bursts of new connections wait in the kernel, not fail
+
+// Every response carries a request id (RFC 0046, issue 14): the client's X-PowerContext-Request-ID
+// when it is well-formed (1–128 of [A-Za-z0-9._:-]), else a new one shaped like an OpenTelemetry
+// span id (16 hex digits). Set first, so refusals by the edge guard and the library carry it too.
+constexpr const char* kRequestIdHeader = "X-PowerContext-Request-ID";
+
+bool IsWellFormedRequestId(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (unsigned char c : id)
+    if (!std::isalnum(c) && c != '.' && c != '_' && c != ':' && c != '-') return false;
+  return true;
+}
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                   static_cast<uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()))};
+  uint64_t v = rng();
+  if (v == 0) v = 1;  // an all-zero span id is invalid in OpenTelemetry
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void TagRequest(const httplib::Request& req, httplib::Response& res) {
+  if (res.has_header(kRequestIdHeader)) return;
+  std::string given = req.get_header_value(kRequestIdHeader);
+  res.set_header(kRequestIdHeader, IsWellFormedRequestId(given) ? given : NewRequestId());
+}
 
 void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -94,6 +127,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
   httplib::Server& s = impl_->server;
   const Impl& impl = *impl_;
   auto handler = [&impl](const httplib::Request& req, httplib::Response& res) {
+    TagRequest(req, res);
     if (PassesEdge(impl, req, res)) Handle(impl, req, res, req.body);
   };
   // Bodies are read through a content reader: the library's plain handlers cap a body sent as
@@ -101,6 +135,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
   const size_t max_body = impl_->options.max_body_bytes;
   auto with_body = [&impl, max_body](const httplib::Request& req, httplib::Response& res,
                              const httplib::ContentReader& reader) {
+    TagRequest(req, res);
     if (!PassesEdge(impl, req, res)) return;
     std::string body;
     // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
@@ -132,14 +167,16 @@ HttpServer::HttpServer(Services services, HttpOptions options)
 
   // Responses the library makes itself (413 body too large, 400 bad request line) become JSON.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& res) {
+      [](const httplib::Request& req, httplib::Response& res) {
+    TagRequest(req, res);
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     Code code = CodeForHttpStatus(res.status);
     std::string msg = res.status == 413 ? "request body is too large" : "the request was rejected";
     WriteJson(res, res.status, ErrorJson(Status(code, msg)));
     return httplib::Server::HandlerResponse::Handled;
   }));
-  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+  s.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
+    TagRequest(req, res);
     WriteJson(res, 500, ErrorJson(Internal("unexpected error while handling the request")));
   });
   s.set_tcp_nodelay(true);  // without it every response waits ~40 ms (Nagle + delayed ACK)

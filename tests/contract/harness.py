@@ -299,10 +299,10 @@ class Client:
         if problems:
             raise ContractFailure(f"{label}: the HTTP {reply.status} body breaks the spec's schema: {problems}; "
                                   f"body: {_short(reply.text)}")
-        if "x-powercontext-request-id" not in reply.headers and \
-                "X-PowerContext-Request-ID" in op.response_headers(reply.status):
-            self.notes.add("responses carry no X-PowerContext-Request-ID header (documented in the spec; "
-                           "RFC 0046 calls it always available)")
+        if "X-PowerContext-Request-ID" in op.response_headers(reply.status) and \
+                not reply.headers.get("x-powercontext-request-id"):
+            raise ContractFailure(f"{label}: no X-PowerContext-Request-ID header (the spec documents it on "
+                                  f"HTTP {reply.status}; RFC 0046 calls it always available)")
         if code is not None and reply.status >= 400:
             actual = (reply.json.get("error") or {}).get("code") if isinstance(reply.json, dict) else None
             if actual != code:

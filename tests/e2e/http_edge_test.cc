@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <set>
 #include <thread>
 
 #include <httplib.h>
@@ -290,6 +291,49 @@ TEST_F(HttpEdge, OneServerPerPortAndPerDataDirectory) {
                             R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})" "\n");
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find("project:edge"), std::string::npos) << listed.out;
+}
+
+}  // namespace
+}  // namespace pc::testing
+
+namespace pc::testing {
+namespace {
+
+// Every answer carries X-PowerContext-Request-ID (RFC 0046): the client's when well-formed, else
+// a new one per request; refusals by the edge guard, the router and the HTTP library included.
+TEST(RequestIds, EveryAnswerCarriesOne) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  httplib::Client c("127.0.0.1", server.port());
+  const std::string remember = R"({"scope_id": "project:ids", "kind": "fact", "text": "x"})";
+  std::vector<httplib::Result> answers;
+  answers.push_back(c.Get("/health/live"));
+  answers.push_back(c.Post("/v1/memory/remember", remember, "application/json"));        // 200
+  answers.push_back(c.Post("/v1/memory/remember", "{}", "application/json"));            // 422
+  answers.push_back(c.Post("/v1/memory/remember", remember, "text/plain"));              // 415, edge
+  answers.push_back(c.Get("/v1/no/such/route"));                                         // 404
+  answers.push_back(c.Delete("/v1/memory/remember"));                                    // 405
+  answers.push_back(c.Post("/v1/memory/remember", std::string(9 * 1024 * 1024, 'x'), "application/json"));  // 413
+  answers.push_back(c.Post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "ping"})", "application/json"));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    ASSERT_TRUE(answers[i]) << i;
+    std::string id = answers[i]->get_header_value("X-PowerContext-Request-ID");
+    EXPECT_EQ(id.size(), 16u) << i << " (status " << answers[i]->status << "): " << id;
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), answers.size()) << "request ids repeat";
+  // A well-formed id from the client is kept; anything else is replaced, never echoed.
+  auto kept = c.Get("/health/ready", {{"X-PowerContext-Request-ID", "agent-42.turn:7"}});
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->get_header_value("X-PowerContext-Request-ID"), "agent-42.turn:7");
+  for (const std::string bad : {std::string("has space"), std::string(129, 'a'), std::string("x\"y")}) {
+    auto replaced = c.Get("/health/ready", {{"X-PowerContext-Request-ID", bad}});
+    ASSERT_TRUE(replaced);
+    EXPECT_EQ(replaced->get_header_value("X-PowerContext-Request-ID").size(), 16u) << bad;
+  }
 }
 
 }  // namespace
