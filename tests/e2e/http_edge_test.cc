@@ -161,7 +161,7 @@ class HttpEdge : public ::testing::Test {
 
 TEST_F(HttpEdge, HostMustNameThisServer) {
   // A page at evil.example that rebinds its name to 127.0.0.1 sends its own Host.
-  for (const std::string& path : {"/v1/scopes", "/v1/health"}) {
+  for (const char* path : {"/v1/scopes", "/v1/health"}) {
     Answer a = Request(port, "GET", path, "", {{"Host", "evil.example:" + std::to_string(port)}});
     EXPECT_EQ(a.status, 403) << path;
     EXPECT_EQ(a.body["error"]["code"], "permission_denied") << path;
@@ -329,7 +329,7 @@ TEST(RequestIds, EveryAnswerCarriesOne) {
   auto kept = c.Get("/health/ready", {{"X-PowerContext-Request-ID", "agent-42.turn:7"}});
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->get_header_value("X-PowerContext-Request-ID"), "agent-42.turn:7");
-  for (const std::string bad : {std::string("has space"), std::string(129, 'a'), std::string("x\"y")}) {
+  for (const std::string& bad : {std::string("has space"), std::string(129, 'a'), std::string("x\"y")}) {
     auto replaced = c.Get("/health/ready", {{"X-PowerContext-Request-ID", bad}});
     ASSERT_TRUE(replaced);
     EXPECT_EQ(replaced->get_header_value("X-PowerContext-Request-ID").size(), 16u) << bad;
