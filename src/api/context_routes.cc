@@ -45,8 +45,7 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddContextRoutes(Router& router, Services services) {
-  ContextService* context = &services.context;
-  router.Add("POST", "/v1/context/prepare", [context](const ApiRequest& r) { return Prepare(*context, r); });
+  router.Add("POST", "/v1/context/prepare", Bind(services.context, Prepare));
 }
 
 }  // namespace pc

@@ -349,14 +349,14 @@ Result<ApiResponse> HandoffHistory(HandoffService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddHandoffRoutes(Router& router, Services services) {
-  HandoffService* h = &services.handoff;
-  router.Add("POST", "/v1/handoff/activate", [h](const ApiRequest& r) { return Activate(*h, r); });
-  router.Add("POST", "/v1/handoff/prepare", [h](const ApiRequest& r) { return Prepare(*h, r); });
-  router.Add("POST", "/v1/handoff/finalize", [h](const ApiRequest& r) { return Finalize(*h, r); });
-  router.Add("POST", "/v1/handoff/commit", [h](const ApiRequest& r) { return Commit(*h, r); });
-  router.Add("POST", "/v1/handoff/continue", [h](const ApiRequest& r) { return Continue(*h, r); });
-  router.Add("GET", "/v1/handoff", [h](const ApiRequest& r) { return ReadHandoff(*h, r); });
-  router.Add("GET", "/v1/handoff/history", [h](const ApiRequest& r) { return HandoffHistory(*h, r); });
+  HandoffService& h = services.handoff;
+  router.Add("POST", "/v1/handoff/activate", Bind(h, Activate));
+  router.Add("POST", "/v1/handoff/prepare", Bind(h, Prepare));
+  router.Add("POST", "/v1/handoff/finalize", Bind(h, Finalize));
+  router.Add("POST", "/v1/handoff/commit", Bind(h, Commit));
+  router.Add("POST", "/v1/handoff/continue", Bind(h, Continue));
+  router.Add("GET", "/v1/handoff", Bind(h, ReadHandoff));
+  router.Add("GET", "/v1/handoff/history", Bind(h, HandoffHistory));
 }
 
 }  // namespace pc

@@ -3,6 +3,7 @@
 // reasons is GET /v1/capabilities/search (api/routes.cc).
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +25,8 @@ constexpr std::chrono::seconds kProbeEvery{10};
 
 struct ProviderProbes {
   std::mutex mu;
-  std::chrono::steady_clock::time_point at{};
-  std::string embedding, extraction;
+  std::optional<std::chrono::steady_clock::time_point> at;  // unset: never probed
+  std::string embedding, extraction;  // empty: not configured (no check)
 };
 
 // Readiness (interfaces.md "HTTP and MCP"): 200 ready when every check passes, 200 degraded when
@@ -41,13 +42,12 @@ Result<ApiResponse> Ready(Services& s, ProviderProbes& probes, const ApiRequest&
   {
     std::lock_guard<std::mutex> lock(probes.mu);  // one probe at a time; the others wait for it
     const auto now = std::chrono::steady_clock::now();
-    if (probes.embedding.empty() || now - probes.at >= kProbeEvery) {
+    if (!probes.at || now - *probes.at >= kProbeEvery) {
       probes.embedding = s.search.has_embedder() ? s.search.ProbeEmbedder() : "";
       probes.extraction = s.flush.available() ? s.flush.ProbeExtractor() : "";
       probes.at = now;
-      if (probes.embedding.empty()) probes.embedding = "-";  // probed: none configured
     }
-    embedding = probes.embedding == "-" ? "" : probes.embedding;
+    embedding = probes.embedding;
     extraction = probes.extraction;
   }
   bool degraded = false;

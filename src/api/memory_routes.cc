@@ -19,21 +19,34 @@ constexpr size_t kMaxQueryChars = 8192;  // SearchMemoryRequest.query maxLength
 ApiResponse Ok(Json body) { return ApiResponse{200, std::move(body)}; }
 
 Status CheckQuery(const std::string& query) {
-  std::vector<int32_t> cps;
   if (query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
-  if (!DecodeUtf8(query, cps)) return InvalidArgument("query is not valid UTF-8").WithDetail("field", "query");
-  if (cps.size() > kMaxQueryChars)
+  const std::optional<size_t> chars = CountCodePoints(query);
+  if (!chars) return InvalidArgument("query is not valid UTF-8").WithDetail("field", "query");
+  if (*chars > kMaxQueryChars)
     return InvalidArgument("query is longer than 8192 characters").WithDetail("field", "query");
   return Status::Ok();
 }
 
-// The spec's reason: at most 512 characters.
-Result<std::string> Reason(const Body& body) {
+// What every memory write takes besides its target: the spec's reason (at most 512 characters),
+// and ours: actor and explain.
+struct WriteFields {
+  std::string reason;
+  std::string actor;
+  bool explain = false;
+};
+
+Result<WriteFields> ReadWriteFields(const Body& body) {
+  WriteFields w;
   PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
-  std::vector<int32_t> cps;
-  if (reason && (!DecodeUtf8(*reason, cps) || cps.size() > 512))
+  std::optional<size_t> chars = reason ? CountCodePoints(*reason) : std::optional<size_t>(0);
+  if (!chars || *chars > 512)
     return InvalidArgument("reason must be at most 512 characters of UTF-8").WithDetail("field", "reason");
-  return reason.value_or("");
+  w.reason = reason.value_or("");
+  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  w.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  w.explain = explain.value_or(false);
+  return w;
 }
 
 // MemoryMutationResponse; with `explain`, also whether it changed, the change in the revision's
@@ -56,13 +69,12 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
+  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
   PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
-  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
-  r.actor = actor.value_or(kDefaultActor);
+  r.reason = std::move(w.reason);
+  r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
-  return Ok(MutationJson(out, explain.value_or(false)));
+  return Ok(MutationJson(out, w.explain));
 }
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
@@ -73,12 +85,11 @@ Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));  // required by the spec; ours keeps it
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
-  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
+  r.reason = std::move(w.reason);
+  r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Revise(r));
-  return Ok(MutationJson(out, explain.value_or(false)));
+  return Ok(MutationJson(out, w.explain));
 }
 
 Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
@@ -87,12 +98,11 @@ Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
   RetireRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
-  PC_ASSIGN_OR_RETURN(r.reason, Reason(body));
-  PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
-  r.actor = actor.value_or(kDefaultActor);
+  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
+  r.reason = std::move(w.reason);
+  r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
-  return Ok(MutationJson(out, explain.value_or(false)));
+  return Ok(MutationJson(out, w.explain));
 }
 
 // MemoryEntry at the citation's revision; with `explain`, also whether it is still current.
@@ -204,19 +214,14 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddMemoryRoutes(Router& router, Services services) {
-  MemoryService* svc = &services.memory;
-  SearchService* search = &services.search;
-  auto bind = [svc](Result<ApiResponse> (*fn)(MemoryService&, const ApiRequest&)) {
-    return [svc, fn](const ApiRequest& req) { return fn(*svc, req); };
-  };
-  router.Add("POST", "/v1/memory/remember", bind(Remember));
-  router.Add("POST", "/v1/memory/entries/list", bind(ListEntries));
-  router.Add("POST", "/v1/memory/entries/get", bind(GetEntry));
-  router.Add("POST", "/v1/memory/entries/revise", bind(Revise));
-  router.Add("POST", "/v1/memory/entries/retire", bind(Retire));
-  router.Add("POST", "/v1/memory/changes", bind(Changes));
-  router.Add("POST", "/v1/memory/search",
-             [search](const ApiRequest& req) { return Search(*search, req); });
+  MemoryService& memory = services.memory;
+  router.Add("POST", "/v1/memory/remember", Bind(memory, Remember));
+  router.Add("POST", "/v1/memory/entries/list", Bind(memory, ListEntries));
+  router.Add("POST", "/v1/memory/entries/get", Bind(memory, GetEntry));
+  router.Add("POST", "/v1/memory/entries/revise", Bind(memory, Revise));
+  router.Add("POST", "/v1/memory/entries/retire", Bind(memory, Retire));
+  router.Add("POST", "/v1/memory/changes", Bind(memory, Changes));
+  router.Add("POST", "/v1/memory/search", Bind(services.search, Search));
 }
 
 }  // namespace pc

@@ -51,6 +51,13 @@ class Router {
   std::vector<Route> routes_;
 };
 
+// A route handler of a service: `fn(service, request)` as an ApiHandler. The service must outlive
+// the router.
+template <class Service>
+ApiHandler Bind(Service& service, Result<ApiResponse> (*fn)(Service&, const ApiRequest&)) {
+  return [&service, fn](const ApiRequest& req) { return fn(service, req); };
+}
+
 // Registers every /v1 route.
 void AddRoutes(Router& router, Services services);
 // The source log and flush routes (api/source_routes.cc).

@@ -133,25 +133,20 @@ Result<ApiResponse> Reindex(SearchService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddRoutes(Router& router, Services services) {
-  MemoryService* svc = &services.memory;
-  SearchService* search = &services.search;
-  auto bind = [svc](Result<ApiResponse> (*fn)(MemoryService&, const ApiRequest&)) {
-    return [svc, fn](const ApiRequest& req) { return fn(*svc, req); };
-  };
+  MemoryService& memory = services.memory;
+  SearchService& search = services.search;
   router.Add("GET", "/v1/health", [](const ApiRequest&) -> Result<ApiResponse> {
     return Ok(Json{{"status", "ok"}, {"version", POWERCONTEXT_VERSION}});
   });
-  router.Add("POST", "/v1/scopes", bind(CreateScope));
-  router.Add("GET", "/v1/scopes", bind(ListScopes));
-  router.Add("GET", "/v1/scopes/([^/]+)", bind(GetScope));
-  router.Add("GET", "/v1/memory/entries", bind(ListEntries));
-  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", bind(ListVersions));
-  router.Add("GET", "/v1/memory/revisions", bind(ListRevisions));
-  router.Add("GET", "/v1/memory/revisions/([^/]+)", bind(GetRevision));
-  router.Add("POST", "/v1/memory/reindex",
-             [search](const ApiRequest& req) { return Reindex(*search, req); });
-  router.Add("GET", "/v1/capabilities/search",
-             [search](const ApiRequest& req) { return SearchCapabilities(*search, req); });
+  router.Add("POST", "/v1/scopes", Bind(memory, CreateScope));
+  router.Add("GET", "/v1/scopes", Bind(memory, ListScopes));
+  router.Add("GET", "/v1/scopes/([^/]+)", Bind(memory, GetScope));
+  router.Add("GET", "/v1/memory/entries", Bind(memory, ListEntries));
+  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", Bind(memory, ListVersions));
+  router.Add("GET", "/v1/memory/revisions", Bind(memory, ListRevisions));
+  router.Add("GET", "/v1/memory/revisions/([^/]+)", Bind(memory, GetRevision));
+  router.Add("POST", "/v1/memory/reindex", Bind(search, Reindex));
+  router.Add("GET", "/v1/capabilities/search", Bind(search, SearchCapabilities));
   AddMemoryRoutes(router, services);
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);

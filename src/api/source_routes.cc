@@ -91,11 +91,12 @@ Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
   SourceInput in;
   in.kind = kContentSourceName;
   PC_ASSIGN_OR_RETURN(std::string source_id, body.String("source_id"));
-  std::vector<int32_t> cps;
-  if (source_id.empty() || !DecodeUtf8(source_id, cps) || cps.size() > kMaxSourceIdChars)
+  const std::optional<size_t> id_chars = CountCodePoints(source_id);
+  if (source_id.empty() || !id_chars || *id_chars > kMaxSourceIdChars)
     return InvalidArgument("source_id must be 1 to 256 characters of UTF-8").WithDetail("field", "source_id");
   PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
-  if (in.content.empty() || !DecodeUtf8(in.content, cps) || cps.size() > kMaxContentChars)
+  const std::optional<size_t> content_chars = CountCodePoints(in.content);
+  if (in.content.empty() || !content_chars || *content_chars > kMaxContentChars)
     return InvalidArgument("content must be 1 to 200000 characters of UTF-8").WithDetail("field", "content");
   PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
   in.idempotency_key = std::move(source_id);
@@ -139,13 +140,12 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddSourceRoutes(Router& router, Services services) {
-  SourceService* sources = &services.sources;
-  FlushService* flush = &services.flush;
-  router.Add("POST", "/v1/sources/content", [sources](const ApiRequest& r) { return CaptureContent(*sources, r); });
-  router.Add("POST", "/v1/sources", [sources](const ApiRequest& r) { return AddSource(*sources, r); });
-  router.Add("POST", "/v1/sources/batch", [sources](const ApiRequest& r) { return AddSources(*sources, r); });
-  router.Add("GET", "/v1/sources", [sources](const ApiRequest& r) { return ListSources(*sources, r); });
-  router.Add("POST", "/v1/memory/flush", [flush](const ApiRequest& r) { return Flush(*flush, r); });
+  SourceService& sources = services.sources;
+  router.Add("POST", "/v1/sources/content", Bind(sources, CaptureContent));
+  router.Add("POST", "/v1/sources", Bind(sources, AddSource));
+  router.Add("POST", "/v1/sources/batch", Bind(sources, AddSources));
+  router.Add("GET", "/v1/sources", Bind(sources, ListSources));
+  router.Add("POST", "/v1/memory/flush", Bind(services.flush, Flush));
 }
 
 }  // namespace pc

@@ -27,6 +27,13 @@ bool ForEachCodePoint(std::string_view s, Visit visit) {
 
 }  // namespace
 
+std::optional<size_t> CountCodePoints(std::string_view s) {
+  if (!IsValidUtf8(s)) return std::nullopt;
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // every byte but a continuation byte starts one
+  return n;
+}
+
 bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out) {
   return ForEachCodePoint(s, [&](int32_t cp) { out.push_back(cp); });
 }

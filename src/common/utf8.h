@@ -1,6 +1,7 @@
 // UTF-8 validation and Unicode normalization (utf8proc is wrapped here and nowhere else).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,10 @@ Result<std::string> NormalizeNfkc(std::string_view s);
 
 // NFKC plus Unicode case folding (for search keys, not for stored text).
 Result<std::string> NormalizeNfkcCasefold(std::string_view s);
+
+// How many characters (code points) `s` has; nothing when it is not valid UTF-8. Limits the spec
+// states in characters (scope_id, kind, query, reason, source_id, content) are counted with it.
+std::optional<size_t> CountCodePoints(std::string_view s);
 
 // The code points of `s`; false (and `out` partial) on malformed UTF-8.
 bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out);

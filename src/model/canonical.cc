@@ -51,12 +51,12 @@ Result<std::string> ContentHash(std::string_view kind, std::string_view text) {
 }
 
 bool IsValidKind(std::string_view kind) {
-  std::vector<int32_t> cps;
+  std::vector<int32_t> cps;  // each is checked below, so decoded once here
   if (kind.empty() || !DecodeUtf8(kind, cps) || cps.size() > kMaxKindChars) return false;
   bool visible = false;
   for (int32_t cp : cps) {
     if (cp < 0x20 || cp == 0x7f) return false;  // keeps "kind\ntext" (the hash's material) unambiguous
-    visible = visible || !IsSpace(cp) && cp != ' ';
+    visible = visible || (!IsSpace(cp) && cp != ' ');
   }
   return visible;
 }

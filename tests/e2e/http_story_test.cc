@@ -87,15 +87,9 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_EQ(plain.second.size(), 2u) << plain.second.dump();
   EXPECT_TRUE(plain.second["entry"].is_null());
 
-  auto cite_string = [](const json& c) {
-    const json& m = c["memory_ref"];
-    return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
-           std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
-           c["entry_version_id"].get<std::string>();
-  };
   // Stale citation (a at r1, head r2): 409 with the current revision, string or object form.
   auto stale = http.Post("/v1/memory/entries/revise", json{{"scope_id", scope},
-                                                   {"citation", cite_string(a.second["entry"]["citation"])},
+                                                   {"citation", CitationString(a.second["entry"]["citation"])},
                                                    {"text", "x"}});
   ExpectError(stale, 409, "revision_conflict");
   EXPECT_EQ(stale.second["error"]["details"]["current_revision"], 2);
@@ -114,7 +108,7 @@ TEST(HttpStory, FreshThenRestarted) {
   EXPECT_EQ(revised.second["entry"]["version"], 2);
   EXPECT_EQ(revised.second["entry"]["citation"]["entry_id"], a.second["entry"]["citation"]["entry_id"]);
   json b_now = http.Get("/v1/memory/entries?scope_id=" + scope).second["entries"][1]["citation"];
-  auto retired = http.Post("/v1/memory/entries/retire", json{{"scope_id", scope}, {"citation", cite_string(b_now)}});
+  auto retired = http.Post("/v1/memory/entries/retire", json{{"scope_id", scope}, {"citation", CitationString(b_now)}});
   ASSERT_EQ(retired.first, 200);
   EXPECT_EQ(retired.second["entry"]["state"], "inactive");
   auto retired_again = http.Post("/v1/memory/entries/retire",
@@ -193,7 +187,7 @@ TEST(HttpStory, FreshThenRestarted) {
   std::vector<json> reads;
   for (const json& c : citations) {
     auto r = http.Post("/v1/memory/entries/get",
-                       json{{"scope_id", scope}, {"citation", cite_string(c)}, {"explain", true}});
+                       json{{"scope_id", scope}, {"citation", CitationString(c)}, {"explain", true}});
     ASSERT_EQ(r.first, 200) << r.second.dump();
     reads.push_back(r.second);
   }
