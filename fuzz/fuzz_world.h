@@ -130,8 +130,10 @@ class World {
         flush_(*f_->store, &extractor_, &embedder_),
         handoff_(*f_->store, nullptr),
         context_(*f_->store, search_),
-        stats_(*f_->store) {
-    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_});
+        stats_(*f_->store),
+        tokens_(*f_->store),
+        audit_(*f_->store) {
+    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_, tokens_, audit_});
     ApiResponse scope = Post("/v1/scopes", R"({"key": "project:fuzz"})");
     FUZZ_CHECK(scope.status == 201, scope.body.dump());
     scope_id_ = scope.body["scope_id"].get<std::string>();
@@ -202,6 +204,8 @@ class World {
   HandoffService handoff_;
   ContextService context_;
   StatsService stats_;
+  TokenService tokens_;
+  AuditService audit_;
   Router router_;
   std::string scope_id_;
   std::string old_citation_;

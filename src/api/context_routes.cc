@@ -45,7 +45,7 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
 }  // namespace
 
 void AddContextRoutes(Router& router, Services services) {
-  router.Add("POST", "/v1/context/prepare", Bind(services.context, Prepare));
+  router.Add("POST", "/v1/context/prepare", {"prepare_context", Permission::kRead, ScopeIn::kBody}, Bind(services.context, Prepare));
 }
 
 }  // namespace pc

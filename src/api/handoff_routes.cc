@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "auth/request_context.h"
 #include "common/clock.h"
 #include "common/json_parse.h"
 #include "model/citation.h"
@@ -280,7 +281,8 @@ Result<ApiResponse> Commit(HandoffService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   if (!j.contains("handoff")) return Bad("handoff", "handoff is required");
   PC_ASSIGN_OR_RETURN(PreparedHandoff p, PreparedFrom(j["handoff"], "handoff"));
-  PC_ASSIGN_OR_RETURN(CommittedHandoff c, svc.Commit(scope_id, p));
+  const Principal& who = CurrentPrincipal();  // the token's name with auth on
+  PC_ASSIGN_OR_RETURN(CommittedHandoff c, svc.Commit(scope_id, p, who.authenticated ? who.name : "api"));
   Json sources = Json::array(), artifacts = Json::array();
   for (const HandoffCitation& s : c.sources) sources.push_back({{"name", s.source_name}, {"source_id", s.source_id}});
   for (const MemoryRef& a : c.artifacts) artifacts.push_back(ToJson(a));
@@ -350,13 +352,13 @@ Result<ApiResponse> HandoffHistory(HandoffService& svc, const ApiRequest& req) {
 
 void AddHandoffRoutes(Router& router, Services services) {
   HandoffService& h = services.handoff;
-  router.Add("POST", "/v1/handoff/activate", Bind(h, Activate));
-  router.Add("POST", "/v1/handoff/prepare", Bind(h, Prepare));
-  router.Add("POST", "/v1/handoff/finalize", Bind(h, Finalize));
-  router.Add("POST", "/v1/handoff/commit", Bind(h, Commit));
-  router.Add("POST", "/v1/handoff/continue", Bind(h, Continue));
-  router.Add("GET", "/v1/handoff", Bind(h, ReadHandoff));
-  router.Add("GET", "/v1/handoff/history", Bind(h, HandoffHistory));
+  router.Add("POST", "/v1/handoff/activate", {"activate_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Activate));
+  router.Add("POST", "/v1/handoff/prepare", {"prepare_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Prepare));
+  router.Add("POST", "/v1/handoff/finalize", {"finalize_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Finalize));
+  router.Add("POST", "/v1/handoff/commit", {"commit_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Commit));
+  router.Add("POST", "/v1/handoff/continue", {"continue_handoff", Permission::kRead, ScopeIn::kBody}, Bind(h, Continue));
+  router.Add("GET", "/v1/handoff", {"get_handoff", Permission::kRead, ScopeIn::kQuery}, Bind(h, ReadHandoff));
+  router.Add("GET", "/v1/handoff/history", {"list_handoff_history", Permission::kRead, ScopeIn::kQuery}, Bind(h, HandoffHistory));
 }
 
 }  // namespace pc

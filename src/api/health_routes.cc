@@ -84,14 +84,22 @@ Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
 
 }  // namespace
 
-void AddHealthRoutes(Router& router, Services services) {
+void AddHealthRoutes(Router& router, Services services, const RouteOptions& options) {
   auto shared = std::make_shared<Services>(services);
-  router.Add("GET", "/health/live", [](const ApiRequest&) -> Result<ApiResponse> {
+  router.Add("GET", "/health/live", {"get_liveness", Permission::kPublic, ScopeIn::kNone}, [](const ApiRequest&) -> Result<ApiResponse> {
     return ApiResponse{200, Json{{"status", "alive"}}};
   });
   auto probes = std::make_shared<ProviderProbes>();
-  router.Add("GET", "/health/ready", [shared, probes](const ApiRequest& r) { return Ready(*shared, *probes, r); });
-  router.Add("GET", "/v1/capabilities", [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
+  router.Add("GET", "/health/ready", {"get_readiness", Permission::kPublic, ScopeIn::kNone}, 
+             [shared, probes, warning = options.security_warning](const ApiRequest& r) -> Result<ApiResponse> {
+               PC_ASSIGN_OR_RETURN(ApiResponse out, Ready(*shared, *probes, r));
+               if (!warning.empty()) {
+                 out.body["checks"]["authentication"] = warning;
+                 if (out.body["status"] == "ready") out.body["status"] = "degraded";
+               }
+               return out;
+             });
+  router.Add("GET", "/v1/capabilities", {"get_capabilities", Permission::kRead, ScopeIn::kNone}, [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
 }
 
 }  // namespace pc

@@ -11,26 +11,36 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "api/edge_guard.h"
-#include "wire/error_map.h"
 #include "api/http_connections.h"
 #include "api/router.h"
+#include "auth/rate_limiter.h"
+#include "auth/request_context.h"
+#include "common/clock.h"
+#include "wire/error_map.h"
 
 namespace pc {
 
 struct HttpServer::Impl {
-  explicit Impl(HttpOptions o) : options(std::move(o)), server(options.connections) {}
+  Impl(Services s, HttpOptions o)
+      : services(s), options(std::move(o)), server(options.connections),
+        limiter(options.rate_limit_per_second, options.rate_limit_burst) {}
+  Services services;
   HttpOptions options;
   Router router;
   std::map<std::string, RawHandler> raw;  // set before Serve(), read-only after
   GuardedHttpServer server;
   int port = 0;
   std::atomic<bool> stopping{false};
+  RateLimiter limiter;
+  std::mutex log_mu;  // one access-log line at a time
 };
 
 namespace {
@@ -71,6 +81,12 @@ void WriteJson(httplib::Response& res, int status, const Json& body) {
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
 
+// How the client reached this server, e.g. http://127.0.0.1:8787 (the Host header has passed
+// the edge guard).
+std::string BaseUrl(const HttpServer::Impl& impl, const httplib::Request& req) {
+  return std::string(impl.options.tls ? "https://" : "http://") + req.get_header_value("Host");
+}
+
 // The edge guard (api/edge_guard.h) on this request; on refusal the answer is written and the
 // connection closes (a refused body is never read).
 bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res) {
@@ -91,23 +107,25 @@ bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httpl
   return false;
 }
 
-void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
-            std::string body) {
+// The answer to a request; the operation it was (for the access log and metrics).
+const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
+                   std::string body) {
   if (auto raw = impl.raw.find(req.path); raw != impl.raw.end()) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) {
       std::string name = k;
       for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (name == "authorization") continue;  // checked at the edge; handlers never see secrets
       headers.emplace(std::move(name), v);
     }
     RawHttpReply reply = raw->second(req.method, headers, body);
     res.status = reply.status;
     if (!reply.body.empty() || !reply.content_type.empty()) res.set_content(reply.body, reply.content_type);
-    return;
+    return "mcp";
   }
   const Router& router = impl.router;
   // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
-  ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body)};
+  ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body), BaseUrl(impl, req)};
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
   ApiResponse out = router.Dispatch(api);
   if (out.status == 405) {
@@ -115,52 +133,170 @@ void Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::
     if (details.contains("allow")) res.set_header("Allow", details["allow"].get<std::string>());
   }
   for (const auto& [name, value] : out.headers) res.set_header(name, value);
-  WriteJson(res, out.status, out.body);
+  if (out.text) {
+    res.status = out.status;
+    res.set_content(*out.text, out.content_type);
+  } else {
+    WriteJson(res, out.status, out.body);
+  }
+  return out.operation;
 }
 
-}  // namespace
+// Who the request is (DESIGN §11). With auth off, the local administrator; with it on, the
+// principal of a valid `Authorization: Bearer` token, else Anonymous (public routes only).
+Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req, std::string& reason) {
+  if (!impl.options.auth) return LocalAdministrator();
+  std::string header = req.get_header_value("Authorization");
+  if (header.empty()) {
+    reason = "missing";
+    return Anonymous();
+  }
+  size_t space = header.find(' ');
+  std::string scheme = header.substr(0, space);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string secret = space == std::string::npos ? "" : header.substr(header.find_first_not_of(' ', space) == std::string::npos ? header.size() : header.find_first_not_of(' ', space));
+  if (scheme != "bearer" || secret.empty()) {
+    reason = "not a bearer token";
+    return Anonymous();
+  }
+  Result<Principal> who = impl.services.tokens.Authenticate(secret);
+  if (who.ok()) return std::move(who).value();
+  reason = "invalid";
+  for (const Detail& d : who.status().details())
+    if (d.key == "reason" && std::holds_alternative<std::string>(d.value)) reason = std::get<std::string>(d.value);
+  if (who.status().code() != Code::kUnauthenticated) reason = "the token could not be checked";
+  return Anonymous();
+}
 
-HttpServer::HttpServer(Services services, HttpOptions options)
-    : impl_(new Impl(std::move(options))) {
-  AddRoutes(impl_->router, services);
+// Refused requests go to the audit log (bounded, outside the write path).
+void RecordDenied(const HttpServer::Impl& impl, const Principal& who, const char* operation, int status,
+                  const std::string& why, const std::string& request_id) {
+  Json targets{{"status", status}};
+  if (!why.empty()) targets["reason"] = why;
+  impl.services.audit.RecordDenied(AuditRecord{0, NowMillis(), who.name, operation, "", targets.dump(), "denied", request_id});
+}
 
-  httplib::Server& s = impl_->server;
-  const Impl& impl = *impl_;
-  auto handler = [&impl](const httplib::Request& req, httplib::Response& res) {
-    TagRequest(req, res);
-    if (PassesEdge(impl, req, res)) Handle(impl, req, res, req.body);
+// What the access log and the metrics say of a request.
+struct Served {
+  const char* operation = "unmatched";
+  std::string actor = "-";
+};
+
+// Authentication, the rate limit, then the route.
+Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
+             const httplib::ContentReader* reader) {
+  Served served;
+  if (!PassesEdge(impl, req, res)) {
+    served.operation = "edge";
+    return served;
+  }
+  std::string reason;
+  const Principal who = Authenticate(impl, req, reason);
+  served.actor = who.name;
+  ScopedRequest context(who, res.get_header_value(kRequestIdHeader));
+  const bool raw = impl.raw.count(req.path) > 0;
+  const RouteInfo* route = raw ? nullptr : impl.router.Find(req.method == "HEAD" ? "GET" : req.method, req.path);
+  const char* operation = route ? route->access.operation : raw ? "mcp" : "unmatched";
+  served.operation = operation;
+  auto refuse = [&](const Status& s) {
+    if (reader) CloseConnectionAfterResponse();  // the body is never read
+    WriteJson(res, HttpStatusFor(s.code()), ErrorJson(s));
+    RecordDenied(impl, who, operation, res.status, reason, res.get_header_value(kRequestIdHeader));
   };
-  // Bodies are read through a content reader: the library's plain handlers cap a body sent as
-  // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
-  const size_t max_body = impl_->options.max_body_bytes;
-  auto with_body = [&impl, max_body](const httplib::Request& req, httplib::Response& res,
-                             const httplib::ContentReader& reader) {
-    TagRequest(req, res);
-    if (!PassesEdge(impl, req, res)) return;
-    std::string body;
-    // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
-    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
-      Handle(impl, req, res, std::move(body));
-      return;
+  if (who.role == Role::kNone && (raw || !route || route->access.permission != Permission::kPublic)) {
+    // RFC 6750 §3; MCP clients also learn where the resource's metadata is (RFC 9728 §5.1).
+    std::string challenge = "Bearer";
+    if (raw) challenge += " resource_metadata=\"" + BaseUrl(impl, req) + "/.well-known/oauth-protected-resource\"";
+    res.set_header("WWW-Authenticate", challenge);
+    refuse(Status(Code::kUnauthenticated, "A valid bearer token is required.").WithDetail("reason", reason));
+    return served;
+  }
+  if (who.authenticated) {
+    if (int wait = impl.limiter.Take(who.name); wait > 0) {
+      res.set_header("Retry-After", std::to_string(wait));
+      reason = "rate limit";
+      refuse(Status(Code::kRateLimited, "token " + who.name + " is over its request rate; retry after " +
+                                            std::to_string(wait) + " s")
+                 .WithDetail("retry_after_seconds", int64_t{wait}));
+      return served;
     }
-    bool complete = reader([&body, max_body](const char* data, size_t n) {
+  }
+  std::string body;
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
+  if (reader && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
+    const size_t max_body = impl.options.max_body_bytes;
+    bool complete = (*reader)([&body, max_body](const char* data, size_t n) {
       body.append(data, n);
       return body.size() <= max_body;
     });
     if (!complete) {
       // The library drains (skips) a body whose Content-Length is over the limit, then fails.
       bool too_large = body.size() > max_body ||
-                       std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) >
-                           max_body;
+                       std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
       CloseConnectionAfterResponse();
       WriteJson(res, too_large ? 413 : 400,
                 ErrorJson(too_large ? TooLarge("request body is too large")
                                           .WithDetail("limit_bytes", static_cast<int64_t>(max_body))
                                     : InvalidArgument("could not read the request body")));
-      return;
+      return served;
     }
-    Handle(impl, req, res, std::move(body));
+  } else if (!reader) {
+    body = req.body;
+  }
+  served.operation = Handle(impl, req, res, std::move(body));
+  if (res.status == 403 && who.authenticated)
+    RecordDenied(impl, who, served.operation, 403, "role or scope", res.get_header_value(kRequestIdHeader));
+  return served;
+}
+
+// One access-log line per request (RFC 0046): never a body, a query, a header value or a token;
+// only the route's operation, not the path. Health probes and metrics scrapes are not logged.
+void LogAccess(HttpServer::Impl& impl, const httplib::Request& req, const httplib::Response& res,
+               const Served& served, std::chrono::steady_clock::time_point started) {
+  const AccessLog format = impl.options.access_log;
+  if (format == AccessLog::kOff) return;
+  const std::string op = served.operation;
+  if (op == "get_liveness" || op == "get_readiness" || op == "get_metrics") return;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  char duration[32];
+  std::snprintf(duration, sizeof duration, "%.3f", ms);
+  std::string line;
+  const std::string request_id = res.get_header_value(kRequestIdHeader);
+  if (format == AccessLog::kJson) {
+    Json j{{"time", FormatTimestamp(NowMillis())}, {"event", "transport.request.completed"},
+           {"transport", "http"}, {"request_id", request_id}, {"method", req.method},
+           {"operation", op}, {"status_code", res.status}, {"duration_ms", std::stod(duration)},
+           {"outcome", res.status < 400 ? "success" : "failure"}, {"actor", served.actor},
+           {"client", req.remote_addr}};
+    line = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  } else {
+    line = FormatTimestamp(NowMillis()) + " http " + req.method + " " + op + " " + std::to_string(res.status) +
+           " " + duration + "ms request_id=" + request_id + " actor=" + served.actor + " client=" + req.remote_addr;
+  }
+  line += '\n';
+  std::lock_guard<std::mutex> lock(impl.log_mu);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace
+
+HttpServer::HttpServer(Services services, HttpOptions options)
+    : impl_(new Impl(services, std::move(options))) {
+  AddRoutes(impl_->router, services, RouteOptions{impl_->options.security_warning});
+
+  httplib::Server& s = impl_->server;
+  Impl& impl = *impl_;
+  // Bodies are read through a content reader: the library's plain handlers cap a body sent as
+  // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
+  auto serve = [&impl](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
+    auto started = std::chrono::steady_clock::now();
+    TagRequest(req, res);
+    Served served = ServeRequest(impl, req, res, reader);
+    LogAccess(impl, req, res, served, started);
   };
+  auto handler = [serve](const httplib::Request& req, httplib::Response& res) { serve(req, res, nullptr); };
+  auto with_body = [serve](const httplib::Request& req, httplib::Response& res,
+                           const httplib::ContentReader& reader) { serve(req, res, &reader); };
   // Every method goes through the one route table, which knows 404 from 405.
   s.Get(".*", handler).Options(".*", handler);
   s.Post(".*", with_body).Put(".*", with_body).Patch(".*", with_body).Delete(".*", with_body);

@@ -28,12 +28,23 @@ struct ConnectionLimits {
   size_t keep_alive_max_requests = 10000;
 };
 
+// One line per request on stderr (RFC 0046), or none.
+enum class AccessLog { kOff, kText, kJson };
+
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
   size_t max_body_bytes = 8 * 1024 * 1024;  // larger bodies answer 413
   ConnectionLimits connections;             // workers, deadlines, per-address cap
   EdgePolicy edge;                          // Host, Origin, content type (listen_host set from host)
+  // Authentication (DESIGN §11): off = every caller is the local administrator (loopback only,
+  // unless the operator overrides it); on = a bearer token on every non-public route.
+  bool auth = false;
+  double rate_limit_per_second = 0;  // per token; 0 = no limit
+  double rate_limit_burst = 0;
+  AccessLog access_log = AccessLog::kText;
+  bool tls = false;  // served over TLS (the scheme of this server's own URLs)
+  std::string security_warning;  // see RouteOptions (api/router.h)
 };
 
 // A path served outside the route table, with the request's headers (names lower-case): MCP's

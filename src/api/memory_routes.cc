@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "auth/request_context.h"
 #include "common/utf8.h"
 
 namespace pc {
@@ -43,7 +44,9 @@ Result<WriteFields> ReadWriteFields(const Body& body) {
     return InvalidArgument("reason must be at most 512 characters of UTF-8").WithDetail("field", "reason");
   w.reason = reason.value_or("");
   PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
-  w.actor = actor.value_or(kDefaultActor);
+  // With auth on, a revision's actor is the token's name, never a string the client sent.
+  const Principal& who = CurrentPrincipal();
+  w.actor = who.authenticated ? who.name : actor.value_or(kDefaultActor);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   w.explain = explain.value_or(false);
   return w;
@@ -215,13 +218,13 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 
 void AddMemoryRoutes(Router& router, Services services) {
   MemoryService& memory = services.memory;
-  router.Add("POST", "/v1/memory/remember", Bind(memory, Remember));
-  router.Add("POST", "/v1/memory/entries/list", Bind(memory, ListEntries));
-  router.Add("POST", "/v1/memory/entries/get", Bind(memory, GetEntry));
-  router.Add("POST", "/v1/memory/entries/revise", Bind(memory, Revise));
-  router.Add("POST", "/v1/memory/entries/retire", Bind(memory, Retire));
-  router.Add("POST", "/v1/memory/changes", Bind(memory, Changes));
-  router.Add("POST", "/v1/memory/search", Bind(services.search, Search));
+  router.Add("POST", "/v1/memory/remember", {"remember_memory", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Remember));
+  router.Add("POST", "/v1/memory/entries/list", {"list_memory_entries", Permission::kRead, ScopeIn::kBody}, Bind(memory, ListEntries));
+  router.Add("POST", "/v1/memory/entries/get", {"get_memory_entry", Permission::kRead, ScopeIn::kBody}, Bind(memory, GetEntry));
+  router.Add("POST", "/v1/memory/entries/revise", {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Revise));
+  router.Add("POST", "/v1/memory/entries/retire", {"retire_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Retire));
+  router.Add("POST", "/v1/memory/changes", {"list_memory_changes", Permission::kRead, ScopeIn::kBody}, Bind(memory, Changes));
+  router.Add("POST", "/v1/memory/search", {"search_memory", Permission::kRead, ScopeIn::kBody}, Bind(services.search, Search));
 }
 
 }  // namespace pc

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "api/json_codec.h"
 #include "api/services.h"
+#include "auth/principal.h"
 #include "common/status.h"
 
 namespace pc {
@@ -22,6 +24,7 @@ struct ApiRequest {
   std::vector<std::string> path_params;  // regex captures, in order
   std::multimap<std::string, std::string> query;
   std::string body;
+  std::string base_url;  // how the client reached us, e.g. https://memory.example:8787
 };
 
 struct ApiResponse {
@@ -29,26 +32,67 @@ struct ApiResponse {
   ApiResponse(int s, Json b) : status(s), body(std::move(b)) {}
   int status = 200;
   Json body;
+  const char* operation = "unmatched";  // the matched route's operation id (logs, metrics)
+  // A body that is not JSON (GET /metrics): sent as it is with this content type.
+  std::optional<std::string> text;
+  std::string content_type;
   // Extra response headers (name, value), e.g. Cache-Control; JSON content type is always set.
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
 using ApiHandler = std::function<Result<ApiResponse>(const ApiRequest&)>;
 
+// Where a route finds the scope it acts on, for a token limited by scope patterns.
+enum class ScopeIn {
+  kNone,           // no scope's data (health, capabilities, metrics)
+  kBody,           // the JSON body's scope_id
+  kQuery,          // the query's scope_id
+  kQueryOptional,  // the query's scope_id if given (without: a server-wide answer)
+  kPath,           // the first path parameter
+  kBodyKey,        // the JSON body's key (POST /v1/scopes)
+  kFiltered,       // every scope, and the handler shows only what the caller may see
+  kAll,            // every scope at once (tokens, audit): a limited token may not
+};
+
+// What a route is and needs, declared once in the route table: its operation id (the spec's
+// operationId where the spec has the route), its permission and where its scope is.
+struct RouteAccess {
+  const char* operation;
+  Permission permission;
+  ScopeIn scope = ScopeIn::kNone;
+};
+
+struct RouteInfo {
+  std::string method;
+  std::string pattern;
+  RouteAccess access;
+};
+
+// A scope name's caller-chosen key: itself unless it is a server id (scp_…), which is looked up
+// (nullopt: no such scope).
+using ScopeKeyOf = std::function<Result<std::optional<std::string>>(const std::string& scope_name)>;
+
 class Router {
  public:
-  void Add(std::string method, const std::string& pattern, ApiHandler handler);
-  // Routes `req` (path_params are filled in) and runs the handler; errors become JSON errors.
+  void Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler);
+  void SetScopeKeyOf(ScopeKeyOf fn) { scope_key_of_ = std::move(fn); }
+  // Routes `req` (path_params are filled in), checks the current principal
+  // (auth/request_context.h) against the route's permission and scope, and runs the handler
+  // under the route's operation; errors become JSON errors.
   ApiResponse Dispatch(ApiRequest& req) const;
+  // The route `method path` matches, if any.
+  const RouteInfo* Find(const std::string& method, const std::string& path) const;
+  std::vector<RouteInfo> Routes() const;
 
  private:
   struct Route {
-    std::string method;
-    std::string pattern;
+    RouteInfo info;
     std::regex regex;
     ApiHandler handler;
   };
+  Status Authorize(const Route& route, const ApiRequest& req) const;
   std::vector<Route> routes_;
+  ScopeKeyOf scope_key_of_;
 };
 
 // A route handler of a service: `fn(service, request)` as an ApiHandler. The service must outlive
@@ -58,8 +102,15 @@ ApiHandler Bind(Service& service, Result<ApiResponse> (*fn)(Service&, const ApiR
   return [&service, fn](const ApiRequest& req) { return fn(service, req); };
 }
 
+// What the routes say about how the server runs.
+struct RouteOptions {
+  // Non-empty: /health/ready reports it under checks.authentication and says "degraded"
+  // (serving a network address with auth off).
+  std::string security_warning;
+};
+
 // Registers every /v1 route.
-void AddRoutes(Router& router, Services services);
+void AddRoutes(Router& router, Services services, const RouteOptions& options = {});
 // The source log and flush routes (api/source_routes.cc).
 void AddSourceRoutes(Router& router, Services services);
 // The prepared-context route (api/context_routes.cc).
@@ -69,7 +120,11 @@ void AddHandoffRoutes(Router& router, Services services);
 // The spec's memory routes (api/memory_routes.cc).
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).
-void AddHealthRoutes(Router& router, Services services);
+void AddHealthRoutes(Router& router, Services services, const RouteOptions& options);
+// Tokens, the audit log and the protected-resource metadata (api/security_routes.cc).
+void AddSecurityRoutes(Router& router, Services services);
+// GET /metrics (api/metrics_routes.cc).
+void AddMetricsRoutes(Router& router);
 // GET /v1/stats (api/stats_routes.cc), and its answer's JSON (the spec's ScopedStats).
 void AddStatsRoutes(Router& router, Services services);
 Json StatsJson(const ScopedStats& stats);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "auth/request_context.h"
+#include "service/validation.h"
 
 namespace pc {
 namespace {
@@ -39,12 +41,13 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
     if (!page.cursor.empty())
       return InvalidArgument("cursor does not apply to a lookup by key").WithDetail("field", "cursor");
     Result<Scope> s = svc.GetScopeByKey(*key);
-    if (s.ok()) items.push_back(ToJson(*s));
+    if (s.ok() && CurrentPrincipal().MaySee(s->key)) items.push_back(ToJson(*s));
     else if (s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     return Ok(Json{{"scopes", items}, {"next_cursor", nullptr}});
   }
   PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
-  for (const Scope& s : out.items) items.push_back(ToJson(s));
+  for (const Scope& s : out.items)  // a token limited by scope patterns sees only those scopes
+    if (CurrentPrincipal().MaySee(s.key)) items.push_back(ToJson(s));
   return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(out.next_cursor)}});
 }
 
@@ -132,27 +135,37 @@ Result<ApiResponse> Reindex(SearchService& svc, const ApiRequest& req) {
 
 }  // namespace
 
-void AddRoutes(Router& router, Services services) {
+void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   MemoryService& memory = services.memory;
   SearchService& search = services.search;
-  router.Add("GET", "/v1/health", [](const ApiRequest&) -> Result<ApiResponse> {
+  router.Add("GET", "/v1/health", {"get_health", Permission::kRead, ScopeIn::kNone}, [](const ApiRequest&) -> Result<ApiResponse> {
     return Ok(Json{{"status", "ok"}, {"version", POWERCONTEXT_VERSION}});
   });
-  router.Add("POST", "/v1/scopes", Bind(memory, CreateScope));
-  router.Add("GET", "/v1/scopes", Bind(memory, ListScopes));
-  router.Add("GET", "/v1/scopes/([^/]+)", Bind(memory, GetScope));
-  router.Add("GET", "/v1/memory/entries", Bind(memory, ListEntries));
-  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", Bind(memory, ListVersions));
-  router.Add("GET", "/v1/memory/revisions", Bind(memory, ListRevisions));
-  router.Add("GET", "/v1/memory/revisions/([^/]+)", Bind(memory, GetRevision));
-  router.Add("POST", "/v1/memory/reindex", Bind(search, Reindex));
-  router.Add("GET", "/v1/capabilities/search", Bind(search, SearchCapabilities));
+  router.Add("POST", "/v1/scopes", {"create_scope", Permission::kWrite, ScopeIn::kBodyKey}, Bind(memory, CreateScope));
+  router.Add("GET", "/v1/scopes", {"list_scopes", Permission::kRead, ScopeIn::kFiltered}, Bind(memory, ListScopes));
+  router.Add("GET", "/v1/scopes/([^/]+)", {"get_scope", Permission::kRead, ScopeIn::kPath}, Bind(memory, GetScope));
+  router.Add("GET", "/v1/memory/entries", {"list_entries_at_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListEntries));
+  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", {"list_entry_versions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListVersions));
+  router.Add("GET", "/v1/memory/revisions", {"list_revisions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListRevisions));
+  router.Add("GET", "/v1/memory/revisions/([^/]+)", {"get_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, GetRevision));
+  router.Add("POST", "/v1/memory/reindex", {"reindex_memory", Permission::kAdmin, ScopeIn::kBody}, Bind(search, Reindex));
+  router.Add("GET", "/v1/capabilities/search", {"get_search_capabilities", Permission::kRead, ScopeIn::kQueryOptional}, Bind(search, SearchCapabilities));
   AddMemoryRoutes(router, services);
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);
   AddHandoffRoutes(router, services);
-  AddHealthRoutes(router, services);
+  AddHealthRoutes(router, services, options);
   AddStatsRoutes(router, services);
+  AddSecurityRoutes(router, services);
+  // A server id (scp_…) is matched against scope patterns by its scope's key.
+  router.SetScopeKeyOf([&memory](const std::string& name) -> Result<std::optional<std::string>> {
+    if (!IsServerScopeId(name)) return std::optional<std::string>(name);
+    Result<Scope> scope = memory.GetScope(name);
+    if (scope.ok()) return std::optional<std::string>(scope->key);
+    if (scope.status().code() == Code::kNotFound || scope.status().code() == Code::kInvalidArgument)
+      return std::optional<std::string>();
+    return std::move(scope).TakeStatus();
+  });
 }
 
 }  // namespace pc

@@ -8,6 +8,8 @@
 #include "service/search_service.h"
 #include "service/source_service.h"
 #include "service/stats_service.h"
+#include "service/audit_service.h"
+#include "service/token_service.h"
 
 namespace pc {
 
@@ -19,6 +21,8 @@ struct Services {
   HandoffService& handoff;
   ContextService& context;
   StatsService& stats;
+  TokenService& tokens;
+  AuditService& audit;
 };
 
 }  // namespace pc

@@ -141,11 +141,11 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
 
 void AddSourceRoutes(Router& router, Services services) {
   SourceService& sources = services.sources;
-  router.Add("POST", "/v1/sources/content", Bind(sources, CaptureContent));
-  router.Add("POST", "/v1/sources", Bind(sources, AddSource));
-  router.Add("POST", "/v1/sources/batch", Bind(sources, AddSources));
-  router.Add("GET", "/v1/sources", Bind(sources, ListSources));
-  router.Add("POST", "/v1/memory/flush", Bind(services.flush, Flush));
+  router.Add("POST", "/v1/sources/content", {"capture_content_source", Permission::kWrite, ScopeIn::kBody}, Bind(sources, CaptureContent));
+  router.Add("POST", "/v1/sources", {"add_source", Permission::kWrite, ScopeIn::kBody}, Bind(sources, AddSource));
+  router.Add("POST", "/v1/sources/batch", {"add_sources", Permission::kWrite, ScopeIn::kBody}, Bind(sources, AddSources));
+  router.Add("GET", "/v1/sources", {"list_sources", Permission::kRead, ScopeIn::kQuery}, Bind(sources, ListSources));
+  router.Add("POST", "/v1/memory/flush", {"flush_memory", Permission::kWrite, ScopeIn::kBody}, Bind(services.flush, Flush));
 }
 
 }  // namespace pc

@@ -96,7 +96,7 @@ Json StatsJson(const ScopedStats& s) {
 
 void AddStatsRoutes(Router& router, Services services) {
   auto shared = std::make_shared<Services>(services);
-  router.Add("GET", "/v1/stats", [shared](const ApiRequest& req) -> Result<ApiResponse> {
+  router.Add("GET", "/v1/stats", {"get_stats", Permission::kRead, ScopeIn::kQuery}, [shared](const ApiRequest& req) -> Result<ApiResponse> {
     PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "period"}));
     PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
     StatsPeriod period = StatsPeriod::k30d;

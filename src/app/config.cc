@@ -115,6 +115,26 @@ const std::vector<Setting>& Table() {
       Text("allowed_origins", "POWERCONTEXT_ALLOWED_ORIGINS", "--allowed-origins",
            "browser origins allowed to call the API, e.g. https://console.example (comma-separated)",
            &Config::allowed_origins),
+      Text("auth", "POWERCONTEXT_AUTH", "--auth",
+           "on: every route but /health/* needs a bearer token (powercontext token create); off: loopback only",
+           &Config::auth),
+      Text("auth_token", "POWERCONTEXT_SERVER_AUTH_TOKEN", "--auth-token",
+           "one static admin token, as PowerContext's own servers take it (also turns auth on)",
+           &Config::auth_token),
+      Text("allow_unauthenticated", "POWERCONTEXT_ALLOW_UNAUTHENTICATED", "--allow-unauthenticated",
+           "true: serve a non-loopback address with auth off (anyone who reaches it is an admin)",
+           &Config::allow_unauthenticated),
+      Int("rate_limit", "POWERCONTEXT_RATE_LIMIT", "--rate-limit",
+          "requests a second per token, on average (0: no limit); over it is 429 with Retry-After",
+          &Config::rate_limit),
+      Int("rate_limit_burst", "POWERCONTEXT_RATE_LIMIT_BURST", "--rate-limit-burst",
+          "requests a token may make at once before rate_limit applies", &Config::rate_limit_burst),
+      Text("access_log", "POWERCONTEXT_ACCESS_LOG", "--access-log",
+           "one line per request on stderr: text, json or off (never bodies, queries or tokens)",
+           &Config::access_log),
+      Text("tls_cert", "POWERCONTEXT_TLS_CERT", "--tls-cert", "TLS certificate chain (PEM); with tls_key, serve HTTPS",
+           &Config::tls_cert),
+      Text("tls_key", "POWERCONTEXT_TLS_KEY", "--tls-key", "TLS private key (PEM)", &Config::tls_key),
   };
   return kTable;
 }
@@ -235,6 +255,21 @@ Status Validate(Config& c) {
         origin.find('/', origin.find("//") + 2) != std::string::npos)
       return InvalidArgument("allowed_origins: \"" + origin +
                              "\" is not an origin (scheme://host[:port], no path)");
+  // PowerContext's servers turn static-token auth on with POWERCONTEXT_SERVER_AUTH_ENABLED.
+  if (const char* v = std::getenv("POWERCONTEXT_SERVER_AUTH_ENABLED"); v && (std::string(v) == "true" || std::string(v) == "1"))
+    c.auth = "on";
+  if (!c.auth_token.empty() && c.auth == "off") c.auth = "on";  // a token given means auth is wanted
+  if (c.auth != "on" && c.auth != "off") return InvalidArgument("auth must be on or off");
+  if (c.allow_unauthenticated != "true" && c.allow_unauthenticated != "false")
+    return InvalidArgument("allow_unauthenticated must be true or false");
+  if (!c.auth_token.empty() && c.auth_token.size() < 16)
+    return InvalidArgument("auth_token must be at least 16 characters");
+  if (c.rate_limit < 0 || c.rate_limit > 1000000) return InvalidArgument("rate_limit must be between 0 and 1000000");
+  if (c.rate_limit_burst < 1 || c.rate_limit_burst > 1000000)
+    return InvalidArgument("rate_limit_burst must be between 1 and 1000000");
+  if (c.access_log != "text" && c.access_log != "json" && c.access_log != "off")
+    return InvalidArgument("access_log must be text, json or off");
+  if (c.tls_cert.empty() != c.tls_key.empty()) return InvalidArgument("tls_cert and tls_key go together");
   for (const std::string& host : SplitList(c.allowed_hosts))
     if (host.find_first_of("/ ") != std::string::npos || (host != "*" && host.find("://") != std::string::npos))
       return InvalidArgument("allowed_hosts: \"" + host + "\" is not a host name");

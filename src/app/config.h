@@ -54,6 +54,16 @@ struct Config {
   // origins a browser page may call from; comma-separated, empty = none.
   std::string allowed_hosts;
   std::string allowed_origins;
+  // Security (docs/security.md). auth: on|off; off only while every listen address is loopback
+  // unless allow_unauthenticated is "true" (then a warning at start-up and in /health/ready).
+  std::string auth = "off";
+  std::string auth_token;  // PowerContext's static bearer token (an admin), as its servers take it
+  std::string allow_unauthenticated = "false";
+  int64_t rate_limit = 50;         // requests a second per token (0: no limit)
+  int64_t rate_limit_burst = 200;  // a token's bucket
+  std::string access_log = "text";  // text, json or off
+  std::string tls_cert;  // PEM files; both set = HTTPS
+  std::string tls_key;
 
   // Derived by Validate().
   std::string listen_host;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "wire/error_map.h"
+#include "app/admin_commands.h"
 #include "app/config.h"
 #include "app/mcp.h"
 #include "app/serve.h"
@@ -15,7 +16,9 @@
 namespace {
 
 // Secrets (API keys) are printed masked.
-bool IsSecret(const std::string& key) { return key.size() > 8 && key.substr(key.size() - 8) == "_api_key"; }
+bool IsSecret(const std::string& key) {
+  return key == "auth_token" || (key.size() > 8 && key.substr(key.size() - 8) == "_api_key");
+}
 
 }  // namespace
 
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   config->require_subcommand(1);
   CLI::App* config_show = config->add_subcommand("show", "print every setting and its value");
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
+  std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -73,6 +77,10 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // Administration works on the data directory when --data is given, else on the server.
+  const bool local = flags.count("data") || std::getenv("POWERCONTEXT_DATA");
+  for (const pc::AdminCommand& c : admin)
+    if (*c.sub) return c.run(cfg, local, json);
   for (const pc::ClientCommand& c : client)
     if (*c.sub) return c.run(cfg.server, json);
   std::cerr << "powercontext: no command given\n";

@@ -31,6 +31,8 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
   rt->stats = std::make_unique<StatsService>(*rt->store);
+  rt->tokens = std::make_unique<TokenService>(*rt->store, config.auth_token);
+  rt->audit = std::make_unique<AuditService>(*rt->store);
   return rt;
 }
 

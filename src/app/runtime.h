@@ -26,8 +26,12 @@ struct Runtime {
   std::unique_ptr<HandoffService> handoff;
   std::unique_ptr<ContextService> context;
   std::unique_ptr<StatsService> stats;
+  std::unique_ptr<TokenService> tokens;
+  std::unique_ptr<AuditService> audit;
 
-  Services services() { return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats}; }
+  Services services() {
+    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit};
+  }
 };
 
 // Opens the store (creating the data directory) and wires everything; an error says what failed.

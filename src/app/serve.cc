@@ -19,6 +19,7 @@
 #include "app/data_lock.h"
 #include "app/periodic.h"
 #include "app/runtime.h"
+#include "auth/request_context.h"
 #include "mcp/transports.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
@@ -107,7 +108,36 @@ HttpOptions HttpOptionsFrom(const Config& config) {
   http.edge.listen_host = config.listen_host;
   http.edge.allowed_hosts = SplitList(config.allowed_hosts);
   http.edge.allowed_origins = SplitList(config.allowed_origins);
+  http.auth = config.auth == "on";
+  http.rate_limit_per_second = static_cast<double>(config.rate_limit);
+  http.rate_limit_burst = static_cast<double>(config.rate_limit_burst);
+  http.access_log = config.access_log == "json" ? AccessLog::kJson
+                    : config.access_log == "off" ? AccessLog::kOff
+                                                 : AccessLog::kText;
+  http.tls = !config.tls_cert.empty();
   return http;
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Auth may be off only while the listen address is loopback (DESIGN §11): anyone who can reach
+// a network address would otherwise be the administrator. --allow-unauthenticated overrides it,
+// loudly: a warning now and in /health/ready.
+Status CheckExposure(const Config& config, HttpOptions& http) {
+  if (config.auth == "on" || IsLoopbackHost(config.listen_host)) return Status::Ok();
+  if (config.allow_unauthenticated != "true")
+    return Status(Code::kPermissionDenied,
+                  "refusing to serve " + config.listen + " without authentication: anyone who can reach it "
+                  "could read and rewrite every memory. Turn auth on (--auth on, then `powercontext token create "
+                  "--data " + config.data_dir + " --name admin --role admin`), listen on 127.0.0.1, or pass "
+                  "--allow-unauthenticated true if something in front of this server authenticates callers");
+  http.security_warning = "off on a network address (" + config.listen + "): --allow-unauthenticated";
+  std::cerr << "powercontext: WARNING: serving " << config.listen
+            << " with authentication off (--allow-unauthenticated): every caller is an administrator"
+            << std::endl;
+  return Status::Ok();
 }
 
 // Each connection is a descriptor: lift the soft limit (often 1024) to the hard one, so
@@ -156,14 +186,23 @@ int RunServe(const Config& config) {
   if (!built.ok()) return Fail(built.status());
   Runtime& rt = **built;
 
-  HttpServer server(rt.services(), HttpOptionsFrom(config));
+  HttpOptions http = HttpOptionsFrom(config);
+  if (Status s = CheckExposure(config, http); !s.ok()) return Fail(s);
+  HttpServer server(rt.services(), http);
   McpTools mcp_tools(InProcessRoutes(server.router()));
   McpServer mcp(mcp_tools);
   AddMcpRoute(server, mcp);
   if (Status s = server.Bind(); !s.ok()) return Fail(s);
   std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving http://" << config.listen_host
-            << ":" << server.port() << " (store sqlite, data " << config.data_dir << ")"
-            << std::endl;
+            << ":" << server.port() << " (store sqlite, data " << config.data_dir << ", auth "
+            << config.auth << ")" << std::endl;
+  if (config.auth == "on" && config.auth_token.empty()) {
+    auto tokens = rt.tokens->List();
+    bool any = tokens.ok() && std::any_of(tokens->begin(), tokens->end(), [](const ApiToken& t) { return !t.revoked_at_ms; });
+    if (!any)
+      std::cerr << "powercontext: auth is on and no token exists yet: create one with `powercontext token create "
+                << "--data " << config.data_dir << " --name admin --role admin`" << std::endl;
+  }
 
   // Background backfill: at start-up and then every kBackfillInterval, complete the vector
   // projection of every scope that lacks vectors for the configured embedder (after an outage, or
@@ -173,6 +212,7 @@ int RunServe(const Config& config) {
   if (Embedder* embedder = rt.embedder.get())
     backfill.emplace(kBackfillInterval, /*at_start=*/true,
                      [&, embedder](bool first, const std::atomic<bool>& stopping) {
+                       ScopedRequest as_system(SystemPrincipal(), "", "backfill");
                        BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first);
                      });
   // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
@@ -180,7 +220,10 @@ int RunServe(const Config& config) {
   std::optional<Periodic> scheduler;
   if (config.memory_schedule_seconds > 0 && rt.flush->available())
     scheduler.emplace(std::chrono::seconds(config.memory_schedule_seconds), /*at_start=*/false,
-                      [&](bool, const std::atomic<bool>& stopping) { FlushPass(*rt.memory, *rt.flush, stopping); });
+                      [&](bool, const std::atomic<bool>& stopping) {
+                        ScopedRequest as_system(SystemPrincipal(), "", "scheduled_flush");
+                        FlushPass(*rt.memory, *rt.flush, stopping);
+                      });
 
   std::thread waiter([&] {
     int sig = 0;

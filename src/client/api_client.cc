@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@ struct ApiClient::Impl {
     http.set_tcp_nodelay(true);
     http.set_connection_timeout(5);
     http.set_read_timeout(60);
+    // A server with auth on wants a bearer token (docs/security.md); never put one in a URL.
+    if (const char* token = std::getenv("POWERCONTEXT_TOKEN"); token && *token) http.set_bearer_token_auth(token);
   }
 };
 

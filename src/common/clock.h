@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace pc {
@@ -11,5 +12,7 @@ int64_t NowMillis();
 
 // RFC 3339 UTC with milliseconds, e.g. "2026-11-30T04:27:13.123Z".
 std::string FormatTimestamp(int64_t unix_ms);
+// The milliseconds of "YYYY-MM-DDTHH:MM:SS[.mmm]Z" (nullopt when not that form).
+std::optional<int64_t> ParseTimestamp(const std::string& text);
 
 }  // namespace pc

@@ -13,7 +13,7 @@ namespace pc {
 CallRoute InProcessRoutes(const Router& router) {
   return [&router](const std::string& method, const std::string& path,
                    const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
-    ApiRequest req{method, path, {}, {query.begin(), query.end()}, body.is_null() ? "" : body.dump()};
+    ApiRequest req{method, path, {}, {query.begin(), query.end()}, body.is_null() ? "" : body.dump(), ""};
     ApiResponse res = router.Dispatch(req);
     if (res.status >= 200 && res.status < 300) return res.body;
     return ErrorFromJson(res.status, res.body);

@@ -164,4 +164,40 @@ std::optional<SourceRefParts> ParseSourceRef(std::string_view ref);
 // The spec's name of every source type this server captures (SourceReference.name).
 inline constexpr const char* kContentSourceName = "content";
 
+
+// An API token (DESIGN §11): its name, role and scope patterns, and the SHA-256 of its secret;
+// the secret itself is shown once, at creation, and never stored.
+struct ApiToken {
+  std::string name;
+  std::string role;                         // reader, writer, admin, metrics
+  std::vector<std::string> scope_patterns;  // empty: every scope
+  std::string secret_hash;                  // lower-case hex SHA-256 of the secret
+  std::string created_by;
+  int64_t created_at_ms = 0;
+  std::optional<int64_t> expires_at_ms;
+  std::optional<int64_t> revoked_at_ms;
+};
+
+// One audit row: an acknowledged write (written in its own transaction) or a refused request.
+struct AuditRecord {
+  int64_t seq = 0;  // assigned by the store, increasing
+  int64_t at_ms = 0;
+  std::string actor;      // the authenticated token's name ("local", "system" without auth)
+  std::string operation;  // the route's operation id, e.g. remember_memory
+  std::string scope_id;   // the server id of the scope written (empty: none)
+  std::string targets_json;  // what changed: {"revision": 3, "entries": [...], ...}
+  std::string result;     // "ok", or "denied" with the HTTP status in targets_json
+  std::string request_id;
+};
+
+// A page of the audit log, newest first.
+struct AuditQuery {
+  std::string scope_id;  // server id; empty: all
+  std::string actor;     // empty: all
+  int64_t since_ms = 0;  // at >= since (0: from the start)
+  int64_t until_ms = 0;  // at < until (0: to now)
+  int64_t before_seq = 0;  // 0: from the newest
+  int limit = 100;
+};
+
 }  // namespace pc

@@ -26,6 +26,7 @@
 #include "model/stats.h"
 #include "model/types.h"
 #include "search/text_query.h"
+#include "store/audit_trail.h"
 
 namespace pc {
 
@@ -139,6 +140,12 @@ class ReadTxn {
   virtual Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
                                                     const std::string& estimator_version,
                                                     const std::string& from, const std::string& to) = 0;
+  // API tokens (DESIGN §11). The token whose secret hashes to `secret_hash`, revoked or not.
+  virtual Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) = 0;
+  // Every token, revoked ones too, by name.
+  virtual Result<std::vector<ApiToken>> ListTokens() = 0;
+  // The audit log, newest first (AuditQuery's filters).
+  virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -199,6 +206,22 @@ class WriteTxn : public ReadTxn {
   virtual Status AddRecall(const std::string& scope_id, const std::string& date,
                            const std::string& estimator_id, const std::string& estimator_version,
                            const RecallMeasurement& value) = 0;
+
+  // Tokens: a new one (Conflict if a live token has the name); revoking the live token of `name`
+  // (false: there is none).
+  virtual Status CreateToken(const ApiToken& token) = 0;
+  virtual Result<bool> RevokeToken(const std::string& name, int64_t at_ms) = 0;
+  // Appends an audit row (seq assigned); an empty scope_id is looked up from `artifact_id` when
+  // that is given. Audited() calls it for every write; denied requests come in their own writes.
+  virtual Status AppendAudit(const AuditRecord& row, const std::string& artifact_id = "") = 0;
+
+  // What this transaction's current write changed, for its audit row (store/audit_trail.h);
+  // backends note every change here.
+  AuditTrail& audit_trail() { return trail_; }
+
+ private:
+  AuditTrail trail_;
+
 };
 
 class Store {

@@ -15,8 +15,14 @@ namespace pc::testing {
 struct JsonHttp {
   httplib::Client c;
   explicit JsonHttp(int port) : c("127.0.0.1", port) { c.set_read_timeout(10, 0); }
-  std::pair<int, nlohmann::json> Post(const std::string& path, const nlohmann::json& body) {
-    return Answer(c.Post(path, body.dump(), "application/json"), nullptr);
+  // Sends `Authorization: Bearer TOKEN` from now on.
+  JsonHttp& Bearer(const std::string& token) {
+    c.set_bearer_token_auth(token);
+    return *this;
+  }
+  std::pair<int, nlohmann::json> Post(const std::string& path, const nlohmann::json& body,
+                                      httplib::Headers* headers = nullptr) {
+    return Answer(c.Post(path, body.dump(), "application/json"), headers);
   }
   // `headers`, when given, receives the answer's headers.
   std::pair<int, nlohmann::json> Get(const std::string& path, httplib::Headers* headers = nullptr) {

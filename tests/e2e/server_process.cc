@@ -57,7 +57,7 @@ bool ServerProcess::Start() {
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = FreePort();
     std::vector<std::string> args = {POWERCONTEXT_BIN, "serve", "--data", data_dir_, "--listen",
-                                     "127.0.0.1:" + std::to_string(port_)};
+                                     listen_host_ + ":" + std::to_string(port_)};
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     int log = open((data_dir_ + ".server.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     pid_ = Spawn(args, -1, log, log);
@@ -66,7 +66,7 @@ bool ServerProcess::Start() {
     client.set_connection_timeout(0, 200000);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
-      auto res = client.Get("/v1/health");
+      auto res = client.Get("/health/live");  // public: answers with auth on too
       if (res && res->status == 200) return true;
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {  // exited: port taken? try another

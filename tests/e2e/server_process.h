@@ -16,7 +16,11 @@ class ServerProcess {
   explicit ServerProcess(std::string data_dir, std::vector<std::string> extra_args = {});
   ~ServerProcess();  // kills the server if still running
 
-  // Starts the server on a free port and waits until GET /v1/health answers 200.
+  // Listen on this host (default 127.0.0.1) rather than loopback only; call before Start().
+  void set_listen_host(std::string host) { listen_host_ = std::move(host); }
+  // The server's stderr (start-up lines, the access log).
+  std::string log_path() const { return data_dir_ + ".server.log"; }
+  // Starts the server on a free port and waits until GET /health/live answers 200.
   bool Start();
   // Both answer the process's wait status (waitpid), or -1 if it was not running: after Kill,
   // anything but "killed by SIGKILL" means the server had already ended on its own.
@@ -30,6 +34,7 @@ class ServerProcess {
 
   std::string data_dir_;
   std::vector<std::string> extra_args_;
+  std::string listen_host_ = "127.0.0.1";
   pid_t pid_ = -1;
   int port_ = 0;
 };

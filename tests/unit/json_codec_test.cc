@@ -60,16 +60,16 @@ TEST(ErrorJson, Shape) {
 
 TEST(Router, NotFoundAndMethodNotAllowed) {
   Router router;
-  router.Add("POST", "/v1/x", [](const ApiRequest&) -> Result<ApiResponse> {
+  router.Add("POST", "/v1/x", {"x", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
     return ApiResponse{200, Json{{"ok", true}}};
   });
-  ApiRequest get{"GET", "/v1/x", {}, {}, ""};
+  ApiRequest get{"GET", "/v1/x", {}, {}, "", ""};
   ApiResponse r = router.Dispatch(get);
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.body["error"]["details"]["allow"], "POST");
-  ApiRequest missing{"GET", "/v1/y", {}, {}, ""};
+  ApiRequest missing{"GET", "/v1/y", {}, {}, "", ""};
   EXPECT_EQ(router.Dispatch(missing).status, 404);
-  ApiRequest post{"POST", "/v1/x", {}, {}, ""};
+  ApiRequest post{"POST", "/v1/x", {}, {}, "", ""};
   EXPECT_EQ(router.Dispatch(post).status, 200);
 }
 

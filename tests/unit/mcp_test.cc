@@ -30,9 +30,11 @@ class McpTest : public ::testing::Test {
   HandoffService handoff{*f.store, nullptr};
   ContextService context{*f.store, search};
   StatsService stats{*f.store};
+  TokenService tokens{*f.store};
+  AuditService audit{*f.store};
   Router router = [&] {
     Router r;
-    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats});
+    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit});
     return r;
   }();
   McpTools tools{InProcessRoutes(router)};

@@ -68,6 +68,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                                "DROP TABLE handoff_contents; DROP TABLE handoff_claims;"
                                "DROP TABLE handoff_citations;"
                                "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
+        "DROP TABLE api_tokens; DROP TABLE audit_log;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                                "DELETE FROM schema_migrations WHERE version >= 2;"
@@ -133,6 +134,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
            "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
            "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
            "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
+        "DROP TABLE api_tokens; DROP TABLE audit_log;"
            "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);

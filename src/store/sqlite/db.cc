@@ -46,6 +46,8 @@ Status Db::Error(const std::string& what) const {
   return Internal(what + ": " + sqlite3_errmsg(db_));
 }
 
+int64_t Db::changes() const { return sqlite3_changes64(db_); }
+
 Status Db::Exec(const std::string& sql) {
   ++write_statements_;
   char* err = nullptr;

@@ -31,6 +31,8 @@ class Db {
   // How many statements that may write have run on this connection (Exec counts always): a
   // write that failed without moving it changed nothing (see SqliteStore::RunGroup).
   uint64_t write_statements() const { return write_statements_; }
+  // Rows the last INSERT, UPDATE or DELETE on this connection changed.
+  int64_t changes() const;
   // Replaces SQLite's automatic checkpoint (run inside the commit that crosses its threshold)
   // with a count: after each commit, wal_frames() is the number of frames in the write-ahead log.
   void TrackWalFrames();

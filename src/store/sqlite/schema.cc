@@ -238,6 +238,32 @@ CREATE TABLE recall_token_daily(
   recalled_tokens INTEGER NOT NULL,
   PRIMARY KEY(scope_id, usage_date, estimator_id, estimator_version)) WITHOUT ROWID;
 )sql",
+      // 8: API tokens (only the SHA-256 of each secret) and the audit log (DESIGN §11). A name
+      // is unique among live tokens; a revoked token's row stays, so its audit rows keep meaning.
+      R"sql(
+CREATE TABLE api_tokens(
+  token_rowid INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  role TEXT NOT NULL,
+  scope_patterns TEXT NOT NULL,  -- JSON array of strings; [] = every scope
+  secret_hash TEXT NOT NULL UNIQUE,
+  created_by TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  expires_at_ms INTEGER,
+  revoked_at_ms INTEGER);
+CREATE UNIQUE INDEX api_tokens_live_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+CREATE TABLE audit_log(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at_ms INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  scope_id TEXT NOT NULL,
+  targets TEXT NOT NULL,
+  result TEXT NOT NULL,
+  request_id TEXT NOT NULL);
+CREATE INDEX audit_log_scope ON audit_log(scope_id, seq);
+CREATE INDEX audit_log_actor ON audit_log(actor, seq);
+)sql",
   };
   return kMigrations;
 }

@@ -247,7 +247,10 @@ Result<Artifact> SqliteTxn::CreateArtifact(const std::string& scope_id, const st
 Status SqliteTxn::CommitHandoff(const Handoff& h, const std::string& reason,
                                 const std::vector<std::string>& lineage) {
   PC_RETURN_IF_ERROR(AppendRevision(h.ref.artifact_id, h.ref.revision, h.actor, reason, lineage, h.created_at_ms));
-  return WriteHandoffContent(db_, h.ref.artifact_id, h.ref.revision, h.content);
+  PC_RETURN_IF_ERROR(WriteHandoffContent(db_, h.ref.artifact_id, h.ref.revision, h.content));
+  if (audit_trail().artifact_id.empty()) audit_trail().artifact_id = h.ref.artifact_id;
+  audit_trail().handoff_revision = h.ref.revision;
+  return Status::Ok();
 }
 
 Result<std::vector<Handoff>> SqliteTxn::ListHandoffs(const std::string& artifact_id, int64_t before,

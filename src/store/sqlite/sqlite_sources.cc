@@ -78,6 +78,8 @@ Result<Source> SqliteTxn::AppendSource(Source source) {
   s.Bind(5, source.purpose).Bind(6, source.content).Bind(7, source.metadata_json);
   s.Bind(8, source.idempotency_key).Bind(9, source.created_at_ms);
   PC_RETURN_IF_ERROR(s.Run());
+  if (audit_trail().scope_id.empty()) audit_trail().scope_id = source.scope_id;
+  audit_trail().AddSource(source.source_id);
   return source;
 }
 
@@ -88,7 +90,10 @@ Status SqliteTxn::SetCursor(const std::string& scope_id, const std::string& arti
       " VALUES(?1, ?2, ?3, ?4, ?5) ON CONFLICT(scope_id, artifact_id, consumer)"
       " DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at"));
   s.Bind(1, scope_id).Bind(2, artifact_id).Bind(3, consumer).Bind(4, position).Bind(5, NowMillis());
-  return s.Run();
+  PC_RETURN_IF_ERROR(s.Run());
+  if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope_id;
+  audit_trail().cursor = position;
+  return Status::Ok();
 }
 
 }  // namespace pc::sqlite

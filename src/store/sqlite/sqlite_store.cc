@@ -117,7 +117,8 @@ struct SqliteStore::PendingWrite {
   bool done = false;
 };
 
-Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& fn) {
+Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
+  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&me);

@@ -217,6 +217,8 @@ Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
       " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
   s.Bind(1, scope.memory_artifact_id).Bind(2, scope.scope_id).Bind(3, std::string(kMemoryFamily));
   PC_RETURN_IF_ERROR(s.Bind(4, scope.created_at_ms).Run());
+  audit_trail().created_scope = true;
+  if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope.scope_id;
   return scope;  // no table of its own: full text is one shared table (sqlite_text.cc)
 }
 
@@ -281,6 +283,10 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
     PC_RETURN_IF_ERROR(ProjectText(text_owner, r, u));
   }
+  AuditTrail& trail = audit_trail();
+  if (trail.artifact_id.empty()) trail.artifact_id = artifact;
+  trail.revision = r;
+  for (const Change& c : rev.info.changes) trail.AddEntry(c.entry_id);
   return ProjectVectors(rev);
 }
 

@@ -119,6 +119,13 @@ class SqliteTxn final : public WriteTxn {
                        const std::string& operation, const ModelUsage& usage) override;
   Status AddRecall(const std::string& scope_id, const std::string& date, const std::string& estimator_id,
                    const std::string& estimator_version, const RecallMeasurement& value) override;
+  // Tokens and the audit log (sqlite_security.cc).
+  Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) override;
+  Result<std::vector<ApiToken>> ListTokens() override;
+  Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+  Status CreateToken(const ApiToken& token) override;
+  Result<bool> RevokeToken(const std::string& name, int64_t at_ms) override;
+  Status AppendAudit(const AuditRecord& row, const std::string& artifact_id) override;
 
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);

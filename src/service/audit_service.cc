@@ -1,0 +1,89 @@
+#include "service/audit_service.h"
+
+#include <chrono>
+
+#include "common/clock.h"
+#include "service/validation.h"
+
+namespace pc {
+
+AuditService::AuditService(Store& store) : store_(store), writer_([this] { Loop(); }) {}
+
+AuditService::~AuditService() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  writer_.join();
+  Flush();
+}
+
+Result<AuditPage> AuditService::List(const AuditListRequest& r) {
+  PC_RETURN_IF_ERROR(CheckPage(r.page));
+  AuditQuery q;
+  q.actor = r.actor;
+  q.since_ms = r.since_ms;
+  q.until_ms = r.until_ms;
+  q.limit = r.page.limit + 1;
+  if (!r.page.cursor.empty()) {
+    PC_ASSIGN_OR_RETURN(q.before_seq, ParseIntCursor(r.page.cursor));
+  }
+  AuditPage out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    out.items.clear();
+    if (!r.scope_id.empty()) {
+      PC_RETURN_IF_ERROR(CheckScopeId(r.scope_id));
+      PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, r.scope_id));
+      if (!scope) return Status::Ok();  // a scope nobody wrote to has no audit rows
+      q.scope_id = scope->scope_id;
+    }
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListAudit(q));
+    return Status::Ok();
+  }));
+  if (out.items.size() > static_cast<size_t>(r.page.limit)) {
+    out.items.resize(static_cast<size_t>(r.page.limit));
+    out.next_cursor = std::to_string(out.items.back().seq);
+  }
+  return out;
+}
+
+void AuditService::RecordDenied(AuditRecord row) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (queued_.size() >= kMaxQueued) {
+    ++dropped_;
+    return;
+  }
+  queued_.push_back(std::move(row));
+}
+
+void AuditService::Flush() {
+  std::vector<AuditRecord> rows;
+  uint64_t dropped = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rows.swap(queued_);
+    std::swap(dropped, dropped_);
+  }
+  if (dropped > 0)
+    rows.push_back(AuditRecord{0, NowMillis(), "system", "audit", "",
+                               "{\"dropped_denials\": " + std::to_string(dropped) + "}", "dropped", ""});
+  if (rows.empty()) return;
+  (void)store_.Write([&](WriteTxn& txn) -> Status {
+    for (const AuditRecord& row : rows) PC_RETURN_IF_ERROR(txn.AppendAudit(row));
+    return Status::Ok();
+  });
+}
+
+void AuditService::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, std::chrono::seconds(1));
+    if (stopping_) break;
+    lock.unlock();
+    Flush();
+    lock.lock();
+  }
+}
+
+}  // namespace pc

@@ -1,0 +1,49 @@
+// The audit of acknowledged writes (DESIGN §11): every write that changes the store records one
+// audit row in its own transaction, so audit rows equal acknowledged writes exactly, crash or
+// not. A backend notes what each write changes in its transaction's trail (CommitRevision,
+// AppendSource, …); Audited() wraps the write callback so that, when the callback succeeded and
+// changed something, the row is appended before the transaction commits. The actor, operation
+// and request id are the current request's (auth/request_context.h), captured on the caller's
+// thread (a group commit may run the callback on another).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/types.h"
+
+namespace pc {
+
+class WriteTxn;
+
+struct AuditTrail {
+  std::string scope_id;     // the scope written, when the write names it
+  std::string artifact_id;  // the artifact a revision went to (its scope is looked up)
+  std::optional<int64_t> revision;          // memory revision committed
+  std::optional<int64_t> handoff_revision;  // handoff revision committed
+  std::vector<std::string> entries;         // entries changed (at most kMaxIds)
+  std::vector<std::string> sources;         // sources appended (at most kMaxIds)
+  std::vector<std::string> tokens;          // tokens created or revoked
+  std::optional<int64_t> cursor;            // extraction cursor moved to
+  bool created_scope = false;
+  size_t omitted = 0;  // ids past kMaxIds, counted
+
+  static constexpr size_t kMaxIds = 64;
+  bool empty() const;
+  void Reset() { *this = AuditTrail{}; }
+  void AddEntry(const std::string& id) { Add(entries, id); }
+  void AddSource(const std::string& id) { Add(sources, id); }
+  // {"revision": 3, "entries": [...], ...}: only what the write changed.
+  std::string TargetsJson() const;
+
+ private:
+  void Add(std::vector<std::string>& ids, const std::string& id);
+};
+
+// `fn` with its audit row (see above). The store's Write implementations wrap every callback.
+std::function<Status(WriteTxn&)> Audited(const std::function<Status(WriteTxn&)>& fn);
+
+}  // namespace pc

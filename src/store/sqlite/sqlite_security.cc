@@ -1,0 +1,108 @@
+// API tokens and the audit log in SQLite (migration 8).
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite/db.h"
+#include "store/sqlite/sqlite_txn.h"
+
+namespace pc::sqlite {
+namespace {
+
+constexpr const char* kTokenColumns =
+    "name, role, scope_patterns, secret_hash, created_by, created_at_ms, expires_at_ms, revoked_at_ms";
+
+ApiToken ReadToken(const Stmt& s) {
+  ApiToken t;
+  t.name = s.Text(0);
+  t.role = s.Text(1);
+  auto patterns = nlohmann::json::parse(s.Text(2), nullptr, /*allow_exceptions=*/false);
+  if (patterns.is_array())
+    for (const auto& p : patterns)
+      if (p.is_string()) t.scope_patterns.push_back(p.get<std::string>());
+  t.secret_hash = s.Text(3);
+  t.created_by = s.Text(4);
+  t.created_at_ms = s.Int(5);
+  if (!s.IsNull(6)) t.expires_at_ms = s.Int(6);
+  if (!s.IsNull(7)) t.revoked_at_ms = s.Int(7);
+  return t;
+}
+
+}  // namespace
+
+Result<std::optional<ApiToken>> SqliteTxn::FindTokenByHash(const std::string& secret_hash) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT ") + kTokenColumns +
+                                          " FROM api_tokens WHERE secret_hash = ?1"));
+  s.Bind(1, secret_hash);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<ApiToken>();
+  return std::optional<ApiToken>(ReadToken(s));
+}
+
+Result<std::vector<ApiToken>> SqliteTxn::ListTokens() {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT ") + kTokenColumns +
+                                          " FROM api_tokens ORDER BY name, token_rowid"));
+  std::vector<ApiToken> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back(ReadToken(s));
+  }
+}
+
+Status SqliteTxn::CreateToken(const ApiToken& t) {
+  {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "SELECT 1 FROM api_tokens WHERE name = ?1 AND revoked_at_ms IS NULL"));
+    s.Bind(1, t.name);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (row)
+      return Conflict("a token named " + t.name + " exists; revoke it first or choose another name")
+          .WithDetail("name", t.name);
+  }
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO api_tokens(name, role, scope_patterns, secret_hash, created_by, created_at_ms,"
+      " expires_at_ms, revoked_at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)"));
+  s.Bind(1, t.name).Bind(2, t.role).Bind(3, nlohmann::json(t.scope_patterns).dump());
+  s.Bind(4, t.secret_hash).Bind(5, t.created_by).Bind(6, t.created_at_ms);
+  if (t.expires_at_ms) s.Bind(7, *t.expires_at_ms);
+  else s.BindNull(7);
+  PC_RETURN_IF_ERROR(s.Run());
+  audit_trail().tokens.push_back(t.name);
+  return Status::Ok();
+}
+
+Result<bool> SqliteTxn::RevokeToken(const std::string& name, int64_t at_ms) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "UPDATE api_tokens SET revoked_at_ms = ?2 WHERE name = ?1 AND revoked_at_ms IS NULL"));
+  s.Bind(1, name).Bind(2, at_ms);
+  PC_RETURN_IF_ERROR(s.Run());
+  if (db_.changes() == 0) return false;
+  audit_trail().tokens.push_back(name);
+  return true;
+}
+
+Status SqliteTxn::AppendAudit(const AuditRecord& r, const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO audit_log(at_ms, actor, operation, scope_id, targets, result, request_id)"
+      " VALUES(?1, ?2, ?3, CASE WHEN ?4 <> '' THEN ?4 ELSE"
+      " COALESCE((SELECT scope_id FROM artifacts WHERE artifact_id = ?8), '') END, ?5, ?6, ?7)"));
+  s.Bind(1, r.at_ms).Bind(2, r.actor).Bind(3, r.operation).Bind(4, r.scope_id);
+  s.Bind(5, r.targets_json).Bind(6, r.result).Bind(7, r.request_id).Bind(8, artifact_id);
+  return s.Run();
+}
+
+Result<std::vector<AuditRecord>> SqliteTxn::ListAudit(const AuditQuery& q) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "SELECT seq, at_ms, actor, operation, scope_id, targets, result, request_id FROM audit_log"
+      " WHERE (?1 = '' OR scope_id = ?1) AND (?2 = '' OR actor = ?2) AND at_ms >= ?3"
+      " AND (?4 = 0 OR at_ms < ?4) AND (?5 = 0 OR seq < ?5) ORDER BY seq DESC LIMIT ?6"));
+  s.Bind(1, q.scope_id).Bind(2, q.actor).Bind(3, q.since_ms).Bind(4, q.until_ms);
+  s.Bind(5, q.before_seq).Bind(6, static_cast<int64_t>(q.limit));
+  std::vector<AuditRecord> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back({s.Int(0), s.Int(1), s.Text(2), s.Text(3), s.Text(4), s.Text(5), s.Text(6), s.Text(7)});
+  }
+}
+
+}  // namespace pc::sqlite

@@ -1,0 +1,205 @@
+// Who may do what, walked over the real route table (issue 14): every route declares an
+// operation and a permission, and each role × route × in-scope/out-of-scope request answers as
+// the route declares — generated from Router::Routes(), not listed by hand. In process against
+// the real store and services, each request under the principal a token would give.
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/router.h"
+#include "auth/request_context.h"
+#include "service/audit_service.h"
+#include "service/context_service.h"
+#include "service/flush_service.h"
+#include "service/handoff_service.h"
+#include "service/source_service.h"
+#include "service/stats_service.h"
+#include "service/token_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kInScope = "project:orders-1";
+constexpr const char* kOutOfScope = "project:billing";
+
+class Authorization : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  SearchService search{*f.store};
+  SourceService sources{*f.store};
+  FlushService flush{*f.store, nullptr, nullptr};
+  HandoffService handoff{*f.store, nullptr};
+  ContextService context{*f.store, search};
+  StatsService stats{*f.store};
+  TokenService tokens{*f.store};
+  AuditService audit{*f.store};
+  Router router = [&] {
+    Router r;
+    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit});
+    return r;
+  }();
+
+  ApiResponse Send(const Principal& who, const std::string& method, const std::string& path,
+                   const json& body = json(), std::multimap<std::string, std::string> query = {}) {
+    ScopedRequest as(who, "test");
+    ApiRequest req{method, path, {}, std::move(query), body.is_null() ? "" : body.dump(), "http://127.0.0.1"};
+    return router.Dispatch(req);
+  }
+
+  // A request to `route` naming `scope` where the route takes its scope.
+  ApiResponse Call(const Principal& who, const RouteInfo& route, const std::string& scope) {
+    std::string path = std::regex_replace(route.pattern, std::regex(R"(\(\[\^/\]\+\))"),
+                                          route.access.scope == ScopeIn::kPath ? scope : "1");
+    json body = json::object();
+    std::multimap<std::string, std::string> query;
+    switch (route.access.scope) {
+      case ScopeIn::kBody: body["scope_id"] = scope; break;
+      case ScopeIn::kBodyKey: body["key"] = scope; break;
+      case ScopeIn::kQuery:
+      case ScopeIn::kQueryOptional: query.emplace("scope_id", scope); break;
+      default: break;
+    }
+    return Send(who, route.method, path, route.method == "GET" ? json() : body, query);
+  }
+};
+
+TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
+  std::set<std::string> seen;
+  auto routes = router.Routes();
+  ASSERT_GT(routes.size(), 30u);
+  for (const RouteInfo& r : routes) {
+    ASSERT_NE(r.access.operation, nullptr);
+    EXPECT_FALSE(std::string(r.access.operation).empty()) << r.method << " " << r.pattern;
+    EXPECT_TRUE(seen.insert(r.method + " " + r.pattern).second) << "declared twice: " << r.pattern;
+    // Only liveness, readiness and the protected-resource metadata go without a token.
+    if (r.access.permission == Permission::kPublic)
+      EXPECT_TRUE(r.pattern.rfind("/health/", 0) == 0 || r.pattern.rfind("/.well-known/", 0) == 0) << r.pattern;
+    // A route that writes never needs less than write.
+    if (r.method == "POST" && r.access.permission == Permission::kRead)
+      EXPECT_TRUE(std::set<std::string>({"search_memory", "list_memory_entries", "get_memory_entry",
+                                         "list_memory_changes", "prepare_context", "continue_handoff"})
+                      .count(r.access.operation))
+          << r.access.operation << " is a POST that only reads?";
+  }
+}
+
+TEST_F(Authorization, EachRoleOnEachRouteInAndOutOfScopeAnswersAsDeclared) {
+  // The out-of-scope scope exists (so a refusal is not "not found"), named by key and by id.
+  ASSERT_EQ(Send(LocalAdministrator(), "POST", "/v1/scopes", {{"key", kOutOfScope}}).status, 201);
+  std::string out_id = Send(LocalAdministrator(), "GET", "/v1/scopes", json(), {{"key", kOutOfScope}})
+                           .body["scopes"][0]["scope_id"].get<std::string>();
+  const std::vector<std::string> patterns = {"project:orders-*"};
+  int checked = 0;
+  for (Role role : {Role::kMetrics, Role::kReader, Role::kWriter, Role::kAdmin}) {
+    for (bool restricted : {false, true}) {
+      Principal who{std::string("t-") + RoleName(role), role, restricted ? patterns : std::vector<std::string>{}, true};
+      for (const RouteInfo& route : router.Routes()) {
+        for (const std::string& scope : {std::string(kInScope), std::string(kOutOfScope), out_id}) {
+          ApiResponse res = Call(who, route, scope);
+          const std::string what = std::string(RoleName(role)) + (restricted ? "[orders-*] " : " ") + route.method +
+                                   " " + route.pattern + " scope " + scope + " -> " + res.body.dump();
+          bool allowed_role = who.Allows(route.access.permission);
+          bool scoped = route.access.scope != ScopeIn::kNone && route.access.scope != ScopeIn::kFiltered;
+          bool in_scope = scope == kInScope;
+          bool expect_denied = !allowed_role || (restricted && scoped && (route.access.scope == ScopeIn::kAll || !in_scope));
+          if (expect_denied) {
+            EXPECT_EQ(res.status, 403) << what;
+            EXPECT_EQ(res.body["error"]["code"], "permission_denied") << what;
+          } else {
+            EXPECT_NE(res.status, 403) << what;
+            EXPECT_NE(res.status, 401) << what;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 800);
+}
+
+TEST_F(Authorization, ALimitedTokenListsOnlyItsScopes) {
+  for (const char* key : {kInScope, "project:orders-2", kOutOfScope})
+    ASSERT_EQ(Send(LocalAdministrator(), "POST", "/v1/scopes", {{"key", key}}).status, 201);
+  Principal reader{"r", Role::kReader, {"project:orders-*"}, true};
+  ApiResponse all = Send(reader, "GET", "/v1/scopes");
+  ASSERT_EQ(all.status, 200);
+  std::set<std::string> keys;
+  for (const json& s : all.body["scopes"]) keys.insert(s["key"]);
+  EXPECT_EQ(keys, (std::set<std::string>{kInScope, "project:orders-2"}));
+  EXPECT_TRUE(Send(reader, "GET", "/v1/scopes", json(), {{"key", kOutOfScope}}).body["scopes"].empty());
+}
+
+TEST_F(Authorization, ACitationOfAnotherScopeReadsNothingOfIt) {
+  ApiResponse secret = Send(LocalAdministrator(), "POST", "/v1/memory/remember",
+                            {{"scope_id", kOutOfScope}, {"kind", "fact"}, {"text", "the billing password rotates on Fridays"}});
+  ASSERT_EQ(secret.status, 200) << secret.body.dump();
+  ASSERT_EQ(Send(LocalAdministrator(), "POST", "/v1/memory/remember",
+                 {{"scope_id", kInScope}, {"kind", "fact"}, {"text", "orders import nightly"}}).status, 200);
+  json citation = secret.body["entry"]["citation"];
+  Principal reader{"r", Role::kReader, {"project:orders-*"}, true};
+  for (const auto& [path, body] : std::vector<std::pair<std::string, json>>{
+           {"/v1/memory/entries/get", {{"scope_id", kInScope}, {"citation", citation}}},
+           {"/v1/memory/entries/get", {{"scope_id", kOutOfScope}, {"citation", citation}}},
+           {"/v1/context/prepare", {{"scope_id", kOutOfScope}, {"query", "billing password"}}},
+           {"/v1/memory/search", {{"scope_id", kOutOfScope}, {"query", "billing password"}}}}) {
+    ApiResponse res = Send(reader, "POST", path, body);
+    EXPECT_TRUE(res.status == 403 || res.status == 404 || res.status == 409) << path << " " << res.body.dump();
+    EXPECT_EQ(res.body.dump().find("password"), std::string::npos) << path << " leaked: " << res.body.dump();
+  }
+  // A writer limited to orders-* cannot revise or retire it either, whatever scope it names.
+  Principal writer{"w", Role::kWriter, {"project:orders-*"}, true};
+  for (const char* scope : {kInScope, kOutOfScope}) {
+    ApiResponse res = Send(writer, "POST", "/v1/memory/entries/retire", {{"scope_id", scope}, {"citation", citation}});
+    EXPECT_NE(res.status, 200) << res.body.dump();
+  }
+  ApiResponse still = Send(LocalAdministrator(), "POST", "/v1/memory/entries/get", {{"scope_id", kOutOfScope}, {"citation", citation}});
+  EXPECT_EQ(still.body["state"], "active") << still.body.dump();
+}
+
+TEST_F(Authorization, AuthenticatedWritesAreAuditedUnderTheTokensName) {
+  Principal writer{"agent-a", Role::kWriter, {}, true};
+  ApiResponse r = Send(writer, "POST", "/v1/memory/remember",
+                       {{"scope_id", kInScope}, {"kind", "fact"}, {"text", "audit me"}, {"actor", "somebody-else"}});
+  ASSERT_EQ(r.status, 200) << r.body.dump();
+  ApiResponse revs = Send(LocalAdministrator(), "GET", "/v1/memory/revisions", json(), {{"scope_id", kInScope}});
+  EXPECT_EQ(revs.body["revisions"][0]["actor"], "agent-a") << "a revision's actor is the token's, never the body's";
+  ApiResponse log = Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"scope_id", kInScope}});
+  ASSERT_EQ(log.status, 200) << log.body.dump();
+  ASSERT_EQ(log.body["events"].size(), 1u) << log.body.dump();
+  const json& e = log.body["events"][0];
+  EXPECT_EQ(e["actor"], "agent-a");
+  EXPECT_EQ(e["operation"], "remember_memory");
+  EXPECT_EQ(e["result"], "ok");
+  EXPECT_EQ(e["request_id"], "test");
+  EXPECT_EQ(e["targets"]["revision"], 1);
+  // A duplicate changes nothing and records nothing; a refused write records no row either.
+  ASSERT_EQ(Send(writer, "POST", "/v1/memory/remember", {{"scope_id", kInScope}, {"kind", "fact"}, {"text", "audit me"}}).status, 200);
+  ASSERT_EQ(Send(writer, "POST", "/v1/memory/remember", {{"scope_id", kInScope}, {"kind", ""}, {"text", "x"}}).status, 422);
+  EXPECT_EQ(Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"scope_id", kInScope}}).body["events"].size(), 1u);
+}
+
+TEST(ScopePatterns, MatchByteForByteWithStars) {
+  EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-1"));
+  EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-"));
+  EXPECT_FALSE(MatchScopePattern("project:orders-*", "project:order"));
+  EXPECT_FALSE(MatchScopePattern("project:orders-*", "Project:orders-1"));
+  EXPECT_TRUE(MatchScopePattern("*", ""));
+  EXPECT_TRUE(MatchScopePattern("team/*/notes", "team/a/b/notes"));
+  EXPECT_FALSE(MatchScopePattern("team/*/notes", "team/a/notes/x"));
+  EXPECT_TRUE(MatchScopePattern("项目:*", "项目:订单"));
+  EXPECT_TRUE(MatchScopePattern("a*b*c", "aXXbYYc"));
+  EXPECT_FALSE(MatchScopePattern("a*b*c", "aXXbYY"));
+  std::string many(5000, 'a');
+  EXPECT_FALSE(MatchScopePattern("*a*a*a*a*a*a*b", many));  // linear, not exponential
+  EXPECT_FALSE(CheckScopePattern("").ok());
+  EXPECT_FALSE(CheckScopePattern("a\nb").ok());
+}
+
+}  // namespace
+}  // namespace pc
