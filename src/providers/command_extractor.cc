@@ -17,6 +17,7 @@
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
+#include "ops/metrics.h"
 
 extern char** environ;
 
@@ -38,6 +39,10 @@ struct Pipe {
 }  // namespace
 
 Result<std::string> CommandExtractor::Extract(const ExtractionRequest& request) {
+  return ops::MeasureProviderCall(ops::Provider::kExtract, [&] { return Run(request); });
+}
+
+Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   const std::string input = nlohmann::json{{"prompt_version", request.prompt_version},
                                            {"instructions", request.instructions},
                                            {"input", ParseJson(request.input_json).value_or(nlohmann::json())},

@@ -24,6 +24,8 @@ class CommandExtractor final : public Extractor {
   Result<std::string> Extract(const ExtractionRequest& request) override;
 
  private:
+  // Extract without its metrics: one run of the command.
+  Result<std::string> Run(const ExtractionRequest& request);
   CommandExtractorOptions options_;
 };
 

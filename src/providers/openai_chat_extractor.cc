@@ -7,6 +7,7 @@
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
+#include "ops/metrics.h"
 
 namespace pc {
 
@@ -51,6 +52,10 @@ Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& reques
 }
 
 Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request, ModelUsage& usage) {
+  return ops::MeasureProviderCall(ops::Provider::kExtract, [&] { return Ask(request, usage); });
+}
+
+Result<std::string> OpenAiChatExtractor::Ask(const ExtractionRequest& request, ModelUsage& usage) {
   // extract_timeout_seconds bounds the whole call: every attempt and back-off share one deadline.
   const Endpoint::Deadline deadline = http_->CallDeadline();
   Status last(Code::kProviderUnavailable, "no attempt made");

@@ -35,6 +35,8 @@ class OpenAiChatExtractor final : public Extractor {
  private:
   OpenAiChatExtractor(OpenAiChatOptions options, std::unique_ptr<Endpoint> http)
       : options_(std::move(options)), http_(std::move(http)) {}
+  // Extract without its metrics: every attempt within one deadline.
+  Result<std::string> Ask(const ExtractionRequest& request, ModelUsage& usage);
   Result<HttpAnswer> Post(const ExtractionRequest& request, bool with_schema, Endpoint::Deadline deadline);
   OpenAiChatOptions options_;
   std::unique_ptr<Endpoint> http_;

@@ -6,8 +6,8 @@ namespace pc {
 
 using Clock = std::chrono::steady_clock;
 
-CircuitBreaker::CircuitBreaker(std::string what, std::chrono::milliseconds rest)
-    : what_(std::move(what)), rest_(rest) {}
+CircuitBreaker::CircuitBreaker(std::string what, std::chrono::milliseconds rest, ops::Provider provider)
+    : what_(std::move(what)), rest_(rest), provider_(provider) {}
 
 Status CircuitBreaker::Admit() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -47,7 +47,7 @@ std::string CircuitBreaker::Resting() const {
 }
 
 ResilientEmbedder::ResilientEmbedder(std::unique_ptr<Embedder> inner, std::chrono::milliseconds rest)
-    : inner_(std::move(inner)), breaker_("embedding endpoint", rest) {}
+    : inner_(std::move(inner)), breaker_("embedding endpoint", rest, ops::Provider::kEmbed) {}
 
 std::string ResilientEmbedder::Unavailable() const {
   std::string resting = breaker_.Resting();
@@ -64,7 +64,7 @@ Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vect
 }
 
 ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest)
-    : inner_(std::move(inner)), breaker_("rerank endpoint", rest) {}
+    : inner_(std::move(inner)), breaker_("rerank endpoint", rest, ops::Provider::kRerank) {}
 
 Result<std::vector<double>> ResilientReranker::Score(const std::string& query,
                                                      const std::vector<std::string>& texts) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "ops/metrics.h"
 #include "search/embedder.h"
 #include "search/reranker.h"
 
@@ -19,19 +20,24 @@ namespace pc {
 
 class CircuitBreaker {
  public:
-  // `what` names the endpoint in messages and the log, e.g. "embedding endpoint".
-  CircuitBreaker(std::string what, std::chrono::milliseconds rest);
+  // `what` names the endpoint in messages and the log, e.g. "embedding endpoint"; `provider`, in
+  // the metrics.
+  CircuitBreaker(std::string what, std::chrono::milliseconds rest, ops::Provider provider);
   // Ok when a call may go through; else ProviderUnavailable saying why and for how long.
   Status Admit();
   // The outcome of an admitted call. A failure opens the breaker (logged once per outage).
   void Record(const Status& outcome);
   // Why calls are skipped now, or empty.
   std::string Resting() const;
-  // `call()` (a Result) through the breaker: admitted or answered at once, its outcome recorded.
+  // `call()` (a Result) through the breaker: admitted or answered at once, its outcome recorded
+  // (and counted in powercontext_provider_calls_total: a call, or skipped).
   template <typename Call>
   auto Through(Call&& call) -> decltype(call()) {
-    PC_RETURN_IF_ERROR(Admit());
-    auto out = call();
+    if (Status admitted = Admit(); !admitted.ok()) {
+      ops::metrics().CountProviderSkipped(provider_);
+      return admitted;
+    }
+    auto out = ops::MeasureProviderCall(provider_, std::forward<Call>(call));
     Record(out.ok() ? Status::Ok() : out.status());
     return out;
   }
@@ -40,6 +46,7 @@ class CircuitBreaker {
   enum class State { kClosed, kOpen, kProbing };
   const std::string what_;
   const std::chrono::milliseconds rest_;
+  const ops::Provider provider_;
   mutable std::mutex mu_;
   State state_ = State::kClosed;
   std::chrono::steady_clock::time_point until_{};

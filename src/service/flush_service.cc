@@ -7,6 +7,7 @@
 #include "common/utf8.h"
 #include "extract/prompt.h"
 #include "model/canonical.h"
+#include "ops/metrics.h"
 #include "search/embedder.h"
 #include "search/text_query.h"
 #include "service/commit.h"
@@ -54,6 +55,18 @@ Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& me
     return all;
   }
   return out;
+}
+
+// What a flush came to, for powercontext_flush_total. A model that failed, timed out or answered
+// nonsense is a Provider* code; the embedder's failures never fail a flush (vectors stay missing).
+ops::FlushResult FlushResultOf(const Result<FlushOutcome>& out) {
+  if (out.ok()) return out->processed ? ops::FlushResult::kProcessed : ops::FlushResult::kIdle;
+  switch (out.status().code()) {
+    case Code::kCapabilityUnavailable: return ops::FlushResult::kUnavailable;
+    case Code::kProviderError:
+    case Code::kProviderUnavailable: return ops::FlushResult::kModelFailed;
+    default: return ops::FlushResult::kError;
+  }
 }
 
 std::string Ids(char prefix, const std::vector<size_t>& indexes) {
@@ -107,6 +120,12 @@ Result<bool> FlushService::HasPending(const std::string& scope_id) {
 }
 
 Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
+  Result<FlushOutcome> out = FlushWindow(scope_id);
+  ops::metrics().CountFlush(FlushResultOf(out));
+  return out;
+}
+
+Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   ScopeGuard serialized(*this, scope_id);
 

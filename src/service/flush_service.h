@@ -82,6 +82,8 @@ class FlushService {
     std::shared_ptr<Entry> entry_;
   };
   struct Prepared;
+  // Flush without its outcome metric.
+  Result<FlushOutcome> FlushWindow(const std::string& scope_id);
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
                                 std::vector<Rejection>& rejected, std::string& profile, ModelUsage& usage);
   Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const MemoryRef& head,

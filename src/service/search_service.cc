@@ -1,8 +1,10 @@
 #include "service/search_service.h"
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
+#include "ops/metrics.h"
 #include "search/embedder.h"
 #include "search/fusion.h"
 #include "search/reranker.h"
@@ -83,6 +85,17 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
   return out;
 }
 
+// The label of the mode a search was served with.
+ops::SearchModeLabel ModeLabel(SearchMode m) {
+  switch (m) {
+    case SearchMode::kVector: return ops::SearchModeLabel::kVector;
+    case SearchMode::kHybrid: return ops::SearchModeLabel::kHybrid;
+    case SearchMode::kFts:
+    case SearchMode::kAuto: break;  // a served search never reports auto
+  }
+  return ops::SearchModeLabel::kFts;
+}
+
 }  // namespace
 
 const char* SearchModeName(SearchMode m) {
@@ -108,6 +121,13 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
 }
 
 Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& req) {
+  const auto started = std::chrono::steady_clock::now();
+  Result<SearchResult> out = SearchSnapshot(req);
+  if (out.ok()) ops::metrics().ObserveSearch(ModeLabel(out->mode_used), ops::SecondsSince(started));
+  return out;
+}
+
+Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   // The spec's query is any non-empty string: one that says nothing (white space, invisible
   // characters) finds nothing, at the head, rather than being refused.

@@ -105,6 +105,8 @@ class SearchService {
   VectorCache& vector_cache() { return vectors_; }
 
  private:
+  // SearchWithoutRecording without its latency metric.
+  Result<SearchResult> SearchSnapshot(const SearchRequest& req);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
 
   Store& store_;

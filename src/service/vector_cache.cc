@@ -4,6 +4,7 @@
 
 #include "common/guarded.h"
 #include "common/sha256.h"
+#include "ops/metrics.h"
 
 namespace pc {
 namespace {
@@ -25,9 +26,16 @@ Result<std::vector<VectorIndex::Hit>> ScanStore(ReadTxn& txn, const std::string&
 
 }  // namespace
 
-VectorCache::VectorCache(VectorCacheOptions options) : options_(std::move(options)) {}
+VectorCache::VectorCache(VectorCacheOptions options) : options_(std::move(options)) {
+  metrics_reader_ = ops::metrics().AddVectorStateReader([this] {
+    const Stats st = stats();
+    return ops::VectorState{static_cast<int64_t>(st.indexes), static_cast<int64_t>(st.cached_vectors),
+                            static_cast<int64_t>(st.graphs)};
+  });
+}
 
 VectorCache::~VectorCache() {
+  ops::metrics().RemoveVectorStateReader(metrics_reader_);  // first: a render may be reading it
   {
     std::lock_guard<std::mutex> lock(build_mu_);
     stopping_ = true;
@@ -90,6 +98,7 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
       if (auto graph = AnnGraph::Load(path, query.size()); graph.ok()) {
         slot->index->AttachGraph(std::move(graph).value());
         ++graphs_loaded_;
+        ops::metrics().CountVectorGraphRestored();
       }  // missing or unusable: built anew below
     }
   } else if (slot->revision < revision) {
@@ -166,6 +175,7 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
   index->AttachGraph(std::move(graph).value());
   slot->has_graph = true;
   ++graphs_built_;
+  ops::metrics().CountVectorGraphBuilt();
 }
 
 void VectorCache::WaitForBuilds() {
@@ -193,7 +203,9 @@ VectorCache::Stats VectorCache::stats() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [id, s] : slots_) {
-      st.cached_vectors += s->rows;
+      const size_t rows = s->rows;
+      st.indexes += rows > 0 ? 1 : 0;
+      st.cached_vectors += rows;
       st.graphs += s->has_graph ? 1 : 0;
     }
   }

@@ -42,6 +42,7 @@ struct VectorCacheOptions {
 
 class VectorCache {
  public:
+  // Reports its state in the process's metrics (powercontext_vector_* gauges) while it lives.
   explicit VectorCache(VectorCacheOptions options = {});
   ~VectorCache();  // stops a build in progress
 
@@ -57,6 +58,7 @@ class VectorCache {
   void Invalidate(const std::string& artifact_id);
 
   struct Stats {
+    size_t indexes = 0;         // memories with vectors in memory
     size_t cached_vectors = 0;  // over all memories
     size_t graphs = 0;          // memories searched through a graph
     size_t graphs_built = 0;    // since start
@@ -101,6 +103,7 @@ class VectorCache {
   std::atomic<bool> stopping_{false};
   std::thread builder_;
   std::atomic<size_t> graphs_built_{0}, graphs_loaded_{0};
+  uint64_t metrics_reader_ = 0;  // its id in ops::metrics()
 };
 
 }  // namespace pc

@@ -1,11 +1,14 @@
 #include "store/sqlite/sqlite_store.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 
 #include "common/guarded.h"
+#include "ops/metrics.h"
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_txn.h"
@@ -172,6 +175,7 @@ void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
     return;
   }
   (void)RunGroupPass(group, Pass::kSavepoints);
+  ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(queue_mu_);
   stats_.reruns += 1;
 }
@@ -221,7 +225,14 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     return false;
   }
   Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
-  if (commit.ok() && any_ok) commit = writer_->Exec("COMMIT");
+  if (commit.ok() && any_ok) {
+    const auto started = std::chrono::steady_clock::now();
+    commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
+    ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
+    if (commit.ok())  // the writes this one fsync acknowledges
+      ops::metrics().ObserveCommitGroup(static_cast<size_t>(
+          std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+  }
   if (!any_ok || !commit.ok()) {
     (void)writer_->Exec("ROLLBACK");
     for (PendingWrite* w : group)
