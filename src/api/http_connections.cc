@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "ops/metrics.h"
+
 namespace pc {
 namespace {
 
@@ -293,6 +295,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     ::close(sock);
     return true;
   }
+  ops::metrics().HttpConnectionOpened();
   ConnStream stream(sock, limits_);
   for (size_t n = 0; n < limits_.keep_alive_max_requests; ++n) {
     if (!stream.buffered()) {
@@ -316,6 +319,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     if (!ok || closed || tl_close_after_response || !headers_read) break;
   }
   table_->Close(*entry);
+  ops::metrics().HttpConnectionClosed();
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return true;

@@ -24,6 +24,7 @@
 #include "auth/rate_limiter.h"
 #include "auth/request_context.h"
 #include "common/clock.h"
+#include "ops/metrics.h"
 #include "wire/error_map.h"
 
 namespace pc {
@@ -283,6 +284,7 @@ void LogAccess(HttpServer::Impl& impl, const httplib::Request& req, const httpli
 HttpServer::HttpServer(Services services, HttpOptions options)
     : impl_(new Impl(services, std::move(options))) {
   AddRoutes(impl_->router, services, RouteOptions{impl_->options.security_warning});
+  for (const RouteInfo& r : impl_->router.Routes()) ops::metrics().DeclareHttpOperation(r.access.operation);
 
   httplib::Server& s = impl_->server;
   Impl& impl = *impl_;
@@ -293,6 +295,8 @@ HttpServer::HttpServer(Services services, HttpOptions options)
     TagRequest(req, res);
     Served served = ServeRequest(impl, req, res, reader);
     LogAccess(impl, req, res, served, started);
+    ops::metrics().ObserveHttpRequest(served.operation, res.status,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
   auto handler = [serve](const httplib::Request& req, httplib::Response& res) { serve(req, res, nullptr); };
   auto with_body = [serve](const httplib::Request& req, httplib::Response& res,

@@ -157,6 +157,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddHealthRoutes(router, services, options);
   AddStatsRoutes(router, services);
   AddSecurityRoutes(router, services);
+  AddMetricsRoutes(router);
   // A server id (scp_…) is matched against scope patterns by its scope's key.
   router.SetScopeKeyOf([&memory](const std::string& name) -> Result<std::optional<std::string>> {
     if (!IsServerScopeId(name)) return std::optional<std::string>(name);

@@ -201,5 +201,37 @@ TEST(Security, McpOverHttpChallengesAndPublishesItsResourceMetadata) {
   EXPECT_EQ(r->status, 200) << r->body;
 }
 
+TEST(Security, MetricsAreForAdminsAndMetricsTokensAndNameNoScope) {
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  ServerProcess server(data, {"--auth", "on", "--rate-limit", "0"});
+  ASSERT_TRUE(server.Start());
+  JsonHttp writer(server.port());
+  writer.Bearer(CreateToken(data, "w", "writer"));
+  ASSERT_EQ(writer.Post("/v1/memory/remember", Remember("project:secret-scope-name", "a metric-free text")).first, 200);
+  ASSERT_EQ(writer.Post("/v1/memory/search", {{"scope_id", "project:secret-scope-name"}, {"query", "text"}}).first, 200);
+  EXPECT_EQ(writer.Get("/metrics").first, 403);
+  EXPECT_EQ(JsonHttp(server.port()).Get("/metrics").first, 401);
+  for (const char* role : {"metrics", "admin"}) {
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_bearer_token_auth(CreateToken(data, std::string("scraper-") + role, role));
+    auto r = c.Get("/metrics");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    EXPECT_EQ(r->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u);
+    EXPECT_NE(r->body.find("powercontext_http_requests_total{operation=\"remember_memory\",status_class=\"2xx\"} 1"),
+              std::string::npos);
+    EXPECT_NE(r->body.find("powercontext_search_duration_seconds_count{mode=\"fts\"} 1"), std::string::npos);
+    EXPECT_NE(r->body.find("powercontext_commit_seconds_count"), std::string::npos);
+    EXPECT_NE(r->body.find("powercontext_http_open_connections"), std::string::npos);
+    EXPECT_EQ(r->body.find("secret-scope-name"), std::string::npos) << "a scope in a label";
+    EXPECT_EQ(r->body.find("scp_"), std::string::npos);
+  }
+  // A metrics token reads nothing else.
+  JsonHttp scraper(server.port());
+  scraper.Bearer(CreateToken(data, "scraper-only", "metrics"));
+  EXPECT_EQ(scraper.Get("/v1/scopes").first, 403);
+}
+
 }  // namespace
 }  // namespace pc::testing

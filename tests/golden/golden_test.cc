@@ -273,14 +273,14 @@ class Runner {
       for (int i = 1; i <= std::stoi(count); ++i) {
         std::string t = templ;
         if (size_t at = t.find("{i}"); at != std::string::npos) t.replace(at, 3, std::to_string(i));
-        candidates_.push_back({TypeOf(type), type + "/" + std::to_string(i), "", t, 1.0 / i});
+        candidates_.push_back({TypeOf(type), type + "/" + std::to_string(i), "", t, 1.0 / i, ""});
       }
       return "candidates " + std::to_string(candidates_.size()) + "\n";
     }
     auto [ref, tail2] = Split(tail);
     auto [label, text] = Split(tail2);
     candidates_.push_back({TypeOf(type), ref, label == "-" ? "" : label,
-                           nlohmann::json::parse(text).get<std::string>(), 0});
+                           nlohmann::json::parse(text).get<std::string>(), 0, ""});
     return "candidates " + std::to_string(candidates_.size()) + "\n";
   }
 

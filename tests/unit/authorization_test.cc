@@ -78,14 +78,16 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
     EXPECT_FALSE(std::string(r.access.operation).empty()) << r.method << " " << r.pattern;
     EXPECT_TRUE(seen.insert(r.method + " " + r.pattern).second) << "declared twice: " << r.pattern;
     // Only liveness, readiness and the protected-resource metadata go without a token.
-    if (r.access.permission == Permission::kPublic)
+    if (r.access.permission == Permission::kPublic) {
       EXPECT_TRUE(r.pattern.rfind("/health/", 0) == 0 || r.pattern.rfind("/.well-known/", 0) == 0) << r.pattern;
+    }
     // A route that writes never needs less than write.
-    if (r.method == "POST" && r.access.permission == Permission::kRead)
+    if (r.method == "POST" && r.access.permission == Permission::kRead) {
       EXPECT_TRUE(std::set<std::string>({"search_memory", "list_memory_entries", "get_memory_entry",
                                          "list_memory_changes", "prepare_context", "continue_handoff"})
                       .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
+    }
   }
 }
 

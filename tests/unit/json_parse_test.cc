@@ -50,7 +50,9 @@ TEST(ParseJson, NumbersOutOfRangeAndBadText) {
                           "{\"a\":1} trailing"}) {
     auto r = ParseJson(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
+    }
   }
   EXPECT_TRUE(ParseJson("1e300").ok());
   EXPECT_TRUE(ParseJson("18446744073709551616").ok());  // past uint64: a double, as JSON allows

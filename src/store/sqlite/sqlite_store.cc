@@ -121,7 +121,7 @@ struct SqliteStore::PendingWrite {
 };
 
 Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
-  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
+  const std::function<Status(WriteTxn&)> fn = audit_ ? Audited(write) : write;  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&me);

@@ -5,6 +5,7 @@
 // read transaction, so every Read callback sees one committed snapshot.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <condition_variable>
 #include <thread>
@@ -61,6 +62,9 @@ class SqliteStore final : public Store {
     uint64_t reruns = 0;   // groups run again with a savepoint per write (see RunGroupPass)
   };
   GroupStats group_stats();
+  // Benchmarks only (bench/auth_bench.cc measures what the audit costs): writes without their
+  // audit rows. Never off in the server.
+  void set_audit_for_benchmark(bool on) { audit_ = on; }
 
  private:
   struct PendingWrite;
@@ -72,6 +76,7 @@ class SqliteStore final : public Store {
   void CheckpointLoop();
 
   SqliteOptions options_;
+  std::atomic<bool> audit_{true};
   std::string db_path_;
   std::unique_ptr<Db> writer_;  // used by the current leader only
   std::mutex queue_mu_;
