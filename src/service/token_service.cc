@@ -95,11 +95,30 @@ Result<Principal> TokenService::Authenticate(std::string_view secret) {
   if (!static_token_.empty() && ConstantTimeEquals(secret, static_token_))
     return Principal{"static", Role::kAdmin, {}, true};
   // The lookup is by the secret's hash (an index seek); comparing hashes leaks nothing useful.
+  const std::string hash = HashTokenSecret(secret);
+  const std::string stamp = store_.TokensStamp();  // before the lookup: a change after it shows next time
   std::optional<ApiToken> token;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(token, txn.FindTokenByHash(HashTokenSecret(secret)));
-    return Status::Ok();
-  }));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stamp != stamp_) {
+      cache_.clear();
+      stamp_ = stamp;
+    }
+    if (auto it = cache_.find(hash); it != cache_.end()) token = it->second;
+  }
+  if (!token) {
+    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(token, txn.FindTokenByHash(hash));
+      return Status::Ok();
+    }));
+    if (token && !token->revoked_at_ms) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stamp_ == stamp) {
+        if (cache_.size() >= kMaxCached) cache_.clear();
+        cache_.emplace(hash, *token);
+      }
+    }
+  }
   if (!token) return Unauthenticated("unknown");
   if (token->revoked_at_ms) return Unauthenticated("revoked");
   if (token->expires_at_ms && *token->expires_at_ms <= NowMillis()) return Unauthenticated("expired");

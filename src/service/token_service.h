@@ -1,10 +1,14 @@
 // API tokens (issue 14, docs/security.md): created with a role and scope patterns, the secret
-// shown once and only its SHA-256 kept; revoked by name, which the next request sees (every
-// request looks its token up, so every server process on the store sees it too). Also the
-// static token of PowerContext's own servers (POWERCONTEXT_SERVER_AUTH_TOKEN), an admin.
+// shown once and only its SHA-256 kept; revoked by name, which the next request sees in every
+// server process on the store. Live tokens are cached by hash while the store's TokensStamp()
+// stays the same (a stat, not a transaction); any token change in any process moves the stamp
+// before it returns, and the next request then looks its token up again. Also the static token
+// of PowerContext's own servers (POWERCONTEXT_SERVER_AUTH_TOKEN), an admin.
 #pragma once
 
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -44,8 +48,12 @@ class TokenService {
   Result<Principal> Authenticate(std::string_view secret);
 
  private:
+  static constexpr size_t kMaxCached = 10000;
   Store& store_;
   std::string static_token_;
+  std::mutex mu_;
+  std::string stamp_;                                 // the stamp the cache was filled under
+  std::unordered_map<std::string, ApiToken> cache_;  // live tokens by secret hash
 };
 
 }  // namespace pc

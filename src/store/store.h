@@ -229,6 +229,10 @@ class Store {
   virtual ~Store() = default;
   virtual Status Read(const std::function<Status(ReadTxn&)>& fn) = 0;
   virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
+  // A value that changes whenever any process committed a token change (create, revoke), cheap
+  // to read without a transaction: the token cache (service/token_service.h) holds while it
+  // stays the same. Changed before the write that changed the tokens returns.
+  virtual std::string TokensStamp() = 0;
 };
 
 }  // namespace pc

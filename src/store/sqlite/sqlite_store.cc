@@ -7,6 +7,11 @@
 #include <exception>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/clock.h"
 #include "common/guarded.h"
 #include "ops/metrics.h"
 #include "store/sqlite/db.h"
@@ -38,6 +43,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
   store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
+  store->stamp_path_ = (std::filesystem::path(options.data_dir) / "tokens.stamp").string();
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));
@@ -118,6 +124,7 @@ struct SqliteStore::PendingWrite {
   const std::function<Status(WriteTxn&)>* fn;
   Status status;
   bool done = false;
+  bool tokens_changed = false;  // created or revoked a token (the stamp moves after the commit)
 };
 
 Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
@@ -202,6 +209,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       const uint64_t before = writer_->write_statements();
       const size_t rows = text.rows.size();
       w->status = Guarded<WriteTxn>(*w->fn, txn);
+      w->tokens_changed = !txn.audit_trail().tokens.empty();
       if (!w->status.ok() && writer_->write_statements() != before &&
           (group.size() > 1 || pass == Pass::kRehearsal)) {
         (void)writer_->Exec("ROLLBACK");
@@ -212,6 +220,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       SqliteTxn txn(*writer_);
       Status sp = writer_->Exec("SAVEPOINT pc_write");
       w->status = sp.ok() ? Guarded<WriteTxn>(*w->fn, txn) : sp;
+      w->tokens_changed = !txn.audit_trail().tokens.empty();
       if (sp.ok() && !w->status.ok()) (void)writer_->Exec("ROLLBACK TO pc_write");
       if (sp.ok()) {
         Status released = writer_->Exec("RELEASE pc_write");
@@ -232,6 +241,14 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     if (commit.ok())  // the writes this one fsync acknowledges
       ops::metrics().ObserveCommitGroup(static_cast<size_t>(
           std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+    // Before any of these writers returns: a revocation is seen by every process's next request.
+    if (commit.ok() && std::any_of(group.begin(), group.end(),
+                                   [](const PendingWrite* w) { return w->status.ok() && w->tokens_changed; })) {
+      if (Status moved = MoveTokensStamp(); !moved.ok())
+        for (PendingWrite* w : group)
+          if (w->status.ok() && w->tokens_changed)
+            w->status = Internal("the token change is committed, but servers may not see it yet: " + moved.message());
+    }
   }
   if (!any_ok || !commit.ok()) {
     (void)writer_->Exec("ROLLBACK");
@@ -239,6 +256,30 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       if (w->status.ok()) w->status = commit;  // nothing of the group is kept
   }
   return true;
+}
+
+// The stamp is a file replaced by rename: each move gives it a new inode, which stat() sees in
+// every process without a transaction (a read after a write costs a page-cache refill; a stat
+// costs a system call).
+std::string SqliteStore::TokensStamp() {
+  struct stat st {};
+  if (::stat(stamp_path_.c_str(), &st) != 0) return "none";
+  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_size);
+}
+
+Status SqliteStore::MoveTokensStamp() {
+  const std::string tmp = stamp_path_ + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Internal("cannot write " + tmp + ": " + std::strerror(errno));
+  const std::string when = std::to_string(NowMillis()) + "\n";
+  bool written = ::write(fd, when.data(), when.size()) == static_cast<ssize_t>(when.size());
+  ::close(fd);
+  if (!written || ::rename(tmp.c_str(), stamp_path_.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return Internal("cannot replace " + stamp_path_ + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 SqliteStore::GroupStats SqliteStore::group_stats() {

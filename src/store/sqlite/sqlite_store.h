@@ -55,6 +55,7 @@ class SqliteStore final : public Store {
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
   Status Write(const std::function<Status(WriteTxn&)>& fn) override;
+  std::string TokensStamp() override;
 
   struct GroupStats {
     uint64_t writes = 0;   // Write calls committed or failed
@@ -74,10 +75,12 @@ class SqliteStore final : public Store {
   bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
+  Status MoveTokensStamp();
 
   SqliteOptions options_;
   std::atomic<bool> audit_{true};
   std::string db_path_;
+  std::string stamp_path_;  // data_dir/tokens.stamp
   std::unique_ptr<Db> writer_;  // used by the current leader only
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
