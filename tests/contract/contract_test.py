@@ -123,11 +123,18 @@ def main(binary):
         "POWERCONTEXT_EXTRACT_PROVIDER": "none",
         "POWERCONTEXT_EMBED_PROVIDER": "none",
     })
+    # C: PowerContext's own static bearer token, set the way its servers take it.
+    static_token = "contract-static-token-0123456789"
+    auth_server = Server(binary, "C", {
+        "POWERCONTEXT_SERVER_AUTH_ENABLED": "true",
+        "POWERCONTEXT_SERVER_AUTH_TOKEN": static_token,
+    })
     print(f"contract test: {binary} against {contract.path} (API version {contract.version})")
     try:
         try:
             model_server.start()
             bare_server.start()
+            auth_server.start()
         except RuntimeError as e:
             print(f"contract test: could not start the server: {e}")
             print("\napi_contract: 0 passed, 1 failed")
@@ -138,14 +145,48 @@ def main(binary):
         b = Client(bare_server, contract, coverage, notes)
         story = Story()
         define_story(story, contract, a, b, fake)
+        define_auth_story(story, Client(auth_server, contract, coverage, notes),
+                          Client(auth_server, contract, coverage, notes, token=static_token),
+                          Client(auth_server, contract, coverage, notes, token="pct_not-a-token"))
         results = story.run()
     finally:
-        for server in (model_server, bare_server):
+        for server in (model_server, bare_server, auth_server):
             server.stop()
         fake.close()
-    for server in (model_server, bare_server):
+    for server in (model_server, bare_server, auth_server):
         server.cleanup()
     return report(results, coverage, notes)
+
+
+def define_auth_story(story, anonymous, plugin, stranger):
+    """Server C has auth on with PowerContext's static token: its plugins configured with that
+    token work; without it, or with another, every operation but the health probes is the spec's
+    401 (ErrorResponse, `WWW-Authenticate: Bearer`, a request id)."""
+    scope = "project:contract-auth"
+    remember = {"scope_id": scope, "kind": "decision", "text": "Tokens are checked before anything is read."}
+
+    @story.step("auth: the health probes answer without a token")
+    def _():
+        anonymous.call("GET", "/health/live", expect=200)
+        anonymous.call("GET", "/health/ready", expect=200)
+
+    @story.step("auth: without a token, or with a wrong one, every operation is the spec's 401")
+    def _():
+        for client in (anonymous, stranger):
+            client.call("GET", "/v1/capabilities", expect=401, code="unauthorized")
+            client.call("POST", "/v1/memory/remember", remember, expect=401, code="unauthorized")
+            client.call("POST", "/v1/memory/search", {"scope_id": scope, "query": "tokens"}, expect=401,
+                        code="unauthorized")
+            client.call("POST", "/v1/context/prepare", {"scope_id": scope, "query": "tokens"}, expect=401,
+                        code="unauthorized")
+
+    @story.step("auth: with the static token the same calls succeed")
+    def _():
+        plugin.call("GET", "/v1/capabilities", expect=200)
+        plugin.call("POST", "/v1/memory/remember", remember, expect=200)
+        reply = plugin.call("POST", "/v1/memory/search", {"scope_id": scope, "query": "tokens"}, expect=200)
+        if not reply.json["hits"]:
+            raise ContractFailure("the remembered decision was not found with the static token")
 
 
 def report(results, coverage, notes):

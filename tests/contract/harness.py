@@ -197,11 +197,12 @@ NO_BODY = object()
 class Client:
     """One server's client. `call` validates both sides of every exchange against the spec."""
 
-    def __init__(self, server, contract, coverage, notes):
+    def __init__(self, server, contract, coverage, notes, token=None):
         self.server = server
         self.contract = contract
         self.coverage = coverage
         self.notes = notes  # set of non-fatal observations, reported at the end
+        self.token = token  # sent as `Authorization: Bearer …` when set
 
     def call(self, method, path, body=NO_BODY, *, expect, code=None, query=None, bad=None, raw=None):
         """Send one request and check the answer.
@@ -237,6 +238,8 @@ class Client:
 
         target = path + ("?" + urllib.parse.urlencode(query) if query else "")
         headers = {"Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         payload = None
         if raw is not None:
             payload = raw
@@ -303,6 +306,8 @@ class Client:
                 not reply.headers.get("x-powercontext-request-id"):
             raise ContractFailure(f"{label}: no X-PowerContext-Request-ID header (the spec documents it on "
                                   f"HTTP {reply.status}; RFC 0046 calls it always available)")
+        if reply.status == 401 and not reply.headers.get("www-authenticate", "").lower().startswith("bearer"):
+            raise ContractFailure(f"{label}: a 401 without the spec's `WWW-Authenticate: Bearer` challenge")
         if code is not None and reply.status >= 400:
             actual = (reply.json.get("error") or {}).get("code") if isinstance(reply.json, dict) else None
             if actual != code:
