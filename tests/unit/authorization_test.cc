@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "mcp/tools.h"
+#include "mcp/transports.h"
 #include "auth/request_context.h"
 #include "service/audit_service.h"
 #include "service/context_service.h"
@@ -184,6 +186,24 @@ TEST_F(Authorization, AuthenticatedWritesAreAuditedUnderTheTokensName) {
   ASSERT_EQ(Send(writer, "POST", "/v1/memory/remember", {{"scope_id", kInScope}, {"kind", "fact"}, {"text", "audit me"}}).status, 200);
   ASSERT_EQ(Send(writer, "POST", "/v1/memory/remember", {{"scope_id", kInScope}, {"kind", ""}, {"text", "x"}}).status, 422);
   EXPECT_EQ(Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"scope_id", kInScope}}).body["events"].size(), 1u);
+}
+
+TEST_F(Authorization, McpToolsActUnderTheCallersToken) {
+  McpTools tools(InProcessRoutes(router));
+  Principal agent{"agent-mcp", Role::kWriter, {"project:orders-*"}, true};
+  ScopedRequest as(agent, "mcp-test");
+  auto ok = tools.Call("remember_memory", {{"scope_id", kInScope}, {"kind", "fact"}, {"text", "via MCP"}});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_FALSE(ok->is_error) << ok->structured.dump();
+  auto refused = tools.Call("remember_memory", {{"scope_id", kOutOfScope}, {"kind", "fact"}, {"text", "via MCP"}});
+  ASSERT_TRUE(refused.ok());
+  EXPECT_TRUE(refused->is_error);
+  EXPECT_EQ(refused->structured["error"]["code"], "permission_denied") << refused->structured.dump();
+  // The write's audit row names the token and the tool's operation, as the HTTP route would.
+  ApiResponse log = Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"scope_id", kInScope}});
+  ASSERT_EQ(log.body["events"].size(), 1u) << log.body.dump();
+  EXPECT_EQ(log.body["events"][0]["actor"], "agent-mcp");
+  EXPECT_EQ(log.body["events"][0]["operation"], "remember_memory");
 }
 
 TEST(ScopePatterns, MatchByteForByteWithStars) {
