@@ -1,7 +1,8 @@
 // The audit log (issue 14, docs/security.md). Acknowledged writes record their rows themselves,
 // in their own transactions (store/audit_trail.h). Refused requests (401, 403, 429) are recorded
-// here, outside the write path: queued (at most kMaxQueued; the excess is counted and the count
-// written with the next batch) and written in one transaction a second by a thread of their own.
+// here, outside the write path: queued (at most kMaxQueued a second; the excess is counted, and
+// the count written with the next batch) and written in one transaction a second by a thread of
+// their own.
 #pragma once
 
 #include <condition_variable>
@@ -33,7 +34,7 @@ struct AuditPage {
 
 class AuditService {
  public:
-  static constexpr size_t kMaxQueued = 1000;
+  static constexpr size_t kMaxQueued = 200;
   explicit AuditService(Store& store);
   ~AuditService();  // writes what is queued, then stops
 
