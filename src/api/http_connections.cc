@@ -3,10 +3,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -33,6 +36,10 @@ constexpr int kStopCheckMs = 100;
 // answered 503 instead of waiting unseen in the queue.
 constexpr size_t kSpareWorkers = 16;
 constexpr size_t kReadChunk = 16 * 1024;
+// After answering a plain HTTP request on the TLS port, how long and how much of the rest of it
+// is read and dropped before closing.
+constexpr auto kPlainHttpDrain = std::chrono::milliseconds(500);
+constexpr size_t kPlainHttpDrainBytes = 64 * 1024;
 
 int MillisUntil(Clock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
@@ -96,6 +103,12 @@ class ElasticPool final : public httplib::TaskQueue {
 
  private:
   void Work() {
+    // A write to a connection the peer closed raises SIGPIPE; plain sends say MSG_NOSIGNAL, but
+    // OpenSSL writes with write(2). Blocked here, it only makes the write fail with EPIPE.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     std::unique_lock<std::mutex> lock(mu_);
     while (true) {
       ++idle_;
@@ -125,24 +138,25 @@ class ElasticPool final : public httplib::TaskQueue {
   bool stop_ = false;
 };
 
-// One connection's reads and writes. Bytes received past the current request stay in the buffer
-// for the next one (the library's own stream dropped them: pipelined requests were lost). Every
-// read is bounded by the current phase's deadline (headers, then body) as well as read_timeout.
+// One connection's reads and writes, in plain HTTP or through a TLS session. Bytes received past
+// the current request stay in the buffer for the next one (the library's own stream dropped them:
+// pipelined requests were lost). Every read is bounded by the current phase's deadline (headers,
+// then body) as well as read_timeout.
 class ConnStream final : public httplib::Stream {
  public:
-  ConnStream(socket_t fd, const ConnectionLimits& limits) : fd_(fd), limits_(limits) {}
+  // `tls` (null: plain HTTP) has finished its handshake on `fd`.
+  ConnStream(socket_t fd, const ConnectionLimits& limits, TlsSession* tls)
+      : fd_(fd), limits_(limits), tls_(tls) {}
 
   void BeginPhase(Clock::time_point deadline) { deadline_ = deadline; }
-  bool buffered() const { return off_ < buf_.size(); }
+  bool buffered() const { return off_ < buf_.size() || (tls_ && tls_->pending()); }
   bool timed_out() const { return timed_out_; }
 
   bool is_readable() const override { return buffered() || Poll(fd_, POLLIN, ReadBudgetMs()); }
-  bool is_writable() const override {
-    return Poll(fd_, POLLOUT, static_cast<int>(limits_.read_timeout.count()));
-  }
+  bool is_writable() const override { return Poll(fd_, POLLOUT, WriteBudgetMs()); }
 
   ssize_t read(char* ptr, size_t size) override {
-    if (!buffered() && !Fill()) return -1;
+    if (off_ == buf_.size() && !Fill()) return -1;
     const size_t n = std::min(size, buf_.size() - off_);
     std::memcpy(ptr, buf_.data() + off_, n);
     off_ += n;
@@ -154,6 +168,7 @@ class ConnStream final : public httplib::Stream {
   }
 
   ssize_t write(const char* ptr, size_t size) override {
+    if (tls_) return size == 0 ? 0 : WriteTls(ptr, size);
     if (!is_writable()) return -1;
     ssize_t n;
     do {
@@ -170,30 +185,94 @@ class ConnStream final : public httplib::Stream {
   int ReadBudgetMs() const {
     return std::min(static_cast<int>(limits_.read_timeout.count()), MillisUntil(deadline_));
   }
+  int WriteBudgetMs() const { return static_cast<int>(limits_.read_timeout.count()); }
 
   bool Fill() {
-    const int budget = ReadBudgetMs();
-    if (budget <= 0 || !Poll(fd_, POLLIN, budget)) {
-      timed_out_ = true;
-      return false;
-    }
     char chunk[kReadChunk];
-    ssize_t n;
-    do {
-      n = ::recv(fd_, chunk, sizeof chunk, 0);
-    } while (n < 0 && errno == EINTR);
+    const ssize_t n = tls_ ? ReadTls(chunk, sizeof chunk) : ReadPlain(chunk, sizeof chunk);
     if (n <= 0) return false;
     buf_.append(chunk, static_cast<size_t>(n));
     return true;
   }
 
+  ssize_t ReadPlain(char* data, size_t size) {
+    const int budget = ReadBudgetMs();
+    if (budget <= 0 || !Poll(fd_, POLLIN, budget)) {
+      timed_out_ = true;
+      return -1;
+    }
+    ssize_t n;
+    do {
+      n = ::recv(fd_, data, size, 0);
+    } while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  // The session does not wait (the socket is non-blocking): this waits for what it asks, within
+  // the phase's budget, so a record trickled byte by byte is cut off like a slow header.
+  ssize_t ReadTls(char* data, size_t size) {
+    while (true) {
+      const ssize_t n = tls_->Read(data, size);
+      if (n != 0) return n;
+      const int budget = ReadBudgetMs();
+      if (budget <= 0 || !Poll(fd_, tls_->want(), budget)) {
+        timed_out_ = true;
+        return -1;
+      }
+    }
+  }
+
+  ssize_t WriteTls(const char* data, size_t size) {
+    while (true) {
+      const ssize_t n = tls_->Write(data, size);
+      if (n != 0) return n;
+      if (!Poll(fd_, tls_->want(), WriteBudgetMs())) return -1;
+    }
+  }
+
   const socket_t fd_;
   const ConnectionLimits& limits_;
+  TlsSession* const tls_;
   std::string buf_;
   size_t off_ = 0;
   Clock::time_point deadline_ = Clock::now();
   bool timed_out_ = false;
 };
+
+// A plain HTTP request reached the TLS port (an http:// URL for an https:// server): answer it in
+// plain HTTP, so the client sees why instead of a dropped connection. Then the request's bytes
+// are drained briefly, so closing does not reset the connection before the answer is read.
+void AnswerPlainHttpOnTlsPort(socket_t fd) {
+  static const std::string kBody =
+      R"({"error":{"code":"invalid_request","message":"this port serves HTTPS only: use an https:// URL"}})";
+  static const std::string kAnswer = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+                                     "Connection: close\r\nContent-Length: " + std::to_string(kBody.size()) +
+                                     "\r\n\r\n" + kBody;
+  (void)::send(fd, kAnswer.data(), kAnswer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(fd, SHUT_WR);
+  const auto until = Clock::now() + kPlainHttpDrain;
+  char chunk[kReadChunk];
+  for (size_t drained = 0; drained < kPlainHttpDrainBytes && Poll(fd, POLLIN, MillisUntil(until));) {
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (n <= 0) break;
+    drained += static_cast<size_t>(n);
+  }
+}
+
+// The TLS handshake of a new connection, within `deadline` (the header deadline): a client that
+// connects and says nothing, or trickles its hello, is cut off like a slowloris. A server that is
+// stopping gives up at once.
+bool Handshake(TlsSession& tls, socket_t fd, Clock::time_point deadline, const std::atomic<socket_t>& listening) {
+  int rc;
+  while ((rc = tls.Accept()) == 0) {
+    bool ready = false;
+    while (!ready && listening != INVALID_SOCKET && Clock::now() < deadline)
+      ready = Poll(fd, tls.want(), std::min(kStopCheckMs, MillisUntil(deadline)));
+    if (!ready) return false;
+  }
+  if (rc < 0 && tls.peer_spoke_plain_http()) AnswerPlainHttpOnTlsPort(fd);
+  return rc > 0;
+}
 
 }  // namespace
 
@@ -279,25 +358,35 @@ GuardedHttpServer::~GuardedHttpServer() = default;
 
 bool GuardedHttpServer::RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
 
+Status GuardedHttpServer::UseTls(const std::string& cert_path, const std::string& key_path) {
+  PC_ASSIGN_OR_RETURN(tls_, LoadTlsContext(cert_path, key_path));
+  return Status::Ok();
+}
+
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   std::string address;
   int port = 0;
   AddressOf(sock, true, address, port);
   std::optional<Table::Handle> entry = table_->Open(sock, address, limits_);
   if (!entry) {
+    // Over a limit. A TLS client would be answered only after a handshake, which the server does
+    // not spend on a connection it refuses: it is just closed.
     static constexpr char kBusy[] =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
         "Connection: close\r\nContent-Length: 111\r\n\r\n"
         "{\"error\":{\"code\":\"rate_limited\",\"message\":\"too many connections from this address\","
         "\"details\":{\"retry_after\":1}}}";
-    (void)::send(sock, kBusy, sizeof kBusy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (!tls_) (void)::send(sock, kBusy, sizeof kBusy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return true;
   }
   ops::metrics().HttpConnectionOpened();
-  ConnStream stream(sock, limits_);
-  for (size_t n = 0; n < limits_.keep_alive_max_requests; ++n) {
+  std::unique_ptr<TlsSession> tls;
+  if (tls_) tls = std::make_unique<TlsSession>(tls_.get(), sock);
+  const bool secured = !tls || Handshake(*tls, sock, Clock::now() + limits_.header_deadline, svr_sock_);
+  ConnStream stream(sock, limits_, tls.get());
+  for (size_t n = 0; secured && n < limits_.keep_alive_max_requests; ++n) {
     if (!stream.buffered()) {
       // Waiting for the next request: idle, so evictable, and only for idle_timeout.
       if (!table_->SetIdle(*entry, true)) break;
@@ -318,6 +407,8 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     if (stream.timed_out()) break;
     if (!ok || closed || tl_close_after_response || !headers_read) break;
   }
+  if (tls && secured) tls->Shutdown();
+  tls.reset();
   table_->Close(*entry);
   ops::metrics().HttpConnectionClosed();
   ::shutdown(sock, SHUT_RDWR);

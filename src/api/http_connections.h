@@ -9,14 +9,19 @@
 //     server is under pressure (idle connections are evicted, oldest first);
 //   - one client address holds at most `max_per_address` connections: past that its oldest idle
 //     one is evicted, and when none is idle the new one is answered 503 and closed;
-//   - bytes read past a request stay with the connection (pipelined requests are answered in turn).
+//   - bytes read past a request stay with the connection (pipelined requests are answered in turn);
+//   - with TLS on, the handshake must finish within `header_deadline` too, and reads and writes go
+//     through the session (api/tls.h) under the same deadlines.
 #pragma once
 
 #include <httplib.h>
 
 #include <memory>
+#include <string>
 
 #include "api/http_server.h"  // ConnectionLimits
+#include "api/tls.h"
+#include "common/status.h"
 
 namespace pc {
 
@@ -34,12 +39,17 @@ class GuardedHttpServer : public httplib::Server {
   // kernel drops handshakes. Calling listen() again on the bound socket raises it.
   bool RaiseBacklog(int backlog);
 
+  // Serves TLS (only) with this PEM certificate chain and private key; call before serving.
+  // InvalidArgument naming the setting and file when one cannot be read, parsed or paired.
+  Status UseTls(const std::string& cert_path, const std::string& key_path);
+
  private:
   bool process_and_close_socket(socket_t sock) override;
 
   struct Table;
   ConnectionLimits limits_;
   std::unique_ptr<Table> table_;
+  TlsContext tls_;  // null: plain HTTP
 };
 
 }  // namespace pc

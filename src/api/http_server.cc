@@ -340,6 +340,7 @@ void HttpServer::AddRawRoute(const std::string& path, RawHandler handler) {
 
 Status HttpServer::Bind() {
   const auto& o = impl_->options;
+  if (o.tls || !o.tls_cert.empty()) PC_RETURN_IF_ERROR(impl_->server.UseTls(o.tls_cert, o.tls_key));
   if (o.port == 0) {
     impl_->port = impl_->server.bind_to_any_port(o.host);
     if (impl_->port <= 0) return Internal("cannot listen on " + o.host + ": no free port");

@@ -43,7 +43,11 @@ struct HttpOptions {
   double rate_limit_per_second = 0;  // per token; 0 = no limit
   double rate_limit_burst = 0;
   AccessLog access_log = AccessLog::kText;
-  bool tls = false;  // served over TLS (the scheme of this server's own URLs)
+  // Served over TLS (1.2 at least) with this PEM certificate chain and private key; Bind() loads
+  // them and fails naming the file that is missing or wrong. `tls` says so in this server's URLs.
+  bool tls = false;
+  std::string tls_cert;
+  std::string tls_key;
   std::string security_warning;  // see RouteOptions (api/router.h)
 };
 

@@ -115,6 +115,8 @@ HttpOptions HttpOptionsFrom(const Config& config) {
                     : config.access_log == "off" ? AccessLog::kOff
                                                  : AccessLog::kText;
   http.tls = !config.tls_cert.empty();
+  http.tls_cert = config.tls_cert;
+  http.tls_key = config.tls_key;
   return http;
 }
 
@@ -193,8 +195,8 @@ int RunServe(const Config& config) {
   McpServer mcp(mcp_tools);
   AddMcpRoute(server, mcp);
   if (Status s = server.Bind(); !s.ok()) return Fail(s);
-  std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving http://" << config.listen_host
-            << ":" << server.port() << " (store sqlite, data " << config.data_dir << ", auth "
+  std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving " << (http.tls ? "https://" : "http://")
+            << config.listen_host << ":" << server.port() << " (store sqlite, data " << config.data_dir << ", auth "
             << config.auth << ")" << std::endl;
   if (config.auth == "on" && config.auth_token.empty()) {
     auto tokens = rt.tokens->List();

@@ -2,7 +2,10 @@
 
 #include <httplib.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -13,16 +16,35 @@
 
 
 namespace pc {
+namespace {
+
+// What an https:// server's certificate is checked against, besides the system's CAs.
+struct TlsTrust {
+  std::string ca;       // POWERCONTEXT_TLS_CA, if set
+  std::string problem;  // why that file cannot be read, if it cannot
+};
+
+}  // namespace
 
 struct ApiClient::Impl {
   std::string server;
   httplib::Client http;
+  TlsTrust trust;
   explicit Impl(const std::string& s) : server(s), http(s) {
     http.set_tcp_nodelay(true);
     http.set_connection_timeout(5);
     http.set_read_timeout(60);
     // A server with auth on wants a bearer token (docs/security.md); never put one in a URL.
     if (const char* token = std::getenv("POWERCONTEXT_TOKEN"); token && *token) http.set_bearer_token_auth(token);
+    // An https:// server is verified (certificate chain and host name), always: against the
+    // system's CAs, or the CA bundle in POWERCONTEXT_TLS_CA for a private CA or a self-signed
+    // certificate (docs/tls.md).
+    if (const char* ca = std::getenv("POWERCONTEXT_TLS_CA"); ca && *ca) {
+      trust.ca = ca;
+      if (std::FILE* f = std::fopen(ca, "r")) std::fclose(f);
+      else trust.problem = std::strerror(errno);
+      http.set_ca_cert_path(trust.ca);
+    }
   }
 };
 
@@ -31,12 +53,32 @@ ApiClient::~ApiClient() = default;
 
 namespace {
 
-Result<Json> Decode(const httplib::Result& res, const std::string& server) {
-  if (!res)
+// Why a TLS connection failed, in the user's terms; empty for other failures.
+std::string TlsProblem(httplib::Error error, const TlsTrust& trust) {
+  switch (error) {
+    case httplib::Error::SSLLoadingCerts:
+      return trust.ca.empty() ? "cannot load the system's CA certificates"
+                              : "cannot load POWERCONTEXT_TLS_CA " + trust.ca + " (" +
+                                    (trust.problem.empty() ? "not a PEM CA bundle" : trust.problem) + ")";
+    case httplib::Error::SSLServerVerification:
+      return "its TLS certificate is not trusted or does not name this host; for a private CA or a self-signed "
+             "certificate, set POWERCONTEXT_TLS_CA to the CA bundle (PEM) that signed it";
+    case httplib::Error::SSLConnection:
+      return "the TLS handshake failed (is the server serving https://?)";
+    default:
+      return "";
+  }
+}
+
+Result<Json> Decode(const httplib::Result& res, const std::string& server, const TlsTrust& trust) {
+  if (!res) {
+    if (std::string why = TlsProblem(res.error(), trust); !why.empty())
+      return Status(Code::kProviderUnavailable, "cannot talk to the PowerContext server at " + server + ": " + why);
     return Status(Code::kProviderUnavailable,
                   "cannot reach the PowerContext server at " + server + " (" +
                       httplib::to_string(res.error()) +
                       "); start it with `powercontext serve` or pass --server URL");
+  }
   Result<Json> parsed = ParseJson(res->body);
   if (!parsed.ok())
     return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON (" +
@@ -50,12 +92,11 @@ Result<Json> Decode(const httplib::Result& res, const std::string& server) {
 
 Result<Json> ApiClient::Get(const std::string& path, const std::map<std::string, std::string>& query) {
   httplib::Params params(query.begin(), query.end());
-  return Decode(impl_->http.Get(path, params, httplib::Headers{}),
-                impl_->server);
+  return Decode(impl_->http.Get(path, params, httplib::Headers{}), impl_->server, impl_->trust);
 }
 
 Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
-  return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server);
+  return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server, impl_->trust);
 }
 
 CallRoute RemoteRoutes(const std::string& server_url) {

@@ -58,11 +58,13 @@ bool ServerProcess::Start() {
     port_ = FreePort();
     std::vector<std::string> args = {POWERCONTEXT_BIN, "serve", "--data", data_dir_, "--listen",
                                      listen_host_ + ":" + std::to_string(port_)};
+    if (!tls_cert_.empty()) args.insert(args.end(), {"--tls-cert", tls_cert_, "--tls-key", tls_key_});
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     int log = open((data_dir_ + ".server.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     pid_ = Spawn(args, -1, log, log);
     close(log);
-    httplib::Client client("127.0.0.1", port_);
+    httplib::Client client(url());
+    if (!tls_cert_.empty()) client.set_ca_cert_path(tls_cert_);
     client.set_connection_timeout(0, 200000);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {

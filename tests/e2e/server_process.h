@@ -18,6 +18,12 @@ class ServerProcess {
 
   // Listen on this host (default 127.0.0.1) rather than loopback only; call before Start().
   void set_listen_host(std::string host) { listen_host_ = std::move(host); }
+  // Serve HTTPS with this PEM certificate and key; Start() then checks /health/live over TLS,
+  // trusting `cert` (a self-signed certificate is its own CA). Call before Start().
+  void set_tls(std::string cert, std::string key) {
+    tls_cert_ = std::move(cert);
+    tls_key_ = std::move(key);
+  }
   // The server's stderr (start-up lines, the access log).
   std::string log_path() const { return data_dir_ + ".server.log"; }
   // Starts the server on a free port and waits until GET /health/live answers 200.
@@ -27,7 +33,9 @@ class ServerProcess {
   int Stop();  // SIGTERM, then wait
   int Kill();  // SIGKILL, then wait: a crash
   int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const {
+    return (tls_cert_.empty() ? "http://127.0.0.1:" : "https://127.0.0.1:") + std::to_string(port_);
+  }
 
  private:
   int Signal(int sig);  // sends it, then waits for the process to end
@@ -35,6 +43,7 @@ class ServerProcess {
   std::string data_dir_;
   std::vector<std::string> extra_args_;
   std::string listen_host_ = "127.0.0.1";
+  std::string tls_cert_, tls_key_;
   pid_t pid_ = -1;
   int port_ = 0;
 };
