@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  // Administration works on the data directory when --data is given, else on the server.
-  const bool local = flags.count("data") || std::getenv("POWERCONTEXT_DATA");
+  // Administration works on the data directory when --data is given (flag or environment), else
+  // on the server; a --server flag always means the server.
+  const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
   for (const pc::AdminCommand& c : admin)
     if (*c.sub) return c.run(cfg, local, json);
   for (const pc::ClientCommand& c : client)
