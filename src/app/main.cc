@@ -34,7 +34,12 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_file, "TOML configuration file")->check(CLI::ExistingFile);
   app.add_flag("--json", json, "print the server's JSON answer (for scripts)");
   std::map<std::string, std::string> flags;
+  std::string allow_unauthenticated;
   for (const pc::SettingInfo& s : pc::Settings()) {
+    if (s.key == "allow_unauthenticated") {  // a bare flag means true (--allow-unauthenticated=false too)
+      app.add_flag(s.flag + "{true}", allow_unauthenticated, s.help + " [env " + s.env + "]");
+      continue;
+    }
     app.add_option_function<std::string>(
         s.flag, [&flags, key = s.key](const std::string& v) { flags[key] = v; },
         s.help + " [env " + s.env + "]");
@@ -56,6 +61,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  if (!allow_unauthenticated.empty()) flags["allow_unauthenticated"] = allow_unauthenticated;
   auto loaded = pc::LoadConfig(config_file, flags);
   if (!loaded.ok()) {
     std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";

@@ -134,7 +134,7 @@ Status CheckExposure(const Config& config, HttpOptions& http) {
                   "refusing to serve " + config.listen + " without authentication: anyone who can reach it "
                   "could read and rewrite every memory. Turn auth on (--auth on, then `powercontext token create "
                   "--data " + config.data_dir + " --name admin --role admin`), listen on 127.0.0.1, or pass "
-                  "--allow-unauthenticated true if something in front of this server authenticates callers");
+                  "--allow-unauthenticated if something in front of this server authenticates callers");
   http.security_warning = "off on a network address (" + config.listen + "): --allow-unauthenticated";
   std::cerr << "powercontext: WARNING: serving " << config.listen
             << " with authentication off (--allow-unauthenticated): every caller is an administrator"

@@ -74,10 +74,19 @@ TEST(Security, TokensAreCheckedOnEveryRouteAndRevocationIsImmediate) {
   EXPECT_EQ(after.first, 401) << "revocation is seen by the very next request";
   EXPECT_EQ(after.second["error"]["details"]["reason"], "revoked");
 
-  // The CLI against the server uses POWERCONTEXT_TOKEN; the list never shows a secret.
+  // The CLI against the server uses POWERCONTEXT_TOKEN; the list never shows a secret. An explicit
+  // --server wins over a POWERCONTEXT_DATA in the environment.
   setenv("POWERCONTEXT_TOKEN", admin.c_str(), 1);
+  setenv("POWERCONTEXT_DATA", (dir.path() + "/not-the-server-data").c_str(), 1);
   CliResult list = RunCli({"--server", server.url(), "token", "list", "--json"});
+  CliResult audit_cli = RunCli({"--server", server.url(), "audit", "--scope", "project:orders-1"});
+  unsetenv("POWERCONTEXT_DATA");
   unsetenv("POWERCONTEXT_TOKEN");
+  CliResult no_token = RunCli({"--server", server.url(), "audit"});
+  EXPECT_NE(no_token.exit_code, 0);
+  EXPECT_NE(no_token.err.find("unauthorized"), std::string::npos) << no_token.err;
+  ASSERT_EQ(audit_cli.exit_code, 0) << audit_cli.err;
+  EXPECT_NE(audit_cli.out.find("agent-a  remember_memory  ok"), std::string::npos) << audit_cli.out;
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_EQ(list.out.find("pct_"), std::string::npos);
   EXPECT_NE(list.out.find("\"revoked\""), std::string::npos);
@@ -133,7 +142,7 @@ TEST(Security, ANetworkAddressNeedsAuthOrAnExplicitOverride) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("--allow-unauthenticated"), std::string::npos) << refused.err;
 
-  ServerProcess open(dir.path() + "/b", {"--allow-unauthenticated", "true"});
+  ServerProcess open(dir.path() + "/b", {"--allow-unauthenticated"});
   open.set_listen_host("0.0.0.0");
   ASSERT_TRUE(open.Start());
   auto [status, ready] = JsonHttp(open.port()).Get("/health/ready");
