@@ -41,8 +41,8 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
     if (!page.cursor.empty())
       return InvalidArgument("cursor does not apply to a lookup by key").WithDetail("field", "cursor");
     Result<Scope> s = svc.GetScopeByKey(*key);
+    if (!s.ok() && s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     if (s.ok() && CurrentPrincipal().MaySee(s->key)) items.push_back(ToJson(*s));
-    else if (s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     return Ok(Json{{"scopes", items}, {"next_cursor", nullptr}});
   }
   PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
