@@ -1,0 +1,64 @@
+// One PostgreSQL connection (libpq), for the PostgreSQL store (issue 15). Statements take their
+// values as parameters (never spliced into SQL); errors become a Status naming what failed, with
+// PostgreSQL's SQLSTATE, and never the password of the connection URL.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+struct pg_conn;
+struct pg_result;
+
+namespace pc::pg {
+
+// The URL as it may be shown: any password replaced by "****".
+std::string RedactUrl(std::string_view url);
+
+// A statement's answer: rows of text values (nullopt: SQL NULL).
+class Rows {
+ public:
+  Rows() = default;
+  explicit Rows(pg_result* r);
+  ~Rows();
+  Rows(Rows&& o) noexcept : r_(o.r_) { o.r_ = nullptr; }
+  Rows& operator=(Rows&& o) noexcept;
+  Rows(const Rows&) = delete;
+  Rows& operator=(const Rows&) = delete;
+
+  int size() const;
+  std::optional<std::string> Get(int row, int col) const;
+  std::string Text(int row, int col) const;  // "" for NULL
+  int64_t Int(int row, int col) const;       // 0 for NULL
+  // Rows an INSERT, UPDATE or DELETE changed.
+  int64_t affected() const;
+
+ private:
+  pg_result* r_ = nullptr;
+};
+
+class Conn {
+ public:
+  // Connects to `url` (postgresql://user@host:port/db; the password from PGPASSWORD or the
+  // password file, as libpq reads them). Unavailable-style errors name the redacted URL.
+  static Result<std::unique_ptr<Conn>> Open(const std::string& url);
+  ~Conn();
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  // One statement (or several, without parameters) whose rows are not wanted.
+  Status Exec(const std::string& sql);
+  // One statement with text parameters ($1, $2 …; nullopt is NULL).
+  Result<Rows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+
+ private:
+  explicit Conn(pg_conn* c) : c_(c) {}
+  Status Error(const std::string& what, pg_result* r) const;
+  pg_conn* c_;
+};
+
+}  // namespace pc::pg

@@ -1,0 +1,129 @@
+#include "store/postgres/pg_schema.h"
+
+#include <string>
+#include <vector>
+
+namespace pc::pg {
+namespace {
+
+// The advisory lock every migrating server takes ("pcschema" as a number).
+constexpr const char* kMigrationLock = "7062736368656d61";
+
+// Append only: a shipped migration is never edited; a change is a new migration. Times are Unix
+// milliseconds (bigint), as in the SQLite store, so both stores hold the same values.
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {
+      // 1: scopes, versioned artifacts, revisions, entries, immutable versions, interval manifest
+      // (SQLite's migration 1, with the vector columns of its migration 2).
+      R"sql(
+CREATE TABLE scopes(
+  scope_id text PRIMARY KEY,
+  key text NOT NULL UNIQUE,
+  created_at bigint NOT NULL);
+CREATE TABLE artifacts(
+  artifact_id text PRIMARY KEY,
+  scope_id text NOT NULL REFERENCES scopes(scope_id),
+  family text NOT NULL,
+  is_default boolean NOT NULL,
+  head_revision bigint NOT NULL DEFAULT 0,
+  created_at bigint NOT NULL,
+  vector_profile text,
+  vector_missing bigint NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX artifacts_default ON artifacts(scope_id, family) WHERE is_default;
+CREATE TABLE revisions(
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  revision bigint NOT NULL,
+  actor text NOT NULL,
+  reason text NOT NULL,
+  lineage text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY(artifact_id, revision));
+CREATE TABLE revision_changes(
+  artifact_id text NOT NULL,
+  revision bigint NOT NULL,
+  seq integer NOT NULL,
+  op text NOT NULL,
+  entry_id text NOT NULL,
+  from_version_id text,
+  to_version_id text NOT NULL,
+  PRIMARY KEY(artifact_id, revision, seq));
+CREATE TABLE entries(
+  entry_id text PRIMARY KEY,
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  created_revision bigint NOT NULL);
+CREATE TABLE entry_versions(
+  entry_version_id text PRIMARY KEY,
+  entry_id text NOT NULL REFERENCES entries(entry_id),
+  version bigint NOT NULL,
+  previous_version_id text,
+  kind text NOT NULL,
+  text text NOT NULL,
+  content_hash text NOT NULL,
+  source_refs text NOT NULL,
+  created_by_revision bigint NOT NULL,
+  reason text NOT NULL,
+  created_at bigint NOT NULL,
+  UNIQUE(entry_id, version));
+CREATE INDEX entry_versions_hash ON entry_versions(content_hash);
+-- The manifest as version intervals: entry_id is at entry_version_id (active or not) for
+-- revisions [from_revision, to_revision); to_revision NULL means "still so at the head".
+CREATE TABLE manifest(
+  artifact_id text NOT NULL,
+  entry_id text NOT NULL,
+  entry_version_id text NOT NULL,
+  active boolean NOT NULL,
+  from_revision bigint NOT NULL,
+  to_revision bigint,
+  PRIMARY KEY(artifact_id, entry_id, from_revision));
+CREATE UNIQUE INDEX manifest_head ON manifest(artifact_id, entry_id) WHERE to_revision IS NULL;
+-- The vector projection of each head entry; vector NULL = missing (a reindex fills it).
+CREATE TABLE entry_vectors(
+  entry_id text PRIMARY KEY REFERENCES entries(entry_id),
+  artifact_id text NOT NULL,
+  entry_version_id text NOT NULL,
+  active boolean NOT NULL,
+  profile text,
+  vector bytea);
+CREATE INDEX entry_vectors_artifact ON entry_vectors(artifact_id, entry_id);
+)sql",
+  };
+  return kMigrations;
+}
+
+}  // namespace
+
+int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+Result<int> Migrate(Conn& conn) {
+  PC_RETURN_IF_ERROR(conn.Exec("BEGIN"));
+  auto fail = [&](Status s) {
+    (void)conn.Exec("ROLLBACK");
+    return s;
+  };
+  // Held until COMMIT or ROLLBACK: a second server starting now waits here, then finds the work done.
+  if (auto locked = conn.Query(std::string("SELECT pg_advisory_xact_lock(x'") + kMigrationLock + "'::bigint)");
+      !locked.ok())
+    return fail(locked.status());
+  if (Status s = conn.Exec("CREATE TABLE IF NOT EXISTS schema_migrations("
+                           "version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+      !s.ok())
+    return fail(s);
+  auto current = conn.Query("SELECT coalesce(max(version), 0) FROM schema_migrations");
+  if (!current.ok()) return fail(current.status());
+  const int found = static_cast<int>(current->Int(0, 0));
+  if (found > LatestSchemaVersion())
+    return fail(Internal("the database has schema version " + std::to_string(found) + ", newer than this build's " +
+                         std::to_string(LatestSchemaVersion()) + ": run a newer powercontext"));
+  for (int v = found + 1; v <= LatestSchemaVersion(); ++v) {
+    if (Status s = conn.Exec(Migrations()[static_cast<size_t>(v - 1)]); !s.ok())
+      return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
+    auto recorded = conn.Query(
+        "INSERT INTO schema_migrations(version, applied_at) VALUES($1, (extract(epoch from now()) * 1000)::bigint)",
+        {std::to_string(v)});
+    if (!recorded.ok()) return fail(recorded.status());
+  }
+  PC_RETURN_IF_ERROR(conn.Exec("COMMIT"));
+  return found;
+}
+
+}  // namespace pc::pg
