@@ -61,7 +61,8 @@ TEST_F(PgDatabase, AnEmptyDatabaseIsMigratedOnceAndRecorded) {
   EXPECT_EQ(*again, LatestSchemaVersion());
   EXPECT_EQ(Count(*c, "SELECT count(*) FROM schema_migrations"), LatestSchemaVersion());
   for (const char* table : {"scopes", "artifacts", "revisions", "revision_changes", "entries", "entry_versions",
-                            "manifest", "entry_vectors"})
+                            "manifest", "entry_vectors", "sources", "cursors", "handoff_contents", "handoff_claims",
+                            "handoff_citations", "model_usage_daily", "recall_token_daily", "api_tokens", "audit_log"})
     EXPECT_EQ(Count(*c, std::string("SELECT count(*) FROM information_schema.tables WHERE table_name = '") + table + "'"),
               1)
         << table;
@@ -71,6 +72,13 @@ TEST_F(PgDatabase, AnEmptyDatabaseIsMigratedOnceAndRecorded) {
                       "INSERT INTO manifest VALUES ('mem_a', 'ent_1', 'env_1', true, 1, NULL)").ok());
   Status twice = c->Exec("INSERT INTO manifest VALUES ('mem_a', 'ent_1', 'env_2', true, 2, NULL)");
   EXPECT_FALSE(twice.ok());
+  // A name is unique among live tokens only: a revoked name can be used again.
+  const char* token = "INSERT INTO api_tokens(name, role, scope_patterns, secret_hash, created_by, created_at_ms)"
+                      " VALUES ('agent', 'writer', '[]', $1, 'local', 1)";
+  ASSERT_TRUE(c->Query(token, {"h1"}).ok());
+  EXPECT_FALSE(c->Query(token, {"h2"}).ok());
+  ASSERT_TRUE(c->Exec("UPDATE api_tokens SET revoked_at_ms = 2 WHERE name = 'agent'").ok());
+  EXPECT_TRUE(c->Query(token, {"h2"}).ok());
 }
 
 TEST_F(PgDatabase, ServersStartingAtOnceMigrateOnce) {

@@ -86,6 +86,103 @@ CREATE TABLE entry_vectors(
   vector bytea);
 CREATE INDEX entry_vectors_artifact ON entry_vectors(artifact_id, entry_id);
 )sql",
+      // 2: the source logs and extraction cursors, handoffs (RFC 0048's cited structure only: this
+      // store never held SQLite's older free-text handoffs), scoped statistics (RFC 0072), API
+      // tokens and the audit log (SQLite's migrations 3, 6, 7 and 8). Full text comes with the
+      // search migration.
+      R"sql(
+CREATE TABLE sources(
+  scope_id text NOT NULL REFERENCES scopes(scope_id),
+  position bigint NOT NULL,
+  source_id text NOT NULL UNIQUE,
+  kind text NOT NULL,
+  purpose text NOT NULL,
+  content text NOT NULL,
+  metadata text NOT NULL,
+  idempotency_key text,
+  created_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, position));
+CREATE UNIQUE INDEX sources_idempotency ON sources(scope_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE TABLE cursors(
+  scope_id text NOT NULL,
+  artifact_id text NOT NULL,
+  consumer text NOT NULL,
+  position bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, artifact_id, consumer));
+CREATE TABLE handoff_contents(
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  revision bigint NOT NULL,
+  objective text NOT NULL,
+  disposition text NOT NULL,
+  PRIMARY KEY(artifact_id, revision));
+CREATE TABLE handoff_claims(
+  artifact_id text NOT NULL,
+  revision bigint NOT NULL,
+  claim text NOT NULL,
+  seq integer NOT NULL,
+  text text NOT NULL,
+  PRIMARY KEY(artifact_id, revision, claim, seq));
+CREATE TABLE handoff_citations(
+  artifact_id text NOT NULL,
+  revision bigint NOT NULL,
+  claim text NOT NULL,
+  seq integer NOT NULL,
+  cseq integer NOT NULL,
+  kind text NOT NULL,
+  name text NOT NULL,
+  ref_id text NOT NULL,
+  ref_revision bigint NOT NULL,
+  entry_id text NOT NULL,
+  entry_version_id text NOT NULL,
+  PRIMARY KEY(artifact_id, revision, claim, seq, cseq));
+CREATE TABLE model_usage_daily(
+  scope_id text NOT NULL,
+  usage_date text NOT NULL,
+  purpose text NOT NULL,
+  operation text NOT NULL,
+  requests bigint NOT NULL,
+  input_tokens bigint NOT NULL,
+  output_tokens bigint NOT NULL,
+  input_complete boolean NOT NULL,
+  output_complete boolean NOT NULL,
+  PRIMARY KEY(scope_id, usage_date, purpose, operation));
+CREATE TABLE recall_token_daily(
+  scope_id text NOT NULL,
+  usage_date text NOT NULL,
+  estimator_id text NOT NULL,
+  estimator_version text NOT NULL,
+  preparations bigint NOT NULL,
+  ready_preparations bigint NOT NULL,
+  comparable_preparations bigint NOT NULL,
+  baseline_tokens bigint NOT NULL,
+  recalled_tokens bigint NOT NULL,
+  PRIMARY KEY(scope_id, usage_date, estimator_id, estimator_version));
+CREATE TABLE api_tokens(
+  token_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text NOT NULL,
+  role text NOT NULL,
+  scope_patterns text NOT NULL,
+  secret_hash text NOT NULL UNIQUE,
+  created_by text NOT NULL,
+  created_at_ms bigint NOT NULL,
+  expires_at_ms bigint,
+  revoked_at_ms bigint);
+CREATE UNIQUE INDEX api_tokens_live_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+-- seq comes from a sequence: it grows, but with several servers committing at once a row may
+-- become visible after a higher one; readers page by seq (docs/security.md).
+CREATE TABLE audit_log(
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  at_ms bigint NOT NULL,
+  actor text NOT NULL,
+  operation text NOT NULL,
+  scope_id text NOT NULL,
+  targets text NOT NULL,
+  result text NOT NULL,
+  request_id text NOT NULL);
+CREATE INDEX audit_log_scope ON audit_log(scope_id, seq);
+)sql",
   };
   return kMigrations;
 }
