@@ -24,6 +24,7 @@
 #include "auth/rate_limiter.h"
 #include "auth/request_context.h"
 #include "common/clock.h"
+#include "common/json_parse.h"
 #include "ops/metrics.h"
 #include "wire/error_map.h"
 
@@ -145,7 +146,10 @@ const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, ht
 
 // Who the request is (DESIGN §11). With auth off, the local administrator; with it on, the
 // principal of a valid `Authorization: Bearer` token, else Anonymous (public routes only).
-Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req, std::string& reason) {
+// A token that could not be checked (the store failed) is `broken`, not a 401: the client's
+// credentials may be fine.
+Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req, std::string& reason,
+                       std::optional<Status>& broken) {
   if (!impl.options.auth) return LocalAdministrator();
   std::string header = req.get_header_value("Authorization");
   if (header.empty()) {
@@ -157,7 +161,7 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string secret = space == std::string::npos ? "" : header.substr(header.find_first_not_of(' ', space) == std::string::npos ? header.size() : header.find_first_not_of(' ', space));
   if (scheme != "bearer" || secret.empty()) {
-    reason = "not a bearer token";
+    reason = "malformed";
     return Anonymous();
   }
   Result<Principal> who = impl.services.tokens.Authenticate(secret);
@@ -165,8 +169,16 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
   reason = "invalid";
   for (const Detail& d : who.status().details())
     if (d.key == "reason" && std::holds_alternative<std::string>(d.value)) reason = std::get<std::string>(d.value);
-  if (who.status().code() != Code::kUnauthenticated) reason = "the token could not be checked";
+  if (who.status().code() != Code::kUnauthenticated) broken = who.status();
   return Anonymous();
+}
+
+// How many JSON-RPC messages an MCP body holds (a batch is an array; anything else counts one).
+int McpBatchSize(const std::string& body) {
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || body[first] != '[') return 1;
+  auto parsed = ParseJson(body);
+  return parsed.ok() && parsed->is_array() ? std::max<int>(1, static_cast<int>(parsed->size())) : 1;
 }
 
 // Refused requests go to the audit log (bounded, outside the write path).
@@ -192,7 +204,8 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
     return served;
   }
   std::string reason;
-  const Principal who = Authenticate(impl, req, reason);
+  std::optional<Status> broken;
+  const Principal who = Authenticate(impl, req, reason, broken);
   served.actor = who.name;
   ScopedRequest context(who, res.get_header_value(kRequestIdHeader));
   const bool raw = impl.raw.count(req.path) > 0;
@@ -204,6 +217,11 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
     WriteJson(res, HttpStatusFor(s.code()), ErrorJson(s));
     RecordDenied(impl, who, operation, res.status, reason, res.get_header_value(kRequestIdHeader));
   };
+  if (broken && (raw || !route || route->access.permission != Permission::kPublic)) {
+    if (reader) CloseConnectionAfterResponse();
+    WriteJson(res, 500, ErrorJson(Internal("could not check the bearer token: " + broken->message())));
+    return served;
+  }
   if (who.role == Role::kNone && (raw || !route || route->access.permission != Permission::kPublic)) {
     // RFC 6750 §3; MCP clients also learn where the resource's metadata is (RFC 9728 §5.1).
     std::string challenge = "Bearer";
@@ -244,9 +262,20 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
   } else if (!reader) {
     body = req.body;
   }
+  // An MCP batch is many calls in one request: it pays for each (one was taken above).
+  if (raw && who.authenticated && impl.limiter.enabled()) {
+    if (int calls = McpBatchSize(body); calls > 1) {
+      if (int wait = impl.limiter.Take(who.name, calls - 1); wait > 0) {
+        res.set_header("Retry-After", std::to_string(wait));
+        reason = "rate limit";
+        refuse(Status(Code::kRateLimited, "token " + who.name + " is over its request rate (a batch of " +
+                                              std::to_string(calls) + " calls); retry after " + std::to_string(wait) + " s")
+                   .WithDetail("retry_after_seconds", int64_t{wait}));
+        return served;
+      }
+    }
+  }
   served.operation = Handle(impl, req, res, std::move(body));
-  if (res.status == 403 && who.authenticated)
-    RecordDenied(impl, who, served.operation, 403, "role or scope", res.get_header_value(kRequestIdHeader));
   return served;
 }
 

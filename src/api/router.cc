@@ -107,7 +107,10 @@ ApiResponse Router::Dispatch(ApiRequest& req) const {
     for (size_t i = 1; i < m.size(); ++i) req.path_params.push_back(m[i].str());
     OperationScope op(r.info.access.operation);
     auto answer = [&]() -> ApiResponse {
-      if (Status s = Authorize(r, req); !s.ok()) return Fail(s);
+      if (Status s = Authorize(r, req); !s.ok()) {
+        if (on_denied_ && CurrentPrincipal().authenticated) on_denied_(s, r.info.access.operation);
+        return Fail(s);
+      }
       if (r.info.method != "GET" && !req.query.empty())  // POST routes take everything in the body
         return Fail(InvalidArgument("query parameters are not accepted here; send them in the JSON body")
                         .WithDetail("field", req.query.begin()->first));

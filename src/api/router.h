@@ -76,6 +76,11 @@ class Router {
  public:
   void Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler);
   void SetScopeKeyOf(ScopeKeyOf fn) { scope_key_of_ = std::move(fn); }
+  // Called (under the request's context) for every request an authenticated token was refused:
+  // the audit log's record of refusals, including MCP tool calls that answer HTTP 200.
+  void SetOnDenied(std::function<void(const Status& refusal, const char* operation)> fn) {
+    on_denied_ = std::move(fn);
+  }
   // Routes `req` (path_params are filled in), checks the current principal
   // (auth/request_context.h) against the route's permission and scope, and runs the handler
   // under the route's operation; errors become JSON errors.
@@ -93,6 +98,7 @@ class Router {
   Status Authorize(const Route& route, const ApiRequest& req) const;
   std::vector<Route> routes_;
   ScopeKeyOf scope_key_of_;
+  std::function<void(const Status&, const char*)> on_denied_;
 };
 
 // A route handler of a service: `fn(service, request)` as an ApiHandler. The service must outlive

@@ -7,7 +7,9 @@
 
 #include "api/router.h"
 #include "auth/request_context.h"
+#include "common/clock.h"
 #include "service/validation.h"
+#include "wire/error_map.h"
 
 namespace pc {
 namespace {
@@ -45,10 +47,29 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
     if (s.ok() && CurrentPrincipal().MaySee(s->key)) items.push_back(ToJson(*s));
     return Ok(Json{{"scopes", items}, {"next_cursor", nullptr}});
   }
-  PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
-  for (const Scope& s : out.items)  // a token limited by scope patterns sees only those scopes
-    if (CurrentPrincipal().MaySee(s.key)) items.push_back(ToJson(s));
-  return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(out.next_cursor)}});
+  // A token limited by scope patterns sees only those scopes: pages are filled from as many
+  // store pages as it takes, and the cursor is always a scope it may see.
+  const Principal& who = CurrentPrincipal();
+  if (!who.Restricted()) {
+    PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
+    for (const Scope& s : out.items) items.push_back(ToJson(s));
+    return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(out.next_cursor)}});
+  }
+  std::optional<std::string> next;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(ScopesPage out, svc.ListScopes(page));
+    for (size_t i = 0; i < out.items.size(); ++i) {
+      if (!who.MaySee(out.items[i].key)) continue;
+      if (items.size() == static_cast<size_t>(page.limit)) {
+        next = items.back()["scope_id"].get<std::string>();  // more remain after the full page
+        break;
+      }
+      items.push_back(ToJson(out.items[i]));
+    }
+    if (next || !out.next_cursor) break;
+    page.cursor = *out.next_cursor;
+  }
+  return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(next)}});
 }
 
 Result<ApiResponse> GetScope(MemoryService& svc, const ApiRequest& req) {
@@ -158,6 +179,12 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddStatsRoutes(router, services);
   AddSecurityRoutes(router, services);
   AddMetricsRoutes(router);
+  router.SetOnDenied([&audit = services.audit](const Status& refusal, const char* operation) {
+    const RequestContext& rc = CurrentRequest();
+    Json targets{{"status", HttpStatusFor(refusal.code())}, {"reason", "role or scope"}};
+    audit.RecordDenied(AuditRecord{0, NowMillis(), rc.principal->name, operation, "", targets.dump(), "denied",
+                                   rc.request_id});
+  });
   // A server id (scp_…) is matched against scope patterns by its scope's key.
   router.SetScopeKeyOf([&memory](const std::string& name) -> Result<std::optional<std::string>> {
     if (!IsServerScopeId(name)) return std::optional<std::string>(name);

@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
   }
 
   if (!allow_unauthenticated.empty()) flags["allow_unauthenticated"] = allow_unauthenticated;
+  if (flags.count("auth_token"))  // other local users can read a process's arguments
+    std::cerr << "powercontext: WARNING: --auth-token puts the secret on the command line, where other local "
+                 "users can read it (ps, /proc); prefer POWERCONTEXT_SERVER_AUTH_TOKEN or the config file\n";
   auto loaded = pc::LoadConfig(config_file, flags);
   if (!loaded.ok()) {
     std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";

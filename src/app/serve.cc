@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include <arpa/inet.h>
 #include <sys/resource.h>
 
 #include "api/http_server.h"
@@ -120,8 +121,11 @@ HttpOptions HttpOptionsFrom(const Config& config) {
   return http;
 }
 
+// localhost, ::1 or an IPv4 literal in 127.0.0.0/8; a name like 127.corp.example is not.
 bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4{};
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
 // Auth may be off only while the listen address is loopback (DESIGN §11): anyone who can reach

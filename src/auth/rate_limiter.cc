@@ -5,9 +5,9 @@
 
 namespace pc {
 
-int RateLimiter::Take(const std::string& who) { return TakeAt(who, std::chrono::steady_clock::now()); }
+int RateLimiter::Take(const std::string& who, int n) { return TakeAt(who, std::chrono::steady_clock::now(), n); }
 
-int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_point now) {
+int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_point now, int n) {
   if (!enabled()) return 0;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = buckets_.find(who);
@@ -25,11 +25,13 @@ int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_
   double elapsed = std::chrono::duration<double>(now - b.at).count();
   b.tokens = std::min(burst_, b.tokens + std::max(0.0, elapsed) * rate_);
   b.at = now;
-  if (b.tokens >= 1) {
-    b.tokens -= 1;
+  const double want = std::max(1, n);
+  if (b.tokens >= want) {
+    b.tokens -= want;
     return 0;
   }
-  return std::max(1, static_cast<int>(std::ceil((1 - b.tokens) / rate_)));
+  if (want > burst_) return std::max(1, static_cast<int>(std::ceil(burst_ / rate_)));  // never fits: a full bucket's wait
+  return std::max(1, static_cast<int>(std::ceil((want - b.tokens) / rate_)));
 }
 
 }  // namespace pc

@@ -16,8 +16,9 @@ class RateLimiter {
   bool enabled() const { return rate_ > 0; }
   // 0 when the request may go ahead (and is counted); otherwise how many seconds until it may
   // (for Retry-After, at least 1).
-  int Take(const std::string& who);
-  int TakeAt(const std::string& who, std::chrono::steady_clock::time_point now);
+  // `n` requests at once (an MCP batch is one HTTP request of many calls): all or none.
+  int Take(const std::string& who, int n = 1);
+  int TakeAt(const std::string& who, std::chrono::steady_clock::time_point now, int n = 1);
 
  private:
   struct Bucket {

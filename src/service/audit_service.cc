@@ -69,10 +69,14 @@ void AuditService::Flush() {
     rows.push_back(AuditRecord{0, NowMillis(), "system", "audit", "",
                                "{\"dropped_denials\": " + std::to_string(dropped) + "}", "dropped", ""});
   if (rows.empty()) return;
-  (void)store_.Write([&](WriteTxn& txn) -> Status {
+  Status written = store_.Write([&](WriteTxn& txn) -> Status {
     for (const AuditRecord& row : rows) PC_RETURN_IF_ERROR(txn.AppendAudit(row));
     return Status::Ok();
   });
+  if (!written.ok()) {  // counted, and the count written with the next batch
+    std::lock_guard<std::mutex> lock(mu_);
+    dropped_ += rows.size() - (dropped > 0 ? 1 : 0) + dropped;
+  }
 }
 
 void AuditService::Loop() {

@@ -138,9 +138,11 @@ TEST(Security, PowerContextsStaticTokenWorks) {
 
 TEST(Security, ANetworkAddressNeedsAuthOrAnExplicitOverride) {
   TempDir dir;
-  CliResult refused = RunCli({"serve", "--data", dir.path() + "/a", "--listen", "0.0.0.0:0"});
-  EXPECT_NE(refused.exit_code, 0);
-  EXPECT_NE(refused.err.find("--allow-unauthenticated"), std::string::npos) << refused.err;
+  for (const char* listen : {"0.0.0.0:0", "127.corp.invalid:0"}) {  // a name is not a loopback address
+    CliResult refused = RunCli({"serve", "--data", dir.path() + "/a", "--listen", listen});
+    EXPECT_NE(refused.exit_code, 0) << listen;
+    EXPECT_NE(refused.err.find("--allow-unauthenticated"), std::string::npos) << refused.err;
+  }
 
   ServerProcess open(dir.path() + "/b", {"--allow-unauthenticated"});
   open.set_listen_host("0.0.0.0");
@@ -177,6 +179,14 @@ TEST(Security, ATokenOverItsRateIsToldWhenToComeBack) {
     }
   }
   EXPECT_GE(limited, 2);
+  // An MCP batch pays for each of its calls: a batch larger than the burst is refused whole.
+  httplib::Client mcp("127.0.0.1", server.port());
+  mcp.set_bearer_token_auth(CreateToken(data, "batcher", "reader"));
+  json batch = json::array();
+  for (int i = 0; i < 10; ++i) batch.push_back({{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/list"}});
+  auto big = mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}}, batch.dump(), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 429) << big->body;
   // Another token has its own bucket.
   JsonHttp other(server.port());
   other.Bearer(CreateToken(data, "calm", "reader"));

@@ -137,6 +137,20 @@ TEST_F(Authorization, ALimitedTokenListsOnlyItsScopes) {
   std::set<std::string> keys;
   for (const json& s : all.body["scopes"]) keys.insert(s["key"]);
   EXPECT_EQ(keys, (std::set<std::string>{kInScope, "project:orders-2"}));
+  // Paging one at a time: each page and each cursor is a scope it may see; none is skipped.
+  std::vector<std::string> paged;
+  std::multimap<std::string, std::string> query{{"limit", "1"}};
+  for (int guard = 0; guard < 10; ++guard) {
+    ApiResponse page = Send(reader, "GET", "/v1/scopes", json(), query);
+    ASSERT_EQ(page.status, 200) << page.body.dump();
+    for (const json& s : page.body["scopes"]) paged.push_back(s["key"]);
+    if (page.body["next_cursor"].is_null()) break;
+    const std::string cursor = page.body["next_cursor"];
+    EXPECT_EQ(Send(reader, "GET", "/v1/scopes/" + cursor).status, 200) << "a cursor names a scope it may not see";
+    query = {{"limit", "1"}, {"cursor", cursor}};
+  }
+  EXPECT_EQ(std::set<std::string>(paged.begin(), paged.end()), (std::set<std::string>{kInScope, "project:orders-2"}));
+  EXPECT_EQ(paged.size(), 2u);
   ApiResponse lookup = Send(reader, "GET", "/v1/scopes", json(), {{"key", kOutOfScope}});
   EXPECT_EQ(lookup.status, 200) << lookup.body.dump();
   ASSERT_TRUE(lookup.body["scopes"].is_array()) << lookup.body.dump();
@@ -203,6 +217,13 @@ TEST_F(Authorization, McpToolsActUnderTheCallersToken) {
   ASSERT_TRUE(refused.ok());
   EXPECT_TRUE(refused->is_error);
   EXPECT_EQ(refused->structured["error"]["code"], "permission_denied") << refused->structured.dump();
+  // The refusal is audited although MCP answers it inside a 200.
+  audit.Flush();
+  ApiResponse denied = Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"actor", "agent-mcp"}});
+  bool found = false;
+  for (const json& e : denied.body["events"])
+    found = found || (e["result"] == "denied" && e["operation"] == "remember_memory" && e["request_id"] == "mcp-test");
+  EXPECT_TRUE(found) << denied.body.dump();
   // The write's audit row names the token and the tool's operation, as the HTTP route would.
   ApiResponse log = Send(LocalAdministrator(), "GET", "/v1/audit", json(), {{"scope_id", kInScope}});
   ASSERT_EQ(log.body["events"].size(), 1u) << log.body.dump();

@@ -16,10 +16,16 @@ ApiToken ReadToken(const Stmt& s) {
   ApiToken t;
   t.name = s.Text(0);
   t.role = s.Text(1);
+  // Patterns that cannot be read make the token useless, never unlimited: an empty list would
+  // mean every scope.
   auto patterns = nlohmann::json::parse(s.Text(2), nullptr, /*allow_exceptions=*/false);
-  if (patterns.is_array())
-    for (const auto& p : patterns)
-      if (p.is_string()) t.scope_patterns.push_back(p.get<std::string>());
+  bool readable = patterns.is_array();
+  if (readable)
+    for (const auto& p : patterns) {
+      if (!p.is_string()) readable = false;
+      else t.scope_patterns.push_back(p.get<std::string>());
+    }
+  if (!readable) t.role = "none";
   t.secret_hash = s.Text(3);
   t.created_by = s.Text(4);
   t.created_at_ms = s.Int(5);

@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/guarded.h"
+#include "common/ids.h"
 #include "ops/metrics.h"
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
@@ -258,21 +259,25 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   return true;
 }
 
-// The stamp is a file replaced by rename: each move gives it a new inode, which stat() sees in
-// every process without a transaction (a read after a write costs a page-cache refill; a stat
-// costs a system call).
+// The stamp is a small file holding a fresh ULID (80 random bits), replaced by rename at every
+// token change:
+// every process reads it without a transaction (a read of the database after a write costs a
+// page-cache refill; this is an open and a read). Random contents do not repeat, as an inode
+// number and an mtime can.
 std::string SqliteStore::TokensStamp() {
-  struct stat st {};
-  if (::stat(stamp_path_.c_str(), &st) != 0) return "none";
-  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_size);
+  int fd = ::open(stamp_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "none";
+  char buf[64];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "none";
 }
 
 Status SqliteStore::MoveTokensStamp() {
   const std::string tmp = stamp_path_ + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Internal("cannot write " + tmp + ": " + std::strerror(errno));
-  const std::string when = std::to_string(NowMillis()) + "\n";
+  const std::string when = NewId("stamp_") + "\n";
   bool written = ::write(fd, when.data(), when.size()) == static_cast<ssize_t>(when.size());
   ::close(fd);
   if (!written || ::rename(tmp.c_str(), stamp_path_.c_str()) != 0) {
