@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
+#include "wire/error_json.h"
 
 namespace pc {
 
@@ -53,9 +54,13 @@ RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
                            const std::map<std::string, std::string>& headers, const std::string& body) {
   // Host, Origin and content type were checked by the HTTP edge guard (api/edge_guard.h), as for
   // every route.
-  if (method == "GET" || method == "DELETE")  // no server-initiated stream, no sessions to end
-    return {405, "application/json", ""};
-  if (method != "POST") return {405, "application/json", ""};
+  // No server-initiated stream (GET), no sessions to end (DELETE): only POST, and the answer is
+  // the one JSON error shape of every route.
+  if (method != "POST")
+    return {405, "application/json",
+            ErrorJson(Status(Code::kMethodNotAllowed, method + " is not allowed on /mcp: send JSON-RPC with POST")
+                          .WithDetail("allow", "POST"))
+                .dump()};
   std::string reply = server.Handle(body);
   if (reply.empty()) return {202, "", ""};  // notifications and responses are accepted
   // A message that is not JSON-RPC at all is a bad request at the HTTP level too.

@@ -2,7 +2,10 @@
 // operation and a permission, and each role × route × in-scope/out-of-scope request answers as
 // the route declares — generated from Router::Routes(), not listed by hand. In process against
 // the real store and services, each request under the principal a token would give.
+#include <filesystem>
 #include <set>
+
+#include <sqlite3.h>
 
 #include <gtest/gtest.h>
 
@@ -229,6 +232,24 @@ TEST_F(Authorization, McpToolsActUnderTheCallersToken) {
   ASSERT_EQ(log.body["events"].size(), 1u) << log.body.dump();
   EXPECT_EQ(log.body["events"][0]["actor"], "agent-mcp");
   EXPECT_EQ(log.body["events"][0]["operation"], "remember_memory");
+}
+
+TEST_F(Authorization, StoredScopePatternsThatCannotBeReadMakeATokenUseless) {
+  auto made = tokens.Create({"damaged", "writer", {"project:orders-*"}, ""}, "local");
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  ASSERT_TRUE(tokens.Authenticate(made->secret).ok());
+  // A damaged row (or another writer's format): its patterns no longer parse as a list of strings.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE api_tokens SET scope_patterns = '{not json' WHERE name = 'damaged'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  TokenService fresh(*f.store);  // a server that has not cached it: reads the damaged row
+  auto who = fresh.Authenticate(made->secret);
+  ASSERT_TRUE(who.ok()) << who.status().message();
+  EXPECT_EQ(who->role, Role::kNone) << "unreadable patterns must never mean every scope";
+  EXPECT_FALSE(who->Allows(Permission::kRead));
 }
 
 TEST(ScopePatterns, MatchByteForByteWithStars) {

@@ -191,7 +191,9 @@ TEST_F(McpTest, ToolErrorsCarryOurCode) {
 TEST_F(McpTest, StreamableHttpTransport) {
   const std::string init = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump();
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1:8787"}}, init).status, 200);
-  EXPECT_EQ(HandleMcpHttp(server, "GET", {{"host", "127.0.0.1"}}, "").status, 405);
+  RawHttpReply get = HandleMcpHttp(server, "GET", {{"host", "127.0.0.1"}}, "");
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(json::parse(get.body)["error"]["code"], "method_not_allowed") << get.body;
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}},
                           json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()).status, 202);
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, "{oops").status, 400);
