@@ -111,7 +111,7 @@ bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httpl
 
 // The answer to a request; the operation it was (for the access log and metrics).
 const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
-                   std::string body) {
+                   std::string body, const Router::Match& match) {
   if (auto raw = impl.raw.find(req.path); raw != impl.raw.end()) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) {
@@ -129,7 +129,7 @@ const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, ht
   // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
   ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body), BaseUrl(impl, req)};
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
-  ApiResponse out = router.Dispatch(api);
+  ApiResponse out = router.Dispatch(api, match);
   if (out.status == 405) {
     auto& details = out.body["error"]["details"];
     if (details.contains("allow")) res.set_header("Allow", details["allow"].get<std::string>());
@@ -156,10 +156,12 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
     reason = "missing";
     return Anonymous();
   }
-  size_t space = header.find(' ');
+  // "Bearer <token>": the scheme is case-insensitive (RFC 9110 §11.1).
+  const size_t space = header.find(' ');
   std::string scheme = header.substr(0, space);
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string secret = space == std::string::npos ? "" : header.substr(header.find_first_not_of(' ', space) == std::string::npos ? header.size() : header.find_first_not_of(' ', space));
+  const size_t start = space == std::string::npos ? std::string::npos : header.find_first_not_of(' ', space);
+  const std::string secret = start == std::string::npos ? "" : header.substr(start);
   if (scheme != "bearer" || secret.empty()) {
     reason = "malformed";
     return Anonymous();
@@ -179,14 +181,6 @@ int McpBatchSize(const std::string& body) {
   if (first == std::string::npos || body[first] != '[') return 1;
   auto parsed = ParseJson(body);
   return parsed.ok() && parsed->is_array() ? std::max<int>(1, static_cast<int>(parsed->size())) : 1;
-}
-
-// Refused requests go to the audit log (bounded, outside the write path).
-void RecordDenied(const HttpServer::Impl& impl, const Principal& who, const char* operation, int status,
-                  const std::string& why, const std::string& request_id) {
-  Json targets{{"status", status}};
-  if (!why.empty()) targets["reason"] = why;
-  impl.services.audit.RecordDenied(AuditRecord{0, NowMillis(), who.name, operation, "", targets.dump(), "denied", request_id});
 }
 
 // What the access log and the metrics say of a request.
@@ -209,13 +203,16 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
   served.actor = who.name;
   ScopedRequest context(who, res.get_header_value(kRequestIdHeader));
   const bool raw = impl.raw.count(req.path) > 0;
-  const RouteInfo* route = raw ? nullptr : impl.router.Find(req.method == "HEAD" ? "GET" : req.method, req.path);
+  // Resolved once: who may call it is known before the body is read, and Dispatch reuses it.
+  const Router::Match match =
+      raw ? Router::Match{} : impl.router.Resolve(req.method == "HEAD" ? "GET" : req.method, req.path);
+  const RouteInfo* route = match.info();
   const char* operation = route ? route->access.operation : raw ? "mcp" : "unmatched";
   served.operation = operation;
   auto refuse = [&](const Status& s) {
     if (reader) CloseConnectionAfterResponse();  // the body is never read
     WriteJson(res, HttpStatusFor(s.code()), ErrorJson(s));
-    RecordDenied(impl, who, operation, res.status, reason, res.get_header_value(kRequestIdHeader));
+    impl.services.audit.RecordDenied(operation, res.status, reason);  // bounded, outside the write path
   };
   if (broken && (raw || !route || route->access.permission != Permission::kPublic)) {
     if (reader) CloseConnectionAfterResponse();
@@ -275,7 +272,7 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
       }
     }
   }
-  served.operation = Handle(impl, req, res, std::move(body));
+  served.operation = Handle(impl, req, res, std::move(body), match);
   return served;
 }
 

@@ -43,10 +43,22 @@ void Router::Add(std::string method, const std::string& pattern, RouteAccess acc
   routes_.push_back(Route{RouteInfo{std::move(method), pattern, access}, std::regex(pattern), std::move(handler)});
 }
 
-const RouteInfo* Router::Find(const std::string& method, const std::string& path) const {
-  for (const Route& r : routes_)
-    if (r.info.method == method && std::regex_match(path, r.regex)) return &r.info;
-  return nullptr;
+const RouteInfo* Router::Match::info() const { return route ? &route->info : nullptr; }
+
+Router::Match Router::Resolve(const std::string& method, const std::string& path) const {
+  Match out;
+  for (const Route& r : routes_) {
+    std::smatch m;
+    if (!std::regex_match(path, m, r.regex)) continue;
+    if (r.info.method != method) {
+      out.allowed += (out.allowed.empty() ? "" : ", ") + r.info.method;
+      continue;
+    }
+    out.route = &r;
+    for (size_t i = 1; i < m.size(); ++i) out.params.push_back(m[i].str());
+    return out;
+  }
+  return out;
 }
 
 std::vector<RouteInfo> Router::Routes() const {
@@ -94,42 +106,37 @@ Status Router::Authorize(const Route& route, const ApiRequest& req) const {
   return Status::Ok();
 }
 
-ApiResponse Router::Dispatch(ApiRequest& req) const {
-  std::string allowed;
-  for (const Route& r : routes_) {
-    std::smatch m;
-    if (!std::regex_match(req.path, m, r.regex)) continue;
-    if (r.info.method != req.method) {
-      allowed += (allowed.empty() ? "" : ", ") + r.info.method;
-      continue;
-    }
-    req.path_params.clear();
-    for (size_t i = 1; i < m.size(); ++i) req.path_params.push_back(m[i].str());
-    OperationScope op(r.info.access.operation);
-    auto answer = [&]() -> ApiResponse {
-      if (Status s = Authorize(r, req); !s.ok()) {
-        if (on_denied_ && CurrentPrincipal().authenticated) on_denied_(s, r.info.access.operation);
-        return Fail(s);
-      }
-      if (r.info.method != "GET" && !req.query.empty())  // POST routes take everything in the body
-        return Fail(InvalidArgument("query parameters are not accepted here; send them in the JSON body")
-                        .WithDetail("field", req.query.begin()->first));
-      try {
-        Result<ApiResponse> res = r.handler(req);
-        if (!res.ok()) return Fail(res.status());
-        return std::move(res).value();
-      } catch (const std::exception& e) {
-        return Fail(Internal(std::string("unexpected error: ") + e.what()));
-      }
-    };
-    ApiResponse out = answer();
-    out.operation = r.info.access.operation;
-    return out;
+ApiResponse Router::Dispatch(ApiRequest& req) const { return Dispatch(req, Resolve(req.method, req.path)); }
+
+ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
+  if (!match.route) {
+    if (!match.allowed.empty())
+      return Fail(Status(Code::kMethodNotAllowed, req.method + " is not allowed on " + req.path)
+                      .WithDetail("allow", match.allowed));
+    return Fail(NotFound("no route " + req.method + " " + req.path));
   }
-  if (!allowed.empty())
-    return Fail(Status(Code::kMethodNotAllowed, req.method + " is not allowed on " + req.path)
-                    .WithDetail("allow", allowed));
-  return Fail(NotFound("no route " + req.method + " " + req.path));
+  const Route& r = *match.route;
+  req.path_params = match.params;
+  OperationScope op(r.info.access.operation);
+  auto answer = [&]() -> ApiResponse {
+    if (Status s = Authorize(r, req); !s.ok()) {
+      if (on_denied_ && CurrentPrincipal().authenticated) on_denied_(s, r.info.access.operation);
+      return Fail(s);
+    }
+    if (r.info.method != "GET" && !req.query.empty())  // POST routes take everything in the body
+      return Fail(InvalidArgument("query parameters are not accepted here; send them in the JSON body")
+                      .WithDetail("field", req.query.begin()->first));
+    try {
+      Result<ApiResponse> res = r.handler(req);
+      if (!res.ok()) return Fail(res.status());
+      return std::move(res).value();
+    } catch (const std::exception& e) {
+      return Fail(Internal(std::string("unexpected error: ") + e.what()));
+    }
+  };
+  ApiResponse out = answer();
+  out.operation = r.info.access.operation;
+  return out;
 }
 
 }  // namespace pc

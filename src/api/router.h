@@ -73,7 +73,17 @@ struct RouteInfo {
 using ScopeKeyOf = std::function<Result<std::optional<std::string>>(const std::string& scope_name)>;
 
 class Router {
+  struct Route;
+
  public:
+  // What a method and path name in the table: the route (null: none) with its path captures,
+  // or the methods the path takes (for 405).
+  struct Match {
+    const Route* route = nullptr;
+    std::vector<std::string> params;
+    std::string allowed;
+    const RouteInfo* info() const;
+  };
   void Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler);
   void SetScopeKeyOf(ScopeKeyOf fn) { scope_key_of_ = std::move(fn); }
   // Called (under the request's context) for every request an authenticated token was refused:
@@ -85,8 +95,10 @@ class Router {
   // (auth/request_context.h) against the route's permission and scope, and runs the handler
   // under the route's operation; errors become JSON errors.
   ApiResponse Dispatch(ApiRequest& req) const;
-  // The route `method path` matches, if any.
-  const RouteInfo* Find(const std::string& method, const std::string& path) const;
+  // The same, for a request already resolved (the HTTP layer resolves once, before the body).
+  ApiResponse Dispatch(ApiRequest& req, const Match& match) const;
+  // One pass over the table for `method path`.
+  Match Resolve(const std::string& method, const std::string& path) const;
   std::vector<RouteInfo> Routes() const;
 
  private:

@@ -7,7 +7,6 @@
 
 #include "api/router.h"
 #include "auth/request_context.h"
-#include "common/clock.h"
 #include "service/validation.h"
 #include "wire/error_map.h"
 
@@ -180,10 +179,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddSecurityRoutes(router, services);
   AddMetricsRoutes(router);
   router.SetOnDenied([&audit = services.audit](const Status& refusal, const char* operation) {
-    const RequestContext& rc = CurrentRequest();
-    Json targets{{"status", HttpStatusFor(refusal.code())}, {"reason", "role or scope"}};
-    audit.RecordDenied(AuditRecord{0, NowMillis(), rc.principal->name, operation, "", targets.dump(), "denied",
-                                   rc.request_id});
+    audit.RecordDenied(operation, HttpStatusFor(refusal.code()), "role or scope");
   });
   // A server id (scp_…) is matched against scope patterns by its scope's key.
   router.SetScopeKeyOf([&memory](const std::string& name) -> Result<std::optional<std::string>> {

@@ -9,6 +9,7 @@
 #include "api/router.h"
 #include "app/runtime.h"
 #include "client/api_client.h"
+#include "cli/commands.h"
 #include "client/call_route.h"
 #include "mcp/transports.h"
 #include "wire/error_map.h"
@@ -22,10 +23,7 @@ struct AdminOpts {
   int limit = 0;
 };
 
-int Fail(const Status& s) {
-  std::cerr << "error: " << s.message() << " (" << CodeName(s.code()) << ")\n";
-  return ExitCodeFor(s.code());
-}
+int Fail(const Status& s) { return ReportError(s); }
 
 // Runs `fn` with the routes of the data directory (in process, as the local administrator) or
 // of the server.

@@ -31,15 +31,7 @@ struct Opts {
   std::string period;
 };
 
-int Fail(const Status& s) {
-  std::cerr << "error: " << s.message() << " (" << CodeName(s.code()) << ")\n";
-  for (const Detail& d : s.details()) {
-    std::cerr << "  " << d.key << ": ";
-    std::visit([](const auto& v) { std::cerr << v; }, d.value);
-    std::cerr << "\n";
-  }
-  return ExitCodeFor(s.code());
-}
+int Fail(const Status& s) { return ReportError(s); }
 
 int Print(const Result<Json>& r, bool json, std::string (*format)(const Json&)) {
   if (!r.ok()) return Fail(r.status());
@@ -463,6 +455,16 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddContextCommands(r);
   AddStatsCommand(r);
   return std::move(r.cmds);
+}
+
+int ReportError(const Status& s) {
+  std::cerr << "error: " << s.message() << " (" << CodeName(s.code()) << ")\n";
+  for (const Detail& d : s.details()) {
+    std::cerr << "  " << d.key << ": ";
+    std::visit([](const auto& v) { std::cerr << v; }, d.value);
+    std::cerr << "\n";
+  }
+  return ExitCodeFor(s.code());
 }
 
 }  // namespace pc

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace CLI {
 class App;
 }
@@ -17,6 +19,10 @@ struct ClientCommand {
   CLI::App* sub = nullptr;  // parsed when *sub is true
   std::function<int(const std::string& server, bool json)> run;
 };
+
+// Prints a failed request's message, code and details on stderr; returns its exit code
+// (wire/error_map.h). Every subcommand reports errors this way.
+int ReportError(const Status& s);
 
 // Adds the subcommands to `app`; the caller runs the one that was parsed.
 std::vector<ClientCommand> AddClientCommands(CLI::App& app);

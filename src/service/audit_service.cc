@@ -2,6 +2,9 @@
 
 #include <chrono>
 
+#include <nlohmann/json.hpp>
+
+#include "auth/request_context.h"
 #include "common/clock.h"
 #include "service/validation.h"
 
@@ -48,7 +51,12 @@ Result<AuditPage> AuditService::List(const AuditListRequest& r) {
   return out;
 }
 
-void AuditService::RecordDenied(AuditRecord row) {
+void AuditService::RecordDenied(std::string_view operation, int http_status, const std::string& reason) {
+  const RequestContext& rc = CurrentRequest();
+  nlohmann::json targets{{"status", http_status}};
+  if (!reason.empty()) targets["reason"] = reason;
+  AuditRecord row{0, NowMillis(), rc.principal->name, std::string(operation), "", targets.dump(), "denied",
+                  rc.request_id};
   std::lock_guard<std::mutex> lock(mu_);
   if (queued_.size() >= kMaxQueued) {
     ++dropped_;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,8 +40,9 @@ class AuditService {
   ~AuditService();  // writes what is queued, then stops
 
   Result<AuditPage> List(const AuditListRequest& request);
-  // Records a refused request; never blocks on the store.
-  void RecordDenied(AuditRecord row);
+  // Records the current request's refusal (its actor and request id: auth/request_context.h);
+  // never blocks on the store.
+  void RecordDenied(std::string_view operation, int http_status, const std::string& reason);
   // Writes what is queued now (tests; the thread does it every second).
   void Flush();
 

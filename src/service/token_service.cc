@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <ctime>
 
 #include "auth/secret.h"
 #include "common/clock.h"
@@ -46,12 +45,10 @@ Result<std::optional<int64_t>> ParseExpiry(const std::string& e, int64_t now_ms)
     int64_t ms = n * (unit == 'd' ? 86400000 : unit == 'h' ? 3600000 : 60000);
     return std::optional<int64_t>(now_ms + ms);
   }
-  std::tm tm{};
-  const char* end = nullptr;
-  if (e.size() == 10) end = strptime(e.c_str(), "%Y-%m-%d", &tm);
-  else if (e.size() == 20) end = strptime(e.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (!end || *end != '\0') return bad();
-  int64_t at = static_cast<int64_t>(timegm(&tm)) * 1000;
+  // A date is its midnight UTC; one reader of times for the whole server (common/clock.h).
+  std::optional<int64_t> parsed = ParseTimestamp(e.size() == 10 ? e + "T00:00:00Z" : e);
+  if (!parsed) return bad();
+  const int64_t at = *parsed;
   if (at <= now_ms) return InvalidArgument("expires is in the past").WithDetail("field", "expires");
   return std::optional<int64_t>(at);
 }

@@ -110,32 +110,6 @@ Answer Request(int port, const std::string& method, const std::string& path, con
   return {res->status, json::parse(res->body, nullptr, false)};
 }
 
-// Runs `powercontext ARGS` that must exit by itself within 15 s; returns its exit code and stderr.
-std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(err, 2);
-    std::vector<char*> argv{const_cast<char*>(POWERCONTEXT_BIN)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  const auto until = Clock::now() + std::chrono::seconds(15);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (Clock::now() > until) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return {-1, "did not exit: it is serving"};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  std::ifstream in(err_path);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
-}
-
 class HttpEdge : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -20,11 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // `token create` on the data directory (while the server runs, as an operator would).
 std::string CreateToken(const std::string& data, const std::string& name, const std::string& role,
                         const std::vector<std::string>& scopes = {}) {

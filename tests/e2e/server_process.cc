@@ -35,11 +35,6 @@ pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err
   _exit(127);
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 }  // namespace
 
 ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extra_args)
@@ -93,6 +88,30 @@ int ServerProcess::Signal(int sig) {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   return status;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path) {
+  int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> full = {POWERCONTEXT_BIN};
+  full.insert(full.end(), args.begin(), args.end());
+  pid_t pid = Spawn(full, -1, -1, err);
+  close(err);
+  int status = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return {-1, "did not exit: it is serving"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(err_path)};
 }
 
 CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text) {

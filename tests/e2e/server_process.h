@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,13 @@ struct CliResult {
   std::string out;
   std::string err;
 };
+
+// A file's bytes ("" when it cannot be read).
+std::string Slurp(const std::string& path);
+
+// Runs `powercontext ARGS` that must exit by itself within 15 s (e.g. a `serve` that must refuse
+// to start); its exit code (-1 when it had to be killed) and its stderr, kept in `err_path`.
+std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path);
 
 // Runs `powercontext ARGS...` with `stdin_text` on standard input.
 CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text = "");

@@ -15,13 +15,7 @@
 #include "mcp/tools.h"
 #include "mcp/transports.h"
 #include "auth/request_context.h"
-#include "service/audit_service.h"
-#include "service/context_service.h"
-#include "service/flush_service.h"
-#include "service/handoff_service.h"
-#include "service/source_service.h"
-#include "service/stats_service.h"
-#include "service/token_service.h"
+#include "routed_services.h"
 #include "test_util.h"
 
 namespace pc {
@@ -35,19 +29,10 @@ constexpr const char* kOutOfScope = "project:billing";
 class Authorization : public ::testing::Test {
  protected:
   testing::Fixture f;
-  SearchService search{*f.store};
-  SourceService sources{*f.store};
-  FlushService flush{*f.store, nullptr, nullptr};
-  HandoffService handoff{*f.store, nullptr};
-  ContextService context{*f.store, search};
-  StatsService stats{*f.store};
-  TokenService tokens{*f.store};
-  AuditService audit{*f.store};
-  Router router = [&] {
-    Router r;
-    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit});
-    return r;
-  }();
+  testing::RoutedServices routed{f};
+  Router& router = routed.router;
+  TokenService& tokens = routed.tokens;
+  AuditService& audit = routed.audit;
 
   ApiResponse Send(const Principal& who, const std::string& method, const std::string& path,
                    const json& body = json(), std::multimap<std::string, std::string> query = {}) {

@@ -10,10 +10,7 @@
 
 #include "api/router.h"
 #include "mcp/transports.h"
-#include "service/context_service.h"
-#include "service/flush_service.h"
-#include "service/handoff_service.h"
-#include "service/source_service.h"
+#include "routed_services.h"
 #include "test_util.h"
 
 namespace pc {
@@ -24,19 +21,8 @@ using nlohmann::json;
 class McpTest : public ::testing::Test {
  protected:
   testing::Fixture f;
-  SearchService search{*f.store};
-  SourceService sources{*f.store};
-  FlushService flush{*f.store, nullptr, nullptr};
-  HandoffService handoff{*f.store, nullptr};
-  ContextService context{*f.store, search};
-  StatsService stats{*f.store};
-  TokenService tokens{*f.store};
-  AuditService audit{*f.store};
-  Router router = [&] {
-    Router r;
-    AddRoutes(r, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit});
-    return r;
-  }();
+  testing::RoutedServices routed{f};
+  Router& router = routed.router;
   McpTools tools{InProcessRoutes(router)};
   McpServer server{tools};
 
