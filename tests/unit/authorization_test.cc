@@ -237,6 +237,31 @@ TEST_F(Authorization, StoredScopePatternsThatCannotBeReadMakeATokenUseless) {
   EXPECT_FALSE(who->Allows(Permission::kRead));
 }
 
+TEST_F(Authorization, ABadTokenRequestIsA422AndCreatesNothing) {
+  for (const json& bad : {json{{"name", ""}, {"role", "writer"}},
+                          json{{"name", "has space"}, {"role", "writer"}},
+                          json{{"name", "local"}, {"role", "admin"}},
+                          json{{"name", "a"}, {"role", "root"}},
+                          json{{"name", "a"}, {"role", "none"}},
+                          json{{"name", "a"}, {"role", "reader"}, {"scopes", {""}}},
+                          json{{"name", "a"}, {"role", "reader"}, {"scopes", "project:*"}},
+                          json{{"name", "a"}, {"role", "reader"}, {"expires", "yesterday"}},
+                          json{{"name", "a"}, {"role", "reader"}, {"expires", "2001-01-01"}},
+                          json{{"name", "a"}, {"role", "reader"}, {"extra", true}}}) {
+    ApiResponse r = Send(LocalAdministrator(), "POST", "/v1/tokens", bad);
+    EXPECT_EQ(r.status, 422) << bad.dump() << " -> " << r.body.dump();
+    EXPECT_EQ(r.body["error"]["code"], "invalid_request") << r.body.dump();
+  }
+  EXPECT_TRUE(Send(LocalAdministrator(), "GET", "/v1/tokens").body["tokens"].empty());
+  // A second live token of one name is a 409, and the first stays as it was.
+  ASSERT_EQ(Send(LocalAdministrator(), "POST", "/v1/tokens", {{"name", "a"}, {"role", "reader"}}).status, 201);
+  EXPECT_EQ(Send(LocalAdministrator(), "POST", "/v1/tokens", {{"name", "a"}, {"role", "admin"}}).status, 409);
+  ApiResponse list = Send(LocalAdministrator(), "GET", "/v1/tokens");
+  ASSERT_EQ(list.body["tokens"].size(), 1u) << list.body.dump();
+  EXPECT_EQ(list.body["tokens"][0]["role"], "reader");
+  EXPECT_EQ(Send(LocalAdministrator(), "POST", "/v1/tokens/revoke", {{"name", "nobody"}}).status, 404);
+}
+
 TEST(ScopePatterns, MatchByteForByteWithStars) {
   EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-1"));
   EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-"));
