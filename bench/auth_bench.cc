@@ -25,6 +25,7 @@
 #include "api/http_server.h"
 #include "app/config.h"
 #include "app/runtime.h"
+#include "store/sqlite/sqlite_store.h"
 #include "bench_util.h"
 
 namespace pc {
@@ -44,7 +45,7 @@ bool Start(Side& s, bool secured, const std::string& durability) {
   config.data_dir = s.dir;
   config.durability = durability;
   s.rt = std::move(BuildRuntime(config)).value();
-  s.rt->store->set_audit_for_benchmark(secured);
+  static_cast<sqlite::SqliteStore&>(*s.rt->store).set_audit_for_benchmark(secured);
   HttpOptions http;
   http.port = 0;
   http.auth = secured;

@@ -26,6 +26,7 @@
 #include "bench_util.h"
 #include "app/config.h"
 #include "app/runtime.h"
+#include "store/sqlite/sqlite_store.h"
 
 namespace pc {
 namespace {
@@ -50,7 +51,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   double direct_rate = 0, direct_batch = 0;
   {
     std::vector<std::thread> threads;
-    const auto before = rt->store->group_stats();
+    const auto before = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
     const auto start = std::chrono::steady_clock::now();
     for (int t = 0; t < clients; ++t)
       threads.emplace_back([&, t] {
@@ -59,7 +60,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
               {scope, "fact", "direct " + std::to_string(t) + " entry " + std::to_string(i), "", "bench", {}});
       });
     for (auto& th : threads) th.join();
-    const auto after = rt->store->group_stats();
+    const auto after = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
     direct_rate = (requests / clients * 2 * clients) / (MillisSince(start) / 1000);
     direct_batch = static_cast<double>(after.writes - before.writes) /
                    static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits));
@@ -94,7 +95,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
-  const auto before = rt->store->group_stats();
+  const auto before = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
   for (int t = 0; t < clients; ++t)
     threads.emplace_back([&, t] {
       httplib::Client c("127.0.0.1", port);
@@ -105,7 +106,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     });
   for (auto& th : threads) th.join();
   const double seconds = MillisSince(start) / 1000;
-  const auto after = rt->store->group_stats();
+  const auto after = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
   const int total = requests / clients * 2 * clients;
   server.Stop();
   serving.join();

@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <random>
+
+#include "store/postgres/pg_conn.h"
+#include "store/postgres/pg_store.h"
 
 namespace pc::testing {
 
@@ -19,7 +27,51 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Fixture::Fixture(ServiceLimits limits) { Open(limits); }
+bool TestingPostgres() {
+  const char* store = std::getenv("POWERCONTEXT_TEST_STORE");
+  return store && std::strcmp(store, "postgresql") == 0;
+}
+
+namespace {
+
+// The "pg:" runs without a PostgreSQL: every test skips, saying why — except in CI, which installs
+// PostgreSQL, so a skip there would hide a broken set-up.
+class PostgresAvailable : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (!TestingPostgres()) return;
+    const char* url = std::getenv("POWERCONTEXT_TEST_PG");
+    if (url && *url) return;
+    if (std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";
+    GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against "
+                    "(scripts/test starts one when PostgreSQL is installed: apt-get install postgresql)";
+  }
+};
+[[maybe_unused]] const auto* const kPostgresAvailable = ::testing::AddGlobalTestEnvironment(new PostgresAvailable);
+
+}  // namespace
+
+TempPgSchema::TempPgSchema() {
+  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
+  if (!base || !*base)
+    throw std::runtime_error("POWERCONTEXT_TEST_STORE=postgresql needs POWERCONTEXT_TEST_PG (scripts/with-pg sets it)");
+  base_ = base;
+  name_ = "t" + std::to_string(std::random_device{}()) + "_" + std::to_string(::getpid());
+  auto admin = pg::Conn::Open(base_);
+  if (!admin.ok()) throw std::runtime_error(admin.status().ToString());
+  if (Status s = (*admin)->Exec("CREATE SCHEMA " + name_); !s.ok()) throw std::runtime_error(s.ToString());
+  url_ = base_ + (base_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + name_;
+}
+
+TempPgSchema::~TempPgSchema() {
+  auto admin = pg::Conn::Open(base_);
+  if (admin.ok()) (void)(*admin)->Exec("DROP SCHEMA IF EXISTS " + name_ + " CASCADE");
+}
+
+Fixture::Fixture(ServiceLimits limits) {
+  if (TestingPostgres()) pg = std::make_unique<TempPgSchema>();
+  Open(limits);
+}
 
 void Fixture::Reopen() {
   ServiceLimits limits = memory->limits();
@@ -29,12 +81,38 @@ void Fixture::Reopen() {
 }
 
 void Fixture::Open(ServiceLimits limits) {
-  sqlite::SqliteOptions options;
-  options.data_dir = dir.path();
-  auto opened = sqlite::SqliteStore::Open(options);
-  if (!opened.ok()) throw std::runtime_error(opened.status().ToString());
-  store = std::move(opened).value();
+  if (pg) {
+    pg::PgOptions options;
+    options.url = pg->url();
+    auto opened = pg::PgStore::Open(options);
+    if (!opened.ok()) throw std::runtime_error(opened.status().ToString());
+    store = std::move(opened).value();
+  } else {
+    sqlite::SqliteOptions options;
+    options.data_dir = dir.path();
+    auto opened = sqlite::SqliteStore::Open(options);
+    if (!opened.ok()) throw std::runtime_error(opened.status().ToString());
+    store = std::move(opened).value();
+  }
   memory = std::make_unique<MemoryService>(*store, limits);
+}
+
+Status Fixture::ExecBehindTheStore(const std::string& sqlite_sql, const std::string& pg_sql) {
+  if (pg) {
+    PC_ASSIGN_OR_RETURN(auto conn, pg::Conn::Open(pg->url()));
+    return conn->Exec(pg_sql);
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &db) != SQLITE_OK) {
+    sqlite3_close(db);
+    return Internal("cannot open the test database");
+  }
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sqlite_sql.c_str(), nullptr, nullptr, &error);
+  Status out = rc == SQLITE_OK ? Status::Ok() : Internal(error ? error : "sqlite3_exec failed");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return out;
 }
 
 std::string Fixture::NewScope(const std::string& key) {

@@ -20,15 +20,38 @@ class TempDir {
   std::string path_;
 };
 
-// A real SQLite store in a temp dir with a MemoryService on top.
+// The store the suites run against: SQLite, or PostgreSQL when POWERCONTEXT_TEST_STORE is
+// "postgresql" (ctest runs the unit, golden and end-to-end suites a second time that way, as
+// "pg:…", against the cluster of scripts/with-pg). One suite, two stores.
+bool TestingPostgres();
+// With PostgreSQL: a fresh schema on the test cluster, dropped on destruction; its URL (the
+// search_path set in the connection options) is what a store or a server opens.
+class TempPgSchema {
+ public:
+  TempPgSchema();
+  ~TempPgSchema();
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string base_, name_, url_;
+};
+
+// A real store (SQLite in a temp dir, or PostgreSQL in a fresh schema: TestingPostgres()) with a
+// MemoryService on top.
 struct Fixture {
   TempDir dir;
-  std::unique_ptr<sqlite::SqliteStore> store;
+  std::unique_ptr<TempPgSchema> pg;  // set when TestingPostgres()
+  std::unique_ptr<Store> store;
   std::unique_ptr<MemoryService> memory;
 
   explicit Fixture(ServiceLimits limits = {});
-  void Reopen();  // closes and reopens the same directory (a restart)
+  void Reopen();  // closes and reopens the same store (a restart)
   std::string NewScope(const std::string& key = "project:test");
+  // The SQLite store, or null on PostgreSQL (for tests of SQLite's own machinery).
+  sqlite::SqliteStore* sqlite() { return dynamic_cast<sqlite::SqliteStore*>(store.get()); }
+  // Runs SQL on the store's database behind its back (damage, a failing trigger): `sqlite_sql` on
+  // SQLite, `pg_sql` on PostgreSQL.
+  Status ExecBehindTheStore(const std::string& sqlite_sql, const std::string& pg_sql);
 
  private:
   void Open(ServiceLimits limits);

@@ -50,7 +50,9 @@ const std::vector<Setting>& Table() {
            &Config::data_dir),
       Text("listen", "POWERCONTEXT_LISTEN", "--listen", "HTTP listen address HOST:PORT",
            &Config::listen),
-      Text("store", "POWERCONTEXT_STORE", "--store", "store backend: sqlite", &Config::store),
+      Text("store", "POWERCONTEXT_STORE", "--store",
+           "store backend: sqlite (in the data directory) or postgresql://user@host:port/db (password from PGPASSWORD or ~/.pgpass)",
+           &Config::store),
       Text("server", "POWERCONTEXT_SERVER", "--server",
            "server the client commands talk to (https:// is verified: system CAs, or the PEM file in POWERCONTEXT_TLS_CA)",
            &Config::server),
@@ -205,8 +207,8 @@ Status Validate(Config& c) {
   if (!port.ok() || *port < 0 || *port > 65535)
     return InvalidArgument("listen port must be 0..65535, got \"" + c.listen.substr(colon + 1) + "\"");
   c.listen_port = static_cast<int>(*port);
-  if (c.store != "sqlite")
-    return InvalidArgument("store must be \"sqlite\" (PostgreSQL is not available in this build yet)");
+  if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 && c.store.rfind("postgres://", 0) != 0)
+    return InvalidArgument("store must be \"sqlite\" or a postgresql:// URL");
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");
   if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "openai")

@@ -3,16 +3,28 @@
 #include <filesystem>
 
 #include "app/providers.h"
+#include "store/postgres/pg_store.h"
+#include "store/sqlite/sqlite_store.h"
 
 namespace pc {
 
 Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   auto rt = std::make_unique<Runtime>();
-  sqlite::SqliteOptions store_options;
-  store_options.data_dir = config.data_dir;
-  store_options.durability =
-      config.durability == "normal" ? sqlite::Durability::kNormal : sqlite::Durability::kFull;
-  PC_ASSIGN_OR_RETURN(rt->store, sqlite::SqliteStore::Open(store_options));
+  if (config.store == "sqlite") {
+    sqlite::SqliteOptions store_options;
+    store_options.data_dir = config.data_dir;
+    store_options.durability =
+        config.durability == "normal" ? sqlite::Durability::kNormal : sqlite::Durability::kFull;
+    PC_ASSIGN_OR_RETURN(rt->store, sqlite::SqliteStore::Open(store_options));
+  } else {
+    // The data directory still holds this server's caches (saved vector graphs).
+    std::error_code ec;
+    std::filesystem::create_directories(config.data_dir, ec);
+    if (ec) return Internal("cannot create data directory " + config.data_dir + ": " + ec.message());
+    pg::PgOptions store_options;
+    store_options.url = config.store;
+    PC_ASSIGN_OR_RETURN(rt->store, pg::PgStore::Open(store_options));
+  }
   PC_ASSIGN_OR_RETURN(rt->embedder, MakeEmbedder(config));
   PC_ASSIGN_OR_RETURN(rt->reranker, MakeReranker(config));
   PC_ASSIGN_OR_RETURN(rt->extractor, MakeExtractor(config));

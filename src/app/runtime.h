@@ -10,12 +10,12 @@
 #include "extract/extractor.h"
 #include "search/embedder.h"
 #include "search/reranker.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/store.h"
 
 namespace pc {
 
 struct Runtime {
-  std::unique_ptr<sqlite::SqliteStore> store;
+  std::unique_ptr<Store> store;  // SQLite in the data directory, or PostgreSQL
   std::unique_ptr<Embedder> embedder;
   std::unique_ptr<Reranker> reranker;
   std::unique_ptr<Extractor> extractor;

@@ -24,6 +24,7 @@
 #include "mcp/transports.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
+#include "store/postgres/pg_conn.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -200,7 +201,7 @@ int RunServe(const Config& config) {
   AddMcpRoute(server, mcp);
   if (Status s = server.Bind(); !s.ok()) return Fail(s);
   std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving " << (http.tls ? "https://" : "http://")
-            << config.listen_host << ":" << server.port() << " (store sqlite, data " << config.data_dir << ", auth "
+            << config.listen_host << ":" << server.port() << " (store " << pg::RedactUrl(config.store) << ", data " << config.data_dir << ", auth "
             << config.auth << ")" << std::endl;
   if (config.auth == "on" && config.auth_token.empty()) {
     auto tokens = rt.tokens->List();

@@ -224,12 +224,8 @@ TEST_F(Authorization, StoredScopePatternsThatCannotBeReadMakeATokenUseless) {
   ASSERT_TRUE(made.ok()) << made.status().message();
   ASSERT_TRUE(tokens.Authenticate(made->secret).ok());
   // A damaged row (or another writer's format): its patterns no longer parse as a list of strings.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE api_tokens SET scope_patterns = '{not json' WHERE name = 'damaged'", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  const std::string damage = "UPDATE api_tokens SET scope_patterns = '{not json' WHERE name = 'damaged'";
+  PC_ASSERT_OK(f.ExecBehindTheStore(damage, damage));
   TokenService fresh(*f.store);  // a server that has not cached it: reads the damaged row
   auto who = fresh.Authenticate(made->secret);
   ASSERT_TRUE(who.ok()) << who.status().message();

@@ -60,7 +60,8 @@ TEST_F(ConfigTest, BadValuesStopWithTheirOrigin) {
   EXPECT_NE(c.status().message().find("unknown_thing"), std::string::npos);
   c = LoadConfig(WriteFile("data = [\n"), {});
   EXPECT_FALSE(c.ok());
-  EXPECT_FALSE(LoadConfig("", {{"store", "postgresql://x"}}).ok());
+  EXPECT_FALSE(LoadConfig("", {{"store", "mysql://x"}}).ok());
+  EXPECT_TRUE(LoadConfig("", {{"store", "postgresql://pc@db.internal:5432/memory"}}).ok());
   EXPECT_FALSE(LoadConfig("", {{"durability", "sometimes"}}).ok());
   EXPECT_FALSE(LoadConfig("", {{"listen", "127.0.0.1:70000"}}).ok());
 }

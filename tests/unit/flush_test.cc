@@ -327,13 +327,10 @@ TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
   Remember("An entry");
   Add("a record");
   const int64_t head = Head();
-  auto exec = [&](const char* sql) {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    sqlite3_close(db);
-  };
-  exec("CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;");
+  PC_ASSERT_OK(f.ExecBehindTheStore(
+      "CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
+      "CREATE FUNCTION fail_cursor() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$;"
+      " CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors FOR EACH ROW EXECUTE FUNCTION fail_cursor();"));
   fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]},
                                         {"op": "revise", "target": "E1", "text": "An entry, revised.", "evidence": ["S1"]}]})"}});
   auto failed = flush.Flush(scope);
@@ -343,7 +340,7 @@ TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
   ASSERT_EQ(Entries().size(), 1u);
   EXPECT_EQ(Entries()[0].version.text, "An entry");
   EXPECT_TRUE(*flush.HasPending(scope));
-  exec("DROP TRIGGER fail_cursor;");
+  PC_ASSERT_OK(f.ExecBehindTheStore("DROP TRIGGER fail_cursor;", "DROP TRIGGER fail_cursor ON cursors;"));
   fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]}]})"}});
   auto out = flush.Flush(scope);
   PC_ASSERT_OK(out);

@@ -40,6 +40,7 @@ void SetUserVersion(const std::string& dir, int v) {
 }
 
 TEST(SqliteStore, MigratesAndRecordsVersionInWalMode) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
   Fixture f;
   EXPECT_EQ(PragmaInt(f.dir.path(), "PRAGMA user_version"), sqlite::LatestSchemaVersion());
   EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM schema_migrations"),
@@ -51,6 +52,7 @@ TEST(SqliteStore, MigratesAndRecordsVersionInWalMode) {
 
 // A data directory written before full-text search (schema 1) is indexed when it is opened.
 TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
   Fixture f;
   std::string scope = f.NewScope();
   PC_ASSERT_OK(f.memory->Remember({scope, "fact", "written before search existed", "", "", {}}));
@@ -99,6 +101,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
 // source log (fts_src_<scope rowid>). Migration 5 moves their rows into the shared tables, with
 // each index's statistics, and drops them: search answers as before.
 TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
   Fixture f;
   std::string a = f.NewScope("project:a"), b = f.NewScope("project:b");
   auto kept = f.memory->Remember({a, "fact", "Invoices are exported as parquet files.", "", "", {}});

@@ -63,12 +63,13 @@ Result<std::unique_ptr<Conn>> Conn::Open(const std::string& url) {
 
 Conn::~Conn() { PQfinish(c_); }
 
-Status Conn::Error(const std::string& what, pg_result* r) const {
+Status Conn::Error(const std::string& what, pg_result* r) {
   std::string message = r ? PQresultErrorMessage(r) : PQerrorMessage(c_);
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
   Status s = Internal("postgresql: " + what + ": " + message);
   if (state) s.With("sqlstate", std::string(state));
+  if (first_failure_.empty()) first_failure_ = state ? state : "connection";
   return s;
 }
 

@@ -55,10 +55,16 @@ class Conn {
   // One statement with text parameters ($1, $2 …; nullopt is NULL).
   Result<Rows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
 
+  // The SQLSTATE of the first statement that failed since the last ClearFailure() ("" if none):
+  // a transaction that lost a race is known by it even when the caller reworded the error.
+  const std::string& first_failure() const { return first_failure_; }
+  void ClearFailure() { first_failure_.clear(); }
+
  private:
   explicit Conn(pg_conn* c) : c_(c) {}
-  Status Error(const std::string& what, pg_result* r) const;
+  Status Error(const std::string& what, pg_result* r);
   pg_conn* c_;
+  std::string first_failure_;
 };
 
 }  // namespace pc::pg

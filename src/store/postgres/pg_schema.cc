@@ -183,6 +183,48 @@ CREATE TABLE audit_log(
   request_id text NOT NULL);
 CREATE INDEX audit_log_scope ON audit_log(scope_id, seq);
 )sql",
+      // 3: full text with PowerContext's own tokenizer (pg_text.cc): each index's documents
+      // (a memory's head entries, or a scope's source log), their terms' positions, and each
+      // index's statistics for BM25; entries numbered in creation order (the newest-first order
+      // of a search of common words); and the epochs that tell servers something changed
+      // (the tokens' one is Store::TokensStamp).
+      R"sql(
+ALTER TABLE entries ADD COLUMN doc bigint GENERATED ALWAYS AS IDENTITY;
+CREATE UNIQUE INDEX entries_doc ON entries(doc);
+CREATE TABLE text_docs(
+  kind smallint NOT NULL,
+  owner text NOT NULL,
+  doc bigint NOT NULL,
+  tokens bigint NOT NULL,
+  retired boolean NOT NULL,
+  entry_version_id text,
+  PRIMARY KEY(kind, owner, doc));
+CREATE TABLE text_postings(
+  kind smallint NOT NULL,
+  owner text NOT NULL,
+  term text NOT NULL,
+  doc bigint NOT NULL,
+  tf integer NOT NULL,
+  positions integer[] NOT NULL,
+  PRIMARY KEY(kind, owner, term, doc));
+CREATE INDEX text_postings_doc ON text_postings(kind, owner, doc);
+CREATE TABLE text_stats(
+  kind smallint NOT NULL,
+  owner text NOT NULL,
+  docs bigint NOT NULL,
+  tokens bigint NOT NULL,
+  retired bigint NOT NULL,
+  PRIMARY KEY(kind, owner));
+CREATE TABLE store_epochs(
+  name text PRIMARY KEY,
+  value bigint NOT NULL);
+INSERT INTO store_epochs(name, value) VALUES('tokens', 0);
+-- Ids compare byte for byte (as in SQLite) whatever the database's collation: the pages that
+-- walk ids in order have indexes in that order.
+CREATE INDEX manifest_head_c ON manifest(artifact_id, entry_id COLLATE "C") WHERE to_revision IS NULL;
+CREATE INDEX scopes_id_c ON scopes(scope_id COLLATE "C");
+CREATE INDEX entry_vectors_c ON entry_vectors(artifact_id, entry_id COLLATE "C");
+)sql",
   };
   return kMigrations;
 }

@@ -1,0 +1,160 @@
+#include "store/postgres/pg_store.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <thread>
+
+#include "ops/metrics.h"
+#include "store/postgres/pg_schema.h"
+#include "store/postgres/pg_txn.h"
+
+namespace pc::pg {
+namespace {
+
+template <typename Txn>
+Status Guarded(const std::function<Status(Txn&)>& fn, Txn& txn) {
+  try {
+    return fn(txn);
+  } catch (const std::exception& e) {
+    return Internal(std::string("unexpected error in transaction: ") + e.what());
+  } catch (...) {
+    return Internal("unexpected error in transaction");
+  }
+}
+
+std::string SqlState(const Status& s) {
+  for (const Detail& d : s.details())
+    if (d.key == "sqlstate")
+      if (const auto* v = std::get_if<std::string>(&d.value)) return *v;
+  return "";
+}
+
+// Lost a race with another transaction: run it again from a new snapshot.
+bool Retryable(const std::string& state) { return state == "40001" || state == "40P01" || state == "23505"; }
+
+// A connection that failed this way is not reused.
+bool Broken(const Status& s) {
+  const std::string state = SqlState(s);
+  return state.empty() ? s.code() == Code::kInternal && s.message().find("postgresql:") != std::string::npos
+                       : state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
+  std::unique_ptr<PgStore> store(new PgStore(options));
+  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
+    store->options_.replay_writes = true;
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Conn::Open(options.url));
+  PC_RETURN_IF_ERROR(Migrate(*conn).status());
+  store->open_ = 1;
+  store->idle_.push_back(std::move(conn));
+  return store;
+}
+
+PgStore::~PgStore() = default;
+
+uint64_t PgStore::write_retries() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return retries_;
+}
+
+Result<std::unique_ptr<Conn>> PgStore::Acquire() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_cv_.wait(lock, [&] { return !idle_.empty() || open_ < options_.max_connections; });
+  if (!idle_.empty()) {
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    return conn;
+  }
+  ++open_;
+  lock.unlock();
+  auto conn = Conn::Open(options_.url);
+  if (!conn.ok()) {
+    lock.lock();
+    --open_;
+    idle_cv_.notify_one();
+  }
+  return conn;
+}
+
+void PgStore::Release(std::unique_ptr<Conn> conn, bool healthy) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (healthy) idle_.push_back(std::move(conn));
+  else --open_;
+  idle_cv_.notify_one();
+}
+
+Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
+  Status status = conn->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+  bool healthy = status.ok();
+  if (status.ok()) {
+    PgTxn txn(*conn, false);
+    status = Guarded<ReadTxn>(fn, txn);
+    Status end = conn->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
+    healthy = end.ok();
+    if (status.ok()) status = end;
+  }
+  Release(std::move(conn), healthy);
+  return status;
+}
+
+Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) {
+  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
+  std::mt19937 jitter(std::random_device{}());
+  Status status;
+  for (int attempt = 1;; ++attempt) {
+    PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
+    status = Status::Ok();
+    std::string race;  // the SQLSTATE of a lost race, however the callback reported it
+    for (int pass = options_.replay_writes ? 0 : 1; pass < 2 && status.ok(); ++pass) {
+      conn->ClearFailure();
+      status = conn->Exec("BEGIN ISOLATION LEVEL READ COMMITTED");
+      if (!status.ok()) break;
+      PgTxn txn(*conn, true);
+      status = Guarded<WriteTxn>(fn, txn);
+      if (status.ok() && pass == 0) {
+        status = conn->Exec("ROLLBACK");  // the rehearsal: the callback runs again below
+        continue;
+      }
+      if (status.ok()) {
+        const auto started = std::chrono::steady_clock::now();
+        status = conn->Exec("COMMIT");  // synchronous_commit decides what an acknowledgement means
+        ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
+        if (status.ok()) ops::metrics().ObserveCommitGroup(1);  // one write per commit here
+      }
+      if (!status.ok()) {
+        race = Retryable(SqlState(status)) ? SqlState(status) : Retryable(conn->first_failure()) ? conn->first_failure() : "";
+        (void)conn->Exec("ROLLBACK");
+      }
+    }
+    Release(std::move(conn), status.ok() || !race.empty() || !Broken(status));
+    if (race.empty() || attempt >= options_.max_write_attempts) break;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++retries_;
+    }
+    ops::metrics().CountCommitRerun();
+    // Back off a little, more after each loss, so racing writers spread out.
+    const int ceiling_us = std::min(20000, 200 << std::min(attempt, 6));
+    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
+  }
+  if (!status.ok() && Retryable(SqlState(status)))
+    return Status(Code::kInternal, "the write lost " + std::to_string(options_.max_write_attempts) +
+                                       " races with other writers; try again: " + status.message());
+  return status;
+}
+
+std::string PgStore::TokensStamp() {
+  auto conn = Acquire();
+  if (!conn.ok()) return "unavailable";
+  auto rows = (*conn)->Query("SELECT value FROM store_epochs WHERE name = 'tokens'");
+  Release(std::move(conn).value(), rows.ok());
+  return rows.ok() && rows->size() == 1 ? "epoch-" + rows->Text(0, 0) : "unavailable";
+}
+
+}  // namespace pc::pg

@@ -1,0 +1,303 @@
+// Full text of PgTxn without any extension: each document's terms (pg_terms.h: the SQLite store's
+// own tokenizer chain) with their positions in text_postings, each document's length in
+// text_docs, each index's totals in text_stats, all written in the revision's (or the source's)
+// transaction. A search plans and ranks exactly as SqliteTxn::SearchText does (sqlite_text.cc):
+// phrases counted up to a cap; the rare ones ranked by BM25 (k1 1.2, b 0.75, FTS5's IDF) over the
+// index's own statistics; when every phrase is common, the newest kRecentCandidates documents with
+// all (then any) of them ranked by BM25 without IDF. Phrases of several terms match at consecutive
+// positions. Scores are computed here, not by ts_rank, so both stores order hits alike.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "store/postgres/pg_terms.h"
+#include "store/postgres/pg_txn.h"
+
+namespace pc::pg {
+namespace {
+
+// The SQLite store's planning constants (sqlite_text.cc, sqlite_txn.h).
+constexpr int64_t kCommonPhraseDocs = 500;
+constexpr int64_t kRankedDocsBudget = 500;
+constexpr int64_t kPlanCountBudget = 8000;
+constexpr int64_t kMinCommonCap = 50;
+constexpr int64_t kRecentCandidates = 200;
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+
+// A PostgreSQL array literal of text values: {"a","b\"c"}.
+std::string TextArray(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out.push_back('"');
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out + "}";
+}
+
+template <typename Int>
+std::string IntArray(const std::vector<Int>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + std::to_string(items[i]);
+  return out + "}";
+}
+
+// A phrase's documents and its frequency in each, as SQL over text_postings; $1 is the index's
+// kind, $2 its owner, and the phrase's terms are appended to `params`.
+std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
+  auto term = [&](size_t i) {
+    params.push_back(terms[i]);
+    return "$" + std::to_string(params.size());
+  };
+  if (terms.size() == 1)
+    return "SELECT doc, tf FROM text_postings WHERE kind = $1 AND owner = $2 AND term = " + term(0);
+  std::string joins, follows;
+  for (size_t i = 1; i < terms.size(); ++i) {
+    const std::string t = "t" + std::to_string(i);
+    joins += " JOIN text_postings " + t + " ON " + t + ".kind = t0.kind AND " + t + ".owner = t0.owner AND " + t +
+             ".doc = t0.doc AND " + t + ".term = " + term(i);
+    follows += (i > 1 ? " AND " : "") + std::string("p + ") + std::to_string(i) + " = ANY(" + t + ".positions)";
+  }
+  const std::string first = term(0);
+  return "SELECT doc, tf FROM (SELECT t0.doc, (SELECT count(*) FROM unnest(t0.positions) p WHERE " + follows +
+         ")::int AS tf FROM text_postings t0" + joins + " WHERE t0.kind = $1 AND t0.owner = $2 AND t0.term = " + first +
+         ") phrase WHERE tf > 0";
+}
+
+struct Stats {
+  int64_t docs = 0, tokens = 0, retired = 0;
+};
+
+}  // namespace
+
+Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc) {
+  const std::string k = P(static_cast<int64_t>(kind));
+  PC_ASSIGN_OR_RETURN(Rows gone, Q("DELETE FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = $3"
+                                   " RETURNING tokens, retired", {k, owner, P(doc)}));
+  if (gone.size() == 0) return Status::Ok();
+  PC_RETURN_IF_ERROR(Q("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND doc = $3", {k, owner, P(doc)}).status());
+  return Q("UPDATE text_stats SET docs = docs - 1, tokens = tokens - $3, retired = retired - $4"
+           " WHERE kind = $1 AND owner = $2",
+           {k, owner, P(gone.Int(0, 0)), P(int64_t{Bool(gone, 0, 1) ? 1 : 0})})
+      .status();
+}
+
+Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text, bool retired,
+                         const std::string& entry_version_id) {
+  PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
+  const std::string k = P(static_cast<int64_t>(kind));
+  PC_RETURN_IF_ERROR(Q("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
+                       " VALUES($1, $2, $3, $4, $5, $6)",
+                       {k, owner, P(doc), P(terms.length), P(retired),
+                        entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)})
+                         .status());
+  if (!terms.positions.empty()) {
+    std::vector<std::string> names, positions;
+    std::vector<int64_t> tfs;
+    for (const auto& [term, at] : terms.positions) {
+      names.push_back(term);
+      tfs.push_back(static_cast<int64_t>(at.size()));
+      positions.push_back(IntArray(at));
+    }
+    PC_RETURN_IF_ERROR(Q("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
+                         " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
+                         " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
+                         {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)})
+                           .status());
+  }
+  return Q("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
+           " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
+           " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
+           {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})})
+      .status();
+}
+
+Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT e.doc, e.created_revision, v.text FROM entries e, entry_versions v"
+                                " WHERE e.entry_id = $1 AND v.entry_version_id = $2",
+                                {u.entry_id, u.entry_version_id}));
+  if (r.size() == 0) return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
+  const int64_t doc = r.Int(0, 0);
+  if (r.Int(0, 1) != revision) PC_RETURN_IF_ERROR(RemoveTextDoc(TextKind::kMemory, artifact_id, doc));
+  return AddTextDoc(TextKind::kMemory, artifact_id, doc, r.Text(0, 2), !u.active, u.entry_version_id);
+}
+
+Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text) {
+  return AddTextDoc(TextKind::kSources, scope_id, position, text, false, "");
+}
+
+Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::string& owner, const TextQuery& query,
+                                                   bool include_inactive, int limit) {
+  std::vector<Ranked> out;
+  if (query.empty() || limit <= 0) return out;
+  const std::string k = P(static_cast<int64_t>(kind));
+  Stats stats;
+  {
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2", {k, owner}));
+    if (r.size() == 0) return out;
+    stats = Stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
+  }
+  if (stats.docs <= 0) return out;
+
+  // Plan: count each phrase's documents, up to the cap (as SqliteTxn::PlanText).
+  const int64_t cap = std::min<int64_t>(
+      kCommonPhraseDocs,
+      std::max<int64_t>(kMinCommonCap, kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+  std::vector<std::vector<std::string>> phrase_terms;
+  std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase
+  std::vector<size_t> common;
+  for (const std::string& phrase : query.phrases) {
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> terms, PhraseTerms(phrase));
+    if (terms.empty()) continue;
+    Params params{k, owner};
+    const std::string sql = PhraseSql(terms, params);
+    params.push_back(P(cap + 1));
+    PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" + std::to_string(params.size()) + ") c",
+                                  params));
+    const int64_t docs = n.Int(0, 0);
+    if (docs == 0) continue;
+    phrase_terms.push_back(std::move(terms));
+    if (docs > cap) common.push_back(phrase_terms.size() - 1);
+    else counted.emplace_back(docs, phrase_terms.size() - 1);
+  }
+  std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<size_t, double>> rare;  // phrase, idf
+  int64_t budget = 0;
+  for (const auto& [n, i] : counted) {
+    if (!rare.empty() && budget + n > kRankedDocsBudget) break;
+    const double idf = std::log((static_cast<double>(stats.docs) - static_cast<double>(n) + 0.5) /
+                                (static_cast<double>(n) + 0.5));
+    rare.emplace_back(i, idf <= 0.0 ? 1e-6 : idf);
+    budget += n;
+  }
+
+  struct Doc {
+    int64_t tokens = 0;
+    bool retired = false;
+    std::string version;
+  };
+  auto load_docs = [&](const std::vector<int64_t>& ids, std::unordered_map<int64_t, Doc>& docs) -> Status {
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT doc, tokens, retired, coalesce(entry_version_id, '') FROM text_docs"
+                                  " WHERE kind = $1 AND owner = $2 AND doc = ANY($3::bigint[])",
+                                  {k, owner, IntArray(ids)}));
+    for (int i = 0; i < r.size(); ++i) docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
+    return Status::Ok();
+  };
+  auto by_score = [](const Ranked& a, const Ranked& b) { return a.score != b.score ? a.score > b.score : a.doc > b.doc; };
+
+  if (!rare.empty()) {
+    // BM25 over the documents of the rare phrases (at most kRankedDocsBudget of them).
+    std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>> tfs;  // doc -> (rare phrase, tf)
+    for (size_t j = 0; j < rare.size(); ++j) {
+      Params params{k, owner};
+      const std::string sql = PhraseSql(phrase_terms[rare[j].first], params);
+      PC_ASSIGN_OR_RETURN(Rows r, Q(sql, params));
+      for (int i = 0; i < r.size(); ++i) tfs[r.Int(i, 0)].emplace_back(j, r.Int(i, 1));
+    }
+    std::vector<int64_t> ids;
+    for (const auto& [doc, _] : tfs) ids.push_back(doc);
+    std::unordered_map<int64_t, Doc> docs;
+    PC_RETURN_IF_ERROR(load_docs(ids, docs));
+    const double total = static_cast<double>(stats.tokens + stats.retired);
+    const double avgdl = total > 0 ? total / static_cast<double>(stats.docs) : 1.0;
+    for (const auto& [doc, list] : tfs) {
+      auto d = docs.find(doc);
+      if (d == docs.end() || (d->second.retired && !include_inactive)) continue;
+      const double len = static_cast<double>(d->second.tokens + (d->second.retired ? 1 : 0));
+      const double norm = kK1 * (1 - kB + kB * len / avgdl);
+      double score = 0;
+      for (const auto& [j, tf] : list)
+        score += rare[j].second * (static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm));
+      out.push_back(Ranked{doc, score, d->second.version, d->second.retired});
+    }
+    std::sort(out.begin(), out.end(), by_score);
+    if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
+    return out;
+  }
+  if (common.empty()) return out;
+
+  // Every phrase is common: the newest documents with all (then any) of them, by BM25 without IDF.
+  const double avg = stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
+  auto recent = [&](bool all) -> Status {
+    Params params{k, owner, P(include_inactive)};
+    std::string unions;
+    for (size_t i = 0; i < common.size(); ++i)
+      unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) + " AS i, doc, tf FROM (" +
+                PhraseSql(phrase_terms[common[i]], params) + ") p" + std::to_string(i);
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, ''),"
+                                  " string_agg(u.tf::text, ' ') FROM (" + unions + ") u"
+                                  " JOIN text_docs d ON d.kind = $1 AND d.owner = $2 AND d.doc = u.doc"
+                                  " WHERE $3 OR NOT d.retired GROUP BY d.doc, d.tokens, d.retired, d.entry_version_id" +
+                                  (all ? " HAVING count(DISTINCT u.i) = " + std::to_string(common.size()) : "") +
+                                  " ORDER BY d.doc DESC LIMIT " + std::to_string(kRecentCandidates),
+                                  params));
+    std::vector<Ranked> found;
+    for (int i = 0; i < r.size(); ++i) {
+      const double norm = kK1 * (1 - kB + kB * static_cast<double>(r.Int(i, 1)) / avg);
+      double score = 0;
+      const std::string list = r.Text(i, 4);
+      for (size_t at = 0; at < list.size();) {
+        size_t end = list.find(' ', at);
+        if (end == std::string::npos) end = list.size();
+        const double tf = std::strtod(list.substr(at, end - at).c_str(), nullptr);
+        if (tf > 0) score += tf * (kK1 + 1) / (tf + norm);
+        at = end + 1;
+      }
+      found.push_back(Ranked{r.Int(i, 0), score, r.Text(i, 3), Bool(r, i, 2)});
+    }
+    std::sort(found.begin(), found.end(), by_score);
+    for (Ranked& f : found) {
+      if (static_cast<int>(out.size()) >= limit) break;
+      bool seen = false;
+      for (const Ranked& o : out) seen = seen || o.doc == f.doc;
+      if (!seen) out.push_back(std::move(f));
+    }
+    return Status::Ok();
+  };
+  PC_RETURN_IF_ERROR(recent(true));
+  if (static_cast<int>(out.size()) < limit && common.size() > 1) PC_RETURN_IF_ERROR(recent(false));
+  return out;
+}
+
+Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artifact_id, const TextQuery& query,
+                                                        bool include_inactive, int limit) {
+  std::vector<TextHit> out;
+  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked, RankText(TextKind::kMemory, artifact_id, query, include_inactive, limit));
+  if (ranked.empty()) return out;
+  std::vector<std::string> ids;
+  for (const Ranked& r : ranked) ids.push_back(r.entry_version_id);
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
+                                " FROM entry_versions v WHERE v.entry_version_id = ANY($1::text[])",
+                                {TextArray(ids)}));
+  std::unordered_map<std::string, EntryVersion> versions;
+  for (int i = 0; i < r.size(); ++i) {
+    EntryVersion v = ReadVersion(r, i, 0);
+    versions.emplace(v.entry_version_id, std::move(v));
+  }
+  for (const Ranked& h : ranked) {
+    auto v = versions.find(h.entry_version_id);
+    if (v == versions.end()) return Internal("the full-text index names a missing version " + h.entry_version_id);
+    out.push_back(TextHit{ManifestItem{v->second, !h.retired}, h.score});
+  }
+  return out;
+}
+
+Result<std::vector<ReadTxn::SourceHit>> PgTxn::SearchSources(const std::string& scope_id, const TextQuery& query,
+                                                             int limit) {
+  std::vector<SourceHit> out;
+  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked, RankText(TextKind::kSources, scope_id, query, false, limit));
+  for (const Ranked& h : ranked) {
+    PC_ASSIGN_OR_RETURN(auto one, ListSources(scope_id, h.doc - 1, 1));
+    if (one.empty() || one[0].position != h.doc) return Internal("the source index names a missing source");
+    out.push_back(SourceHit{std::move(one[0]), h.score});
+  }
+  return out;
+}
+
+}  // namespace pc::pg

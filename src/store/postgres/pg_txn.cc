@@ -1,0 +1,283 @@
+// The core of PgTxn: scopes, artifacts, revisions, entries, their versions and the interval
+// manifest — SqliteTxn's queries (store/sqlite/sqlite_txn.cc) in PostgreSQL's dialect.
+#include "store/postgres/pg_txn.h"
+
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/ids.h"
+
+namespace pc::pg {
+namespace {
+
+ChangeOp ParseOp(const std::string& s) {
+  if (s == "revise") return ChangeOp::kRevise;
+  if (s == "retire") return ChangeOp::kRetire;
+  return ChangeOp::kAdd;
+}
+
+const std::string kScopeSelect =
+    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+    " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default";
+
+Scope ReadScope(const Rows& r, int row) {
+  return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2), r.Text(row, 3), r.Int(row, 4)};
+}
+
+}  // namespace
+
+std::string JoinLines(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back('\n');
+    out += items[i];
+  }
+  return out;
+}
+
+std::vector<std::string> SplitLines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+EntryVersion ReadVersion(const Rows& r, int row, int at) {
+  EntryVersion v;
+  v.entry_version_id = r.Text(row, at);
+  v.entry_id = r.Text(row, at + 1);
+  v.version = r.Int(row, at + 2);
+  v.previous_version_id = r.Get(row, at + 3);
+  v.kind = r.Text(row, at + 4);
+  v.text = r.Text(row, at + 5);
+  v.content_hash = r.Text(row, at + 6);
+  v.source_refs = SplitLines(r.Text(row, at + 7));
+  v.created_by_revision = r.Int(row, at + 8);
+  v.reason = r.Text(row, at + 9);
+  v.created_at_ms = r.Int(row, at + 10);
+  return v;
+}
+
+ManifestItem ReadManifestItem(const Rows& r, int row) { return ManifestItem{ReadVersion(r, row, 1), Bool(r, row, 0)}; }
+
+std::string HexBytes(const void* data, size_t size) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out = "\\x";
+  out.reserve(2 + size * 2);
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    out.push_back(kDigits[p[i] >> 4]);
+    out.push_back(kDigits[p[i] & 15]);
+  }
+  return out;
+}
+
+std::vector<float> FloatsFromHex(const std::string& hex) {
+  auto nibble = [](char c) -> unsigned { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+  const size_t start = hex.rfind("\\x", 0) == 0 ? 2 : 0;
+  std::vector<unsigned char> bytes((hex.size() - start) / 2);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(nibble(hex[start + 2 * i]) << 4 | nibble(hex[start + 2 * i + 1]));
+  std::vector<float> out(bytes.size() / sizeof(float));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+  return out;
+}
+
+Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column, const std::string& value) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s." + column + " = $1" + (writing_ ? " FOR UPDATE OF a" : ""),
+                                {value}));
+  if (r.size() == 0) return std::optional<Scope>();
+  return std::optional<Scope>(ReadScope(r, 0));
+}
+
+Result<std::optional<Scope>> PgTxn::FindScope(const std::string& scope_id) { return FindScopeWhere("scope_id", scope_id); }
+Result<std::optional<Scope>> PgTxn::FindScopeByKey(const std::string& key) { return FindScopeWhere("key", key); }
+
+Result<std::vector<Scope>> PgTxn::ListScopes(const std::string& after, int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s.scope_id COLLATE \"C\" > $1"
+                                " ORDER BY s.scope_id COLLATE \"C\" LIMIT $2", {after, P(limit)}));
+  std::vector<Scope> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadScope(r, i));
+  return out;
+}
+
+Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                                " WHERE artifact_id = $1") + Lock(), {artifact_id}));
+  if (r.size() == 0) return std::optional<Artifact>();
+  return std::optional<Artifact>(Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
+}
+
+Result<std::vector<ManifestItem>> PgTxn::ListManifest(const std::string& artifact_id, int64_t revision,
+                                                      bool include_inactive, const std::string& after_entry_id,
+                                                      int limit) {
+  // The interval covering `revision`: at the head that is the open one (the partial index).
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+                                " WHERE m.artifact_id = $1 AND m.from_revision <= $2"
+                                " AND (m.to_revision IS NULL OR m.to_revision > $2)"
+                                " AND m.entry_id COLLATE \"C\" > $3 AND ($4 OR m.active)"
+                                " ORDER BY m.entry_id COLLATE \"C\" LIMIT $5",
+                                {artifact_id, P(revision), after_entry_id, P(include_inactive), P(limit)}));
+  std::vector<ManifestItem> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
+  return out;
+}
+
+Result<std::optional<ManifestItem>> PgTxn::FindManifestItem(const std::string& artifact_id, int64_t revision,
+                                                            const std::string& entry_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+                                " WHERE m.artifact_id = $1 AND m.entry_id = $3 AND m.from_revision <= $2"
+                                " AND (m.to_revision IS NULL OR m.to_revision > $2)"
+                                " ORDER BY m.from_revision DESC LIMIT 1",
+                                {artifact_id, P(revision), entry_id}));
+  if (r.size() == 0) return std::optional<ManifestItem>();
+  return std::optional<ManifestItem>(ReadManifestItem(r, 0));
+}
+
+Result<std::optional<ManifestItem>> PgTxn::FindActiveByHash(const std::string& artifact_id,
+                                                            const std::string& content_hash) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                " FROM entry_versions v JOIN manifest m ON m.artifact_id = $1"
+                                " AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
+                                " AND m.entry_version_id = v.entry_version_id AND m.active"
+                                " WHERE v.content_hash = $2 LIMIT 1",
+                                {artifact_id, content_hash}));
+  if (r.size() == 0) return std::optional<ManifestItem>();
+  return std::optional<ManifestItem>(ReadManifestItem(r, 0));
+}
+
+Status PgTxn::LoadChanges(RevisionInfo& info) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
+                                " WHERE artifact_id = $1 AND revision = $2 ORDER BY seq",
+                                {info.memory.artifact_id, P(info.memory.revision)}));
+  for (int i = 0; i < r.size(); ++i)
+    info.changes.push_back(Change{ParseOp(r.Text(i, 0)), r.Text(i, 1), r.Get(i, 2), r.Text(i, 3)});
+  return Status::Ok();
+}
+
+Result<std::vector<RevisionInfo>> PgTxn::ListRevisions(const std::string& artifact_id, int64_t before, int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT r.revision, r.actor, r.reason, r.lineage, r.created_at, a.family"
+                                " FROM revisions r JOIN artifacts a ON a.artifact_id = r.artifact_id"
+                                " WHERE r.artifact_id = $1 AND ($2 = 0 OR r.revision < $2)"
+                                " ORDER BY r.revision DESC LIMIT $3",
+                                {artifact_id, P(before), P(limit)}));
+  std::vector<RevisionInfo> out;
+  for (int i = 0; i < r.size(); ++i) {
+    RevisionInfo info;
+    info.memory = MemoryRef{r.Text(i, 5), artifact_id, r.Int(i, 0)};
+    info.actor = r.Text(i, 1);
+    info.reason = r.Text(i, 2);
+    info.lineage = SplitLines(r.Text(i, 3));
+    info.created_at_ms = r.Int(i, 4);
+    out.push_back(std::move(info));
+  }
+  for (auto& info : out) PC_RETURN_IF_ERROR(LoadChanges(info));
+  return out;
+}
+
+Result<std::optional<RevisionInfo>> PgTxn::FindRevision(const std::string& artifact_id, int64_t revision) {
+  PC_ASSIGN_OR_RETURN(auto list, ListRevisions(artifact_id, revision + 1, 1));
+  if (list.empty() || list[0].memory.revision != revision) return std::optional<RevisionInfo>();
+  return std::optional<RevisionInfo>(std::move(list[0]));
+}
+
+Result<std::vector<EntryVersion>> PgTxn::ListEntryVersions(const std::string& entry_id, int64_t after_version,
+                                                           int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
+                                " FROM entry_versions v WHERE v.entry_id = $1 AND v.version > $2"
+                                " ORDER BY v.version LIMIT $3",
+                                {entry_id, P(after_version), P(limit)}));
+  std::vector<EntryVersion> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadVersion(r, i, 0));
+  return out;
+}
+
+Result<std::optional<EntryVersion>> PgTxn::FindEntryVersion(const std::string& version_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
+                                " FROM entry_versions v WHERE v.entry_version_id = $1", {version_id}));
+  if (r.size() == 0) return std::optional<EntryVersion>();
+  return std::optional<EntryVersion>(ReadVersion(r, 0, 0));
+}
+
+Result<std::optional<std::string>> PgTxn::FindEntryArtifact(const std::string& entry_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT artifact_id FROM entries WHERE entry_id = $1", {entry_id}));
+  if (r.size() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.Text(0, 0));
+}
+
+Result<Scope> PgTxn::CreateScope(const std::string& key) {
+  Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
+  PC_RETURN_IF_ERROR(Q("INSERT INTO scopes(scope_id, key, created_at) VALUES($1, $2, $3)",
+                       {scope.scope_id, key, P(scope.created_at_ms)}).status());
+  PC_RETURN_IF_ERROR(Q("INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
+                       " VALUES($1, $2, $3, true, 0, $4)",
+                       {scope.memory_artifact_id, scope.scope_id, std::string(kMemoryFamily), P(scope.created_at_ms)})
+                         .status());
+  audit_trail().created_scope = true;
+  if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope.scope_id;
+  return scope;
+}
+
+Status PgTxn::AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
+                             const std::string& reason, const std::vector<std::string>& lineage,
+                             int64_t created_at_ms) {
+  // The compare-and-set of the head: the last line of defence, as in SQLite (the service read
+  // the head after locking the artifact, so it holds).
+  PC_ASSIGN_OR_RETURN(Rows moved, Q("UPDATE artifacts SET head_revision = $2 WHERE artifact_id = $1"
+                                    " AND head_revision = $3",
+                                    {artifact, P(r), P(r - 1)}));
+  if (moved.affected() != 1)
+    return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) + " is taken");
+  return Q("INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
+           " VALUES($1, $2, $3, $4, $5, $6)",
+           {artifact, P(r), actor, reason, JoinLines(lineage), P(created_at_ms)})
+      .status();
+}
+
+Status PgTxn::CommitRevision(const NewRevision& rev) {
+  const std::string& artifact = rev.info.memory.artifact_id;
+  const int64_t r = rev.info.memory.revision;
+  PC_RETURN_IF_ERROR(AppendRevision(artifact, r, rev.info.actor, rev.info.reason, rev.info.lineage,
+                                    rev.info.created_at_ms));
+  for (const EntryVersion& v : rev.new_versions) {
+    if (v.version == 1)
+      PC_RETURN_IF_ERROR(Q("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)",
+                           {v.entry_id, artifact, P(r)}).status());
+    PC_RETURN_IF_ERROR(Q("INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
+                         " text, content_hash, source_refs, created_by_revision, reason, created_at)"
+                         " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                         {v.entry_version_id, v.entry_id, P(v.version), v.previous_version_id, v.kind, v.text,
+                          v.content_hash, JoinLines(v.source_refs), P(r), v.reason, P(v.created_at_ms)})
+                           .status());
+  }
+  int64_t seq = 0;
+  for (const Change& c : rev.info.changes)
+    PC_RETURN_IF_ERROR(Q("INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id,"
+                         " to_version_id) VALUES($1, $2, $3, $4, $5, $6, $7)",
+                         {artifact, P(r), P(++seq), std::string(ChangeOpName(c.op)), c.entry_id, c.from_version_id,
+                          c.to_version_id})
+                           .status());
+  for (const ManifestUpdate& u : rev.manifest) {
+    PC_RETURN_IF_ERROR(Q("UPDATE manifest SET to_revision = $3"
+                         " WHERE artifact_id = $1 AND entry_id = $2 AND to_revision IS NULL",
+                         {artifact, u.entry_id, P(r)}).status());
+    PC_RETURN_IF_ERROR(Q("INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
+                         " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
+                         {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}).status());
+    PC_RETURN_IF_ERROR(IndexEntryText(artifact, r, u));
+  }
+  AuditTrail& trail = audit_trail();
+  if (trail.artifact_id.empty()) trail.artifact_id = artifact;
+  trail.revision = r;
+  for (const Change& c : rev.info.changes) trail.AddEntry(c.entry_id);
+  return ProjectVectors(rev);
+}
+
+}  // namespace pc::pg

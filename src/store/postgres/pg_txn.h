@@ -1,0 +1,164 @@
+// The queries of ReadTxn / WriteTxn on one PostgreSQL connection inside an open transaction
+// (store/postgres/pg_store.h opens it: REPEATABLE READ, so a read callback sees one snapshot and a
+// write that raced another fails with a serialization error and is run again).
+//
+// The same rows as the SQLite store, table for table; what differs is full text (pg_text.cc: our
+// own tokenizer's terms in posting tables, ranked by BM25 computed here) and that nothing is
+// deferred (every statement goes to the server as it is made).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/postgres/pg_conn.h"
+#include "store/store.h"
+
+namespace pc::pg {
+
+// Statement parameters: text values, NULL as nullopt.
+using Params = std::vector<std::optional<std::string>>;
+inline std::string P(int64_t v) { return std::to_string(v); }
+inline std::string P(int v) { return std::to_string(v); }
+inline std::string P(bool v) { return v ? "t" : "f"; }
+inline bool Bool(const Rows& r, int row, int col) { return r.Text(row, col) == "t"; }
+
+// Lists of ids (source refs, lineage) are stored newline-joined, as in SQLite.
+std::string JoinLines(const std::vector<std::string>& items);
+std::vector<std::string> SplitLines(const std::string& s);
+
+// The entry_versions columns (as v) that ReadVersion reads, in order.
+inline constexpr const char* kVersionColumns =
+    "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "
+    "v.content_hash, v.source_refs, v.created_by_revision, v.reason, v.created_at";
+inline constexpr int kVersionColumnCount = 11;
+EntryVersion ReadVersion(const Rows& r, int row, int at);
+// Column 0 is m.active (a boolean), then the version columns.
+ManifestItem ReadManifestItem(const Rows& r, int row);
+
+// bytea as PostgreSQL's hex text form ("\x0a1b…"), both ways.
+std::string HexBytes(const void* data, size_t size);
+std::vector<float> FloatsFromHex(const std::string& hex);
+
+// Full-text indexes (pg_text.cc): a memory's head entries (owner = artifact id, doc =
+// entries.doc) or a scope's source log (owner = scope id, doc = position).
+enum class TextKind { kMemory = 0, kSources = 1 };
+
+class PgTxn final : public WriteTxn {
+ public:
+  // `writing`: the artifacts a write looks up are locked (FOR UPDATE) until it ends, so writes of
+  // one scope take turns and each sees the last one's commit (pg_store.h).
+  PgTxn(Conn& conn, bool writing) : c_(conn), writing_(writing) {}
+
+  Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
+  Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
+  Result<std::vector<Scope>> ListScopes(const std::string& after, int limit) override;
+  Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) override;
+  Result<std::optional<Artifact>> FindDefaultArtifact(const std::string& scope_id,
+                                                      const std::string& family) override;
+  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id, int64_t revision) override;
+  Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
+                                            int limit) override;
+  Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) override;
+  Status CommitHandoff(const Handoff& h, const std::string& reason,
+                       const std::vector<std::string>& lineage) override;
+  Result<std::vector<SourceHit>> SearchSources(const std::string& scope_id, const TextQuery& query,
+                                               int limit) override;
+  Result<std::vector<ManifestItem>> ListManifest(const std::string& artifact_id, int64_t revision,
+                                                 bool include_inactive,
+                                                 const std::string& after_entry_id,
+                                                 int limit) override;
+  Result<std::optional<ManifestItem>> FindManifestItem(const std::string& artifact_id,
+                                                       int64_t revision,
+                                                       const std::string& entry_id) override;
+  Result<std::optional<ManifestItem>> FindActiveByHash(const std::string& artifact_id,
+                                                       const std::string& content_hash) override;
+  Result<std::vector<RevisionInfo>> ListRevisions(const std::string& artifact_id, int64_t before,
+                                                  int limit) override;
+  Result<std::optional<RevisionInfo>> FindRevision(const std::string& artifact_id,
+                                                   int64_t revision) override;
+  Result<std::vector<EntryVersion>> ListEntryVersions(const std::string& entry_id,
+                                                      int64_t after_version, int limit) override;
+  Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) override;
+  Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
+  Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
+                                          bool include_inactive, int limit) override;
+
+  Result<VectorState> GetVectorState(const std::string& artifact_id) override;
+  Status ScanVectors(const std::string& artifact_id, const std::string& profile,
+                     bool include_inactive, const VectorVisitor& visit) override;
+  Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
+                         const VectorVisitor& visit) override;
+  Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id, int64_t after,
+                                                  int64_t upto) override;
+
+  Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
+                                          int limit) override;
+  Result<int64_t> SourceHighWatermark(const std::string& scope_id) override;
+  Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
+                                                           const std::string& key) override;
+  Result<std::optional<Source>> FindSourceByPublicId(const std::string& scope_id,
+                                                     const std::string& public_id) override;
+  Result<int64_t> GetCursor(const std::string& scope_id, const std::string& artifact_id,
+                            const std::string& consumer) override;
+
+  Result<Scope> CreateScope(const std::string& key) override;
+  Status CommitRevision(const NewRevision& rev) override;
+  Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) override;
+  Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
+                                                  const std::string& after_entry_id,
+                                                  int limit) override;
+  Status PutVectors(const std::string& artifact_id, const std::string& profile,
+                    const std::unordered_map<std::string, std::vector<float>>& vectors) override;
+  Result<Source> AppendSource(Source source) override;
+  Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
+                   const std::string& consumer, int64_t position) override;
+  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) override;
+  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) override;
+  Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
+                                               const std::string& to) override;
+  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
+                                            const std::string& estimator_version, const std::string& from,
+                                            const std::string& to) override;
+  Status AddModelUsage(const std::string& scope_id, const std::string& date, const std::string& purpose,
+                       const std::string& operation, const ModelUsage& usage) override;
+  Status AddRecall(const std::string& scope_id, const std::string& date, const std::string& estimator_id,
+                   const std::string& estimator_version, const RecallMeasurement& value) override;
+  Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) override;
+  Result<std::vector<ApiToken>> ListTokens() override;
+  Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
+  Status CreateToken(const ApiToken& token) override;
+  Result<bool> RevokeToken(const std::string& name, int64_t at_ms) override;
+  Status AppendAudit(const AuditRecord& row, const std::string& artifact_id) override;
+
+ private:
+  Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
+  const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
+  Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
+  Status LoadChanges(RevisionInfo& info);
+  // Moves the artifact's head from r - 1 to r (Conflict if it is not at r - 1) and writes the
+  // revision row: what every artifact's commit starts with.
+  Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
+                        const std::string& reason, const std::vector<std::string>& lineage,
+                        int64_t created_at_ms);
+  Status ProjectVectors(const NewRevision& rev);
+  // Full text (pg_text.cc).
+  Status IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
+  Status IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text);
+  Status RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc);
+  Status AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text,
+                    bool retired, const std::string& entry_version_id);
+  struct Ranked {
+    int64_t doc;
+    double score;
+    std::string entry_version_id;
+    bool retired;
+  };
+  Result<std::vector<Ranked>> RankText(TextKind kind, const std::string& owner, const TextQuery& query,
+                                       bool include_inactive, int limit);
+
+  Conn& c_;
+  bool writing_;
+};
+
+}  // namespace pc::pg

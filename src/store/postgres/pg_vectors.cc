@@ -1,0 +1,155 @@
+// The vector projection of PgTxn: each head entry's vector (bytea, float32) in entry_vectors,
+// written with each revision and by reindexing, and a missing-vector count per artifact — the
+// SQLite store's scheme (sqlite_vectors.cc). Each server searches them in its own in-memory index
+// (service/vector_cache.h), brought forward from the revision log inside the reader's snapshot.
+#include "store/postgres/pg_txn.h"
+
+namespace pc::pg {
+namespace {
+
+struct ArtifactVectors {
+  std::string profile;
+  int64_t missing = 0;
+};
+
+Result<ArtifactVectors> LoadArtifactVectors(Conn& c, const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, c.Query("SELECT coalesce(vector_profile, ''), vector_missing FROM artifacts"
+                                      " WHERE artifact_id = $1", {artifact_id}));
+  if (r.size() == 0) return NotFound("no artifact " + artifact_id);
+  return ArtifactVectors{r.Text(0, 0), r.Int(0, 1)};
+}
+
+Status AddMissing(Conn& c, const std::string& artifact_id, int64_t delta) {
+  if (delta == 0) return Status::Ok();
+  return c.Query("UPDATE artifacts SET vector_missing = vector_missing + $2 WHERE artifact_id = $1",
+                 {artifact_id, P(delta)}).status();
+}
+
+int64_t Missing(bool active, bool has_vector, const std::string& profile, const std::string& artifact_profile) {
+  return active && (!has_vector || profile != artifact_profile) ? 1 : 0;
+}
+
+}  // namespace
+
+Status PgTxn::ProjectVectors(const NewRevision& rev) {
+  const std::string& artifact = rev.info.memory.artifact_id;
+  PC_ASSIGN_OR_RETURN(ArtifactVectors state, LoadArtifactVectors(c_, artifact));
+  if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
+    PC_RETURN_IF_ERROR(Q("UPDATE artifacts SET vector_profile = $2 WHERE artifact_id = $1",
+                         {artifact, rev.vector_profile}).status());
+    state.profile = rev.vector_profile;
+  }
+  int64_t delta = 0;
+  for (const ManifestUpdate& u : rev.manifest) {
+    PC_ASSIGN_OR_RETURN(Rows old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
+                                    " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+    if (old.size() == 1) {
+      const int64_t was = Missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2), state.profile);
+      if (old.Text(0, 3) == u.entry_version_id) {  // retire: same version, only the flag changes
+        PC_RETURN_IF_ERROR(Q("UPDATE entry_vectors SET active = $2 WHERE entry_id = $1",
+                             {u.entry_id, P(u.active)}).status());
+        delta += Missing(u.active, Bool(old, 0, 1), old.Text(0, 2), state.profile) - was;
+        continue;
+      }
+      delta -= was;
+    }
+    auto vec = rev.vectors.find(u.entry_version_id);
+    const bool has = vec != rev.vectors.end();
+    PC_RETURN_IF_ERROR(Q("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
+                         " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
+                         " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
+                         " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
+                         {u.entry_id, artifact, u.entry_version_id, P(u.active),
+                          has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
+                          has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
+                              : std::nullopt})
+                           .status());
+    delta += Missing(u.active, has, has ? rev.vector_profile : std::string(), state.profile);
+  }
+  return AddMissing(c_, artifact, delta);
+}
+
+Result<ReadTxn::VectorState> PgTxn::GetVectorState(const std::string& artifact_id) {
+  PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(c_, artifact_id));
+  return VectorState{a.profile, a.missing};
+}
+
+Status PgTxn::ScanVectors(const std::string& artifact_id, const std::string& profile, bool include_inactive,
+                          const VectorVisitor& visit) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
+                                " WHERE artifact_id = $1 AND profile = $2 AND vector IS NOT NULL AND ($3 OR active)",
+                                {artifact_id, profile, P(include_inactive)}));
+  for (int i = 0; i < r.size(); ++i) {
+    const std::vector<float> v = FloatsFromHex(r.Text(i, 3));
+    visit(r.Text(i, 0), r.Text(i, 1), Bool(r, i, 2), v.data(), v.size());
+  }
+  return Status::Ok();
+}
+
+Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
+                              const VectorVisitor& visit) {
+  for (const std::string& entry_id : entry_ids) {
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT entry_version_id, active, profile IS NOT DISTINCT FROM $2"
+                                  " AND vector IS NOT NULL, vector FROM entry_vectors WHERE entry_id = $1",
+                                  {entry_id, profile}));
+    if (r.size() == 0 || !Bool(r, 0, 2)) {
+      visit(entry_id, r.size() ? r.Text(0, 0) : std::string(), r.size() && Bool(r, 0, 1), nullptr, 0);
+      continue;
+    }
+    const std::vector<float> v = FloatsFromHex(r.Text(0, 3));
+    visit(entry_id, r.Text(0, 0), Bool(r, 0, 1), v.data(), v.size());
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id, int64_t after, int64_t upto) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT DISTINCT entry_id FROM revision_changes"
+                                " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3",
+                                {artifact_id, P(after), P(upto)}));
+  std::vector<std::string> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(r.Text(i, 0));
+  return out;
+}
+
+Status PgTxn::SetVectorProfile(const std::string& artifact_id, const std::string& profile) {
+  return Q("UPDATE artifacts SET vector_profile = $2, vector_missing ="
+           " (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = $1 AND v.active"
+           "  AND (v.vector IS NULL OR v.profile IS DISTINCT FROM $2))"
+           " WHERE artifact_id = $1",
+           {artifact_id, profile})
+      .status();
+}
+
+Result<std::vector<EntryVersion>> PgTxn::VectorBacklog(const std::string& artifact_id,
+                                                       const std::string& after_entry_id, int limit) {
+  PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(c_, artifact_id));
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
+                                " FROM entry_vectors ev JOIN entry_versions v ON v.entry_version_id = ev.entry_version_id"
+                                " WHERE ev.artifact_id = $1 AND ev.entry_id COLLATE \"C\" > $2"
+                                " AND (ev.vector IS NULL OR ev.profile IS DISTINCT FROM $3)"
+                                " ORDER BY ev.entry_id COLLATE \"C\" LIMIT $4",
+                                {artifact_id, after_entry_id, a.profile, P(limit)}));
+  std::vector<EntryVersion> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadVersion(r, i, 0));
+  return out;
+}
+
+Status PgTxn::PutVectors(const std::string& artifact_id, const std::string& profile,
+                         const std::unordered_map<std::string, std::vector<float>>& vectors) {
+  PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(c_, artifact_id));
+  int64_t delta = 0;
+  for (const auto& [version_id, vec] : vectors) {
+    // Only the head row of that exact version: a version revised meanwhile is not resurrected.
+    PC_ASSIGN_OR_RETURN(Rows r, Q("UPDATE entry_vectors ev SET profile = $3, vector = $4::bytea"
+                                  " FROM entry_vectors old WHERE old.entry_id = ev.entry_id"
+                                  " AND ev.artifact_id = $1 AND ev.entry_version_id = $2"
+                                  " RETURNING old.active, old.vector IS NOT NULL, coalesce(old.profile, '')",
+                                  {artifact_id, version_id, profile, HexBytes(vec.data(), vec.size() * sizeof(float))}));
+    if (r.size() == 0) continue;
+    const bool active = Bool(r, 0, 0);
+    delta += Missing(active, true, profile, a.profile) - Missing(active, Bool(r, 0, 1), r.Text(0, 2), a.profile);
+  }
+  return AddMissing(c_, artifact_id, delta);
+}
+
+}  // namespace pc::pg
