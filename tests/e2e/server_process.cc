@@ -19,12 +19,35 @@
 #include "free_port.h"
 #include "test_util.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 namespace pc::testing {
 namespace {
 
+// With TestingPostgres(): the PostgreSQL schema that stands for a data directory, made on first
+// use and dropped when the test process ends; a server or CLI run on `--data DIR` gets it as
+// POWERCONTEXT_STORE, so every end-to-end test runs unchanged on PostgreSQL.
+std::string StoreFor(const std::vector<std::string>& args) {
+  if (!TestingPostgres()) return "";
+  std::string dir;
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--data") dir = args[i + 1];
+  if (dir.empty()) return "";
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<TempPgSchema>> schemas;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& schema = schemas[dir];
+  if (!schema) schema = std::make_unique<TempPgSchema>();
+  return schema->url();
+}
+
 pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err_fd) {
+  const std::string store = StoreFor(args);
   pid_t pid = fork();
   if (pid != 0) return pid;
+  if (!store.empty()) setenv("POWERCONTEXT_STORE", store.c_str(), 1);
   if (in_fd >= 0) dup2(in_fd, 0);
   if (out_fd >= 0) dup2(out_fd, 1);
   if (err_fd >= 0) dup2(err_fd, 2);
