@@ -10,6 +10,7 @@
 #include "app/admin_commands.h"
 #include "app/config.h"
 #include "app/mcp.h"
+#include "app/migrate_command.h"
 #include "app/serve.h"
 #include "cli/commands.h"
 
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   CLI::App* config_show = config->add_subcommand("show", "print every setting and its value");
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
+  pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (*migrate.sub) return migrate.run(json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.
   const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));

@@ -131,6 +131,12 @@ class PgTxn final : public WriteTxn {
   Result<bool> RevokeToken(const std::string& name, int64_t at_ms) override;
   Status AppendAudit(const AuditRecord& row, const std::string& artifact_id) override;
 
+  // Builds one full-text index afresh from the rows it indexes, exactly as the writes would have
+  // built it: a memory's head entries (`sources` false; owner = the artifact id) or a scope's
+  // source log (`sources` true; owner = the scope id). The index's old rows go first. For rows
+  // that came without their projection: `powercontext migrate` (pg_import.h; pg_text_rebuild.cc).
+  Status RebuildTextIndex(const std::string& artifact_or_scope, bool sources);
+
  private:
   Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
   const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
