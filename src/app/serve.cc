@@ -35,7 +35,7 @@ constexpr std::chrono::seconds kBackfillInterval{30};
 // One pass over every scope: reindex those whose vector projection is incomplete. The first pass
 // (`warm`) also loads complete ones into memory, so no vector search waits for that.
 void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedder,
-                  const std::atomic<bool>& stopping, bool warm) {
+                  const std::atomic<bool>& stopping, bool warm, bool reindex = true) {
   // An endpoint down since start-up has not told its dimension: ask it (in this background
   // thread, never before listening). While it cannot answer, or rests after a failure, there is
   // nothing to backfill with; the next pass tries again.
@@ -62,7 +62,7 @@ void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedd
           std::cerr << "powercontext: vectors of " << scope.key << " loaded in " << static_cast<int>(ms)
                     << " ms" << std::endl;
       }
-      if (complete) continue;
+      if (complete || !reindex) continue;
       auto done = search.Reindex(scope.scope_id, &stopping);
       if (done.ok() && done->embedded > 0)
         std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
@@ -220,7 +220,12 @@ int RunServe(const Config& config) {
     backfill.emplace(kBackfillInterval, /*at_start=*/true,
                      [&, embedder](bool first, const std::atomic<bool>& stopping) {
                        ScopedRequest as_system(SystemPrincipal(), "", "backfill");
-                       BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first);
+                       // Warming loads this server's own indexes: every server does it. Filling
+                       // missing vectors is one pass for all servers on one database.
+                       const bool filled = rt.store->RunExclusive(
+                           "backfill", [&] { BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first); });
+                       if (first && !filled)  // another server is filling: only load ours
+                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, true, /*reindex=*/false);
                      });
   // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
   // scope with pending sources, window after window, until it is caught up or a flush fails.
@@ -229,7 +234,9 @@ int RunServe(const Config& config) {
     scheduler.emplace(std::chrono::seconds(config.memory_schedule_seconds), /*at_start=*/false,
                       [&](bool, const std::atomic<bool>& stopping) {
                         ScopedRequest as_system(SystemPrincipal(), "", "scheduled_flush");
-                        FlushPass(*rt.memory, *rt.flush, stopping);
+                        // One server at a time asks the model (the cursor would refuse a second
+                        // commit of a window anyway; this saves the second model call).
+                        rt.store->RunExclusive("scheduled_flush", [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
                       });
 
   std::thread waiter([&] {

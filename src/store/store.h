@@ -233,6 +233,16 @@ class Store {
   // to read without a transaction: the token cache (service/token_service.h) holds while it
   // stays the same. Changed before the write that changed the tokens returns.
   virtual std::string TokensStamp() = 0;
+  // Runs `job` (a background pass: backfill, scheduled flushes) unless another process sharing
+  // this store is running the job of that name right now; returns whether it ran. SQLite: one
+  // process has the data directory, so it always runs. PostgreSQL: a session advisory lock on
+  // the job's name, released when the pass ends or its server dies, so several servers never
+  // do one pass twice at once.
+  virtual bool RunExclusive(const std::string& name, const std::function<void()>& job) {
+    (void)name;
+    job();
+    return true;
+  }
 };
 
 }  // namespace pc

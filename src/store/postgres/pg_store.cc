@@ -158,3 +158,23 @@ std::string PgStore::TokensStamp() {
 }
 
 }  // namespace pc::pg
+
+namespace pc::pg {
+
+bool PgStore::RunExclusive(const std::string& name, const std::function<void()>& job) {
+  // The lock is the connection's (session level): held through the job, on a connection taken out
+  // of the pool for it; a server that dies drops its connection, and so the lock.
+  auto conn = Acquire();
+  if (!conn.ok()) return false;
+  const std::string key = "powercontext job " + name;
+  auto got = (*conn)->Query("SELECT pg_try_advisory_lock(hashtext($1))", {key});
+  const bool mine = got.ok() && got->Text(0, 0) == "t";
+  if (mine) {
+    job();
+    got = (*conn)->Query("SELECT pg_advisory_unlock(hashtext($1))", {key});
+  }
+  Release(std::move(conn).value(), got.ok());
+  return mine;
+}
+
+}  // namespace pc::pg

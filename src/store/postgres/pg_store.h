@@ -43,6 +43,7 @@ class PgStore final : public Store {
   // The tokens epoch (store_epochs), read from the database: any server's token change is seen
   // by the next request on every server.
   std::string TokensStamp() override;
+  bool RunExclusive(const std::string& name, const std::function<void()>& job) override;
 
   // Writes that ran again after losing a race, since start (for tests and the benchmarks).
   uint64_t write_retries() const;

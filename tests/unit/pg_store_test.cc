@@ -1,0 +1,38 @@
+// What only the PostgreSQL store has (the rest runs in every suite as pg:*): background jobs that
+// several servers on one database run once at a time.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "store/postgres/pg_store.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+TEST(PgStore, AJobRunsOnOneServerAtATime) {
+  if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
+  if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
+  if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
+  TempPgSchema schema;
+  pg::PgOptions options;
+  options.url = schema.url();
+  auto a = pg::PgStore::Open(options), b = pg::PgStore::Open(options);  // two servers
+  PC_ASSERT_OK(a);
+  PC_ASSERT_OK(b);
+  int ran = 0;
+  bool inner = true;
+  EXPECT_TRUE((*a)->RunExclusive("backfill", [&] {
+    ++ran;
+    inner = (*b)->RunExclusive("backfill", [&] { ++ran; });  // the other server, meanwhile
+    EXPECT_TRUE((*b)->RunExclusive("scheduled_flush", [&] { ++ran; })) << "another job's name is free";
+  }));
+  EXPECT_FALSE(inner) << "two servers ran one job at once";
+  EXPECT_EQ(ran, 2);
+  EXPECT_TRUE((*b)->RunExclusive("backfill", [&] { ++ran; })) << "the lock outlived the job";
+  EXPECT_EQ(ran, 3);
+}
+
+}  // namespace
+}  // namespace pc::testing
