@@ -1,6 +1,7 @@
 // Recall on MADial-Bench (MIT; Chinese and English memories with labelled recall targets).
 //
 //   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid]
+//                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
 //                      [--min-recall10 MODE=VALUE ...] [--distractors N]
 //
 // Loads each language's memories through the real write path (MemoryService::Remember into a
@@ -30,6 +31,8 @@
 #include "search/hash_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
+#include "common/ids.h"
+#include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -111,17 +114,32 @@ struct ModeResult {
 };
 
 std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::string& data,
-                                           const std::vector<std::string>& modes, size_t distractors) {
-  std::string dir = (std::filesystem::temp_directory_path() / ("pc-recall-" + lang.name)).string();
-  std::filesystem::remove_all(dir);
-  sqlite::SqliteOptions o;
-  o.data_dir = dir;
-  o.durability = sqlite::Durability::kNormal;  // a measurement of quality, not of durability
-  auto store = std::move(sqlite::SqliteStore::Open(o)).value();
+                                           const std::vector<std::string>& modes, size_t distractors,
+                                           const std::string& store_url) {
+  std::unique_ptr<Store> store;
+  std::string dir;  // SQLite's, removed after
+  if (store_url.empty()) {
+    dir = (std::filesystem::temp_directory_path() / ("pc-recall-" + lang.name)).string();
+    std::filesystem::remove_all(dir);
+    sqlite::SqliteOptions o;
+    o.data_dir = dir;
+    o.durability = sqlite::Durability::kNormal;  // a measurement of quality, not of durability
+    store = std::move(sqlite::SqliteStore::Open(o)).value();
+  } else {
+    pg::PgOptions o;
+    o.url = store_url;
+    auto opened = pg::PgStore::Open(o);
+    if (!opened.ok()) {
+      std::cerr << opened.status().message() << "\n";
+      std::exit(2);
+    }
+    store = std::move(opened).value();
+  }
   HashEmbedder embedder;
   MemoryService memory(*store, ServiceLimits{}, &embedder);
   SearchService search(*store, &embedder);
-  std::string scope = memory.CreateScope("madial:" + lang.name).value().scope.scope_id;
+  // A fresh scope each run: a PostgreSQL database outlives the run.
+  std::string scope = memory.CreateScope("madial:" + lang.name + ":" + NewId("run_")).value().scope.scope_id;
 
   for (const std::string& text : Distractors(data + "/../memorybank/" + lang.distractor_file, distractors)) {
     if (!memory.Remember({scope, "fact", text, "", "recall", {}}).ok()) {
@@ -179,7 +197,7 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
     }
   }
   store.reset();
-  std::filesystem::remove_all(dir);
+  if (!dir.empty()) std::filesystem::remove_all(dir);
   return out;
 }
 
@@ -200,17 +218,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> modes = {"fts", "vector", "hybrid"};
   std::map<std::string, double> minimum;  // mode -> minimum recall@10 in every language
   size_t distractors = 0;
+  std::string store_url;  // empty: SQLite in a temp dir
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) data = argv[++i];
     else if (a == "--modes" && i + 1 < argc) modes = pc::Split(argv[++i], ',');
     else if (a == "--distractors" && i + 1 < argc) distractors = std::stoul(argv[++i]);
+    else if (a == "--store" && i + 1 < argc) store_url = argv[++i];
     else if (a == "--min-recall10" && i + 1 < argc) {
       auto kv = pc::Split(argv[++i], '=');
       if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return 2; }
       minimum[kv[0]] = std::stod(kv[1]);
     } else {
-      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N]\n";
+      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N] [--store postgresql://…]\n";
       return 2;
     }
   }
@@ -224,7 +244,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const pc::Language& lang : langs) {
-    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors)) {
+    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors, store_url)) {
       if (!res.error.empty()) {
         std::printf("| %s | %s | n/a: %s |||\n", lang.name.c_str(), mode.c_str(), res.error.c_str());
         continue;

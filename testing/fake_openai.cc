@@ -126,7 +126,10 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
   impl_->server.set_keep_alive_max_count(100000);
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
-  // bind_to_any_port already listens: requests queue until the loop starts.
+  // bind_to_any_port already listens: requests queue until the loop starts. But a stop() before
+  // the loop runs is lost (the loop then never ends): wait for it, so a fake made and destroyed
+  // at once (a test that skips) does not hang its destructor.
+  while (!impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 FakeOpenAi::~FakeOpenAi() {

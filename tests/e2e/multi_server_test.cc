@@ -34,9 +34,10 @@ class MultiServer : public ::testing::Test {
     if ((!url || !*url) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
     if (!url || !*url) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL (scripts/with-pg starts one)";
     schema_ = std::make_unique<TempPgSchema>();
+    fake_ = std::make_unique<FakeOpenAi>();  // only now: a fake stopped as it starts may never stop
     for (int i = 0; i < 3; ++i) {
       std::vector<std::string> args = {"--store", schema_->url(), "--extract-provider", "openai",
-                                       "--extract-base-url", fake_.base_url(), "--extract-model", "fake-chat",
+                                       "--extract-base-url", fake_->base_url(), "--extract-model", "fake-chat",
                                        "--extract-timeout-seconds", "5"};
       servers_.push_back(std::make_unique<ServerProcess>(dir_.path() + "/server" + std::to_string(i), args));
       ASSERT_TRUE(servers_.back()->Start()) << Slurp(servers_.back()->log_path());
@@ -60,7 +61,7 @@ class MultiServer : public ::testing::Test {
   }
 
   TempDir dir_;
-  FakeOpenAi fake_;
+  std::unique_ptr<FakeOpenAi> fake_;
   std::unique_ptr<TempPgSchema> schema_;
   std::vector<std::unique_ptr<ServerProcess>> servers_;
 };
@@ -192,7 +193,7 @@ TEST_F(MultiServer, FlushesOfOneScopeOnTwoServersProcessTheWindowOnce) {
     ASSERT_EQ(b.Post("/v1/sources", json{{"scope_id", scope}, {"kind", "work_log"},
                                         {"content", "deploy step " + std::to_string(i) + " done"}}).first, 201);
   // Both servers ask the model (slowly, so the flushes overlap); only one may commit the window.
-  fake_.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Fact from A.", "evidence": ["S1"]}]})", 200, 600},
+  fake_->ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Fact from A.", "evidence": ["S1"]}]})", 200, 600},
                     {R"({"operations": [{"op": "add", "kind": "fact", "text": "Fact from B.", "evidence": ["S2"]}]})", 200, 600}});
   std::pair<int, json> ra, rb;
   std::thread ta([&] { ra = a.Post("/v1/memory/flush", json{{"scope_id", scope}}); });

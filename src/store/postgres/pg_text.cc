@@ -152,15 +152,36 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   std::vector<std::vector<std::string>> phrase_terms;
   std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase
   std::vector<size_t> common;
+  // Phrases of one term (nearly all: words, CJK bigrams and characters) are counted in one
+  // statement, a bounded count per term; a long query costs one round trip, not one per phrase.
+  std::vector<std::vector<std::string>> all;
+  std::vector<std::string> single;
   for (const std::string& phrase : query.phrases) {
     PC_ASSIGN_OR_RETURN(std::vector<std::string> terms, PhraseTerms(phrase));
     if (terms.empty()) continue;
-    Params params{k, owner};
-    const std::string sql = PhraseSql(terms, params);
-    params.push_back(P(cap + 1));
-    PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" + std::to_string(params.size()) + ") c",
-                                  params));
-    const int64_t docs = n.Int(0, 0);
+    if (terms.size() == 1) single.push_back(terms[0]);
+    all.push_back(std::move(terms));
+  }
+  std::unordered_map<std::string, int64_t> single_docs;
+  if (!single.empty()) {
+    PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
+                                  " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
+                                  " FROM unnest($3::text[]) AS t(term)",
+                                  {k, owner, TextArray(single), P(cap + 1)}));
+    for (int i = 0; i < n.size(); ++i) single_docs[n.Text(i, 0)] = n.Int(i, 1);
+  }
+  for (std::vector<std::string>& terms : all) {
+    int64_t docs = 0;
+    if (terms.size() == 1) {
+      docs = single_docs[terms[0]];
+    } else {
+      Params params{k, owner};
+      const std::string sql = PhraseSql(terms, params);
+      params.push_back(P(cap + 1));
+      PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" + std::to_string(params.size()) + ") c",
+                                    params));
+      docs = n.Int(0, 0);
+    }
     if (docs == 0) continue;
     phrase_terms.push_back(std::move(terms));
     if (docs > cap) common.push_back(phrase_terms.size() - 1);
@@ -194,11 +215,26 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   if (!rare.empty()) {
     // BM25 over the documents of the rare phrases (at most kRankedDocsBudget of them).
     std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>> tfs;  // doc -> (rare phrase, tf)
+    std::vector<std::string> rare_single;  // one-term rare phrases: their postings in one read
+    std::unordered_map<std::string, std::vector<size_t>> rare_index;  // a term two phrases stem to: both
     for (size_t j = 0; j < rare.size(); ++j) {
+      const std::vector<std::string>& terms = phrase_terms[rare[j].first];
+      if (terms.size() == 1) {
+        if (rare_index[terms[0]].empty()) rare_single.push_back(terms[0]);
+        rare_index[terms[0]].push_back(j);
+        continue;
+      }
       Params params{k, owner};
-      const std::string sql = PhraseSql(phrase_terms[rare[j].first], params);
+      const std::string sql = PhraseSql(terms, params);
       PC_ASSIGN_OR_RETURN(Rows r, Q(sql, params));
       for (int i = 0; i < r.size(); ++i) tfs[r.Int(i, 0)].emplace_back(j, r.Int(i, 1));
+    }
+    if (!rare_single.empty()) {
+      PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT term, doc, tf FROM text_postings WHERE kind = $1 AND owner = $2"
+                                    " AND term = ANY($3::text[])",
+                                    {k, owner, TextArray(rare_single)}));
+      for (int i = 0; i < r.size(); ++i)
+        for (size_t j : rare_index[r.Text(i, 0)]) tfs[r.Int(i, 1)].emplace_back(j, r.Int(i, 2));
     }
     std::vector<int64_t> ids;
     for (const auto& [doc, _] : tfs) ids.push_back(doc);
