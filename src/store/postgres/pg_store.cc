@@ -10,20 +10,10 @@
 #include "ops/metrics.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_txn.h"
+#include "store/store_rows.h"
 
 namespace pc::pg {
 namespace {
-
-template <typename Txn>
-Status Guarded(const std::function<Status(Txn&)>& fn, Txn& txn) {
-  try {
-    return fn(txn);
-  } catch (const std::exception& e) {
-    return Internal(std::string("unexpected error in transaction: ") + e.what());
-  } catch (...) {
-    return Internal("unexpected error in transaction");
-  }
-}
 
 std::string SqlState(const Status& s) {
   for (const Detail& d : s.details())
@@ -94,7 +84,7 @@ Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   bool healthy = status.ok();
   if (status.ok()) {
     PgTxn txn(*conn, false);
-    status = Guarded<ReadTxn>(fn, txn);
+    status = GuardedCallback<ReadTxn>(fn, txn);
     Status end = conn->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
     healthy = end.ok();
     if (status.ok()) status = end;
@@ -116,7 +106,7 @@ Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) {
       status = conn->Exec("BEGIN ISOLATION LEVEL READ COMMITTED");
       if (!status.ok()) break;
       PgTxn txn(*conn, true);
-      status = Guarded<WriteTxn>(fn, txn);
+      status = GuardedCallback<WriteTxn>(fn, txn);
       if (status.ok() && pass == 0) {
         status = conn->Exec("ROLLBACK");  // the rehearsal: the callback runs again below
         continue;

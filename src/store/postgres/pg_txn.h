@@ -13,6 +13,7 @@
 
 #include "store/postgres/pg_conn.h"
 #include "store/store.h"
+#include "store/store_rows.h"  // JoinLines, SplitLines
 
 namespace pc::pg {
 
@@ -23,9 +24,6 @@ inline std::string P(int v) { return std::to_string(v); }
 inline std::string P(bool v) { return v ? "t" : "f"; }
 inline bool Bool(const Rows& r, int row, int col) { return r.Text(row, col) == "t"; }
 
-// Lists of ids (source refs, lineage) are stored newline-joined, as in SQLite.
-std::string JoinLines(const std::vector<std::string>& items);
-std::vector<std::string> SplitLines(const std::string& s);
 
 // The entry_versions columns (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =

@@ -6,12 +6,10 @@
 
 #include "model/types.h"
 #include "store/sqlite/db.h"
+#include "store/store_rows.h"  // JoinLines, SplitLines
 
 namespace pc::sqlite {
 
-// Lists of ids (source refs, lineage) are stored newline-joined: ids never contain a newline.
-std::string JoinLines(const std::vector<std::string>& items);
-std::vector<std::string> SplitLines(const std::string& s);
 
 // The columns of entry_versions (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =

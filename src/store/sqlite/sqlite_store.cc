@@ -18,24 +18,9 @@
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_txn.h"
+#include "store/store_rows.h"
 
 namespace pc::sqlite {
-namespace {
-
-// Runs `fn` and turns an escaped exception into Internal: exceptions never cross the store seam.
-template <typename Txn>
-Status Guarded(const std::function<Status(Txn&)>& fn, Txn& txn) {
-  try {
-    return fn(txn);
-  } catch (const std::exception& e) {
-    return Internal(std::string("unexpected error in transaction: ") + e.what());
-  } catch (...) {
-    return Internal("unexpected error in transaction");
-  }
-}
-
-}  // namespace
-
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(options.data_dir, ec);
@@ -112,7 +97,7 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   Status status = db->Exec("BEGIN");
   if (status.ok()) {
     SqliteTxn txn(*db);
-    status = Guarded<ReadTxn>(fn, txn);
+    status = GuardedCallback<ReadTxn>(fn, txn);
     Status end = db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
     if (status.ok()) status = end;
   }
@@ -209,7 +194,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       SqliteTxn txn(*writer_, &text);
       const uint64_t before = writer_->write_statements();
       const size_t rows = text.rows.size();
-      w->status = Guarded<WriteTxn>(*w->fn, txn);
+      w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
       w->tokens_changed = !txn.audit_trail().tokens.empty();
       if (!w->status.ok() && writer_->write_statements() != before &&
           (group.size() > 1 || pass == Pass::kRehearsal)) {
@@ -220,7 +205,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     } else {
       SqliteTxn txn(*writer_);
       Status sp = writer_->Exec("SAVEPOINT pc_write");
-      w->status = sp.ok() ? Guarded<WriteTxn>(*w->fn, txn) : sp;
+      w->status = sp.ok() ? GuardedCallback<WriteTxn>(*w->fn, txn) : sp;
       w->tokens_changed = !txn.audit_trail().tokens.empty();
       if (sp.ok() && !w->status.ok()) (void)writer_->Exec("ROLLBACK TO pc_write");
       if (sp.ok()) {
