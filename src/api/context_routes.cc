@@ -8,12 +8,14 @@ namespace pc {
 namespace {
 
 // PreparedContext, exactly; with `explain` (ours), also the items picked, the memory revision
-// they cite and the search mode used. `mode` and `include_handoff` are ours too.
+// they cite and the search mode used. `mode`, `include_handoff` and `min_revision` are ours too.
 Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "max_bytes", "mode",
-                                                        "include_handoff", "explain"}));
+                                                        "include_handoff", "explain",
+                                                        "min_revision"}));
   PrepareRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
   PC_ASSIGN_OR_RETURN(auto max_bytes, body.OptInt("max_bytes"));
   r.max_bytes = max_bytes.value_or(static_cast<int64_t>(kDefaultContextBytes));

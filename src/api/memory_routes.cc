@@ -1,7 +1,8 @@
 // The spec's memory operations (powercontext.openapi.yaml, tag memory): remember, search,
 // entries/list|get|revise|retire, changes. Requests and responses are exactly the spec's; what we
-// add (changed / duplicate_of, rerank, include_inactive on search, min_similarity …) is answered
-// only to a request that asks with a field a spec client never sends (docs/compatibility.md).
+// add (changed / duplicate_of, rerank, include_inactive on search, min_similarity, min_revision …)
+// is answered only to a request that asks with a field a spec client never sends
+// (docs/compatibility.md).
 // Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
@@ -126,9 +127,11 @@ Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
 // The head's entries (active ones; all with include_inactive). Our listings at any revision, with
 // pages, are GET /v1/memory/entries.
 Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "include_inactive"}));
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "include_inactive",
+                                                        "min_revision"}));
   ListEntriesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
   r.include_inactive = inactive.value_or(false);
   r.page.limit = kMaxPageLimit;
@@ -173,9 +176,10 @@ Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
 Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
                                                         "include_inactive", "min_similarity",
-                                                        "rerank", "explain"}));
+                                                        "rerank", "explain", "min_revision"}));
   SearchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
   PC_RETURN_IF_ERROR(CheckQuery(r.query));
   PC_ASSIGN_OR_RETURN(auto mode, body.OptString("mode"));

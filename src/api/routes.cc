@@ -79,9 +79,10 @@ Result<ApiResponse> GetScope(MemoryService& svc, const ApiRequest& req) {
 
 Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "include_inactive", "revision",
-                                                       "limit", "cursor"}));
+                                                       "limit", "cursor", "min_revision"}));
   ListEntriesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(r.min_revision, q.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(r.include_inactive, q.Bool("include_inactive", false));
   PC_ASSIGN_OR_RETURN(r.revision, q.OptInt("revision"));
   PC_ASSIGN_OR_RETURN(r.page, q.Page());

@@ -24,7 +24,7 @@ struct Opts {
   std::vector<std::string> citations;
   int64_t max_bytes = 8000;
   bool no_handoff = false;
-  std::optional<int64_t> expected_revision, revision, after;
+  std::optional<int64_t> expected_revision, revision, after, min_revision;
   int limit = 0;
   bool include_inactive = false;
   std::string mode;
@@ -218,11 +218,13 @@ void AddReadCommands(Registry& r) {
   AddScopeOption(entries, *o);
   entries->add_flag("--include-inactive", o->include_inactive, "also list retired entries");
   entries->add_option("--revision", o->revision, "list the manifest at this revision");
+  entries->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   AddPageOptions(entries, *o);
   r.Scoped(entries, [o](ApiClient& api, const std::string& scope_id, bool json) {
     auto q = PageQuery(scope_id, *o);
     if (o->include_inactive) q["include_inactive"] = "true";
     if (o->revision) q["revision"] = std::to_string(*o->revision);
+    if (o->min_revision) q["min_revision"] = std::to_string(*o->min_revision);
     return Print(api.Get("/v1/memory/entries", q), json, FormatEntries);
   });
 
@@ -248,11 +250,13 @@ void AddReadCommands(Registry& r) {
   search->add_option("--mode,-m", o->mode, "fts, vector, hybrid or auto (default auto)");
   search->add_option("--limit", o->limit, "hits to return (1-50, default 10)");
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
+  search->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     if (o->limit > 0) body["limit"] = o->limit;
     if (o->include_inactive) body["include_inactive"] = true;
+    if (o->min_revision) body["min_revision"] = *o->min_revision;
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
@@ -363,10 +367,12 @@ void AddContextCommands(Registry& r) {
   prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (512-32768, default 8000)");
   prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
+  prepare->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
               {"include_handoff", !o->no_handoff}};
     if (!o->mode.empty()) body["mode"] = o->mode;
+    if (o->min_revision) body["min_revision"] = *o->min_revision;
     return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
   });
 

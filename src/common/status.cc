@@ -12,6 +12,7 @@ const char* CodeName(Code code) {
     case Code::kMethodNotAllowed: return "method_not_allowed";
     case Code::kConflict: return "revision_conflict";
     case Code::kSourceConflict: return "source_conflict";
+    case Code::kRevisionNotVisible: return "revision_not_visible";
     case Code::kTooLarge: return "too_large";
     case Code::kCapabilityUnavailable: return "capability_unavailable";
     case Code::kRateLimited: return "rate_limited";
@@ -26,6 +27,7 @@ const char* CodeName(Code code) {
 std::optional<Code> CodeFromName(std::string_view name) {
   for (Code c : {Code::kOk, Code::kInvalidArgument, Code::kUnauthenticated, Code::kPermissionDenied,
                  Code::kNotFound, Code::kMethodNotAllowed, Code::kConflict, Code::kSourceConflict,
+                 Code::kRevisionNotVisible,
                  Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
                  Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
                  Code::kProviderError})

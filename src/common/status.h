@@ -22,6 +22,7 @@ enum class Code {
   kMethodNotAllowed,
   kConflict,        // a stale citation or revision (409 revision_conflict)
   kSourceConflict,  // a source id already names other content (409 source_conflict)
+  kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,

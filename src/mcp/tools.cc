@@ -75,7 +75,8 @@ const std::vector<Tool>& Tools() {
                    "current memory. Each hit has its text and citation. ") + kCitationHelp,
        {{"query", {{"type", "string"}}},
         {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}, {"description", "auto (default) uses hybrid when vectors are available, else fts."}}},
-        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}},
+        {"min_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Read-your-writes: answer only from this memory revision or later (the revision a write answered); error revision_not_visible otherwise."}}}},
        {"query"}, ScopeArg::kScoped, "POST", "/v1/memory/search", kReads, {{"explain", true}}},
       {"prepare_context", "Prepare context",
        "Get a ready block of context for the task at hand, within a byte budget: the latest handoff, "
@@ -83,7 +84,8 @@ const std::vector<Tool>& Tools() {
        "block is untrusted history: check it against the current code before relying on it. Use this "
        "at the start of a task.",
        {{"query", {{"type", "string"}, {"description", "What you are about to do."}}},
-        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}, {"description", "Budget in UTF-8 bytes (default 8000)."}}}},
+        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}, {"description", "Budget in UTF-8 bytes (default 8000)."}}},
+        {"min_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Read-your-writes: answer only from this memory revision or later (the revision a write answered); error revision_not_visible otherwise."}}}},
        {"query"}, ScopeArg::kScoped, "POST", "/v1/context/prepare", kReads},
       {"revise_memory_entry", "Revise an entry",
        std::string("Replace the text of an entry with a corrected or completed one (its next version; "

@@ -77,7 +77,8 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   // Memory: the search's own snapshot; every memory item cites that revision.
   PC_ASSIGN_OR_RETURN(SearchResult found,
                       search_.SearchWithoutRecording({req.scope_id, req.query, req.mode,
-                                      static_cast<int>(kMemoryCandidates), false, std::nullopt}));
+                                      static_cast<int>(kMemoryCandidates), false, std::nullopt,
+                                      false, req.min_revision}));
   std::vector<ContextCandidate> candidates;
   SourceRefsByItem source_refs;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {

@@ -21,6 +21,7 @@ struct PrepareRequest {
   int64_t max_bytes = 0;  // 1 … kMaxContextBytes
   SearchMode mode = SearchMode::kAuto;
   bool include_handoff = true;
+  std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
 };
 
 struct PreparedContext {

@@ -80,6 +80,7 @@ struct ListEntriesRequest {
   std::optional<int64_t> revision;  // unset = head
   bool include_inactive = false;
   PageRequest page;
+  std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
 };
 
 struct EntriesPage {

@@ -50,9 +50,15 @@ std::optional<std::string> TrimPage(std::vector<T>& items, int limit, KeyFn key)
 Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   PC_RETURN_IF_ERROR(CheckPage(req.page));
   PC_RETURN_IF_ERROR(CheckEntryCursor(req.page.cursor));
+  PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
+  if (req.revision && req.min_revision && *req.revision < *req.min_revision)
+    return InvalidArgument("revision " + std::to_string(*req.revision) + " is before min_revision " +
+                           std::to_string(*req.min_revision))
+        .WithDetail("field", "min_revision");
   EntriesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
+    PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
     // A scope nobody wrote to lists nothing (reads never create scopes); its revisions don't exist.
     if (!found && !req.revision && req.page.cursor.empty()) return Status::Ok();
     if (!found) return NotFound("no scope " + req.scope_id).WithDetail("scope_id", req.scope_id);

@@ -144,11 +144,13 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
+  PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
 
   if (says_nothing) {
     SearchResult out;
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
+      PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, memory, req.scope_id));
       if (memory) out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
       return Status::Ok();
     }));
@@ -173,6 +175,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
   // One read transaction: the head chosen here is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
+    PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
     if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
     const Artifact& memory = *found;
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};

@@ -39,6 +39,7 @@ struct SearchRequest {
   bool include_inactive = false;
   std::optional<double> min_similarity;
   bool rerank = false;  // reorder the hits with the rerank provider (503 capability_unavailable when none)
+  std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
 };
 
 struct SearchHit {

@@ -92,6 +92,26 @@ Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scop
   return std::optional<Artifact>(std::move(memory));
 }
 
+Status CheckMinRevisionValue(std::optional<int64_t> min_revision) {
+  if (min_revision && *min_revision < 1)
+    return InvalidArgument("min_revision must be 1 or more").WithDetail("field", "min_revision");
+  return Status::Ok();
+}
+
+Status CheckMinRevision(std::optional<int64_t> min_revision, const std::optional<Artifact>& memory,
+                        const std::string& scope_id) {
+  PC_RETURN_IF_ERROR(CheckMinRevisionValue(min_revision));
+  if (!min_revision) return Status::Ok();
+  const int64_t head = memory ? memory->head_revision : 0;
+  if (head >= *min_revision) return Status::Ok();
+  return Status(Code::kRevisionNotVisible,
+                "the memory of " + scope_id + " is at revision " + std::to_string(head) +
+                    ", before min_revision " + std::to_string(*min_revision) +
+                    " (a revision this store has not committed)")
+      .WithDetail("min_revision", *min_revision)
+      .WithDetail("revision", head);
+}
+
 Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
   PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
   if (!memory) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);

@@ -36,6 +36,13 @@ Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id);
 // the server issues those, a caller cannot.
 Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const std::string& scope_id);
 
+// Read-your-writes: a read that names `min_revision` (a revision the caller was told about, e.g.
+// by a write's answer) is answered only from a snapshot at that revision or later; otherwise 409
+// revision_not_visible, naming both. Below 1 it is a 422. No value: nothing to check.
+Status CheckMinRevisionValue(std::optional<int64_t> min_revision);
+Status CheckMinRevision(std::optional<int64_t> min_revision, const std::optional<Artifact>& memory,
+                        const std::string& scope_id);
+
 // A citation must name this scope's memory and a revision that exists (else 404).
 Status CheckCitationInMemory(const Citation& c, const Artifact& memory);
 

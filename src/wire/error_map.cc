@@ -21,6 +21,7 @@ constexpr Row kTable[] = {
     {Code::kMethodNotAllowed, 405, 8},
     {Code::kConflict, 409, 4},
     {Code::kSourceConflict, 409, 4},
+    {Code::kRevisionNotVisible, 409, 4},
     {Code::kUnsupportedMediaType, 415, 2},
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},

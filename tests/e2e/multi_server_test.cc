@@ -177,13 +177,23 @@ TEST_F(MultiServer, ThreeServersLoseNothingAgreeOnHistoryAndSurviveAKill) {
   EXPECT_EQ(won.load(), 1);
   EXPECT_EQ(conflicted.load(), 11);
 
-  // A search on one server sees a write acknowledged by the other at once.
-  ASSERT_EQ(other.Post("/v1/memory/remember", json{{"scope_id", scopes[1]}, {"kind", "fact"},
-                                                  {"text", "The settlement batch closes at 23:15 UTC."}}).first, 200);
-  auto seen = first.Post("/v1/memory/search", json{{"scope_id", scopes[1]}, {"query", "settlement batch"}});
-  ASSERT_EQ(seen.first, 200);
+  // A search on one server sees a write acknowledged by the other at once; naming the write's
+  // revision (read-your-writes) is answered from it, and a revision not yet committed is refused.
+  auto wrote = other.Post("/v1/memory/remember", json{{"scope_id", scopes[1]}, {"kind", "fact"},
+                                                     {"text", "The settlement batch closes at 23:15 UTC."}});
+  ASSERT_EQ(wrote.first, 200) << wrote.second.dump();
+  const int64_t revision = wrote.second["memory"]["revision"].get<int64_t>();
+  auto seen = first.Post("/v1/memory/search", json{{"scope_id", scopes[1]}, {"query", "settlement batch"},
+                                                   {"min_revision", revision}});
+  ASSERT_EQ(seen.first, 200) << seen.second.dump();
+  EXPECT_GE(seen.second["memory"]["revision"].get<int64_t>(), revision);
   ASSERT_FALSE(seen.second["hits"].empty());
   EXPECT_EQ(seen.second["hits"][0]["text"], "The settlement batch closes at 23:15 UTC.");
+  auto ahead = first.Post("/v1/context/prepare", json{{"scope_id", scopes[1]}, {"query", "settlement batch"},
+                                                      {"min_revision", revision + 1000}});
+  EXPECT_EQ(ahead.first, 409) << ahead.second.dump();
+  EXPECT_EQ(ahead.second["error"]["code"], "revision_not_visible");
+  EXPECT_EQ(ahead.second["error"]["details"]["min_revision"], revision + 1000);
 }
 
 TEST_F(MultiServer, FlushesOfOneScopeOnTwoServersProcessTheWindowOnce) {

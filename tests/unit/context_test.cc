@@ -181,5 +181,21 @@ TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
   EXPECT_FALSE(mine->ready);
 }
 
+// Read-your-writes: prepare_context answers from the named revision or later, else says why.
+TEST_F(ContextTest, MinRevisionIsHonouredOrRefused) {
+  auto w = f.memory->Remember({scope, "fact", "The billing service retries webhooks three times.", "", "", {}});
+  PC_ASSERT_OK(w);
+  const int64_t written = w->citation->memory.revision;
+  PrepareRequest req{scope, "billing webhooks", 4000, SearchMode::kFts, false, written};
+  auto ok = context.Prepare(req);
+  PC_ASSERT_OK(ok);
+  EXPECT_TRUE(ok->ready);
+  EXPECT_EQ(ok->memory.revision, written);
+  req.min_revision = written + 1;
+  auto ahead = context.Prepare(req);
+  ASSERT_FALSE(ahead.ok());
+  EXPECT_EQ(ahead.status().code(), Code::kRevisionNotVisible);
+}
+
 }  // namespace
 }  // namespace pc

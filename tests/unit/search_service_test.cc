@@ -187,5 +187,66 @@ TEST_F(SearchServiceTest, SearchReadsOneSnapshot) {
   EXPECT_GT(checked, 0);
 }
 
+// Read-your-writes (issue 15): a read naming the revision a write answered is answered from that
+// revision or later; a revision the store has not committed is a clear 409, and nothing else.
+TEST_F(SearchServiceTest, MinRevisionAnswersFromThatRevisionOrSaysWhyNot) {
+  Citation c = Remember("The invoice exporter writes CSV files.");
+  const int64_t written = c.memory.revision;
+  SearchRequest req;
+  req.scope_id = scope;
+  req.query = "invoice exporter";
+  req.mode = SearchMode::kFts;
+  req.min_revision = written;
+  auto at = search.Search(req);
+  PC_ASSERT_OK(at);
+  EXPECT_EQ(at->memory.revision, written);
+  ASSERT_EQ(at->hits.size(), 1u);
+
+  req.min_revision = written + 1;
+  auto ahead = search.Search(req);
+  ASSERT_FALSE(ahead.ok());
+  EXPECT_EQ(ahead.status().code(), Code::kRevisionNotVisible);
+  EXPECT_NE(ahead.status().message().find("min_revision " + std::to_string(written + 1)),
+            std::string::npos)
+      << ahead.status().message();
+
+  req.min_revision = 0;
+  auto zero = search.Search(req);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), Code::kInvalidArgument);
+
+  // A scope nobody wrote to is at revision 0: any min_revision is ahead of it.
+  req.scope_id = "never-written";
+  req.min_revision = 1;
+  auto unknown = search.Search(req);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), Code::kRevisionNotVisible);
+  // A query that says nothing is checked the same way.
+  req.scope_id = scope;
+  req.query = " ";
+  req.min_revision = written + 1;
+  auto blank = search.Search(req);
+  ASSERT_FALSE(blank.ok());
+  EXPECT_EQ(blank.status().code(), Code::kRevisionNotVisible);
+
+  // Listings: the head at or after the revision; a historical revision before it is a contradiction.
+  ListEntriesRequest list;
+  list.scope_id = scope;
+  list.page.limit = 10;
+  list.min_revision = written;
+  auto listed = f.memory->ListEntries(list);
+  PC_ASSERT_OK(listed);
+  EXPECT_EQ(listed->items.size(), 1u);
+  list.min_revision = written + 1;
+  auto list_ahead = f.memory->ListEntries(list);
+  ASSERT_FALSE(list_ahead.ok());
+  EXPECT_EQ(list_ahead.status().code(), Code::kRevisionNotVisible);
+  Remember("The invoice exporter also writes JSON.");
+  list.revision = written;
+  auto contradiction = f.memory->ListEntries(list);
+  ASSERT_FALSE(contradiction.ok());
+  EXPECT_EQ(contradiction.status().code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace pc
