@@ -57,7 +57,7 @@ const std::vector<Setting>& Table() {
            "server the client commands talk to (https:// is verified: system CAs, or the PEM file in POWERCONTEXT_TLS_CA)",
            &Config::server),
       Text("durability", "POWERCONTEXT_DURABILITY", "--durability",
-           "full (fsync every commit) or normal (faster; last commits may be lost on power loss)",
+           "full (fsync every commit) or normal (faster; last commits may be lost on power loss; on PostgreSQL: synchronous_commit off)",
            &Config::durability),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
            "embeddings: none, hash (offline, lexical) or openai (any OpenAI-compatible endpoint)",

@@ -23,6 +23,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
     if (ec) return Internal("cannot create data directory " + config.data_dir + ": " + ec.message());
     pg::PgOptions store_options;
     store_options.url = config.store;
+    store_options.relaxed_commit = config.durability == "normal";
     PC_ASSIGN_OR_RETURN(rt->store, pg::PgStore::Open(store_options));
   }
   PC_ASSIGN_OR_RETURN(rt->embedder, MakeEmbedder(config));

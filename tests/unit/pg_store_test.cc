@@ -34,5 +34,28 @@ TEST(PgStore, AJobRunsOnOneServerAtATime) {
   EXPECT_EQ(ran, 3);
 }
 
+// --durability normal on PostgreSQL: this server's sessions commit without waiting for the WAL
+// flush; full leaves the database's own setting (on by default).
+TEST(PgStore, DurabilityNormalRelaxesOnlyThisServersCommits) {
+  if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
+  if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
+  if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
+  TempPgSchema schema;
+  pg::PgOptions options;
+  options.url = schema.url();
+  auto full = pg::PgStore::Open(options);
+  options.relaxed_commit = true;
+  auto normal = pg::PgStore::Open(options);
+  PC_ASSERT_OK(full);
+  PC_ASSERT_OK(normal);
+  auto relaxed = (*normal)->SessionSetting("synchronous_commit");
+  auto strict = (*full)->SessionSetting("synchronous_commit");
+  PC_ASSERT_OK(relaxed);
+  PC_ASSERT_OK(strict);
+  EXPECT_EQ(*relaxed, "off");
+  EXPECT_EQ(*strict, "on");
+}
+
 }  // namespace
 }  // namespace pc::testing

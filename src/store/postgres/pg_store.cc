@@ -38,7 +38,7 @@ Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
   std::unique_ptr<PgStore> store(new PgStore(options));
   if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
-  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Conn::Open(options.url));
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, store->Connect());
   PC_RETURN_IF_ERROR(Migrate(*conn).status());
   store->open_ = 1;
   store->idle_.push_back(std::move(conn));
@@ -52,6 +52,12 @@ uint64_t PgStore::write_retries() const {
   return retries_;
 }
 
+Result<std::unique_ptr<Conn>> PgStore::Connect() {
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Conn::Open(options_.url));
+  if (options_.relaxed_commit) PC_RETURN_IF_ERROR(conn->Exec("SET synchronous_commit = off"));
+  return conn;
+}
+
 Result<std::unique_ptr<Conn>> PgStore::Acquire() {
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] { return !idle_.empty() || open_ < options_.max_connections; });
@@ -62,13 +68,23 @@ Result<std::unique_ptr<Conn>> PgStore::Acquire() {
   }
   ++open_;
   lock.unlock();
-  auto conn = Conn::Open(options_.url);
+  auto conn = Connect();
   if (!conn.ok()) {
     lock.lock();
     --open_;
     idle_cv_.notify_one();
   }
   return conn;
+}
+
+Result<std::string> PgStore::SessionSetting(const std::string& name) {
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
+  auto rows = conn->Query("SELECT current_setting($1)", {name});
+  const bool healthy = rows.ok();
+  std::string value = healthy && rows->size() == 1 ? rows->Text(0, 0) : "";
+  Release(std::move(conn), healthy);
+  if (!rows.ok()) return rows.status();
+  return value;
 }
 
 void PgStore::Release(std::unique_ptr<Conn> conn, bool healthy) {

@@ -25,6 +25,11 @@ namespace pc::pg {
 struct PgOptions {
   std::string url;         // postgresql://user@host:port/db (password: PGPASSWORD / ~/.pgpass)
   int max_connections = 16;  // per server
+  // --durability normal: this server's commits return before the WAL flush
+  // (synchronous_commit = off for its sessions; a crash of the database may lose the last
+  // fraction of a second of acknowledged writes, never consistency). Otherwise the database's
+  // own synchronous_commit setting holds (default on).
+  bool relaxed_commit = false;
   // How often a write that lost a race runs again before the caller gets an error.
   int max_write_attempts = 64;
   // Test only (as SqliteOptions::replay_writes): every write callback runs twice, the first run
@@ -45,11 +50,15 @@ class PgStore final : public Store {
   std::string TokensStamp() override;
   bool RunExclusive(const std::string& name, const std::function<void()>& job) override;
 
+  // A run-time setting as this server's sessions see it (SHOW name), e.g. synchronous_commit.
+  Result<std::string> SessionSetting(const std::string& name);
+
   // Writes that ran again after losing a race, since start (for tests and the benchmarks).
   uint64_t write_retries() const;
 
  private:
   explicit PgStore(PgOptions options) : options_(std::move(options)) {}
+  Result<std::unique_ptr<Conn>> Connect();  // a new session with this server's settings
   Result<std::unique_ptr<Conn>> Acquire();
   void Release(std::unique_ptr<Conn> conn, bool healthy);
 
