@@ -89,8 +89,20 @@ Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional
     values.push_back(p ? p->c_str() : nullptr);
     lengths.push_back(p ? static_cast<int>(p->size()) : 0);
   }
-  pg_result* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
-                              lengths.data(), nullptr, 0);
+  const int n = static_cast<int>(params.size());
+  auto named = prepared_.find(sql);
+  if (named == prepared_.end() && n > 0 && prepared_.size() < kMaxPrepared) {
+    // Session-level, so a rollback keeps it; a failure here (an aborted transaction) is the
+    // statement's own error.
+    std::string name = "pc_" + std::to_string(prepared_.size());
+    pg_result* p = PQprepare(c_, name.c_str(), sql.c_str(), n, nullptr);
+    Rows made(p);
+    if (!p || PQresultStatus(p) != PGRES_COMMAND_OK) return Error(sql.substr(0, 60), p);
+    named = prepared_.emplace(sql, std::move(name)).first;
+  }
+  pg_result* r = named != prepared_.end()
+                     ? PQexecPrepared(c_, named->second.c_str(), n, values.data(), lengths.data(), nullptr, 0)
+                     : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Error(sql.substr(0, 60), r);

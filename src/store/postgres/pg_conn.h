@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -52,7 +53,9 @@ class Conn {
 
   // One statement (or several, without parameters) whose rows are not wanted.
   Status Exec(const std::string& sql);
-  // One statement with text parameters ($1, $2 …; nullopt is NULL).
+  // One statement with text parameters ($1, $2 …; nullopt is NULL). A statement with parameters
+  // is prepared on this session the first time it is seen (up to kMaxPrepared of them) and then
+  // only bound and executed: most of a write's cost in the database was parsing and planning.
   Result<Rows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
 
   // The SQLSTATE of the first statement that failed since the last ClearFailure() ("" if none):
@@ -63,8 +66,10 @@ class Conn {
  private:
   explicit Conn(pg_conn* c) : c_(c) {}
   Status Error(const std::string& what, pg_result* r);
+  static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL → its statement name here
 };
 
 }  // namespace pc::pg
