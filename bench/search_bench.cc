@@ -2,8 +2,10 @@
 //
 //   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
 //                            [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN]
+//                            [--store postgresql://…]
 //
-// Each size gets a fresh SQLite store in a temp dir, filled through the store's commit path (1,000
+// Each size gets a fresh SQLite store in a temp dir (or, with --store, a fresh schema on that
+// PostgreSQL database, dropped afterwards), filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
 // synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
 // entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and hybrid
@@ -36,6 +38,8 @@
 #include "service/context_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
+#include "pg_scratch.h"
+#include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -69,23 +73,16 @@ std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
 
 // `powercontext serve` on the filled data directory, as a user would start it: how long until it
 // answers, its first searches, and its resident memory once the memory's vectors are loaded.
+// On PostgreSQL (`store_url` set) this is a server joining the others: `dir` is its own empty
+// cache directory, so it loads the memory's vectors from the database and has no saved graph.
 nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, const std::string& scope_id,
-                             const std::string& query, bool vectors) {
+                             const std::string& query, bool vectors, const std::string& store_url) {
   const int port = testing::FreePort();
   std::vector<std::string> args = {binary, "serve", "--data", dir, "--listen", "127.0.0.1:" + std::to_string(port)};
+  if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
   if (vectors) args.insert(args.end(), {"--embed-provider", "hash"});
   auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  pid_t pid = SpawnQuiet(args);
   nlohmann::json out;
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(0, 100000);
@@ -182,12 +179,27 @@ bool Selected(const std::string& modes, const std::string& word) {
 
 
 void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes,
-         const std::string& server_binary) {
-  nlohmann::json result = {{"entries", entries}, {"sources", source_count}, {"queries", queries}};
+         const std::string& server_binary, const std::string& store_base) {
+  nlohmann::json result = {{"entries", entries}, {"sources", source_count}, {"queries", queries},
+                           {"store", store_base.empty() ? "sqlite" : "postgresql"}};
   std::string dir = ScratchDir("pcsearch");
-  sqlite::SqliteOptions o;
-  o.data_dir = dir;
-  auto store = std::move(sqlite::SqliteStore::Open(o)).value();
+  std::unique_ptr<PgScratchSchema> schema;
+  std::unique_ptr<Store> store;
+  if (store_base.empty()) {
+    sqlite::SqliteOptions o;
+    o.data_dir = dir;
+    store = std::move(sqlite::SqliteStore::Open(o)).value();
+  } else {
+    schema = std::make_unique<PgScratchSchema>(store_base);
+    pg::PgOptions o;
+    o.url = schema->url();
+    auto opened = pg::PgStore::Open(o);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "search_bench: %s\n", opened.status().ToString().c_str());
+      std::exit(1);
+    }
+    store = std::move(opened).value();
+  }
   HashEmbedder embedder;
   MemoryService memory(*store, ServiceLimits{}, &embedder);
   VectorCacheOptions graph_options;
@@ -345,14 +357,17 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   exact.reset();
   store.reset();  // closes the database: the log is checkpointed and removed
   const int64_t ann = std::filesystem::exists(dir + "/ann") ? DirectoryBytes(dir + "/ann") : 0;
-  const int64_t all = DirectoryBytes(dir);
+  const int64_t all = DirectoryBytes(dir) + (schema ? schema->Bytes() : 0);
   result["disk_bytes_per_entry"] = static_cast<double>(all) / static_cast<double>(entries);
   result["graph_bytes_per_entry"] = static_cast<double>(ann) / static_cast<double>(entries);
   std::printf("disk: %.0f bytes per entry (%.0f MB in all, of which the vector graph %.0f MB)\n",
               static_cast<double>(all) / static_cast<double>(entries), static_cast<double>(all) / 1e6,
               static_cast<double>(ann) / 1e6);
   if (!server_binary.empty()) {
-    result["server"] = ServerStartup(server_binary, dir, scope.scope_id, qs.front(), vectors);
+    std::string server_dir = schema ? ScratchDir("pcjoin") : dir;
+    result["server"] = ServerStartup(server_binary, server_dir, scope.scope_id, qs.front(), vectors,
+                                     schema ? schema->url() : "");
+    if (schema) std::filesystem::remove_all(server_dir);
   }
   g_results.push_back(result);
   std::filesystem::remove_all(dir);
@@ -366,7 +381,7 @@ int main(int argc, char** argv) {
   int queries = 300;
   int64_t source_count = 10000;
   std::string modes = "fts,vector,hybrid,long,prepare,concurrent";
-  std::string json_path, server_binary;
+  std::string json_path, server_binary, store_base;
   {  // powercontext next to the bench directory, as scripts/build lays them out
     std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) server_binary = self.string();
@@ -388,12 +403,14 @@ int main(int argc, char** argv) {
       json_path = argv[++i];
     } else if (a == "--server" && i + 1 < argc) {
       server_binary = argv[++i];  // "" skips the start-up measurement
+    } else if (a == "--store" && i + 1 < argc) {
+      store_base = argv[++i];  // postgresql://…: each size in a fresh schema there
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN]\n");
+      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN] [--store postgresql://…]\n");
       return 2;
     }
   }
-  for (int64_t n : sizes) pc::Run(n, source_count, queries, modes, server_binary);
+  for (int64_t n : sizes) pc::Run(n, source_count, queries, modes, server_binary, store_base);
   if (!json_path.empty()) std::ofstream(json_path) << pc::g_results.dump(2) << "\n";
   return 0;
 }

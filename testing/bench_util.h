@@ -1,6 +1,9 @@
 // Small helpers the benchmark programs share: timing, percentiles, a scratch directory.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,6 +29,22 @@ inline double Percentile(std::vector<double> v, double p) {
 inline std::string ScratchDir(const std::string& prefix) {
   std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
   return mkdtemp(tmpl.data());
+}
+
+// Starts a program (argv[0] is its path) with its output discarded; the caller waits for it.
+inline pid_t SpawnQuiet(std::vector<std::string> args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 }  // namespace pc

@@ -51,22 +51,16 @@ class PostgresAvailable : public ::testing::Environment {
 
 }  // namespace
 
-TempPgSchema::TempPgSchema() {
+namespace {
+std::string TestPgUrl() {
   const char* base = std::getenv("POWERCONTEXT_TEST_PG");
   if (!base || !*base)
     throw std::runtime_error("POWERCONTEXT_TEST_STORE=postgresql needs POWERCONTEXT_TEST_PG (scripts/with-pg sets it)");
-  base_ = base;
-  name_ = "t" + std::to_string(std::random_device{}()) + "_" + std::to_string(::getpid());
-  auto admin = pg::Conn::Open(base_);
-  if (!admin.ok()) throw std::runtime_error(admin.status().ToString());
-  if (Status s = (*admin)->Exec("CREATE SCHEMA " + name_); !s.ok()) throw std::runtime_error(s.ToString());
-  url_ = base_ + (base_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + name_;
+  return base;
 }
+}  // namespace
 
-TempPgSchema::~TempPgSchema() {
-  auto admin = pg::Conn::Open(base_);
-  if (admin.ok()) (void)(*admin)->Exec("DROP SCHEMA IF EXISTS " + name_ + " CASCADE");
-}
+TempPgSchema::TempPgSchema() : PgScratchSchema(TestPgUrl()) {}
 
 Fixture::Fixture(ServiceLimits limits) {
   if (TestingPostgres()) pg = std::make_unique<TempPgSchema>();

@@ -6,6 +6,7 @@
 
 #include "service/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
+#include "pg_scratch.h"
 
 namespace pc::testing {
 
@@ -26,14 +27,9 @@ class TempDir {
 bool TestingPostgres();
 // With PostgreSQL: a fresh schema on the test cluster, dropped on destruction; its URL (the
 // search_path set in the connection options) is what a store or a server opens.
-class TempPgSchema {
+class TempPgSchema : public PgScratchSchema {
  public:
-  TempPgSchema();
-  ~TempPgSchema();
-  const std::string& url() const { return url_; }
-
- private:
-  std::string base_, name_, url_;
+  TempPgSchema();  // on POWERCONTEXT_TEST_PG
 };
 
 // A real store (SQLite in a temp dir, or PostgreSQL in a fresh schema: TestingPostgres()) with a
