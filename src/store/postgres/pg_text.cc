@@ -8,6 +8,7 @@
 // positions. Scores are computed here, not by ts_rank, so both stores order hits alike.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -258,34 +259,80 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   }
   if (common.empty()) return out;
 
-  // Every phrase is common: the newest documents with all (then any) of them, by BM25 without IDF.
+  // Every phrase is common: the newest kRecentCandidates documents with all (then any) of them,
+  // by BM25 without IDF. Candidates come newest first from the postings' (term, doc) order, a page
+  // at a time — documents with every term of the phrases (all), or the first term of any phrase
+  // (any) — so a common word's postings are read from the newest end only, never all of them; each
+  // page's phrases are then matched at their positions and retired documents dropped, until enough
+  // are found or the postings end.
   const double avg = stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
+  std::vector<std::string> every_term, first_terms;
+  for (size_t i : common) {
+    const std::vector<std::string>& terms = phrase_terms[i];
+    for (const std::string& t : terms)
+      if (std::find(every_term.begin(), every_term.end(), t) == every_term.end()) every_term.push_back(t);
+    if (std::find(first_terms.begin(), first_terms.end(), terms[0]) == first_terms.end())
+      first_terms.push_back(terms[0]);
+  }
   auto recent = [&](bool all) -> Status {
-    Params params{k, owner, P(include_inactive)};
-    std::string unions;
-    for (size_t i = 0; i < common.size(); ++i)
-      unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) + " AS i, doc, tf FROM (" +
-                PhraseSql(phrase_terms[common[i]], params) + ") p" + std::to_string(i);
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, ''),"
-                                  " string_agg(u.tf::text, ' ') FROM (" + unions + ") u"
-                                  " JOIN text_docs d ON d.kind = $1 AND d.owner = $2 AND d.doc = u.doc"
-                                  " WHERE $3 OR NOT d.retired GROUP BY d.doc, d.tokens, d.retired, d.entry_version_id" +
-                                  (all ? " HAVING count(DISTINCT u.i) = " + std::to_string(common.size()) : "") +
-                                  " ORDER BY d.doc DESC LIMIT " + std::to_string(kRecentCandidates),
-                                  params));
     std::vector<Ranked> found;
-    for (int i = 0; i < r.size(); ++i) {
-      const double norm = kK1 * (1 - kB + kB * static_cast<double>(r.Int(i, 1)) / avg);
-      double score = 0;
-      const std::string list = r.Text(i, 4);
-      for (size_t at = 0; at < list.size();) {
-        size_t end = list.find(' ', at);
-        if (end == std::string::npos) end = list.size();
-        const double tf = std::strtod(list.substr(at, end - at).c_str(), nullptr);
-        if (tf > 0) score += tf * (kK1 + 1) / (tf + norm);
-        at = end + 1;
+    int64_t before = std::numeric_limits<int64_t>::max();
+    while (static_cast<int64_t>(found.size()) < kRecentCandidates) {
+      Params params{k, owner, P(before), P(kRecentCandidates)};
+      auto param = [&](const std::string& v) {
+        params.push_back(v);
+        return "$" + std::to_string(params.size());
+      };
+      std::string sql;
+      if (all) {
+        std::string joins;
+        for (size_t t = 1; t < every_term.size(); ++t) {
+          const std::string a = "p" + std::to_string(t);
+          joins += " JOIN text_postings " + a + " ON " + a + ".kind = $1 AND " + a + ".owner = $2 AND " + a +
+                   ".term = " + param(every_term[t]) + " AND " + a + ".doc = p0.doc";
+        }
+        sql = "SELECT p0.doc FROM text_postings p0" + joins + " WHERE p0.kind = $1 AND p0.owner = $2 AND p0.term = " +
+              param(every_term[0]) + " AND p0.doc < $3 ORDER BY p0.doc DESC LIMIT $4";
+      } else {
+        std::string parts;
+        for (const std::string& t : first_terms)
+          parts += (parts.empty() ? "" : " UNION ALL ") +
+                   std::string("(SELECT doc FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ") + param(t) +
+                   " AND doc < $3 ORDER BY doc DESC LIMIT $4)";
+        sql = "SELECT DISTINCT doc FROM (" + parts + ") u ORDER BY doc DESC LIMIT $4";
       }
-      found.push_back(Ranked{r.Int(i, 0), score, r.Text(i, 3), Bool(r, i, 2)});
+      PC_ASSIGN_OR_RETURN(Rows page, Q(sql, params));
+      if (page.size() == 0) break;
+      std::vector<int64_t> ids;
+      for (int i = 0; i < page.size(); ++i) ids.push_back(page.Int(i, 0));
+      before = ids.back();
+      // The page's phrase frequencies (positions checked), and its documents' lengths and states.
+      Params match{k, owner};
+      const std::string docs = "$" + std::to_string(match.size() + 1);
+      match.push_back(IntArray(ids));
+      std::string unions;
+      for (size_t i = 0; i < common.size(); ++i)
+        unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) + ", doc, tf FROM (" +
+                  PhraseSql(phrase_terms[common[i]], match) + ") p" + std::to_string(i) + " WHERE doc = ANY(" +
+                  docs + "::bigint[])";
+      PC_ASSIGN_OR_RETURN(Rows tfs, Q(unions, match));
+      std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> by_doc;  // doc -> (phrase, tf)
+      for (int i = 0; i < tfs.size(); ++i) by_doc[tfs.Int(i, 1)].emplace_back(tfs.Int(i, 0), tfs.Int(i, 2));
+      std::unordered_map<int64_t, Doc> meta;
+      PC_RETURN_IF_ERROR(load_docs(ids, meta));
+      for (int64_t doc : ids) {
+        auto m = by_doc.find(doc);
+        auto d = meta.find(doc);
+        if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive)) continue;
+        if (all && m->second.size() != common.size()) continue;
+        const double norm = kK1 * (1 - kB + kB * static_cast<double>(d->second.tokens) / avg);
+        double score = 0;
+        for (const auto& [phrase, tf] : m->second)
+          score += static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm);
+        found.push_back(Ranked{doc, score, d->second.version, d->second.retired});
+        if (static_cast<int64_t>(found.size()) == kRecentCandidates) break;
+      }
+      if (page.size() < kRecentCandidates) break;
     }
     std::sort(found.begin(), found.end(), by_score);
     for (Ranked& f : found) {
