@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
 
 #include "store/postgres/pg_store.h"
 #include "test_util.h"
@@ -10,14 +11,22 @@
 namespace pc::testing {
 namespace {
 
-TEST(PgStore, AJobRunsOnOneServerAtATime) {
-  if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
-  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
-  if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
-  if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
-  TempPgSchema schema;
+// Each test opens stores of its own on a fresh schema of the test cluster.
+class PgStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+    const char* base = std::getenv("POWERCONTEXT_TEST_PG");
+    if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
+    if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
+    schema = std::make_unique<TempPgSchema>();
+  }
+  std::unique_ptr<TempPgSchema> schema;
+};
+
+TEST_F(PgStore, AJobRunsOnOneServerAtATime) {
   pg::PgOptions options;
-  options.url = schema.url();
+  options.url = schema->url();
   auto a = pg::PgStore::Open(options), b = pg::PgStore::Open(options);  // two servers
   PC_ASSERT_OK(a);
   PC_ASSERT_OK(b);
@@ -36,14 +45,9 @@ TEST(PgStore, AJobRunsOnOneServerAtATime) {
 
 // --durability normal on PostgreSQL: this server's sessions commit without waiting for the WAL
 // flush; full leaves the database's own setting (on by default).
-TEST(PgStore, DurabilityNormalRelaxesOnlyThisServersCommits) {
-  if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
-  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
-  if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
-  if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
-  TempPgSchema schema;
+TEST_F(PgStore, DurabilityNormalRelaxesOnlyThisServersCommits) {
   pg::PgOptions options;
-  options.url = schema.url();
+  options.url = schema->url();
   auto full = pg::PgStore::Open(options);
   options.relaxed_commit = true;
   auto normal = pg::PgStore::Open(options);
