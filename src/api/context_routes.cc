@@ -1,8 +1,10 @@
 // POST /v1/context/prepare: the spec's PreparedContext (RFC 0028), and our explanation of it on
-// request. Decode, call the service, encode.
+// request; POST /v1/context/prune: pruning a message list (session/prune.h). Decode, call, encode.
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "common/clock.h"
+#include "session/prune.h"
 
 namespace pc {
 namespace {
@@ -44,10 +46,41 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
   return ApiResponse{200, j};
 }
 
+// Ours (seed 002): the cache-ttl pruning of a message list, a pure function of the request (and
+// the server's clock when it gives no `now`). No scope, no store.
+Result<ApiResponse> Prune(const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"messages", "ttl", "min_prunable_tool_chars",
+                                                        "hard_clear_ratio", "keep_recent_turns",
+                                                        "context_window_tokens", "now"}));
+  PC_ASSIGN_OR_RETURN(Json messages, body.Array("messages"));
+  if (messages.size() > kMaxPruneMessages)
+    return Status(Code::kTooLarge, "messages has more than " + std::to_string(kMaxPruneMessages) + " items")
+        .WithDetail("field", "messages");
+  PrunePolicy policy;
+  PC_ASSIGN_OR_RETURN(auto ttl, body.OptNumber("ttl"));
+  PC_ASSIGN_OR_RETURN(auto min_chars, body.OptInt("min_prunable_tool_chars"));
+  PC_ASSIGN_OR_RETURN(auto ratio, body.OptNumber("hard_clear_ratio"));
+  PC_ASSIGN_OR_RETURN(auto keep, body.OptInt("keep_recent_turns"));
+  PC_ASSIGN_OR_RETURN(auto window, body.OptInt("context_window_tokens"));
+  PC_ASSIGN_OR_RETURN(auto now, body.OptString("now"));
+  policy.ttl_seconds = ttl.value_or(policy.ttl_seconds);
+  policy.min_prunable_tool_chars = min_chars.value_or(policy.min_prunable_tool_chars);
+  policy.hard_clear_ratio = ratio.value_or(policy.hard_clear_ratio);
+  policy.keep_recent_turns = keep.value_or(policy.keep_recent_turns);
+  policy.context_window_tokens = window.value_or(policy.context_window_tokens);
+  if (now) {
+    policy.now_ms = ParseRfc3339(*now);
+    if (!policy.now_ms) return InvalidArgument("now must be an RFC 3339 time").WithDetail("field", "now");
+  }
+  PC_ASSIGN_OR_RETURN(PruneResult out, PruneMessages(messages, policy, NowMillis()));
+  return ApiResponse{200, PruneResultJson(out, std::move(messages))};
+}
+
 }  // namespace
 
 void AddContextRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/context/prepare", {"prepare_context", Permission::kRead, ScopeIn::kBody}, Bind(services.context, Prepare));
+  router.Add("POST", "/v1/context/prune", {"prune_context", Permission::kRead, ScopeIn::kNone}, Prune);
 }
 
 }  // namespace pc

@@ -263,6 +263,14 @@ Result<std::vector<std::string>> Body::Strings(const char* name) const {
   return out;
 }
 
+Result<Json> Body::Array(const char* name) const {
+  auto it = json_->find(name);
+  if (it == json_->end() || it->is_null())
+    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+  if (!it->is_array()) return WrongType(at_ + name, "an array");
+  return *it;
+}
+
 Result<std::string> Body::ObjectText(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null()) return std::string("{}");

@@ -63,6 +63,8 @@ class Body {
   Result<Citation> RequiredCitation(const char* name) const;
   // An array of strings (empty when absent).
   Result<std::vector<std::string>> Strings(const char* name) const;
+  // A required array, as JSON (its items of any shape).
+  Result<Json> Array(const char* name) const;
   // A JSON object field, returned as its compact text ("{}" when absent).
   Result<std::string> ObjectText(const char* name) const;
   // A required non-empty array of objects, each read as a Body with only `allowed` fields (errors

@@ -13,6 +13,7 @@
 #include "app/migrate_command.h"
 #include "app/serve.h"
 #include "cli/commands.h"
+#include "cli/session_commands.h"
 
 namespace {
 
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
+  std::vector<pc::LocalCommand> session = pc::AddSessionCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -89,6 +91,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*migrate.sub) return migrate.run(json);
+  for (const pc::LocalCommand& c : session)
+    if (*c.sub) return c.run(json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.
   const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));

@@ -1,5 +1,6 @@
 #include "common/clock.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -35,6 +36,33 @@ std::optional<int64_t> ParseTimestamp(const std::string& text) {
   }
   if (std::string(end) != "Z") return std::nullopt;
   return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
+}
+
+std::optional<int64_t> ParseRfc3339(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return std::nullopt;
+  int64_t ms = 0;
+  if (*end == '.') {
+    int digits = 0;
+    for (++end; *end >= '0' && *end <= '9'; ++end, ++digits)
+      if (digits < 3) ms = ms * 10 + (*end - '0');
+    if (digits == 0) return std::nullopt;
+    for (; digits < 3; ++digits) ms *= 10;
+  }
+  int64_t offset_min = 0;
+  if (*end == 'Z' || *end == 'z') {
+    ++end;
+  } else if ((*end == '+' || *end == '-') && std::isdigit(end[1]) && std::isdigit(end[2]) && end[3] == ':' &&
+             std::isdigit(end[4]) && std::isdigit(end[5])) {
+    offset_min = ((end[1] - '0') * 10 + (end[2] - '0')) * 60 + (end[4] - '0') * 10 + (end[5] - '0');
+    if (*end == '-') offset_min = -offset_min;
+    end += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (*end != '\0') return std::nullopt;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms - offset_min * 60000;
 }
 
 }  // namespace pc

@@ -27,6 +27,8 @@
 //                                       content's lines are shown after "| "
 //   clear                               forgets the candidates
 //   prepare MAX_BYTES QUERY             prepare_context through the service, on this store
+//   prune FILE [key=value …]            session/prune.h on tests/golden/prune/FILE.json (a message
+//                                       list, now = its "now"); keys ttl, min, ratio, keep, window
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -44,6 +46,8 @@
 #include "context/builder.h"
 #include "service/context_service.h"
 #include "service/search_service.h"
+#include "common/clock.h"
+#include "session/prune.h"
 #include "test_util.h"
 
 namespace pc {
@@ -120,6 +124,7 @@ class Runner {
       return "cleared\n";
     }
     if (verb == "prepare") return Prepare(rest);
+    if (verb == "prune") return Prune(rest);
     return "unknown command " + verb + "\n";
   }
 
@@ -312,6 +317,52 @@ class Runner {
     }
     static const std::regex kIds("(mem|env|src|hnd)_[0-9A-Z]{26}");  // differ from run to run
     return std::regex_replace(out, kIds, "$1_*");
+  }
+
+  // The summary, what was pruned, each note, then every changed message's new text.
+  std::string Prune(const std::string& args) {
+    std::istringstream in(args);
+    std::string file, option;
+    in >> file;
+    std::ifstream data(std::string(PC_GOLDEN_DIR) + "/prune/" + file + ".json");
+    if (!data) return "no file " + file + "\n";
+    nlohmann::json input = nlohmann::json::parse(data);
+    nlohmann::json messages = input["messages"];
+    const nlohmann::json before = messages;
+    PrunePolicy policy;
+    policy.now_ms = ParseRfc3339(input["now"].get<std::string>());
+    while (in >> option) {
+      auto [key, value] = Split(option.replace(option.find('='), 1, " "));
+      if (key == "ttl") policy.ttl_seconds = std::stod(value);
+      else if (key == "min") policy.min_prunable_tool_chars = std::stoll(value);
+      else if (key == "ratio") policy.hard_clear_ratio = std::stod(value);
+      else if (key == "keep") policy.keep_recent_turns = std::stoll(value);
+      else if (key == "window") policy.context_window_tokens = std::stoll(value);
+      else return "unknown option " + key + "\n";
+    }
+    auto r = PruneMessages(messages, policy, 0);
+    if (!r.ok()) return Error(r.status()) + (messages == before ? "" : "and the messages changed\n");
+    std::ostringstream out;
+    out << r->format << ": " << r->pruned.size() << " of " << r->tool_results << " tool results pruned, "
+        << r->chars_before << " -> " << r->chars_after << " chars\n";
+    for (const PrunedItem& p : r->pruned)
+      out << "  " << p.why << " m" << p.message_index << (p.block_index ? "b" + std::to_string(*p.block_index) : "")
+          << " " << (p.tool.empty() ? "-" : p.tool) << " -" << p.chars << " age "
+          << (p.age_seconds ? std::to_string(*p.age_seconds) : "?") << "\n";
+    for (const std::string& note : r->notes) out << "  note: " << note << "\n";
+    auto show = [&](const std::string& where, const nlohmann::json& text) {
+      out << "| " << where << " " << (text.is_string() ? text.get<std::string>() : text.dump()) << "\n";
+    };
+    for (size_t i = 0; i < messages.size(); ++i) {
+      const nlohmann::json& c = messages[i]["content"];
+      if (!c.is_array()) {
+        if (c != before[i]["content"]) show("m" + std::to_string(i), c);
+        continue;
+      }
+      for (size_t b = 0; b < c.size(); ++b)
+        if (c[b] != before[i]["content"][b]) show("m" + std::to_string(i) + "b" + std::to_string(b), c[b]["content"]);
+    }
+    return out.str();
   }
 
   testing::Fixture f_;

@@ -75,7 +75,8 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
     // A route that writes never needs less than write.
     if (r.method == "POST" && r.access.permission == Permission::kRead) {
       EXPECT_TRUE(std::set<std::string>({"search_memory", "list_memory_entries", "get_memory_entry",
-                                         "list_memory_changes", "prepare_context", "continue_handoff"})
+                                         "list_memory_changes", "prepare_context", "continue_handoff",
+                                         "prune_context"})
                       .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
     }

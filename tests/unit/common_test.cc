@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "common/sha256.h"
@@ -59,6 +60,25 @@ TEST(Utf8, Nfkc) {
 
 TEST(Sha256, KnownVector) {
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// Times as other programs write them (hosts' transcripts, pruning requests).
+TEST(ParseRfc3339, AcceptsFractionsAndOffsetsAndRefusesTheRest) {
+  const int64_t base = *ParseTimestamp("2026-12-01T10:00:00.000Z");
+  EXPECT_EQ(ParseRfc3339("2026-12-01T10:00:00Z"), base);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T10:00:00.5Z"), base + 500);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T10:00:00.123456Z"), base + 123);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T18:00:00+08:00"), base);
+  EXPECT_EQ(ParseRfc3339("2026-12-01T05:30:00-04:30"), base);
+  for (const char* bad : {"2026-12-01T10:00:00", "2026-12-01 10:00:00Z", "2026-12-01T10:00:00.Z",
+                          "2026-12-01T10:00:00+0800", "yesterday", "", "2026-12-01T10:00:00Zjunk"})
+    EXPECT_FALSE(ParseRfc3339(bad).has_value()) << bad;
 }
 
 }  // namespace

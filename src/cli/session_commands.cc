@@ -1,0 +1,103 @@
+#include "cli/session_commands.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/clock.h"
+#include "session/prune.h"
+
+namespace pc {
+namespace {
+
+using Json = nlohmann::json;
+
+// A file's text, or standard input's for "-".
+Result<std::string> ReadInput(const std::string& path) {
+  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot read " + path).WithDetail("file", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct PruneOpts {
+  std::string file = "-", now;
+  std::optional<double> ttl, ratio;
+  std::optional<int64_t> min_chars, keep_turns, window;
+};
+
+// The input: a message list, or a request object as POST /v1/context/prune takes (its policy
+// fields used where no option overrides them).
+int RunPrune(const PruneOpts& o, bool json) {
+  auto text = ReadInput(o.file);
+  if (!text.ok()) return ReportError(text.status());
+  Json input = Json::parse(*text, nullptr, false);
+  if (input.is_discarded())
+    return ReportError(InvalidArgument("the input is not JSON (a message list, or {\"messages\": […], …})"));
+  PrunePolicy policy;
+  Json messages;
+  if (input.is_object()) {
+    messages = input.value("messages", Json());
+    policy.ttl_seconds = input.value("ttl", policy.ttl_seconds);
+    policy.min_prunable_tool_chars = input.value("min_prunable_tool_chars", policy.min_prunable_tool_chars);
+    policy.hard_clear_ratio = input.value("hard_clear_ratio", policy.hard_clear_ratio);
+    policy.keep_recent_turns = input.value("keep_recent_turns", policy.keep_recent_turns);
+    policy.context_window_tokens = input.value("context_window_tokens", policy.context_window_tokens);
+    if (input.contains("now") && input["now"].is_string()) policy.now_ms = ParseRfc3339(input["now"].get<std::string>());
+  } else {
+    messages = std::move(input);
+  }
+  if (o.ttl) policy.ttl_seconds = *o.ttl;
+  if (o.ratio) policy.hard_clear_ratio = *o.ratio;
+  if (o.min_chars) policy.min_prunable_tool_chars = *o.min_chars;
+  if (o.keep_turns) policy.keep_recent_turns = *o.keep_turns;
+  if (o.window) policy.context_window_tokens = *o.window;
+  if (!o.now.empty()) {
+    policy.now_ms = ParseRfc3339(o.now);
+    if (!policy.now_ms) return ReportError(InvalidArgument("--now must be an RFC 3339 time"));
+  }
+  auto out = PruneMessages(messages, policy, NowMillis());
+  if (!out.ok()) return ReportError(out.status());
+  const Json answer = PruneResultJson(*out, std::move(messages));
+  if (json) {
+    std::cout << answer.dump(2) << "\n";
+    return 0;
+  }
+  // The pruned list on stdout (ready to send), what it saved on stderr.
+  std::cout << answer["messages"].dump(2) << "\n";
+  std::cerr << "pruned " << out->pruned.size() << " of " << out->tool_results << " tool results: "
+            << out->chars_before << " -> " << out->chars_after << " characters (saved "
+            << answer["saved_ratio"].get<double>() * 100 << "%)\n";
+  for (const std::string& note : out->notes) std::cerr << "note: " << note << "\n";
+  return 0;
+}
+
+}  // namespace
+
+std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
+  std::vector<LocalCommand> out;
+  auto p = std::make_shared<PruneOpts>();
+  CLI::App* prune = app.add_subcommand(
+      "prune", "prune old tool results from a message list (OpenAI or Anthropic; cache-ttl, docs/integrations.md)");
+  prune->add_option("file", p->file, "a JSON message list or prune request (default -: standard input)");
+  prune->add_option("--ttl", p->ttl, "seconds after which a tool result may be pruned (default 30)");
+  prune->add_option("--min-chars", p->min_chars, "keep tool results shorter than this (default 100)");
+  prune->add_option("--hard-clear-ratio", p->ratio,
+                    "0 (default): keep the recent turns whole; above: clear them too past this share of the window");
+  prune->add_option("--keep-turns", p->keep_turns, "recent turns kept whole (default 1)");
+  prune->add_option("--context-window", p->window, "the model's context window in tokens (default 200000)");
+  prune->add_option("--now", p->now, "the time to measure ages from (RFC 3339; default now)");
+  out.push_back({prune, [p](bool json) { return RunPrune(*p, json); }});
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,257 @@
+#include "session/prune.h"
+
+#include <cmath>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/utf8.h"
+
+namespace pc {
+namespace {
+
+using Json = nlohmann::json;
+
+int64_t Chars(std::string_view s) {
+  auto n = CountCodePoints(s);
+  return static_cast<int64_t>(n ? *n : s.size());
+}
+
+// Characters of a content value: a string, or an array of blocks (text, a tool call's input, a
+// tool result's content; images count nothing).
+int64_t ContentChars(const Json& c) {
+  if (c.is_string()) return Chars(c.get_ref<const std::string&>());
+  if (!c.is_array()) return 0;
+  int64_t n = 0;
+  for (const Json& b : c) {
+    if (!b.is_object()) continue;
+    const std::string type = b.value("type", "");
+    auto text = b.find("text");
+    if (text != b.end() && text->is_string()) n += Chars(text->get_ref<const std::string&>());
+    else if (type == "tool_use" && b.contains("input")) n += Chars(b["input"].dump());
+    else if (type == "tool_result" && b.contains("content")) n += ContentChars(b["content"]);
+  }
+  return n;
+}
+
+int64_t MessageChars(const Json& m) {
+  int64_t n = m.contains("content") ? ContentChars(m["content"]) : 0;
+  auto calls = m.find("tool_calls");
+  if (calls != m.end() && calls->is_array())
+    for (const Json& call : *calls) {
+      if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
+      auto args = call["function"].find("arguments");
+      if (args != call["function"].end() && args->is_string()) n += Chars(args->get_ref<const std::string&>());
+    }
+  return n;
+}
+
+bool HasImage(const Json& c) {
+  if (!c.is_array()) return false;
+  for (const Json& b : c) {
+    if (!b.is_object()) continue;
+    const std::string type = b.value("type", "");
+    if (type == "image" || type == "image_url" || type == "input_image") return true;
+  }
+  return false;
+}
+
+std::string Thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+// One tool result: a whole OpenAI `tool` message, or one Anthropic `tool_result` block.
+struct ToolResult {
+  int64_t message = 0;
+  std::optional<int64_t> block;
+  std::string call_id;
+  int64_t chars = 0;
+  bool image = false;
+  std::optional<int64_t> at_ms;
+  bool pruned = false;
+};
+
+Json& ContentOf(Json& messages, const ToolResult& r) {
+  Json& m = messages[static_cast<size_t>(r.message)];
+  return r.block ? m["content"][static_cast<size_t>(*r.block)]["content"] : m["content"];
+}
+
+Status Field(const std::string& field, const std::string& what) {
+  return InvalidArgument(field + " " + what).WithDetail("field", field);
+}
+
+}  // namespace
+
+std::string PrunePlaceholder(const std::string& tool, int64_t chars, std::optional<int64_t> age_seconds) {
+  std::string out = "[PowerContext pruned this tool result: " + Thousands(chars) + " characters of " +
+                    (tool.empty() ? std::string("tool") : tool) + " output";
+  if (age_seconds) out += ", " + Thousands(*age_seconds) + " s old";
+  return out + ". Run the tool again if it is still needed.]";
+}
+
+Json PruneResultJson(const PruneResult& r, Json messages) {
+  Json pruned = Json::array();
+  for (const PrunedItem& p : r.pruned)
+    pruned.push_back(Json{{"message_index", p.message_index},
+                          {"block_index", p.block_index ? Json(*p.block_index) : Json()},
+                          {"tool", p.tool.empty() ? Json() : Json(p.tool)},
+                          {"chars_saved", p.chars},
+                          {"age_seconds", p.age_seconds ? Json(*p.age_seconds) : Json()},
+                          {"why", p.why}});
+  const double ratio = r.chars_before > 0 ? static_cast<double>(r.chars_before - r.chars_after) /
+                                                static_cast<double>(r.chars_before)
+                                          : 0.0;
+  return Json{{"messages", std::move(messages)},
+              {"format", r.format},
+              {"tool_results", r.tool_results},
+              {"pruned", pruned},
+              {"chars_before", r.chars_before},
+              {"chars_after", r.chars_after},
+              {"chars_saved", r.chars_before - r.chars_after},
+              {"saved_ratio", std::round(ratio * 1000) / 1000},
+              {"notes", r.notes}};
+}
+
+Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int64_t now_ms) {
+  if (!messages.is_array()) return Field("messages", "must be an array of messages");
+  if (policy.ttl_seconds < 0) return Field("ttl", "must be 0 or more seconds");
+  if (policy.min_prunable_tool_chars < 0) return Field("min_prunable_tool_chars", "must be 0 or more");
+  if (policy.hard_clear_ratio < 0 || policy.hard_clear_ratio > 1) return Field("hard_clear_ratio", "must be between 0 and 1");
+  if (policy.keep_recent_turns < 0) return Field("keep_recent_turns", "must be 0 or more");
+  if (policy.context_window_tokens < 1) return Field("context_window_tokens", "must be 1 or more");
+  const int64_t now = policy.now_ms.value_or(now_ms);
+
+  // Read every message first: nothing changes unless the whole list is valid.
+  PruneResult out;
+  std::map<std::string, std::string> tool_names;  // call id -> tool name
+  std::vector<ToolResult> results;
+  std::vector<int64_t> turn_starts;
+  bool anthropic = false, openai = false;
+  std::optional<int64_t> clock;  // the last timestamp seen
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Json& m = messages[i];
+    const std::string at = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+      return Field(at, "must be an object with a string role");
+    if (auto ts = m.find("timestamp"); ts != m.end() && !ts->is_null()) {
+      if (ts->is_number_integer()) clock = ts->get<int64_t>();
+      else if (ts->is_string() && ParseRfc3339(ts->get<std::string>())) clock = ParseRfc3339(ts->get<std::string>());
+      else return Field(at + ".timestamp", "must be an RFC 3339 time or milliseconds since the epoch");
+    }
+    const std::string role = m["role"].get<std::string>();
+    out.chars_before += MessageChars(m);
+    const Json* content = m.contains("content") ? &m["content"] : nullptr;
+    if (role == "assistant") {
+      if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
+        for (const Json& call : *calls)
+          if (call.is_object() && call.value("id", Json()).is_string() && call.contains("function") &&
+              call["function"].is_object() && call["function"].value("name", Json()).is_string()) {
+            tool_names[call["id"].get<std::string>()] = call["function"]["name"].get<std::string>();
+            openai = true;
+          }
+      if (content && content->is_array())
+        for (const Json& b : *content)
+          if (b.is_object() && b.value("type", "") == "tool_use" && b.value("id", Json()).is_string()) {
+            tool_names[b["id"].get<std::string>()] = b.value("name", Json()).is_string() ? b["name"].get<std::string>() : "";
+            anthropic = true;
+          }
+    } else if (role == "tool") {
+      openai = true;
+      ToolResult r;
+      r.message = static_cast<int64_t>(i);
+      r.call_id = m.value("tool_call_id", Json()).is_string() ? m["tool_call_id"].get<std::string>() : "";
+      r.chars = content ? ContentChars(*content) : 0;
+      r.image = content && HasImage(*content);
+      r.at_ms = clock;
+      results.push_back(r);
+    } else if (role == "user") {
+      bool says_something = !content || !content->is_array();
+      if (content && content->is_array())
+        for (size_t b = 0; b < content->size(); ++b) {
+          const Json& block = (*content)[b];
+          if (!block.is_object() || block.value("type", "") != "tool_result") {
+            says_something = true;
+            continue;
+          }
+          anthropic = true;
+          ToolResult r;
+          r.message = static_cast<int64_t>(i);
+          r.block = static_cast<int64_t>(b);
+          r.call_id = block.value("tool_use_id", Json()).is_string() ? block["tool_use_id"].get<std::string>() : "";
+          r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
+          r.image = block.contains("content") && HasImage(block["content"]);
+          r.at_ms = clock;
+          results.push_back(r);
+        }
+      if (says_something) turn_starts.push_back(static_cast<int64_t>(i));
+    }
+  }
+  out.format = anthropic ? "anthropic" : openai ? "openai" : "plain";
+  out.tool_results = static_cast<int64_t>(results.size());
+  out.chars_after = out.chars_before;
+
+  // The recent turns, kept whole: from the start of the keep_recent_turns-th last turn.
+  int64_t protected_from = static_cast<int64_t>(messages.size());
+  if (policy.keep_recent_turns > 0) {
+    if (static_cast<int64_t>(turn_starts.size()) >= policy.keep_recent_turns) {
+      protected_from = turn_starts[turn_starts.size() - static_cast<size_t>(policy.keep_recent_turns)];
+    } else {
+      protected_from = 0;
+      if (!results.empty())
+        out.notes.push_back("fewer than " + std::to_string(policy.keep_recent_turns) +
+                            " turns: every message is in the recent turns, kept whole");
+    }
+  }
+
+  Json pruned = messages;  // changed only when everything went through
+  auto prune = [&](ToolResult& r, const std::string& why) {
+    const std::string tool = tool_names.count(r.call_id) ? tool_names[r.call_id] : "";
+    std::optional<int64_t> age;
+    if (r.at_ms) age = (now - *r.at_ms) / 1000;
+    const std::string placeholder = PrunePlaceholder(tool, r.chars, age);
+    const int64_t saved = r.chars - Chars(placeholder);
+    if (saved <= 0) return false;  // the placeholder would be as long as the result
+    ContentOf(pruned, r) = placeholder;
+    r.pruned = true;
+    out.chars_after -= saved;
+    out.pruned.push_back(PrunedItem{r.message, r.block, tool, saved, age, why});
+    return true;
+  };
+  int64_t images = 0, undated = 0;
+  for (ToolResult& r : results) {
+    if (r.message >= protected_from || r.chars < policy.min_prunable_tool_chars) continue;
+    if (r.image) {
+      ++images;
+      continue;
+    }
+    if (!r.at_ms) {
+      ++undated;
+      continue;
+    }
+    if (static_cast<double>(now - *r.at_ms) >= policy.ttl_seconds * 1000) prune(r, "ttl");
+  }
+  if (images) out.notes.push_back(std::to_string(images) + " old tool results with images were kept");
+  if (undated)
+    out.notes.push_back(std::to_string(undated) +
+                        " old tool results have no timestamp (on them or before them) and were kept");
+  if (policy.hard_clear_ratio > 0) {
+    const double limit = policy.hard_clear_ratio * static_cast<double>(policy.context_window_tokens) * 4;
+    for (ToolResult& r : results) {
+      if (static_cast<double>(out.chars_after) <= limit) break;
+      if (r.pruned || r.image || r.chars < policy.min_prunable_tool_chars) continue;
+      prune(r, "hard_clear");
+    }
+    if (static_cast<double>(out.chars_after) > limit)
+      out.notes.push_back("still above hard_clear_ratio of the context window: only tool results are pruned");
+  }
+  messages = std::move(pruned);
+  return out;
+}
+
+}  // namespace pc
