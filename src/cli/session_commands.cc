@@ -1,5 +1,7 @@
 #include "cli/session_commands.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -13,6 +15,7 @@
 #include "cli/commands.h"
 #include "common/clock.h"
 #include "session/prune.h"
+#include "session/session_stats.h"
 
 namespace pc {
 namespace {
@@ -81,6 +84,42 @@ int RunPrune(const PruneOpts& o, bool json) {
   return 0;
 }
 
+// Each transcript file, or every *.jsonl under a directory (a host's session folder), in name order.
+Result<std::vector<std::string>> TranscriptFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (auto it = std::filesystem::recursive_directory_iterator(p, ec);
+           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".jsonl") found.push_back(it->path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) return InvalidArgument("no .jsonl transcripts under " + p).WithDetail("file", p);
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+int RunSessionStats(const std::vector<std::string>& paths, bool json) {
+  auto files = TranscriptFiles(paths);
+  if (!files.ok()) return ReportError(files.status());
+  std::vector<SessionChars> sessions;
+  for (const std::string& f : *files) {
+    auto text = ReadInput(f);
+    if (!text.ok()) return ReportError(text.status());
+    auto t = ParseTranscript(*text);
+    if (!t.ok()) return ReportError(Status(t.status().code(), f + ": " + t.status().message()).WithDetail("file", f));
+    sessions.push_back(CountSession(f, *t));
+  }
+  const SessionStats stats = Summarize(std::move(sessions));
+  std::cout << (json ? SessionStatsJson(stats).dump(2) + "\n" : FormatSessionStats(stats));
+  return 0;
+}
+
 }  // namespace
 
 std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
@@ -97,6 +136,14 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   prune->add_option("--context-window", p->window, "the model's context window in tokens (default 200000)");
   prune->add_option("--now", p->now, "the time to measure ages from (RFC 3339; default now)");
   out.push_back({prune, [p](bool json) { return RunPrune(*p, json); }});
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* stats = app.add_subcommand(
+      "session-stats",
+      "where sessions' context went: tool results, system prompt, assistant text, user input (Claude Code or Codex transcripts)");
+  stats->add_option("transcripts", *files, "transcript files (.jsonl), or folders of them (- for standard input)")
+      ->required();
+  out.push_back({stats, [files](bool json) { return RunSessionStats(*files, json); }});
   return out;
 }
 

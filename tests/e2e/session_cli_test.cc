@@ -52,5 +52,28 @@ TEST(SessionCli, PruneRefusesBadInputWithAClearError) {
   EXPECT_NE(ratio.err.find("hard_clear_ratio"), std::string::npos) << ratio.err;
 }
 
+TEST(SessionCli, SessionStatsOverTranscriptsAndFolders) {
+  const std::string dir = std::string(PC_SOURCE_DIR) + "/tests/data/transcripts";
+  CliResult table = RunCli({"session-stats", dir});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("Session context breakdown (2 sessions, chars):"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Most extreme session:"), std::string::npos) << table.out;
+  CliResult one = RunCli({"session-stats", dir + "/codex_rollout_en.jsonl", "--json"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  Json j = Json::parse(one.out);
+  EXPECT_EQ(j["sessions"], 1);
+  EXPECT_GT(j["categories"][0]["total"].get<int64_t>(), 0);  // tool results
+  // A Claude Code transcript on standard input.
+  CliResult piped = RunCli({"session-stats", "-"}, Slurp(dir + "/claude_code_zh.jsonl"));
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  CliResult not_a_transcript = RunCli({"session-stats", std::string(PC_SOURCE_DIR) + "/README.md"});
+  EXPECT_EQ(not_a_transcript.exit_code, 2);
+  EXPECT_NE(not_a_transcript.err.find("README.md"), std::string::npos) << not_a_transcript.err;
+  CliResult empty_dir = RunCli({"session-stats", std::string(PC_SOURCE_DIR) + "/docs"});
+  EXPECT_EQ(empty_dir.exit_code, 2);
+  CliResult none = RunCli({"session-stats"});
+  EXPECT_EQ(none.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace pc::testing

@@ -1,0 +1,42 @@
+// Where sessions' context went (seed 002, "before the fix, we measured"): characters of tool
+// results, system prompt, assistant text and user input over a set of transcripts — totals, share
+// of the context, average per session — and the most extreme session (the most tool-result text).
+// A tool call's name and arguments are the assistant's text: the model wrote them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "session/transcript.h"
+
+namespace pc {
+
+enum class ContextCategory { kToolResults, kSystemPrompt, kAssistantText, kUserInput };
+inline constexpr size_t kContextCategories = 4;
+const char* ContextCategoryName(ContextCategory c);  // "Tool results", …
+ContextCategory CategoryOf(TranscriptPart part);
+
+struct SessionChars {
+  std::string name;  // the transcript's path (or session id)
+  std::array<int64_t, kContextCategories> chars{};
+  int64_t total() const;
+};
+
+struct SessionStats {
+  std::vector<SessionChars> sessions;
+  std::array<int64_t, kContextCategories> totals{};
+  int64_t total() const;
+};
+
+SessionChars CountSession(const std::string& name, const Transcript& t);
+SessionStats Summarize(std::vector<SessionChars> sessions);
+
+// The seed's table, box-drawn, plus the most extreme session.
+std::string FormatSessionStats(const SessionStats& s);
+nlohmann::json SessionStatsJson(const SessionStats& s);
+
+}  // namespace pc
