@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   }
   if (*migrate.sub) return migrate.run(json);
   for (const pc::LocalCommand& c : session)
-    if (*c.sub) return c.run(json);
+    if (*c.sub) return c.run(cfg.server, json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.
   const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));

@@ -1,6 +1,7 @@
 #include "cli/session_commands.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "common/clock.h"
 #include "session/prune.h"
 #include "session/session_stats.h"
+#include "hooks/host_hook.h"
 
 namespace pc {
 namespace {
@@ -135,7 +137,7 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   prune->add_option("--keep-turns", p->keep_turns, "recent turns kept whole (default 1)");
   prune->add_option("--context-window", p->window, "the model's context window in tokens (default 200000)");
   prune->add_option("--now", p->now, "the time to measure ages from (RFC 3339; default now)");
-  out.push_back({prune, [p](bool json) { return RunPrune(*p, json); }});
+  out.push_back({prune, [p](const std::string&, bool json) { return RunPrune(*p, json); }});
 
   auto files = std::make_shared<std::vector<std::string>>();
   CLI::App* stats = app.add_subcommand(
@@ -143,7 +145,30 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
       "where sessions' context went: tool results, system prompt, assistant text, user input (Claude Code or Codex transcripts)");
   stats->add_option("transcripts", *files, "transcript files (.jsonl), or folders of them (- for standard input)")
       ->required();
-  out.push_back({stats, [files](bool json) { return RunSessionStats(*files, json); }});
+  out.push_back({stats, [files](const std::string&, bool json) { return RunSessionStats(*files, json); }});
+
+  auto h = std::make_shared<HookOptions>();
+  if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state) h->state_dir = std::string(state) + "/powercontext/hooks";
+  else if (const char* home = std::getenv("HOME"); home && *home) h->state_dir = std::string(home) + "/.local/state/powercontext/hooks";
+  CLI::App* hook = app.add_subcommand(
+      "hook", "run by Claude Code or Codex at a hook event, with its JSON on stdin (docs/integrations.md); fails open");
+  hook->add_option("host", h->host, "claude-code or codex")->required();
+  hook->add_option("event", h->event,
+                   "prompt, session-start, stop, session-end or pre-compact (default: the input's hook_event_name)");
+  hook->add_option("--scope,-s", h->scope, "the scope (default: derived from the project: git remote or path)");
+  hook->add_option("--max-bytes", h->max_bytes, "the context budget in UTF-8 bytes (default 8000)");
+  hook->add_option("--timeout-ms", h->timeout_ms, "prompt and session-start deadline (default 1000)");
+  hook->add_option("--handoff-wait-ms", h->handoff_wait_ms,
+                   "how long session end waits for the handoff before finishing it in the background (default 20000)");
+  hook->add_option("--state-dir", h->state_dir, "where the transcript offsets already captured are kept");
+  out.push_back({hook, [h](const std::string& server, bool) {
+                   HookOptions o = *h;
+                   o.server = server;
+                   if (o.scope.empty())
+                     if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
+                   std::string input(std::istreambuf_iterator<char>(std::cin), {});
+                   return RunHook(o, input, std::cout, std::cerr);
+                 }});
   return out;
 }
 

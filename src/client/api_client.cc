@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,13 @@ struct ApiClient::Impl {
 };
 
 ApiClient::ApiClient(const std::string& server) : impl_(new Impl(server)) {}
+
+void ApiClient::SetTimeout(int64_t ms) {
+  const std::chrono::milliseconds t(ms < 1 ? 1 : ms);
+  impl_->http.set_connection_timeout(t);
+  impl_->http.set_read_timeout(t);
+  impl_->http.set_write_timeout(t);
+}
 ApiClient::~ApiClient() = default;
 
 namespace {
