@@ -12,6 +12,7 @@
 #include "wire/error_map.h"
 #include "client/api_client.h"
 #include "cli/format.h"
+#include "hooks/doctor.h"
 
 namespace pc {
 namespace {
@@ -29,6 +30,8 @@ struct Opts {
   bool include_inactive = false;
   std::string mode;
   std::string period;
+  std::string host, project;  // doctor HOST
+  bool user = false;
 };
 
 int Fail(const Status& s) { return ReportError(s); }
@@ -211,6 +214,9 @@ void AddWriteCommands(Registry& r) {
 }
 
 // entries, history, search, doctor, reindex, read
+int SearchDoctor(ApiClient& api, const Opts& opts, bool json);
+int HostDoctor(const SetupOptions& s, bool json);
+
 void AddReadCommands(Registry& r) {
   CLI::App& app = r.app;
   std::shared_ptr<Opts> o = r.o;
@@ -260,9 +266,30 @@ void AddReadCommands(Registry& r) {
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
-  CLI::App* doctor = app.add_subcommand("doctor", "which search modes work, and why not");
-  doctor->add_option("--scope,-s", o->scope, "also check this scope's vector projection");
-  r.Add(doctor, [o](ApiClient& api, bool json) {
+  CLI::App* doctor = app.add_subcommand(
+      "doctor", "which search modes work, and why not; with a host (claude-code, codex, cursor): is it wired up");
+  doctor->add_option("--scope,-s", o->scope, "also check this scope's vector projection (with a host: its scope)");
+  doctor->add_option("host", o->host, "check a host's setup: claude-code, codex or cursor");
+  doctor->add_option("--project", o->project, "with a host: the project folder (default: this one)");
+  doctor->add_flag("--user", o->user, "with a host: the user's configuration, not the project's");
+  r.cmds.push_back({doctor, [o](const std::string& server, bool json) {
+                      if (o->host.empty()) {
+                        ApiClient api(server);
+                        return SearchDoctor(api, *o, json);
+                      }
+                      SetupOptions s;
+                      s.host = o->host;
+                      s.project = o->project;
+                      s.user = o->user;
+                      s.server = server;
+                      s.scope = o->scope;
+                      return HostDoctor(s, json);
+                    }});
+}
+
+int SearchDoctor(ApiClient& api, const Opts& opts, bool json) {
+  const Opts* o = &opts;
+  {
     std::map<std::string, std::string> q;
     if (!o->scope.empty()) {
       auto scope_id = ResolveScope(api, o->scope, false);
@@ -280,7 +307,27 @@ void AddReadCommands(Registry& r) {
     if (!r.ok()) return Fail(r.status());
     std::cout << (json ? r->dump(2) + "\n" : format(*r));
     return 0;
-  });
+  }
+}
+
+int HostDoctor(const SetupOptions& s, bool json) {
+  if (s.host != "claude-code" && s.host != "codex" && s.host != "cursor")
+    return Fail(InvalidArgument("the host must be claude-code, codex or cursor"));
+  std::vector<DoctorCheck> checks = RunHostDoctor(s);
+  bool all = true;
+  Json j = Json::array();
+  for (const DoctorCheck& c : checks) {
+    all = all && c.ok;
+    j.push_back(Json{{"check", c.name}, {"ok", c.ok}, {"detail", c.detail}});
+    if (!json) std::cout << (c.ok ? "ok    " : "FAIL  ") << c.name << ": " << c.detail << "\n";
+  }
+  if (json) std::cout << Json{{"host", s.host}, {"ok", all}, {"checks", j}}.dump(2) << "\n";
+  return all ? 0 : 1;
+}
+
+void AddMoreReadCommands(Registry& r) {
+  CLI::App& app = r.app;
+  std::shared_ptr<Opts> o = r.o;
 
   CLI::App* reindex = app.add_subcommand("reindex", "complete a scope's vector projection");
   AddScopeOption(reindex, *o);
@@ -457,6 +504,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddScopeCommands(r);
   AddWriteCommands(r);
   AddReadCommands(r);
+  AddMoreReadCommands(r);
   AddSourceCommands(r);
   AddContextCommands(r);
   AddStatsCommand(r);

@@ -18,6 +18,7 @@
 #include "session/prune.h"
 #include "session/session_stats.h"
 #include "hooks/host_hook.h"
+#include "hooks/setup.h"
 
 namespace pc {
 namespace {
@@ -147,6 +148,32 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
       ->required();
   out.push_back({stats, [files](const std::string&, bool json) { return RunSessionStats(*files, json); }});
 
+  auto so = std::make_shared<SetupOptions>();
+  CLI::App* setup = app.add_subcommand(
+      "setup", "install our MCP entry and hooks into a host's configuration: claude-code, codex or cursor "
+               "(merged with what is there; --remove takes them out)");
+  setup->add_option("host", so->host, "claude-code, codex or cursor")->required();
+  auto* project = setup->add_option("--project", so->project, "the project folder (default: this one)");
+  setup->add_flag("--user", so->user, "the user's own configuration (all projects) instead")->excludes(project);
+  setup->add_option("--token", so->token, "a token for the hooks and MCP, kept in ~/.config/powercontext/token (0600)");
+  setup->add_option("--scope,-s", so->scope, "a fixed scope for the hooks (default: derived from each project)");
+  setup->add_flag("--remove", so->remove, "take our entries out again");
+  out.push_back({setup, [so](const std::string& server, bool json) {
+                   SetupOptions o = *so;
+                   o.server = server;
+                   auto changes = RunSetup(o);
+                   if (!changes.ok()) return ReportError(changes.status());
+                   Json j = Json::array();
+                   for (const SetupChange& c : *changes) {
+                     j.push_back(Json{{"file", c.file}, {"change", c.what}});
+                     if (!json) std::cout << c.what << "  " << c.file << "\n";
+                   }
+                   if (json) std::cout << j.dump(2) << "\n";
+                   else if (!o.remove)
+                     std::cout << "check it with: powercontext doctor " << o.host << (o.user ? " --user" : "") << "\n";
+                   return 0;
+                 }});
+
   auto h = std::make_shared<HookOptions>();
   if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state) h->state_dir = std::string(state) + "/powercontext/hooks";
   else if (const char* home = std::getenv("HOME"); home && *home) h->state_dir = std::string(home) + "/.local/state/powercontext/hooks";
@@ -161,6 +188,7 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   hook->add_option("--handoff-wait-ms", h->handoff_wait_ms,
                    "how long session end waits for the handoff before finishing it in the background (default 20000)");
   hook->add_option("--state-dir", h->state_dir, "where the transcript offsets already captured are kept");
+  hook->add_flag("--no-capture", [h](int64_t) { h->capture = false; }, "prompt: context only, the prompt is not kept");
   out.push_back({hook, [h](const std::string& server, bool) {
                    HookOptions o = *h;
                    o.server = server;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/call_route.h"
+#include "client/token_file.h"
 #include "common/json_parse.h"
 #include "wire/error_json.h"
 
@@ -36,7 +37,9 @@ struct ApiClient::Impl {
     http.set_connection_timeout(5);
     http.set_read_timeout(60);
     // A server with auth on wants a bearer token (docs/security.md); never put one in a URL.
+    // Else the token `powercontext setup --token` kept for the hosts' hooks (client/token_file.h).
     if (const char* token = std::getenv("POWERCONTEXT_TOKEN"); token && *token) http.set_bearer_token_auth(token);
+    else if (std::string kept = ReadTokenFile(); !kept.empty()) http.set_bearer_token_auth(kept);
     // An https:// server is verified (certificate chain and host name), always: against the
     // system's CAs, or the CA bundle in POWERCONTEXT_TLS_CA for a private CA or a self-signed
     // certificate (docs/tls.md).

@@ -104,7 +104,7 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
   }
   // The prompt as evidence (after the prepare, so it is not its own Experience). A connection
   // that failed above is not retried: the server is down.
-  if (diag["outcome"] != "server_unavailable") {
+  if (o.capture && diag["outcome"] != "server_unavailable") {
     api.SetTimeout(o.timeout_ms);
     const std::string session = Str(payload, "session_id"), turn = Str(payload, "turn_id");
     const std::string id = o.host + "-prompt:" +

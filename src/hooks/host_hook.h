@@ -29,6 +29,7 @@ struct HookOptions {
   int64_t timeout_ms = 1000;        // prompt / session-start: the whole answer's deadline
   int64_t handoff_wait_ms = 20000;  // session end: how long the host waits for the handoff
   std::string state_dir;            // where captured transcript offsets are kept ("" : none)
+  bool capture = true;              // false: prompt gives context only (doctor's trial run)
 };
 
 // The hook's exit code (0, or 1 for a usage error: the host shows it and goes on).

@@ -1,0 +1,266 @@
+#include "hooks/setup.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "client/token_file.h"
+
+namespace pc {
+namespace {
+
+using OJson = nlohmann::ordered_json;  // keeps the user's keys in their order
+
+struct HookEvent {
+  const char* host_name;  // the host's event
+  const char* ours;       // our event argument
+  int timeout_s;
+};
+// Prompt and session start answer within our own deadline (1 s); the end of a session waits up
+// to 20 s for the handoff, then leaves it to a background process.
+constexpr HookEvent kClaudeEvents[] = {{"UserPromptSubmit", "prompt", 10}, {"SessionStart", "session-start", 10},
+                                       {"Stop", "stop", 30}, {"SessionEnd", "session-end", 30},
+                                       {"PreCompact", "pre-compact", 30}};
+constexpr HookEvent kCodexEvents[] = {{"UserPromptSubmit", "prompt", 10}, {"SessionStart", "session-start", 10},
+                                      {"Stop", "stop", 30}, {"PreCompact", "pre-compact", 30}};
+constexpr const char* kTomlBegin = "# BEGIN powercontext (written by `powercontext setup codex`; `--remove` takes it out)";
+constexpr const char* kTomlEnd = "# END powercontext";
+
+std::string Quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_-+=:,./") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string Binary(const SetupOptions& o) {
+  if (!o.binary.empty()) return o.binary;
+  std::error_code ec;
+  auto self = std::filesystem::canonical("/proc/self/exe", ec);
+  return ec ? "powercontext" : self.string();
+}
+
+std::string Home(const SetupOptions& o) {
+  if (!o.home.empty()) return o.home;
+  const char* h = std::getenv("HOME");
+  return h ? h : "";
+}
+
+std::string Project(const SetupOptions& o) {
+  if (!o.project.empty()) return std::filesystem::absolute(o.project).string();
+  std::error_code ec;
+  return std::filesystem::current_path(ec).string();
+}
+
+Result<std::string> ReadText(const std::string& path, bool& exists) {
+  std::ifstream in(path, std::ios::binary);
+  exists = static_cast<bool>(in);
+  if (!exists) return std::string();
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = path + ".powercontext-tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+    out << text;
+    if (!out) return InvalidArgument("cannot write " + path);
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);  // keep a private file private
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return InvalidArgument("cannot write " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+bool IsOurHandler(const OJson& h, const std::string& host) {
+  if (!h.is_object() || !h.contains("command") || !h["command"].is_string()) return false;
+  const std::string cmd = h["command"].get<std::string>();
+  return cmd.find("powercontext") != std::string::npos && cmd.find(" hook " + host + " ") != std::string::npos;
+}
+
+bool IsOurServer(const OJson& s) {
+  if (!s.is_object() || !s.contains("args") || !s["args"].is_array() || s["args"].empty()) return false;
+  return s.value("command", std::string()).find("powercontext") != std::string::npos && s["args"][0] == "mcp";
+}
+
+// Our hooks in a Claude Code settings file or a Codex hooks.json (the same shape).
+Status MergeHooks(OJson& root, const SetupOptions& o) {
+  if (!root.is_object()) return InvalidArgument("is not a JSON object");
+  if (root.contains("hooks") && !root["hooks"].is_object()) return InvalidArgument("has \"hooks\" that is not an object");
+  const bool claude = o.host == "claude-code";
+  const HookEvent* begin = claude ? std::begin(kClaudeEvents) : std::begin(kCodexEvents);
+  const HookEvent* end = claude ? std::end(kClaudeEvents) : std::end(kCodexEvents);
+  if (!o.remove && !root.contains("hooks")) root["hooks"] = OJson::object();
+  if (!root.contains("hooks")) return Status::Ok();
+  OJson& hooks = root["hooks"];
+  for (const HookEvent* e = begin; e != end; ++e) {
+    OJson groups = hooks.contains(e->host_name) ? hooks[e->host_name] : OJson::array();
+    if (!groups.is_array()) return InvalidArgument("has hooks." + std::string(e->host_name) + " that is not an array");
+    OJson kept = OJson::array();
+    for (OJson group : groups) {
+      if (group.is_object() && group.contains("hooks") && group["hooks"].is_array()) {
+        OJson handlers = OJson::array();
+        bool had_ours = false;
+        for (const OJson& h : group["hooks"]) {
+          if (IsOurHandler(h, o.host)) had_ours = true;
+          else handlers.push_back(h);
+        }
+        if (had_ours && handlers.empty()) continue;  // a group that was only ours
+        group["hooks"] = handlers;
+      }
+      kept.push_back(group);
+    }
+    if (!o.remove)
+      kept.push_back(OJson{{"hooks", OJson::array({OJson{{"type", "command"},
+                                                         {"command", HookCommand(o, e->ours)},
+                                                         {"timeout", e->timeout_s}}})}});
+    if (kept.empty()) hooks.erase(e->host_name);
+    else hooks[e->host_name] = kept;
+  }
+  if (hooks.empty()) root.erase("hooks");
+  return Status::Ok();
+}
+
+Status MergeMcp(OJson& root, const SetupOptions& o) {
+  if (!root.is_object()) return InvalidArgument("is not a JSON object");
+  if (root.contains("mcpServers") && !root["mcpServers"].is_object())
+    return InvalidArgument("has \"mcpServers\" that is not an object");
+  if (root.contains("mcpServers") && root["mcpServers"].contains("powercontext") &&
+      !IsOurServer(root["mcpServers"]["powercontext"]))
+    return InvalidArgument("has an mcpServers.powercontext entry that setup did not write; rename or remove it first");
+  if (o.remove) {
+    if (root.contains("mcpServers")) {
+      root["mcpServers"].erase("powercontext");
+      if (root["mcpServers"].empty()) root.erase("mcpServers");
+    }
+    return Status::Ok();
+  }
+  root["mcpServers"]["powercontext"] = OJson{{"command", Binary(o)}, {"args", {"mcp", "--server", o.server}}};
+  return Status::Ok();
+}
+
+// Codex's config.toml: our table inside a marked block, the rest of the file as the user wrote it.
+Result<std::string> MergeToml(const std::string& text, const SetupOptions& o, const std::string& path) {
+  std::string rest;
+  bool inside = false;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line == kTomlBegin) inside = true;
+    else if (inside && line == kTomlEnd) inside = false;
+    else if (!inside) rest += line + "\n";
+  }
+  if (inside) return InvalidArgument(path + " has our BEGIN line without its END line; fix it by hand");
+  if (rest.find("[mcp_servers.powercontext]") != std::string::npos)
+    return InvalidArgument(path + " has an [mcp_servers.powercontext] table that setup did not write; rename or remove it first");
+  std::string out = rest;
+  if (!o.remove) {
+    while (!out.empty() && out.back() == '\n' && out.size() > 1 && out[out.size() - 2] == '\n') out.pop_back();
+    if (!out.empty() && out.back() != '\n') out += "\n";
+    if (!out.empty()) out += "\n";
+    out += std::string(kTomlBegin) + "\n[mcp_servers.powercontext]\ncommand = " + OJson(Binary(o)).dump() +
+           "\nargs = " + OJson::array({"mcp", "--server", o.server}).dump() + "\n" + kTomlEnd + "\n";
+  } else {
+    while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  }
+  try {
+    (void)toml::parse(out);
+  } catch (const toml::parse_error& e) {
+    return InvalidArgument(path + " would not be valid TOML (" + std::string(e.description()) + "); nothing was changed");
+  }
+  return out;
+}
+
+struct Planned {
+  std::string path, before, after;
+  bool existed = false;
+};
+
+Result<Planned> PlanJson(const std::string& path, const SetupOptions& o, Status (*merge)(OJson&, const SetupOptions&)) {
+  Planned p;
+  p.path = path;
+  PC_ASSIGN_OR_RETURN(p.before, ReadText(path, p.existed));
+  OJson root = OJson::object();
+  if (p.existed && p.before.find_first_not_of(" \t\r\n") != std::string::npos) {
+    root = OJson::parse(p.before, nullptr, false);
+    if (root.is_discarded()) return InvalidArgument(path + " is not valid JSON; nothing was changed").WithDetail("file", path);
+  }
+  if (Status s = merge(root, o); !s.ok()) return InvalidArgument(path + " " + s.message()).WithDetail("file", path);
+  p.after = root.empty() && (o.remove || !p.existed) ? "" : root.dump(2) + "\n";
+  if (root.empty() && p.existed && !o.remove) p.after = "{}\n";
+  return p;
+}
+
+}  // namespace
+
+SetupFiles FilesFor(const SetupOptions& o) {
+  const std::string base = o.user ? Home(o) : Project(o);
+  if (o.host == "claude-code")
+    return {o.user ? base + "/.claude.json" : base + "/.mcp.json", base + "/.claude/settings.json"};
+  if (o.host == "codex") return {base + "/.codex/config.toml", base + "/.codex/hooks.json"};
+  return {base + "/.cursor/mcp.json", ""};
+}
+
+std::string HookCommand(const SetupOptions& o, const std::string& event) {
+  std::string cmd = Quote(Binary(o)) + " hook " + o.host + " " + event + " --server " + Quote(o.server);
+  if (!o.scope.empty()) cmd += " --scope " + Quote(o.scope);
+  return cmd;
+}
+
+Result<std::vector<SetupChange>> RunSetup(const SetupOptions& o) {
+  if (o.host != "claude-code" && o.host != "codex" && o.host != "cursor")
+    return InvalidArgument("the host must be claude-code, codex or cursor").WithDetail("field", "host");
+  if (o.server.empty() && !o.remove) return InvalidArgument("a server URL is needed (--server)").WithDetail("field", "server");
+  if (o.user && Home(o).empty()) return InvalidArgument("no home directory (HOME) for --user");
+  const SetupFiles files = FilesFor(o);
+  // Plan every file first: a file we cannot merge into stops everything before anything is written.
+  std::vector<Planned> plans;
+  if (o.host == "codex") {
+    Planned p;
+    p.path = files.mcp;
+    PC_ASSIGN_OR_RETURN(p.before, ReadText(files.mcp, p.existed));
+    PC_ASSIGN_OR_RETURN(p.after, MergeToml(p.before, o, files.mcp));
+    plans.push_back(std::move(p));
+  } else {
+    PC_ASSIGN_OR_RETURN(Planned p, PlanJson(files.mcp, o, MergeMcp));
+    plans.push_back(std::move(p));
+  }
+  if (!files.hooks.empty()) {
+    PC_ASSIGN_OR_RETURN(Planned p, PlanJson(files.hooks, o, MergeHooks));
+    plans.push_back(std::move(p));
+  }
+  std::vector<SetupChange> out;
+  for (const Planned& p : plans) {
+    if (p.before == p.after || (!p.existed && p.after.empty())) {
+      out.push_back({p.path, p.existed ? "unchanged" : "absent"});
+      continue;
+    }
+    if (p.after.empty() || p.after.find_first_not_of(" \t\r\n") == std::string::npos) {
+      std::error_code ec;
+      std::filesystem::remove(p.path, ec);  // only our entries were in it
+      out.push_back({p.path, "removed"});
+      continue;
+    }
+    PC_RETURN_IF_ERROR(WriteText(p.path, p.after));
+    out.push_back({p.path, o.remove ? "removed" : p.existed ? "updated" : "added"});
+  }
+  if (!o.token.empty() && !o.remove) {
+    PC_RETURN_IF_ERROR(WriteTokenFile(o.token));
+    out.push_back({TokenFilePath(), "updated"});
+  }
+  return out;
+}
+
+}  // namespace pc
