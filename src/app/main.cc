@@ -10,6 +10,7 @@
 #include "app/admin_commands.h"
 #include "app/config.h"
 #include "app/mcp.h"
+#include "app/memory_md_command.h"
 #include "app/migrate_command.h"
 #include "app/serve.h"
 #include "cli/commands.h"
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
   std::vector<pc::LocalCommand> session = pc::AddSessionCommands(app);
+  std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
   // on the server; a --server flag always means the server.
   const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
   for (const pc::AdminCommand& c : admin)
+    if (*c.sub) return c.run(cfg, local, json);
+  for (const pc::MemoryMdCommand& c : memory_md)
     if (*c.sub) return c.run(cfg, local, json);
   for (const pc::ClientCommand& c : client)
     if (*c.sub) return c.run(cfg.server, json);
