@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "client/api_client.h"
 #include "common/clock.h"
 #include "session/prune.h"
 #include "session/session_stats.h"
@@ -107,7 +109,20 @@ Result<std::vector<std::string>> TranscriptFiles(const std::vector<std::string>&
   return out;
 }
 
+// Over the sessions the hooks captured in a scope (GET /v1/stats?sessions=true).
+int RunScopeSessionStats(const std::string& server, const std::string& scope, const std::string& period, bool json) {
+  ApiClient api(server);
+  std::map<std::string, std::string> q{{"scope_id", scope}, {"sessions", "true"}};
+  if (!period.empty()) q["period"] = period;
+  auto r = api.Get("/v1/stats", q);
+  if (!r.ok()) return ReportError(r.status());
+  const Json& sessions = (*r)["sessions"];
+  std::cout << (json ? sessions.dump(2) + "\n" : FormatSessionStats(SessionStatsFromJson(sessions)));
+  return 0;
+}
+
 int RunSessionStats(const std::vector<std::string>& paths, bool json) {
+  if (paths.empty()) return ReportError(InvalidArgument("give transcripts (files or folders), or --scope"));
   auto files = TranscriptFiles(paths);
   if (!files.ok()) return ReportError(files.status());
   std::vector<SessionChars> sessions;
@@ -141,12 +156,21 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   out.push_back({prune, [p](const std::string&, bool json) { return RunPrune(*p, json); }});
 
   auto files = std::make_shared<std::vector<std::string>>();
+  auto scope = std::make_shared<std::string>(), period = std::make_shared<std::string>();
   CLI::App* stats = app.add_subcommand(
       "session-stats",
-      "where sessions' context went: tool results, system prompt, assistant text, user input (Claude Code or Codex transcripts)");
-  stats->add_option("transcripts", *files, "transcript files (.jsonl), or folders of them (- for standard input)")
-      ->required();
-  out.push_back({stats, [files](const std::string&, bool json) { return RunSessionStats(*files, json); }});
+      "where sessions' context went: tool results, system prompt, assistant text, user input (Claude Code or Codex "
+      "transcripts, or the sessions the hooks captured in a scope)");
+  stats->add_option("transcripts", *files, "transcript files (.jsonl), or folders of them (- for standard input)");
+  stats->add_option("--scope,-s", *scope, "instead: the sessions the hooks captured in this scope (asks the server)");
+  stats->add_option("--period", *period, "with --scope: today, 7d or 30d (default 30d)");
+  out.push_back({stats, [files, scope, period](const std::string& server, bool json) {
+                   if (!scope->empty()) {
+                     if (!files->empty()) return ReportError(InvalidArgument("give transcripts or --scope, not both"));
+                     return RunScopeSessionStats(server, *scope, *period, json);
+                   }
+                   return RunSessionStats(*files, json);
+                 }});
 
   auto so = std::make_shared<SetupOptions>();
   CLI::App* setup = app.add_subcommand(

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "common/sha256.h"
 #include "common/utf8.h"
 #include "hooks/project_scope.h"
+#include "session/session_stats.h"
 #include "session/transcript.h"
 
 namespace pc {
@@ -199,6 +201,7 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
 struct Turn {
   int64_t first_line = 0, last_line = 0;
   std::string text;
+  std::array<int64_t, kContextCategories> chars{};  // the turn's whole text, by category (session_stats.h)
 };
 
 std::vector<Turn> Turns(const Transcript& t) {
@@ -212,6 +215,7 @@ std::vector<Turn> Turns(const Transcript& t) {
     prompted = prompted || e.part == TranscriptPart::kUser;
     Turn& turn = out.back();
     turn.last_line = e.line;
+    turn.chars[static_cast<size_t>(CategoryOf(e.part))] += TextChars(e.text);
     std::string piece;
     switch (e.part) {
       case TranscriptPart::kUser: piece = "User: " + e.text; break;
@@ -370,7 +374,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
                            {"content", t.text},
                            {"idempotency_key", boundary},
                            {"metadata", {{"origin", o.host}, {"event", event}, {"session_id", session},
-                                         {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)}}}});
+                                         {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)},
+                                         {kContextCharsKey, ContextCharsJson(t.chars)}}}});
   }
   Json diag{{"turns", sources.size()}};
   if (sources.empty()) {

@@ -3,7 +3,12 @@
 #include "service/flush_service.h"  // kExtractionConsumer
 #include "service/validation.h"
 
+#include <map>
+
 namespace pc {
+namespace {
+constexpr int kSessionScanPage = 1000;
+}  // namespace
 
 Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod period, int64_t now_ms) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
@@ -33,6 +38,36 @@ Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod p
   AggregateUsage(out.period, usage, out);
   AggregateRecall(out.period, recall, out);
   return out;
+}
+
+Result<SessionStats> StatsService::Sessions(const std::string& scope_id, StatsPeriod period, int64_t now_ms) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  const ResolvedPeriod p = ResolvePeriod(period, now_ms);
+  std::map<std::string, SessionChars> by_session;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    by_session.clear();
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();
+    for (int64_t after = 0;;) {
+      PC_ASSIGN_OR_RETURN(std::vector<Source> page, txn.ListSources(memory->scope_id, after, kSessionScanPage));
+      for (const Source& s : page) {
+        const std::string date = UtcDate(s.created_at_ms);
+        if (date < p.start() || date > p.end()) continue;
+        std::string session;
+        std::array<int64_t, kContextCategories> chars{};
+        if (!ContextCharsFromMetadata(s.metadata_json, session, chars)) continue;
+        SessionChars& c = by_session[session];
+        c.name = session;
+        for (size_t i = 0; i < kContextCategories; ++i) c.chars[i] += chars[i];
+      }
+      if (static_cast<int>(page.size()) < kSessionScanPage) break;
+      after = page.back().position;
+    }
+    return Status::Ok();
+  }));
+  std::vector<SessionChars> sessions;
+  for (auto& [name, c] : by_session) sessions.push_back(std::move(c));
+  return Summarize(std::move(sessions));
 }
 
 }  // namespace pc

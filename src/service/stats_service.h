@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "model/stats.h"
+#include "session/session_stats.h"
 #include "store/store.h"
 
 namespace pc {
@@ -18,6 +19,10 @@ class StatsService {
   // `scope_id` as the caller names the scope (checked like every scope id); `now_ms` is as_of.
   // Thread-safe.
   Result<ScopedStats> Get(const std::string& scope_id, StatsPeriod period, int64_t now_ms);
+  // Where the scope's captured sessions' context went (session_stats.h): the transcript turns the
+  // host hooks captured in the period, added up per session from their sources' metadata. Reads
+  // the scope's source log; only on request (GET /v1/stats?sessions=true).
+  Result<SessionStats> Sessions(const std::string& scope_id, StatsPeriod period, int64_t now_ms);
 
  private:
   Store& store_;

@@ -125,19 +125,37 @@ std::string FormatSessionStats(const SessionStats& s) {
   return out;
 }
 
+namespace {
+constexpr const char* kCategoryKeys[] = {"tool_results", "system_prompt", "assistant_text", "user_input"};
+}  // namespace
+
+nlohmann::json ContextCharsJson(const std::array<int64_t, kContextCategories>& chars) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kContextCategories; ++i) j[kCategoryKeys[i]] = chars[i];
+  return j;
+}
+
+bool ContextCharsFromMetadata(const std::string& metadata_json, std::string& session_id,
+                              std::array<int64_t, kContextCategories>& chars) {
+  if (metadata_json.find(kContextCharsKey) == std::string::npos) return false;  // most sources: no parse
+  nlohmann::json m = nlohmann::json::parse(metadata_json, nullptr, false);
+  if (!m.is_object() || !m.contains(kContextCharsKey) || !m[kContextCharsKey].is_object()) return false;
+  const nlohmann::json& c = m[kContextCharsKey];
+  for (size_t i = 0; i < kContextCategories; ++i) {
+    auto it = c.find(kCategoryKeys[i]);
+    chars[i] = it != c.end() && it->is_number_integer() && it->get<int64_t>() > 0 ? it->get<int64_t>() : 0;
+  }
+  session_id = m.value("session_id", nlohmann::json()).is_string() ? m["session_id"].get<std::string>() : "";
+  return true;
+}
+
 nlohmann::json SessionStatsJson(const SessionStats& s) {
   using Json = nlohmann::json;
   const double n = static_cast<double>(s.sessions.size());
-  auto by_name = [](const std::array<int64_t, kContextCategories>& chars) {
-    Json j = Json::object();
-    const char* keys[] = {"tool_results", "system_prompt", "assistant_text", "user_input"};
-    for (size_t i = 0; i < kContextCategories; ++i) j[keys[i]] = chars[i];
-    return j;
-  };
+  auto by_name = [](const std::array<int64_t, kContextCategories>& chars) { return ContextCharsJson(chars); };
   Json categories = Json::array();
-  const char* keys[] = {"tool_results", "system_prompt", "assistant_text", "user_input"};
   for (size_t i = 0; i < kContextCategories; ++i)
-    categories.push_back(Json{{"category", keys[i]},
+    categories.push_back(Json{{"category", kCategoryKeys[i]},
                               {"total", s.totals[i]},
                               {"share", std::round(Share(s.totals[i], s.total()) * 10) / 1000},
                               {"per_session", n > 0 ? std::round(static_cast<double>(s.totals[i]) / n) : 0.0}});
@@ -147,6 +165,22 @@ nlohmann::json SessionStatsJson(const SessionStats& s) {
            {"per_session", sessions}, {"most_extreme", Json()}};
   if (const SessionChars* x = MostExtreme(s)) out["most_extreme"] = Json{{"name", x->name}, {"chars", by_name(x->chars)}};
   return out;
+}
+
+SessionStats SessionStatsFromJson(const nlohmann::json& j) {
+  std::vector<SessionChars> sessions;
+  if (j.is_object() && j.contains("per_session") && j["per_session"].is_array())
+    for (const nlohmann::json& p : j["per_session"]) {
+      SessionChars c;
+      c.name = p.value("name", "");
+      std::string ignored;
+      if (p.contains("chars")) {
+        nlohmann::json wrapped{{kContextCharsKey, p["chars"]}};
+        ContextCharsFromMetadata(wrapped.dump(), ignored, c.chars);
+      }
+      sessions.push_back(std::move(c));
+    }
+  return Summarize(std::move(sessions));
 }
 
 }  // namespace pc

@@ -35,8 +35,18 @@ struct SessionStats {
 SessionChars CountSession(const std::string& name, const Transcript& t);
 SessionStats Summarize(std::vector<SessionChars> sessions);
 
+// A captured transcript turn's source metadata carries its characters by category under this key
+// (the hook writes it; GET /v1/stats?sessions=true adds them up per session).
+inline constexpr const char* kContextCharsKey = "context_chars";
+nlohmann::json ContextCharsJson(const std::array<int64_t, kContextCategories>& chars);
+// Reads them back from a source's metadata JSON text: false when it has none.
+bool ContextCharsFromMetadata(const std::string& metadata_json, std::string& session_id,
+                              std::array<int64_t, kContextCategories>& chars);
+
 // The seed's table, box-drawn, plus the most extreme session.
 std::string FormatSessionStats(const SessionStats& s);
 nlohmann::json SessionStatsJson(const SessionStats& s);
+// Back from that JSON (its per_session list), for a client printing a server's answer.
+SessionStats SessionStatsFromJson(const nlohmann::json& j);
 
 }  // namespace pc

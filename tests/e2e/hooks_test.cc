@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_openai.h"
+#include "session/session_stats.h"
+#include "session/transcript.h"
 #include "json_http.h"
 #include "server_process.h"
 #include "test_util.h"
@@ -159,6 +161,21 @@ TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartConti
   EXPECT_EQ(sources[1]["content"], "User: Next: add the CSV validator for negative amounts.");
   auto entries = http().Get("/v1/memory/entries?scope_id=" + Encoded(scope_));
   ASSERT_EQ(entries.second["entries"].size(), 1u) << entries.second.dump();
+
+  // Where the session's context went, recorded per scope: the same counts as the transcript's.
+  auto transcript = ParseTranscript(Slurp(kTranscripts + "claude_code_zh.jsonl"));
+  ASSERT_TRUE(transcript.ok());
+  const SessionChars expected = CountSession("", *transcript);
+  auto stats = http().Get("/v1/stats?sessions=true&scope_id=" + Encoded(scope_));
+  ASSERT_EQ(stats.first, 200) << stats.second.dump();
+  const Json& sessions = stats.second["sessions"];
+  ASSERT_EQ(sessions["sessions"], 1) << sessions.dump();
+  EXPECT_EQ(sessions["per_session"][0]["name"], "7f3c2a10-5b1e-4c8e-9a52-3d0e6b1f4a21");
+  EXPECT_EQ(sessions["per_session"][0]["chars"], ContextCharsJson(expected.chars));
+  EXPECT_FALSE(http().Get("/v1/stats?scope_id=" + Encoded(scope_)).second.contains("sessions"));  // only on request
+  CliResult table = RunCli({"session-stats", "--scope", scope_, "--server", server_->url()});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("Session context breakdown (1 session, chars):"), std::string::npos) << table.out;
 
   // Again, with and without the saved offset: nothing is appended.
   CliResult again = Hook("claude-code", "stop", stop);
