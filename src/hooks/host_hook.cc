@@ -48,7 +48,7 @@ int64_t MillisSince(SteadyClock::time_point t) {
 void Diagnose(std::ostream& err, const HookOptions& o, const std::string& event, Json fields) {
   Json line{{"component", "powercontext.hook"}, {"host", o.host}, {"event", event}};
   line.update(fields);
-  err << line.dump() << "\n";
+  err << line.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";  // never throws
 }
 
 std::string OutcomeOf(const Status& s) {
@@ -74,7 +74,7 @@ std::string HostEventName(const std::string& event) {
 }
 
 void EmitContext(std::ostream& out, const std::string& event, const std::string& context) {
-  out << Json{{"hookSpecificOutput", {{"hookEventName", HostEventName(event)}, {"additionalContext", context}}}}.dump()
+  out << Json{{"hookSpecificOutput", {{"hookEventName", HostEventName(event)}, {"additionalContext", context}}}}.dump(-1, ' ', false, Json::error_handler_t::replace)
       << "\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +30,7 @@ int64_t ContentChars(const Json& c) {
     const std::string type = b.value("type", "");
     auto text = b.find("text");
     if (text != b.end() && text->is_string()) n += Chars(text->get_ref<const std::string&>());
-    else if (type == "tool_use" && b.contains("input")) n += Chars(b["input"].dump());
+    else if (type == "tool_use" && b.contains("input")) n += Chars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
     else if (type == "tool_result" && b.contains("content")) n += ContentChars(b["content"]);
   }
   return n;
@@ -66,6 +67,14 @@ std::string Thousands(int64_t n) {
   return (n < 0 ? "-" : "") + out;
 }
 
+constexpr std::string_view kPlaceholderStart = "[PowerContext pruned this tool result: ";
+
+// A result already pruned (by an earlier pass over the same list) is never pruned again: its
+// placeholder keeps the original size. (The fuzzer found a second pass re-pruning placeholders.)
+bool AlreadyPruned(const Json& content) {
+  return content.is_string() && content.get_ref<const std::string&>().rfind(kPlaceholderStart, 0) == 0;
+}
+
 // One tool result: a whole OpenAI `tool` message, or one Anthropic `tool_result` block.
 struct ToolResult {
   int64_t message = 0;
@@ -74,7 +83,7 @@ struct ToolResult {
   int64_t chars = 0;
   bool image = false;
   std::optional<int64_t> at_ms;
-  bool pruned = false;
+  bool pruned = false;  // now, or before (AlreadyPruned)
 };
 
 Json& ContentOf(Json& messages, const ToolResult& r) {
@@ -89,7 +98,7 @@ Status Field(const std::string& field, const std::string& what) {
 }  // namespace
 
 std::string PrunePlaceholder(const std::string& tool, int64_t chars, std::optional<int64_t> age_seconds) {
-  std::string out = "[PowerContext pruned this tool result: " + Thousands(chars) + " characters of " +
+  std::string out = std::string(kPlaceholderStart) + Thousands(chars) + " characters of " +
                     (tool.empty() ? std::string("tool") : tool) + " output";
   if (age_seconds) out += ", " + Thousands(*age_seconds) + " s old";
   return out + ". Run the tool again if it is still needed.]";
@@ -168,6 +177,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
       r.call_id = m.value("tool_call_id", Json()).is_string() ? m["tool_call_id"].get<std::string>() : "";
       r.chars = content ? ContentChars(*content) : 0;
       r.image = content && HasImage(*content);
+      r.pruned = content && AlreadyPruned(*content);
       r.at_ms = clock;
       results.push_back(r);
     } else if (role == "user") {
@@ -186,6 +196,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
           r.call_id = block.value("tool_use_id", Json()).is_string() ? block["tool_use_id"].get<std::string>() : "";
           r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
           r.image = block.contains("content") && HasImage(block["content"]);
+          r.pruned = block.contains("content") && AlreadyPruned(block["content"]);
           r.at_ms = clock;
           results.push_back(r);
         }
@@ -225,7 +236,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
   };
   int64_t images = 0, undated = 0;
   for (ToolResult& r : results) {
-    if (r.message >= protected_from || r.chars < policy.min_prunable_tool_chars) continue;
+    if (r.pruned || r.message >= protected_from || r.chars < policy.min_prunable_tool_chars) continue;
     if (r.image) {
       ++images;
       continue;

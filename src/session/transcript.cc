@@ -94,7 +94,7 @@ class Reader {
           if (type == "tool_use") {
             const std::string name = Str(b, "name");
             tool_of_call_[Str(b, "id")] = name;
-            Add(TranscriptPart::kToolCall, name + " " + b.value("input", Json::object()).dump(), at, line, name);
+            Add(TranscriptPart::kToolCall, name + " " + b.value("input", Json::object()).dump(-1, ' ', false, Json::error_handler_t::replace), at, line, name);
           } else if (type == "thinking") {
             Add(TranscriptPart::kAssistant, Str(b, "thinking"), at, line);
           } else if (b.contains("text") && b["text"].is_string()) {
@@ -165,7 +165,7 @@ class Reader {
       tool_of_call_[Str(p, "call_id")] = name;
       const Json args = item == "function_call" ? p.value("arguments", Json()) :
                         item == "custom_tool_call" ? p.value("input", Json()) : p.value("action", Json());
-      Add(TranscriptPart::kToolCall, name + " " + (args.is_string() ? args.get<std::string>() : args.dump()), at, line, name);
+      Add(TranscriptPart::kToolCall, name + " " + (args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, Json::error_handler_t::replace)), at, line, name);
       return true;
     }
     if (item == "function_call_output" || item == "custom_tool_call_output") {
@@ -240,8 +240,8 @@ Result<Transcript> ParseTranscript(std::string_view text) {
     if (raw.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     ++t.lines;
     Json j = Json::parse(raw.begin(), raw.end(), nullptr, false);
-    if (j.is_discarded()) {
-      ++t.skipped;
+    if (j.is_discarded() || !j.is_object()) {  // a line of a transcript is an object (the fuzzer found
+      ++t.skipped;                             // `.value()` throwing on a string line)
       continue;
     }
     if (t.format.empty()) t.format = Detect(j);
