@@ -8,6 +8,7 @@
 // session-start: the latest handoff (none here) and prepared context; stop: a recorded Claude Code
 // transcript captured (the first run; later runs find nothing new), then flush and handoff asked
 // of a server without a model (they answer at once that one is needed).
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -34,21 +35,9 @@ using Json = nlohmann::json;
 double TimedRun(std::vector<std::string> args, const std::string& input) {
   int in[2];
   if (pipe(in) != 0) std::abort();
+  fcntl(in[1], F_SETFD, FD_CLOEXEC);  // the child keeps only the read end
   const auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(in[0], 0);
-    close(in[0]);
-    close(in[1]);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
+  pid_t pid = SpawnQuiet(std::move(args), in[0]);
   close(in[0]);
   (void)!write(in[1], input.data(), input.size());
   close(in[1]);

@@ -31,10 +31,12 @@ inline std::string ScratchDir(const std::string& prefix) {
   return mkdtemp(tmpl.data());
 }
 
-// Starts a program (argv[0] is its path) with its output discarded; the caller waits for it.
-inline pid_t SpawnQuiet(std::vector<std::string> args) {
+// Starts a program (argv[0] is its path) with its output discarded, and its standard input from
+// `stdin_fd` when one is given; the caller waits for it.
+inline pid_t SpawnQuiet(std::vector<std::string> args, int stdin_fd = -1) {
   pid_t pid = fork();
   if (pid == 0) {
+    if (stdin_fd >= 0) dup2(stdin_fd, 0);
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);

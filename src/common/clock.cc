@@ -25,17 +25,9 @@ std::string FormatTimestamp(int64_t unix_ms) {
 }
 
 std::optional<int64_t> ParseTimestamp(const std::string& text) {
-  std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) return std::nullopt;
-  int64_t ms = 0;
-  if (*end == '.') {
-    int digits = 0;
-    for (++end; *end >= '0' && *end <= '9' && digits < 3; ++end, ++digits) ms = ms * 10 + (*end - '0');
-    if (digits != 3) return std::nullopt;
-  }
-  if (std::string(end) != "Z") return std::nullopt;
-  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
+  // Exactly FormatTimestamp's shape: YYYY-MM-DDTHH:MM:SS.mmmZ.
+  if (text.size() != 24 || text[19] != '.' || text[23] != 'Z') return std::nullopt;
+  return ParseRfc3339(text);
 }
 
 std::optional<int64_t> ParseRfc3339(const std::string& text) {
