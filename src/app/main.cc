@@ -60,11 +60,15 @@ int main(int argc, char** argv) {
   std::vector<pc::LocalCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
 
+  // A host runs `powercontext hook …`: exit 2 would block the user's prompt (Claude Code, Codex) or
+  // keep the agent from stopping, so the hook's own usage and configuration errors exit 1.
+  const bool hook = argc > 1 && std::string(argv[1]) == "hook";
+  const int usage_error = hook ? 1 : 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? 0 : usage_error;
   }
 
   if (!allow_unauthenticated.empty()) flags["allow_unauthenticated"] = allow_unauthenticated;
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
   auto loaded = pc::LoadConfig(config_file, flags);
   if (!loaded.ok()) {
     std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";
-    return 2;
+    return usage_error;
   }
   const pc::Config& cfg = *loaded;
 

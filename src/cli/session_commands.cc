@@ -54,12 +54,16 @@ int RunPrune(const PruneOpts& o, bool json) {
   PrunePolicy policy;
   Json messages;
   if (input.is_object()) {
-    messages = input.value("messages", Json());
-    policy.ttl_seconds = input.value("ttl", policy.ttl_seconds);
-    policy.min_prunable_tool_chars = input.value("min_prunable_tool_chars", policy.min_prunable_tool_chars);
-    policy.hard_clear_ratio = input.value("hard_clear_ratio", policy.hard_clear_ratio);
-    policy.keep_recent_turns = input.value("keep_recent_turns", policy.keep_recent_turns);
-    policy.context_window_tokens = input.value("context_window_tokens", policy.context_window_tokens);
+    try {  // the request's own policy fields, as POST /v1/context/prune takes them
+      messages = input.value("messages", Json());
+      policy.ttl_seconds = input.value("ttl", policy.ttl_seconds);
+      policy.min_prunable_tool_chars = input.value("min_prunable_tool_chars", policy.min_prunable_tool_chars);
+      policy.hard_clear_ratio = input.value("hard_clear_ratio", policy.hard_clear_ratio);
+      policy.keep_recent_turns = input.value("keep_recent_turns", policy.keep_recent_turns);
+      policy.context_window_tokens = input.value("context_window_tokens", policy.context_window_tokens);
+    } catch (const Json::exception&) {
+      return ReportError(InvalidArgument("a policy field of the request has the wrong type (numbers expected)"));
+    }
     if (input.contains("now") && input["now"].is_string()) policy.now_ms = ParseRfc3339(input["now"].get<std::string>());
   } else {
     messages = std::move(input);

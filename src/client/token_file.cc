@@ -31,10 +31,13 @@ Status WriteTokenFile(const std::string& token) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   const std::string tmp = path + ".tmp";
   {
+    const mode_t before = ::umask(077);  // created 0600: readable by nobody else at any moment
     std::ofstream out(tmp, std::ios::trunc);
+    ::umask(before);
     if (!out) return InvalidArgument("cannot write " + tmp);
-    ::chmod(tmp.c_str(), 0600);  // before the secret is in it
+    ::chmod(tmp.c_str(), 0600);  // an existing file keeps its mode through trunc
     out << token << "\n";
+    out.close();
     if (!out) return InvalidArgument("cannot write " + tmp);
   }
   std::filesystem::rename(tmp, path, ec);

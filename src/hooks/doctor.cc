@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/api_client.h"
+#include "common/utf8.h"
 #include "hooks/project_scope.h"
 
 namespace pc {
@@ -70,7 +71,8 @@ std::vector<DoctorCheck> RunHostDoctor(const SetupOptions& o) {
           for (const Json& g : groups)
             if (g.is_object() && g.contains("hooks") && g["hooks"].is_array())
               for (const Json& h : g["hooks"])
-                if (h.is_object() && h.value("command", "").find(" hook " + o.host + " prompt") != std::string::npos)
+                if (h.is_object() && h.contains("command") && h["command"].is_string() &&
+                    h["command"].get<std::string>().find(" hook " + o.host + " prompt") != std::string::npos)
                   hook_command = h["command"].get<std::string>();
     out.push_back({"hooks", !hook_command.empty(),
                    files.hooks + (hook_command.empty() ? ": no powercontext prompt hook; run powercontext setup " + o.host : "")});
@@ -94,11 +96,13 @@ std::vector<DoctorCheck> RunHostDoctor(const SetupOptions& o) {
                  {"hook_event_name", "UserPromptSubmit"}, {"prompt", "powercontext doctor"}};
     Ran r = RunShell(hook_command + " --no-capture", payload.dump());  // a trial: keeps nothing
     Json diag = Json::parse(r.err.substr(0, r.err.find('\n')), nullptr, false);
-    const std::string outcome = diag.is_object() ? diag.value("outcome", "") : "";
+    const std::string outcome =
+        diag.is_object() && diag.contains("outcome") && diag["outcome"].is_string() ? diag["outcome"].get<std::string>() : "";
     const bool ok = r.code == 0 && (outcome == "ready" || outcome == "empty");
     out.push_back({"prompt hook", ok,
                    ok ? "answers (" + outcome + ")"
-                      : "exit " + std::to_string(r.code) + (outcome.empty() ? ": " + r.err.substr(0, 200) : ", outcome " + outcome)});
+                      : "exit " + std::to_string(r.code) +
+                            (outcome.empty() ? ": " + CutUtf8(EscapeInvalidUtf8(r.err), 200) : ", outcome " + outcome)});
   }
   return out;
 }

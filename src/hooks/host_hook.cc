@@ -32,10 +32,13 @@ constexpr size_t kMaxTurnSourceBytes = 16000;    // one transcript turn as a sou
 constexpr size_t kToolCallBytes = 300, kToolResultBytes = 600;
 constexpr size_t kMaxTranscriptBytes = 256u << 20;
 constexpr size_t kSourceBatch = 100;             // POST /v1/sources/batch takes at most 100
+constexpr size_t kSourceBatchBytes = 4u << 20;   // and one request's body is at most 8 MiB
+constexpr int64_t kCaptureAllowanceMs = 8000;    // git, reading the transcript and the uploads
 constexpr int64_t kMinPrepareBytes = 512;
 constexpr int64_t kBackgroundTimeoutMs = 600000;  // a handoff finished in the background
 
 std::string Str(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -96,8 +99,8 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
                                                        {"max_bytes", o.max_bytes}});
   if (!prepared.ok()) {
     diag["outcome"] = OutcomeOf(prepared.status());
-  } else if (!prepared->is_object() || (*prepared)["status"] != "ready" || !(*prepared)["content"].is_string()) {
-    diag["outcome"] = prepared->is_object() && (*prepared)["status"] == "empty" ? "empty" : "invalid_response";
+  } else if (!prepared->is_object() || Str(*prepared, "status") != "ready" || !(*prepared)["content"].is_string()) {
+    diag["outcome"] = prepared->is_object() && Str(*prepared, "status") == "empty" ? "empty" : "invalid_response";
   } else {
     const std::string content = (*prepared)["content"].get<std::string>();
     EmitContext(out, "prompt", content);
@@ -179,7 +182,7 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
                                                          {"max_bytes", std::min<int64_t>(left, 32768)},
                                                          {"include_handoff", false}});
     if (!prepared.ok()) diag["outcome"] = OutcomeOf(prepared.status());
-    else if ((*prepared)["status"] == "ready" && (*prepared)["content"].is_string()) {
+    else if (prepared->is_object() && Str(*prepared, "status") == "ready" && (*prepared)["content"].is_string()) {
       context += "\n" + (*prepared)["content"].get<std::string>();
       diag["outcome"] = "ready";
     } else {
@@ -275,7 +278,7 @@ Json Handoff(const HookOptions& o, const std::string& scope, const std::string& 
       result["message"] = "the sources are captured; the handoff needs an extraction provider (docs/extraction.md)";
     return result;
   }
-  if ((*activated)["status"] != "generated" || !(*activated)["draft"].is_object()) {
+  if (!activated->is_object() || Str(*activated, "status") != "generated" || !(*activated)["draft"].is_object()) {
     result["handoff"] = "ignored";  // another activation consumed this boundary
     return result;
   }
@@ -340,13 +343,19 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the host gave no transcript_path"}});
     return 0;
   }
+  std::error_code size_error;
+  const auto size = std::filesystem::file_size(path, size_error);
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  if (in) buf << in.rdbuf();
-  if (!in || buf.str().size() > kMaxTranscriptBytes) {
-    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", in ? "the transcript is too large" : "cannot read the transcript"}});
+  if (!in || size_error) {
+    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "cannot read the transcript"}});
     return 0;
   }
+  if (size > kMaxTranscriptBytes) {
+    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the transcript is too large"}});
+    return 0;
+  }
+  std::ostringstream buf;
+  buf << in.rdbuf();
   auto transcript = ParseTranscript(buf.str());
   if (!transcript.ok()) {
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", transcript.status().message()}});
@@ -384,24 +393,48 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     Diagnose(err, o, event, diag);
     return 0;
   }
+  // The whole hook stays within the capture allowance plus the handoff wait (setup gives the host
+  // a timeout above both); the uploads share the allowance.
+  const auto capture_deadline = start + std::chrono::milliseconds(kCaptureAllowanceMs);
+  auto left = [](SteadyClock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t - SteadyClock::now()).count();
+  };
   ApiClient api(o.server);
-  api.SetTimeout(std::max<int64_t>(o.timeout_ms, 5000));
-  for (size_t at = 0; at < sources.size(); at += kSourceBatch) {
+  size_t created = 0;
+  for (size_t at = 0; at < sources.size();) {
     Json batch(Json::value_t::array);
-    for (size_t i = at; i < std::min(sources.size(), at + kSourceBatch); ++i) batch.push_back(sources[i]);
+    size_t bytes = 0;
+    for (; at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
+      bytes += sources[at]["content"].get_ref<const std::string&>().size();
+      batch.push_back(sources[at]);
+    }
+    api.SetTimeout(std::max<int64_t>(left(capture_deadline), 1));
     auto added = api.Post("/v1/sources/batch", Json{{"scope_id", scope}, {"sources", batch}});
     if (!added.ok()) {
       diag["outcome"] = OutcomeOf(added.status());
-      diag["message"] = added.status().message();
       diag["ms"] = MillisSince(start);
       Diagnose(err, o, event, diag);
       return 0;
     }
+    if (added->is_object() && (*added)["sources"].is_array())
+      for (const Json& s : (*added)["sources"]) created += s.is_object() && s.value("created", Json(false)) == true;
   }
-  SaveCaptured(state, turns.back().last_line);
+  // The last turn stays open: a host may add to it after this event (another Stop hook that keeps
+  // the agent going, a compaction mid-turn). It is sent again next time: unchanged it is the same
+  // source; grown, a new one with the lines since.
+  SaveCaptured(state, turns.back().first_line - 1);
+  diag["new_sources"] = created;
+  if (created == 0) {
+    diag["outcome"] = "nothing_new";
+    diag["ms"] = MillisSince(start);
+    Diagnose(err, o, event, diag);
+    return 0;
+  }
   diag["outcome"] = "captured";
   if (objective.empty()) objective = "Carry on from this session.";
-  diag.update(HandoffWithin(o, scope, boundary, objective));
+  HookOptions within = o;
+  within.handoff_wait_ms = std::max<int64_t>(0, std::min<int64_t>(o.handoff_wait_ms, left(capture_deadline) + o.handoff_wait_ms));
+  diag.update(HandoffWithin(within, scope, boundary, objective));
   diag["ms"] = MillisSince(start);
   Diagnose(err, o, event, diag);
   return 0;
@@ -437,9 +470,15 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
         << "\" (prompt, session-start, stop, session-end, pre-compact)\n";
     return 1;
   }
-  if (event == "prompt") return Prompt(o, payload, out, err);
-  if (event == "session-start") return SessionStart(o, payload, out, err);
-  return Capture(o, event, payload, err);
+  // Whatever a server, a transcript or git hands us, the host goes on.
+  try {
+    if (event == "prompt") return Prompt(o, payload, out, err);
+    if (event == "session-start") return SessionStart(o, payload, out, err);
+    return Capture(o, event, payload, err);
+  } catch (const std::exception& e) {
+    Diagnose(err, o, event, {{"outcome", "internal"}, {"why", CutUtf8(EscapeInvalidUtf8(e.what()), 200)}});
+    return 0;
+  }
 }
 
 }  // namespace pc

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/sha256.h"
+#include "common/utf8.h"
 
 namespace pc {
 namespace {
@@ -105,7 +106,7 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   std::string value = remote;
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
-  if (value.empty()) return std::nullopt;
+  if (value.empty() || !IsValidUtf8(value)) return std::nullopt;  // a scope id is UTF-8 text
   static const std::regex kScp(R"(^(?:[^@/\s]+@)?([^:/\s]+):(.+)$)");
   std::smatch m;
   if (value.find("://") == std::string::npos) {
@@ -120,7 +121,10 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   if (scheme != "http" && scheme != "https" && scheme != "ssh" && scheme != "git") return std::nullopt;
   std::string host = Lower(m[2].str());
   if (host.empty()) return std::nullopt;
-  if (m[3].matched && !m[3].str().empty()) host += ":" + std::to_string(std::stoul(m[3].str()));
+  if (m[3].matched && !m[3].str().empty()) {
+    if (m[3].length() > 5 || std::stoul(m[3].str()) > 65535) return std::nullopt;  // not a port
+    host += ":" + std::to_string(std::stoul(m[3].str()));
+  }
   const std::string path = NormalizePath(m[4].str());
   if (path.empty()) return std::nullopt;
   return host + "/" + path;

@@ -69,14 +69,20 @@ Result<std::string> ReadText(const std::string& path, bool& exists) {
   return s.str();
 }
 
-Status WriteText(const std::string& path, const std::string& text) {
+Status WriteText(const std::string& given, const std::string& text) {
   std::error_code ec;
+  // A symlinked file (a dotfile manager's) is written where it points, and stays a link.
+  const std::string path = std::filesystem::is_symlink(given, ec) ? std::filesystem::canonical(given, ec).string() : given;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   const std::string tmp = path + ".powercontext-tmp";
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
     out << text;
-    if (!out) return InvalidArgument("cannot write " + path);
+    out.close();  // the last write's error shows only here (a full disk)
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return InvalidArgument("cannot write " + path + "; nothing was changed");
+    }
   }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);  // keep a private file private
@@ -85,15 +91,16 @@ Status WriteText(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// Ours by shape, whatever the binary is called or where it lives (HookCommand's form).
 bool IsOurHandler(const OJson& h, const std::string& host) {
   if (!h.is_object() || !h.contains("command") || !h["command"].is_string()) return false;
   const std::string cmd = h["command"].get<std::string>();
-  return cmd.find("powercontext") != std::string::npos && cmd.find(" hook " + host + " ") != std::string::npos;
+  return cmd.find(" hook " + host + " ") != std::string::npos && cmd.find(" --server ") != std::string::npos;
 }
 
 bool IsOurServer(const OJson& s) {
-  if (!s.is_object() || !s.contains("args") || !s["args"].is_array() || s["args"].empty()) return false;
-  return s.value("command", std::string()).find("powercontext") != std::string::npos && s["args"][0] == "mcp";
+  if (!s.is_object() || !s.contains("args") || !s["args"].is_array() || s["args"].size() != 3) return false;
+  return s["args"][0] == "mcp" && s["args"][1] == "--server";
 }
 
 // Our hooks in a Claude Code settings file or a Codex hooks.json (the same shape).
@@ -106,10 +113,13 @@ Status MergeHooks(OJson& root, const SetupOptions& o) {
   if (!o.remove && !root.contains("hooks")) root["hooks"] = OJson::object();
   if (!root.contains("hooks")) return Status::Ok();
   OJson& hooks = root["hooks"];
+  bool emptied_any = false;
   for (const HookEvent* e = begin; e != end; ++e) {
+    if (o.remove && !hooks.contains(e->host_name)) continue;
     OJson groups = hooks.contains(e->host_name) ? hooks[e->host_name] : OJson::array();
     if (!groups.is_array()) return InvalidArgument("has hooks." + std::string(e->host_name) + " that is not an array");
     OJson kept = OJson::array();
+    bool removed = false;
     for (OJson group : groups) {
       if (group.is_object() && group.contains("hooks") && group["hooks"].is_array()) {
         OJson handlers = OJson::array();
@@ -118,6 +128,7 @@ Status MergeHooks(OJson& root, const SetupOptions& o) {
           if (IsOurHandler(h, o.host)) had_ours = true;
           else handlers.push_back(h);
         }
+        removed = removed || had_ours;
         if (had_ours && handlers.empty()) continue;  // a group that was only ours
         group["hooks"] = handlers;
       }
@@ -127,10 +138,14 @@ Status MergeHooks(OJson& root, const SetupOptions& o) {
       kept.push_back(OJson{{"hooks", OJson::array({OJson{{"type", "command"},
                                                          {"command", HookCommand(o, e->ours)},
                                                          {"timeout", e->timeout_s}}})}});
-    if (kept.empty()) hooks.erase(e->host_name);
-    else hooks[e->host_name] = kept;
+    if (kept.empty() && removed) {  // an event list that held only ours goes; one of yours stays
+      hooks.erase(e->host_name);
+      emptied_any = true;
+    } else {
+      hooks[e->host_name] = kept;
+    }
   }
-  if (hooks.empty()) root.erase("hooks");
+  if (hooks.empty() && emptied_any) root.erase("hooks");
   return Status::Ok();
 }
 
@@ -142,9 +157,9 @@ Status MergeMcp(OJson& root, const SetupOptions& o) {
       !IsOurServer(root["mcpServers"]["powercontext"]))
     return InvalidArgument("has an mcpServers.powercontext entry that setup did not write; rename or remove it first");
   if (o.remove) {
-    if (root.contains("mcpServers")) {
+    if (root.contains("mcpServers") && root["mcpServers"].contains("powercontext")) {
       root["mcpServers"].erase("powercontext");
-      if (root["mcpServers"].empty()) root.erase("mcpServers");
+      if (root["mcpServers"].empty()) root.erase("mcpServers");  // it held only ours
     }
     return Status::Ok();
   }
@@ -152,33 +167,39 @@ Status MergeMcp(OJson& root, const SetupOptions& o) {
   return Status::Ok();
 }
 
-// Codex's config.toml: our table inside a marked block, the rest of the file as the user wrote it.
+// Codex's config.toml: our table inside a marked block, the rest of the file byte for byte as the
+// user wrote it: added after a blank line at the end, replaced in place, and taken out with that
+// blank line.
 Result<std::string> MergeToml(const std::string& text, const SetupOptions& o, const std::string& path) {
-  std::string rest;
-  bool inside = false;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line == kTomlBegin) inside = true;
-    else if (inside && line == kTomlEnd) inside = false;
-    else if (!inside) rest += line + "\n";
-  }
-  if (inside) return InvalidArgument(path + " has our BEGIN line without its END line; fix it by hand");
-  if (rest.find("[mcp_servers.powercontext]") != std::string::npos)
+  const std::string begin_line = std::string(kTomlBegin) + "\n", end_line = std::string(kTomlEnd) + "\n";
+  size_t b = text.rfind(begin_line, 0) == 0 ? 0 : text.find("\n" + begin_line);
+  if (b != std::string::npos && b != 0) ++b;  // past the newline
+  size_t e = b == std::string::npos ? std::string::npos : text.find("\n" + end_line, b);
+  if (b != std::string::npos && e == std::string::npos)
+    return InvalidArgument(path + " has our BEGIN line without its END line; fix it by hand");
+  if (e != std::string::npos) e += 1 + end_line.size();
+  const std::string before = b == std::string::npos ? text : text.substr(0, b);
+  const std::string after = e == std::string::npos ? "" : text.substr(e);
+  if ((before + after).find("[mcp_servers.powercontext]") != std::string::npos)
     return InvalidArgument(path + " has an [mcp_servers.powercontext] table that setup did not write; rename or remove it first");
-  std::string out = rest;
-  if (!o.remove) {
-    while (!out.empty() && out.back() == '\n' && out.size() > 1 && out[out.size() - 2] == '\n') out.pop_back();
-    if (!out.empty() && out.back() != '\n') out += "\n";
-    if (!out.empty()) out += "\n";
-    out += std::string(kTomlBegin) + "\n[mcp_servers.powercontext]\ncommand = " + OJson(Binary(o)).dump() +
-           "\nargs = " + OJson::array({"mcp", "--server", o.server}).dump() + "\n" + kTomlEnd + "\n";
+  const std::string block = begin_line + "[mcp_servers.powercontext]\ncommand = " + OJson(Binary(o)).dump() + "\nargs = " +
+                            OJson::array({"mcp", "--server", o.server}).dump() + "\n" + end_line;
+  std::string out;
+  if (o.remove) {
+    if (b == std::string::npos) return text;  // nothing of ours
+    std::string head = before;
+    if (head.size() >= 2 && head.compare(head.size() - 2, 2, "\n\n") == 0) head.pop_back();  // our separator
+    else if (head == "\n") head.clear();
+    out = head + after;
+  } else if (b != std::string::npos) {
+    out = before + block + after;  // in place
   } else {
-    while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+    out = text + (text.empty() ? "" : text.back() == '\n' ? "\n" : "\n\n") + block;
   }
   try {
     (void)toml::parse(out);
-  } catch (const toml::parse_error& e) {
-    return InvalidArgument(path + " would not be valid TOML (" + std::string(e.description()) + "); nothing was changed");
+  } catch (const toml::parse_error& err) {
+    return InvalidArgument(path + " would not be valid TOML (" + std::string(err.description()) + "); nothing was changed");
   }
   return out;
 }
@@ -197,9 +218,14 @@ Result<Planned> PlanJson(const std::string& path, const SetupOptions& o, Status 
     root = OJson::parse(p.before, nullptr, false);
     if (root.is_discarded()) return InvalidArgument(path + " is not valid JSON; nothing was changed").WithDetail("file", path);
   }
+  const OJson original = root;
   if (Status s = merge(root, o); !s.ok()) return InvalidArgument(path + " " + s.message()).WithDetail("file", path);
-  p.after = root.empty() && (o.remove || !p.existed) ? "" : root.dump(2) + "\n";
-  if (root.empty() && p.existed && !o.remove) p.after = "{}\n";
+  if (root == original) {  // nothing of ours to add or take out: the file is left as it is
+    p.after = p.before;
+    return p;
+  }
+  // An empty file after a removal held only our entries: it goes.
+  p.after = root.empty() && o.remove ? "" : root.dump(2) + "\n";
   return p;
 }
 

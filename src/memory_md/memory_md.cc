@@ -20,6 +20,7 @@ constexpr const char* kIndexMark = "<!-- powercontext:index";
 constexpr const char* kCiteMark = "  — cite: `";
 constexpr size_t kSourceChunkBytes = 200 * 1024;  // under the default 256 KiB source limit
 constexpr size_t kSourceBatch = 100;
+constexpr size_t kSourceBatchBytes = 4u << 20;
 constexpr int kMaxFlushes = 200;
 
 size_t Chars(const std::string& s) {
@@ -27,12 +28,18 @@ size_t Chars(const std::string& s) {
   return n ? *n : s.size();
 }
 
-// A file name for a kind: ASCII letters, digits, '-' and '_' kept, anything else '-'.
+// A file name for a kind: the kind itself when it is lower-case ASCII letters, digits, '-' and '_'
+// (not starting with '_', which names our own files); otherwise those characters with a hash of
+// the kind, so two kinds never share a file ("Decision" and "decision", "API notes" and
+// "api-notes", two Chinese kinds).
 std::string Slug(const std::string& kind) {
   std::string out;
-  for (unsigned char c : kind) out.push_back(std::isalnum(c) || c == '-' || c == '_' ? static_cast<char>(std::tolower(c)) : '-');
-  if (out.find_first_not_of('-') == std::string::npos) out = "kind-" + Sha256Hex(kind).substr(0, 8);
-  return out;
+  for (unsigned char c : kind)
+    out.push_back((std::isalnum(c) && !std::isupper(c)) || c == '-' || c == '_' ? static_cast<char>(c) : '-');
+  if (out == kind && !out.empty() && out[0] != '_') return out;
+  while (!out.empty() && (out.back() == '-' || out.front() == '_' || out.front() == '-'))
+    out.erase(out.back() == '-' ? out.size() - 1 : 0, 1);
+  return (out.empty() ? "kind" : out.substr(0, 40)) + "-" + Sha256Hex(kind).substr(0, 8);
 }
 
 std::string OneLine(const std::string& text, size_t max_bytes) {
@@ -149,8 +156,9 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::
       header.clear();
       continue;
     }
-    if (in_bullet && line.rfind("  ", 0) == 0 && line.find_first_not_of(' ') != std::string::npos) {
-      out.back().text += "\n" + line.substr(line.find_first_not_of(' '));
+    if (in_bullet && line.rfind("  ", 0) == 0) {  // a continuation; "  " alone is a blank line in it
+      const size_t at = line.find_first_not_of(' ');
+      out.back().text += "\n" + (at == std::string::npos ? std::string() : line.substr(at));
       continue;
     }
     in_bullet = false;
@@ -232,6 +240,24 @@ Result<MemoryMdExport> ExportMemoryMd(const CallRoute& call, const std::string& 
 }
 
 Status WriteMemoryMd(const MemoryMdExport& e, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  // A MEMORY.md this command did not write is someone's notes: never overwritten.
+  const fs::path index = fs::path(out_dir) / "MEMORY.md";
+  if (fs::exists(index)) {
+    auto existing = ReadFile(index.string());
+    if (!existing.ok() || existing->find(kIndexMark) == std::string::npos)
+      return InvalidArgument(index.string() + " was not written by export memory-md; move it (or import it first)")
+          .WithDetail("file", index.string());
+  }
+  // Topic files of an earlier export that this one no longer has (a kind with no active entry).
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(fs::path(out_dir) / "memory", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string rel = "memory/" + it->path().filename().string();
+    if (!it->is_regular_file() || it->path().extension() != ".md" || e.files.count(rel)) continue;
+    auto old = ReadFile(it->path().string());
+    if (old.ok() && (old->find("<!-- powercontext: scope=") != std::string::npos || old->find(kIndexMark) != std::string::npos))
+      fs::remove(it->path(), ec);
+  }
   for (const auto& [rel, text] : e.files) {
     const std::filesystem::path path = std::filesystem::path(out_dir) / rel;
     std::error_code ec;
@@ -290,9 +316,12 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
     }
   }
   out.files = files.size();
-  for (size_t at = 0; at < sources.size(); at += kSourceBatch) {
-    Json batch = Json::array();
-    for (size_t i = at; i < std::min(sources.size(), at + kSourceBatch); ++i) batch.push_back(sources[i]);
+  for (size_t at = 0; at < sources.size();) {
+    Json batch = Json::array();  // at most 100 sources, and a body well under the 8 MiB limit
+    for (size_t bytes = 0; at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
+      bytes += sources[at]["content"].get_ref<const std::string&>().size();
+      batch.push_back(sources[at]);
+    }
     PC_ASSIGN_OR_RETURN(Json added, call("POST", "/v1/sources/batch", {}, Json{{"scope_id", scope}, {"sources", batch}}));
     for (const Json& s : added["sources"]) (s.value("created", false) ? out.sources_new : out.sources_existing)++;
   }

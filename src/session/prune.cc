@@ -14,6 +14,13 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A field's text, "" when absent or not a string (json::value() throws on a wrong type).
+std::string Text(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 int64_t Chars(std::string_view s) {
   auto n = CountCodePoints(s);
   return static_cast<int64_t>(n ? *n : s.size());
@@ -27,7 +34,7 @@ int64_t ContentChars(const Json& c) {
   int64_t n = 0;
   for (const Json& b : c) {
     if (!b.is_object()) continue;
-    const std::string type = b.value("type", "");
+    const std::string type = Text(b, "type");
     auto text = b.find("text");
     if (text != b.end() && text->is_string()) n += Chars(text->get_ref<const std::string&>());
     else if (type == "tool_use" && b.contains("input")) n += Chars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
@@ -52,7 +59,7 @@ bool HasImage(const Json& c) {
   if (!c.is_array()) return false;
   for (const Json& b : c) {
     if (!b.is_object()) continue;
-    const std::string type = b.value("type", "");
+    const std::string type = Text(b, "type");
     if (type == "image" || type == "image_url" || type == "input_image") return true;
   }
   return false;
@@ -159,22 +166,22 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     if (role == "assistant") {
       if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
         for (const Json& call : *calls)
-          if (call.is_object() && call.value("id", Json()).is_string() && call.contains("function") &&
-              call["function"].is_object() && call["function"].value("name", Json()).is_string()) {
+          if (call.is_object() && call.contains("id") && call["id"].is_string() && call.contains("function") &&
+              call["function"].is_object() && call["function"].contains("name") && call["function"]["name"].is_string()) {
             tool_names[call["id"].get<std::string>()] = call["function"]["name"].get<std::string>();
             openai = true;
           }
       if (content && content->is_array())
         for (const Json& b : *content)
-          if (b.is_object() && b.value("type", "") == "tool_use" && b.value("id", Json()).is_string()) {
-            tool_names[b["id"].get<std::string>()] = b.value("name", Json()).is_string() ? b["name"].get<std::string>() : "";
+          if (b.is_object() && Text(b, "type") == "tool_use" && b.contains("id") && b["id"].is_string()) {
+            tool_names[b["id"].get<std::string>()] = Text(b, "name");
             anthropic = true;
           }
     } else if (role == "tool") {
       openai = true;
       ToolResult r;
       r.message = static_cast<int64_t>(i);
-      r.call_id = m.value("tool_call_id", Json()).is_string() ? m["tool_call_id"].get<std::string>() : "";
+      r.call_id = Text(m, "tool_call_id");
       r.chars = content ? ContentChars(*content) : 0;
       r.image = content && HasImage(*content);
       r.pruned = content && AlreadyPruned(*content);
@@ -185,7 +192,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
       if (content && content->is_array())
         for (size_t b = 0; b < content->size(); ++b) {
           const Json& block = (*content)[b];
-          if (!block.is_object() || block.value("type", "") != "tool_result") {
+          if (!block.is_object() || Text(block, "type") != "tool_result") {
             says_something = true;
             continue;
           }
@@ -193,7 +200,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
           ToolResult r;
           r.message = static_cast<int64_t>(i);
           r.block = static_cast<int64_t>(b);
-          r.call_id = block.value("tool_use_id", Json()).is_string() ? block["tool_use_id"].get<std::string>() : "";
+          r.call_id = Text(block, "tool_use_id");
           r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
           r.image = block.contains("content") && HasImage(block["content"]);
           r.pruned = block.contains("content") && AlreadyPruned(block["content"]);

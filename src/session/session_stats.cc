@@ -172,7 +172,7 @@ SessionStats SessionStatsFromJson(const nlohmann::json& j) {
   if (j.is_object() && j.contains("per_session") && j["per_session"].is_array())
     for (const nlohmann::json& p : j["per_session"]) {
       SessionChars c;
-      c.name = p.value("name", "");
+      c.name = p.contains("name") && p["name"].is_string() ? p["name"].get<std::string>() : "";
       std::string ignored;
       if (p.contains("chars")) {
         nlohmann::json wrapped{{kContextCharsKey, p["chars"]}};

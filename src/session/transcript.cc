@@ -13,6 +13,7 @@ namespace {
 using Json = nlohmann::json;
 
 std::string Str(const Json& j, const char* key) {
+  if (!j.is_object()) return "";
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -35,7 +36,7 @@ std::string ContentText(const Json& c) {
     std::string piece;
     if (b.is_string()) piece = b.get<std::string>();
     else if (b.is_object() && b.contains("text") && b["text"].is_string()) piece = b["text"].get<std::string>();
-    else if (b.is_object() && b.value("type", "") == "tool_result" && b.contains("content")) piece = ContentText(b["content"]);
+    else if (b.is_object() && Str(b, "type") == "tool_result" && b.contains("content")) piece = ContentText(b["content"]);
     if (piece.empty()) continue;
     if (!out.empty()) out.push_back('\n');
     out += piece;
@@ -74,7 +75,7 @@ class Reader {
       if (content.is_array()) {
         for (const Json& b : content) {
           if (!b.is_object()) continue;
-          if (b.value("type", "") == "tool_result") {
+          if (Str(b, "type") == "tool_result") {
             Add(TranscriptPart::kToolResult, ContentText(b.value("content", Json())), at, line,
                 tool_of_call_[Str(b, "tool_use_id")]);
           } else if (b.contains("text") && b["text"].is_string()) {
@@ -90,7 +91,7 @@ class Reader {
       if (content.is_array()) {
         for (const Json& b : content) {
           if (!b.is_object()) continue;
-          const std::string type = b.value("type", "");
+          const std::string type = Str(b, "type");
           if (type == "tool_use") {
             const std::string name = Str(b, "name");
             tool_of_call_[Str(b, "id")] = name;
@@ -123,7 +124,7 @@ class Reader {
     const auto at = TimeOf(j);
     if (t_.session_id.empty()) t_.session_id = Str(j, "sessionId");
     if (t_.cwd.empty()) t_.cwd = Str(j, "cwd");
-    if (type == "user" || type == "assistant") return Message(j.value("message", Json()), at, line, j.value("isMeta", false));
+    if (type == "user" || type == "assistant") return Message(j.value("message", Json()), at, line, (j.contains("isMeta") && j["isMeta"].is_boolean() && j["isMeta"].get<bool>()));
     if (type == "system") {
       Add(TranscriptPart::kSystem, Str(j, "content"), at, line);
       return true;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -138,7 +139,18 @@ TEST_F(Hooks, EveryFailureFailsOpen) {
   // A usage error is exit 1 (the host shows it and goes on), never 2 (which blocks the prompt).
   EXPECT_EQ(RunCli({"hook", "claude-code", "no-such-event"}, "{}").exit_code, 1);
   EXPECT_EQ(RunCli({"hook", "cursor", "prompt"}, "{}").exit_code, 1);
-  EXPECT_EQ(Sources()["sources"].size(), 0u);
+  // So are its option and configuration errors (the review found them exiting 2).
+  EXPECT_EQ(RunCli({"hook", "claude-code", "prompt", "--max-bytes", "2k"}, "{}").exit_code, 1);
+  EXPECT_EQ(RunCli({"hook", "claude-code", "prompt", "--durability", "nonsense"}, "{}").exit_code, 1);
+  EXPECT_EQ(RunCli({"hook", "claude-code", "prompt", "--no-such-option"}, "{}").exit_code, 1);
+  // A transcript with odd shapes (a block whose type is a number, a line that is a string).
+  const std::string odd = dir_.path() + "/odd.jsonl";
+  std::ofstream(odd) << R"({"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":0},{"type":"text","text":"hi"}]},"isMeta":"yes"})"
+                     << "\n\"just a string\"\n[1,2]\n";
+  CliResult weird = Hook("claude-code", "stop", Json{{"transcript_path", odd}, {"hook_event_name", "Stop"}});
+  EXPECT_EQ(weird.exit_code, 0) << weird.err;
+  EXPECT_EQ(RunCli({"session-stats", odd}).exit_code, 0);
+  EXPECT_EQ(Sources()["sources"].size(), 1u);  // the odd transcript's one turn
 }
 
 TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartContinues) {
@@ -183,6 +195,24 @@ TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartConti
   CliResult fresh = Hook("claude-code", "stop", stop, {"--state-dir", dir_.path() + "/other-state"});
   EXPECT_EQ(fresh.exit_code, 0);
   EXPECT_EQ(Sources()["sources"].size(), 2u) << fresh.err;
+
+  // The last turn stays open: what the host adds to it later is captured next time.
+  const std::string grown = dir_.path() + "/grown.jsonl";
+  std::ofstream(grown) << Slurp(kTranscripts + "claude_code_zh.jsonl").substr(0, Slurp(kTranscripts + "claude_code_zh.jsonl").rfind('\n') + 1);
+  Json on_grown = stop;
+  on_grown["transcript_path"] = grown;
+  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  ASSERT_EQ(Hook("claude-code", "stop", on_grown, {"--state-dir", dir_.path() + "/grown-state"}).exit_code, 0);
+  const size_t before_growth = Sources()["sources"].size();
+  std::ofstream(grown, std::ios::app)
+      << R"({"parentUuid":"u8","cwd":"/home/dev/orders-importer","sessionId":"7f3c2a10-5b1e-4c8e-9a52-3d0e6b1f4a21","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I will add the validator next."}]},"uuid":"u9","timestamp":"2026-11-30T09:05:30.000Z"})"
+      << "\n";
+  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  CliResult grew = Hook("claude-code", "stop", on_grown, {"--state-dir", dir_.path() + "/grown-state"});
+  ASSERT_EQ(grew.exit_code, 0) << grew.err;
+  Json after_growth = Sources()["sources"];
+  ASSERT_EQ(after_growth.size(), before_growth + 1) << grew.err;
+  EXPECT_NE(after_growth.back()["content"].get<std::string>().find("I will add the validator next."), std::string::npos);
 
   // The next session starts from the handoff, then the memory.
   Json start{{"session_id", "next"}, {"cwd", "/home/dev/orders-importer"}, {"hook_event_name", "SessionStart"},

@@ -57,7 +57,9 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
       {"decision", "Store order amounts as integer cents."},
       {"constraint", "金额不得为负数。"},
       {"working_note", "Next: wire the CSV validator\ninto the import command."},
-      {"fact", "The importer runs nightly at 02:00 UTC | cron."}};
+      {"fact", "The importer runs nightly at 02:00 UTC | cron."},
+      {"working_note", "Two paragraphs:\n\nthe second one after a blank line."},
+      {"Decision", "A kind that differs from another only in case gets its own file."}};
   for (int i = 0; i < 120; ++i)  // more topics than a 5,000-character table holds
     seed.push_back({"topic_" + std::to_string(i), "Topic " + std::to_string(i) + " has one entry, 第" + std::to_string(i) + "条。"});
   for (const auto& [kind, text] : seed)
@@ -71,7 +73,7 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
   const std::string index = Slurp(out + "/MEMORY.md");
   EXPECT_LE(Chars(index), 5000u) << index.size();
   EXPECT_NE(index.find("## Recent (last 5)"), std::string::npos);
-  EXPECT_NE(index.find("See memory/_topics.md (124 topics)."), std::string::npos) << index;
+  EXPECT_NE(index.find("See memory/_topics.md (125 topics)."), std::string::npos) << index;
   EXPECT_TRUE(std::filesystem::exists(out + "/memory/_topics.md"));
   EXPECT_EQ(index.find("Store order amounts"), std::string::npos) << "older entries are behind pointers";
   const std::string decisions = Slurp(out + "/memory/decision.md");
@@ -84,6 +86,13 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
     if (f.is_regular_file())
       EXPECT_EQ(Slurp(f.path().string()), Slurp(again + "/" + std::filesystem::relative(f.path(), out).string()))
           << f.path();
+
+  // A MEMORY.md someone wrote is never overwritten.
+  std::filesystem::create_directories(dir_.path() + "/mine");
+  std::ofstream(dir_.path() + "/mine/MEMORY.md") << "# My notes\n- keep me\n";
+  CliResult refused = Run({"export", "memory-md", "--scope", scope, "--out", dir_.path() + "/mine"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(Slurp(dir_.path() + "/mine/MEMORY.md"), "# My notes\n- keep me\n");
 
   // Into another scope (no model: one entry per bullet): the same entries, kinds and texts.
   CliResult imported = Run({"import", "memory-md", out, "--scope", "project:copy", "--json"});

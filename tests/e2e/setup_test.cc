@@ -114,5 +114,23 @@ TEST_F(Setup, CodexKeepsTheUsersTomlAndCursorGetsItsMcpEntry) {
   EXPECT_EQ(Run({"setup", "vscode"}).exit_code, 2);
 }
 
+// --remove where nothing is ours: every file stays exactly as it is (the review found empty
+// containers erased and `{}` files deleted).
+TEST_F(Setup, RemovingWhatIsNotThereChangesNothing) {
+  Write(project_ + "/.mcp.json", "{\"mcpServers\": {}}\n");
+  Write(project_ + "/.claude/settings.json", "{\"hooks\": {\"Stop\": []}}\n");
+  Write(project_ + "/.cursor/mcp.json", "{}");
+  Write(project_ + "/.codex/config.toml", "model = \"gpt-5\"\n\n\n");
+  for (const char* host : {"claude-code", "cursor", "codex"}) ASSERT_EQ(Run({"setup", host, "--remove"}).exit_code, 0) << host;
+  EXPECT_EQ(Slurp(project_ + "/.mcp.json"), "{\"mcpServers\": {}}\n");
+  EXPECT_EQ(Slurp(project_ + "/.claude/settings.json"), "{\"hooks\": {\"Stop\": []}}\n");
+  EXPECT_EQ(Slurp(project_ + "/.cursor/mcp.json"), "{}");
+  EXPECT_EQ(Slurp(project_ + "/.codex/config.toml"), "model = \"gpt-5\"\n\n\n");
+  // Setup then remove: the TOML with its trailing blank lines comes back byte for byte.
+  ASSERT_EQ(Run({"setup", "codex"}).exit_code, 0);
+  ASSERT_EQ(Run({"setup", "codex", "--remove"}).exit_code, 0);
+  EXPECT_EQ(Slurp(project_ + "/.codex/config.toml"), "model = \"gpt-5\"\n\n\n");
+}
+
 }  // namespace
 }  // namespace pc::testing
