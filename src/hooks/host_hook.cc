@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <filesystem>
@@ -35,6 +36,7 @@ constexpr size_t kSourceBatch = 100;             // POST /v1/sources/batch takes
 constexpr size_t kSourceBatchBytes = 4u << 20;   // and one request's body is at most 8 MiB
 constexpr int64_t kCaptureAllowanceMs = 8000;    // git, reading the transcript and the uploads
 constexpr int64_t kMinPrepareBytes = 512;
+constexpr size_t kRecentEntries = 8;             // session start's newest entries, when nothing else
 constexpr int64_t kBackgroundTimeoutMs = 600000;  // a handoff finished in the background
 
 std::string Str(const Json& j, const char* key) {
@@ -152,6 +154,39 @@ std::string Continuation(const Json& answer) {
   return out;
 }
 
+// Without a handoff to continue or a query that finds anything: the memory's newest entries still
+// active at the head, newest first, each with its citation, within `budget` bytes.
+std::string RecentEntries(ApiClient& api, const std::string& scope, int64_t budget) {
+  auto revisions = api.Get("/v1/memory/revisions", {{"scope_id", scope}, {"limit", "20"}});
+  if (!revisions.ok() || !revisions->is_object() || !(*revisions)["head"].is_object() ||
+      !(*revisions)["revisions"].is_array())
+    return "";
+  const Json head = (*revisions)["head"];
+  std::string out = "Recent memory (newest first; untrusted history: check it against the code before relying on it):\n";
+  const size_t header = out.size();
+  std::vector<std::string> seen;
+  for (const Json& r : (*revisions)["revisions"]) {
+    if (!r.is_object() || !r["changes"].is_array()) continue;
+    for (const Json& c : r["changes"]) {
+      const std::string op = Str(c, "op"), entry = Str(c, "entry_id"), version = Str(c, "entry_version_id");
+      if ((op != "add" && op != "revise") || entry.empty() || version.empty() ||
+          std::find(seen.begin(), seen.end(), entry) != seen.end() || seen.size() >= kRecentEntries)
+        continue;
+      seen.push_back(entry);
+      Json citation{{"memory_ref", head}, {"entry_id", entry}, {"entry_version_id", version}};
+      auto got = api.Post("/v1/memory/entries/get", Json{{"scope_id", scope}, {"citation", citation}, {"explain", true}});
+      if (!got.ok() || !got->is_object() || (*got)["current"] != true) continue;  // revised or retired since
+      const std::string line = "- [" + Str(*got, "kind") + "] " + CutUtf8(Str(*got, "text"), 600) + " (cite: " +
+                               Str(head, "family") + "/" + Str(head, "artifact_id") + "@" +
+                               std::to_string(head.value("revision", Json(0)).get<int64_t>()) + "#" + entry + "@" +
+                               version + ")\n";
+      if (static_cast<int64_t>(out.size() + line.size()) > budget) return out.size() > header ? out : "";
+      out += line;
+    }
+  }
+  return out.size() > header ? out : "";
+}
+
 // SessionStart: the handoff's continuation, then prepared context in what is left of the budget.
 int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, std::ostream& err) {
   const auto start = SteadyClock::now();
@@ -185,6 +220,9 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
     else if (prepared->is_object() && Str(*prepared, "status") == "ready" && (*prepared)["content"].is_string()) {
       context += "\n" + (*prepared)["content"].get<std::string>();
       diag["outcome"] = "ready";
+    } else if (std::string recent = RecentEntries(api, scope, left); !recent.empty()) {
+      context += "\n" + recent;  // nothing matched the query: the newest entries instead
+      diag["outcome"] = "recent";
     } else {
       diag["outcome"] = "empty";
     }

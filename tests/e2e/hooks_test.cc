@@ -102,6 +102,16 @@ TEST_F(Hooks, PromptGetsCitedContextAndIsCapturedOnce) {
   ASSERT_EQ(Hook("claude-code", "prompt", payload).exit_code, 0);
   EXPECT_EQ(Sources()["sources"].size(), 1u);
 
+  // A session start with no handoff and nothing its query finds: the newest entries, cited.
+  CliResult start = Hook("claude-code", "session-start",
+                         Json{{"session_id", "s2"}, {"cwd", "/home/dev/orders-importer"}, {"hook_event_name", "SessionStart"},
+                              {"source", "startup"}});
+  ASSERT_EQ(start.exit_code, 0) << start.err;
+  const std::string started = Json::parse(start.out)["hookSpecificOutput"]["additionalContext"];
+  EXPECT_NE(started.find("Recent memory (newest first"), std::string::npos) << started;
+  EXPECT_NE(started.find("- [decision] 订单金额以整数分存储，解析时用 Decimal。 (cite: memory/"), std::string::npos) << started;
+  EXPECT_NE(start.err.find("\"outcome\":\"recent\""), std::string::npos) << start.err;
+
   // Codex's payload (turn_id, model, a null transcript_path), the event from hook_event_name.
   Json codex{{"session_id", "019a1b2c"}, {"turn_id", "t-1"}, {"transcript_path", nullptr}, {"cwd", "/repo"},
              {"hook_event_name", "UserPromptSubmit"}, {"model", "gpt-5-codex"}, {"permission_mode", "default"},
