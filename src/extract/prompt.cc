@@ -8,7 +8,7 @@
 namespace pc {
 
 const std::string& ExtractionInstructions() {
-  static const std::string kText = kExtractV1Prompt;
+  static const std::string kText = kExtractPrompt;
   return kText;
 }
 

@@ -12,12 +12,13 @@
 
 namespace pc {
 
-inline constexpr const char* kPromptVersion = "extract_v1";
+inline constexpr const char* kPromptVersion = "extract_v2";
 inline constexpr size_t kSourcePromptBytes = 4000;
 inline constexpr size_t kEntryPromptBytes = 1000;
 inline constexpr size_t kMaxPromptEntries = 40;
 
-// The prompt file (prompts/extract_v1.md), compiled in.
+// The prompt file in use (prompts/extract_v2.md: its four write gates — worth keeping, not
+// already there, supported, well formed), compiled in.
 const std::string& ExtractionInstructions();
 // The answer's JSON Schema (documented in docs/extraction.md).
 const std::string& ExtractionOutputSchema();

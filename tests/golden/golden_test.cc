@@ -27,6 +27,8 @@
 //                                       content's lines are shown after "| "
 //   clear                               forgets the candidates
 //   prepare MAX_BYTES QUERY             prepare_context through the service, on this store
+//   extraction-prompt                   the prompt in use: its version, then what it asks (its numbered
+//                                       gates and its rules, one line each)
 //   prune FILE [key=value …]            session/prune.h on tests/golden/prune/FILE.json (a message
 //                                       list, now = its "now"); keys ttl, min, ratio, keep, window
 #include <gtest/gtest.h>
@@ -44,6 +46,7 @@
 #include "model/citation.h"
 #include "search/tokenizer.h"
 #include "context/builder.h"
+#include "extract/prompt.h"
 #include "service/context_service.h"
 #include "service/search_service.h"
 #include "common/clock.h"
@@ -125,6 +128,7 @@ class Runner {
     }
     if (verb == "prepare") return Prepare(rest);
     if (verb == "prune") return Prune(rest);
+    if (verb == "extraction-prompt") return ExtractionPrompt();
     return "unknown command " + verb + "\n";
   }
 
@@ -317,6 +321,31 @@ class Runner {
     }
     static const std::regex kIds("(mem|env|src|hnd)_[0-9A-Z]{26}");  // differ from run to run
     return std::regex_replace(out, kIds, "$1_*");
+  }
+
+  // What the extraction prompt asks of the model, item by item (an item's wrapped lines joined).
+  static std::string ExtractionPrompt() {
+    std::string out = std::string(kPromptVersion) + "\n";
+    std::istringstream in(ExtractionInstructions());
+    std::string item;
+    auto flush = [&] {
+      if (!item.empty()) out += item + "\n";
+      item.clear();
+    };
+    static const std::regex kItem(R"(^([0-9]+\.|-) (.*)$)");
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_match(line, m, kItem)) {
+        flush();
+        item = m[1].str() + " " + m[2].str();
+      } else if (!item.empty() && line.rfind("  ", 0) == 0) {
+        item += " " + line.substr(line.find_first_not_of(' '));
+      } else {
+        flush();
+      }
+    }
+    flush();
+    return out;
   }
 
   // The summary, what was pruned, each note, then every changed message's new text.
