@@ -130,6 +130,7 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
     auto res = check.Get("/v1/memory/revisions?limit=1&scope_id=bench:s" + std::to_string(s));
     if (!res || res->status != 200) {
       std::fprintf(stderr, "cluster_bench: reading scope %d failed: %s\n", s, res ? res->body.c_str() : "");
+      Stop(procs);  // never leave the servers running
       std::exit(1);
     }
     revisions += Json::parse(res->body)["head"]["revision"].get<int64_t>();
