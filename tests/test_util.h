@@ -1,6 +1,7 @@
 // Shared helpers for the tests: temporary directories and a real store + service on them.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,18 @@ class TempDir {
 // "postgresql" (ctest runs the unit, golden and end-to-end suites a second time that way, as
 // "pg:…", against the cluster of scripts/with-pg). One suite, two stores.
 bool TestingPostgres();
+// In a fixture's SetUp or a test that needs the test cluster itself: skips (with how to get one)
+// when POWERCONTEXT_TEST_PG is unset on a developer's machine; fails in CI, where a skip would hide
+// a broken setup.
+#define PC_REQUIRE_TEST_PG()                                                                          \
+  do {                                                                                                \
+    const char* pc_test_pg = std::getenv("POWERCONTEXT_TEST_PG");                                      \
+    if ((!pc_test_pg || !*pc_test_pg) && std::getenv("CI"))                                           \
+      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";          \
+    if (!pc_test_pg || !*pc_test_pg)                                                                  \
+      GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against (scripts/test " \
+                      "starts one when PostgreSQL is installed: apt-get install postgresql)";         \
+  } while (0)
 // With PostgreSQL: a fresh schema on the test cluster, dropped on destruction; its URL (the
 // search_path set in the connection options) is what a store or a server opens.
 class TempPgSchema : public PgScratchSchema {

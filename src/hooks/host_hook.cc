@@ -18,6 +18,7 @@
 #include "common/sha256.h"
 #include "common/utf8.h"
 #include "hooks/project_scope.h"
+#include "session/fields.h"
 #include "session/session_stats.h"
 #include "session/transcript.h"
 
@@ -39,12 +40,6 @@ constexpr int64_t kMinPrepareBytes = 512;
 constexpr size_t kRecentEntries = 8;             // session start's newest entries, when nothing else
 constexpr int64_t kBackgroundTimeoutMs = 600000;  // a handoff finished in the background
 
-std::string Str(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 int64_t MillisSince(SteadyClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - t).count();
 }
@@ -64,7 +59,7 @@ std::string OutcomeOf(const Status& s) {
 
 std::string ScopeFor(const HookOptions& o, const Json& payload) {
   if (!o.scope.empty()) return o.scope;
-  std::string cwd = Str(payload, "cwd");
+  std::string cwd = StringField(payload, "cwd");
   if (cwd.empty()) {
     std::error_code ec;
     cwd = std::filesystem::current_path(ec).string();
@@ -86,8 +81,8 @@ void EmitContext(std::ostream& out, const std::string& event, const std::string&
 // UserPromptSubmit: context for the prompt, then the prompt kept as a source.
 int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::ostream& err) {
   const auto start = SteadyClock::now();
-  std::string prompt = Str(payload, "prompt");
-  if (prompt.empty()) prompt = Str(payload, "user_prompt");
+  std::string prompt = StringField(payload, "prompt");
+  if (prompt.empty()) prompt = StringField(payload, "user_prompt");
   if (prompt.empty()) {
     Diagnose(err, o, "prompt", {{"outcome", "skipped"}, {"why", "no prompt in the hook input"}});
     return 0;
@@ -101,8 +96,8 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
                                                        {"max_bytes", o.max_bytes}});
   if (!prepared.ok()) {
     diag["outcome"] = OutcomeOf(prepared.status());
-  } else if (!prepared->is_object() || Str(*prepared, "status") != "ready" || !(*prepared)["content"].is_string()) {
-    diag["outcome"] = prepared->is_object() && Str(*prepared, "status") == "empty" ? "empty" : "invalid_response";
+  } else if (!prepared->is_object() || StringField(*prepared, "status") != "ready" || !(*prepared)["content"].is_string()) {
+    diag["outcome"] = prepared->is_object() && StringField(*prepared, "status") == "empty" ? "empty" : "invalid_response";
   } else {
     const std::string content = (*prepared)["content"].get<std::string>();
     EmitContext(out, "prompt", content);
@@ -113,12 +108,12 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
   // that failed above is not retried: the server is down.
   if (o.capture && diag["outcome"] != "server_unavailable") {
     api.SetTimeout(o.timeout_ms);
-    const std::string session = Str(payload, "session_id"), turn = Str(payload, "turn_id");
+    const std::string session = StringField(payload, "session_id"), turn = StringField(payload, "turn_id");
     const std::string id = o.host + "-prompt:" +
                            Sha256Hex(scope + std::string(1, '\0') + session + std::string(1, '\0') + turn +
                                      std::string(1, '\0') + prompt);
     Json metadata{{"origin", o.host}, {"event", "user_prompt_submit"}, {"session_id", session},
-                  {"cwd", Str(payload, "cwd")}};
+                  {"cwd", StringField(payload, "cwd")}};
     if (!turn.empty()) metadata["turn_id"] = turn;
     auto captured = api.Post("/v1/sources/content", Json{{"scope_id", scope},
                                                           {"source_id", id},
@@ -136,19 +131,19 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
 std::string Continuation(const Json& answer) {
   if (!answer.is_object() || !answer.contains("content") || !answer["content"].is_object()) return "";
   const Json& c = answer["content"];
-  const std::string objective = Str(c, "objective");
+  const std::string objective = StringField(c, "objective");
   if (objective.empty()) return "";
   std::vector<std::string> unavailable;
   if (answer.contains("checks") && answer["checks"].is_array())
     for (const Json& check : answer["checks"])
-      if (Str(check, "status") == "unavailable") unavailable.push_back(Str(check, "claim"));
+      if (StringField(check, "status") == "unavailable") unavailable.push_back(StringField(check, "claim"));
   std::string out = "Where the last session stopped (its handoff; check it against the code before relying on it):\n";
   out += "Objective: " + objective + "\n";
   if (c.contains("state") && c["state"].is_array() && !c["state"].empty()) {
     out += "State:\n";
-    for (const Json& s : c["state"]) out += "- " + Str(s, "text") + "\n";
+    for (const Json& s : c["state"]) out += "- " + StringField(s, "text") + "\n";
   }
-  if (c.contains("next_action") && c["next_action"].is_object()) out += "Next: " + Str(c["next_action"], "text") + "\n";
+  if (c.contains("next_action") && c["next_action"].is_object()) out += "Next: " + StringField(c["next_action"], "text") + "\n";
   if (!unavailable.empty())
     out += "(Some of its evidence is no longer available: " + std::to_string(unavailable.size()) + " claims.)\n";
   return out;
@@ -168,7 +163,7 @@ std::string RecentEntries(ApiClient& api, const std::string& scope, int64_t budg
   for (const Json& r : (*revisions)["revisions"]) {
     if (!r.is_object() || !r["changes"].is_array()) continue;
     for (const Json& c : r["changes"]) {
-      const std::string op = Str(c, "op"), entry = Str(c, "entry_id"), version = Str(c, "entry_version_id");
+      const std::string op = StringField(c, "op"), entry = StringField(c, "entry_id"), version = StringField(c, "entry_version_id");
       if ((op != "add" && op != "revise") || entry.empty() || version.empty() ||
           std::find(seen.begin(), seen.end(), entry) != seen.end() || seen.size() >= kRecentEntries)
         continue;
@@ -176,8 +171,8 @@ std::string RecentEntries(ApiClient& api, const std::string& scope, int64_t budg
       Json citation{{"memory_ref", head}, {"entry_id", entry}, {"entry_version_id", version}};
       auto got = api.Post("/v1/memory/entries/get", Json{{"scope_id", scope}, {"citation", citation}, {"explain", true}});
       if (!got.ok() || !got->is_object() || (*got)["current"] != true) continue;  // revised or retired since
-      const std::string line = "- [" + Str(*got, "kind") + "] " + CutUtf8(Str(*got, "text"), 600) + " (cite: " +
-                               Str(head, "family") + "/" + Str(head, "artifact_id") + "@" +
+      const std::string line = "- [" + StringField(*got, "kind") + "] " + CutUtf8(StringField(*got, "text"), 600) + " (cite: " +
+                               StringField(head, "family") + "/" + StringField(head, "artifact_id") + "@" +
                                std::to_string(head.value("revision", Json(0)).get<int64_t>()) + "#" + entry + "@" +
                                version + ")\n";
       if (static_cast<int64_t>(out.size() + line.size()) > budget) return out.size() > header ? out : "";
@@ -193,7 +188,7 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
   const std::string scope = ScopeFor(o, payload);
   ApiClient api(o.server);
   api.SetTimeout(o.timeout_ms);
-  Json diag{{"source", Str(payload, "source")}};
+  Json diag{{"source", StringField(payload, "source")}};
   std::string context = "PowerContext memory for this project: scope_id \"" + scope +
                         "\" (give it to the powercontext MCP tools).\n";
   std::string query = "decisions, constraints, conventions and next steps of this project";
@@ -203,8 +198,8 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
   } else if (std::string text = Continuation(*cont); !text.empty()) {
     context += "\n" + text;
     const Json& c = (*cont)["content"];
-    query = Str(c, "objective") + (c.contains("next_action") && c["next_action"].is_object()
-                                       ? " " + Str(c["next_action"], "text") : "");
+    query = StringField(c, "objective") + (c.contains("next_action") && c["next_action"].is_object()
+                                       ? " " + StringField(c["next_action"], "text") : "");
     diag["handoff"] = "continued";
   } else {
     diag["handoff"] = "none";
@@ -217,7 +212,7 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
                                                          {"max_bytes", std::min<int64_t>(left, 32768)},
                                                          {"include_handoff", false}});
     if (!prepared.ok()) diag["outcome"] = OutcomeOf(prepared.status());
-    else if (prepared->is_object() && Str(*prepared, "status") == "ready" && (*prepared)["content"].is_string()) {
+    else if (prepared->is_object() && StringField(*prepared, "status") == "ready" && (*prepared)["content"].is_string()) {
       context += "\n" + (*prepared)["content"].get<std::string>();
       diag["outcome"] = "ready";
     } else if (std::string recent = RecentEntries(api, scope, left); !recent.empty()) {
@@ -316,7 +311,7 @@ Json Handoff(const HookOptions& o, const std::string& scope, const std::string& 
       result["message"] = "the sources are captured; the handoff needs an extraction provider (docs/extraction.md)";
     return result;
   }
-  if (!activated->is_object() || Str(*activated, "status") != "generated" || !(*activated)["draft"].is_object()) {
+  if (!activated->is_object() || StringField(*activated, "status") != "generated" || !(*activated)["draft"].is_object()) {
     result["handoff"] = "ignored";  // another activation consumed this boundary
     return result;
   }
@@ -376,7 +371,7 @@ Json HandoffWithin(const HookOptions& o, const std::string& scope, const std::st
 // Stop, SessionEnd, PreCompact: the transcript's new turns as sources, then the handoff.
 int Capture(const HookOptions& o, const std::string& event, const Json& payload, std::ostream& err) {
   const auto start = SteadyClock::now();
-  const std::string path = Str(payload, "transcript_path");
+  const std::string path = StringField(payload, "transcript_path");
   if (path.empty()) {
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the host gave no transcript_path"}});
     return 0;
@@ -400,7 +395,7 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     return 0;
   }
   const std::string scope = ScopeFor(o, payload);
-  std::string session = Str(payload, "session_id");
+  std::string session = StringField(payload, "session_id");
   if (session.empty()) session = transcript->session_id;
   if (session.empty()) session = Sha256Hex(path).substr(0, 16);
   const std::string state = StatePath(o, path);
@@ -502,9 +497,9 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
     Diagnose(err, o, o.event, {{"outcome", "skipped"}, {"why", "the hook input is not a JSON object"}});
     return 0;
   }
-  std::string event = HookEventName(o.event.empty() ? Str(payload, "hook_event_name") : o.event);
+  std::string event = HookEventName(o.event.empty() ? StringField(payload, "hook_event_name") : o.event);
   if (event.empty()) {
-    err << "powercontext hook: unknown event \"" << (o.event.empty() ? Str(payload, "hook_event_name") : o.event)
+    err << "powercontext hook: unknown event \"" << (o.event.empty() ? StringField(payload, "hook_event_name") : o.event)
         << "\" (prompt, session-start, stop, session-end, pre-compact)\n";
     return 1;
   }

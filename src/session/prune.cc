@@ -8,36 +8,26 @@
 
 #include "common/clock.h"
 #include "common/utf8.h"
+#include "session/fields.h"
+#include "session/transcript.h"  // TextChars
 
 namespace pc {
 namespace {
 
 using Json = nlohmann::json;
 
-// A field's text, "" when absent or not a string (json::value() throws on a wrong type).
-std::string Text(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-int64_t Chars(std::string_view s) {
-  auto n = CountCodePoints(s);
-  return static_cast<int64_t>(n ? *n : s.size());
-}
-
 // Characters of a content value: a string, or an array of blocks (text, a tool call's input, a
 // tool result's content; images count nothing).
 int64_t ContentChars(const Json& c) {
-  if (c.is_string()) return Chars(c.get_ref<const std::string&>());
+  if (c.is_string()) return TextChars(c.get_ref<const std::string&>());
   if (!c.is_array()) return 0;
   int64_t n = 0;
   for (const Json& b : c) {
     if (!b.is_object()) continue;
-    const std::string type = Text(b, "type");
+    const std::string type = StringField(b, "type");
     auto text = b.find("text");
-    if (text != b.end() && text->is_string()) n += Chars(text->get_ref<const std::string&>());
-    else if (type == "tool_use" && b.contains("input")) n += Chars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
+    if (text != b.end() && text->is_string()) n += TextChars(text->get_ref<const std::string&>());
+    else if (type == "tool_use" && b.contains("input")) n += TextChars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
     else if (type == "tool_result" && b.contains("content")) n += ContentChars(b["content"]);
   }
   return n;
@@ -50,7 +40,7 @@ int64_t MessageChars(const Json& m) {
     for (const Json& call : *calls) {
       if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
       auto args = call["function"].find("arguments");
-      if (args != call["function"].end() && args->is_string()) n += Chars(args->get_ref<const std::string&>());
+      if (args != call["function"].end() && args->is_string()) n += TextChars(args->get_ref<const std::string&>());
     }
   return n;
 }
@@ -59,19 +49,10 @@ bool HasImage(const Json& c) {
   if (!c.is_array()) return false;
   for (const Json& b : c) {
     if (!b.is_object()) continue;
-    const std::string type = Text(b, "type");
+    const std::string type = StringField(b, "type");
     if (type == "image" || type == "image_url" || type == "input_image") return true;
   }
   return false;
-}
-
-std::string Thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return (n < 0 ? "-" : "") + out;
 }
 
 constexpr std::string_view kPlaceholderStart = "[PowerContext pruned this tool result: ";
@@ -105,9 +86,9 @@ Status Field(const std::string& field, const std::string& what) {
 }  // namespace
 
 std::string PrunePlaceholder(const std::string& tool, int64_t chars, std::optional<int64_t> age_seconds) {
-  std::string out = std::string(kPlaceholderStart) + Thousands(chars) + " characters of " +
+  std::string out = std::string(kPlaceholderStart) + WithThousands(chars) + " characters of " +
                     (tool.empty() ? std::string("tool") : tool) + " output";
-  if (age_seconds) out += ", " + Thousands(*age_seconds) + " s old";
+  if (age_seconds) out += ", " + WithThousands(*age_seconds) + " s old";
   return out + ". Run the tool again if it is still needed.]";
 }
 
@@ -173,15 +154,15 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
           }
       if (content && content->is_array())
         for (const Json& b : *content)
-          if (b.is_object() && Text(b, "type") == "tool_use" && b.contains("id") && b["id"].is_string()) {
-            tool_names[b["id"].get<std::string>()] = Text(b, "name");
+          if (b.is_object() && StringField(b, "type") == "tool_use" && b.contains("id") && b["id"].is_string()) {
+            tool_names[b["id"].get<std::string>()] = StringField(b, "name");
             anthropic = true;
           }
     } else if (role == "tool") {
       openai = true;
       ToolResult r;
       r.message = static_cast<int64_t>(i);
-      r.call_id = Text(m, "tool_call_id");
+      r.call_id = StringField(m, "tool_call_id");
       r.chars = content ? ContentChars(*content) : 0;
       r.image = content && HasImage(*content);
       r.pruned = content && AlreadyPruned(*content);
@@ -192,7 +173,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
       if (content && content->is_array())
         for (size_t b = 0; b < content->size(); ++b) {
           const Json& block = (*content)[b];
-          if (!block.is_object() || Text(block, "type") != "tool_result") {
+          if (!block.is_object() || StringField(block, "type") != "tool_result") {
             says_something = true;
             continue;
           }
@@ -200,7 +181,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
           ToolResult r;
           r.message = static_cast<int64_t>(i);
           r.block = static_cast<int64_t>(b);
-          r.call_id = Text(block, "tool_use_id");
+          r.call_id = StringField(block, "tool_use_id");
           r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
           r.image = block.contains("content") && HasImage(block["content"]);
           r.pruned = block.contains("content") && AlreadyPruned(block["content"]);
@@ -233,7 +214,7 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     std::optional<int64_t> age;
     if (r.at_ms) age = (now - *r.at_ms) / 1000;
     const std::string placeholder = PrunePlaceholder(tool, r.chars, age);
-    const int64_t saved = r.chars - Chars(placeholder);
+    const int64_t saved = r.chars - TextChars(placeholder);
     if (saved <= 0) return false;  // the placeholder would be as long as the result
     ContentOf(pruned, r) = placeholder;
     r.pruned = true;

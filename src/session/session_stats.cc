@@ -6,17 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "session/fields.h"
+
 namespace pc {
 namespace {
-
-std::string Thousands(int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 double Share(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -111,16 +104,16 @@ std::string FormatSessionStats(const SessionStats& s) {
   for (size_t i : order) {
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", Share(s.totals[i], s.total()));
-    out += row(ContextCategoryName(static_cast<ContextCategory>(i)), Thousands(s.totals[i]), share,
-               Thousands(n ? static_cast<int64_t>(std::llround(static_cast<double>(s.totals[i]) / static_cast<double>(n))) : 0),
+    out += row(ContextCategoryName(static_cast<ContextCategory>(i)), WithThousands(s.totals[i]), share,
+               WithThousands(n ? static_cast<int64_t>(std::llround(static_cast<double>(s.totals[i]) / static_cast<double>(n))) : 0),
                true);
   }
   out += rule("└", "┴", "┘");
   if (const SessionChars* x = MostExtreme(s)) {
     const int64_t talk = x->chars[static_cast<size_t>(ContextCategory::kUserInput)] +
                          x->chars[static_cast<size_t>(ContextCategory::kAssistantText)];
-    out += "Most extreme session: " + x->name + ": " + Thousands(x->chars[0]) + " chars of tool results, " +
-           Thousands(talk) + " chars of user input and assistant text together.\n";
+    out += "Most extreme session: " + x->name + ": " + WithThousands(x->chars[0]) + " chars of tool results, " +
+           WithThousands(talk) + " chars of user input and assistant text together.\n";
   }
   return out;
 }

@@ -6,17 +6,12 @@
 
 #include "common/clock.h"
 #include "common/utf8.h"
+#include "session/fields.h"
 
 namespace pc {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Str(const Json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::optional<int64_t> TimeOf(const Json& line) {
   auto it = line.find("timestamp");
@@ -36,7 +31,7 @@ std::string ContentText(const Json& c) {
     std::string piece;
     if (b.is_string()) piece = b.get<std::string>();
     else if (b.is_object() && b.contains("text") && b["text"].is_string()) piece = b["text"].get<std::string>();
-    else if (b.is_object() && Str(b, "type") == "tool_result" && b.contains("content")) piece = ContentText(b["content"]);
+    else if (b.is_object() && StringField(b, "type") == "tool_result" && b.contains("content")) piece = ContentText(b["content"]);
     if (piece.empty()) continue;
     if (!out.empty()) out.push_back('\n');
     out += piece;
@@ -65,19 +60,19 @@ class Reader {
   // A chat message (OpenAI or Anthropic), or the `message` of a Claude Code line.
   bool Message(const Json& m, std::optional<int64_t> at, int64_t line, bool meta) {
     if (!m.is_object()) return false;
-    const std::string role = Str(m, "role");
+    const std::string role = StringField(m, "role");
     const Json content = m.value("content", Json());
     if (role == "system" || role == "developer") {
       Add(TranscriptPart::kSystem, ContentText(content), at, line);
     } else if (role == "tool") {
-      Add(TranscriptPart::kToolResult, ContentText(content), at, line, tool_of_call_[Str(m, "tool_call_id")]);
+      Add(TranscriptPart::kToolResult, ContentText(content), at, line, tool_of_call_[StringField(m, "tool_call_id")]);
     } else if (role == "user") {
       if (content.is_array()) {
         for (const Json& b : content) {
           if (!b.is_object()) continue;
-          if (Str(b, "type") == "tool_result") {
+          if (StringField(b, "type") == "tool_result") {
             Add(TranscriptPart::kToolResult, ContentText(b.value("content", Json())), at, line,
-                tool_of_call_[Str(b, "tool_use_id")]);
+                tool_of_call_[StringField(b, "tool_use_id")]);
           } else if (b.contains("text") && b["text"].is_string()) {
             const std::string text = b["text"].get<std::string>();
             Add(meta || Injected(text) ? TranscriptPart::kSystem : TranscriptPart::kUser, text, at, line);
@@ -91,13 +86,13 @@ class Reader {
       if (content.is_array()) {
         for (const Json& b : content) {
           if (!b.is_object()) continue;
-          const std::string type = Str(b, "type");
+          const std::string type = StringField(b, "type");
           if (type == "tool_use") {
-            const std::string name = Str(b, "name");
-            tool_of_call_[Str(b, "id")] = name;
+            const std::string name = StringField(b, "name");
+            tool_of_call_[StringField(b, "id")] = name;
             Add(TranscriptPart::kToolCall, name + " " + b.value("input", Json::object()).dump(-1, ' ', false, Json::error_handler_t::replace), at, line, name);
           } else if (type == "thinking") {
-            Add(TranscriptPart::kAssistant, Str(b, "thinking"), at, line);
+            Add(TranscriptPart::kAssistant, StringField(b, "thinking"), at, line);
           } else if (b.contains("text") && b["text"].is_string()) {
             Add(TranscriptPart::kAssistant, b["text"].get<std::string>(), at, line);
           }
@@ -108,9 +103,9 @@ class Reader {
       if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
         for (const Json& call : *calls) {
           if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
-          const std::string name = Str(call["function"], "name");
-          tool_of_call_[Str(call, "id")] = name;
-          Add(TranscriptPart::kToolCall, name + " " + Str(call["function"], "arguments"), at, line, name);
+          const std::string name = StringField(call["function"], "name");
+          tool_of_call_[StringField(call, "id")] = name;
+          Add(TranscriptPart::kToolCall, name + " " + StringField(call["function"], "arguments"), at, line, name);
         }
     } else {
       return false;
@@ -120,17 +115,17 @@ class Reader {
 
   // One line of Claude Code's transcript.
   bool ClaudeLine(const Json& j, int64_t line) {
-    const std::string type = Str(j, "type");
+    const std::string type = StringField(j, "type");
     const auto at = TimeOf(j);
-    if (t_.session_id.empty()) t_.session_id = Str(j, "sessionId");
-    if (t_.cwd.empty()) t_.cwd = Str(j, "cwd");
+    if (t_.session_id.empty()) t_.session_id = StringField(j, "sessionId");
+    if (t_.cwd.empty()) t_.cwd = StringField(j, "cwd");
     if (type == "user" || type == "assistant") return Message(j.value("message", Json()), at, line, (j.contains("isMeta") && j["isMeta"].is_boolean() && j["isMeta"].get<bool>()));
     if (type == "system") {
-      Add(TranscriptPart::kSystem, Str(j, "content"), at, line);
+      Add(TranscriptPart::kSystem, StringField(j, "content"), at, line);
       return true;
     }
     if (type == "summary") {
-      Add(TranscriptPart::kSystem, Str(j, "summary"), at, line);
+      Add(TranscriptPart::kSystem, StringField(j, "summary"), at, line);
       return true;
     }
     return false;
@@ -138,32 +133,32 @@ class Reader {
 
   // One line of a Codex rollout.
   bool CodexLine(const Json& j, int64_t line) {
-    const std::string type = Str(j, "type");
+    const std::string type = StringField(j, "type");
     const Json p = j.value("payload", Json());
     const auto at = TimeOf(j);
     if (!p.is_object()) return false;
     if (type == "session_meta") {
-      t_.session_id = Str(p, "id");
-      t_.cwd = Str(p, "cwd");
+      t_.session_id = StringField(p, "id");
+      t_.cwd = StringField(p, "cwd");
       for (const char* key : {"instructions", "base_instructions"}) {
         auto it = p.find(key);
         if (it == p.end()) continue;
-        Add(TranscriptPart::kSystem, it->is_string() ? it->get<std::string>() : it->is_object() ? Str(*it, "text") : "",
+        Add(TranscriptPart::kSystem, it->is_string() ? it->get<std::string>() : it->is_object() ? StringField(*it, "text") : "",
             at, line);
       }
       return true;
     }
     if (type == "compacted") {
-      Add(TranscriptPart::kSystem, Str(p, "message"), at, line);
+      Add(TranscriptPart::kSystem, StringField(p, "message"), at, line);
       return true;
     }
     if (type == "turn_context" || type == "event_msg") return true;  // the same turn, as events
     if (type != "response_item") return false;
-    const std::string item = Str(p, "type");
+    const std::string item = StringField(p, "type");
     if (item == "message") return Message(p, at, line, false);
     if (item == "function_call" || item == "custom_tool_call" || item == "local_shell_call") {
-      const std::string name = item == "local_shell_call" ? "shell" : Str(p, "name");
-      tool_of_call_[Str(p, "call_id")] = name;
+      const std::string name = item == "local_shell_call" ? "shell" : StringField(p, "name");
+      tool_of_call_[StringField(p, "call_id")] = name;
       const Json args = item == "function_call" ? p.value("arguments", Json()) :
                         item == "custom_tool_call" ? p.value("input", Json()) : p.value("action", Json());
       Add(TranscriptPart::kToolCall, name + " " + (args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, Json::error_handler_t::replace)), at, line, name);
@@ -172,8 +167,8 @@ class Reader {
     if (item == "function_call_output" || item == "custom_tool_call_output") {
       const Json out = p.value("output", Json());
       std::string text = out.is_string() ? out.get<std::string>() : ContentText(out);
-      if (out.is_object()) text = Str(out, "content");
-      Add(TranscriptPart::kToolResult, text, at, line, tool_of_call_[Str(p, "call_id")]);
+      if (out.is_object()) text = StringField(out, "content");
+      Add(TranscriptPart::kToolResult, text, at, line, tool_of_call_[StringField(p, "call_id")]);
       return true;
     }
     return item == "reasoning";  // encrypted or summarised thinking: not context text
@@ -186,7 +181,7 @@ class Reader {
 
 std::string Detect(const Json& j) {
   if (!j.is_object()) return "";
-  const std::string type = Str(j, "type");
+  const std::string type = StringField(j, "type");
   if (j.contains("payload") && (type == "session_meta" || type == "response_item" || type == "event_msg" ||
                                 type == "turn_context" || type == "compacted"))
     return "codex";

@@ -31,13 +31,8 @@ class MigrateTest : public ::testing::Test {
   void SetUp() override {
     if (TestingPostgres())  // these tests use both stores already; the "pg:" run would repeat them
       GTEST_SKIP() << "migrate's tests run in the plain suite (they move SQLite into PostgreSQL)";
-    const char* base = std::getenv("POWERCONTEXT_TEST_PG");
-    if ((!base || !*base) && std::getenv("CI"))  // CI installs PostgreSQL: a skip there hides a broken setup
-      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";
-    if (!base || !*base)
-      GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to migrate into "
-                      "(scripts/test starts one when PostgreSQL is installed: apt-get install postgresql)";
-    base_ = base;
+    PC_REQUIRE_TEST_PG();
+    base_ = std::getenv("POWERCONTEXT_TEST_PG");
     auto admin = pg::Conn::Open(base_);
     ASSERT_TRUE(admin.ok()) << admin.status().message();
     admin_ = std::move(admin).value();

@@ -30,9 +30,7 @@ class MultiServer : public ::testing::Test {
  protected:
   void SetUp() override {
     if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass (it always uses PostgreSQL)";
-    const char* url = std::getenv("POWERCONTEXT_TEST_PG");
-    if ((!url || !*url) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
-    if (!url || !*url) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL (scripts/with-pg starts one)";
+    PC_REQUIRE_TEST_PG();
     schema_ = std::make_unique<TempPgSchema>();
     fake_ = std::make_unique<FakeOpenAi>();  // only now: a fake stopped as it starts may never stop
     for (int i = 0; i < 3; ++i) {

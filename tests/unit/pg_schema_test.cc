@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_schema.h"
 
@@ -18,13 +19,8 @@ namespace {
 class PgDatabase : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* base = std::getenv("POWERCONTEXT_TEST_PG");
-    if ((!base || !*base) && std::getenv("CI"))  // CI installs PostgreSQL: a skip there hides a broken setup
-      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";
-    if (!base || !*base)
-      GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against "
-                      "(scripts/test starts one when PostgreSQL is installed: apt-get install postgresql)";
-    base_ = base;
+    PC_REQUIRE_TEST_PG();
+    base_ = std::getenv("POWERCONTEXT_TEST_PG");
     auto admin = Conn::Open(base_);
     ASSERT_TRUE(admin.ok()) << admin.status().message();
     admin_ = std::move(admin).value();

@@ -16,9 +16,7 @@ class PgStore : public ::testing::Test {
  protected:
   void SetUp() override {
     if (TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
-    const char* base = std::getenv("POWERCONTEXT_TEST_PG");
-    if ((!base || !*base) && std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI";
-    if (!base || !*base) GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against";
+    PC_REQUIRE_TEST_PG();
     schema = std::make_unique<TempPgSchema>();
   }
   std::unique_ptr<TempPgSchema> schema;
