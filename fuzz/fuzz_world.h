@@ -132,8 +132,9 @@ class World {
         context_(*f_->store, search_),
         stats_(*f_->store),
         tokens_(*f_->store),
-        audit_(*f_->store) {
-    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_, tokens_, audit_});
+        audit_(*f_->store),
+        review_(*f_->store) {
+    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_, tokens_, audit_, review_});
     ApiResponse scope = Post("/v1/scopes", R"({"key": "project:fuzz"})");
     FUZZ_CHECK(scope.status == 201, scope.body.dump());
     scope_id_ = scope.body["scope_id"].get<std::string>();
@@ -206,6 +207,7 @@ class World {
   StatsService stats_;
   TokenService tokens_;
   AuditService audit_;
+  ReviewService review_;
   Router router_;
   std::string scope_id_;
   std::string old_citation_;

@@ -7,6 +7,7 @@
 #include "service/context_service.h"
 #include "service/flush_service.h"
 #include "service/handoff_service.h"
+#include "service/review_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
 #include "service/stats_service.h"
@@ -24,8 +25,9 @@ struct RoutedServices {
         context(*f.store, search),
         stats(*f.store),
         tokens(*f.store),
-        audit(*f.store) {
-    AddRoutes(router, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit});
+        audit(*f.store),
+        review(*f.store) {
+    AddRoutes(router, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit, review});
   }
 
   SearchService search;
@@ -36,6 +38,7 @@ struct RoutedServices {
   StatsService stats;
   TokenService tokens;
   AuditService audit;
+  ReviewService review;
   Router router;
 };
 

@@ -175,6 +175,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);
   AddHandoffRoutes(router, services);
+  AddReviewRoutes(router, services);
   AddHealthRoutes(router, services, options);
   AddStatsRoutes(router, services);
   AddSecurityRoutes(router, services);

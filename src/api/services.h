@@ -5,6 +5,7 @@
 #include "service/flush_service.h"
 #include "service/handoff_service.h"
 #include "service/memory_service.h"
+#include "service/review_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
 #include "service/stats_service.h"
@@ -23,6 +24,7 @@ struct Services {
   StatsService& stats;
   TokenService& tokens;
   AuditService& audit;
+  ReviewService& review;
 };
 
 }  // namespace pc

@@ -1,5 +1,7 @@
 // GET /v1/stats (RFC 0072; the spec's ScopedStats, every object strict): inventory, model usage
 // and recall tokens of one scope. Answered with Cache-Control: no-store.
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
@@ -34,6 +36,29 @@ Json RecallJson(const RecallMeasurement& m) {
               {"token_reduction", m.baseline_tokens - m.recalled_tokens}};  // signed: overhead shows
 }
 
+// The spec's CandidateInventoryStatistics: totals, and per family (in byte order).
+Json CandidatesJson(const std::vector<CandidateCount>& counts) {
+  struct Tally {
+    int64_t pending = 0, approved = 0, rejected = 0;
+    int64_t total() const { return pending + approved + rejected; }
+    void Add(CandidateStatus s, int64_t n) {
+      (s == CandidateStatus::kPending ? pending : s == CandidateStatus::kApproved ? approved : rejected) += n;
+    }
+  };
+  Tally all;
+  std::map<std::string, Tally> by_family;
+  for (const CandidateCount& c : counts) {
+    all.Add(c.status, c.count);
+    by_family[c.family].Add(c.status, c.count);
+  }
+  Json families = Json::array();
+  for (const auto& [family, t] : by_family)
+    families.push_back({{"family", family}, {"total", t.total()}, {"pending", t.pending},
+                        {"approved", t.approved}, {"rejected", t.rejected}});
+  return Json{{"total", all.total()}, {"pending", all.pending}, {"approved", all.approved},
+              {"rejected", all.rejected}, {"by_family", families}};
+}
+
 Json InventoryJson(const Inventory& inv) {
   Json families = Json::array();
   int64_t artifacts = 0;
@@ -53,8 +78,7 @@ Json InventoryJson(const Inventory& inv) {
                    {"memory_processed", inv.memory_processed},
                    {"memory_pending", std::max<int64_t>(0, inv.sources_total - inv.memory_processed)}}},
       {"artifacts", {{"total", artifacts}, {"by_family", families}}},
-      // No candidate review here yet: nothing is ever a candidate (docs/compatibility.md).
-      {"candidates", {{"total", 0}, {"pending", 0}, {"approved", 0}, {"rejected", 0}, {"by_family", Json::array()}}},
+      {"candidates", CandidatesJson(inv.candidates)},
       {"memory", {{"entries", {{"total", active + inactive}, {"active", active}, {"inactive", inactive},
                                {"by_kind", kinds}}}}}};
 }

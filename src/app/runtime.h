@@ -28,9 +28,10 @@ struct Runtime {
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<TokenService> tokens;
   std::unique_ptr<AuditService> audit;
+  std::unique_ptr<ReviewService> review;
 
   Services services() {
-    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit};
+    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit, *review};
   }
 };
 

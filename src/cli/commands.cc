@@ -508,6 +508,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   AddSourceCommands(r);
   AddContextCommands(r);
   AddStatsCommand(r);
+  for (ClientCommand& c : AddReviewCommands(app)) r.cmds.push_back(std::move(c));
   return std::move(r.cmds);
 }
 

@@ -26,5 +26,7 @@ int ReportError(const Status& s);
 
 // Adds the subcommands to `app`; the caller runs the one that was parsed.
 std::vector<ClientCommand> AddClientCommands(CLI::App& app);
+// candidate …, experience … (review_commands.cc); AddClientCommands adds them.
+std::vector<ClientCommand> AddReviewCommands(CLI::App& app);
 
 }  // namespace pc

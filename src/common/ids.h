@@ -13,6 +13,8 @@ inline constexpr std::string_view kHandoffPrefix = "hnd_";
 inline constexpr std::string_view kEntryPrefix = "ent_";
 inline constexpr std::string_view kEntryVersionPrefix = "env_";
 inline constexpr std::string_view kSourcePrefix = "src_";
+inline constexpr std::string_view kExperiencePrefix = "exp_";
+inline constexpr std::string_view kCandidatePrefix = "cand_";
 
 // A new id: `prefix` + 26 characters. Thread-safe.
 std::string NewId(std::string_view prefix);

@@ -13,6 +13,8 @@ const char* CodeName(Code code) {
     case Code::kConflict: return "revision_conflict";
     case Code::kSourceConflict: return "source_conflict";
     case Code::kRevisionNotVisible: return "revision_not_visible";
+    case Code::kCandidateConflict: return "candidate_conflict";
+    case Code::kArtifactConflict: return "artifact_conflict";
     case Code::kTooLarge: return "too_large";
     case Code::kCapabilityUnavailable: return "capability_unavailable";
     case Code::kRateLimited: return "rate_limited";
@@ -27,7 +29,7 @@ const char* CodeName(Code code) {
 std::optional<Code> CodeFromName(std::string_view name) {
   for (Code c : {Code::kOk, Code::kInvalidArgument, Code::kUnauthenticated, Code::kPermissionDenied,
                  Code::kNotFound, Code::kMethodNotAllowed, Code::kConflict, Code::kSourceConflict,
-                 Code::kRevisionNotVisible,
+                 Code::kRevisionNotVisible, Code::kCandidateConflict, Code::kArtifactConflict,
                  Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
                  Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
                  Code::kProviderError})

@@ -23,6 +23,8 @@ enum class Code {
   kConflict,        // a stale citation or revision (409 revision_conflict)
   kSourceConflict,  // a source id already names other content (409 source_conflict)
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
+  kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
+  kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,

@@ -57,6 +57,15 @@ Json ScopeProperties() {
               {"scope_key", {{"type", "string"}, {"description", "Older name of scope_id."}}}};
 }
 
+// The spec's ExperienceProposal as an input schema.
+Json kExperienceSchema() {
+  Json field = {{"type", "string"}, {"minLength", 1}, {"maxLength", 8000}};
+  return Json{{"type", "object"},
+              {"properties", {{"situation", field}, {"action", field}, {"outcome", field}, {"lesson", field}}},
+              {"required", {"situation", "action", "outcome", "lesson"}},
+              {"additionalProperties", false}};
+}
+
 const std::vector<Tool>& Tools() {
   static const std::vector<Tool> kTools = {
       {"remember_memory", "Remember",
@@ -183,6 +192,63 @@ const std::vector<Tool>& Tools() {
        "its evidence (continue_handoff does). not_found means there is none yet.",
        {{"revision", {{"type", "integer"}, {"minimum", 1}}}},
        {}, ScopeArg::kScoped, "GET", "/v1/handoff", kReads},
+      {"propose_experience", "Propose an Experience",
+       "Propose a reusable lesson from finished work as {situation, action, outcome, lesson}, with the exact "
+       "evidence it stands on (source_refs [{name: content, source_id}] and/or artifact_refs). It becomes a "
+       "pending candidate in the review inbox, never an artifact by itself: a reviewer approves, revises or "
+       "rejects it. To replace an approved Experience, set target to its exact head and include it in artifact_refs.",
+       {{"proposal", kExperienceSchema()},
+        {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"target", {{"type", "object"}, {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
+        {"reason", {{"type", "string"}}}},
+       {"proposal"}, ScopeArg::kScoped, "POST", "/v1/experience/propose", kRuns,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"get_experience", "Get an Experience",
+       "Read an approved Experience revision by its exact reference {family: experience, artifact_id, revision}, "
+       "with its evidence.",
+       {{"artifact", {{"type", "object"}}}},
+       {"artifact"}, ScopeArg::kScoped, "POST", "/v1/experience/get", kReads},
+      {"search_experience", "Search Experience",
+       "Find approved Experience (reviewed lessons) that match a query, best first. Pending and rejected "
+       "candidates are never found.",
+       {{"query", {{"type", "string"}}}, {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
+       {"query"}, ScopeArg::kScoped, "POST", "/v1/experience/search", kReads},
+      {"list_artifact_candidates", "List the review inbox",
+       "List candidates waiting for review (status pending by default; approved or rejected on request), "
+       "oldest first, with their proposal, evidence and current version.",
+       {{"status", {{"type", "string"}, {"enum", {"pending", "approved", "rejected"}}}},
+        {"family", {{"type", "string"}, {"enum", {"experience", "skill"}}}},
+        {"cursor", {{"type", "string"}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
+       {}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/list", kReads},
+      {"get_artifact_candidate", "Get a candidate",
+       "Read one candidate: its current version, status, proposal, evidence, and (once decided) the approved "
+       "artifact or the rejection reason.",
+       {{"candidate_id", {{"type", "string"}}}},
+       {"candidate_id"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/get", kReads},
+      {"approve_artifact_candidate", "Approve a candidate",
+       "Approve exactly the candidate version you reviewed (expected_version): it becomes an artifact revision "
+       "in the same transaction. candidate_conflict: the candidate changed or was decided; artifact_conflict: "
+       "the Experience it replaces changed. Nothing is merged for you.",
+       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}}},
+       {"candidate_id", "expected_version"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/approve", kRuns},
+      {"reject_artifact_candidate", "Reject a candidate",
+       "Reject the candidate version you reviewed, with a reason. Terminal: no artifact is written.",
+       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
+        {"reason", {{"type", "string"}}}},
+       {"candidate_id", "expected_version", "reason"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/reject", kRuns},
+      {"revise_artifact_candidate", "Revise a candidate",
+       "Replace a pending candidate's proposal with a complete new one (and its evidence): the next version, "
+       "still pending. Approve that version afterwards.",
+       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
+        {"proposal", kExperienceSchema()},
+        {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"target", {{"type", "object"}}},
+        {"reason", {{"type", "string"}}}},
+       {"candidate_id", "expected_version", "proposal"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/revise",
+       kRuns, {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
       {"list_scopes", "List scopes",
        "List the scopes (isolated memories, e.g. one per project), or look one up by key.",
        {{"key", {{"type", "string"}}},

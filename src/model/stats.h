@@ -2,6 +2,7 @@
 // resolved UTC period, and the plain structs of one statistics answer. Pure: no store, no clock.
 #pragma once
 
+#include "model/review.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,7 @@ struct Inventory {
   };
   std::vector<Count> artifacts_by_family;  // by UTF-8 byte order
   std::vector<Count> entries_by_kind;      // by UTF-8 byte order
+  std::vector<CandidateCount> candidates;  // by family, then status
 };
 
 struct UsageValues {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "service/handoff_service.h"
+#include "service/review_service.h"
 #include "service/usage_log.h"
 #include "service/validation.h"
 
@@ -98,6 +99,18 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
       candidates.push_back({ContextItemType::kMemory, FormatCitation(c), hit.item.version.kind,
                             hit.item.version.text, hit.score, "\"citation\":" + CitationJson(c)});
       source_refs[candidates.back().ref] = hit.item.version.source_refs;
+    }
+    // Reviewed Experience first (RFC 0050: approved heads only), then the source log's.
+    PC_ASSIGN_OR_RETURN(std::vector<Experience> heads, txn.ListExperienceHeads(scope->scope_id, kMaxExperienceScan));
+    for (ExperienceHit& hit : RankExperiences(std::move(heads), req.query, kExperienceCandidates)) {
+      const std::string ref = FormatMemoryRef(hit.experience.ref);
+      candidates.push_back({ContextItemType::kExperience, ref, kExperienceFamily, ExperienceText(hit.experience.content),
+                            hit.score, "\"kind\":\"experience\",\"artifact_ref\":" + ArtifactRefJson(hit.experience.ref)});
+      std::vector<std::string>& refs = source_refs[ref];
+      for (const SourceEvidence& e : hit.experience.evidence.sources) {
+        PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(scope->scope_id, e.source_id));
+        if (s) refs.push_back(SourceRef(*s));
+      }
     }
     for (const ReadTxn::SourceHit& s : experience)
       candidates.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,

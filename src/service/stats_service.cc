@@ -30,6 +30,7 @@ Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod p
     PC_ASSIGN_OR_RETURN(inv.memory_processed, txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
     PC_ASSIGN_OR_RETURN(inv.artifacts_by_family, txn.CountArtifactsByFamily(id));
     PC_ASSIGN_OR_RETURN(inv.entries_by_kind, txn.CountHeadEntriesByKind(memory->artifact_id));
+    PC_ASSIGN_OR_RETURN(inv.candidates, txn.CountCandidates(id));
     PC_ASSIGN_OR_RETURN(usage, txn.ListModelUsage(id, out.period.start(), out.period.end()));
     PC_ASSIGN_OR_RETURN(recall, txn.ListRecall(id, kRecallEstimatorId, kRecallEstimatorVersion,
                                                out.period.start(), out.period.end()));

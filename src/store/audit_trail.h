@@ -24,6 +24,8 @@ struct AuditTrail {
   std::string artifact_id;  // the artifact a revision went to (its scope is looked up)
   std::optional<int64_t> revision;          // memory revision committed
   std::optional<int64_t> handoff_revision;  // handoff revision committed
+  std::vector<std::string> candidates;      // candidate versions written, "cand_…@2:approved"
+  std::optional<std::string> artifact;      // another family's revision committed, "experience/exp_…@1"
   std::vector<std::string> entries;         // entries changed (at most kMaxIds)
   std::vector<std::string> sources;         // sources appended (at most kMaxIds)
   std::vector<std::string> tokens;          // tokens created or revoked

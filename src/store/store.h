@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/review.h"
 #include "model/stats.h"
 #include "model/types.h"
 #include "search/text_query.h"
@@ -146,6 +147,27 @@ class ReadTxn {
   virtual Result<std::vector<ApiToken>> ListTokens() = 0;
   // The audit log, newest first (AuditQuery's filters).
   virtual Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) = 0;
+
+  // Review (RFC 0050; sqlite_review.cc, pg_review.cc). A candidate's head with its current
+  // version, by internal scope id.
+  virtual Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
+                                                                 const std::string& candidate_id) = 0;
+  // Candidate heads of `status` (and `family`, when not empty), by candidate_id (creation order),
+  // strictly after `after`.
+  virtual Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id,
+                                                                CandidateStatus status,
+                                                                const std::string& family,
+                                                                const std::string& after, int limit) = 0;
+  // One version of a candidate, if it exists.
+  virtual Result<std::optional<CandidateVersion>> FindCandidateVersion(const std::string& scope_id,
+                                                                       const std::string& candidate_id,
+                                                                       int64_t version) = 0;
+  virtual Result<std::vector<CandidateCount>> CountCandidates(const std::string& scope_id) = 0;
+  // An Experience revision, if it exists (any revision, head or not).
+  virtual Result<std::optional<Experience>> FindExperience(const std::string& artifact_id, int64_t revision) = 0;
+  // The head revision of every Experience artifact of the scope, newest artifact first, at most
+  // `limit`.
+  virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -214,6 +236,16 @@ class WriteTxn : public ReadTxn {
   // Appends an audit row (seq assigned); an empty scope_id is looked up from `artifact_id` when
   // that is given. Audited() calls it for every write; denied requests come in their own writes.
   virtual Status AppendAudit(const AuditRecord& row, const std::string& artifact_id = "") = 0;
+
+  // Review. Writes candidate version `c.current` (when `new_version`: it must not exist yet) and
+  // sets the candidate's head to `c` (created at version 1).
+  virtual Status SaveCandidate(const ArtifactCandidate& c, bool new_version) = 0;
+  // A new Experience artifact of the scope (revision 0; not a default artifact).
+  virtual Result<Artifact> CreateExperience(const std::string& scope_id) = 0;
+  // Appends Experience revision `e.ref.revision`, which must be the artifact's head + 1 (else
+  // Conflict), with its evidence as the revision's lineage.
+  virtual Status CommitExperience(const Experience& e, const std::string& reason,
+                                  const std::vector<std::string>& lineage) = 0;
 
   // What this transaction's current write changed, for its audit row (store/audit_trail.h);
   // backends note every change here.

@@ -24,3 +24,69 @@ std::vector<std::string> SplitLines(const std::string& s) {
 }
 
 }  // namespace pc
+
+#include <nlohmann/json.hpp>
+
+namespace pc {
+namespace {
+
+using nlohmann::json;
+
+json RefJson(const MemoryRef& r) { return {{"family", r.family}, {"artifact_id", r.artifact_id}, {"revision", r.revision}}; }
+
+MemoryRef RefOf(const json& j) {
+  return MemoryRef{j.at("family").get<std::string>(), j.at("artifact_id").get<std::string>(),
+                   j.at("revision").get<int64_t>()};
+}
+
+template <typename T, typename Fn>
+Result<T> Parse(const std::string& row, const char* what, Fn fn) {
+  try {
+    return fn(json::parse(row));
+  } catch (const std::exception& e) {
+    return Internal(std::string("a stored ") + what + " is malformed: " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string ProposalToRow(const ExperienceContent& c) {
+  return json{{"situation", c.situation}, {"action", c.action}, {"outcome", c.outcome}, {"lesson", c.lesson}}.dump();
+}
+
+Result<ExperienceContent> ProposalFromRow(const std::string& row) {
+  return Parse<ExperienceContent>(row, "proposal", [](const json& j) {
+    return ExperienceContent{j.at("situation").get<std::string>(), j.at("action").get<std::string>(),
+                             j.at("outcome").get<std::string>(), j.at("lesson").get<std::string>()};
+  });
+}
+
+std::string EvidenceToRow(const Evidence& e) {
+  json sources = json::array(), artifacts = json::array();
+  for (const SourceEvidence& s : e.sources) sources.push_back({{"name", s.name}, {"source_id", s.source_id}});
+  for (const MemoryRef& r : e.artifacts) artifacts.push_back(RefJson(r));
+  return json{{"source_refs", sources}, {"artifact_refs", artifacts}}.dump();
+}
+
+Result<Evidence> EvidenceFromRow(const std::string& row) {
+  return Parse<Evidence>(row, "evidence", [](const json& j) {
+    Evidence e;
+    for (const json& s : j.at("source_refs"))
+      e.sources.push_back({s.at("name").get<std::string>(), s.at("source_id").get<std::string>()});
+    for (const json& r : j.at("artifact_refs")) e.artifacts.push_back(RefOf(r));
+    return e;
+  });
+}
+
+std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref) {
+  if (!ref) return std::nullopt;
+  return RefJson(*ref).dump();
+}
+
+Result<std::optional<MemoryRef>> RefFromRow(const std::optional<std::string>& row) {
+  if (!row) return std::optional<MemoryRef>();
+  return Parse<std::optional<MemoryRef>>(*row, "artifact reference",
+                                         [](const json& j) { return std::optional<MemoryRef>(RefOf(j)); });
+}
+
+}  // namespace pc

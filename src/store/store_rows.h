@@ -29,3 +29,21 @@ Status GuardedCallback(const std::function<Status(Txn&)>& fn, Txn& txn) {
 }
 
 }  // namespace pc
+
+#include <optional>
+
+#include "model/review.h"
+
+namespace pc {
+
+// Review rows (both stores): a candidate's proposal, its evidence and an artifact reference are
+// stored as JSON text, exactly what the service validated; reading back what we wrote cannot
+// fail, so a malformed row is Internal.
+std::string ProposalToRow(const ExperienceContent& c);
+Result<ExperienceContent> ProposalFromRow(const std::string& row);
+std::string EvidenceToRow(const Evidence& e);
+Result<Evidence> EvidenceFromRow(const std::string& row);
+std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref);
+Result<std::optional<MemoryRef>> RefFromRow(const std::optional<std::string>& row);
+
+}  // namespace pc

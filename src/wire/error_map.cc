@@ -22,6 +22,8 @@ constexpr Row kTable[] = {
     {Code::kConflict, 409, 4},
     {Code::kSourceConflict, 409, 4},
     {Code::kRevisionNotVisible, 409, 4},
+    {Code::kCandidateConflict, 409, 4},
+    {Code::kArtifactConflict, 409, 4},
     {Code::kUnsupportedMediaType, 415, 2},
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},

@@ -1195,6 +1195,108 @@ def define_story(story, contract, a, b, fake):
         check_eq(value["output_tokens"], sum(c.completion_tokens for c in calls),
                  f"{what}.output_tokens (sum of the fake's completion_tokens)")
 
+    # ---------------------------------------------------------------------------------------------
+    # Review (RFC 0050): Experience candidates, the inbox, approve / reject / revise.
+
+    REVIEW_SCOPE = "project:contract-review"
+    proposal_v1 = {"situation": "The orders OpenAPI document changed.", "action": "Ran the contract tests.",
+                   "outcome": "A renamed field was caught.", "lesson": "Run contract tests after any YAML change."}
+    proposal_v2 = dict(proposal_v1, lesson="Run contract tests after changing openapi/orders.yaml.")
+
+    @story.step("review: propose an Experience (201 pending, version 1); list, get")
+    def review_propose():
+        capture(a, REVIEW_SCOPE, "run-42", "Run 42: the contract tests caught a renamed field.")
+        refs = [{"name": "content", "source_id": "run-42"}]
+        c = a.call("POST", "/v1/experience/propose", {"scope_id": REVIEW_SCOPE, "proposal": proposal_v1,
+                                                      "source_refs": refs, "artifact_refs": []}, expect=201).json
+        check_eq((c["status"], c["version"], c["family"]), ("pending", 1, "experience"), "the new candidate")
+        check_eq(c["proposal"], proposal_v1, "proposal as sent")
+        check_eq(c["source_refs"], refs, "source_refs as sent")
+        check(c["result_artifact"] is None and c["decision_reason"] is None, "undecided")
+        page = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": REVIEW_SCOPE}, expect=200).json
+        check_eq([x["candidate_id"] for x in page["candidates"]], [c["candidate_id"]], "the inbox lists it")
+        got = a.call("POST", "/v1/artifact-candidates/get", {"scope_id": REVIEW_SCOPE,
+                                                            "candidate_id": c["candidate_id"]}, expect=200).json
+        check_eq(got, c, "get answers the head")
+        st["candidate"] = c
+
+    @story.step("review: a pending candidate is not in prepared context")
+    def review_pending_isolated():
+        story.need("candidate", "review: propose an Experience (201 pending, version 1); list, get")
+        reply = prepare(a, {"scope_id": REVIEW_SCOPE, "query": "contract tests YAML change"})
+        check("Run contract tests after any YAML change" not in (reply.get("content") or ""),
+              "pending proposal text stays out of prepared context")
+
+    @story.step("review: revise (version 2), a stale approve is 409 candidate_conflict, approve version 2")
+    def review_revise_approve():
+        story.need("candidate", "review: propose an Experience (201 pending, version 1); list, get")
+        c = st["candidate"]
+        refs = c["source_refs"]
+        rev = a.call("POST", "/v1/artifact-candidates/revise",
+                     {"scope_id": REVIEW_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 1,
+                      "proposal": proposal_v2, "source_refs": refs, "artifact_refs": []}, expect=200).json
+        check_eq((rev["status"], rev["version"]), ("pending", 2), "revised")
+        stale = a.call("POST", "/v1/artifact-candidates/approve",
+                       {"scope_id": REVIEW_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 1},
+                       expect=409, code="candidate_conflict")
+        expect_error(stale, "candidate_conflict")
+        ok = a.call("POST", "/v1/artifact-candidates/approve",
+                    {"scope_id": REVIEW_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 2},
+                    expect=200).json
+        check_eq(ok["status"], "approved", "approved")
+        result = ok["result_artifact"]
+        check_eq((result["family"], result["revision"]), ("experience", 1), "a new Experience at revision 1")
+        exp = a.call("POST", "/v1/experience/get", {"scope_id": REVIEW_SCOPE, "artifact": result}, expect=200).json
+        check_eq(exp["content"], proposal_v2, "the approved content is exactly version 2")
+        check_eq(exp["artifact"], result, "its exact reference")
+        again = a.call("POST", "/v1/artifact-candidates/reject",
+                       {"scope_id": REVIEW_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 2,
+                        "reason": "too late"}, expect=409, code="candidate_conflict")
+        expect_error(again, "candidate_conflict")
+        reply = prepare(a, {"scope_id": REVIEW_SCOPE, "query": "contract tests openapi orders"})
+        check("openapi/orders.yaml" in (reply.get("content") or ""), "the approved Experience is in prepared context")
+        st["experience"] = result
+
+    @story.step("review: reject with a reason; 404 for an unknown candidate; 422 for bad proposals")
+    def review_reject_and_errors():
+        story.need("candidate", "review: propose an Experience (201 pending, version 1); list, get")
+        refs = [{"name": "content", "source_id": "run-42"}]
+        c = a.call("POST", "/v1/experience/propose", {"scope_id": REVIEW_SCOPE, "proposal": proposal_v1,
+                                                      "source_refs": refs, "artifact_refs": [],
+                                                      "reason": "seen once"}, expect=201).json
+        r = a.call("POST", "/v1/artifact-candidates/reject",
+                   {"scope_id": REVIEW_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 1,
+                    "reason": "overgeneralised"}, expect=200).json
+        check_eq((r["status"], r["decision_reason"], r["result_artifact"]), ("rejected", "overgeneralised", None),
+                 "rejected, no artifact")
+        rejected = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": REVIEW_SCOPE, "status": "rejected"},
+                          expect=200).json
+        check_eq([x["candidate_id"] for x in rejected["candidates"]], [c["candidate_id"]], "the rejected view")
+        a.call("POST", "/v1/artifact-candidates/get", {"scope_id": REVIEW_SCOPE, "candidate_id": "cand_missing"},
+               expect=404, code="not_found")
+        a.call("POST", "/v1/experience/get", {"scope_id": REVIEW_SCOPE, "artifact": {
+            "family": "experience", "artifact_id": "exp_missing", "revision": 1}}, expect=404, code="not_found")
+        a.call("POST", "/v1/experience/propose", {"scope_id": REVIEW_SCOPE, "proposal": proposal_v1,
+                                                  "source_refs": [], "artifact_refs": []},
+               expect=422, code="invalid_request", bad="semantic")
+        a.call("POST", "/v1/experience/propose", {"scope_id": REVIEW_SCOPE, "proposal": dict(proposal_v1, lesson=""),
+                                                  "source_refs": refs, "artifact_refs": []},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/experience/propose", {"scope_id": REVIEW_SCOPE, "proposal": proposal_v1,
+                                                  "source_refs": refs, "artifact_refs": [], "colour": "blue"},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/artifact-candidates/list", {"scope_id": REVIEW_SCOPE, "limit": 101},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/artifact-candidates/approve", {"scope_id": REVIEW_SCOPE, "candidate_id": "cand_x",
+                                                           "expected_version": 0},
+               expect=422, code="invalid_request", bad="schema")
+        inv = stats({"scope_id": REVIEW_SCOPE, "period": "today"})["inventory"]
+        check_eq(inv["candidates"], {"total": 2, "pending": 0, "approved": 1, "rejected": 1, "by_family": [
+            {"family": "experience", "total": 2, "pending": 0, "approved": 1, "rejected": 1}]}, "inventory.candidates")
+        # Artifacts with a revision: the Experience (the scope's memory has none yet).
+        check_eq(inv["artifacts"], {"total": 1, "by_family": [{"family": "experience", "total": 1}]},
+                 "inventory.artifacts")
+
     @story.step("stats: inventory, model usage and recall of the seed scope (period today)")
     def stats_seed_scope():
         story.need("flushed", "flush: the model's operations become entries citing their sources; then idle")

@@ -225,6 +225,43 @@ CREATE INDEX manifest_head_c ON manifest(artifact_id, entry_id COLLATE "C") WHER
 CREATE INDEX scopes_id_c ON scopes(scope_id COLLATE "C");
 CREATE INDEX entry_vectors_c ON entry_vectors(artifact_id, entry_id COLLATE "C");
 )sql",
+      // 4: review (RFC 0050; SQLite's migration 9): candidate heads and immutable versions, and
+      // Experience revisions (one artifact per experience, its revision rows in `revisions`).
+      R"sql(
+CREATE TABLE candidate_heads(
+  scope_id text NOT NULL REFERENCES scopes(scope_id),
+  candidate_id text NOT NULL,
+  family text NOT NULL,
+  version bigint NOT NULL,
+  status text NOT NULL,
+  result text,
+  decision_reason text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, candidate_id));
+CREATE INDEX candidate_heads_inbox ON candidate_heads(scope_id, status, candidate_id COLLATE "C");
+CREATE TABLE candidate_versions(
+  scope_id text NOT NULL,
+  candidate_id text NOT NULL,
+  version bigint NOT NULL,
+  proposal text NOT NULL,
+  evidence text NOT NULL,
+  target text,
+  reason text,
+  actor text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, candidate_id, version));
+CREATE TABLE experience_contents(
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  revision bigint NOT NULL,
+  situation text NOT NULL,
+  action text NOT NULL,
+  outcome text NOT NULL,
+  lesson text NOT NULL,
+  evidence text NOT NULL,
+  PRIMARY KEY(artifact_id, revision));
+CREATE INDEX artifacts_scope_family ON artifacts(scope_id, family, created_at);
+)sql",
   };
   return kMigrations;
 }

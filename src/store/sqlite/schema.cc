@@ -265,6 +265,45 @@ CREATE TABLE audit_log(
 -- time filter reads newest first (seq) until its page is full.
 CREATE INDEX audit_log_scope ON audit_log(scope_id, seq);
 )sql",
+      // 9: review (RFC 0050, docs/review.md): candidate heads (current version, status, the
+      // approval's result or the rejection's reason) and their immutable versions (proposal and
+      // evidence as the JSON the service validated); Experience revisions (one artifact per
+      // experience, family "experience", its revision rows in `revisions`).
+      R"sql(
+CREATE TABLE candidate_heads(
+  scope_id TEXT NOT NULL REFERENCES scopes(scope_id),
+  candidate_id TEXT NOT NULL,
+  family TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  status TEXT NOT NULL,      -- pending, approved, rejected
+  result TEXT,               -- approved: the artifact revision (JSON ArtifactReference)
+  decision_reason TEXT,      -- rejected: the reviewer's reason
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, candidate_id)) WITHOUT ROWID;
+CREATE INDEX candidate_heads_inbox ON candidate_heads(scope_id, status, candidate_id);
+CREATE TABLE candidate_versions(
+  scope_id TEXT NOT NULL,
+  candidate_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  proposal TEXT NOT NULL,
+  evidence TEXT NOT NULL,
+  target TEXT,
+  reason TEXT,
+  actor TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, candidate_id, version)) WITHOUT ROWID;
+CREATE TABLE experience_contents(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  situation TEXT NOT NULL,
+  action TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  lesson TEXT NOT NULL,
+  evidence TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
+CREATE INDEX artifacts_scope_family ON artifacts(scope_id, family, created_at);
+)sql",
   };
   return kMigrations;
 }

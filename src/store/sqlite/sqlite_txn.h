@@ -126,6 +126,22 @@ class SqliteTxn final : public WriteTxn {
   Status CreateToken(const ApiToken& token) override;
   Result<bool> RevokeToken(const std::string& name, int64_t at_ms) override;
   Status AppendAudit(const AuditRecord& row, const std::string& artifact_id) override;
+  // Review (sqlite_review.cc).
+  Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
+                                                         const std::string& candidate_id) override;
+  Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id, CandidateStatus status,
+                                                        const std::string& family, const std::string& after,
+                                                        int limit) override;
+  Result<std::optional<CandidateVersion>> FindCandidateVersion(const std::string& scope_id,
+                                                               const std::string& candidate_id,
+                                                               int64_t version) override;
+  Result<std::vector<CandidateCount>> CountCandidates(const std::string& scope_id) override;
+  Result<std::optional<Experience>> FindExperience(const std::string& artifact_id, int64_t revision) override;
+  Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) override;
+  Status SaveCandidate(const ArtifactCandidate& c, bool new_version) override;
+  Result<Artifact> CreateExperience(const std::string& scope_id) override;
+  Status CommitExperience(const Experience& e, const std::string& reason,
+                          const std::vector<std::string>& lineage) override;
 
  private:
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
