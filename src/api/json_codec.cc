@@ -1,5 +1,7 @@
 #include "api/json_codec.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 #include <nlohmann/json.hpp>
@@ -34,15 +36,26 @@ Json SourceRefJson(std::string_view ref) {
 }
 
 Json ToJson(const MemoryEntryView& e) {
-  Json sources = Json::array();
-  for (const std::string& ref : e.version.source_refs) sources.push_back(SourceRefJson(ref));
+  // A version's evidence in the spec's terms: sources (and URLs, as sources of type "url") in
+  // source_refs, memory citations as the exact artifact revisions they name (write_gates.h).
+  Json sources = Json::array(), artifacts = Json::array();
+  for (const std::string& ref : e.version.source_refs) {
+    if (ref.rfind("url:", 0) == 0) {
+      sources.push_back(Json{{"name", "url"}, {"source_id", ref.substr(4)}});
+    } else if (Result<Citation> c = ParseCitation(ref); c.ok()) {
+      Json a = ToJson(c->memory);
+      if (std::find(artifacts.begin(), artifacts.end(), a) == artifacts.end()) artifacts.push_back(std::move(a));
+    } else {
+      sources.push_back(SourceRefJson(ref));
+    }
+  }
   return Json{{"citation", ToJson(Citation{e.at, e.version.entry_id, e.version.entry_version_id})},
               {"version", e.version.version},
               {"kind", e.version.kind},
               {"text", e.version.text},
               {"state", e.active ? "active" : "inactive"},
               {"source_refs", sources},
-              {"artifact_refs", Json::array()}};
+              {"artifact_refs", artifacts}};
 }
 
 Json ToJson(const EntryVersion& v) {
@@ -54,6 +67,7 @@ Json ToJson(const EntryVersion& v) {
               {"text", v.text},
               {"content_hash", v.content_hash},
               {"source_refs", v.source_refs},
+              {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
               {"created_by_revision", v.created_by_revision},
               {"reason", v.reason},
               {"created_at", FormatTimestamp(v.created_at_ms)}};

@@ -62,14 +62,23 @@ Json MutationJson(const WriteOutcome& w, bool explain) {
     j["changed"] = w.changed;
     j["change"] = w.change ? ToJson(*w.change) : Json();
     j["duplicate_of"] = w.duplicate_of ? ToJson(*w.duplicate_of) : Json();
+    if (w.entry) j["hypothesis"] = IsHypothesis(w.entry->source_refs);
+    // The reconcile gate's warning: entries that already say nearly the same; revise one of them.
+    Json near = Json::array();
+    for (const NearDuplicate& d : w.near_duplicates)
+      near.push_back(Json{{"citation", ToJson(d.citation)}, {"text", d.text}, {"similarity", d.similarity},
+                          {"cosine", d.cosine ? Json(*d.cosine) : Json()},
+                          {"suggestion", "revise this entry instead of keeping two that say the same"}});
+    j["near_duplicates"] = near;
   }
   return j;
 }
 
 Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "text", "reason",
-                                                        "expected_revision", "actor", "explain"}));
+                                                        "expected_revision", "actor", "explain", "evidence"}));
   RememberRequest r;
+  PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
@@ -83,8 +92,9 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "kind", "text",
-                                                        "reason", "actor", "explain"}));
+                                                        "reason", "actor", "explain", "evidence"}));
   ReviseRequest r;
+  PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));  // required by the spec; ours keeps it
@@ -210,6 +220,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
       j["kind"] = h.item.version.kind;
       j["state"] = h.item.active ? "active" : "inactive";
       j["rerank_score"] = h.rerank_score ? Json(*h.rerank_score) : Json();
+      j["hypothesis"] = IsHypothesis(h.item.version.source_refs);
     }
     hits.push_back(std::move(j));
   }

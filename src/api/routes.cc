@@ -7,6 +7,7 @@
 
 #include "api/router.h"
 #include "auth/request_context.h"
+#include "common/json_parse.h"
 #include "service/validation.h"
 #include "wire/error_map.h"
 
@@ -69,6 +70,32 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
     page.cursor = *out.next_cursor;
   }
   return Ok(Json{{"scopes", items}, {"next_cursor", NextCursor(next)}});
+}
+
+Json SettingsJson(const ScopeSettingsView& v) {
+  return Json{{"scope_id", v.scope_id}, {"overrides", v.overrides}, {"effective", v.effective}};
+}
+
+// The write gates' settings of a scope (service/write_policy.h).
+Result<ApiResponse> GetSettings(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
+  PC_ASSIGN_OR_RETURN(ScopeSettingsView v, svc.GetSettings(req.path_params[0]));
+  return Ok(SettingsJson(v));
+}
+
+// {"reconcile": "reject", "require_evidence": null, …}: a value sets, null goes back to the default.
+Result<ApiResponse> PutSettings(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  if (!j.is_object()) return InvalidArgument("the body must be a JSON object of settings").WithDetail("field", "body");
+  std::map<std::string, std::optional<std::string>> changes;
+  for (const auto& [name, value] : j.items()) {
+    if (value.is_null()) changes[name] = std::nullopt;
+    else if (value.is_string()) changes[name] = value.get<std::string>();
+    else if (value.is_boolean()) changes[name] = value.get<bool>() ? "true" : "false";
+    else return InvalidArgument(name + " must be a string, a boolean or null").WithDetail("field", name);
+  }
+  PC_ASSIGN_OR_RETURN(ScopeSettingsView v, svc.SetSettings(req.path_params[0], changes));
+  return Ok(SettingsJson(v));
 }
 
 Result<ApiResponse> GetScope(MemoryService& svc, const ApiRequest& req) {
@@ -165,6 +192,10 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   router.Add("POST", "/v1/scopes", {"create_scope", Permission::kWrite, ScopeIn::kBodyKey}, Bind(memory, CreateScope));
   router.Add("GET", "/v1/scopes", {"list_scopes", Permission::kRead, ScopeIn::kFiltered}, Bind(memory, ListScopes));
   router.Add("GET", "/v1/scopes/([^/]+)", {"get_scope", Permission::kRead, ScopeIn::kPath}, Bind(memory, GetScope));
+  router.Add("GET", "/v1/scopes/([^/]+)/settings", {"get_scope_settings", Permission::kRead, ScopeIn::kPath},
+             Bind(memory, GetSettings));
+  router.Add("PUT", "/v1/scopes/([^/]+)/settings", {"set_scope_settings", Permission::kWrite, ScopeIn::kPath},
+             Bind(memory, PutSettings));
   router.Add("GET", "/v1/memory/entries", {"list_entries_at_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListEntries));
   router.Add("GET", "/v1/memory/entries/([^/]+)/versions", {"list_entry_versions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListVersions));
   router.Add("GET", "/v1/memory/revisions", {"list_revisions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListRevisions));

@@ -6,6 +6,8 @@
 
 #include <toml++/toml.h>
 
+#include "service/write_policy.h"
+
 namespace pc {
 namespace {
 
@@ -59,6 +61,15 @@ const std::vector<Setting>& Table() {
       Text("durability", "POWERCONTEXT_DURABILITY", "--durability",
            "full (fsync every commit) or normal (faster; last commits may be lost on power loss; on PostgreSQL: synchronous_commit off)",
            &Config::durability),
+      Text("reconcile", "POWERCONTEXT_RECONCILE", "--reconcile",
+           "a write nearly repeating an active entry: warn (write, and name it), reject (409 near_duplicate) or off; a scope may override",
+           &Config::reconcile),
+      Text("extraction_review", "POWERCONTEXT_EXTRACTION_REVIEW", "--extraction-review",
+           "auto (flush commits what the model extracts); review is not built yet and is refused",
+           &Config::extraction_review),
+      Text("require_evidence", "POWERCONTEXT_REQUIRE_EVIDENCE", "--require-evidence",
+           "true: refuse a remember or revise without evidence (a URL, source id or citation); a scope may override",
+           &Config::require_evidence),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
            "embeddings: none, hash (offline, lexical) or openai (any OpenAI-compatible endpoint)",
            &Config::embed_provider),
@@ -209,6 +220,10 @@ Status Validate(Config& c) {
   c.listen_port = static_cast<int>(*port);
   if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 && c.store.rfind("postgres://", 0) != 0)
     return InvalidArgument("store must be \"sqlite\" or a postgresql:// URL");
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
+                                    {"extraction_review", &c.extraction_review},
+                                    {"require_evidence", &c.require_evidence}})
+    PC_RETURN_IF_ERROR(CheckSetting(name, *value));
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");
   if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "openai")
@@ -311,3 +326,5 @@ Result<Config> LoadConfig(const std::string& config_file,
 }
 
 }  // namespace pc
+
+

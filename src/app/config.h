@@ -18,6 +18,10 @@ struct Config {
   std::string store = "sqlite";
   std::string server = "http://127.0.0.1:8787";
   std::string durability = "full";
+  // The write gates' defaults (service/write_policy.h; a scope's settings override them).
+  std::string reconcile = "warn";
+  std::string extraction_review = "auto";
+  std::string require_evidence = "false";
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
   // openai: any OpenAI-compatible /embeddings endpoint.
   std::string embed_provider = "none";

@@ -31,6 +31,9 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   PC_ASSIGN_OR_RETURN(rt->extractor, MakeExtractor(config));
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
+  PC_ASSIGN_OR_RETURN(limits.policy, ApplySettings(WritePolicy{}, {{kSettingReconcile, config.reconcile},
+                                                                  {kSettingExtractionReview, config.extraction_review},
+                                                                  {kSettingRequireEvidence, config.require_evidence}}));
   rt->memory = std::make_unique<MemoryService>(*rt->store, limits, rt->embedder.get());
   VectorCacheOptions vector_options;
   vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
@@ -40,6 +43,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   FlushOptions flush_options;
   flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
   flush_options.max_entry_bytes = limits.max_entry_bytes;
+  flush_options.policy = limits.policy;
   rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(), flush_options);
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->review = std::make_unique<ReviewService>(*rt->store);

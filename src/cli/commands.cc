@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -22,7 +23,7 @@ struct Opts {
   std::string scope, kind, text, file, reason, citation, cursor, entry;
   std::string purpose, idempotency_key, metadata;
   std::string from, to, state;
-  std::vector<std::string> citations;
+  std::vector<std::string> citations, evidence, settings, clear;
   int64_t max_bytes = 8000;
   bool no_handoff = false;
   std::optional<int64_t> expected_revision, revision, after, min_revision;
@@ -135,6 +136,45 @@ void AddScopeCommands(Registry& r) {
   r.Add(scope_create, [o](ApiClient& api, bool json) {
     return Print(api.Post("/v1/scopes", Json{{"key", o->text}}), json, FormatScope);
   });
+  CLI::App* scope_settings = scope->add_subcommand(
+      "settings", "show or change the write gates of a scope (reconcile, require_evidence)");
+  AddScopeOption(scope_settings, *o);
+  scope_settings->add_option("--set", o->settings, "NAME=VALUE, e.g. reconcile=reject (repeatable)");
+  scope_settings->add_option("--clear", o->clear, "NAME: back to the server's default (repeatable)");
+  r.Add(scope_settings, [o](ApiClient& api, bool json) {
+    std::string escaped;  // the scope as one path segment
+    for (unsigned char c : o->scope) {
+      static const char* kHex = "0123456789ABCDEF";
+      if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
+        escaped.push_back(static_cast<char>(c));
+      } else {
+        escaped += '%';
+        escaped += kHex[c >> 4];
+        escaped += kHex[c & 15];
+      }
+    }
+    const std::string path = "/v1/scopes/" + escaped + "/settings";
+    Result<Json> answer = Status(Code::kInternal, "not called");
+    if (o->settings.empty() && o->clear.empty()) {
+      answer = api.Get(path);
+    } else {
+      Json body = Json::object();
+      for (const std::string& s : o->settings) {
+        const size_t eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) return Fail(InvalidArgument("--set takes NAME=VALUE, got \"" + s + "\""));
+        body[s.substr(0, eq)] = s.substr(eq + 1);
+      }
+      for (const std::string& c : o->clear) body[c] = nullptr;
+      answer = api.Put(path, body);
+    }
+    return Print(answer, json, [](const Json& v) {
+      std::string out = "scope " + v.value("scope_id", "") + "\n";
+      for (const auto& [name, value] : v["effective"].items())
+        out += "  " + name + " = " + value.get<std::string>() +
+               (v["overrides"].contains(name) ? "  (this scope)" : "  (server default)") + "\n";
+      return out;
+    });
+  });
   CLI::App* scope_list = scope->add_subcommand("list", "list scopes");
   AddPageOptions(scope_list, *o);
   r.Add(scope_list, [o](ApiClient& api, bool json) {
@@ -168,6 +208,7 @@ void AddWriteCommands(Registry& r) {
   remember->add_option("--reason", o->reason, "why this is kept");
   remember->add_option("--expected-revision", o->expected_revision,
                        "fail with a conflict unless the memory is at this revision");
+  remember->add_option("--evidence", o->evidence, "what it stands on: a URL, a source id or a citation (repeatable)");
   r.Add(remember, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
@@ -176,6 +217,7 @@ void AddWriteCommands(Registry& r) {
     Json body{{"scope_id", *scope_id}, {"kind", o->kind}, {"text", *text}, {"actor", "cli"}, {"explain", true}};
     if (!o->reason.empty()) body["reason"] = o->reason;
     if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
+    if (!o->evidence.empty()) body["evidence"] = o->evidence;
     return Print(api.Post("/v1/memory/remember", body), json, FormatWrite);
   });
 
@@ -186,6 +228,7 @@ void AddWriteCommands(Registry& r) {
   revise->add_option("--file", o->file, "read the text from a file");
   revise->add_option("--kind,-k", o->kind, "change the kind");
   revise->add_option("--reason", o->reason, "why it changed");
+  revise->add_option("--evidence", o->evidence, "evidence to add: a URL, a source id or a citation (repeatable)");
   r.Add(revise, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
@@ -197,6 +240,7 @@ void AddWriteCommands(Registry& r) {
               {"explain", true}};
     if (!o->kind.empty()) body["kind"] = o->kind;
     if (!o->reason.empty()) body["reason"] = o->reason;
+    if (!o->evidence.empty()) body["evidence"] = o->evidence;
     return Print(api.Post("/v1/memory/entries/revise", body), json, FormatWrite);
   });
 

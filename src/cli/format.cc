@@ -65,6 +65,11 @@ std::string FormatWrite(const Json& w) {
                     std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
                     "] " + e.value("state", "") + " -> " + MemoryRefText(w["memory"]) + "\n";
   out += "citation: " + CitationText(e["citation"]) + "\n";
+  if (w.value("hypothesis", false)) out += "hypothesis: no evidence recorded (revise with --evidence to support it)\n";
+  if (w.contains("near_duplicates") && w["near_duplicates"].is_array())
+    for (const Json& d : w["near_duplicates"])
+      out += "warning: nearly the same as " + CitationText(d["citation"]) + ": \"" + d.value("text", "") +
+             "\" (consider revising that entry instead)\n";
   return out;
 }
 

@@ -106,6 +106,10 @@ Result<Json> ApiClient::Get(const std::string& path, const std::map<std::string,
   return Decode(impl_->http.Get(path, params, httplib::Headers{}), impl_->server, impl_->trust);
 }
 
+Result<Json> ApiClient::Put(const std::string& path, const Json& body) {
+  return Decode(impl_->http.Put(path, body.dump(), "application/json"), impl_->server, impl_->trust);
+}
+
 Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
   return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server, impl_->trust);
 }

@@ -22,6 +22,7 @@ class ApiClient {
   // details; an unreachable server is ProviderUnavailable saying so.
   Result<Json> Get(const std::string& path, const std::map<std::string, std::string>& query = {});
   Result<Json> Post(const std::string& path, const Json& body);
+  Result<Json> Put(const std::string& path, const Json& body);
   // The longest a request may take to connect, and then to answer (default 5 s and 60 s).
   void SetTimeout(int64_t ms);
 

@@ -15,6 +15,8 @@ const char* CodeName(Code code) {
     case Code::kRevisionNotVisible: return "revision_not_visible";
     case Code::kCandidateConflict: return "candidate_conflict";
     case Code::kArtifactConflict: return "artifact_conflict";
+    case Code::kNearDuplicate: return "near_duplicate";
+    case Code::kEvidenceRequired: return "evidence_required";
     case Code::kTooLarge: return "too_large";
     case Code::kCapabilityUnavailable: return "capability_unavailable";
     case Code::kRateLimited: return "rate_limited";
@@ -30,6 +32,7 @@ std::optional<Code> CodeFromName(std::string_view name) {
   for (Code c : {Code::kOk, Code::kInvalidArgument, Code::kUnauthenticated, Code::kPermissionDenied,
                  Code::kNotFound, Code::kMethodNotAllowed, Code::kConflict, Code::kSourceConflict,
                  Code::kRevisionNotVisible, Code::kCandidateConflict, Code::kArtifactConflict,
+                 Code::kNearDuplicate, Code::kEvidenceRequired,
                  Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
                  Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
                  Code::kProviderError})

@@ -25,6 +25,8 @@ enum class Code {
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
+  kNearDuplicate,       // the reconcile gate refused a write nearly repeating an active entry (409)
+  kEvidenceRequired,    // the scope requires evidence and the write has none (422)
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,

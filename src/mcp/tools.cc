@@ -57,8 +57,15 @@ Json ScopeProperties() {
               {"scope_key", {{"type", "string"}, {"description", "Older name of scope_id."}}}};
 }
 
+// What an entry stands on (docs/write-gates.md): without it the entry is a hypothesis.
+Json EvidenceSchema() {
+  return Json{{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "string"}}},
+              {"description", "What this stands on: http(s) URLs, source ids of this scope, or citations. "
+                              "Without evidence the entry is kept as a hypothesis."}};
+}
+
 // The spec's ExperienceProposal as an input schema.
-Json kExperienceSchema() {
+Json ExperienceSchema() {
   Json field = {{"type", "string"}, {"minLength", 1}, {"maxLength", 8000}};
   return Json{{"type", "object"},
               {"properties", {{"situation", field}, {"action", field}, {"outcome", field}, {"lesson", field}}},
@@ -76,7 +83,8 @@ const std::vector<Tool>& Tools() {
        {{"kind", {{"type", "string"}, {"description", "fact, preference, decision, constraint, working_note (or another short label)"}}},
         {"text", {{"type", "string"}, {"description", "The statement, with the names and numbers that make it exact."}}},
         {"reason", {{"type", "string"}, {"description", "Why it is kept."}}},
-        {"expected_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Write only if the memory is still at this revision."}}}},
+        {"expected_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Write only if the memory is still at this revision."}}},
+        {"evidence", EvidenceSchema()}},
        {"kind", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/remember", kAdds,
        {{"actor", "mcp"}, {"explain", true}}},
       {"search_memory", "Search memory",
@@ -103,7 +111,8 @@ const std::vector<Tool>& Tools() {
        {{"citation", CitationSchema()},
         {"kind", {{"type", "string"}}},
         {"text", {{"type", "string"}}},
-        {"reason", {{"type", "string"}}}},
+        {"reason", {{"type", "string"}}},
+        {"evidence", EvidenceSchema()}},
        {"citation", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/revise", kReplaces,
        {{"actor", "mcp"}, {"explain", true}}},
       {"retire_memory_entry", "Retire an entry",
@@ -197,7 +206,7 @@ const std::vector<Tool>& Tools() {
        "evidence it stands on (source_refs [{name: content, source_id}] and/or artifact_refs). It becomes a "
        "pending candidate in the review inbox, never an artifact by itself: a reviewer approves, revises or "
        "rejects it. To replace an approved Experience, set target to its exact head and include it in artifact_refs.",
-       {{"proposal", kExperienceSchema()},
+       {{"proposal", ExperienceSchema()},
         {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"target", {{"type", "object"}, {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
@@ -242,7 +251,7 @@ const std::vector<Tool>& Tools() {
        "Replace a pending candidate's proposal with a complete new one (and its evidence): the next version, "
        "still pending. Approve that version afterwards.",
        {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
-        {"proposal", kExperienceSchema()},
+        {"proposal", ExperienceSchema()},
         {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"target", {{"type", "object"}}},

@@ -96,8 +96,10 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
                                                            static_cast<int>(kExperienceCandidates)));
     for (const SearchHit& hit : found.hits) {
       const Citation c{found.memory, hit.item.version.entry_id, hit.item.version.entry_version_id};
+      // A hypothesis says so in the content (write_gates.h): nothing it stands on is recorded.
+      const std::string marker = IsHypothesis(hit.item.version.source_refs) ? "\"hypothesis\":true," : "";
       candidates.push_back({ContextItemType::kMemory, FormatCitation(c), hit.item.version.kind,
-                            hit.item.version.text, hit.score, "\"citation\":" + CitationJson(c)});
+                            hit.item.version.text, hit.score, marker + "\"citation\":" + CitationJson(c)});
       source_refs[candidates.back().ref] = hit.item.version.source_refs;
     }
     // Reviewed Experience first (RFC 0050: approved heads only), then the source log's.

@@ -1,5 +1,7 @@
 #include "service/flush_service.h"
 
+#include "service/write_gates.h"
+
 #include <chrono>
 #include <set>
 
@@ -221,6 +223,7 @@ std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::
 // One operation against the memory as it is now (inside the commit's transaction): the change to
 // make, or nothing (with its reason in `late`) when it would change nothing or its entry moved.
 Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, const Window& w,
+                                                                const Artifact& memory, const WritePolicy& policy,
                                                                 const MemoryRef& head, const Prepared& p,
                                                                 const std::string& profile,
                                                                 std::vector<Rejection>& late) {
@@ -248,6 +251,16 @@ Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, c
     change.from_version_id = shown.entry_version_id;
   } else {
     if (dup) return reject("no change: same text as active entry " + dup->version.entry_id);
+    // The reconcile gate (write_gates.h): reject refuses this operation, warn notes it.
+    Result<std::vector<NearDuplicate>> near =
+        Reconcile(txn, policy.reconcile, memory, c.text, p.vector, profile, "");
+    if (!near.ok() && near.status().code() == Code::kNearDuplicate) {
+      std::string of;
+      for (const Detail& d : near.status().details())
+        if (d.key == "near_duplicate_of") of = std::get<std::string>(d.value);
+      return reject("near-duplicate of active entry " + of + ": revise it instead");
+    }
+    PC_RETURN_IF_ERROR(near.status().ok() ? Status::Ok() : near.status());
     v.entry_id = NewId(kEntryPrefix);
     v.version = 1;
   }
@@ -286,6 +299,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
       return Status::Ok();
     }
     const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, options_.policy));
     std::vector<OneChange> changes;
     std::set<std::string> batch_hashes;
     for (const Prepared& p : prepared) {
@@ -293,7 +307,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
         late.push_back({p.candidate.json, "no change: same text as an earlier operation of this answer"});
         continue;
       }
-      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change, CheckAgainstHead(txn, w, head, p, profile, late));
+      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change, CheckAgainstHead(txn, w, memory, policy, head, p, profile, late));
       if (!change) continue;
       batch_hashes.insert(p.hash);
       changes.push_back(std::move(*change));

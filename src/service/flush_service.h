@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "service/write_policy.h"
 #include "common/status.h"
 #include "extract/extractor.h"
 #include "extract/operations.h"
@@ -29,6 +30,7 @@ inline constexpr const char* kExtractionConsumer = "memory_extraction";
 struct FlushOptions {
   int source_window_limit = kDefaultSourceWindowLimit;
   size_t max_entry_bytes = 16 * 1024;
+  WritePolicy policy;  // the write gates' defaults (reconcile applies to the model's adds)
 };
 
 struct FlushChange {
@@ -86,7 +88,8 @@ class FlushService {
   Result<FlushOutcome> FlushWindow(const std::string& scope_id);
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
                                 std::vector<Rejection>& rejected, std::string& profile, ModelUsage& usage);
-  Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const MemoryRef& head,
+  Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const Artifact& memory,
+                                                    const WritePolicy& policy, const MemoryRef& head,
                                                     const Prepared& p, const std::string& profile,
                                                     std::vector<Rejection>& late);
   // `usage` gains what the embedding model reported for the new versions' vectors.

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "service/write_gates.h"
+#include "service/write_policy.h"
 #include "common/status.h"
 #include "model/types.h"
 #include "store/store.h"
@@ -18,6 +21,7 @@ struct ServiceLimits {
   size_t max_entry_bytes = 16 * 1024;  // DESIGN: entries are small conclusions, not documents
   size_t max_reason_bytes = 4 * 1024;
   size_t max_actor_bytes = 128;
+  WritePolicy policy;  // the write gates' defaults; a scope's settings override them
 };
 
 inline constexpr int kDefaultPageLimit = 100;
@@ -45,6 +49,7 @@ struct RememberRequest {
   std::string reason;
   std::string actor;
   std::optional<int64_t> expected_revision;
+  std::vector<std::string> evidence;  // ours: URLs, source ids, citations (write_gates.h)
 };
 
 struct ReviseRequest {
@@ -54,6 +59,7 @@ struct ReviseRequest {
   std::optional<std::string> kind;  // unset = keep the entry's kind
   std::string reason;
   std::string actor;
+  std::vector<std::string> evidence;  // ours: added to the version's evidence (a hypothesis is promoted)
 };
 
 struct RetireRequest {
@@ -73,6 +79,13 @@ struct WriteOutcome {
   bool active = true;
   std::optional<Change> change;
   std::optional<Citation> duplicate_of;
+  std::vector<NearDuplicate> near_duplicates;  // the reconcile gate's warning (write_gates.h)
+};
+
+// A scope's write policy: what it overrides, and what applies.
+struct ScopeSettingsView {
+  std::string scope_id;  // as the caller named it
+  std::map<std::string, std::string> overrides, effective;
 };
 
 struct ListEntriesRequest {
@@ -137,6 +150,12 @@ class MemoryService {
   Result<WriteOutcome> Remember(const RememberRequest& req);
   Result<WriteOutcome> Revise(const ReviseRequest& req);
   Result<WriteOutcome> Retire(const RetireRequest& req);
+
+  // The write gates' settings of a scope (write_policy.h); a scope nobody wrote to has none.
+  Result<ScopeSettingsView> GetSettings(const std::string& scope_id);
+  // Sets (a value) or clears (nullopt) settings, all or none; creates the scope.
+  Result<ScopeSettingsView> SetSettings(const std::string& scope_id,
+                                        const std::map<std::string, std::optional<std::string>>& changes);
 
   Result<EntriesPage> ListEntries(const ListEntriesRequest& req);
   Result<RevisionsPage> ListRevisions(const std::string& scope_id, const PageRequest& page);

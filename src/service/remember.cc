@@ -17,15 +17,18 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   if (req.expected_revision && *req.expected_revision < 1)  // the spec's minimum: a revision that exists
     return InvalidArgument("expected_revision must be 1 or more (leave it out for a memory with no revision yet)")
         .WithDetail("field", "expected_revision");
+  PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
   Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction: never hold it for a model
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+  std::string scope_id;  // internal, for a refusal's audit row
+  Status written = store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));  // a key is created
+    scope_id = memory.scope_id;
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     if (req.expected_revision && *req.expected_revision != head.revision)
       return Conflict("expected revision " + std::to_string(*req.expected_revision) +
@@ -41,6 +44,16 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
       return Status::Ok();
     }
 
+    // The write gates (write_gates.h), after the exact-duplicate answer above.
+    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
+    if (policy.require_evidence && evidence.empty())
+      return Status(Code::kEvidenceRequired, "this scope requires evidence: give evidence (a URL, a source id or a "
+                                             "citation) for what the entry says")
+          .WithDetail("field", "evidence");
+    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
+                        Reconcile(txn, policy.reconcile, memory, req.text, planned.vector, planned.vector_profile, ""));
+
     OneChange change = planned;
     EntryVersion& v = change.version;
     v.entry_id = NewId(kEntryPrefix);
@@ -50,9 +63,15 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     v.text = req.text;
     v.content_hash = hash;
     v.reason = req.reason;
+    v.source_refs = evidence;
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+    out.near_duplicates = near;
     return Status::Ok();
-  }));
+  });
+  if (!written.ok()) {
+    if (IsGateRefusal(written)) RecordRefusal(store_, scope_id, written);
+    return written;
+  }
   RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
   return out;
 }

@@ -1,4 +1,6 @@
 // Revise and retire: both take an exact citation at the head (invariant 5).
+#include <algorithm>
+
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "model/citation.h"
@@ -36,14 +38,17 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
+  PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   OneChange planned{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
   Embed(req.text, planned.vector_profile, planned.vector, usage);
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+  std::string scope_id;  // internal, for a refusal's audit row
+  Status written = store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+    scope_id = memory.scope_id;
     PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     if (!item.active)
@@ -53,8 +58,15 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 
     const std::string kind = req.kind.value_or(item.version.kind);
     PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(kind, req.text));
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
+    const bool adds_evidence = std::any_of(evidence.begin(), evidence.end(), [&](const std::string& e) {
+      return std::find(item.version.source_refs.begin(), item.version.source_refs.end(), e) ==
+             item.version.source_refs.end();
+    });
     PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, hash));
-    if (dup && dup->version.entry_id == item.version.entry_id) {
+    if (dup && dup->version.entry_id == item.version.entry_id && adds_evidence) {
+      dup.reset();  // the same text with new evidence: the next version records it (a hypothesis promoted)
+    } else if (dup && dup->version.entry_id == item.version.entry_id) {
       out.memory = head;  // same canonical content: no change (invariant 4)
       out.changed = false;
       out.duplicate_of = req.citation;
@@ -64,6 +76,16 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
       return Conflict("another active entry already says this; retire one of them instead")
           .WithDetail("duplicate_of",
                       FormatCitation({head, dup->version.entry_id, dup->version.entry_version_id}));
+
+    // The write gates (write_gates.h): the revised entry itself is no near-duplicate of its next version.
+    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
+    if (policy.require_evidence && evidence.empty() && item.version.source_refs.empty())
+      return Status(Code::kEvidenceRequired, "this scope requires evidence and the entry has none: give evidence "
+                                             "(a URL, a source id or a citation)")
+          .WithDetail("field", "evidence");
+    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
+                        Reconcile(txn, policy.reconcile, memory, req.text, planned.vector, planned.vector_profile,
+                                  item.version.entry_id));
 
     OneChange change = planned;
     EntryVersion& v = change.version;
@@ -75,11 +97,18 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     v.text = req.text;
     v.content_hash = hash;
     v.source_refs = item.version.source_refs;
+    for (const std::string& e : evidence)
+      if (std::find(v.source_refs.begin(), v.source_refs.end(), e) == v.source_refs.end()) v.source_refs.push_back(e);
     v.reason = req.reason;
     change.from_version_id = item.version.entry_version_id;
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+    out.near_duplicates = near;
     return Status::Ok();
-  }));
+  });
+  if (!written.ok()) {
+    if (IsGateRefusal(written)) RecordRefusal(store_, scope_id, written);
+    return written;
+  }
   RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
   return out;
 }

@@ -9,7 +9,7 @@
 namespace pc {
 
 bool AuditTrail::empty() const {
-  return !created_scope && !revision && !handoff_revision && candidates.empty() && !artifact && entries.empty() && sources.empty() &&
+  return !created_scope && !revision && !handoff_revision && candidates.empty() && !artifact && settings.empty() && entries.empty() && sources.empty() &&
          tokens.empty() && !cursor && omitted == 0;
 }
 
@@ -25,6 +25,8 @@ std::string AuditTrail::TargetsJson() const {
   if (handoff_revision) j["handoff_revision"] = *handoff_revision;
   if (artifact) j["artifact"] = *artifact;
   if (!candidates.empty()) j["candidates"] = candidates;
+  if (!settings.empty()) j["settings"] = settings;
+  if (!gates.empty()) j["gates"] = gates;
   if (!entries.empty()) j["entries"] = entries;
   if (!sources.empty()) j["sources"] = sources;
   if (!tokens.empty()) j["tokens"] = tokens;

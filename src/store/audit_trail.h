@@ -26,6 +26,8 @@ struct AuditTrail {
   std::optional<int64_t> handoff_revision;  // handoff revision committed
   std::vector<std::string> candidates;      // candidate versions written, "cand_…@2:approved"
   std::optional<std::string> artifact;      // another family's revision committed, "experience/exp_…@1"
+  std::vector<std::string> settings;        // scope settings changed, "reconcile=reject"
+  std::vector<std::string> gates;           // write-gate outcomes beside a change, "reconcile:warn:ent_…"
   std::vector<std::string> entries;         // entries changed (at most kMaxIds)
   std::vector<std::string> sources;         // sources appended (at most kMaxIds)
   std::vector<std::string> tokens;          // tokens created or revoked

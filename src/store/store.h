@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <string>
@@ -168,6 +169,8 @@ class ReadTxn {
   // The head revision of every Experience artifact of the scope, newest artifact first, at most
   // `limit`.
   virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) = 0;
+  // The scope's stored settings (service/write_policy.h), name → value.
+  virtual Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -246,6 +249,9 @@ class WriteTxn : public ReadTxn {
   // Conflict), with its evidence as the revision's lineage.
   virtual Status CommitExperience(const Experience& e, const std::string& reason,
                                   const std::vector<std::string>& lineage) = 0;
+  // Sets (or, with nullopt, clears) one setting of the scope.
+  virtual Status PutScopeSetting(const std::string& scope_id, const std::string& name,
+                                 const std::optional<std::string>& value) = 0;
 
   // What this transaction's current write changed, for its audit row (store/audit_trail.h);
   // backends note every change here.

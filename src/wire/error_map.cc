@@ -24,6 +24,8 @@ constexpr Row kTable[] = {
     {Code::kRevisionNotVisible, 409, 4},
     {Code::kCandidateConflict, 409, 4},
     {Code::kArtifactConflict, 409, 4},
+    {Code::kNearDuplicate, 409, 4},
+    {Code::kEvidenceRequired, 422, 2},
     {Code::kUnsupportedMediaType, 415, 2},
     {Code::kRateLimited, 429, 8},
     {Code::kInternal, 500, 1},

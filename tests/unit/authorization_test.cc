@@ -76,7 +76,8 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
     if (r.method == "POST" && r.access.permission == Permission::kRead) {
       EXPECT_TRUE(std::set<std::string>({"search_memory", "list_memory_entries", "get_memory_entry",
                                          "list_memory_changes", "prepare_context", "continue_handoff",
-                                         "prune_context"})
+                                         "prune_context", "get_experience", "search_experience",
+                                         "list_artifact_candidates", "get_artifact_candidate"})
                       .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
     }

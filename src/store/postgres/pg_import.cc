@@ -92,6 +92,8 @@ const std::vector<Table>& Tables() {
       {"experience_contents", "artifact_id, revision, situation, action, outcome, lesson, evidence",
        "artifact_id, revision, situation, action, outcome, lesson, evidence",
        {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText}, "artifact_id, revision"},
+      {"scope_settings", "scope_id, name, value, updated_at", "scope_id, name, value, updated_at",
+       {C::kText, C::kText, C::kText, C::kInt}, "scope_id, name"},
       {"model_usage_daily",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",

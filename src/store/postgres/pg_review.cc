@@ -176,3 +176,29 @@ Status PgTxn::CommitExperience(const Experience& e, const std::string& reason,
 }
 
 }  // namespace pc::pg
+
+namespace pc::pg {
+
+Result<std::map<std::string, std::string>> PgTxn::ListScopeSettings(const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT name, value FROM scope_settings WHERE scope_id = $1", {scope_id}));
+  std::map<std::string, std::string> out;
+  for (int i = 0; i < r.size(); ++i) out[r.Text(i, 0)] = r.Text(i, 1);
+  return out;
+}
+
+Status PgTxn::PutScopeSetting(const std::string& scope_id, const std::string& name,
+                              const std::optional<std::string>& value) {
+  if (!value)
+    PC_RETURN_IF_ERROR(Q("DELETE FROM scope_settings WHERE scope_id = $1 AND name = $2", {scope_id, name}).status());
+  else
+    PC_RETURN_IF_ERROR(Q("INSERT INTO scope_settings(scope_id, name, value, updated_at) VALUES($1, $2, $3, $4)"
+                         " ON CONFLICT(scope_id, name) DO UPDATE SET value = excluded.value,"
+                         " updated_at = excluded.updated_at",
+                         {scope_id, name, *value, P(NowMillis())})
+                           .status());
+  audit_trail().scope_id = scope_id;
+  audit_trail().settings.push_back(name + "=" + value.value_or("(default)"));
+  return Status::Ok();
+}
+
+}  // namespace pc::pg

@@ -261,6 +261,12 @@ CREATE TABLE experience_contents(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision));
 CREATE INDEX artifacts_scope_family ON artifacts(scope_id, family, created_at);
+CREATE TABLE scope_settings(
+  scope_id text NOT NULL REFERENCES scopes(scope_id),
+  name text NOT NULL,
+  value text NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, name));
 )sql",
   };
   return kMigrations;

@@ -142,6 +142,9 @@ class PgTxn final : public WriteTxn {
   Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) override;
   Status SaveCandidate(const ArtifactCandidate& c, bool new_version) override;
   Result<Artifact> CreateExperience(const std::string& scope_id) override;
+  Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) override;
+  Status PutScopeSetting(const std::string& scope_id, const std::string& name,
+                         const std::optional<std::string>& value) override;
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
 

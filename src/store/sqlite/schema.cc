@@ -303,6 +303,13 @@ CREATE TABLE experience_contents(
   evidence TEXT NOT NULL,
   PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
 CREATE INDEX artifacts_scope_family ON artifacts(scope_id, family, created_at);
+-- Per-scope settings of the write gates (service/write_policy.h): name → value.
+CREATE TABLE scope_settings(
+  scope_id TEXT NOT NULL REFERENCES scopes(scope_id),
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, name)) WITHOUT ROWID;
 )sql",
   };
   return kMigrations;

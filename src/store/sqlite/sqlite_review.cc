@@ -199,3 +199,35 @@ Status SqliteTxn::CommitExperience(const Experience& e, const std::string& reaso
 }
 
 }  // namespace pc::sqlite
+
+namespace pc::sqlite {
+
+Result<std::map<std::string, std::string>> SqliteTxn::ListScopeSettings(const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT name, value FROM scope_settings WHERE scope_id = ?1"));
+  s.Bind(1, scope_id);
+  std::map<std::string, std::string> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    out[s.Text(0)] = s.Text(1);
+  }
+  return out;
+}
+
+Status SqliteTxn::PutScopeSetting(const std::string& scope_id, const std::string& name,
+                                  const std::optional<std::string>& value) {
+  if (!value) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM scope_settings WHERE scope_id = ?1 AND name = ?2"));
+    PC_RETURN_IF_ERROR(s.Bind(1, scope_id).Bind(2, name).Run());
+  } else {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+        "INSERT INTO scope_settings(scope_id, name, value, updated_at) VALUES(?1, ?2, ?3, ?4)"
+        " ON CONFLICT(scope_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"));
+    PC_RETURN_IF_ERROR(s.Bind(1, scope_id).Bind(2, name).Bind(3, *value).Bind(4, NowMillis()).Run());
+  }
+  audit_trail().scope_id = scope_id;
+  audit_trail().settings.push_back(name + "=" + value.value_or("(default)"));
+  return Status::Ok();
+}
+
+}  // namespace pc::sqlite

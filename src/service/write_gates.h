@@ -1,0 +1,70 @@
+// The write gates (docs/write-gates.md) that every memory write passes besides validation:
+//   reconcile: an active entry that nearly says the same (search/near_duplicate.h) is named in the
+//     answer (warn: the write goes on; the caller may revise that entry instead) or refuses the
+//     write (reject: 409 near_duplicate with its citation). Off: nothing is looked up.
+//   evidence: a write with no evidence is a hypothesis; a scope that requires evidence refuses it.
+// Each outcome is recorded: beside the change in its audit row, or, for a refusal, in an audit
+// row of its own (a refused write changes nothing else).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/types.h"
+#include "service/write_policy.h"
+#include "store/store.h"
+
+namespace pc {
+
+struct NearDuplicate {
+  Citation citation;
+  std::string text;
+  double similarity = 0;  // lexical, near_duplicate.h
+  std::optional<double> cosine;  // when both have a vector of the memory's profile
+};
+
+// Candidates a reconcile reads from full-text search, and near-duplicates it reports at most.
+inline constexpr int kReconcileCandidates = 8;
+inline constexpr size_t kMaxNearDuplicates = 3;
+
+// The active head entries of `memory` that nearly say `text`, most similar first; `skip_entry`
+// (the entry a revise replaces) is left out. `vector` / `profile`: the text's vector, if any.
+Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
+                                                      const std::optional<std::vector<float>>& vector,
+                                                      const std::string& profile, const std::string& skip_entry);
+
+// The reconcile gate inside a write: nothing with kOff; the near-duplicates with kWarn (noted in
+// the transaction's audit trail); a near_duplicate refusal with kReject.
+Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
+                                             const std::string& text, const std::optional<std::vector<float>>& vector,
+                                             const std::string& profile, const std::string& skip_entry);
+
+// A refused write's own audit row (result "refused", the refusal's code and details as targets),
+// best-effort: the refusal is the answer either way. `scope_id`: internal id, or empty.
+void RecordRefusal(Store& store, const std::string& scope_id, const Status& refusal);
+
+// Refusals of the gates: their codes, so a caller can tell them from other failures.
+bool IsGateRefusal(const Status& s);
+
+}  // namespace pc
+
+namespace pc {
+
+// Evidence a caller gives a remember or revise (our field `evidence`, up to 32 items): an
+// http(s) URL, a source of the scope (the id it was captured under), or a memory citation of the
+// scope. Stored in the version's source_refs as "source/ID@POSITION", "url:URL" or the citation
+// string; an entry whose version has none is a hypothesis.
+inline constexpr size_t kMaxEvidence = 32;
+inline constexpr size_t kMaxEvidenceBytes = 2048;
+inline constexpr const char* kUrlEvidencePrefix = "url:";
+// The shape of each item (before any store read): InvalidArgument naming evidence[i].
+Status CheckEvidence(const std::vector<std::string>& evidence);
+// The stored form of each item, resolved in the scope of `memory` (422 for what does not resolve).
+Result<std::vector<std::string>> ResolveEvidence(ReadTxn& txn, const Artifact& memory,
+                                                 const std::vector<std::string>& evidence);
+// Whether a version with these source_refs is a hypothesis: nothing it stands on is recorded.
+inline bool IsHypothesis(const std::vector<std::string>& source_refs) { return source_refs.empty(); }
+
+}  // namespace pc

@@ -1,0 +1,221 @@
+// The write gates (docs/write-gates.md) through the services against the real store: reconcile
+// (warn names the near-duplicate, reject refuses with 409 and an audit row of its own, off looks
+// nothing up) on remember, revise and flush; evidence (URLs, sources and citations resolve in the
+// scope; a write without any is a hypothesis, promoted by a revise that adds evidence; a scope may
+// require it); per-scope settings over the server's defaults.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fake_openai.h"
+#include "model/citation.h"
+#include "providers/openai_chat_extractor.h"
+#include "search/near_duplicate.h"
+#include "service/flush_service.h"
+#include "service/source_service.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+class WriteGatesTest : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  std::string scope = f.NewScope("project:gates");
+  SourceService sources{*f.store};
+
+  Result<WriteOutcome> Remember(const std::string& text, std::vector<std::string> evidence = {}) {
+    return f.memory->Remember({scope, "fact", text, "", "test", std::nullopt, std::move(evidence)});
+  }
+  void Set(const std::string& name, std::optional<std::string> value) {
+    PC_ASSERT_OK(f.memory->SetSettings(scope, {{name, value}}));
+  }
+  int64_t Head() { return f.memory->GetScope(scope)->memory_head_revision; }
+  std::vector<AuditRecord> Audit() {
+    std::vector<AuditRecord> rows;
+    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(rows, txn.ListAudit(AuditQuery{}));
+      return Status::Ok();
+    }).ok());
+    return rows;
+  }
+};
+
+TEST_F(WriteGatesTest, WarnNamesTheNearDuplicateAndStillWrites) {
+  auto first = Remember("The importer rejects rows whose currency is not ISO 4217.");
+  PC_ASSERT_OK(first);
+  EXPECT_TRUE(first->near_duplicates.empty());
+  auto second = Remember("The importer now rejects rows whose currency is not an ISO 4217 code.");
+  PC_ASSERT_OK(second);
+  EXPECT_TRUE(second->changed) << "warn writes";
+  ASSERT_EQ(second->near_duplicates.size(), 1u);
+  EXPECT_EQ(second->near_duplicates[0].citation.entry_id, first->citation->entry_id);
+  EXPECT_GE(second->near_duplicates[0].similarity, kNearDuplicateThreshold);
+  const std::string targets = Audit().front().targets_json;
+  EXPECT_NE(targets.find("reconcile:warn:" + first->citation->entry_id), std::string::npos) << targets;
+
+  auto unrelated = Remember("Invoices are stored in UTC.");
+  PC_ASSERT_OK(unrelated);
+  EXPECT_TRUE(unrelated->near_duplicates.empty());
+  auto zh1 = Remember("导入失败的行写入 orders_rejected 表，并保留原始 CSV 行号。");
+  PC_ASSERT_OK(zh1);
+  auto zh2 = Remember("导入失败的行会写入 orders_rejected 表，保留原始 CSV 行号。");
+  PC_ASSERT_OK(zh2);
+  ASSERT_EQ(zh2->near_duplicates.size(), 1u) << "Chinese near-duplicates too";
+  EXPECT_EQ(zh2->near_duplicates[0].citation.entry_id, zh1->citation->entry_id);
+}
+
+TEST_F(WriteGatesTest, RejectRefusesWithTheCitationAndAnAuditRow) {
+  auto first = Remember("Deploys happen on Tuesdays after the standup.");
+  PC_ASSERT_OK(first);
+  Set(kSettingReconcile, "reject");
+  const int64_t head = Head();
+  auto refused = Remember("Deploys happen on Tuesdays, after the standup.");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kNearDuplicate);
+  bool named = false;
+  for (const Detail& d : refused.status().details())
+    named = named || (d.key == "near_duplicate_of" &&
+                      std::get<std::string>(d.value).find(first->citation->entry_id) != std::string::npos);
+  EXPECT_TRUE(named) << refused.status().ToString();
+  EXPECT_EQ(Head(), head) << "nothing written";
+  const AuditRecord& row = Audit().front();
+  EXPECT_EQ(row.result, "refused");
+  EXPECT_NE(row.targets_json.find("near_duplicate"), std::string::npos) << row.targets_json;
+  EXPECT_FALSE(row.scope_id.empty());
+
+  // The same text is still the exact duplicate's answer (no change), not a refusal.
+  auto same = Remember("Deploys happen on Tuesdays after the standup.");
+  PC_ASSERT_OK(same);
+  EXPECT_FALSE(same->changed);
+
+  Set(kSettingReconcile, "off");
+  auto off = Remember("Deploys happen on Tuesdays, after the standup.");
+  PC_ASSERT_OK(off);
+  EXPECT_TRUE(off->near_duplicates.empty());
+  Set(kSettingReconcile, std::nullopt);
+  auto settings = f.memory->GetSettings(scope);
+  PC_ASSERT_OK(settings);
+  EXPECT_EQ(settings->effective.at(kSettingReconcile), "warn") << "cleared: the server's default";
+  EXPECT_TRUE(settings->overrides.empty());
+}
+
+TEST_F(WriteGatesTest, ReviseIsReconciledAgainstOtherEntriesOnly) {
+  auto a = Remember("Backups run nightly at 02:00 UTC.");
+  auto b = Remember("The staging database is reset every Monday.");
+  PC_ASSERT_OK(a);
+  PC_ASSERT_OK(b);
+  auto at_head = [&](Citation c) {
+    c.memory.revision = Head();
+    return c;
+  };
+  auto self = f.memory->Revise({scope, at_head(*a->citation), "Backups run nightly at 02:30 UTC.", std::nullopt, "", "t", {}});
+  PC_ASSERT_OK(self);
+  EXPECT_TRUE(self->near_duplicates.empty()) << "its own previous version is not a near-duplicate";
+  Set(kSettingReconcile, "reject");
+  auto onto = f.memory->Revise({scope, at_head(*b->citation), "Backups run nightly at 02:30 UTC!", std::nullopt, "", "t", {}});
+  ASSERT_FALSE(onto.ok());
+  EXPECT_EQ(onto.status().code(), Code::kNearDuplicate);
+}
+
+TEST_F(WriteGatesTest, EvidenceResolvesAndAHypothesisIsPromoted) {
+  ASSERT_TRUE(sources.Add(scope, {{"chat", "", "We agreed deploys need two approvals.", "{}", "turn-7"}}).ok());
+  auto cited = Remember("Deploys need two approvals.", {"turn-7", "https://wiki.example/deploys"});
+  PC_ASSERT_OK(cited);
+  ASSERT_EQ(cited->entry->source_refs.size(), 2u);
+  EXPECT_EQ(cited->entry->source_refs[0].rfind("source/turn-7@", 0), 0u) << cited->entry->source_refs[0];
+  EXPECT_EQ(cited->entry->source_refs[1], "url:https://wiki.example/deploys");
+  EXPECT_FALSE(IsHypothesis(cited->entry->source_refs));
+
+  auto bare = Remember("Release notes are written in English and Chinese.");
+  PC_ASSERT_OK(bare);
+  EXPECT_TRUE(IsHypothesis(bare->entry->source_refs));
+  // The same text with a citation as evidence: a new version, no longer a hypothesis.
+  const std::string cite = FormatCitation(*cited->citation);
+  auto head = f.memory->GetScope(scope)->memory_head_revision;
+  Citation at_head = *bare->citation;
+  at_head.memory.revision = head;
+  auto promoted = f.memory->Revise({scope, at_head, "Release notes are written in English and Chinese.", std::nullopt,
+                                    "sourced", "t", {cite}});
+  PC_ASSERT_OK(promoted);
+  EXPECT_TRUE(promoted->changed);
+  EXPECT_EQ(promoted->entry->version, 2);
+  EXPECT_EQ(promoted->entry->source_refs, std::vector<std::string>{cite});
+
+  for (const std::string& bad : {std::string("no-such-source"), std::string("memory/mem_nope@1#ent_x@env_y"),
+                                 std::string("has space"), std::string("")}) {
+    const int64_t before = Head();
+    auto r = Remember("Something else entirely " + bad, {bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad << ": " << r.status().ToString();
+    EXPECT_EQ(Head(), before);
+  }
+}
+
+TEST_F(WriteGatesTest, AScopeMayRequireEvidence) {
+  Set(kSettingRequireEvidence, "true");
+  const int64_t head = Head();
+  auto refused = Remember("Payments are settled daily.");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kEvidenceRequired);
+  EXPECT_EQ(Head(), head);
+  EXPECT_EQ(Audit().front().result, "refused");
+  PC_ASSERT_OK(Remember("Payments are settled daily.", {"https://wiki.example/payments"}));
+  // Another scope keeps the server's default.
+  auto elsewhere = f.memory->Remember({"project:other", "fact", "Payments are settled daily.", "", "t", std::nullopt, {}});
+  PC_ASSERT_OK(elsewhere);
+}
+
+TEST_F(WriteGatesTest, SettingsAreCheckedAndAllOrNothing) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"reconcile", "sometimes"}, {"require_evidence", "yes"}, {"colour", "blue"}, {"extraction_review", "review"}}) {
+    auto r = f.memory->SetSettings(scope, {{name, value}, {"reconcile", "reject"}});
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  }
+  auto s = f.memory->GetSettings(scope);
+  PC_ASSERT_OK(s);
+  EXPECT_TRUE(s->overrides.empty()) << "a refused change changes nothing";
+  auto empty = f.memory->SetSettings(scope, {});
+  EXPECT_FALSE(empty.ok());
+}
+
+TEST(WriteGatesFlush, TheModelsNearDuplicateAddIsRejectedUnderReject) {
+  testing::Fixture f;
+  testing::FakeOpenAi fake;
+  const std::string scope = f.NewScope("project:flush-gates");
+  OpenAiChatOptions o;
+  o.base_url = fake.base_url();
+  o.model = "fake-chat";
+  o.timeout_seconds = 1;
+  o.retries = 1;
+  auto chat = std::move(OpenAiChatExtractor::Create(o)).value();
+  FlushOptions options;
+  options.policy.reconcile = ReconcilePolicy::kReject;
+  FlushService flush{*f.store, chat.get(), nullptr, options};
+  SourceService sources{*f.store};
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}}));
+  ASSERT_TRUE(sources.Add(scope, {{"work_log", "", "amounts: integer cents, and Decimal for conversion", "{}", std::nullopt}}).ok());
+  fake.ScriptChat({{R"({"operations": [
+      {"op": "add", "kind": "fact", "text": "Amounts are stored as integer cents!", "evidence": ["S1"]},
+      {"op": "add", "kind": "fact", "text": "Currency conversion uses Decimal.", "evidence": ["S1"]}]})"}});
+  auto out = flush.Flush(scope);
+  PC_ASSERT_OK(out);
+  ASSERT_EQ(out->changes.size(), 1u);
+  EXPECT_EQ(out->changes[0].version.text, "Currency conversion uses Decimal.");
+  ASSERT_EQ(out->rejected.size(), 1u);
+  EXPECT_NE(out->rejected[0].reason.find("near-duplicate"), std::string::npos) << out->rejected[0].reason;
+}
+
+TEST(NearDuplicateTest, SimilarityIsSymmetricAndBounded) {
+  EXPECT_DOUBLE_EQ(TextSimilarity("Deploys need two approvals.", "deploys need two approvals"), 1.0);
+  EXPECT_DOUBLE_EQ(TextSimilarity("a b c", "x y z"), 0.0);
+  const double ab = TextSimilarity("Bart went to the zoo.", "Bart visited the zoo today.");
+  EXPECT_DOUBLE_EQ(ab, TextSimilarity("Bart visited the zoo today.", "Bart went to the zoo."));
+  EXPECT_GT(ab, 0.0);
+  EXPECT_LT(ab, 1.0);
+  EXPECT_GE(TextSimilarity("导入失败的行写入表", "导入失败的行会写入表"), kNearDuplicateThreshold);
+}
+
+}  // namespace
+}  // namespace pc
