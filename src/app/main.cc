@@ -10,6 +10,7 @@
 #include "app/admin_commands.h"
 #include "app/config.h"
 #include "app/mcp.h"
+#include "app/exam_command.h"
 #include "app/memory_md_command.h"
 #include "app/migrate_command.h"
 #include "app/serve.h"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
   std::vector<pc::LocalCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
+  std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);
 
   // A host runs `powercontext hook …`: exit 2 would block the user's prompt (Claude Code, Codex) or
   // keep the agent from stopping, so the hook's own usage and configuration errors exit 1.
@@ -106,6 +108,8 @@ int main(int argc, char** argv) {
     if (*c.sub) return c.run(cfg, local, json);
   for (const pc::MemoryMdCommand& c : memory_md)
     if (*c.sub) return c.run(cfg, local, json);
+  for (const pc::ExamCommand& c : exams)
+    if (*c.sub) return c.run(cfg, json);
   for (const pc::ClientCommand& c : client)
     if (*c.sub) return c.run(cfg.server, json);
   std::cerr << "powercontext: no command given\n";

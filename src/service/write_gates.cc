@@ -1,6 +1,7 @@
 #include "service/write_gates.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -28,6 +29,28 @@ double Cosine(const std::vector<float>& a, const float* b, size_t n) {
   return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0;
 }
 
+// The candidates' query: the text's distinct plain words and CJK characters (no identifiers,
+// no CJK bigrams), at most kReconcilePhrases of them, longest first. A near-duplicate shares most
+// of them, and each is exactly one term of the index: a phrase of several terms costs PostgreSQL a
+// statement of its own (a paragraph of Chinese or paths made a remember 130 ms slower). The
+// similarity itself compares bigrams and identifiers too.
+TextQuery ReconcileQuery(const std::string& text) {
+  std::vector<std::string> terms;
+  std::vector<int32_t> cps;
+  for (const std::string& t : SimilarityTerms(text)) {
+    cps.clear();
+    if (!DecodeUtf8(t, cps) || cps.empty()) continue;
+    const bool cjk = cps[0] >= 0x2E80;
+    if (cjk ? cps.size() != 1
+            : std::any_of(t.begin(), t.end(), [](unsigned char c) { return c < 0x80 && !std::isalnum(c); }))
+      continue;
+    terms.push_back(t);
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const std::string& x, const std::string& y) { return x.size() > y.size(); });
+  if (terms.size() > kReconcilePhrases) terms.resize(kReconcilePhrases);
+  return TextQuery{terms};
+}
+
 }  // namespace
 
 Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
@@ -35,7 +58,7 @@ Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifa
                                                       const std::string& profile, const std::string& skip_entry) {
   std::vector<NearDuplicate> out;
   if (memory.head_revision == 0) return out;
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, BuildTextQuery(text), false, kReconcileCandidates));
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, ReconcileQuery(text), false, kReconcileCandidates));
   const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   const std::vector<std::string> mine = SimilarityTerms(text);
   std::map<std::string, double> cosine;  // entry_id → cosine

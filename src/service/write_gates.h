@@ -28,6 +28,7 @@ struct NearDuplicate {
 // Candidates a reconcile reads from full-text search, and near-duplicates it reports at most.
 inline constexpr int kReconcileCandidates = 8;
 inline constexpr size_t kMaxNearDuplicates = 3;
+inline constexpr size_t kReconcilePhrases = 16;  // query terms a reconcile searches with at most
 
 // The active head entries of `memory` that nearly say `text`, most similar first; `skip_entry`
 // (the entry a revise replaces) is left out. `vector` / `profile`: the text's vector, if any.

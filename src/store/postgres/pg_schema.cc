@@ -261,6 +261,12 @@ CREATE TABLE experience_contents(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision));
 CREATE INDEX artifacts_scope_family ON artifacts(scope_id, family, created_at);
+-- A document's postings by its number first: with (kind, owner, doc) a planner without statistics
+-- (a young database, before autovacuum's first ANALYZE) read a term's postings through this index,
+-- filtering every posting of the index: 20-30 ms a statement instead of well under one. Led by
+-- doc it serves only the deletes of one document, and the primary key serves every term lookup.
+DROP INDEX text_postings_doc;
+CREATE INDEX text_postings_doc ON text_postings(doc, kind, owner);
 CREATE TABLE scope_settings(
   scope_id text NOT NULL REFERENCES scopes(scope_id),
   name text NOT NULL,

@@ -1,0 +1,339 @@
+#include "exam/exam.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_parse.h"
+#include "common/utf8.h"
+#include "exam/generated_sample.h"
+
+namespace pc::exam {
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& field, const std::string& message) {
+  return InvalidArgument(field + ": " + message).WithDetail("field", field);
+}
+
+Result<std::string> Text(const json& j, const char* name, const std::string& at, bool required = true) {
+  if (!j.contains(name)) {
+    if (!required) return std::string();
+    return Bad(at + name, "is required");
+  }
+  if (!j[name].is_string() || j[name].get<std::string>().empty()) return Bad(at + name, "must be a non-empty string");
+  return j[name].get<std::string>();
+}
+
+Result<std::vector<std::string>> Strings(const json& j, const char* name, const std::string& at) {
+  std::vector<std::string> out;
+  if (!j.contains(name)) return out;
+  if (!j[name].is_array()) return Bad(at + name, "must be an array of strings");
+  for (const json& s : j[name]) {
+    if (!s.is_string() || s.get<std::string>().empty()) return Bad(at + name, "must hold non-empty strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+Status Only(const json& j, const std::string& at, std::initializer_list<const char*> allowed) {
+  for (const auto& [key, value] : j.items()) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }))
+      return Bad(at + key, "unknown field");
+  }
+  return Status::Ok();
+}
+
+// The text compared: NFKC case-folded, every run of white space one space.
+std::string Fold(const std::string& s) {
+  Result<std::string> folded = NormalizeNfkcCasefold(s);
+  const std::string& t = folded.ok() ? *folded : s;
+  std::string out;
+  bool space = false;
+  for (char c : t) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool AnyOf(const std::string& folded_answer, const Alternatives& a) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return folded_answer.find(Fold(p)) != std::string::npos; });
+}
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v == static_cast<int>(v) ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+const char* AttributionName(Attribution a) {
+  switch (a) {
+    case Attribution::kRetrievalFailure: return "RETRIEVAL_FAILURE";
+    case Attribution::kGenerationFailure: return "GENERATION_FAILURE";
+    case Attribution::kNone: break;
+  }
+  return "";
+}
+
+Result<Exam> ParseExam(const std::string& json_text) {
+  Result<json> parsed = ParseJson(json_text);
+  if (!parsed.ok()) return InvalidArgument("the exam is not JSON: " + parsed.status().message());
+  const json& j = *parsed;
+  if (!j.is_object()) return InvalidArgument("the exam must be a JSON object");
+  PC_RETURN_IF_ERROR(Only(j, "", {"schema", "name", "memory", "questions", "pass"}));
+  if (j.value("schema", "") != kExamSchema) return Bad("schema", std::string("must be \"") + kExamSchema + "\"");
+  Exam exam;
+  PC_ASSIGN_OR_RETURN(exam.name, Text(j, "name", ""));
+  if (j.contains("memory")) {
+    if (!j["memory"].is_array()) return Bad("memory", "must be an array");
+    for (size_t i = 0; i < j["memory"].size(); ++i) {
+      const json& m = j["memory"][i];
+      const std::string at = "memory[" + std::to_string(i) + "].";
+      if (!m.is_object()) return Bad(at, "must be an object");
+      PC_RETURN_IF_ERROR(Only(m, at, {"id", "kind", "text", "evidence"}));
+      MemoryItem item;
+      PC_ASSIGN_OR_RETURN(item.id, Text(m, "id", at));
+      PC_ASSIGN_OR_RETURN(item.kind, Text(m, "kind", at));
+      PC_ASSIGN_OR_RETURN(item.text, Text(m, "text", at));
+      PC_ASSIGN_OR_RETURN(item.evidence, Strings(m, "evidence", at));
+      exam.memory.push_back(std::move(item));
+    }
+  }
+  if (!j.contains("questions") || !j["questions"].is_array() || j["questions"].empty())
+    return Bad("questions", "must be a non-empty array");
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < j["questions"].size(); ++i) {
+    const json& q = j["questions"][i];
+    const std::string at = "questions[" + std::to_string(i) + "].";
+    if (!q.is_object()) return Bad(at, "must be an object");
+    PC_RETURN_IF_ERROR(Only(q, at, {"id", "category", "question", "grading", "assertions", "forbidden",
+                                    "context_must_include", "note"}));
+    Question out;
+    PC_ASSIGN_OR_RETURN(out.id, Text(q, "id", at));
+    if (std::find(ids.begin(), ids.end(), out.id) != ids.end()) return Bad(at + "id", "repeats " + out.id);
+    ids.push_back(out.id);
+    PC_ASSIGN_OR_RETURN(std::string category, Text(q, "category", at));
+    int n = 0;
+    if (category.rfind("CAT", 0) != 0 || std::sscanf(category.c_str() + 3, "%d", &n) != 1 || n < 1 ||
+        n > kCategories || category != "CAT" + std::to_string(n))
+      return Bad(at + "category", "must be CAT1 … CAT10");
+    out.category = n;
+    PC_ASSIGN_OR_RETURN(out.question, Text(q, "question", at));
+    PC_ASSIGN_OR_RETURN(std::string grading, Text(q, "grading", at));
+    if (grading == "exact") out.grading = Grading::kExact;
+    else if (grading == "judgment") out.grading = Grading::kJudgment;
+    else if (grading == "list") out.grading = Grading::kList;
+    else return Bad(at + "grading", "must be exact, judgment or list");
+    if (!q.contains("assertions") || !q["assertions"].is_array() || q["assertions"].empty())
+      return Bad(at + "assertions", "must be a non-empty array (a phrase, or an array of alternative phrases)");
+    for (const json& a : q["assertions"]) {
+      Alternatives alt;
+      if (a.is_string() && !a.get<std::string>().empty()) alt.push_back(a.get<std::string>());
+      else if (a.is_array())
+        for (const json& s : a)
+          if (s.is_string() && !s.get<std::string>().empty()) alt.push_back(s.get<std::string>());
+      if (alt.empty() || (a.is_array() && alt.size() != a.size()))
+        return Bad(at + "assertions", "each must be a non-empty phrase or an array of them");
+      out.assertions.push_back(std::move(alt));
+    }
+    PC_ASSIGN_OR_RETURN(out.forbidden, Strings(q, "forbidden", at));
+    PC_ASSIGN_OR_RETURN(out.context_must_include, Strings(q, "context_must_include", at));
+    exam.questions.push_back(std::move(out));
+  }
+  if (j.contains("pass")) {
+    const json& p = j["pass"];
+    if (!p.is_object()) return Bad("pass", "must be an object");
+    PC_RETURN_IF_ERROR(Only(p, "pass.", {"min_score", "min_category"}));
+    if (p.contains("min_score")) {
+      if (!p["min_score"].is_number()) return Bad("pass.min_score", "must be a number");
+      exam.pass.min_score = p["min_score"].get<double>();
+    }
+    if (p.contains("min_category")) {
+      if (!p["min_category"].is_object()) return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
+      exam.pass.min_category.clear();
+      for (const auto& [cat, v] : p["min_category"].items()) {
+        int n = 0;
+        if (std::sscanf(cat.c_str(), "CAT%d", &n) != 1 || n < 1 || n > kCategories || !v.is_number())
+          return Bad("pass.min_category." + cat, "must be CATn: number");
+        exam.pass.min_category[n] = v.get<double>();
+      }
+    }
+  }
+  return exam;
+}
+
+const std::string& SampleExamJson() {
+  static const std::string kSample = kSampleExam;
+  return kSample;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return Fold(haystack).find(Fold(needle)) != std::string::npos;
+}
+
+Graded Grade(const Question& q, const std::string& answer) {
+  Graded g;
+  const std::string folded = Fold(answer);
+  for (const std::string& f : q.forbidden)
+    if (folded.find(Fold(f)) != std::string::npos) g.forbidden.push_back(f);
+  size_t found = 0;
+  for (const Alternatives& a : q.assertions) {
+    if (AnyOf(folded, a)) ++found;
+    else g.missing.push_back(a.front());
+  }
+  if (!g.forbidden.empty()) return g;  // score 0
+  switch (q.grading) {
+    case Grading::kExact: g.score = found == q.assertions.size() ? 1 : 0; break;
+    case Grading::kJudgment:
+      g.score = found > 0 ? 1 : 0;
+      if (found > 0) g.missing.clear();
+      break;
+    case Grading::kList:
+      g.score = found == q.assertions.size() ? 1 : found > 0 ? 0.5 : 0;
+      break;
+  }
+  return g;
+}
+
+bool Retrieved(const Question& q, const std::string& context) {
+  return std::all_of(q.context_must_include.begin(), q.context_must_include.end(),
+                     [&](const std::string& p) { return Contains(context, p); });
+}
+
+QuestionResult Score(const Question& q, const std::string& context, const std::optional<std::string>& answer) {
+  QuestionResult r;
+  r.question = &q;
+  r.retrieved = Retrieved(q, context);
+  r.context_bytes = context.size();
+  if (!answer) {
+    r.attribution = r.retrieved ? Attribution::kNone : Attribution::kRetrievalFailure;
+    return r;
+  }
+  r.answered = true;
+  r.answer = *answer;
+  r.graded = Grade(q, *answer);
+  if (r.graded.score == 0)
+    r.attribution = r.retrieved ? Attribution::kGenerationFailure : Attribution::kRetrievalFailure;
+  return r;
+}
+
+Report Summarize(const Exam& exam, std::vector<QuestionResult> results, bool answered) {
+  Report r;
+  r.results = std::move(results);
+  r.answered = answered;
+  std::map<int, double> by_category;
+  for (const QuestionResult& q : r.results) {
+    r.score += q.graded.score;
+    by_category[q.question->category] += q.graded.score;
+  }
+  if (!answered) {
+    r.pass_failures.push_back("no answer provider: the retrieval half only, no score");
+    return r;
+  }
+  if (r.score < exam.pass.min_score)
+    r.pass_failures.push_back("score " + Num(r.score) + " < " + Num(exam.pass.min_score));
+  for (const auto& [cat, min] : exam.pass.min_category)
+    if (by_category[cat] < min)
+      r.pass_failures.push_back("CAT" + std::to_string(cat) + " " + Num(by_category[cat]) + " < " + Num(min));
+  r.passed = r.pass_failures.empty();
+  return r;
+}
+
+std::string ReportTable(const Report& r) {
+  struct Row {
+    int questions = 0, retrieved = 0, expecting = 0, retrieval_failures = 0, generation_failures = 0;
+    double score = 0;
+  };
+  std::map<int, Row> rows;
+  Row total;
+  for (const QuestionResult& q : r.results) {
+    for (Row* row : {&rows[q.question->category], &total}) {
+      ++row->questions;
+      row->score += q.graded.score;
+      if (!q.question->context_must_include.empty()) {
+        ++row->expecting;
+        if (q.retrieved) ++row->retrieved;
+      }
+      if (q.attribution == Attribution::kRetrievalFailure) ++row->retrieval_failures;
+      if (q.attribution == Attribution::kGenerationFailure) ++row->generation_failures;
+    }
+  }
+  auto line = [&](const std::string& name, const Row& row) {
+    std::string coverage = row.expecting ? std::to_string(row.retrieved) + "/" + std::to_string(row.expecting) : "n/a";
+    return "| " + name + " | " + std::to_string(row.questions) + " | " + coverage + " | " +
+           (r.answered ? Num(row.score) : "-") + " | " + std::to_string(row.retrieval_failures) + " | " +
+           (r.answered ? std::to_string(row.generation_failures) : "-") + " |\n";
+  };
+  std::string out = "| category | questions | facts in context | score | RETRIEVAL_FAILURE | GENERATION_FAILURE |\n"
+                    "|---|---|---|---|---|---|\n";
+  for (const auto& [cat, row] : rows) out += line("CAT" + std::to_string(cat), row);
+  out += line("total", total);
+  out += "\n";
+  for (const QuestionResult& q : r.results) {
+    if (q.attribution == Attribution::kNone) continue;
+    out += q.question->id + " (CAT" + std::to_string(q.question->category) + ") " + AttributionName(q.attribution);
+    if (!q.graded.missing.empty()) out += "; missing: " + q.graded.missing.front();
+    if (!q.graded.forbidden.empty()) out += "; forbidden: " + q.graded.forbidden.front();
+    out += "\n";
+  }
+  if (r.answered) {
+    out += "\nscore " + Num(r.score) + "/" + std::to_string(r.results.size()) + ": " + (r.passed ? "PASS" : "FAIL");
+    for (const std::string& f : r.pass_failures) out += "; " + f;
+    out += "\n";
+  } else {
+    out += "\nretrieval only (no answer provider): facts in context for " + std::to_string(total.retrieved) + " of " +
+           std::to_string(total.expecting) + " questions that expect some\n";
+  }
+  return out;
+}
+
+std::string ReportJson(const Exam& exam, const Report& r) {
+  json questions = json::array();
+  std::map<int, json> categories;
+  for (const QuestionResult& q : r.results) {
+    json item{{"id", q.question->id},
+              {"category", "CAT" + std::to_string(q.question->category)},
+              {"retrieved", q.retrieved},
+              {"context_bytes", q.context_bytes},
+              {"attribution", q.attribution == Attribution::kNone ? json() : json(AttributionName(q.attribution))}};
+    if (r.answered) {
+      item["score"] = q.graded.score;
+      item["answer"] = q.answer;
+      item["missing"] = q.graded.missing;
+      item["forbidden_found"] = q.graded.forbidden;
+    }
+    questions.push_back(std::move(item));
+    json& c = categories[q.question->category];
+    if (c.is_null()) c = json{{"category", "CAT" + std::to_string(q.question->category)}, {"questions", 0}, {"score", 0.0},
+                              {"retrieved", 0}, {"retrieval_failures", 0}, {"generation_failures", 0}};
+    c["questions"] = c["questions"].get<int>() + 1;
+    c["score"] = c["score"].get<double>() + q.graded.score;
+    if (q.retrieved && !q.question->context_must_include.empty()) c["retrieved"] = c["retrieved"].get<int>() + 1;
+    if (q.attribution == Attribution::kRetrievalFailure) c["retrieval_failures"] = c["retrieval_failures"].get<int>() + 1;
+    if (q.attribution == Attribution::kGenerationFailure)
+      c["generation_failures"] = c["generation_failures"].get<int>() + 1;
+  }
+  json cats = json::array();
+  for (auto& [n, c] : categories) cats.push_back(std::move(c));
+  return json{{"exam", exam.name},
+              {"answered", r.answered},
+              {"score", r.answered ? json(r.score) : json()},
+              {"out_of", r.results.size()},
+              {"passed", r.answered ? json(r.passed) : json()},
+              {"pass_failures", r.pass_failures},
+              {"categories", cats},
+              {"questions", questions}}
+      .dump(2);
+}
+
+}  // namespace pc::exam
