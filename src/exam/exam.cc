@@ -39,7 +39,8 @@ Result<std::vector<std::string>> Strings(const json& j, const char* name, const 
 }
 
 Status Only(const json& j, const std::string& at, std::initializer_list<const char*> allowed) {
-  for (const auto& [key, value] : j.items()) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = it.key();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }))
       return Bad(at + key, "unknown field");
   }
@@ -333,7 +334,7 @@ std::string ReportJson(const Exam& exam, const Report& r) {
               {"pass_failures", r.pass_failures},
               {"categories", cats},
               {"questions", questions}}
-      .dump(2);
+      .dump(2, ' ', false, json::error_handler_t::replace);  // a model's answer may be any bytes
 }
 
 }  // namespace pc::exam

@@ -96,6 +96,15 @@ TEST(ExamReport, PassLineNeedsTheScoreAndCat6Cat8) {
   EXPECT_NE(ReportTable(r).find("| CAT8 | 1 |"), std::string::npos) << ReportTable(r);
 }
 
+TEST(ExamReport, AnyBytesOfAnAnswerAreReported) {  // found by the exam fuzzer: the JSON report threw
+  Exam e;
+  e.name = "t";
+  Question q = Q(Grading::kExact, {{"a"}});
+  Report r = Summarize(e, {Score(q, "", std::string("\xff\xfe a"))}, true);
+  nlohmann::json j = nlohmann::json::parse(ReportJson(e, r));
+  EXPECT_EQ(j["questions"][0]["score"], 1);
+}
+
 TEST(ExamParse, RefusesMalformedExamsNamingTheField) {
   auto field_of = [](const std::string& text) {
     Result<Exam> e = ParseExam(text);
