@@ -111,13 +111,20 @@ Json ArtifactsJson(const Evidence& e) {
 
 Json OptJson(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
+// A memory candidate's proposal (ours): the operation, and the entry version it revises.
+Json MemoryProposalJson(const MemoryProposal& m) {
+  Json j{{"op", m.op}, {"kind", m.kind}, {"text", m.text}};
+  if (m.op == "revise") j["target_entry"] = Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
+  return j;
+}
+
 // The spec's ArtifactCandidate.
 Json CandidateJson(const ArtifactCandidate& c) {
   return Json{{"candidate_id", c.candidate_id},
               {"version", c.current.version},
               {"family", c.family},
               {"status", CandidateStatusName(c.status)},
-              {"proposal", ProposalJson(c.current.proposal)},
+              {"proposal", c.current.memory ? MemoryProposalJson(*c.current.memory) : ProposalJson(c.current.proposal)},
               {"source_refs", SourcesJson(c.current.evidence)},
               {"artifact_refs", ArtifactsJson(c.current.evidence)},
               {"target", c.current.target ? ToJson(*c.current.target) : Json()},
@@ -194,8 +201,8 @@ Result<ApiResponse> List(ReviewService& svc, const ApiRequest& req) {
   }
   PC_ASSIGN_OR_RETURN(std::optional<std::string> family, OptStr(j, "family"));
   if (family) {
-    if (*family != kExperienceFamily && *family != kSkillFamily)
-      return Bad("family", "family must be experience or skill");
+    if (*family != kExperienceFamily && *family != kSkillFamily && *family != kMemoryCandidateFamily)
+      return Bad("family", "family must be experience or skill (or memory: ours, a flush's proposals)");
     r.family = *family;
   }
   PC_ASSIGN_OR_RETURN(r.cursor, OptStr(j, "cursor"));
@@ -253,7 +260,15 @@ Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(r.candidate_id, Str(j, "candidate_id", ""));
   PC_ASSIGN_OR_RETURN(r.expected_version, Int(j, "expected_version", ""));
-  PC_ASSIGN_OR_RETURN(r.proposal, ProposalFrom(j["proposal"], "proposal"));
+  const Json& p = j["proposal"];
+  if (p.is_object() && p.contains("text")) {  // a memory candidate's edit (ours): {kind, text}
+    PC_RETURN_IF_ERROR(Shape(p, "proposal", {"kind", "text"}, {"kind", "text"}));
+    PC_ASSIGN_OR_RETURN(std::string kind, Str(p, "kind", "proposal"));
+    PC_ASSIGN_OR_RETURN(std::string text, Str(p, "text", "proposal"));
+    r.memory_edit = std::make_pair(kind, text);
+  } else {
+    PC_ASSIGN_OR_RETURN(r.proposal, ProposalFrom(p, "proposal"));
+  }
   PC_RETURN_IF_ERROR(EvidenceFrom(j, r.evidence, r.target));
   PC_ASSIGN_OR_RETURN(r.reason, OptStr(j, "reason"));
   PC_ASSIGN_OR_RETURN(ArtifactCandidate c, svc.Revise(r, Actor()));

@@ -134,6 +134,7 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
   }
   j["changes"] = changes;
   j["rejected"] = rejected;
+  j["candidates"] = out.candidates;  // extraction_review = review: proposed, waiting in the inbox
   return ApiResponse{200, j};
 }
 

@@ -48,6 +48,7 @@ Json CandidatesJson(const std::vector<CandidateCount>& counts) {
   Tally all;
   std::map<std::string, Tally> by_family;
   for (const CandidateCount& c : counts) {
+    if (c.family == kMemoryCandidateFamily) continue;  // ours, outside the spec's families
     all.Add(c.status, c.count);
     by_family[c.family].Add(c.status, c.count);
   }

@@ -65,7 +65,7 @@ const std::vector<Setting>& Table() {
            "a write nearly repeating an active entry: warn (write, and name it), reject (409 near_duplicate) or off; a scope may override",
            &Config::reconcile),
       Text("extraction_review", "POWERCONTEXT_EXTRACTION_REVIEW", "--extraction-review",
-           "auto (flush commits what the model extracts); review is not built yet and is refused",
+           "auto (flush commits what the model extracts) or review (it proposes memory candidates for the inbox); a scope may override",
            &Config::extraction_review),
       Text("require_evidence", "POWERCONTEXT_REQUIRE_EVIDENCE", "--require-evidence",
            "true: refuse a remember or revise without evidence (a URL, source id or citation); a scope may override",

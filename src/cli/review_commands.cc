@@ -76,6 +76,12 @@ std::string RefText(const Json& r) {
 }
 
 std::string FormatProposal(const Json& p) {
+  if (p.contains("op"))  // a memory candidate: the operation a flush proposed
+    return "  " + p.value("op", "") + " [" + p.value("kind", "") + "] " + p.value("text", "") +
+           (p.contains("target_entry") ? "\n  revises " + p["target_entry"].value("entry_id", "") + "@" +
+                                             p["target_entry"].value("entry_version_id", "")
+                                       : std::string()) +
+           "\n";
   return "  situation: " + p.value("situation", "") + "\n  action:    " + p.value("action", "") +
          "\n  outcome:   " + p.value("outcome", "") + "\n  lesson:    " + p.value("lesson", "") + "\n";
 }
@@ -216,6 +222,21 @@ std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
     body["scope_id"] = o->scope;
     body["candidate_id"] = o->candidate;
     body["expected_version"] = *o->expected_version;
+    return api.Post("/v1/artifact-candidates/revise", body);
+  }, FormatCandidate);
+
+  CLI::App* revise_mem = revise->add_subcommand("memory", "a flush's proposed entry with a corrected kind and text");
+  ScopeOption(revise_mem, *o);
+  revise_mem->add_option("--expected-version", o->expected_version, "the version you reviewed")->required();
+  revise_mem->add_option("--kind", o->situation, "the entry's kind")->required();
+  revise_mem->add_option("--text", o->lesson, "the entry's text")->required();
+  revise_mem->add_option("--reason", o->reason, "why (shown to the next reviewer)");
+  revise_mem->add_option("candidate_id", o->candidate, "cand_…")->required();
+  add(revise_mem, [o](ApiClient& api) {
+    Json body{{"scope_id", o->scope}, {"candidate_id", o->candidate}, {"expected_version", *o->expected_version},
+              {"proposal", {{"kind", o->situation}, {"text", o->lesson}}}, {"source_refs", Json::array()},
+              {"artifact_refs", Json::array()}};
+    if (!o->reason.empty()) body["reason"] = o->reason;
     return api.Post("/v1/artifact-candidates/revise", body);
   }, FormatCandidate);
 

@@ -227,7 +227,8 @@ const std::vector<Tool>& Tools() {
        "List candidates waiting for review (status pending by default; approved or rejected on request), "
        "oldest first, with their proposal, evidence and current version.",
        {{"status", {{"type", "string"}, {"enum", {"pending", "approved", "rejected"}}}},
-        {"family", {{"type", "string"}, {"enum", {"experience", "skill"}}}},
+        {"family", {{"type", "string"}, {"enum", {"experience", "skill", "memory"}},
+                    {"description", "memory: what a flush proposed in extraction_review = review (listed only when asked)"}}},
         {"cursor", {{"type", "string"}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
        {}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/list", kReads},

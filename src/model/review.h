@@ -14,12 +14,26 @@ namespace pc {
 
 inline constexpr const char* kExperienceFamily = "experience";
 inline constexpr const char* kSkillFamily = "skill";  // a review family the spec names; not built yet
+// Memory candidates (ours): listed only when a request asks for family "memory".
+inline constexpr const char* kMemoryCandidateFamily = "memory";
 
 // The spec's ExperienceProposal: what happened, what was done, how it went, what to do next time.
 struct ExperienceContent {
   std::string situation, action, outcome, lesson;
 
   bool operator==(const ExperienceContent&) const = default;
+};
+
+// A memory candidate's proposal (our extension of RFC 0050: a flush in `extraction_review =
+// review` proposes its validated operations instead of committing them): add an entry, or revise
+// the exact entry version the model was shown.
+struct MemoryProposal {
+  std::string op = "add";  // add, revise
+  std::string kind, text;
+  std::string target_entry_id, target_version_id;  // revise only
+  std::vector<std::string> source_refs;            // "source/ID@POSITION" of the window
+
+  bool operator==(const MemoryProposal&) const = default;
 };
 
 // A SourceReference: the source's stable type name and the id its writer knows it by.
@@ -45,7 +59,8 @@ std::optional<CandidateStatus> CandidateStatusFrom(const std::string& name);
 // One immutable version of a candidate's proposal.
 struct CandidateVersion {
   int64_t version = 0;
-  ExperienceContent proposal;
+  ExperienceContent proposal;                // family experience
+  std::optional<MemoryProposal> memory;      // family memory
   Evidence evidence;
   std::optional<MemoryRef> target;  // the exact head this proposal replaces
   std::optional<std::string> reason;

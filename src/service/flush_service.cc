@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "extract/prompt.h"
@@ -314,6 +315,31 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     }
     out.memory.reset();
     if (head.revision > 0) out.memory = head;
+    out.candidates.clear();
+    if (policy.extraction_review == ExtractionReview::kReview) {
+      // Proposed, not committed (docs/review.md): one pending memory candidate per operation, with
+      // the window's sources as its evidence; the cursor moves with them below.
+      for (const OneChange& ch : changes) {
+        ArtifactCandidate c;
+        c.scope_id = memory.scope_id;
+        c.candidate_id = NewId(kCandidatePrefix);
+        c.family = kMemoryCandidateFamily;
+        MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add", ch.version.kind, ch.version.text,
+                         ch.op == ChangeOp::kRevise ? ch.version.entry_id : "", ch.from_version_id.value_or(""),
+                         ch.version.source_refs};
+        for (const std::string& ref : ch.version.source_refs)
+          if (auto parts = ParseSourceRef(ref)) c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
+        c.current.version = 1;
+        c.current.memory = m;
+        c.current.target = head;  // the memory head the model was shown: approval re-checks the entry
+        c.current.reason = ch.version.reason;
+        c.current.actor = "extraction:" + extractor_->name();
+        c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();
+        PC_RETURN_IF_ERROR(txn.SaveCandidate(c, true));
+        out.candidates.push_back(c.candidate_id);
+      }
+      changes.clear();
+    }
     if (!changes.empty()) {
       const std::string reason = "flush of sources " + std::to_string(w.cursor + 1) + ".." + std::to_string(w.end);
       PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, "extraction:" + extractor_->name(),

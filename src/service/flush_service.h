@@ -48,6 +48,8 @@ struct FlushOutcome {
   std::optional<MemoryRef> memory;     // the new revision, else the head (null before any)
   std::vector<FlushChange> changes;
   std::vector<Rejection> rejected;
+  // extraction_review = review: the operations proposed as memory candidates instead of changes.
+  std::vector<std::string> candidates;
   double model_ms = 0;  // time spent waiting for the model
 };
 

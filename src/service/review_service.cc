@@ -8,9 +8,11 @@
 #include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
+#include "model/canonical.h"
 #include "model/citation.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
+#include "service/commit.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -222,7 +224,7 @@ Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperien
     out.candidate_id = candidate_id;
     out.family = kExperienceFamily;
     out.status = CandidateStatus::kPending;
-    out.current = CandidateVersion{1, req.proposal, req.evidence, req.target, req.reason, actor, now};
+    out.current = CandidateVersion{1, req.proposal, std::nullopt, req.evidence, req.target, req.reason, actor, now};
     out.created_at_ms = out.updated_at_ms = now;
     return txn.SaveCandidate(out, true);
   }));
@@ -242,8 +244,9 @@ Result<ArtifactCandidate> ReviewService::Get(const std::string& scope_id, const 
 
 Result<CandidatePage> ReviewService::List(const ListCandidatesRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
-  if (!req.family.empty() && req.family != kExperienceFamily && req.family != kSkillFamily)
-    return Bad("family", "family must be \"experience\" or \"skill\"");
+  if (!req.family.empty() && req.family != kExperienceFamily && req.family != kSkillFamily &&
+      req.family != kMemoryCandidateFamily)
+    return Bad("family", "family must be \"experience\", \"skill\" or \"memory\"");
   if (req.cursor) PC_RETURN_IF_ERROR(CheckPrintableId("cursor", *req.cursor));
   if (req.limit < 1 || req.limit > kMaxCandidatePage)
     return Bad("limit", "limit must be between 1 and " + std::to_string(kMaxCandidatePage));
@@ -267,6 +270,7 @@ Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& re
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", req.candidate_id));
   PC_RETURN_IF_ERROR(CheckExpectedVersion(req.expected_version));
+  if (req.memory_edit) return ReviseMemory(req, actor);
   PC_RETURN_IF_ERROR(CheckProposal(req.proposal));
   PC_RETURN_IF_ERROR(CheckEvidenceShape(req.evidence, req.target));
   PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
@@ -275,8 +279,10 @@ Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& re
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, req.scope_id, req.candidate_id));
     PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
+    if (out.family == kMemoryCandidateFamily)
+      return Bad("proposal", "a memory candidate is revised with {kind, text}, not an Experience proposal");
     PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target));
-    out.current = CandidateVersion{req.expected_version + 1, req.proposal, req.evidence, req.target, req.reason,
+    out.current = CandidateVersion{req.expected_version + 1, req.proposal, std::nullopt, req.evidence, req.target, req.reason,
                                    actor, now};
     out.updated_at_ms = now;
     return txn.SaveCandidate(out, true);
@@ -294,6 +300,12 @@ Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id, co
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, scope_id, candidate_id));
     PC_RETURN_IF_ERROR(CheckPendingAt(out, expected_version));
+    if (out.family == kMemoryCandidateFamily) {
+      PC_ASSIGN_OR_RETURN(out.result, CommitMemoryProposal(txn, out, actor));
+      out.status = CandidateStatus::kApproved;
+      out.updated_at_ms = now;
+      return txn.SaveCandidate(out, false);
+    }
     if (out.family != kExperienceFamily)
       return Status(Code::kCapabilityUnavailable, "approving a " + out.family + " candidate is not supported");
     const CandidateVersion& v = out.current;
@@ -338,6 +350,73 @@ Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id, con
     out.decision_reason = reason;
     out.updated_at_ms = now;
     return txn.SaveCandidate(out, false);
+  }));
+  return out;
+}
+
+// A memory candidate's operation as a memory revision, in `txn`: the entry it revises must still
+// be at the version the model was shown, and nothing active may already say the same (both
+// artifact_conflict: re-flush or revise by hand; nothing is merged).
+Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c, const std::string& actor) {
+  const MemoryProposal& m = *c.current.memory;
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindDefaultArtifact(c.scope_id, kMemoryFamily));
+  if (!memory) return Internal("the scope of candidate " + c.candidate_id + " has no memory");
+  PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(m.kind, m.text));
+  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory->artifact_id, hash));
+  if (dup)
+    return Status(Code::kArtifactConflict, "an active entry already says this: " + dup->version.entry_id)
+        .WithDetail("duplicate_of", dup->version.entry_id);
+  OneChange change;
+  EntryVersion& v = change.version;
+  if (m.op == "revise") {
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
+                        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
+    if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
+      return Status(Code::kArtifactConflict, "entry " + m.target_entry_id +
+                                                 " changed since the candidate was proposed; nothing was merged")
+          .WithDetail("current_revision", memory->head_revision);
+    change.op = ChangeOp::kRevise;
+    v.entry_id = m.target_entry_id;
+    v.version = now->version.version + 1;
+    v.previous_version_id = m.target_version_id;
+    change.from_version_id = m.target_version_id;
+  } else {
+    change.op = ChangeOp::kAdd;
+    v.entry_id = NewId(kEntryPrefix);
+    v.version = 1;
+  }
+  v.entry_version_id = NewId(kEntryVersionPrefix);
+  v.kind = m.kind;
+  v.text = m.text;
+  v.content_hash = hash;
+  v.source_refs = m.source_refs;
+  v.reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
+  PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, v.reason, change));
+  return w.memory;
+}
+
+Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor) {
+  const auto& [kind, text] = *req.memory_edit;
+  PC_RETURN_IF_ERROR(CheckKind(kind));
+  PC_RETURN_IF_ERROR(CheckText("proposal.text", text, 16 * 1024));
+  PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
+  const int64_t now = NowMillis();
+  ArtifactCandidate out;
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, req.scope_id, req.candidate_id));
+    PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
+    if (out.family != kMemoryCandidateFamily)
+      return Bad("proposal", "only a memory candidate is revised with {kind, text}");
+    CandidateVersion next = out.current;
+    next.version = req.expected_version + 1;
+    next.memory->kind = kind;
+    next.memory->text = text;
+    next.reason = req.reason;
+    next.actor = actor;
+    next.created_at_ms = now;
+    out.current = next;
+    out.updated_at_ms = now;
+    return txn.SaveCandidate(out, true);
   }));
   return out;
 }

@@ -45,6 +45,8 @@ struct ReviseCandidateRequest {
   Evidence evidence;
   std::optional<MemoryRef> target;
   std::optional<std::string> reason;
+  // A memory candidate's edit (its kind and text; the operation and evidence stay).
+  std::optional<std::pair<std::string, std::string>> memory_edit;
 };
 
 struct ListCandidatesRequest {
@@ -84,6 +86,9 @@ class ReviewService {
                                                       int limit);
 
  private:
+  Result<MemoryRef> CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c, const std::string& actor);
+  Result<ArtifactCandidate> ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor);
+
   Store& store_;
 };
 

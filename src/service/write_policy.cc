@@ -19,13 +19,8 @@ Status CheckSetting(const std::string& name, const std::string& value) {
   };
   if (name == kSettingReconcile)
     return value == "off" || value == "warn" || value == "reject" ? Status::Ok() : bad("off, warn or reject");
-  if (name == kSettingExtractionReview) {
-    if (value == "review")  // the review inbox takes Experience; memory candidates from flush are not built yet
-      return InvalidArgument("extraction_review \"review\" is not available in this server yet: flush commits "
-                             "what it extracts (auto); docs/write-gates.md")
-          .WithDetail("field", name);
-    return value == "auto" ? Status::Ok() : bad("auto");
-  }
+  if (name == kSettingExtractionReview)
+    return value == "auto" || value == "review" ? Status::Ok() : bad("auto or review");
   if (name == kSettingRequireEvidence) return value == "true" || value == "false" ? Status::Ok() : bad("true or false");
   return InvalidArgument("unknown setting \"" + name + "\" (known: reconcile, extraction_review, require_evidence)")
       .WithDetail("field", name);

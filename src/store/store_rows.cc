@@ -61,6 +61,33 @@ Result<ExperienceContent> ProposalFromRow(const std::string& row) {
   });
 }
 
+std::string ProposalToRow(const MemoryProposal& m) {
+  return json{{"op", m.op}, {"kind", m.kind}, {"text", m.text}, {"target_entry_id", m.target_entry_id},
+              {"target_version_id", m.target_version_id}, {"source_refs", m.source_refs}}
+      .dump();
+}
+
+Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
+  try {
+    json j = json::parse(row);
+    if (j.contains("op")) {
+      v.memory = MemoryProposal{j.at("op").get<std::string>(), j.at("kind").get<std::string>(),
+                                j.at("text").get<std::string>(), j.at("target_entry_id").get<std::string>(),
+                                j.at("target_version_id").get<std::string>(),
+                                j.at("source_refs").get<std::vector<std::string>>()};
+      return Status::Ok();
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("a stored proposal is malformed: ") + e.what());
+  }
+  PC_ASSIGN_OR_RETURN(v.proposal, ProposalFromRow(row));
+  return Status::Ok();
+}
+
+std::string ProposalRowOf(const CandidateVersion& v) {
+  return v.memory ? ProposalToRow(*v.memory) : ProposalToRow(v.proposal);
+}
+
 std::string EvidenceToRow(const Evidence& e) {
   json sources = json::array(), artifacts = json::array();
   for (const SourceEvidence& s : e.sources) sources.push_back({{"name", s.name}, {"source_id", s.source_id}});

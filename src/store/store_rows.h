@@ -41,6 +41,11 @@ namespace pc {
 // fail, so a malformed row is Internal.
 std::string ProposalToRow(const ExperienceContent& c);
 Result<ExperienceContent> ProposalFromRow(const std::string& row);
+std::string ProposalToRow(const MemoryProposal& m);
+// A stored proposal into `v` (a memory proposal has "op"; anything else is an Experience).
+Status ProposalFromRow(const std::string& row, CandidateVersion& v);
+// The row of a version's proposal, whichever family.
+std::string ProposalRowOf(const CandidateVersion& v);
 std::string EvidenceToRow(const Evidence& e);
 Result<Evidence> EvidenceFromRow(const std::string& row);
 std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref);

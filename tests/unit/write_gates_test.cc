@@ -12,6 +12,7 @@
 #include "providers/openai_chat_extractor.h"
 #include "search/near_duplicate.h"
 #include "service/flush_service.h"
+#include "service/review_service.h"
 #include "service/source_service.h"
 #include "test_util.h"
 
@@ -168,7 +169,7 @@ TEST_F(WriteGatesTest, AScopeMayRequireEvidence) {
 
 TEST_F(WriteGatesTest, SettingsAreCheckedAndAllOrNothing) {
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"reconcile", "sometimes"}, {"require_evidence", "yes"}, {"colour", "blue"}, {"extraction_review", "review"}}) {
+           {"reconcile", "sometimes"}, {"require_evidence", "yes"}, {"colour", "blue"}, {"extraction_review", "sometimes"}}) {
     auto r = f.memory->SetSettings(scope, {{name, value}, {"reconcile", "reject"}});
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
@@ -215,6 +216,85 @@ TEST(NearDuplicateTest, SimilarityIsSymmetricAndBounded) {
   EXPECT_GT(ab, 0.0);
   EXPECT_LT(ab, 1.0);
   EXPECT_GE(TextSimilarity("导入失败的行写入表", "导入失败的行会写入表"), kNearDuplicateThreshold);
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// extraction_review = review (docs/review.md): a flush proposes its validated operations as
+// pending memory candidates, the cursor moving with them; approval commits exactly one operation
+// with the entry's compare-and-set; nothing reaches memory before.
+TEST(ExtractionReview, AFlushProposesAndApprovalCommits) {
+  testing::Fixture f;
+  testing::FakeOpenAi fake;
+  const std::string scope = f.NewScope("project:review-flush");
+  OpenAiChatOptions o;
+  o.base_url = fake.base_url();
+  o.model = "fake-chat";
+  o.timeout_seconds = 1;
+  o.retries = 1;
+  auto chat = std::move(OpenAiChatExtractor::Create(o)).value();
+  FlushService flush{*f.store, chat.get(), nullptr, {}};
+  SourceService sources{*f.store};
+  ReviewService review{*f.store};
+  PC_ASSERT_OK(f.memory->SetSettings(scope, {{kSettingExtractionReview, std::string("review")}}));
+  auto e1 = f.memory->Remember({scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}});
+  PC_ASSERT_OK(e1);
+  ASSERT_TRUE(sources.Add(scope, {{"work_log", "", "amounts: integer cents; conversion with Decimal; CSV line numbers in errors", "{}", std::nullopt}}).ok());
+  fake.ScriptChat({{R"({"operations": [
+      {"op": "revise", "target": "E1", "text": "Amounts are stored as integer cents; conversion uses Decimal.", "evidence": ["S1"]},
+      {"op": "add", "kind": "constraint", "text": "Import errors must include the CSV line number.", "evidence": ["S1"]}]})"}});
+  const int64_t head = f.memory->GetScope(scope)->memory_head_revision;
+  auto out = flush.Flush(scope);
+  PC_ASSERT_OK(out);
+  EXPECT_TRUE(out->processed);
+  EXPECT_EQ(out->current_cursor, 1) << "the cursor moves with the proposals";
+  EXPECT_TRUE(out->changes.empty());
+  ASSERT_EQ(out->candidates.size(), 2u);
+  EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, head) << "nothing committed";
+
+  auto spec_view = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
+  PC_ASSERT_OK(spec_view);
+  EXPECT_TRUE(spec_view->items.empty()) << "memory candidates are listed only when asked for";
+  auto inbox = review.List({scope, CandidateStatus::kPending, kMemoryCandidateFamily, std::nullopt, 50});
+  PC_ASSERT_OK(inbox);
+  ASSERT_EQ(inbox->items.size(), 2u);
+  const ArtifactCandidate revise = inbox->items[0].current.memory->op == "revise" ? inbox->items[0] : inbox->items[1];
+  const ArtifactCandidate add = inbox->items[0].current.memory->op == "add" ? inbox->items[0] : inbox->items[1];
+  EXPECT_EQ(revise.current.memory->target_entry_id, e1->citation->entry_id);
+  ASSERT_EQ(add.current.evidence.sources.size(), 1u);
+
+  // The add, edited by the reviewer (v2), then approved: one revision with exactly that text.
+  ReviseCandidateRequest edit{scope, add.candidate_id, 1, {}, {}, std::nullopt, "clearer", std::make_pair(
+                                  std::string("constraint"), std::string("Every import error names its CSV line number."))};
+  auto edited = review.Revise(edit, "reviewer");
+  PC_ASSERT_OK(edited);
+  EXPECT_EQ(edited->current.version, 2);
+  auto approved = review.Approve(scope, add.candidate_id, 2, "reviewer");
+  PC_ASSERT_OK(approved);
+  ASSERT_TRUE(approved->result);
+  EXPECT_EQ(approved->result->revision, head + 1);
+  auto entries = f.memory->ListEntries({scope, std::nullopt, false, {100, ""}, std::nullopt});
+  PC_ASSERT_OK(entries);
+  bool found = false;
+  for (const ManifestItem& m : entries->items)
+    found = found || (m.version.text == "Every import error names its CSV line number." && !m.version.source_refs.empty());
+  EXPECT_TRUE(found) << "the approved text, with the window's source as its evidence";
+
+  // The entry the revise proposal targets changes by hand first: approval is a typed conflict.
+  Citation at_head = *e1->citation;
+  at_head.memory.revision = f.memory->GetScope(scope)->memory_head_revision;
+  PC_ASSERT_OK(f.memory->Revise({scope, at_head, "Amounts are integer cents (EUR, JPY).", std::nullopt, "", "t", {}}));
+  auto stale = review.Approve(scope, revise.candidate_id, 1, "reviewer");
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), Code::kArtifactConflict);
+  auto still = review.Get(scope, revise.candidate_id);
+  PC_ASSERT_OK(still);
+  EXPECT_EQ(still->status, CandidateStatus::kPending);
+  PC_ASSERT_OK(review.Reject(scope, revise.candidate_id, 1, "superseded by hand"));
 }
 
 }  // namespace

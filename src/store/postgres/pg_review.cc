@@ -18,7 +18,7 @@ constexpr const char* kHeadJoin =
 Result<CandidateVersion> ReadVersion(const Rows& r, int i, int col, int64_t version) {
   CandidateVersion v;
   v.version = version;
-  PC_ASSIGN_OR_RETURN(v.proposal, ProposalFromRow(r.Text(i, col)));
+  PC_RETURN_IF_ERROR(ProposalFromRow(r.Text(i, col), v));
   PC_ASSIGN_OR_RETURN(v.evidence, EvidenceFromRow(r.Text(i, col + 1)));
   PC_ASSIGN_OR_RETURN(v.target, RefFromRow(r.Get(i, col + 2)));
   v.reason = r.Get(i, col + 3);
@@ -85,7 +85,7 @@ Result<std::vector<ArtifactCandidate>> PgTxn::ListCandidates(const std::string& 
                                                              const std::string& family, const std::string& after,
                                                              int limit) {
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kHeadColumns + kHeadJoin +
-                                    " WHERE h.scope_id = $1 AND h.status = $2 AND ($3 = '' OR h.family = $3)"
+                                    " WHERE h.scope_id = $1 AND h.status = $2 AND (($3 = '' AND h.family <> 'memory') OR h.family = $3)"
                                     " AND h.candidate_id COLLATE \"C\" > $4 ORDER BY h.candidate_id COLLATE \"C\" LIMIT $5::bigint",
                                 {scope_id, CandidateStatusName(status), family, after, P(int64_t{limit})}));
   return ReadHeads(r);
@@ -137,7 +137,7 @@ Status PgTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
   if (new_version)
     PC_RETURN_IF_ERROR(Q("INSERT INTO candidate_versions(scope_id, candidate_id, version, proposal, evidence, target,"
                          " reason, actor, created_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                         {c.scope_id, c.candidate_id, P(v.version), ProposalToRow(v.proposal),
+                         {c.scope_id, c.candidate_id, P(v.version), ProposalRowOf(v),
                           EvidenceToRow(v.evidence), RefToRow(v.target), v.reason, v.actor, P(v.created_at_ms)})
                            .status());
   PC_RETURN_IF_ERROR(Q("INSERT INTO candidate_heads(scope_id, candidate_id, family, version, status, result,"

@@ -20,7 +20,7 @@ constexpr const char* kHeadJoin =
 Result<CandidateVersion> ReadVersion(const Stmt& s, int col, int64_t version) {
   CandidateVersion v;
   v.version = version;
-  PC_ASSIGN_OR_RETURN(v.proposal, ProposalFromRow(s.Text(col)));
+  PC_RETURN_IF_ERROR(ProposalFromRow(s.Text(col), v));
   PC_ASSIGN_OR_RETURN(v.evidence, EvidenceFromRow(s.Text(col + 1)));
   PC_ASSIGN_OR_RETURN(v.target, RefFromRow(s.OptText(col + 2)));
   v.reason = s.OptText(col + 3);
@@ -91,7 +91,7 @@ Result<std::vector<ArtifactCandidate>> SqliteTxn::ListCandidates(const std::stri
                                                                  const std::string& after, int limit) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       std::string("SELECT ") + kHeadColumns + kHeadJoin +
-      " WHERE h.scope_id = ?1 AND h.status = ?2 AND (?3 = '' OR h.family = ?3) AND h.candidate_id > ?4"
+      " WHERE h.scope_id = ?1 AND h.status = ?2 AND ((?3 = '' AND h.family <> 'memory') OR h.family = ?3) AND h.candidate_id > ?4"
       " ORDER BY h.candidate_id LIMIT ?5"));
   s.Bind(1, scope_id).Bind(2, std::string(CandidateStatusName(status))).Bind(3, family).Bind(4, after);
   s.Bind(5, int64_t{limit});
@@ -159,7 +159,7 @@ Status SqliteTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
         "INSERT INTO candidate_versions(scope_id, candidate_id, version, proposal, evidence, target, reason,"
         " actor, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
-    s.Bind(1, c.scope_id).Bind(2, c.candidate_id).Bind(3, v.version).Bind(4, ProposalToRow(v.proposal));
+    s.Bind(1, c.scope_id).Bind(2, c.candidate_id).Bind(3, v.version).Bind(4, ProposalRowOf(v));
     s.Bind(5, EvidenceToRow(v.evidence)).Bind(6, RefToRow(v.target)).Bind(7, v.reason).Bind(8, v.actor);
     PC_RETURN_IF_ERROR(s.Bind(9, v.created_at_ms).Run());
   }
