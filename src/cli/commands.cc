@@ -139,8 +139,10 @@ void AddScopeCommands(Registry& r) {
   CLI::App* scope_settings = scope->add_subcommand(
       "settings", "show or change the write gates of a scope (reconcile, require_evidence)");
   AddScopeOption(scope_settings, *o);
-  scope_settings->add_option("--set", o->settings, "NAME=VALUE, e.g. reconcile=reject (repeatable)");
-  scope_settings->add_option("--clear", o->clear, "NAME: back to the server's default (repeatable)");
+  scope_settings->add_option("--set", o->settings, "NAME=VALUE, e.g. reconcile=reject (repeatable)")
+      ->allow_extra_args(false);
+  scope_settings->add_option("--clear", o->clear, "NAME: back to the server's default (repeatable)")
+      ->allow_extra_args(false);
   r.Add(scope_settings, [o](ApiClient& api, bool json) {
     std::string escaped;  // the scope as one path segment
     for (unsigned char c : o->scope) {
@@ -208,7 +210,8 @@ void AddWriteCommands(Registry& r) {
   remember->add_option("--reason", o->reason, "why this is kept");
   remember->add_option("--expected-revision", o->expected_revision,
                        "fail with a conflict unless the memory is at this revision");
-  remember->add_option("--evidence", o->evidence, "what it stands on: a URL, a source id or a citation (repeatable)");
+  remember->add_option("--evidence", o->evidence, "what it stands on: a URL, a source id or a citation (repeatable)")
+      ->allow_extra_args(false);
   r.Add(remember, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
@@ -228,7 +231,8 @@ void AddWriteCommands(Registry& r) {
   revise->add_option("--file", o->file, "read the text from a file");
   revise->add_option("--kind,-k", o->kind, "change the kind");
   revise->add_option("--reason", o->reason, "why it changed");
-  revise->add_option("--evidence", o->evidence, "evidence to add: a URL, a source id or a citation (repeatable)");
+  revise->add_option("--evidence", o->evidence, "evidence to add: a URL, a source id or a citation (repeatable)")
+      ->allow_extra_args(false);
   r.Add(revise, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());

@@ -148,8 +148,11 @@ void ProposalOptions(CLI::App* sub, ReviewOpts& o) {
   sub->add_option("--action", o.action, "what was done")->required();
   sub->add_option("--outcome", o.outcome, "what happened")->required();
   sub->add_option("--lesson", o.lesson, "what to do next time")->required();
-  sub->add_option("--source-ref", o.source_refs, "exact source evidence TYPE/ID, e.g. content/turn-42 (repeatable)");
-  sub->add_option("--artifact-ref", o.artifact_refs, "exact artifact evidence FAMILY/ID@REVISION (repeatable)");
+  // One value per occurrence: a positional CANDIDATE_ID after them stays positional.
+  sub->add_option("--source-ref", o.source_refs, "exact source evidence TYPE/ID, e.g. content/turn-42 (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--artifact-ref", o.artifact_refs, "exact artifact evidence FAMILY/ID@REVISION (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--target", o.target, "the Experience head FAMILY/ID@REVISION this replaces");
   sub->add_option("--reason", o.reason, "why (shown to the reviewer)");
 }

@@ -396,7 +396,8 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
 }
 
 Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor) {
-  const auto& [kind, text] = *req.memory_edit;
+  const std::string& kind = req.memory_edit->first;  // named, not bound: lambdas capture them (clang 14)
+  const std::string& text = req.memory_edit->second;
   PC_RETURN_IF_ERROR(CheckKind(kind));
   PC_RETURN_IF_ERROR(CheckText("proposal.text", text, 16 * 1024));
   PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));

@@ -336,7 +336,7 @@ TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
   ASSERT_TRUE(again.Start());
   Http after(again.port());
   bool available = false;
-  for (int i = 0; i < 100 && !available; ++i) {
+  for (int i = 0; i < 400 && !available; ++i) {  // up to 20 s: a loaded machine (the suite in parallel, PostgreSQL)
     available = after.Get("/v1/capabilities/search?scope_id=" + scope).second["modes"]["vector"]["available"].get<bool>();
     if (!available) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

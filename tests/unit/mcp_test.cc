@@ -173,6 +173,40 @@ TEST_F(McpTest, ToolErrorsCarryOurCode) {
   EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_request");
 }
 
+// The review tools (docs/review.md) with the same lifecycle and compare-and-set as HTTP.
+TEST_F(McpTest, ReviewToolsProposeReviseApprove) {
+  auto tool = [&](const std::string& name, json arguments) {
+    arguments["scope_id"] = "project:mcp-review";
+    return Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                 {"params", {{"name", name}, {"arguments", arguments}}}})["result"];
+  };
+  auto captured = tool("capture_content_source", {{"source_id", "run-1"}, {"content", "Run 1: contract tests passed."}});
+  ASSERT_FALSE(captured["isError"]) << captured.dump();
+  const json lesson = {{"situation", "s"}, {"action", "a"}, {"outcome", "o"}, {"lesson", "Run the contract tests."}};
+  auto proposed = tool("propose_experience", {{"proposal", lesson},
+                                              {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  ASSERT_FALSE(proposed["isError"]) << proposed.dump();
+  const std::string id = proposed["structuredContent"]["candidate_id"];
+  auto listed = tool("list_artifact_candidates", json::object());
+  ASSERT_EQ(listed["structuredContent"]["candidates"].size(), 1u) << listed.dump();
+  auto revised = tool("revise_artifact_candidate",
+                      {{"candidate_id", id}, {"expected_version", 1}, {"proposal", lesson},
+                       {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  EXPECT_EQ(revised["structuredContent"]["version"], 2) << revised.dump();
+  auto stale = tool("approve_artifact_candidate", {{"candidate_id", id}, {"expected_version", 1}});
+  EXPECT_TRUE(stale["isError"]);
+  EXPECT_EQ(stale["structuredContent"]["error"]["code"], "candidate_conflict");
+  auto approved = tool("approve_artifact_candidate", {{"candidate_id", id}, {"expected_version", 2}});
+  ASSERT_FALSE(approved["isError"]) << approved.dump();
+  auto got = tool("get_experience", {{"artifact", approved["structuredContent"]["result_artifact"]}});
+  EXPECT_EQ(got["structuredContent"]["content"]["lesson"], "Run the contract tests.") << got.dump();
+  auto found = tool("search_experience", {{"query", "contract tests"}});
+  EXPECT_EQ(found["structuredContent"]["experiences"].size(), 1u) << found.dump();
+  auto no_evidence = tool("propose_experience", {{"proposal", lesson}});
+  EXPECT_TRUE(no_evidence["isError"]);
+  EXPECT_EQ(no_evidence["structuredContent"]["error"]["code"], "invalid_request");
+}
+
 // Host and Origin are the edge guard's (tests/e2e/http_edge_test.cc); here the transport itself.
 TEST_F(McpTest, StreamableHttpTransport) {
   const std::string init = json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump();
