@@ -266,6 +266,10 @@ Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
     PC_ASSIGN_OR_RETURN(std::string kind, Str(p, "kind", "proposal"));
     PC_ASSIGN_OR_RETURN(std::string text, Str(p, "text", "proposal"));
     r.memory_edit = std::make_pair(kind, text);
+    // A memory candidate keeps its window's evidence: an edit names none.
+    if (!j["source_refs"].empty() || !j["artifact_refs"].empty() || (j.contains("target") && !j["target"].is_null()))
+      return Bad("source_refs", "a memory candidate keeps its evidence: give empty source_refs and artifact_refs "
+                                "and no target when revising its kind and text");
   } else {
     PC_ASSIGN_OR_RETURN(r.proposal, ProposalFrom(p, "proposal"));
   }

@@ -194,7 +194,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   router.Add("GET", "/v1/scopes/([^/]+)", {"get_scope", Permission::kRead, ScopeIn::kPath}, Bind(memory, GetScope));
   router.Add("GET", "/v1/scopes/([^/]+)/settings", {"get_scope_settings", Permission::kRead, ScopeIn::kPath},
              Bind(memory, GetSettings));
-  router.Add("PUT", "/v1/scopes/([^/]+)/settings", {"set_scope_settings", Permission::kWrite, ScopeIn::kPath},
+  router.Add("PUT", "/v1/scopes/([^/]+)/settings", {"set_scope_settings", Permission::kAdmin, ScopeIn::kPath},
              Bind(memory, PutSettings));
   router.Add("GET", "/v1/memory/entries", {"list_entries_at_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListEntries));
   router.Add("GET", "/v1/memory/entries/([^/]+)/versions", {"list_entry_versions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListVersions));

@@ -174,7 +174,7 @@ std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
   CLI::App* list = candidate->add_subcommand("list", "candidates waiting for review (or --status approved|rejected)");
   ScopeOption(list, *o);
   list->add_option("--status", o->status, "pending (default), approved or rejected");
-  list->add_option("--family", o->family, "experience or skill");
+  list->add_option("--family", o->family, "experience or skill (memory: what a flush proposed under extraction_review = review)");
   list->add_option("--limit", o->limit, "items per page (1-100, default 50)");
   list->add_option("--cursor", o->cursor, "next_cursor from the previous page");
   add(list, [o](ApiClient& api) {

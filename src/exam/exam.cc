@@ -1,6 +1,8 @@
 #include "exam/exam.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -65,8 +67,23 @@ std::string Fold(const std::string& s) {
   return out;
 }
 
+bool AsciiWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// `needle` in `haystack` (both folded), where a needle that begins or ends with an ASCII letter or
+// digit must begin or end a word there: "tag" is not in "staging", "no" not in "know".
+bool FoldedContains(const std::string& haystack, const std::string& needle) {
+  if (needle.empty()) return true;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
+    const bool left = !AsciiWordChar(needle.front()) || at == 0 || !AsciiWordChar(haystack[at - 1]);
+    const size_t end = at + needle.size();
+    const bool right = !AsciiWordChar(needle.back()) || end == haystack.size() || !AsciiWordChar(haystack[end]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
 bool AnyOf(const std::string& folded_answer, const Alternatives& a) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return folded_answer.find(Fold(p)) != std::string::npos; });
+  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return FoldedContains(folded_answer, Fold(p)); });
 }
 
 std::string Num(double v) {
@@ -92,7 +109,8 @@ Result<Exam> ParseExam(const std::string& json_text) {
   const json& j = *parsed;
   if (!j.is_object()) return InvalidArgument("the exam must be a JSON object");
   PC_RETURN_IF_ERROR(Only(j, "", {"schema", "name", "memory", "questions", "pass"}));
-  if (j.value("schema", "") != kExamSchema) return Bad("schema", std::string("must be \"") + kExamSchema + "\"");
+  if (!j.contains("schema") || !j["schema"].is_string() || j["schema"].get<std::string>() != kExamSchema)
+    return Bad("schema", std::string("must be \"") + kExamSchema + "\"");
   Exam exam;
   PC_ASSIGN_OR_RETURN(exam.name, Text(j, "name", ""));
   if (j.contains("memory")) {
@@ -151,6 +169,14 @@ Result<Exam> ParseExam(const std::string& json_text) {
     PC_ASSIGN_OR_RETURN(out.context_must_include, Strings(q, "context_must_include", at));
     exam.questions.push_back(std::move(out));
   }
+  // Without a pass section: the seed's line scaled to the exam (25 of 31; CAT6 and CAT8 each 2 of 3).
+  std::map<int, int> per_category;
+  for (const Question& q : exam.questions) ++per_category[q.category];
+  const double n = static_cast<double>(exam.questions.size());
+  exam.pass.min_score = std::ceil(25.0 / 31.0 * n);
+  exam.pass.min_category.clear();
+  for (int cat : {6, 8})
+    if (per_category.count(cat)) exam.pass.min_category[cat] = std::ceil(2.0 / 3.0 * per_category[cat]);
   if (j.contains("pass")) {
     const json& p = j["pass"];
     if (!p.is_object()) return Bad("pass", "must be an object");
@@ -158,15 +184,20 @@ Result<Exam> ParseExam(const std::string& json_text) {
     if (p.contains("min_score")) {
       if (!p["min_score"].is_number()) return Bad("pass.min_score", "must be a number");
       exam.pass.min_score = p["min_score"].get<double>();
+      if (!(exam.pass.min_score >= 0 && exam.pass.min_score <= n))
+        return Bad("pass.min_score", "must be between 0 and the number of questions");
     }
     if (p.contains("min_category")) {
       if (!p["min_category"].is_object()) return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
       exam.pass.min_category.clear();
       for (const auto& [cat, v] : p["min_category"].items()) {
-        int n = 0;
-        if (std::sscanf(cat.c_str(), "CAT%d", &n) != 1 || n < 1 || n > kCategories || !v.is_number())
+        int c = 0;
+        if (std::sscanf(cat.c_str(), "CAT%d", &c) != 1 || c < 1 || c > kCategories || !v.is_number())
           return Bad("pass.min_category." + cat, "must be CATn: number");
-        exam.pass.min_category[n] = v.get<double>();
+        const double min = v.get<double>();
+        if (!(min >= 0 && min <= per_category[c]))
+          return Bad("pass.min_category." + cat, "must be between 0 and that category's questions");
+        exam.pass.min_category[c] = min;
       }
     }
   }
@@ -179,14 +210,14 @@ const std::string& SampleExamJson() {
 }
 
 bool Contains(const std::string& haystack, const std::string& needle) {
-  return Fold(haystack).find(Fold(needle)) != std::string::npos;
+  return FoldedContains(Fold(haystack), Fold(needle));
 }
 
 Graded Grade(const Question& q, const std::string& answer) {
   Graded g;
   const std::string folded = Fold(answer);
   for (const std::string& f : q.forbidden)
-    if (folded.find(Fold(f)) != std::string::npos) g.forbidden.push_back(f);
+    if (FoldedContains(folded, Fold(f))) g.forbidden.push_back(f);
   size_t found = 0;
   for (const Alternatives& a : q.assertions) {
     if (AnyOf(folded, a)) ++found;

@@ -292,6 +292,8 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     late.clear();
     out.changes.clear();
+    out.candidates.clear();  // every result this callback fills in, reset (store.h)
+    out.memory.reset();
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
     PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer));
     if (cursor != w.cursor) {  // another process flushed this window meanwhile: nothing to do here
@@ -331,7 +333,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
           if (auto parts = ParseSourceRef(ref)) c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
         c.current.version = 1;
         c.current.memory = m;
-        c.current.target = head;  // the memory head the model was shown: approval re-checks the entry
+        if (head.revision > 0) c.current.target = head;  // the memory the model was shown
         c.current.reason = ch.version.reason;
         c.current.actor = "extraction:" + extractor_->name();
         c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();

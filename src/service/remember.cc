@@ -28,7 +28,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   Status written = store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));  // a key is created
-    scope_id = memory.scope_id;
+    // A refusal rolls a new scope back too: its audit row then names no scope.
+    scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     if (req.expected_revision && *req.expected_revision != head.revision)
       return Conflict("expected revision " + std::to_string(*req.expected_revision) +
@@ -36,6 +37,9 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
                       "; read it again and decide with the current state")
           .WithDetail("current_revision", head.revision);
 
+    // Evidence is checked first: a bad reference is a 422 even when the text is already there.
+    // Evidence for an existing text is added by revising that entry (write_gates.h).
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
     PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, hash));
     if (dup) {
       out.memory = head;
@@ -46,7 +50,6 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
 
     // The write gates (write_gates.h), after the exact-duplicate answer above.
     PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
     if (policy.require_evidence && evidence.empty())
       return Status(Code::kEvidenceRequired, "this scope requires evidence: give evidence (a URL, a source id or a "
                                              "citation) for what the entry says")

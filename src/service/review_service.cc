@@ -366,6 +366,12 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   if (dup)
     return Status(Code::kArtifactConflict, "an active entry already says this: " + dup->version.entry_id)
         .WithDetail("duplicate_of", dup->version.entry_id);
+  // The write gates hold for an approval as for any write: under reject, a near-duplicate that
+  // appeared since the flush refuses it (409 near_duplicate; the candidate stays pending).
+  PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, c.scope_id, limits_.policy));
+  PC_RETURN_IF_ERROR(Reconcile(txn, policy.reconcile, *memory, m.text, std::nullopt, "",
+                               m.op == "revise" ? m.target_entry_id : "")
+                         .status());
   OneChange change;
   EntryVersion& v = change.version;
   if (m.op == "revise") {
@@ -399,7 +405,7 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
   const std::string& kind = req.memory_edit->first;  // named, not bound: lambdas capture them (clang 14)
   const std::string& text = req.memory_edit->second;
   PC_RETURN_IF_ERROR(CheckKind(kind));
-  PC_RETURN_IF_ERROR(CheckText("proposal.text", text, 16 * 1024));
+  PC_RETURN_IF_ERROR(CheckText("proposal.text", text, limits_.max_entry_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
   const int64_t now = NowMillis();
   ArtifactCandidate out;

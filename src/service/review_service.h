@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "model/review.h"
+#include "service/memory_service.h"
 #include "store/store.h"
 
 namespace pc {
@@ -69,7 +70,8 @@ struct ExperienceHit {
 
 class ReviewService {
  public:
-  explicit ReviewService(Store& store) : store_(store) {}
+  // `limits`: the entry size and the write gates' defaults a memory candidate's approval keeps.
+  explicit ReviewService(Store& store, ServiceLimits limits = {}) : store_(store), limits_(std::move(limits)) {}
 
   Result<ArtifactCandidate> ProposeExperience(const ProposeExperienceRequest& req, const std::string& actor);
   Result<ArtifactCandidate> Get(const std::string& scope_id, const std::string& candidate_id);
@@ -90,6 +92,7 @@ class ReviewService {
   Result<ArtifactCandidate> ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor);
 
   Store& store_;
+  ServiceLimits limits_;
 };
 
 // Ranks `heads` against `query` (BM25 over PowerContext's tokenizer, the same text units as

@@ -1,7 +1,7 @@
 // The write gates' policy (docs/write-gates.md): server-wide defaults from the configuration,
 // overridden per scope by its settings (GET/PUT /v1/scopes/{scope}/settings).
 //   reconcile          off | warn | reject   a write that nearly repeats an active entry
-//   extraction_review  auto | review         flush commits, or proposes for review (not built yet)
+//   extraction_review  auto | review         flush commits, or proposes memory candidates (docs/review.md)
 //   require_evidence   false | true         a remember or revise without evidence is refused
 #pragma once
 

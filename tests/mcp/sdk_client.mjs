@@ -17,6 +17,8 @@ const expectedTools = [
   'list_memory_entries', 'get_memory_entry', 'list_memory_changes', 'capture_content_source',
   'ingest_source', 'flush_memory', 'prepare_handoff', 'finalize_handoff', 'commit_handoff',
   'continue_handoff', 'activate_handoff', 'read_handoff', 'list_scopes',
+  'propose_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
+  'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
 ];
 
 async function exercise(transport, label) {
@@ -115,6 +117,22 @@ async function exercise(transport, label) {
   assert.equal(prepared.data.status, 'ready');
   assert.ok(prepared.data.content.includes('"trust":"untrusted_history"'));
   assert.ok(prepared.data.content_bytes <= 3000);
+
+  // The review inbox (docs/review.md): a proposal is pending until approved at its exact version.
+  const lesson = { situation: 'The contract tests moved.', action: 'Ran them before the migration.',
+                   outcome: 'A renamed field was caught.', lesson: 'Run contract tests before migrating.' };
+  const proposed = await call('propose_experience', { scope_id, proposal: lesson,
+                                                      source_refs: [{ name: 'content', source_id: 'turn-1' }] });
+  assert.ok(proposed.ok, proposed.text);
+  assert.equal(proposed.data.status, 'pending');
+  const inbox = await call('list_artifact_candidates', { scope_id });
+  assert.equal(inbox.data.candidates.length, 1);
+  const staleApproval = await call('approve_artifact_candidate', { scope_id, candidate_id: proposed.data.candidate_id, expected_version: 2 });
+  assert.equal(staleApproval.data.error.code, 'candidate_conflict');
+  const approved = await call('approve_artifact_candidate', { scope_id, candidate_id: proposed.data.candidate_id, expected_version: 1 });
+  assert.ok(approved.ok, approved.text);
+  const exp = await call('get_experience', { scope_id, artifact: approved.data.result_artifact });
+  assert.equal(exp.data.content.lesson, lesson.lesson);
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
   const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });

@@ -71,10 +71,15 @@ Result<std::vector<Experience>> ReadExperiences(const Rows& r) {
 
 Result<std::optional<ArtifactCandidate>> PgTxn::FindCandidate(const std::string& scope_id,
                                                               const std::string& candidate_id) {
-  // A write locks the head it reads: two reviewers of one candidate take turns.
+  // A write locks the head alone first, then reads it with its version: locking the join would let
+  // a concurrent revise's new version fail the join's recheck (READ COMMITTED), and the candidate
+  // would look missing (404) instead of moved (409). Two reviewers of one candidate take turns.
+  if (Lock()[0])
+    PC_RETURN_IF_ERROR(Q("SELECT 1 FROM candidate_heads WHERE scope_id = $1 AND candidate_id = $2 FOR UPDATE",
+                         {scope_id, candidate_id})
+                           .status());
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kHeadColumns + kHeadJoin +
-                                    " WHERE h.scope_id = $1 AND h.candidate_id = $2" +
-                                    (Lock()[0] ? " FOR UPDATE OF h" : ""),
+                                    " WHERE h.scope_id = $1 AND h.candidate_id = $2",
                                 {scope_id, candidate_id}));
   PC_ASSIGN_OR_RETURN(auto found, ReadHeads(r));
   if (found.empty()) return std::optional<ArtifactCandidate>();
