@@ -46,6 +46,28 @@ TEST(ExamGrade, JudgmentNeedsOneAndForbiddenZeroes) {
   EXPECT_EQ(bad.forbidden, std::vector<std::string>{"the password is"});
 }
 
+TEST(ExamGrade, AsciiPhrasesMatchWholeWords) {  // found by review: "tag" was in "staging"
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{"tag"}}), "deploy to staging").score, 0);
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{"tag"}}), "then tag it").score, 1);
+  EXPECT_EQ(Grade(Q(Grading::kJudgment, {{"no"}}), "I do not know").score, 0);
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python -m lint").score, 1) << "a non-word edge";
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python3").score, 0) << "python3 is not python";
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{"48天"}}), "相隔48天").score, 1) << "CJK neighbours are not ASCII words";
+  EXPECT_TRUE(Grade(Q(Grading::kExact, {{"a"}}, {"user chose"}), "the user chose a").forbidden.size() == 1);
+}
+
+TEST(ExamParse, TheDefaultPassLineScalesToTheExam) {
+  std::string qs;
+  for (int i = 0; i < 10; ++i)
+    qs += std::string(i ? "," : "") + R"({"id": "Q)" + std::to_string(i) + R"(", "category": ")" + (i < 3 ? "CAT8" : "CAT1") +
+          R"(", "question": "q", "grading": "exact", "assertions": ["a"]})";
+  Result<Exam> e = ParseExam(R"({"schema": "powercontext.memory-exam.v1", "name": "x", "questions": [)" + qs + "]}");
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->pass.min_score, 9);  // 25/31 of 10, rounded up
+  EXPECT_EQ(e->pass.min_category.at(8), 2);
+  EXPECT_EQ(e->pass.min_category.count(6), 0u);
+}
+
 TEST(ExamGrade, ListGivesHalfForSome) {
   Question q = Q(Grading::kList, {{"make contract-test"}, {"make migrate-check"}, {"tag"}});
   EXPECT_EQ(Grade(q, "make contract-test, make migrate-check, then tag").score, 1);
@@ -116,6 +138,10 @@ TEST(ExamParse, RefusesMalformedExamsNamingTheField) {
   const std::string head = R"({"schema": "powercontext.memory-exam.v1", "name": "x", )";
   EXPECT_EQ(field_of("[]").substr(0, 6), "(none)");
   EXPECT_EQ(field_of(R"({"schema": "v0", "name": "x", "questions": []})"), "schema");
+  EXPECT_EQ(field_of(R"({"schema": 1, "name": "x", "questions": []})"), "schema") << "found by review: it threw";
+  const std::string one = R"("questions": [{"id": "A", "category": "CAT6", "question": "q", "grading": "exact", "assertions": ["a"]}])";
+  EXPECT_EQ(field_of(head + one + R"(, "pass": {"min_score": 1e300}})"), "pass.min_score");
+  EXPECT_EQ(field_of(head + one + R"(, "pass": {"min_category": {"CAT6": 2}}})"), "pass.min_category.CAT6");
   EXPECT_EQ(field_of(head + R"("questions": []})"), "questions");
   EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT11", "question": "q", "grading": "exact", "assertions": ["a"]}]})"),
             "questions[0].category");

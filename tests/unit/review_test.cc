@@ -5,6 +5,9 @@
 // candidate's and the target's compare-and-set; reject is terminal; bad input changes nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "service/context_service.h"
 #include "service/review_service.h"
 #include "service/search_service.h"
@@ -287,6 +290,43 @@ TEST(RankExperiencesTest, ChineseAndEnglishBestFirst) {
   EXPECT_EQ(en[0].experience.ref.artifact_id, "exp_a");
   EXPECT_TRUE(RankExperiences(heads, "kubernetes", 10).empty());
   EXPECT_EQ(RankExperiences(heads, "the", 10).size(), 0u) << "stop words alone match nothing";
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// Reviewers racing on one candidate: exactly one wins, every loser is candidate_conflict (never
+// not_found). A review suggested that on PostgreSQL a concurrent revise could make the locked join
+// of head and version vanish under READ COMMITTED; the scope row a write locks first already
+// serializes them (this test passed with the joined lock too), and the head is now locked alone.
+TEST(ReviewRace, ConcurrentReviewWritesLoseWithAConflict) {
+  testing::Fixture f;
+  const std::string scope = f.NewScope("project:race");
+  SourceService sources{*f.store};
+  ReviewService review{*f.store};
+  ASSERT_TRUE(sources.Add(scope, {{"chat", "", "evidence", "{}", "e-1"}}).ok());
+  ProposeExperienceRequest p{scope, ExperienceContent{"s", "a", "o", "l"}, Evidence{{{kContentSourceName, "e-1"}}, {}},
+                             std::nullopt, std::nullopt};
+  auto c = review.ProposeExperience(p, "t");
+  PC_ASSERT_OK(c);
+  std::atomic<int> won{0}, conflicts{0}, other{0};
+  std::vector<std::thread> reviewers;
+  for (int i = 0; i < 6; ++i)
+    reviewers.emplace_back([&, i] {
+      ReviseCandidateRequest r{scope, c->candidate_id, 1, ExperienceContent{"s", "a", "o", "lesson " + std::to_string(i)},
+                               p.evidence, std::nullopt, std::nullopt};
+      auto out = i % 2 ? review.Revise(r, "r") : review.Approve(scope, c->candidate_id, 1, "r");
+      if (out.ok()) ++won;
+      else if (out.status().code() == Code::kCandidateConflict) ++conflicts;
+      else ++other;
+    });
+  for (auto& t : reviewers) t.join();
+  EXPECT_EQ(won, 1);
+  EXPECT_EQ(conflicts, 5);
+  EXPECT_EQ(other, 0) << "a loser answered something other than candidate_conflict";
 }
 
 }  // namespace

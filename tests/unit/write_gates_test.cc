@@ -143,6 +143,11 @@ TEST_F(WriteGatesTest, EvidenceResolvesAndAHypothesisIsPromoted) {
   EXPECT_EQ(promoted->entry->version, 2);
   EXPECT_EQ(promoted->entry->source_refs, std::vector<std::string>{cite});
 
+  // Found by review: an exact duplicate answered "no change" before its evidence was checked.
+  auto dup_bad = Remember("Deploys need two approvals.", {"no-such-source"});
+  ASSERT_FALSE(dup_bad.ok());
+  EXPECT_EQ(dup_bad.status().code(), Code::kInvalidArgument);
+
   for (const std::string& bad : {std::string("no-such-source"), std::string("memory/mem_nope@1#ent_x@env_y"),
                                  std::string("has space"), std::string("")}) {
     const int64_t before = Head();

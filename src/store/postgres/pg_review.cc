@@ -71,9 +71,9 @@ Result<std::vector<Experience>> ReadExperiences(const Rows& r) {
 
 Result<std::optional<ArtifactCandidate>> PgTxn::FindCandidate(const std::string& scope_id,
                                                               const std::string& candidate_id) {
-  // A write locks the head alone first, then reads it with its version: locking the join would let
-  // a concurrent revise's new version fail the join's recheck (READ COMMITTED), and the candidate
-  // would look missing (404) instead of moved (409). Two reviewers of one candidate take turns.
+  // A write locks the head alone, then reads it with its version (a locked join's recheck under
+  // READ COMMITTED would see the old version row; the scope row every write locks first already
+  // orders them, this keeps it true without that). Two reviewers of one candidate take turns.
   if (Lock()[0])
     PC_RETURN_IF_ERROR(Q("SELECT 1 FROM candidate_heads WHERE scope_id = $1 AND candidate_id = $2 FOR UPDATE",
                          {scope_id, candidate_id})
