@@ -80,7 +80,7 @@ TEST_F(WriteGatesTest, RejectRefusesWithTheCitationAndAnAuditRow) {
                       std::get<std::string>(d.value).find(first->citation->entry_id) != std::string::npos);
   EXPECT_TRUE(named) << refused.status().ToString();
   EXPECT_EQ(Head(), head) << "nothing written";
-  const AuditRecord& row = Audit().front();
+  const AuditRecord row = Audit().front();  // a copy: Audit() returns a temporary
   EXPECT_EQ(row.result, "refused");
   EXPECT_NE(row.targets_json.find("near_duplicate"), std::string::npos) << row.targets_json;
   EXPECT_FALSE(row.scope_id.empty());
