@@ -108,4 +108,21 @@ std::string CutUtf8(std::string_view text, size_t max_bytes, std::string_view ma
   return std::string(Utf8Prefix(text, max_bytes - mark.size())) + std::string(mark);
 }
 
+std::string FoldForMatch(std::string_view text) {
+  auto folded = NormalizeNfkcCasefold(text);
+  const std::string_view s = folded.ok() ? std::string_view(*folded) : text;
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace pc

@@ -42,4 +42,9 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
 inline constexpr std::string_view kCutMark = " […]";
 std::string CutUtf8(std::string_view text, size_t max_bytes, std::string_view mark = kCutMark);
 
+// `text` for comparing what it says: NFKC case-folded (as it is, if that fails), every run of
+// white space one space, none at the ends. The context builder's near-duplicate check and the
+// memory exam's phrase matching.
+std::string FoldForMatch(std::string_view text);
+
 }  // namespace pc

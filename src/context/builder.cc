@@ -74,24 +74,6 @@ bool CutToFit(std::vector<Picked>& picked, const std::string& text, size_t max_b
   return true;
 }
 
-// Case- and white-space-folded text, for near-duplicate checks.
-std::string Folded(const std::string& text) {
-  auto folded = NormalizeNfkcCasefold(text);
-  const std::string& s = folded.ok() ? *folded : text;
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 const char* ContextItemTypeName(ContextItemType t) {
@@ -125,7 +107,7 @@ BuiltContext BuildContext(const std::vector<ContextCandidate>& candidates, size_
   for (const ContextCandidate* c : order) {
     if (picked.size() >= kMaxContextItems) break;
     if (c->type == ContextItemType::kExperience && experience_items >= kMaxExperienceItems) continue;
-    std::string f = Folded(c->text);
+    std::string f = FoldForMatch(c->text);
     if (f.empty()) continue;
     bool duplicate = false;
     for (const std::string& g : folded)  // said already: equal, or inside a better-ranked item

@@ -49,24 +49,6 @@ Status Only(const json& j, const std::string& at, std::initializer_list<const ch
   return Status::Ok();
 }
 
-// The text compared: NFKC case-folded, every run of white space one space.
-std::string Fold(const std::string& s) {
-  Result<std::string> folded = NormalizeNfkcCasefold(s);
-  const std::string& t = folded.ok() ? *folded : s;
-  std::string out;
-  bool space = false;
-  for (char c : t) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
-
 bool AsciiWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 // `needle` in `haystack` (both folded), where a needle that begins or ends with an ASCII letter or
@@ -83,7 +65,7 @@ bool FoldedContains(const std::string& haystack, const std::string& needle) {
 }
 
 bool AnyOf(const std::string& folded_answer, const Alternatives& a) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return FoldedContains(folded_answer, Fold(p)); });
+  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return FoldedContains(folded_answer, FoldForMatch(p)); });
 }
 
 std::string Num(double v) {
@@ -210,14 +192,14 @@ const std::string& SampleExamJson() {
 }
 
 bool Contains(const std::string& haystack, const std::string& needle) {
-  return FoldedContains(Fold(haystack), Fold(needle));
+  return FoldedContains(FoldForMatch(haystack), FoldForMatch(needle));
 }
 
 Graded Grade(const Question& q, const std::string& answer) {
   Graded g;
-  const std::string folded = Fold(answer);
+  const std::string folded = FoldForMatch(answer);
   for (const std::string& f : q.forbidden)
-    if (FoldedContains(folded, Fold(f))) g.forbidden.push_back(f);
+    if (FoldedContains(folded, FoldForMatch(f))) g.forbidden.push_back(f);
   size_t found = 0;
   for (const Alternatives& a : q.assertions) {
     if (AnyOf(folded, a)) ++found;
