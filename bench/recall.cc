@@ -1,8 +1,8 @@
 // Recall on MADial-Bench (MIT; Chinese and English memories with labelled recall targets).
 //
-//   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid]
+//   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
-//                      [--min-recall10 MODE=VALUE ...] [--distractors N]
+//                      [--min-recall10 MODE=VALUE ...] [--distractors N] [--graph [--graph-hops N]]
 //
 // Loads each language's memories through the real write path (MemoryService::Remember into a
 // SQLite store in a temp dir, one scope per language), queries with the dialogue turns before the
@@ -13,6 +13,12 @@
 // same language first — what users and the assistant said in MemoryBank's dialogues (real text,
 // none of it a recall target) — to see how recall and its cost hold up in a larger memory. Each
 // mode's query latency (p50/p95, in process) is printed with it.
+//
+// --graph loads the memories through the flush instead (each as a source, kept verbatim) with a
+// fake model that also states triples, so the graph channel (docs/graph.md) joins hybrid and
+// `graph` can be measured. The fake's triples are (person, "mentions", term) for the terms of the
+// memory that are rare in the dataset (in at most 2 % of its memories): a stand-in for a model's
+// entities, not one. Figures with it measure the channel's mechanics, not a model's graph quality.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -28,7 +34,14 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_util.h"
+#include "extract/extractor.h"
 #include "search/hash_embedder.h"
+#include "search/stopwords.h"
+#include "search/tokenizer.h"
+#include "service/flush_service.h"
+#include "service/source_service.h"
+#include "service/validation.h"
+#include "common/utf8.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "common/ids.h"
@@ -106,6 +119,46 @@ std::vector<std::string> Distractors(const std::string& path, size_t n) {
   return users;
 }
 
+// The terms a fake model would call entities: words (4+ letters) and CJK bigrams, no stop words.
+std::set<std::string> Terms(const std::string& text) {
+  std::set<std::string> out;
+  for (const QueryUnit& u : QueryUnits(text)) {
+    if (u.kind == UnitKind::kWord) {
+      if (u.text.size() >= 4 && !IsStopWord(u.text)) out.insert(u.text);
+      continue;
+    }
+    for (size_t i = 0; i + 1 < u.chars.size(); ++i)
+      if (!IsFunctionChar(u.chars[i]) && !IsFunctionChar(u.chars[i + 1])) out.insert(u.chars[i] + u.chars[i + 1]);
+  }
+  return out;
+}
+
+// A fake extraction model (this bench only): keeps every source verbatim as a fact, and states
+// (person, mentions, term) for each term of it that is rare in the whole dataset (`rare`).
+class FakeTripleModel : public Extractor {
+ public:
+  explicit FakeTripleModel(std::set<std::string> rare) : rare_(std::move(rare)) {}
+  std::string name() const override { return "fake-triples"; }
+  Result<std::string> Extract(const ExtractionRequest& request) override {
+    json in = json::parse(request.input_json);
+    json ops = json::array(), triples = json::array();
+    for (const json& s : in["sources"]) {
+      const std::string text = s["text"].get<std::string>(), id = s["id"].get<std::string>();
+      ops.push_back({{"op", "add"}, {"kind", "fact"}, {"text", text}, {"evidence", {id}}});
+      const std::string person = text.substr(0, text.find_first_not_of(
+                                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"));
+      if (person.size() < 2) continue;
+      for (const std::string& term : Terms(text))
+        if (rare_.count(term) && term != FoldForMatch(person))
+          triples.push_back({{"subject", person}, {"relation", "mentions"}, {"object", term}, {"evidence", {id}}});
+    }
+    return json{{"operations", ops}, {"triples", triples}}.dump();
+  }
+
+ private:
+  std::set<std::string> rare_;
+};
+
 // recall@k per depth for one mode, or an error message.
 struct ModeResult {
   std::string error;
@@ -115,7 +168,7 @@ struct ModeResult {
 
 std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::string& data,
                                            const std::vector<std::string>& modes, size_t distractors,
-                                           const std::string& store_url) {
+                                           const std::string& store_url, bool graph, int graph_hops) {
   std::unique_ptr<Store> store;
   std::string dir;  // SQLite's, removed after
   if (store_url.empty()) {
@@ -148,18 +201,59 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
     }
   }
   std::map<std::string, std::string> entry_to_memory;  // entry_id -> benchmark memory id
-  std::map<std::string, std::set<std::string>> memory_to_entries;
-  for (const json& line : ReadJsonLines(data + "/" + lang.memory_file)) {
-    for (const auto& [id, m] : line.items()) {
-      auto r = memory.Remember({scope, "fact", m["event"].get<std::string>(), "", "recall", {}});
+  std::vector<std::pair<std::string, std::string>> memories;  // id, text
+  for (const json& line : ReadJsonLines(data + "/" + lang.memory_file))
+    for (const auto& [id, m] : line.items()) memories.emplace_back(id, m["event"].get<std::string>());
+  if (!graph) {
+    for (const auto& [id, text] : memories) {
+      auto r = memory.Remember({scope, "fact", text, "", "recall", {}});
       if (!r.ok()) {
         std::cerr << "remember failed: " << r.status().ToString() << "\n";
         std::exit(2);
       }
-      const std::string& entry = r->changed ? r->entry->entry_id : r->duplicate_of->entry_id;
-      entry_to_memory[entry] = id;
-      memory_to_entries[id].insert(entry);
+      entry_to_memory[r->changed ? r->entry->entry_id : r->duplicate_of->entry_id] = id;
     }
+  } else {
+    std::map<std::string, int> df;
+    for (const auto& [id, text] : memories)
+      for (const std::string& t : Terms(text)) ++df[t];
+    std::set<std::string> rare;
+    for (const auto& [t, n] : df)
+      if (n * 50 <= static_cast<int>(memories.size())) rare.insert(t);
+    FakeTripleModel model(std::move(rare));
+    SourceService sources(*store);
+    FlushOptions windows;
+    windows.source_window_limit = 10;  // an answer holds at most kMaxTriples (100): 10 per memory
+    FlushService flush(*store, &model, &embedder, windows);
+    for (const auto& [id, text] : memories)
+      if (!sources.Add(scope, {{"chat", "", text, "{}", std::nullopt}}).ok()) std::exit(2);
+    while (true) {
+      auto r = flush.Flush(scope);
+      if (!r.ok()) {
+        std::cerr << "flush failed: " << r.status().ToString() << "\n";
+        std::exit(2);
+      }
+      if (!r->processed) break;
+    }
+    // Entries by text (a memory whose text another already has shares its entry).
+    std::map<std::string, std::string> entry_of_text;
+    std::string after;
+    while (true) {
+      auto page = memory.ListEntries({scope, std::nullopt, false, {500, after}, std::nullopt});
+      if (!page.ok() || page->items.empty()) break;
+      for (const ManifestItem& m : page->items) entry_of_text[m.version.text] = m.version.entry_id;
+      if (!page->next_cursor) break;
+      after = *page->next_cursor;
+    }
+    for (const auto& [id, text] : memories) entry_to_memory[entry_of_text[text]] = id;
+    size_t edges = 0;
+    (void)store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact m, LoadMemory(txn, scope));
+      PC_ASSIGN_OR_RETURN(auto all, txn.ListGraphEdges(m.artifact_id, m.head_revision));
+      edges = all.size();
+      return Status::Ok();
+    });
+    std::fprintf(stderr, "%s: %zu memories, %zu graph edges (fake model)\n", lang.name.c_str(), memories.size(), edges);
   }
   std::vector<Dialogue> dialogues = LoadDialogues(data + "/" + lang.dialogue_file);
 
@@ -170,6 +264,7 @@ std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::stri
     req.scope_id = scope;
     req.mode = ParseSearchMode(mode_name).value();
     req.limit = kMaxDepth;
+    req.graph_hops = graph_hops;
     std::map<int, double> sum;
     std::vector<double> ms;
     for (const Dialogue& d : dialogues) {
@@ -219,18 +314,22 @@ int main(int argc, char** argv) {
   std::map<std::string, double> minimum;  // mode -> minimum recall@10 in every language
   size_t distractors = 0;
   std::string store_url;  // empty: SQLite in a temp dir
+  bool graph = false;
+  int graph_hops = pc::kDefaultGraphHops;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) data = argv[++i];
     else if (a == "--modes" && i + 1 < argc) modes = pc::Split(argv[++i], ',');
     else if (a == "--distractors" && i + 1 < argc) distractors = std::stoul(argv[++i]);
     else if (a == "--store" && i + 1 < argc) store_url = argv[++i];
+    else if (a == "--graph") graph = true;
+    else if (a == "--graph-hops" && i + 1 < argc) graph_hops = std::stoi(argv[++i]);
     else if (a == "--min-recall10" && i + 1 < argc) {
       auto kv = pc::Split(argv[++i], '=');
       if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return 2; }
       minimum[kv[0]] = std::stod(kv[1]);
     } else {
-      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N] [--store postgresql://…]\n";
+      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N] [--store postgresql://…] [--graph [--graph-hops N]]\n";
       return 2;
     }
   }
@@ -244,7 +343,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const pc::Language& lang : langs) {
-    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors, store_url)) {
+    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors, store_url, graph, graph_hops)) {
       if (!res.error.empty()) {
         std::printf("| %s | %s | n/a: %s |||\n", lang.name.c_str(), mode.c_str(), res.error.c_str());
         continue;

@@ -186,7 +186,7 @@ Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
 Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
                                                         "include_inactive", "min_similarity",
-                                                        "rerank", "explain", "min_revision"}));
+                                                        "rerank", "explain", "min_revision", "graph_hops"}));
   SearchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -207,6 +207,11 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
   r.rerank = rerank.value_or(false);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  PC_ASSIGN_OR_RETURN(auto hops, body.OptInt("graph_hops"));
+  if (hops && (*hops < 1 || *hops > kMaxGraphHops))
+    return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
+        .WithDetail("field", "graph_hops");
+  r.graph_hops = static_cast<int>(hops.value_or(kDefaultGraphHops));
   PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
   const bool found = !out.memory.artifact_id.empty();
   Json hits = Json::array();

@@ -115,6 +115,12 @@ Json OptJson(const std::optional<std::string>& s) { return s ? Json(*s) : Json()
 Json MemoryProposalJson(const MemoryProposal& m) {
   Json j{{"op", m.op}, {"kind", m.kind}, {"text", m.text}};
   if (m.op == "revise") j["target_entry"] = Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
+  if (!m.triples.empty()) {  // the graph edges its approval adds (docs/graph.md)
+    Json triples = Json::array();
+    for (const GraphTriple& t : m.triples)
+      triples.push_back(Json{{"subject", t.subject}, {"relation", t.relation}, {"object", t.object}});
+    j["triples"] = std::move(triples);
+  }
   return j;
 }
 

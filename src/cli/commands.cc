@@ -30,6 +30,7 @@ struct Opts {
   int limit = 0;
   bool include_inactive = false;
   std::string mode;
+  int graph_hops = 0;  // search: 0 = the server's default
   std::string period;
   std::string host, project;  // doctor HOST
   bool user = false;
@@ -298,12 +299,13 @@ void AddReadCommands(Registry& r) {
     return Print(api.Get("/v1/memory/revisions", q), json, FormatRevisions);
   });
 
-  CLI::App* search = app.add_subcommand("search", "find entries by full-text, vector or hybrid search");
+  CLI::App* search = app.add_subcommand("search", "find entries by full-text, vector, graph or hybrid search");
   AddScopeOption(search, *o);
   search->add_option("query", o->text, "what to look for, in any language")->required();
-  search->add_option("--mode,-m", o->mode, "fts, vector, hybrid or auto (default auto)");
+  search->add_option("--mode,-m", o->mode, "fts, vector, graph, hybrid or auto (default auto)");
   search->add_option("--limit", o->limit, "hits to return (1-50, default 10)");
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
+  search->add_option("--graph-hops", o->graph_hops, "graph channel: entries linked within this many hops (1-3, default 2)");
   search->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
@@ -311,6 +313,7 @@ void AddReadCommands(Registry& r) {
     if (o->limit > 0) body["limit"] = o->limit;
     if (o->include_inactive) body["include_inactive"] = true;
     if (o->min_revision) body["min_revision"] = *o->min_revision;
+    if (o->graph_hops != 0) body["graph_hops"] = o->graph_hops;
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
@@ -460,7 +463,7 @@ void AddContextCommands(Registry& r) {
   AddScopeOption(prepare, *o);
   prepare->add_option("query", o->text, "what the agent is about to do")->required();
   prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (512-32768, default 8000)");
-  prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, hybrid");
+  prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, graph, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
   prepare->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {

@@ -125,4 +125,19 @@ std::string FoldForMatch(std::string_view text) {
   return out;
 }
 
+namespace {
+bool AsciiWordChar(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+}  // namespace
+
+bool FoldedContains(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  for (size_t at = haystack.find(needle); at != std::string_view::npos; at = haystack.find(needle, at + 1)) {
+    const bool left = !AsciiWordChar(needle.front()) || at == 0 || !AsciiWordChar(haystack[at - 1]);
+    const size_t end = at + needle.size();
+    const bool right = !AsciiWordChar(needle.back()) || end == haystack.size() || !AsciiWordChar(haystack[end]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
 }  // namespace pc

@@ -47,4 +47,9 @@ std::string CutUtf8(std::string_view text, size_t max_bytes, std::string_view ma
 // memory exam's phrase matching.
 std::string FoldForMatch(std::string_view text);
 
+// `needle` in `haystack` (both folded), where a needle that begins or ends with an ASCII letter or
+// digit must begin or end a word there: "tag" is not in "staging", "no" not in "know". The exam's
+// grading and the graph channel's entity matching.
+bool FoldedContains(std::string_view haystack, std::string_view needle);
+
 }  // namespace pc

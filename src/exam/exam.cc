@@ -49,21 +49,6 @@ Status Only(const json& j, const std::string& at, std::initializer_list<const ch
   return Status::Ok();
 }
 
-bool AsciiWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-// `needle` in `haystack` (both folded), where a needle that begins or ends with an ASCII letter or
-// digit must begin or end a word there: "tag" is not in "staging", "no" not in "know".
-bool FoldedContains(const std::string& haystack, const std::string& needle) {
-  if (needle.empty()) return true;
-  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
-    const bool left = !AsciiWordChar(needle.front()) || at == 0 || !AsciiWordChar(haystack[at - 1]);
-    const size_t end = at + needle.size();
-    const bool right = !AsciiWordChar(needle.back()) || end == haystack.size() || !AsciiWordChar(haystack[end]);
-    if (left && right) return true;
-  }
-  return false;
-}
-
 bool AnyOf(const std::string& folded_answer, const Alternatives& a) {
   return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return FoldedContains(folded_answer, FoldForMatch(p)); });
 }

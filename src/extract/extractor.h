@@ -11,7 +11,7 @@
 namespace pc {
 
 struct ExtractionRequest {
-  std::string prompt_version;  // e.g. "extract_v2" (prompts/extract_v2.md)
+  std::string prompt_version;  // e.g. "extract_v3" (prompts/extract_v3.md)
   std::string instructions;    // the prompt: what to keep, and the answer's format
   std::string input_json;      // {"sources": [{"id": "S1", …}], "entries": [{"id": "E1", …}]}
   std::string output_schema;   // JSON Schema of the answer, for endpoints that enforce one

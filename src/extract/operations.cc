@@ -28,6 +28,66 @@ bool ParseId(const json& v, char prefix, size_t count, size_t& index) {
   return true;
 }
 
+// The answer's "triples" (optional): each checked on its own, like operations.
+void ParseTriples(const json& doc, size_t sources_shown, ParsedAnswer& out) {
+  if (!doc.contains("triples") || doc["triples"].is_null()) return;
+  if (!doc["triples"].is_array()) {
+    out.rejected.push_back({doc["triples"].dump(-1, ' ', false, json::error_handler_t::replace),
+                            "triples: not an array"});
+    return;
+  }
+  for (const json& t : doc["triples"]) {
+    std::string raw = t.dump(-1, ' ', false, json::error_handler_t::replace);
+    auto reject = [&](std::string reason) { out.rejected.push_back({raw, "triple: " + std::move(reason)}); };
+    if (out.triples.size() >= kMaxTriples) {
+      reject("more than " + std::to_string(kMaxTriples) + " triples in one answer");
+      continue;
+    }
+    if (!t.is_object()) {
+      reject("not an object");
+      continue;
+    }
+    Triple triple;
+    triple.json = raw;
+    bool ok = true;
+    for (auto [field, value] : {std::pair<const char*, std::string*>{"subject", &triple.subject},
+                                {"relation", &triple.relation}, {"object", &triple.object}}) {
+      if (!t.contains(field) || !t[field].is_string()) {
+        reject(std::string("no ") + field);
+        ok = false;
+        break;
+      }
+      *value = t[field].get<std::string>();
+      if (Status text = CheckText(field, *value, kMaxTriplePartBytes); !text.ok()) {
+        reject(text.message());
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    if (CountCodePoints(FoldForMatch(triple.subject)).value_or(0) < 2 ||
+        CountCodePoints(FoldForMatch(triple.object)).value_or(0) < 2) {
+      reject("subject and object must each name an entity (at least two characters)");
+      continue;
+    }
+    if (!t.contains("evidence") || !t["evidence"].is_array() || t["evidence"].empty()) {
+      reject("no evidence");
+      continue;
+    }
+    std::set<size_t> seen;
+    for (const json& e : t["evidence"]) {
+      size_t index = 0;
+      if (!ParseId(e, 'S', sources_shown, index)) {
+        reject("evidence " + e.dump() + " is not a source of this call (S1…S" + std::to_string(sources_shown) + ")");
+        ok = false;
+        break;
+      }
+      if (seen.insert(index).second) triple.evidence.push_back(index);
+    }
+    if (ok) out.triples.push_back(std::move(triple));
+  }
+}
+
 }  // namespace
 
 // The answer's JSON object: the whole answer, or the inside of one Markdown code fence that is
@@ -137,6 +197,7 @@ Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown
     }
     out.valid.push_back(std::move(c));
   }
+  ParseTriples(doc, sources_shown, out);
   return out;
 }
 

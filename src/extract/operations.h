@@ -1,5 +1,5 @@
 // Reads and validates a model's answer (DESIGN invariant 7). The answer must be one JSON object
-// {"operations": [...]}, alone or as the only content of one Markdown code fence; otherwise the
+// {"operations": [...], "triples": [...] (optional)}, alone or as the only content of one Markdown code fence; otherwise the
 // whole answer is unusable and nothing is committed. Each operation is then checked on its own;
 // a bad one is rejected with its reason and the others go on.
 #pragma once
@@ -30,6 +30,17 @@ struct Candidate {
   std::string json;              // the operation as the model wrote it
 };
 
+// A triple the model stated beside its operations (docs/graph.md): subject, relation and object,
+// each a short text, and the sources that state it. It is attached to every operation of the same
+// answer that cites one of those sources; with none, it is rejected.
+struct Triple {
+  std::string subject, relation, object;
+  std::vector<size_t> evidence;  // indexes of the sources shown (S1 → 0), each once
+  std::string json;              // the triple as the model wrote it
+};
+inline constexpr size_t kMaxTriples = 100;          // per answer; the rest are rejected
+inline constexpr size_t kMaxTriplePartBytes = 200;  // subject, relation, object each
+
 struct Rejection {
   std::string candidate_json;  // the operation as the model wrote it
   std::string reason;
@@ -37,7 +48,8 @@ struct Rejection {
 
 struct ParsedAnswer {
   std::vector<Candidate> valid;
-  std::vector<Rejection> rejected;
+  std::vector<Rejection> rejected;  // operations and triples
+  std::vector<Triple> triples;
 };
 
 // ProviderError when the answer is not one JSON object with an "operations" array.

@@ -29,7 +29,17 @@ const std::string& ExtractionOutputSchema() {
                 {"enum", {"fact", "preference", "decision", "constraint", "working_note"}}}},
               {"text", {{"type", "string"}}},
               {"target", {{"type", "string"}}},
-              {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
+              {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}},
+         {"triples",
+          {{"type", "array"},
+           {"items",
+            {{"type", "object"},
+             {"required", {"subject", "relation", "object", "evidence"}},
+             {"properties",
+              {{"subject", {{"type", "string"}}},
+               {"relation", {{"type", "string"}}},
+               {"object", {{"type", "string"}}},
+               {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
                                            .dump();
   return kSchema;
 }

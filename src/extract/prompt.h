@@ -12,13 +12,13 @@
 
 namespace pc {
 
-inline constexpr const char* kPromptVersion = "extract_v2";
+inline constexpr const char* kPromptVersion = "extract_v3";
 inline constexpr size_t kSourcePromptBytes = 4000;
 inline constexpr size_t kEntryPromptBytes = 1000;
 inline constexpr size_t kMaxPromptEntries = 40;
 
-// The prompt file in use (prompts/extract_v2.md: its four write gates — worth keeping, not
-// already there, supported, well formed), compiled in.
+// The prompt file in use (prompts/extract_v3.md: its four write gates — worth keeping, not
+// already there, supported, well formed — and the triples of the graph channel), compiled in.
 const std::string& ExtractionInstructions();
 // The answer's JSON Schema (documented in docs/extraction.md).
 const std::string& ExtractionOutputSchema();

@@ -88,10 +88,11 @@ const std::vector<Tool>& Tools() {
        {"kind", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/remember", kAdds,
        {{"actor", "mcp"}, {"explain", true}}},
       {"search_memory", "Search memory",
-       std::string("Find entries by full-text (Chinese and English), vector or hybrid search over the "
-                   "current memory. Each hit has its text and citation. ") + kCitationHelp,
+       std::string("Find entries by full-text (Chinese and English), vector, graph or hybrid search over "
+                   "the current memory. Each hit has its text, its citation, and matched_by (which "
+                   "retrievers found it). ") + kCitationHelp,
        {{"query", {{"type", "string"}}},
-        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid"}}, {"description", "auto (default) uses hybrid when vectors are available, else fts."}}},
+        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid", "graph"}}, {"description", "auto (default) fuses full text with vectors and the entity graph when the scope has them (hybrid), else fts. graph: entries linked to the entities the query names."}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}},
         {"min_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Read-your-writes: answer only from this memory revision or later (the revision a write answered); error revision_not_visible otherwise."}}}},
        {"query"}, ScopeArg::kScoped, "POST", "/v1/memory/search", kReads, {{"explain", true}}},

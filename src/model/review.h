@@ -32,6 +32,7 @@ struct MemoryProposal {
   std::string kind, text;
   std::string target_entry_id, target_version_id;  // revise only
   std::vector<std::string> source_refs;            // "source/ID@POSITION" of the window
+  std::vector<GraphTriple> triples;                // attached to the entry version on approval
 
   bool operator==(const MemoryProposal&) const = default;
 };

@@ -53,6 +53,25 @@ struct EntryVersion {
   int64_t created_at_ms = 0;
 };
 
+// A statement about two entities (subject, relation, object) that extraction found in its sources
+// (docs/graph.md); evidence: the source refs ("source/ID@POSITION") that state it.
+struct GraphTriple {
+  std::string subject, relation, object;
+  std::vector<std::string> evidence;
+
+  bool operator==(const GraphTriple&) const = default;
+};
+
+// One edge of a memory's graph projection: a triple attached to the entry version it was kept
+// with. Immutable; it is in the projection at revision R when it was added at or before R and its
+// version is its entry's active version at R.
+struct GraphEdge {
+  std::string entry_id, entry_version_id;
+  int64_t revision = 0;                // the revision that added it
+  GraphTriple triple;
+  std::string subject_key, object_key;  // the entities: FoldForMatch of subject and object
+};
+
 // An exact reference: memory ref + entry + entry version.
 struct Citation {
   MemoryRef memory;

@@ -23,7 +23,7 @@ constexpr double kProviderBounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                       1,     2.5,  5,     10,   30,  60,  120};
 
 constexpr const char* kStatusClasses[] = {"2xx", "3xx", "4xx", "5xx"};
-constexpr const char* kSearchModes[] = {"fts", "vector", "hybrid"};
+constexpr const char* kSearchModes[] = {"fts", "vector", "hybrid", "graph"};
 constexpr const char* kProviders[] = {"embed", "rerank", "extract"};
 constexpr const char* kProviderOutcomes[] = {"ok", "error", "unavailable", "skipped"};
 constexpr const char* kFlushResults[] = {"processed", "idle", "model_failed", "unavailable", "error"};
@@ -116,7 +116,7 @@ Metrics::Metrics()
     : http_other_(std::make_unique<HttpOperation>(kOtherOperation)),
       commit_group_size_(kGroupBounds),
       commit_seconds_(kCommitBounds),
-      search_seconds_{Histogram(kLatencyBounds), Histogram(kLatencyBounds), Histogram(kLatencyBounds)},
+      search_seconds_{Histogram(kLatencyBounds), Histogram(kLatencyBounds), Histogram(kLatencyBounds), Histogram(kLatencyBounds)},
       provider_seconds_{Histogram(kProviderBounds), Histogram(kProviderBounds), Histogram(kProviderBounds)} {}
 
 Metrics::~Metrics() = default;

@@ -36,7 +36,7 @@ inline constexpr size_t kMaxHttpOperations = 128;
 inline constexpr size_t kMaxOperationBytes = 64;
 inline constexpr std::string_view kOtherOperation = "other";
 
-enum class SearchModeLabel { kFts, kVector, kHybrid };  // the mode a search was served with
+enum class SearchModeLabel { kFts, kVector, kHybrid, kGraph };  // the mode a search was served with
 enum class Provider { kEmbed, kRerank, kExtract };
 // ok; error: answered, but not usably; unavailable: unreachable or no answer in time; skipped:
 // answered at once without a call, the endpoint being rested after a failure.
@@ -156,7 +156,7 @@ class Metrics {
   Histogram commit_group_size_;
   Histogram commit_seconds_;
   Counter commit_reruns_;
-  std::array<Histogram, 3> search_seconds_;                     // by SearchModeLabel
+  std::array<Histogram, 4> search_seconds_;                     // by SearchModeLabel
   std::array<std::array<Counter, 4>, 3> provider_calls_;        // by Provider, ProviderOutcome
   std::array<Histogram, 3> provider_seconds_;                   // by Provider
   std::array<Counter, 5> flushes_;                              // by FlushResult

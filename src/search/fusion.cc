@@ -14,31 +14,25 @@ float Dot(const float* a, const float* b, size_t n) {
   return s;
 }
 
-std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
-                               const std::vector<std::string>& second) {
+std::vector<FusedMany> FuseRrfMany(const std::vector<std::vector<std::string>>& lists) {
   std::unordered_map<std::string, size_t> index;
-  std::vector<FusedItem> items;
+  std::vector<FusedMany> items;
   std::vector<size_t> first_rank;
-  auto take = [&](const std::vector<std::string>& list, bool is_first) {
-    for (size_t r = 0; r < list.size(); ++r) {
-      auto [it, added] = index.emplace(list[r], items.size());
+  for (size_t l = 0; l < lists.size() && l < 32; ++l) {
+    const uint32_t bit = 1u << l;
+    for (size_t r = 0; r < lists[l].size(); ++r) {
+      auto [it, added] = index.emplace(lists[l][r], items.size());
       if (added) {
-        items.push_back(FusedItem{list[r], 0, false, false});
+        items.push_back(FusedMany{lists[l][r], 0, 0});
         first_rank.push_back(std::numeric_limits<size_t>::max());
       }
-      FusedItem& item = items[it->second];
-      if ((is_first && item.in_first) || (!is_first && item.in_second)) continue;  // repeats count once
+      FusedMany& item = items[it->second];
+      if (item.in & bit) continue;  // repeats count once
       item.score += 1.0 / (kRrfK + static_cast<double>(r + 1));
-      if (is_first) {
-        item.in_first = true;
-        first_rank[it->second] = r;
-      } else {
-        item.in_second = true;
-      }
+      item.in |= bit;
+      if (l == 0) first_rank[it->second] = r;
     }
-  };
-  take(first, true);
-  take(second, false);
+  }
   std::vector<size_t> order(items.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -46,9 +40,17 @@ std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
     if (first_rank[a] != first_rank[b]) return first_rank[a] < first_rank[b];
     return items[a].id < items[b].id;
   });
-  std::vector<FusedItem> out;
+  std::vector<FusedMany> out;
   out.reserve(items.size());
-  for (size_t i : order) out.push_back(items[i]);
+  for (size_t i : order) out.push_back(std::move(items[i]));
+  return out;
+}
+
+std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
+                               const std::vector<std::string>& second) {
+  std::vector<FusedItem> out;
+  for (FusedMany& f : FuseRrfMany({first, second}))
+    out.push_back(FusedItem{std::move(f.id), f.score, (f.in & 1u) != 0, (f.in & 2u) != 0});
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Vector admission and reciprocal rank fusion (DESIGN §4).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct FusedItem {
   double score = 0;
   bool in_first = false, in_second = false;
 };
+
+// RRF over any number of rankings (at most 32): `in` has bit i set when list i has the id.
+struct FusedMany {
+  std::string id;
+  double score = 0;
+  uint32_t in = 0;
+};
+std::vector<FusedMany> FuseRrfMany(const std::vector<std::vector<std::string>>& lists);
 
 // RRF over two rankings: score = Σ 1 / (k + rank), rank from 1. Ties are broken by the better
 // rank in the first list, then by id, so the order is deterministic.

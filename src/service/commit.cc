@@ -6,7 +6,7 @@ namespace pc {
 
 Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std::string& actor,
                                 const std::string& reason, const std::vector<std::string>& lineage,
-                                std::vector<OneChange>& changes) {
+                                std::vector<OneChange>& changes, const std::vector<GraphEdge>& edges) {
   NewRevision rev;
   rev.info.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision + 1};
   rev.info.actor = actor;
@@ -26,14 +26,19 @@ Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std
     rev.info.changes.push_back(Change{change.op, v.entry_id, change.from_version_id, v.entry_version_id});
     rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, !retire});
   }
+  for (GraphEdge e : edges) {
+    e.revision = rev.info.memory.revision;
+    rev.edges.push_back(std::move(e));
+  }
   PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
   return rev.info.memory;
 }
 
 Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
-                                     const std::string& reason, const OneChange& change) {
+                                     const std::string& reason, const OneChange& change,
+                                     const std::vector<GraphEdge>& edges) {
   std::vector<OneChange> one{change};
-  PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one));
+  PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one, edges));
   OneChange& c = one[0];
   WriteOutcome out;
   out.memory = ref;

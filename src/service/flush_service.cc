@@ -2,6 +2,7 @@
 
 #include "service/write_gates.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "model/canonical.h"
 #include "ops/metrics.h"
 #include "search/embedder.h"
+#include "search/entity_graph.h"
 #include "search/text_query.h"
 #include "service/commit.h"
 #include "service/usage_log.h"
@@ -287,6 +289,14 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
   const std::vector<Prepared> prepared = Prepare(w, std::move(answer.valid), out.rejected, profile, usage);
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
+  std::vector<GraphTriple> triples;  // with their evidence as source refs
+  std::vector<std::string> triple_json;
+  for (const Triple& t : answer.triples) {
+    GraphTriple g{t.subject, t.relation, t.object, {}};
+    for (size_t i : t.evidence) g.evidence.push_back(SourceRef(w.usable[i]));
+    triples.push_back(std::move(g));
+    triple_json.push_back(t.json);
+  }
 
   std::vector<Rejection> late;  // rejections found against the store, reset on a retried transaction
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
@@ -318,6 +328,23 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     out.memory.reset();
     if (head.revision > 0) out.memory = head;
     out.candidates.clear();
+    // Each triple goes with the operations kept from its sources (docs/graph.md).
+    std::vector<std::vector<GraphTriple>> triples_of(changes.size());
+    std::vector<GraphEdge> edges;
+    for (size_t t = 0; t < triples.size(); ++t) {
+      bool attached = false;
+      for (size_t i = 0; i < changes.size(); ++i) {
+        const std::vector<std::string>& refs = changes[i].version.source_refs;
+        if (std::none_of(triples[t].evidence.begin(), triples[t].evidence.end(), [&](const std::string& r) {
+              return std::find(refs.begin(), refs.end(), r) != refs.end();
+            }))
+          continue;
+        triples_of[i].push_back(triples[t]);
+        edges.push_back(MakeGraphEdge(triples[t], changes[i].version));
+        attached = true;
+      }
+      if (!attached) late.push_back({triple_json[t], "triple: no operation kept from its sources to attach it to"});
+    }
     if (policy.extraction_review == ExtractionReview::kReview) {
       // Proposed, not committed (docs/review.md): one pending memory candidate per operation, with
       // the window's sources as its evidence; the cursor moves with them below.
@@ -328,7 +355,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
         c.family = kMemoryCandidateFamily;
         MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add", ch.version.kind, ch.version.text,
                          ch.op == ChangeOp::kRevise ? ch.version.entry_id : "", ch.from_version_id.value_or(""),
-                         ch.version.source_refs};
+                         ch.version.source_refs, triples_of[static_cast<size_t>(&ch - changes.data())]};
         for (const std::string& ref : ch.version.source_refs)
           if (auto parts = ParseSourceRef(ref)) c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
         c.current.version = 1;
@@ -345,7 +372,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     if (!changes.empty()) {
       const std::string reason = "flush of sources " + std::to_string(w.cursor + 1) + ".." + std::to_string(w.end);
       PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, "extraction:" + extractor_->name(),
-                                                       reason, lineage, changes));
+                                                       reason, lineage, changes, edges));
       out.memory = ref;
       for (OneChange& ch : changes)
         out.changes.push_back({Change{ch.op, ch.version.entry_id, ch.from_version_id, ch.version.entry_version_id},

@@ -12,6 +12,7 @@
 #include "model/citation.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
+#include "search/entity_graph.h"
 #include "service/commit.h"
 #include "service/validation.h"
 
@@ -397,7 +398,9 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   v.content_hash = hash;
   v.source_refs = m.source_refs;
   v.reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
-  PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, v.reason, change));
+  std::vector<GraphEdge> edges;  // the triples proposed with it (docs/graph.md)
+  for (const GraphTriple& t : m.triples) edges.push_back(MakeGraphEdge(t, v));
+  PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, v.reason, change, edges));
   return w.memory;
 }
 

@@ -50,46 +50,74 @@ Result<std::vector<SearchHit>> VectorHits(ReadTxn& txn, const std::vector<Vector
   return out;
 }
 
-// Hybrid: both rankings fused by RRF; each hit says which retrievers found it.
+// Hybrid: the rankings fused by RRF (fts first, then vector and graph when they ran); each hit
+// says which retrievers found it.
 Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextHit> text_hits,
-                                        const std::vector<VectorIndex::Hit>& vector_hits,
-                                        int limit) {
-  std::vector<std::string> text_ids, vector_ids;
+                                        const std::vector<VectorIndex::Hit>* vector_hits,
+                                        const std::vector<EntityGraph::Hit>* graph_hits, int limit) {
+  std::vector<std::vector<std::string>> lists(1);
+  std::vector<const char*> names{"fts"};
   std::unordered_map<std::string, ManifestItem> items;
   for (auto& h : text_hits) {
-    text_ids.push_back(h.item.version.entry_version_id);
+    lists[0].push_back(h.item.version.entry_version_id);
     items.emplace(h.item.version.entry_version_id, std::move(h.item));
   }
-  std::unordered_map<std::string, bool> vector_active;
-  for (const VectorIndex::Hit& c : vector_hits) {
-    vector_ids.push_back(c.version_id);
-    vector_active[c.version_id] = c.active;
+  std::unordered_map<std::string, bool> active;  // vector hits may be retired; graph hits never are
+  if (vector_hits) {
+    lists.emplace_back();
+    names.push_back("vector");
+    for (const VectorIndex::Hit& c : *vector_hits) {
+      lists.back().push_back(c.version_id);
+      active[c.version_id] = c.active;
+    }
   }
+  if (graph_hits) {
+    lists.emplace_back();
+    names.push_back("graph");
+    for (const EntityGraph::Hit& g : *graph_hits) {
+      lists.back().push_back(g.entry_version_id);
+      active.emplace(g.entry_version_id, true);
+    }
+  }
+  // RRF sums 1/(k+rank) over the rankings: n/(k+1) is the best a hit can score.
+  const double best = static_cast<double>(lists.size()) / (kRrfK + 1.0);
   std::vector<SearchHit> out;
-  for (const FusedItem& f : FuseRrf(text_ids, vector_ids)) {
+  for (FusedMany& f : FuseRrfMany(lists)) {
     if (out.size() >= static_cast<size_t>(limit)) break;
     auto it = items.find(f.id);
     ManifestItem item;
     if (it != items.end()) {
       item = std::move(it->second);
     } else {
-      PC_ASSIGN_OR_RETURN(item, LoadHit(txn, f.id, vector_active[f.id]));
+      PC_ASSIGN_OR_RETURN(item, LoadHit(txn, f.id, active[f.id]));
     }
     std::vector<std::string> by;
-    if (f.in_first) by.push_back("fts");
-    if (f.in_second) by.push_back("vector");
-    // RRF sums 1/(k+rank) over two rankings: 2/(k+1) is the best a hit can score.
-    const double best = 2.0 / (kRrfK + 1.0);
+    for (size_t l = 0; l < names.size(); ++l)
+      if (f.in & (1u << l)) by.push_back(names[l]);
     out.push_back(SearchHit{std::move(item), std::min(1.0, f.score / best), std::move(by), std::nullopt});
   }
   return out;
 }
+
+Result<std::vector<SearchHit>> GraphHits(ReadTxn& txn, const std::vector<EntityGraph::Hit>& hits) {
+  std::vector<SearchHit> out;
+  for (const EntityGraph::Hit& g : hits) {
+    PC_ASSIGN_OR_RETURN(ManifestItem item, LoadHit(txn, g.entry_version_id, true));
+    out.push_back(SearchHit{std::move(item), g.score, {"graph"}, std::nullopt});
+  }
+  return out;
+}
+
+constexpr const char* kNoGraph =
+    "the memory has no graph: triples come with model extraction (docs/graph.md)";
+constexpr size_t kCachedGraphs = 256;  // memories whose graph stays built; then the cache starts over
 
 // The label of the mode a search was served with.
 ops::SearchModeLabel ModeLabel(SearchMode m) {
   switch (m) {
     case SearchMode::kVector: return ops::SearchModeLabel::kVector;
     case SearchMode::kHybrid: return ops::SearchModeLabel::kHybrid;
+    case SearchMode::kGraph: return ops::SearchModeLabel::kGraph;
     case SearchMode::kFts:
     case SearchMode::kAuto: break;  // a served search never reports auto
   }
@@ -104,14 +132,15 @@ const char* SearchModeName(SearchMode m) {
     case SearchMode::kVector: return "vector";
     case SearchMode::kHybrid: return "hybrid";
     case SearchMode::kAuto: return "auto";
+    case SearchMode::kGraph: return "graph";
   }
   return "auto";
 }
 
 Result<SearchMode> ParseSearchMode(const std::string& s) {
-  for (SearchMode m : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid, SearchMode::kAuto})
+  for (SearchMode m : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid, SearchMode::kAuto, SearchMode::kGraph})
     if (s == SearchModeName(m)) return m;
-  return InvalidArgument("mode must be fts, vector, hybrid or auto").WithDetail("field", "mode");
+  return InvalidArgument("mode must be fts, vector, hybrid, graph or auto").WithDetail("field", "mode");
 }
 
 Result<SearchResult> SearchService::Search(const SearchRequest& req) {
@@ -145,6 +174,9 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
     return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
   PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
+  if (req.graph_hops < 1 || req.graph_hops > kMaxGraphHops)
+    return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
+        .WithDetail("field", "graph_hops");
 
   if (says_nothing) {
     SearchResult out;
@@ -163,7 +195,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
   std::optional<std::vector<float>> query_vector;
   Status embed_status;
   ModelUsage query_usage;
-  if (embedder_ && req.mode != SearchMode::kFts) {
+  if (embedder_ && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph) {
     auto v = embedder_->Embed({req.query}, query_usage);
     if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
     else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
@@ -180,31 +212,43 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
     const Artifact& memory = *found;
     out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-    // Which mode runs: an explicit vector or hybrid search is never silently changed.
+    // Which mode runs: an explicit mode is never silently changed; hybrid fuses what is there.
     const std::string projection_gap = VectorGap(embedder_, state);
     std::string gap = projection_gap;
-    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts)
+    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph)
       gap = "the embedding provider failed: " + embed_status.message();
+    std::shared_ptr<const EntityGraph> graph;
+    if (req.mode != SearchMode::kFts && req.mode != SearchMode::kVector) {
+      PC_ASSIGN_OR_RETURN(graph, GraphAt(txn, memory));
+    }
+    const bool has_graph = graph && graph->edge_count() > 0;
     SearchMode mode = req.mode;
-    if (mode == SearchMode::kAuto) mode = gap.empty() ? SearchMode::kHybrid : SearchMode::kFts;
-    if (mode != SearchMode::kFts && !gap.empty())
+    if (mode == SearchMode::kAuto) mode = gap.empty() || has_graph ? SearchMode::kHybrid : SearchMode::kFts;
+    if (mode == SearchMode::kGraph && !has_graph)
+      return Status(Code::kCapabilityUnavailable, std::string("graph search is unavailable: ") + kNoGraph)
+          .WithDetail("mode", "graph");
+    if ((mode == SearchMode::kVector || (mode == SearchMode::kHybrid && !has_graph)) && !gap.empty())
       return Status(projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
                     std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
           .WithDetail("mode", SearchModeName(mode));
     out.mode_used = mode;
+    const bool use_vector = (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
+    const bool use_graph = (mode == SearchMode::kGraph || mode == SearchMode::kHybrid) && has_graph;
 
     const int depth = mode == SearchMode::kHybrid ? std::max(req.limit, kFusionDepth) : req.limit;
     std::vector<ReadTxn::TextHit> text_hits;
-    if (mode != SearchMode::kVector) {
+    if (mode == SearchMode::kFts || mode == SearchMode::kHybrid) {
       PC_ASSIGN_OR_RETURN(text_hits, txn.SearchText(memory.artifact_id, text, req.include_inactive, depth));
     }
     std::vector<VectorIndex::Hit> vector_hits;
-    if (mode != SearchMode::kFts) {
+    if (use_vector) {
       PC_ASSIGN_OR_RETURN(vector_hits,
                           vectors_.Nearest(txn, memory.artifact_id, memory.head_revision,
                                            state.profile, *query_vector, req.include_inactive,
                                            min_similarity, static_cast<size_t>(depth)));
     }
+    std::vector<EntityGraph::Hit> graph_hits;
+    if (use_graph) graph_hits = graph->Search(req.query, req.graph_hops, static_cast<size_t>(depth));
     switch (mode) {
       case SearchMode::kFts:
         for (auto& h : text_hits)
@@ -216,8 +260,13 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
         PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));
         return Status::Ok();
       }
+      case SearchMode::kGraph: {
+        PC_ASSIGN_OR_RETURN(out.hits, GraphHits(txn, graph_hits));
+        return Status::Ok();
+      }
       default: {
-        PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), vector_hits, req.limit));
+        PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
+                                               use_graph ? &graph_hits : nullptr, req.limit));
         return Status::Ok();
       }
     }
@@ -241,22 +290,49 @@ Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& h
 
 Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
   std::string gap = embedder_ ? embedder_->Unavailable() : VectorGap(nullptr, {});
-  if (!scope_id.empty() && embedder_) {
+  // Without a scope, the graph depends on the scope: say what it needs.
+  std::string graph_gap = scope_id.empty() ? "per scope: its memory needs triples from model extraction" : "";
+  if (!scope_id.empty()) {
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-      PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-      if (gap.empty()) gap = VectorGap(embedder_, state);
+      if (embedder_) {
+        PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+        if (gap.empty()) gap = VectorGap(embedder_, state);
+      }
+      PC_ASSIGN_OR_RETURN(std::shared_ptr<const EntityGraph> graph, GraphAt(txn, memory));
+      if (graph->edge_count() == 0) graph_gap = kNoGraph;
       return Status::Ok();
     }));
-  } else if (!scope_id.empty()) {
-    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));
   }
+  const bool hybrid = gap.empty() || graph_gap.empty();
   return std::vector<Capability>{
       {"fts", true, ""},
       {"vector", gap.empty(), gap},
-      {"hybrid", gap.empty(), gap},
+      {"hybrid", hybrid, hybrid ? "" : gap},
       {"rerank", reranker_ != nullptr, reranker_ ? "" : "no rerank provider is configured"},
+      {"graph", graph_gap.empty(), graph_gap},
   };
+}
+
+Result<std::shared_ptr<const EntityGraph>> SearchService::GraphAt(ReadTxn& txn, const Artifact& memory) {
+  {
+    std::lock_guard<std::mutex> lock(graphs_mu_);
+    auto it = graphs_.find(memory.artifact_id);
+    if (it != graphs_.end() && it->second.revision == memory.head_revision) return it->second.graph;
+  }
+  // Built outside the lock: two searches of a new head may both build it; the graph is the same.
+  PC_ASSIGN_OR_RETURN(std::vector<GraphEdge> edges, txn.ListGraphEdges(memory.artifact_id, memory.head_revision));
+  auto graph = std::make_shared<const EntityGraph>(edges);
+  std::lock_guard<std::mutex> lock(graphs_mu_);
+  CachedGraph& slot = graphs_[memory.artifact_id];
+  if (slot.graph && slot.revision > memory.head_revision) return graph;  // a newer one is cached
+  if (graphs_.size() > kCachedGraphs) {
+    graphs_.clear();
+    graphs_[memory.artifact_id] = CachedGraph{memory.head_revision, graph};
+  } else {
+    slot = CachedGraph{memory.head_revision, graph};
+  }
+  return graph;
 }
 
 Result<bool> SearchService::WarmVectors(const std::string& scope_id) {

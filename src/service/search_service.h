@@ -3,19 +3,23 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
 #include "model/types.h"
 #include "service/vector_cache.h"
 #include "search/embedder.h"
+#include "search/entity_graph.h"
 #include "store/store.h"
 
 namespace pc {
 
-enum class SearchMode { kFts, kVector, kHybrid, kAuto };
+enum class SearchMode { kFts, kVector, kHybrid, kAuto, kGraph };
 const char* SearchModeName(SearchMode m);
 Result<SearchMode> ParseSearchMode(const std::string& s);
 
@@ -40,12 +44,14 @@ struct SearchRequest {
   std::optional<double> min_similarity;
   bool rerank = false;  // reorder the hits with the rerank provider (503 capability_unavailable when none)
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
+  int graph_hops = kDefaultGraphHops;   // graph channel: entries linked within this many hops (1–3)
 };
 
 struct SearchHit {
   ManifestItem item;
-  double score = 0;  // relevance in [0, 1] within one mode: fts s/(1+s) of bm25, vector cosine, hybrid RRF / its best
-  std::vector<std::string> matched_by;  // "fts", "vector"
+  double score = 0;  // relevance in [0, 1] within one mode: fts s/(1+s) of bm25, vector cosine,
+                     // graph EntityGraph::Hit::score, hybrid RRF / its best
+  std::vector<std::string> matched_by;  // "fts", "vector", "graph"
   std::optional<double> rerank_score;    // set when the hits were reranked
 };
 
@@ -78,8 +84,10 @@ class SearchService {
                 VectorCacheOptions vector_options = {})
       : store_(store), embedder_(embedder), reranker_(reranker), vectors_(std::move(vector_options)) {}
 
-  // Thread-safe. An explicit vector or hybrid search without the capability is
-  // CapabilityUnavailable; auto falls back to fts and says so in mode_used.
+  // Thread-safe. An explicit vector or graph search without the capability is
+  // CapabilityUnavailable, and so is a hybrid one with neither; hybrid fuses fts with each of
+  // vector and graph that is available (matched_by names them); auto is hybrid when either is,
+  // else fts, and says so in mode_used.
   // Records the query embedding's usage (memory_recall) once the search succeeded.
   Result<SearchResult> Search(const SearchRequest& req);
   // The same search, leaving the usage in query_usage for the caller to record (prepare_context
@@ -109,11 +117,19 @@ class SearchService {
   // SearchWithoutRecording without its latency metric.
   Result<SearchResult> SearchSnapshot(const SearchRequest& req);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
+  // The memory's graph projection at its head, built once per head revision (empty: no triples).
+  Result<std::shared_ptr<const EntityGraph>> GraphAt(ReadTxn& txn, const Artifact& memory);
 
   Store& store_;
   Embedder* embedder_;
   Reranker* reranker_;
   VectorCache vectors_;
+  struct CachedGraph {
+    int64_t revision = 0;
+    std::shared_ptr<const EntityGraph> graph;
+  };
+  std::mutex graphs_mu_;
+  std::unordered_map<std::string, CachedGraph> graphs_;  // by memory artifact
   // After the embedder fails, `auto` searches skip it until this time (ms since the epoch) and
   // answer with fts at once, instead of waiting out timeouts and retries on every query.
 };

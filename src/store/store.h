@@ -171,6 +171,11 @@ class ReadTxn {
   virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) = 0;
   // The scope's stored settings (service/write_policy.h), name → value.
   virtual Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) = 0;
+
+  // The graph projection of a memory at `revision` (docs/graph.md; sqlite_graph.cc, pg_graph.cc):
+  // the edges added at or before it whose version is its entry's active version there, in the
+  // order they were added.
+  virtual Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -190,6 +195,8 @@ struct NewRevision {
   // recorded as missing (the embedder was down) for a later reindex.
   std::string vector_profile;  // empty: no embedder configured
   std::unordered_map<std::string, std::vector<float>> vectors;  // entry_version_id -> vector
+  // Graph edges this revision adds (their revision is this one), each on a version it creates.
+  std::vector<GraphEdge> edges;
 };
 
 class WriteTxn : public ReadTxn {

@@ -62,9 +62,15 @@ Result<ExperienceContent> ProposalFromRow(const std::string& row) {
 }
 
 std::string ProposalToRow(const MemoryProposal& m) {
-  return json{{"op", m.op}, {"kind", m.kind}, {"text", m.text}, {"target_entry_id", m.target_entry_id},
-              {"target_version_id", m.target_version_id}, {"source_refs", m.source_refs}}
-      .dump();
+  json row{{"op", m.op}, {"kind", m.kind}, {"text", m.text}, {"target_entry_id", m.target_entry_id},
+           {"target_version_id", m.target_version_id}, {"source_refs", m.source_refs}};
+  if (!m.triples.empty()) {  // rows written before the graph channel have none
+    json triples = json::array();
+    for (const GraphTriple& t : m.triples)
+      triples.push_back({{"subject", t.subject}, {"relation", t.relation}, {"object", t.object}, {"evidence", t.evidence}});
+    row["triples"] = std::move(triples);
+  }
+  return row.dump();
 }
 
 Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
@@ -74,7 +80,12 @@ Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
       v.memory = MemoryProposal{j.at("op").get<std::string>(), j.at("kind").get<std::string>(),
                                 j.at("text").get<std::string>(), j.at("target_entry_id").get<std::string>(),
                                 j.at("target_version_id").get<std::string>(),
-                                j.at("source_refs").get<std::vector<std::string>>()};
+                                j.at("source_refs").get<std::vector<std::string>>(), {}};
+      if (j.contains("triples"))
+        for (const json& t : j.at("triples"))
+          v.memory->triples.push_back(GraphTriple{t.at("subject").get<std::string>(), t.at("relation").get<std::string>(),
+                                                  t.at("object").get<std::string>(),
+                                                  t.at("evidence").get<std::vector<std::string>>()});
       return Status::Ok();
     }
   } catch (const std::exception& e) {

@@ -94,6 +94,13 @@ const std::vector<Table>& Tables() {
        {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText}, "artifact_id, revision"},
       {"scope_settings", "scope_id, name, value, updated_at", "scope_id, name, value, updated_at",
        {C::kText, C::kText, C::kText, C::kInt}, "scope_id, name"},
+      {"graph_edges",
+       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, subject_key, object_key,"
+       " evidence",
+       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, subject_key, object_key,"
+       " evidence",
+       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText},
+       "artifact_id, revision, seq"},
       {"model_usage_daily",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",

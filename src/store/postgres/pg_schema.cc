@@ -274,6 +274,22 @@ CREATE TABLE scope_settings(
   updated_at bigint NOT NULL,
   PRIMARY KEY(scope_id, name));
 )sql",
+      // 5: the graph projection (docs/graph.md), as in the SQLite store's migration 10.
+      R"sql(
+CREATE TABLE graph_edges(
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  revision bigint NOT NULL,
+  seq bigint NOT NULL,
+  entry_id text NOT NULL,
+  entry_version_id text NOT NULL,
+  subject text NOT NULL,
+  relation text NOT NULL,
+  object text NOT NULL,
+  subject_key text NOT NULL,
+  object_key text NOT NULL,
+  evidence text NOT NULL,
+  PRIMARY KEY(artifact_id, revision, seq));
+)sql",
   };
   return kMigrations;
 }

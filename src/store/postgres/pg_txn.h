@@ -147,6 +147,7 @@ class PgTxn final : public WriteTxn {
                          const std::optional<std::string>& value) override;
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
+  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
 
   // Builds one full-text index afresh from the rows it indexes, exactly as the writes would have
   // built it: a memory's head entries (`sources` false; owner = the artifact id) or a scope's
@@ -155,6 +156,7 @@ class PgTxn final : public WriteTxn {
   Status RebuildTextIndex(const std::string& artifact_or_scope, bool sources);
 
  private:
+  Status PutGraphEdges(const NewRevision& rev);
   Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
   const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);

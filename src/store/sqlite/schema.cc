@@ -311,6 +311,23 @@ CREATE TABLE scope_settings(
   updated_at INTEGER NOT NULL,
   PRIMARY KEY(scope_id, name)) WITHOUT ROWID;
 )sql",
+      // 10: the graph projection (docs/graph.md): triples attached to entry versions, immutable;
+      // at a revision, the edges added by then whose version is active there (via manifest).
+      R"sql(
+CREATE TABLE graph_edges(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  entry_id TEXT NOT NULL,
+  entry_version_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  relation TEXT NOT NULL,
+  object TEXT NOT NULL,
+  subject_key TEXT NOT NULL,
+  object_key TEXT NOT NULL,
+  evidence TEXT NOT NULL,  -- source refs, one per line
+  PRIMARY KEY(artifact_id, revision, seq)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

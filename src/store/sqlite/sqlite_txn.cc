@@ -287,6 +287,7 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
   if (trail.artifact_id.empty()) trail.artifact_id = artifact;
   trail.revision = r;
   for (const Change& c : rev.info.changes) trail.AddEntry(c.entry_id);
+  PC_RETURN_IF_ERROR(PutGraphEdges(rev));
   return ProjectVectors(rev);
 }
 

@@ -145,8 +145,10 @@ class SqliteTxn final : public WriteTxn {
                          const std::optional<std::string>& value) override;
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
+  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
 
  private:
+  Status PutGraphEdges(const NewRevision& rev);
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
