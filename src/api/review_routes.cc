@@ -114,7 +114,7 @@ Json OptJson(const std::optional<std::string>& s) { return s ? Json(*s) : Json()
 // A memory candidate's proposal (ours): the operation, and the entry version it revises.
 Json MemoryProposalJson(const MemoryProposal& m) {
   Json j{{"op", m.op}, {"kind", m.kind}, {"text", m.text}};
-  if (m.op == "revise") j["target_entry"] = Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
+  if (m.op != "add") j["target_entry"] = Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
   if (!m.triples.empty()) {  // the graph edges its approval adds (docs/graph.md)
     Json triples = Json::array();
     for (const GraphTriple& t : m.triples)
@@ -285,6 +285,25 @@ Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
   return ApiResponse{200, CandidateJson(c)};
 }
 
+// Ours: the daily review by hand (docs/review.md), for one scope and day (default today).
+Result<ApiResponse> RunDailyReview(DailyReviewService* svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "date"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto date, body.OptString("date"));
+  if (!svc) return Status(Code::kCapabilityUnavailable, "the daily review is not available in this server");
+  PC_ASSIGN_OR_RETURN(DailyReviewOutcome out, svc->Run(scope_id, date.value_or(""), "review:" + Actor()));
+  Json rejected = Json::array();
+  for (const Rejection& r : out.rejected) rejected.push_back(Json{{"candidate", r.candidate_json}, {"reason", r.reason}});
+  return ApiResponse{200, Json{{"date", out.date},
+                 {"already_reviewed", out.already_reviewed},
+                 {"sources_reviewed", out.sources_reviewed},
+                 {"cursor", out.cursor},
+                 {"experience_candidates", out.experience_candidates},
+                 {"retire_candidates", out.retire_candidates},
+                 {"handoff", out.handoff ? ToJson(*out.handoff) : Json()},
+                 {"rejected", rejected}}};
+}
+
 }  // namespace
 
 void AddReviewRoutes(Router& router, Services services) {
@@ -303,6 +322,9 @@ void AddReviewRoutes(Router& router, Services services) {
              {"reject_artifact_candidate", Permission::kWrite, ScopeIn::kBody}, Bind(r, Reject));
   router.Add("POST", "/v1/artifact-candidates/revise",
              {"revise_artifact_candidate", Permission::kWrite, ScopeIn::kBody}, Bind(r, Revise));
+  DailyReviewService* daily = services.daily;
+  router.Add("POST", "/v1/review/run", {"run_daily_review", Permission::kWrite, ScopeIn::kBody},
+             [daily](const ApiRequest& req) { return RunDailyReview(daily, req); });
 }
 
 }  // namespace pc

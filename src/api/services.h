@@ -2,6 +2,7 @@
 #pragma once
 
 #include "service/context_service.h"
+#include "service/daily_review.h"
 #include "service/flush_service.h"
 #include "service/handoff_service.h"
 #include "service/memory_service.h"
@@ -25,6 +26,7 @@ struct Services {
   TokenService& tokens;
   AuditService& audit;
   ReviewService& review;
+  DailyReviewService* daily = nullptr;  // null: POST /v1/review/run is capability_unavailable
 };
 
 }  // namespace pc

@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include "service/daily_review.h"
 #include "service/write_policy.h"
 
 namespace pc {
@@ -67,6 +68,9 @@ const std::vector<Setting>& Table() {
       Text("extraction_review", "POWERCONTEXT_EXTRACTION_REVIEW", "--extraction-review",
            "auto (flush commits what the model extracts) or review (it proposes memory candidates for the inbox); a scope may override",
            &Config::extraction_review),
+      Text("review_schedule", "POWERCONTEXT_REVIEW_SCHEDULE", "--review-schedule",
+           "HH:MM (server local time): from then each day, review every scope with new sources (experience and retire candidates, a tomorrow note); off (default)",
+           &Config::review_schedule),
       Text("require_evidence", "POWERCONTEXT_REQUIRE_EVIDENCE", "--require-evidence",
            "true: refuse a remember or revise without evidence (a URL, source id or citation); a scope may override",
            &Config::require_evidence),
@@ -250,6 +254,7 @@ Status Validate(Config& c) {
     return InvalidArgument("extract_timeout_seconds must be between 1 and 3600");
   if (c.source_window_limit < 1 || c.source_window_limit > 1000)
     return InvalidArgument("source_window_limit must be between 1 and 1000");
+  PC_RETURN_IF_ERROR(ParseReviewSchedule(c.review_schedule).status());
   if (c.memory_schedule_seconds < 0 || c.memory_schedule_seconds > 86400)
     return InvalidArgument("memory_schedule_seconds must be between 0 (off) and 86400");
   if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)

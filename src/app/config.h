@@ -22,6 +22,7 @@ struct Config {
   std::string reconcile = "warn";
   std::string extraction_review = "auto";
   std::string require_evidence = "false";
+  std::string review_schedule = "off";  // the daily review: HH:MM local, or off (service/daily_review.h)
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
   // openai: any OpenAI-compatible /embeddings endpoint.
   std::string embed_provider = "none";

@@ -29,9 +29,10 @@ struct Runtime {
   std::unique_ptr<TokenService> tokens;
   std::unique_ptr<AuditService> audit;
   std::unique_ptr<ReviewService> review;
+  std::unique_ptr<DailyReviewService> daily;
 
   Services services() {
-    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit, *review};
+    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit, *review, daily.get()};
   }
 };
 

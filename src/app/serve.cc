@@ -76,6 +76,28 @@ void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedd
   }
 }
 
+// One daily-review pass (review_schedule): once the local time is past the schedule, reviews
+// today every scope with sources it has not reviewed yet; a day reviewed is not reviewed again.
+void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_minutes, const std::atomic<bool>& stopping) {
+  if (LocalMinutes() < at_minutes) return;
+  const std::string today = LocalDate();
+  std::string cursor;
+  while (!stopping) {
+    auto page = memory.ListScopes({kMaxPageLimit, cursor});
+    if (!page.ok()) return;
+    for (const Scope& scope : page->items) {
+      if (stopping) return;
+      auto due = daily.Due(scope.scope_id, today);
+      if (!due.ok() || !*due) continue;
+      auto done = daily.Run(scope.scope_id, today, "review:schedule");
+      if (!done.ok())
+        std::cerr << "powercontext: daily review of " << scope.key << ": " << done.status().message() << std::endl;
+    }
+    if (!page->next_cursor) return;
+    cursor = *page->next_cursor;
+  }
+}
+
 // One scheduled pass: flushes every scope whose source log is ahead of its cursor.
 void FlushPass(MemoryService& memory, FlushService& flush, const std::atomic<bool>& stopping) {
   std::string cursor;
@@ -239,6 +261,17 @@ int RunServe(const Config& config) {
                         rt.store->RunExclusive("scheduled_flush", [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
                       });
 
+  // The daily review (review_schedule, off by default): checked every minute; one server at a time.
+  std::optional<Periodic> reviewer;
+  const std::optional<int> review_at = ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
+  if (review_at && rt.daily->available())
+    reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true, [&, at = *review_at](bool, const std::atomic<bool>& stopping) {
+      ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
+      rt.store->RunExclusive("daily_review", [&] { DailyReviewPass(*rt.memory, *rt.daily, at, stopping); });
+    });
+  else if (review_at)
+    std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; no daily review" << std::endl;
+
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -248,6 +281,7 @@ int RunServe(const Config& config) {
   Status served = server.Serve();
   if (backfill) backfill->Stop();
   if (scheduler) scheduler->Stop();
+  if (reviewer) reviewer->Stop();
   // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();

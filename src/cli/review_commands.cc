@@ -19,7 +19,7 @@ namespace {
 
 struct ReviewOpts {
   std::string scope, candidate, status, family, cursor, reason;
-  std::string situation, action, outcome, lesson, target, query, artifact;
+  std::string situation, action, outcome, lesson, target, query, artifact, date;
   std::vector<std::string> source_refs, artifact_refs;
   std::optional<int64_t> expected_version;
   int limit = 0;
@@ -129,6 +129,21 @@ std::string FormatExperiences(const Json& j) {
   const Json& items = j.value("experiences", Json::array());
   if (items.empty()) out = "no approved Experience matches\n";
   for (const Json& e : items) out += FormatExperience(e);
+  return out;
+}
+
+std::string FormatReviewRun(const Json& r) {
+  const std::string date = r["date"].get<std::string>();
+  if (r["already_reviewed"].get<bool>()) return date + " was already reviewed (up to source " + r["cursor"].dump() + "); nothing done\n";
+  if (r["sources_reviewed"].get<int64_t>() == 0 && r["retire_candidates"].empty())
+    return date + ": no new sources to review\n";
+  std::string out = date + ": reviewed " + r["sources_reviewed"].dump() + " sources (up to " + r["cursor"].dump() + ")\n";
+  for (const char* key : {"experience_candidates", "retire_candidates"})
+    for (const Json& c : r[key]) out += std::string("  ") + (key[0] == 'e' ? "experience candidate " : "retire candidate ") + c.get<std::string>() + "\n";
+  if (!r["handoff"].is_null())
+    out += "  tomorrow note in handoff revision " + r["handoff"]["revision"].dump() + "\n";
+  for (const Json& x : r["rejected"]) out += "  not usable: " + x["reason"].get<std::string>() + "\n";
+  out += "review them with: powercontext candidate list --scope SCOPE [--family memory]\n";
   return out;
 }
 
@@ -271,6 +286,18 @@ std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
     if (o->limit) body["limit"] = o->limit;
     return api.Post("/v1/experience/search", body);
   }, FormatExperiences);
+
+  CLI::App* review = app.add_subcommand("review", "the daily review (docs/review.md)");
+  review->require_subcommand(1);
+  CLI::App* run = review->add_subcommand(
+      "run", "review a scope's new sources of a day now: experience and retire candidates, a tomorrow note");
+  ScopeOption(run, *o);
+  run->add_option("--date", o->date, "the day, YYYY-MM-DD in the server's time zone (default today)");
+  add(run, [o](ApiClient& api) {
+    Json body{{"scope_id", o->scope}};
+    if (!o->date.empty()) body["date"] = o->date;
+    return api.Post("/v1/review/run", body);
+  }, FormatReviewRun);
   return cmds;
 }
 

@@ -28,9 +28,9 @@ struct ExperienceContent {
 // review` proposes its validated operations instead of committing them): add an entry, or revise
 // the exact entry version the model was shown.
 struct MemoryProposal {
-  std::string op = "add";  // add, revise
+  std::string op = "add";  // add, revise, retire (the daily review's near-duplicate proposals)
   std::string kind, text;
-  std::string target_entry_id, target_version_id;  // revise only
+  std::string target_entry_id, target_version_id;  // revise and retire
   std::vector<std::string> source_refs;            // "source/ID@POSITION" of the window
   std::vector<GraphTriple> triples;                // attached to the entry version on approval
 

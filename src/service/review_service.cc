@@ -362,6 +362,19 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   const MemoryProposal& m = *c.current.memory;
   PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindDefaultArtifact(c.scope_id, kMemoryFamily));
   if (!memory) return Internal("the scope of candidate " + c.candidate_id + " has no memory");
+  if (m.op == "retire") {  // the daily review's near-duplicate proposal (docs/review.md)
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
+                        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
+    if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
+      return Status(Code::kArtifactConflict, "entry " + m.target_entry_id +
+                                                 " changed since the candidate was proposed; nothing was retired")
+          .WithDetail("current_revision", memory->head_revision);
+    const std::string reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
+    PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, reason,
+                                                        OneChange{ChangeOp::kRetire, now->version,
+                                                                  m.target_version_id, {}, std::nullopt}));
+    return w.memory;
+  }
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(m.kind, m.text));
   PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory->artifact_id, hash));
   if (dup)
@@ -417,6 +430,8 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
     PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
     if (out.family != kMemoryCandidateFamily)
       return Bad("proposal", "only a memory candidate is revised with {kind, text}");
+    if (out.current.memory->op == "retire")
+      return Bad("proposal", "a retire proposal has no text to revise: approve or reject it");
     CandidateVersion next = out.current;
     next.version = req.expected_version + 1;
     next.memory->kind = kind;

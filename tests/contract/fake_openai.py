@@ -146,6 +146,8 @@ class FakeOpenAI:
             kind, content = "scripted", scripted
         elif isinstance(user_json, dict) and "evidence" in user_json and "objective" in user_json:
             kind, content = "handoff", self._handoff_answer(user_json)
+        elif isinstance(user_json, dict) and "date" in user_json and "sources" in user_json:
+            kind, content = "review", self._review_answer(user_json)
         elif isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json:
             kind, content = "extraction", self._extraction_answer(user_json)
         else:
@@ -167,6 +169,22 @@ class FakeOpenAI:
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }
+
+    @staticmethod
+    def _review_answer(user_json):
+        """The daily review (prompts/review_v1.md): one experience from the first source, and a
+        tomorrow note citing the last one."""
+        sources = user_json.get("sources") or []
+        if not sources:
+            return json.dumps({"experiences": []})
+        first, last = sources[0], sources[-1]
+        return json.dumps({
+            "experiences": [{"situation": "reviewing " + _first_line(first.get("text", "")),
+                             "action": "kept what the work records showed",
+                             "outcome": "the day's lessons are in the inbox",
+                             "lesson": "review the day's records before the next session",
+                             "evidence": [first.get("id")]}],
+            "tomorrow": {"text": "Start from: " + _first_line(last.get("text", "")), "evidence": [last.get("id")]}})
 
     @staticmethod
     def _extraction_answer(user_json):

@@ -1,0 +1,244 @@
+#include "service/daily_review.h"
+
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include "common/clock.h"
+#include "common/ids.h"
+#include "extract/review_prompt.h"
+#include "model/review.h"
+#include "service/handoff_service.h"
+#include "service/review_service.h"
+#include "service/usage_log.h"
+#include "service/validation.h"
+#include "service/write_gates.h"
+
+namespace pc {
+namespace {
+
+constexpr const char* kDayMarkerPrefix = "daily_review:";            // cursor per day: reviewed up to
+constexpr const char* kRevisionConsumer = "daily_review_revision";  // the memory head at the last review
+constexpr size_t kReviewEntries = 40;
+
+// [start, end) of a local calendar day in ms; InvalidArgument for anything but a real YYYY-MM-DD.
+Result<std::pair<int64_t, int64_t>> LocalDay(const std::string& date) {
+  auto bad = [&] {
+    return InvalidArgument("date must be a day as YYYY-MM-DD, got \"" + date + "\"").WithDetail("field", "date");
+  };
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') return bad();
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (date[i] < '0' || date[i] > '9') return bad();
+  std::tm tm{};
+  tm.tm_year = std::stoi(date.substr(0, 4)) - 1900;
+  tm.tm_mon = std::stoi(date.substr(5, 2)) - 1;
+  tm.tm_mday = std::stoi(date.substr(8, 2));
+  tm.tm_isdst = -1;
+  std::tm check = tm;
+  const std::time_t start = std::mktime(&tm);
+  if (start == -1 || tm.tm_year != check.tm_year || tm.tm_mon != check.tm_mon || tm.tm_mday != check.tm_mday)
+    return bad();  // 2026-02-30 normalizes to March: not a day
+  std::tm next = check;
+  next.tm_mday += 1;
+  next.tm_isdst = -1;
+  const std::time_t end = std::mktime(&next);
+  return std::make_pair(static_cast<int64_t>(start) * 1000, static_cast<int64_t>(end) * 1000);
+}
+
+std::string PublicId(const Source& s) {
+  auto parts = ParseSourceRef(SourceRef(s));
+  return parts ? parts->source_id : s.source_id;
+}
+
+HandoffCitation SourceCitation(const Source& s) {
+  HandoffCitation c;
+  c.kind = HandoffCitationKind::kSource;
+  c.source_name = kContentSourceName;
+  c.source_id = PublicId(s);
+  return c;
+}
+
+}  // namespace
+
+std::string LocalDate() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+int LocalMinutes() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  return tm.tm_hour * 60 + tm.tm_min;
+}
+
+Result<std::optional<int>> ParseReviewSchedule(const std::string& value) {
+  if (value.empty() || value == "off") return std::optional<int>();
+  if (value.size() == 5 && value[2] == ':' && std::isdigit(static_cast<unsigned char>(value[0])) &&
+      std::isdigit(static_cast<unsigned char>(value[1])) && std::isdigit(static_cast<unsigned char>(value[3])) &&
+      std::isdigit(static_cast<unsigned char>(value[4]))) {
+    const int h = std::stoi(value.substr(0, 2)), m = std::stoi(value.substr(3, 2));
+    if (h < 24 && m < 60) return std::optional<int>(h * 60 + m);
+  }
+  return InvalidArgument("review_schedule must be HH:MM (local time, 00:00–23:59) or off, got \"" + value + "\"");
+}
+
+Result<bool> DailyReviewService::Due(const std::string& scope_id, const std::string& date_in) {
+  const std::string date = date_in.empty() ? LocalDate() : date_in;
+  PC_ASSIGN_OR_RETURN(auto day, LocalDay(date));
+  bool due = false;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(int64_t marker, txn.GetCursor(memory->scope_id, memory->artifact_id, kDayMarkerPrefix + date));
+    if (marker > 0) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(memory->scope_id, memory->artifact_id, kDailyReviewConsumer));
+    PC_ASSIGN_OR_RETURN(auto next, txn.ListSources(memory->scope_id, cursor, 1));
+    due = !next.empty() && next[0].created_at_ms < day.second;
+    return Status::Ok();
+  }));
+  return due;
+}
+
+Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, const std::string& date_in,
+                                                   const std::string& actor) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  DailyReviewOutcome out;
+  out.date = date_in.empty() ? LocalDate() : date_in;
+  PC_ASSIGN_OR_RETURN(auto day, LocalDay(out.date));
+  if (!extractor_)
+    return Status(Code::kCapabilityUnavailable,
+                  "the daily review needs an extraction provider and none is configured (set extract_provider)");
+
+  // What the day brought: the sources after the review cursor captured before the day ends.
+  Artifact memory;
+  std::vector<Source> sources;
+  std::vector<ManifestItem> entries;
+  int64_t last_revision = 0, start_cursor = 0;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, scope_id));
+    if (!found) return Status::Ok();
+    memory = *found;
+    PC_ASSIGN_OR_RETURN(int64_t marker, txn.GetCursor(memory.scope_id, memory.artifact_id, kDayMarkerPrefix + out.date));
+    if (marker > 0) {
+      out.already_reviewed = true;
+      out.cursor = marker;
+      return Status::Ok();
+    }
+    PC_ASSIGN_OR_RETURN(out.cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kDailyReviewConsumer));
+    start_cursor = out.cursor;
+    PC_ASSIGN_OR_RETURN(last_revision, txn.GetCursor(memory.scope_id, memory.artifact_id, kRevisionConsumer));
+    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(memory.scope_id, out.cursor, kMaxReviewSources));
+    for (Source& s : window) {
+      if (s.created_at_ms >= day.second) break;
+      out.cursor = s.position;
+      if (s.purpose != kPurposeArchive) sources.push_back(std::move(s));
+    }
+    if (memory.head_revision > 0) {
+      PC_ASSIGN_OR_RETURN(entries, txn.ListManifest(memory.artifact_id, memory.head_revision, false, "",
+                                                    static_cast<int>(kReviewEntries)));
+    }
+    return Status::Ok();
+  }));
+  if (out.already_reviewed || memory.artifact_id.empty() || out.cursor == start_cursor) return out;  // nothing new
+  out.sources_reviewed = static_cast<int64_t>(sources.size());
+
+  // The model's proposals (outside any transaction).
+  DailyReviewAnswer answer;
+  if (!sources.empty()) {
+    ModelUsage usage;
+    auto raw = extractor_->Extract(BuildDailyReviewRequest(out.date, sources, entries), usage);
+    if (!raw.ok())
+      return Status(raw.status().code(), "the daily review failed, nothing was proposed: " + raw.status().message());
+    // Its tokens count as memory extraction: the same provider, reading the same sources.
+    RecordUsage(store_, scope_id, UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, usage);
+    PC_ASSIGN_OR_RETURN(answer, ParseDailyReviewAnswer(*raw, sources.size()));
+    out.rejected = std::move(answer.rejected);
+  }
+  for (const ReviewedExperience& x : answer.experiences) {
+    ProposeExperienceRequest req;
+    req.scope_id = scope_id;
+    req.proposal = ExperienceContent{x.situation, x.action, x.outcome, x.lesson};
+    for (size_t i : x.evidence) req.evidence.sources.push_back({kContentSourceName, PublicId(sources[i])});
+    req.reason = "daily review of " + out.date;
+    auto c = review_.ProposeExperience(req, actor);
+    if (c.ok()) out.experience_candidates.push_back(c->candidate_id);
+    else out.rejected.push_back({x.json, "experience: " + c.status().message()});
+  }
+
+  // Near-duplicates among what changed since the last review: retire proposals (newest kept),
+  // the day marked reviewed, in one transaction.
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    out.retire_candidates.clear();
+    PC_ASSIGN_OR_RETURN(Artifact now, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(int64_t marker, txn.GetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date));
+    if (marker > 0) return Conflict("the daily review of " + out.date + " is already running or done");
+    PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedEntries(now.artifact_id, last_revision, now.head_revision));
+    std::set<std::string> proposed;
+    for (const std::string& entry : changed) {
+      if (out.retire_candidates.size() >= kMaxRetireProposals) break;
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, txn.FindManifestItem(now.artifact_id, now.head_revision, entry));
+      if (!item || !item->active || proposed.count(entry)) continue;
+      PC_ASSIGN_OR_RETURN(auto near, FindNearDuplicates(txn, now, item->version.text, std::nullopt, "", entry));
+      for (const NearDuplicate& d : near) {
+        if (out.retire_candidates.size() >= kMaxRetireProposals || proposed.count(d.citation.entry_id)) continue;
+        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> older,
+                            txn.FindManifestItem(now.artifact_id, now.head_revision, d.citation.entry_id));
+        if (!older || older->version.created_by_revision > item->version.created_by_revision) continue;  // keep the newest
+        proposed.insert(d.citation.entry_id);
+        proposed.insert(entry);
+        ArtifactCandidate c;
+        c.scope_id = now.scope_id;
+        c.candidate_id = NewId(kCandidatePrefix);
+        c.family = kMemoryCandidateFamily;
+        c.current.version = 1;
+        c.current.memory = MemoryProposal{"retire", older->version.kind, older->version.text, older->version.entry_id,
+                                          older->version.entry_version_id, {}, {}};
+        c.current.target = MemoryRef{now.family, now.artifact_id, now.head_revision};
+        char similarity[16];
+        std::snprintf(similarity, sizeof similarity, "%.2f", d.similarity);
+        c.current.reason = "daily review of " + out.date + ": nearly the same as " + entry + " (similarity " +
+                           similarity + "), which is newer; retire this one, or reject to keep both";
+        c.current.actor = actor;
+        c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();
+        PC_RETURN_IF_ERROR(txn.SaveCandidate(c, true));
+        out.retire_candidates.push_back(c.candidate_id);
+      }
+    }
+    const int64_t reviewed = std::max<int64_t>(out.cursor, 1);  // a day marker is never 0 (0 = not reviewed)
+    PC_RETURN_IF_ERROR(txn.SetCursor(now.scope_id, now.artifact_id, kDailyReviewConsumer, out.cursor));
+    PC_RETURN_IF_ERROR(txn.SetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date, reviewed));
+    return txn.SetCursor(now.scope_id, now.artifact_id, kRevisionConsumer, now.head_revision);
+  }));
+
+  // The tomorrow note, as a handoff revision (compare-and-set on the handoff head).
+  if (answer.tomorrow) {
+    HandoffStatement note;
+    note.text = "Tomorrow (daily review of " + out.date + "): " + answer.tomorrow->text;
+    for (size_t i : answer.tomorrow->evidence) note.citations.push_back(SourceCitation(sources[i]));
+    HandoffContent content;
+    auto latest = handoff_.Get(scope_id, std::nullopt);
+    if (latest.ok()) {
+      content = latest->content;
+      if (content.state.size() >= 64) content.state.erase(content.state.begin());
+      content.state.push_back(note);
+    } else {
+      content.objective = "Daily review of " + out.date;
+      content.state.push_back(note);
+      content.next_action = note;
+    }
+    auto prepared = handoff_.Finalize(scope_id, content);
+    Result<CommittedHandoff> committed =
+        prepared.ok() ? handoff_.Commit(scope_id, *prepared, actor) : Result<CommittedHandoff>(prepared.status());
+    if (committed.ok()) out.handoff = committed->handoff.ref;
+    else out.rejected.push_back({answer.tomorrow->text, "tomorrow: " + committed.status().message()});
+  }
+  return out;
+}
+
+}  // namespace pc

@@ -1,0 +1,70 @@
+// The daily review (issue 17; docs/review.md, "The daily review"): once a day per scope, what the
+// day brought is reviewed through the extraction provider, and everything it finds is proposed,
+// never silently changed:
+//   - experiences the day's sources show → pending Experience candidates (the review inbox);
+//   - active entries that nearly say the same (search/near_duplicate.h, among the entries the
+//     memory's revisions since the last review changed) → pending memory candidates that retire
+//     the older one;
+//   - a "tomorrow" note → a handoff revision (the latest handoff's content with the note added as
+//     a cited statement; a new handoff when the scope has none).
+// Idempotent per day: a day reviewed once answers `already_reviewed` and changes nothing.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "extract/extractor.h"
+#include "extract/operations.h"
+#include "model/types.h"
+#include "store/store.h"
+
+namespace pc {
+
+class ReviewService;
+class HandoffService;
+
+inline constexpr int kMaxReviewSources = 200;        // sources one review reads at most (the oldest first)
+inline constexpr size_t kMaxRetireProposals = 20;    // near-duplicate proposals one review makes at most
+inline constexpr const char* kDailyReviewConsumer = "daily_review";  // cursor: the last source reviewed
+
+struct DailyReviewOutcome {
+  std::string date;               // YYYY-MM-DD, the server's local time zone
+  bool already_reviewed = false;  // this day was reviewed before: nothing was done now
+  int64_t sources_reviewed = 0;
+  int64_t cursor = 0;             // the last source position reviewed
+  std::vector<std::string> experience_candidates, retire_candidates;
+  std::optional<MemoryRef> handoff;  // the handoff revision carrying the tomorrow note
+  std::vector<Rejection> rejected;   // what the model answered that was not usable, with reasons
+};
+
+class DailyReviewService {
+ public:
+  // `extractor` may be null: Run is then CapabilityUnavailable.
+  DailyReviewService(Store& store, Extractor* extractor, ReviewService& review, HandoffService& handoff)
+      : store_(store), extractor_(extractor), review_(review), handoff_(handoff) {}
+
+  bool available() const { return extractor_ != nullptr; }
+  // Reviews the scope's sources after its review cursor that were captured before the end of
+  // `date` (empty: today). Not thread-safe for one scope (the schedule runs one pass at a time).
+  Result<DailyReviewOutcome> Run(const std::string& scope_id, const std::string& date, const std::string& actor);
+  // Whether `date` (empty: today) is unreviewed and the scope has sources after its review cursor.
+  Result<bool> Due(const std::string& scope_id, const std::string& date);
+
+ private:
+  Store& store_;
+  Extractor* extractor_;
+  ReviewService& review_;
+  HandoffService& handoff_;
+};
+
+// Today in the server's local time zone, YYYY-MM-DD.
+std::string LocalDate();
+// "HH:MM" → minutes after midnight; nullopt for "off" or empty; InvalidArgument otherwise.
+Result<std::optional<int>> ParseReviewSchedule(const std::string& value);
+// Minutes after local midnight, now.
+int LocalMinutes();
+
+}  // namespace pc
