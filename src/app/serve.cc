@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -78,20 +79,32 @@ void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedd
 
 // One daily-review pass (review_schedule): once the local time is past the schedule, reviews
 // today every scope with sources it has not reviewed yet; a day reviewed is not reviewed again.
-void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_minutes, const std::atomic<bool>& stopping) {
-  if (LocalMinutes() < at_minutes) return;
-  const std::string today = LocalDate();
+// A scope whose review failed (the model, a conflict) is tried again an hour later, not every minute.
+void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_minutes,
+                     std::map<std::string, std::chrono::steady_clock::time_point>& retry_at,
+                     const std::atomic<bool>& stopping) {
+  const LocalNow now = ReadLocalNow();
+  if (now.minutes < at_minutes) return;
   std::string cursor;
   while (!stopping) {
     auto page = memory.ListScopes({kMaxPageLimit, cursor});
     if (!page.ok()) return;
     for (const Scope& scope : page->items) {
       if (stopping) return;
-      auto due = daily.Due(scope.scope_id, today);
+      auto wait = retry_at.find(scope.scope_id);
+      if (wait != retry_at.end() && std::chrono::steady_clock::now() < wait->second) continue;
+      auto due = daily.Due(scope.scope_id, now.date);
       if (!due.ok() || !*due) continue;
-      auto done = daily.Run(scope.scope_id, today, "review:schedule");
-      if (!done.ok())
-        std::cerr << "powercontext: daily review of " << scope.key << ": " << done.status().message() << std::endl;
+      auto done = daily.Run(scope.scope_id, now.date, "review:schedule");
+      if (!done.ok()) {
+        retry_at[scope.scope_id] = std::chrono::steady_clock::now() + std::chrono::hours(1);
+        std::cerr << "powercontext: daily review of " << scope.key << ": " << done.status().message()
+                  << " (trying again in an hour)" << std::endl;
+        continue;
+      }
+      retry_at.erase(scope.scope_id);
+      for (const Rejection& r : done->rejected)
+        std::cerr << "powercontext: daily review of " << scope.key << ": not usable: " << r.reason << std::endl;
     }
     if (!page->next_cursor) return;
     cursor = *page->next_cursor;
@@ -262,12 +275,13 @@ int RunServe(const Config& config) {
                       });
 
   // The daily review (review_schedule, off by default): checked every minute; one server at a time.
+  std::map<std::string, std::chrono::steady_clock::time_point> review_retry_at;  // the reviewer's thread only
   std::optional<Periodic> reviewer;
   const std::optional<int> review_at = ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
   if (review_at && rt.daily->available())
     reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true, [&, at = *review_at](bool, const std::atomic<bool>& stopping) {
       ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
-      rt.store->RunExclusive("daily_review", [&] { DailyReviewPass(*rt.memory, *rt.daily, at, stopping); });
+      rt.store->RunExclusive("daily_review", [&] { DailyReviewPass(*rt.memory, *rt.daily, at, review_retry_at, stopping); });
     });
   else if (review_at)
     std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; no daily review" << std::endl;

@@ -3,10 +3,12 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <set>
 
 #include "common/clock.h"
 #include "common/ids.h"
+#include "common/utf8.h"
 #include "extract/review_prompt.h"
 #include "model/review.h"
 #include "service/handoff_service.h"
@@ -61,21 +63,16 @@ HandoffCitation SourceCitation(const Source& s) {
 
 }  // namespace
 
-std::string LocalDate() {
+LocalNow ReadLocalNow() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char buf[16];
   std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
+  return LocalNow{buf, tm.tm_hour * 60 + tm.tm_min};
 }
 
-int LocalMinutes() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  return tm.tm_hour * 60 + tm.tm_min;
-}
+std::string LocalDate() { return ReadLocalNow().date; }
 
 Result<std::optional<int>> ParseReviewSchedule(const std::string& value) {
   if (value.empty() || value == "off") return std::optional<int>();
@@ -105,6 +102,13 @@ Result<bool> DailyReviewService::Due(const std::string& scope_id, const std::str
   return due;
 }
 
+// A retire proposal found by the scan: `older` nearly says what `newer` says.
+struct DailyReviewService::RetirePlan {
+  EntryVersion older;
+  std::string newer_entry, newer_text;
+  double similarity = 0;
+};
+
 Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, const std::string& date_in,
                                                    const std::string& actor) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
@@ -114,12 +118,15 @@ Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, 
   if (!extractor_)
     return Status(Code::kCapabilityUnavailable,
                   "the daily review needs an extraction provider and none is configured (set extract_provider)");
+  std::lock_guard<std::mutex> one_at_a_time(run_mu_);  // in this process; across servers, the cursor check below
 
-  // What the day brought: the sources after the review cursor captured before the day ends.
+  // What the day brought: the sources after the review cursor captured before the day ends; and
+  // the near-duplicates among the entries changed since the last review (read, not locked).
   Artifact memory;
   std::vector<Source> sources;
   std::vector<ManifestItem> entries;
-  int64_t last_revision = 0, start_cursor = 0;
+  std::vector<RetirePlan> retires;
+  int64_t start_cursor = 0;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, scope_id));
     if (!found) return Status::Ok();
@@ -130,18 +137,35 @@ Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, 
       out.cursor = marker;
       return Status::Ok();
     }
-    PC_ASSIGN_OR_RETURN(out.cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kDailyReviewConsumer));
-    start_cursor = out.cursor;
-    PC_ASSIGN_OR_RETURN(last_revision, txn.GetCursor(memory.scope_id, memory.artifact_id, kRevisionConsumer));
-    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(memory.scope_id, out.cursor, kMaxReviewSources));
+    PC_ASSIGN_OR_RETURN(start_cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kDailyReviewConsumer));
+    out.cursor = start_cursor;
+    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(memory.scope_id, start_cursor, kMaxReviewSources));
     for (Source& s : window) {
       if (s.created_at_ms >= day.second) break;
       out.cursor = s.position;
       if (s.purpose != kPurposeArchive) sources.push_back(std::move(s));
     }
-    if (memory.head_revision > 0) {
-      PC_ASSIGN_OR_RETURN(entries, txn.ListManifest(memory.artifact_id, memory.head_revision, false, "",
-                                                    static_cast<int>(kReviewEntries)));
+    if (out.cursor == start_cursor || memory.head_revision == 0) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(entries, txn.ListManifest(memory.artifact_id, memory.head_revision, false, "",
+                                                  static_cast<int>(kReviewEntries)));
+    PC_ASSIGN_OR_RETURN(int64_t last_revision, txn.GetCursor(memory.scope_id, memory.artifact_id, kRevisionConsumer));
+    PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedEntries(memory.artifact_id, last_revision, memory.head_revision));
+    if (changed.size() > kMaxReviewScan) changed.resize(kMaxReviewScan);
+    std::set<std::string> proposed;
+    for (const std::string& entry : changed) {
+      if (retires.size() >= kMaxRetireProposals) break;
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, txn.FindManifestItem(memory.artifact_id, memory.head_revision, entry));
+      if (!item || !item->active || proposed.count(entry)) continue;
+      PC_ASSIGN_OR_RETURN(auto near, FindNearDuplicates(txn, memory, item->version.text, std::nullopt, "", entry));
+      for (const NearDuplicate& d : near) {
+        if (retires.size() >= kMaxRetireProposals || proposed.count(d.citation.entry_id)) continue;
+        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> older,
+                            txn.FindManifestItem(memory.artifact_id, memory.head_revision, d.citation.entry_id));
+        if (!older || older->version.created_by_revision > item->version.created_by_revision) continue;  // keep the newest
+        proposed.insert(d.citation.entry_id);
+        proposed.insert(entry);
+        retires.push_back(RetirePlan{older->version, entry, item->version.text, d.similarity});
+      }
     }
     return Status::Ok();
   }));
@@ -160,83 +184,106 @@ Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, 
     PC_ASSIGN_OR_RETURN(answer, ParseDailyReviewAnswer(*raw, sources.size()));
     out.rejected = std::move(answer.rejected);
   }
-  for (const ReviewedExperience& x : answer.experiences) {
+  struct Proposal {
     ProposeExperienceRequest req;
-    req.scope_id = scope_id;
-    req.proposal = ExperienceContent{x.situation, x.action, x.outcome, x.lesson};
-    for (size_t i : x.evidence) req.evidence.sources.push_back({kContentSourceName, PublicId(sources[i])});
-    req.reason = "daily review of " + out.date;
-    auto c = review_.ProposeExperience(req, actor);
-    if (c.ok()) out.experience_candidates.push_back(c->candidate_id);
-    else out.rejected.push_back({x.json, "experience: " + c.status().message()});
+    std::string json, candidate_id;
+  };
+  std::vector<Proposal> proposals;
+  for (const ReviewedExperience& x : answer.experiences) {
+    Proposal p;
+    p.req.scope_id = scope_id;
+    p.req.proposal = ExperienceContent{x.situation, x.action, x.outcome, x.lesson};
+    for (size_t i : x.evidence) p.req.evidence.sources.push_back({kContentSourceName, PublicId(sources[i])});
+    p.req.reason = "daily review of " + out.date;
+    p.json = x.json;
+    p.candidate_id = NewId(kCandidatePrefix);
+    if (Status ok = ReviewService::CheckProposeRequest(p.req); !ok.ok())
+      out.rejected.push_back({x.json, "experience: " + ok.message()});
+    else
+      proposals.push_back(std::move(p));
   }
 
-  // Near-duplicates among what changed since the last review: retire proposals (newest kept),
-  // the day marked reviewed, in one transaction.
+  // Every proposal, and the day marked reviewed, in one transaction: a review that another one
+  // overtook (same scope, any day) proposes nothing.
+  const int64_t now_ms = NowMillis();
+  std::vector<Rejection> late;
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    late.clear();
+    out.experience_candidates.clear();
     out.retire_candidates.clear();
     PC_ASSIGN_OR_RETURN(Artifact now, LoadMemory(txn, scope_id));
     PC_ASSIGN_OR_RETURN(int64_t marker, txn.GetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date));
-    if (marker > 0) return Conflict("the daily review of " + out.date + " is already running or done");
-    PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedEntries(now.artifact_id, last_revision, now.head_revision));
-    std::set<std::string> proposed;
-    for (const std::string& entry : changed) {
-      if (out.retire_candidates.size() >= kMaxRetireProposals) break;
-      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, txn.FindManifestItem(now.artifact_id, now.head_revision, entry));
-      if (!item || !item->active || proposed.count(entry)) continue;
-      PC_ASSIGN_OR_RETURN(auto near, FindNearDuplicates(txn, now, item->version.text, std::nullopt, "", entry));
-      for (const NearDuplicate& d : near) {
-        if (out.retire_candidates.size() >= kMaxRetireProposals || proposed.count(d.citation.entry_id)) continue;
-        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> older,
-                            txn.FindManifestItem(now.artifact_id, now.head_revision, d.citation.entry_id));
-        if (!older || older->version.created_by_revision > item->version.created_by_revision) continue;  // keep the newest
-        proposed.insert(d.citation.entry_id);
-        proposed.insert(entry);
-        ArtifactCandidate c;
-        c.scope_id = now.scope_id;
-        c.candidate_id = NewId(kCandidatePrefix);
-        c.family = kMemoryCandidateFamily;
-        c.current.version = 1;
-        c.current.memory = MemoryProposal{"retire", older->version.kind, older->version.text, older->version.entry_id,
-                                          older->version.entry_version_id, {}, {}};
-        c.current.target = MemoryRef{now.family, now.artifact_id, now.head_revision};
-        char similarity[16];
-        std::snprintf(similarity, sizeof similarity, "%.2f", d.similarity);
-        c.current.reason = "daily review of " + out.date + ": nearly the same as " + entry + " (similarity " +
-                           similarity + "), which is newer; retire this one, or reject to keep both";
-        c.current.actor = actor;
-        c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();
-        PC_RETURN_IF_ERROR(txn.SaveCandidate(c, true));
-        out.retire_candidates.push_back(c.candidate_id);
-      }
+    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(now.scope_id, now.artifact_id, kDailyReviewConsumer));
+    if (marker > 0 || cursor != start_cursor)
+      return Conflict("another daily review of this scope ran meanwhile; nothing was proposed")
+          .WithDetail("scope_id", scope_id);
+    for (const Proposal& p : proposals) {
+      Result<ArtifactCandidate> c = ReviewService::ProposeExperienceIn(txn, p.req, actor, p.candidate_id, now_ms);
+      if (c.ok()) out.experience_candidates.push_back(c->candidate_id);
+      else if (c.status().code() == Code::kInvalidArgument) late.push_back({p.json, "experience: " + c.status().message()});
+      else return c.status();
+    }
+    for (const RetirePlan& r : retires) {
+      // Still as scanned: the older entry at that version, the newer one active.
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> older, txn.FindManifestItem(now.artifact_id, now.head_revision, r.older.entry_id));
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> newer, txn.FindManifestItem(now.artifact_id, now.head_revision, r.newer_entry));
+      if (!older || !older->active || older->version.entry_version_id != r.older.entry_version_id || !newer ||
+          !newer->active)
+        continue;
+      ArtifactCandidate c;
+      c.scope_id = now.scope_id;
+      c.candidate_id = NewId(kCandidatePrefix);
+      c.family = kMemoryCandidateFamily;
+      c.current.version = 1;
+      c.current.memory = MemoryProposal{"retire", r.older.kind, r.older.text, r.older.entry_id,
+                                        r.older.entry_version_id, {}, {}};
+      c.current.target = MemoryRef{now.family, now.artifact_id, now.head_revision};
+      char similarity[16];
+      std::snprintf(similarity, sizeof similarity, "%.2f", r.similarity);
+      c.current.reason = "daily review of " + out.date + ": nearly the same (similarity " + similarity + ") as the newer " +
+                         r.newer_entry + ": \"" + CutUtf8(r.newer_text, 300) + "\"; retire this one, or reject to keep both";
+      c.current.actor = actor;
+      c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = now_ms;
+      PC_RETURN_IF_ERROR(txn.SaveCandidate(c, true));
+      out.retire_candidates.push_back(c.candidate_id);
     }
     const int64_t reviewed = std::max<int64_t>(out.cursor, 1);  // a day marker is never 0 (0 = not reviewed)
     PC_RETURN_IF_ERROR(txn.SetCursor(now.scope_id, now.artifact_id, kDailyReviewConsumer, out.cursor));
     PC_RETURN_IF_ERROR(txn.SetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date, reviewed));
     return txn.SetCursor(now.scope_id, now.artifact_id, kRevisionConsumer, now.head_revision);
   }));
+  for (Rejection& r : late) out.rejected.push_back(std::move(r));
 
-  // The tomorrow note, as a handoff revision (compare-and-set on the handoff head).
+  // The tomorrow note, as a handoff revision (compare-and-set on the handoff head it was built on).
   if (answer.tomorrow) {
     HandoffStatement note;
     note.text = "Tomorrow (daily review of " + out.date + "): " + answer.tomorrow->text;
     for (size_t i : answer.tomorrow->evidence) note.citations.push_back(SourceCitation(sources[i]));
-    HandoffContent content;
     auto latest = handoff_.Get(scope_id, std::nullopt);
-    if (latest.ok()) {
-      content = latest->content;
-      if (content.state.size() >= 64) content.state.erase(content.state.begin());
-      content.state.push_back(note);
-    } else {
-      content.objective = "Daily review of " + out.date;
-      content.state.push_back(note);
-      content.next_action = note;
+    Status written = latest.ok() || latest.status().code() == Code::kNotFound ? Status::Ok() : latest.status();
+    if (written.ok()) {
+      HandoffContent content;
+      if (latest.ok()) {
+        content = latest->content;
+        if (content.state.size() >= kMaxHandoffStatements) content.state.erase(content.state.begin());
+        content.state.push_back(note);
+      } else {
+        content.objective = "Daily review of " + out.date;
+        content.state.push_back(note);
+        content.next_action = note;
+      }
+      auto prepared = handoff_.Finalize(scope_id, content);
+      if (prepared.ok()) {
+        // Built on the revision read above: a handoff committed since is a conflict, not overwritten.
+        prepared->base = latest.ok() ? std::optional<MemoryRef>(latest->ref) : std::nullopt;
+        auto committed = handoff_.Commit(scope_id, *prepared, actor);
+        if (committed.ok()) out.handoff = committed->handoff.ref;
+        written = committed.status();
+      } else {
+        written = prepared.status();
+      }
     }
-    auto prepared = handoff_.Finalize(scope_id, content);
-    Result<CommittedHandoff> committed =
-        prepared.ok() ? handoff_.Commit(scope_id, *prepared, actor) : Result<CommittedHandoff>(prepared.status());
-    if (committed.ok()) out.handoff = committed->handoff.ref;
-    else out.rejected.push_back({answer.tomorrow->text, "tomorrow: " + committed.status().message()});
+    if (!written.ok()) out.rejected.push_back({answer.tomorrow->text, "tomorrow: " + written.message()});
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ class HandoffService;
 
 inline constexpr int kMaxReviewSources = 200;        // sources one review reads at most (the oldest first)
 inline constexpr size_t kMaxRetireProposals = 20;    // near-duplicate proposals one review makes at most
+inline constexpr size_t kMaxReviewScan = 500;        // changed entries one review compares at most
 inline constexpr const char* kDailyReviewConsumer = "daily_review";  // cursor: the last source reviewed
 
 struct DailyReviewOutcome {
@@ -48,23 +50,30 @@ class DailyReviewService {
 
   bool available() const { return extractor_ != nullptr; }
   // Reviews the scope's sources after its review cursor that were captured before the end of
-  // `date` (empty: today). Not thread-safe for one scope (the schedule runs one pass at a time).
+  // `date` (empty: today). One review at a time in this process; a review that another process
+  // overtook answers Conflict and proposes nothing.
   Result<DailyReviewOutcome> Run(const std::string& scope_id, const std::string& date, const std::string& actor);
   // Whether `date` (empty: today) is unreviewed and the scope has sources after its review cursor.
   Result<bool> Due(const std::string& scope_id, const std::string& date);
 
  private:
+  struct RetirePlan;
   Store& store_;
   Extractor* extractor_;
   ReviewService& review_;
   HandoffService& handoff_;
+  std::mutex run_mu_;
 };
 
 // Today in the server's local time zone, YYYY-MM-DD.
 std::string LocalDate();
+// Today and the minutes after local midnight, from one reading of the clock.
+struct LocalNow {
+  std::string date;
+  int minutes = 0;
+};
+LocalNow ReadLocalNow();
 // "HH:MM" → minutes after midnight; nullopt for "off" or empty; InvalidArgument otherwise.
 Result<std::optional<int>> ParseReviewSchedule(const std::string& value);
-// Minutes after local midnight, now.
-int LocalMinutes();
 
 }  // namespace pc

@@ -206,28 +206,40 @@ std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const 
   return hits;
 }
 
-Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperienceRequest& req,
-                                                           const std::string& actor) {
+Status ReviewService::CheckProposeRequest(const ProposeExperienceRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   PC_RETURN_IF_ERROR(CheckProposal(req.proposal));
   PC_RETURN_IF_ERROR(CheckEvidenceShape(req.evidence, req.target));
-  PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
+  return CheckOptionalReason(req.reason);
+}
+
+Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
+                                                             const std::string& actor, const std::string& candidate_id,
+                                                             int64_t now) {
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
+  // Evidence lives in a scope: a scope nobody wrote to has none to cite.
+  if (!scope) return Bad("source_refs", "the scope " + req.scope_id + " has no sources or artifacts to cite");
+  PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, scope->scope_id, req.evidence, req.target));
+  ArtifactCandidate out;
+  out.scope_id = scope->scope_id;
+  out.candidate_id = candidate_id;
+  out.family = kExperienceFamily;
+  out.status = CandidateStatus::kPending;
+  out.current = CandidateVersion{1, req.proposal, std::nullopt, req.evidence, req.target, req.reason, actor, now};
+  out.created_at_ms = out.updated_at_ms = now;
+  PC_RETURN_IF_ERROR(txn.SaveCandidate(out, true));
+  return out;
+}
+
+Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperienceRequest& req,
+                                                           const std::string& actor) {
+  PC_RETURN_IF_ERROR(CheckProposeRequest(req));
   ArtifactCandidate out;
   const std::string candidate_id = NewId(kCandidatePrefix);
   const int64_t now = NowMillis();
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
-    // Evidence lives in a scope: a scope nobody wrote to has none to cite.
-    if (!scope) return Bad("source_refs", "the scope " + req.scope_id + " has no sources or artifacts to cite");
-    PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, scope->scope_id, req.evidence, req.target));
-    out = ArtifactCandidate{};
-    out.scope_id = scope->scope_id;
-    out.candidate_id = candidate_id;
-    out.family = kExperienceFamily;
-    out.status = CandidateStatus::kPending;
-    out.current = CandidateVersion{1, req.proposal, std::nullopt, req.evidence, req.target, req.reason, actor, now};
-    out.created_at_ms = out.updated_at_ms = now;
-    return txn.SaveCandidate(out, true);
+    PC_ASSIGN_OR_RETURN(out, ProposeExperienceIn(txn, req, actor, candidate_id, now));
+    return Status::Ok();
   }));
   return out;
 }
@@ -436,6 +448,7 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
     next.version = req.expected_version + 1;
     next.memory->kind = kind;
     next.memory->text = text;
+    next.memory->triples.clear();  // the model's triples described its text, not the reviewer's (docs/graph.md)
     next.reason = req.reason;
     next.actor = actor;
     next.created_at_ms = now;

@@ -74,6 +74,12 @@ class ReviewService {
   explicit ReviewService(Store& store, ServiceLimits limits = {}) : store_(store), limits_(std::move(limits)) {}
 
   Result<ArtifactCandidate> ProposeExperience(const ProposeExperienceRequest& req, const std::string& actor);
+  // The same in two steps, for a caller that proposes inside a transaction of its own (the daily
+  // review): the checks that need no store, then the candidate saved in `txn` (safe to run again).
+  static Status CheckProposeRequest(const ProposeExperienceRequest& req);
+  static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
+                                                       const std::string& actor, const std::string& candidate_id,
+                                                       int64_t now);
   Result<ArtifactCandidate> Get(const std::string& scope_id, const std::string& candidate_id);
   Result<CandidatePage> List(const ListCandidatesRequest& req);
   Result<ArtifactCandidate> Revise(const ReviseCandidateRequest& req, const std::string& actor);

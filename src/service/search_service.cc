@@ -79,8 +79,10 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
       active.emplace(g.entry_version_id, true);
     }
   }
-  // RRF sums 1/(k+rank) over the rankings: n/(k+1) is the best a hit can score.
-  const double best = static_cast<double>(lists.size()) / (kRrfK + 1.0);
+  // RRF sums 1/(k+rank) over the rankings: n/(k+1) is the best a hit can score, n counting the
+  // rankings that found anything (a query that names no entity leaves the graph's empty).
+  const auto ranked = std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
+  const double best = static_cast<double>(std::max<std::ptrdiff_t>(ranked, 1)) / (kRrfK + 1.0);
   std::vector<SearchHit> out;
   for (FusedMany& f : FuseRrfMany(lists)) {
     if (out.size() >= static_cast<size_t>(limit)) break;

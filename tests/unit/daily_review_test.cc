@@ -3,6 +3,9 @@
 // candidates, a tomorrow note in the handoff; idempotent per day; on both stores.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "extract/review_prompt.h"
@@ -85,6 +88,10 @@ TEST_F(DailyReviewTest, ProposesExperiencesRetiresAndATomorrowNoteOncePerDay) {
   ASSERT_TRUE(retire->current.memory);
   EXPECT_EQ(retire->current.memory->op, "retire");
   EXPECT_EQ(retire->current.memory->target_entry_id, older.entry_id);
+  ReviseCandidateRequest edit{scope, out->retire_candidates[0], 1, {}, {}, std::nullopt, std::nullopt,
+                              std::make_pair(std::string("fact"), std::string("something else"))};
+  EXPECT_EQ(review.Revise(edit, "reviewer").status().code(), Code::kInvalidArgument) << "a retire has no text to edit";
+  EXPECT_NE(retire->current.reason->find("always"), std::string::npos) << "the reason quotes the newer entry";
   auto approved = review.Approve(scope, out->retire_candidates[0], 1, "reviewer");
   PC_ASSERT_OK(approved);
   auto entries = f.memory->ListEntries({scope, std::nullopt, false, {100, ""}, std::nullopt});
@@ -130,8 +137,33 @@ TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNoth
   auto failed = daily.Run(scope, "", "review:test");
   ASSERT_FALSE(failed.ok());
   EXPECT_TRUE(*daily.Due(scope, ""));
+  auto pending = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
+  PC_ASSERT_OK(pending);
+  EXPECT_TRUE(pending->items.empty());
   DailyReviewService none{*f.store, nullptr, review, handoff};
   EXPECT_EQ(none.Run(scope, "", "t").status().code(), Code::kCapabilityUnavailable);
+}
+
+// Two reviews of one scope at once (two servers: two services): the one that commits second was
+// overtaken, answers Conflict, and proposes nothing; the inbox has one review's candidates.
+TEST_F(DailyReviewTest, AnOvertakenReviewProposesNothing) {
+  Add("Stripping the BOM fixed the import.", "log-1");
+  const std::string answer = R"({"experiences": [{"situation": "CSV import", "action": "stripped the BOM",
+      "outcome": "it worked", "lesson": "strip a BOM first", "evidence": ["S1"]}]})";
+  fake.ScriptChat({{answer, 200, 600}, {answer}});  // the first asker waits; the second does not
+  DailyReviewService other{*f.store, chat.get(), review, handoff};
+  Result<DailyReviewOutcome> slow = Status::Ok();
+  std::thread first([&] { slow = daily.Run(scope, "", "review:a"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto fast = other.Run(scope, "", "review:b");
+  first.join();
+  PC_ASSERT_OK(fast);
+  EXPECT_EQ(fast->experience_candidates.size(), 1u);
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.status().code(), Code::kConflict) << slow.status().ToString();
+  auto pending = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
+  PC_ASSERT_OK(pending);
+  EXPECT_EQ(pending->items.size(), 1u) << "only the review that committed proposed";
 }
 
 TEST(DailyReviewSchedule, ParsesHoursAndMinutesOrOff) {

@@ -157,6 +157,7 @@ class GraphFlushTest : public ::testing::Test {
 };
 
 TEST_F(GraphFlushTest, TriplesGoWithTheOperationsOfTheirSourcesInTheFlushRevision) {
+  ASSERT_TRUE(f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}}).ok());
   FlushOutcome out = FlushThree();
   ASSERT_EQ(out.changes.size(), 2u);
   ASSERT_EQ(out.rejected.size(), 1u);
@@ -170,7 +171,8 @@ TEST_F(GraphFlushTest, TriplesGoWithTheOperationsOfTheirSourcesInTheFlushRevisio
   EXPECT_EQ(edges[0].revision, out.memory->revision);
   EXPECT_EQ(edges[0].triple.evidence, out.changes[0].version.source_refs);
   EXPECT_EQ(edges[1].entry_id, out.changes[1].version.entry_id);
-  EXPECT_TRUE(EdgesAt(out.memory->revision - 1).empty()) << "the projection is per revision";
+  ASSERT_EQ(out.memory->revision, 2);
+  EXPECT_TRUE(EdgesAt(1).empty()) << "the projection is per revision: none before the flush";
 }
 
 TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
@@ -179,7 +181,9 @@ TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
   EXPECT_EQ(none.status().code(), Code::kCapabilityUnavailable);
   auto caps = search.Capabilities(scope);
   PC_ASSERT_OK(caps);
-  EXPECT_FALSE(std::find_if(caps->begin(), caps->end(), [](const Capability& c) { return c.mode == "graph"; })->available);
+  auto graph_cap = std::find_if(caps->begin(), caps->end(), [](const Capability& c) { return c.mode == "graph"; });
+  ASSERT_NE(graph_cap, caps->end());
+  EXPECT_FALSE(graph_cap->available);
   auto fts_only = Search("Alice", SearchMode::kAuto);
   PC_ASSERT_OK(fts_only);
   EXPECT_EQ(fts_only->mode_used, SearchMode::kFts) << "no embedder and no graph: auto is fts";
@@ -248,6 +252,13 @@ TEST_F(GraphFlushTest, ReviewModeCarriesTriplesToTheApproval) {
   ASSERT_TRUE(c->current.memory);
   ASSERT_EQ(c->current.memory->triples.size(), 1u);
   EXPECT_EQ(c->current.memory->triples[0].object, "billing service");
+  // A reviewer's edit drops the model's triples (they described the model's text); the other
+  // candidate, approved as proposed, keeps its own.
+  ReviseCandidateRequest edit{scope, out.candidates[1], 1, {}, {}, std::nullopt, std::nullopt,
+                              std::make_pair(std::string("fact"), std::string("Billing runs on PostgreSQL 15."))};
+  auto edited = review.Revise(edit, "reviewer");
+  PC_ASSERT_OK(edited);
+  EXPECT_TRUE(edited->current.memory->triples.empty());
   auto approved = review.Approve(scope, out.candidates[0], 1, "reviewer");
   PC_ASSERT_OK(approved);
   auto edges = EdgesAt(approved->result->revision);
