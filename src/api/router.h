@@ -140,6 +140,9 @@ void AddReviewRoutes(Router& router, Services services);
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).
 void AddHealthRoutes(Router& router, Services services, const RouteOptions& options);
+// GET /openapi.json (api/openapi_routes.cc), and the document it serves.
+void AddOpenApiRoutes(Router& router);
+const std::string& OpenApiDocument();
 // Tokens, the audit log and the protected-resource metadata (api/security_routes.cc).
 void AddSecurityRoutes(Router& router, Services services);
 // GET /metrics (api/metrics_routes.cc).

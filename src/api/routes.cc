@@ -208,6 +208,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddHandoffRoutes(router, services);
   AddReviewRoutes(router, services);
   AddHealthRoutes(router, services, options);
+  AddOpenApiRoutes(router);
   AddStatsRoutes(router, services);
   AddSecurityRoutes(router, services);
   AddMetricsRoutes(router);
