@@ -140,6 +140,8 @@ void AddReviewRoutes(Router& router, Services services);
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).
 void AddHealthRoutes(Router& router, Services services, const RouteOptions& options);
+// GET /ui and its files: the web console (api/console_routes.cc).
+void AddConsoleRoutes(Router& router);
 // GET /openapi.json (api/openapi_routes.cc), and the document it serves.
 void AddOpenApiRoutes(Router& router);
 const std::string& OpenApiDocument();

@@ -209,6 +209,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddReviewRoutes(router, services);
   AddHealthRoutes(router, services, options);
   AddOpenApiRoutes(router);
+  AddConsoleRoutes(router);
   AddStatsRoutes(router, services);
   AddSecurityRoutes(router, services);
   AddMetricsRoutes(router);
