@@ -63,13 +63,18 @@ const t = (key) => STRINGS[lang][key] || STRINGS.en[key] || key;
 class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
+// A page's request that finished after the user went elsewhere: the page stops, shows nothing.
+class Stale extends Error {}
+let generation = 0;  // one per route(); every await of a page is a request, so each checks it
 async function api(method, path, body) {
+  const started = generation;
   const headers = { "Accept": "application/json" };
   const token = sessionStorage.getItem("pc.token");
   if (token) headers["Authorization"] = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await res.json().catch(() => ({}));
+  if (started !== generation) throw new Stale();
   if (!res.ok) {
     const e = data.error || {};
     if (res.status === 401) { location.hash = "#/login"; }
@@ -101,6 +106,29 @@ function show(title, ...content) {
   document.title = title + " · PowerContext";
   document.getElementById("title").focus();
 }
+// An action's handler (approve, search, flush …): its button disabled while it runs, its failure
+// written into `alert` (role=alert) instead of lost.
+function guarded(alert, fn) {
+  return async (ev) => {
+    const button = ev && ev.target && ev.target.closest ? ev.target.closest("button") : null;
+    if (ev && ev.type === "submit") ev.preventDefault();
+    if (button) button.disabled = true;
+    alert.textContent = "";
+    try { await fn(ev); }
+    catch (e) { if (!(e instanceof Stale)) alert.textContent = e.code ? `${e.code}: ${e.message}` : String(e.message || e); }
+    finally { if (button && button.isConnected) button.disabled = false; }
+  };
+}
+const alertBox = () => h("p", { class: "error", role: "alert" });
+// At most `n` requests at once (the server's rate limit is per token).
+async function mapLimited(items, n, fn) {
+  const out = new Array(items.length); let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) { const i = next++; out[i] = await fn(items[i]); }
+  }));
+  return out;
+}
+
 function bars(rows, unit) {  // [{label, value}] as horizontal bars
   const max = Math.max(1, ...rows.map((r) => r.value));
   if (!rows.length) return h("p", { class: "muted" }, t("none"));
@@ -174,7 +202,7 @@ async function allScopes() {
 
 async function overviewPage() {
   const scopes = await allScopes();
-  const stats = await Promise.all(scopes.map((s) => api("GET", "/v1/stats" + q({ scope_id: s.scope_id, period: "7d" }))));
+  const stats = await mapLimited(scopes, 4, (s) => api("GET", "/v1/stats" + q({ scope_id: s.scope_id, period: "7d" })));
   const sum = (f) => stats.reduce((n, s) => n + f(s), 0);
   const kinds = {}, purposes = {};
   for (const s of stats) {
@@ -219,11 +247,13 @@ function scopesTable(scopes) {
 async function scopesPage() { show(t("scopes"), scopesTable(await allScopes())); }
 
 async function entriesPage(scope, params) {
-  const revision = params.get("revision") || undefined;
+  let revision = params.get("revision") || undefined;
+  const pinned = revision;
   const entries = []; let cursor, memory;
-  do {
+  do {  // every page of one revision: the first page's, unless one was asked for (docs/api.md, Pagination)
     const page = await api("GET", "/v1/memory/entries" + q({ scope_id: scope, revision, limit: 1000, cursor }));
     entries.push(...page.entries); cursor = page.next_cursor; memory = page.memory;
+    if (memory) revision = memory.revision;
   } while (cursor);
   const kinds = [...new Set(entries.map((e) => e.kind))].sort();
   const kindSel = h("select", { id: "f-kind", "aria-label": t("kind") }, h("option", { value: "" }, t("all_kinds")), kinds.map((k) => h("option", { value: k }, k)));
@@ -245,7 +275,7 @@ async function entriesPage(scope, params) {
   };
   for (const el of [kindSel, hyp, text]) el.addEventListener("input", render);
   show(`${scope} · ${t("entries")}`, subnav(scope, "entries"),
-    h("p", { class: "muted" }, t("at_revision"), " ", memory ? memory.revision : 0, revision ? "" : ` (${t("head")})`),
+    h("p", { class: "muted" }, t("at_revision"), " ", memory ? memory.revision : 0, pinned ? "" : ` (${t("head")})`),
     h("div", { class: "filters" }, kindSel, h("label", {}, hyp, " ", t("hypotheses_only")), text, count),
     h("table", { id: "entries" }, h("thead", {}, h("tr", {}, [t("kind"), t("text"), t("citation"), t("evidence"), ""].map((c) => h("th", {}, c)))), body));
   render();
@@ -279,7 +309,8 @@ async function revisionsPage(scope) {
 async function searchPage(scope, params) {
   const input = h("input", { type: "text", id: "query", value: params.get("q") || "", "aria-label": t("query"), size: 50 });
   const out = h("div", { class: "modes", id: "modes" });
-  const run = async () => {
+  const alert = alertBox();
+  const run = guarded(alert, async () => {
     const query = input.value.trim();
     if (!query) return;
     // The modes this scope can serve (the others say why, without a request that must fail).
@@ -296,9 +327,9 @@ async function searchPage(scope, params) {
             h("div", { class: "label" }, t("score"), " ", hit.score.toFixed(3), " · ", t("matched_by"), " ", hit.matched_by.join(" + ")))) :
             h("p", { class: "muted" }, t("none")));
     }));
-  };
+  });
   show(`${scope} · ${t("search")}`, subnav(scope, "search"),
-    h("form", { class: "filters", onsubmit: (ev) => { ev.preventDefault(); run(); } }, input, h("button", { class: "primary", type: "submit" }, t("run"))), out);
+    h("form", { class: "filters", onsubmit: run }, input, h("button", { class: "primary", type: "submit" }, t("run"))), alert, out);
   if (input.value) await run();
 }
 
@@ -306,7 +337,8 @@ async function preparePage(scope) {
   const input = h("input", { type: "text", id: "task", "aria-label": t("query"), size: 50 });
   const budget = h("input", { type: "number", id: "budget", value: 8000, min: 512, max: 32768, "aria-label": t("budget") });
   const out = h("div", { id: "prepared" });
-  const run = async () => {
+  const alert = alertBox();
+  const run = guarded(alert, async () => {
     const r = await api("POST", "/v1/context/prepare", { scope_id: scope, query: input.value.trim() || " ", max_bytes: Number(budget.value), explain: true });
     if (r.status !== "ready") { out.replaceChildren(h("p", { class: "muted" }, t("empty_context"))); return; }
     const items = r.items || [];
@@ -318,9 +350,9 @@ async function preparePage(scope) {
       bars(items.map((it, i) => ({ label: `${i + 1}. ${it.type}`, value: it.bytes || 0 })), " B"),
       h("ol", { id: "items" }, items.map((it) => h("li", {}, h("span", { class: "tag" }, it.type), " ", h("code", { class: "ref" }, it.ref || ""), " · ", it.bytes, " B", it.cut ? " ✂" : ""))),
       h("pre", { class: "block", id: "content" }, r.content));
-  };
+  });
   show(`${scope} · ${t("prepare")}`, subnav(scope, "prepare"),
-    h("form", { class: "filters", onsubmit: (ev) => { ev.preventDefault(); run(); } }, input, budget, h("button", { class: "primary", type: "submit" }, t("run"))), out);
+    h("form", { class: "filters", onsubmit: run }, input, budget, h("button", { class: "primary", type: "submit" }, t("run"))), alert, out);
 }
 
 function proposalView(c) {
@@ -343,20 +375,25 @@ function reviseForm(c, submit) {
     const proposal = Object.fromEntries(fields.map((f) => [f, inputs[f].value]));
     submit(c.family === "experience"
       ? { proposal, source_refs: c.source_refs || [], artifact_refs: c.artifact_refs || [], target: c.target || undefined }
-      : { proposal, source_refs: [], artifact_refs: [] });
+      : { proposal, source_refs: [], artifact_refs: [] }, ev);
   } }, fields.map((f) => h("label", { class: "label" }, t(f), h("br"), inputs[f], h("br"))),
     h("button", { class: "act", type: "submit", "data-action": "save" }, t("save")));
 }
 
 async function inboxPage(scope) {
-  const lists = await Promise.all([
-    api("POST", "/v1/artifact-candidates/list", { scope_id: scope, limit: 100 }),
-    api("POST", "/v1/artifact-candidates/list", { scope_id: scope, family: "memory", limit: 100 })]);
-  const items = [...lists[0].candidates, ...lists[1].candidates];
-  const act = async (c, verb, extra) => {
-    await api("POST", "/v1/artifact-candidates/" + verb, { scope_id: scope, candidate_id: c.candidate_id, expected_version: c.version, ...extra });
+  const items = [];
+  for (const family of [undefined, "memory"]) {  // the spec's families, then memory candidates (ours)
+    let cursor;
+    do {
+      const page = await api("POST", "/v1/artifact-candidates/list", { scope_id: scope, family, limit: 100, cursor });
+      items.push(...page.candidates); cursor = page.next_cursor;
+    } while (cursor);
+  }
+  const alert = alertBox();
+  const act = (c, verb, extra) => guarded(alert, async () => {
+    await api("POST", "/v1/artifact-candidates/" + verb, { scope_id: scope, candidate_id: c.candidate_id, expected_version: c.version, ...extra() });
     await inboxPage(scope);
-  };
+  });
   show(`${scope} · ${t("inbox")}`, subnav(scope, "inbox"),
     items.length ? h("table", { id: "inbox" }, h("thead", {}, h("tr", {}, [t("family"), t("proposal"), t("evidence"), ""].map((c) => h("th", {}, c)))),
       h("tbody", {}, items.map((c) => {
@@ -367,32 +404,40 @@ async function inboxPage(scope) {
           h("td", {}, h("span", { class: "tag" }, c.family), " v", c.version, h("div", { class: "muted" }, c.reason || "")),
           h("td", {}, proposalView(c), editing),
           h("td", {}, (c.source_refs || []).map((s) => h("div", {}, h("code", { class: "ref" }, s.name + "/" + s.source_id)))),
-          h("td", {}, h("button", { class: "act", type: "button", "data-action": "approve", onclick: () => act(c, "approve") }, t("approve")), " ",
+          h("td", {}, h("button", { class: "act", type: "button", "data-action": "approve", onclick: act(c, "approve", () => ({})) }, t("approve")), " ",
             canRevise ? h("button", { class: "act secondary", type: "button", "data-action": "revise",
-              onclick: () => editing.replaceChildren(reviseForm(c, (body) => act(c, "revise", body))) }, t("revise")) : null, " ",
+              onclick: () => editing.replaceChildren(reviseForm(c, (body, ev) => act(c, "revise", () => body)(ev))) }, t("revise")) : null, " ",
             reason, " ",
             h("button", { class: "act danger", type: "button", "data-action": "reject",
-              onclick: () => act(c, "reject", { reason: reason.value.trim() || "rejected in the console" }) }, t("reject"))));
-      }))) : h("p", { class: "muted", id: "inbox-empty" }, t("none")));
+              onclick: act(c, "reject", () => ({ reason: reason.value.trim() || "rejected in the console" })) }, t("reject"))));
+      }))) : h("p", { class: "muted", id: "inbox-empty" }, t("none")), alert);
 }
 
 async function sourcesPage(scope) {
-  const [list, stats] = await Promise.all([
-    api("GET", "/v1/sources" + q({ scope_id: scope, limit: 1000 })),
-    api("GET", "/v1/stats" + q({ scope_id: scope, period: "today" }))]);
+  const stats = await api("GET", "/v1/stats" + q({ scope_id: scope, period: "today" }));
+  const list = { sources: [], high_watermark: 0 };
+  let after;
+  do {
+    const page = await api("GET", "/v1/sources" + q({ scope_id: scope, limit: 1000, after }));
+    list.sources.push(...page.sources); list.high_watermark = page.high_watermark; after = page.next_after ?? undefined;
+  } while (after !== undefined);
   const key = "pc.flush." + scope;
   const last = JSON.parse(sessionStorage.getItem(key) || "null");
-  const flush = async () => {
-    const r = await api("POST", "/v1/memory/flush", { scope_id: scope, explain: true }).catch((e) => ({ error: e.message }));
+  const alert = alertBox();
+  const flush = guarded(alert, async () => {
+    const r = await api("POST", "/v1/memory/flush", { scope_id: scope, explain: true }).catch((e) => {
+      if (e instanceof Stale) throw e;
+      return { error: e.code ? `${e.code}: ${e.message}` : e.message };
+    });
     sessionStorage.setItem(key, JSON.stringify(r));
     await sourcesPage(scope);
-  };
+  });
   show(`${scope} · ${t("sources")}`, subnav(scope, "sources"),
     h("div", { class: "grid" },
       card(t("cursor"), stats.inventory.sources.memory_processed, "fig-cursor"),
       card(t("high_watermark"), list.high_watermark, "fig-high"),
       card(t("pending"), stats.inventory.sources.memory_pending, "fig-source-pending")),
-    h("p", {}, h("button", { class: "primary", type: "button", id: "flush", onclick: flush }, t("flush"))),
+    h("p", {}, h("button", { class: "primary", type: "button", id: "flush", onclick: flush }, t("flush"))), alert,
     last ? h("section", { class: "card", id: "last-flush" }, h("h2", {}, t("last_flush")),
       last.error ? h("p", { class: "error" }, last.error) : [
         h("p", {}, last.status, " · ", t("cursor"), " ", last.previous_cursor, " → ", last.current_cursor, " / ", last.high_watermark),
@@ -466,6 +511,7 @@ function chrome(path) {
 }
 
 async function route() {
+  generation++;
   const hash = location.hash.replace(/^#/, "") || "/";
   const [path, query] = hash.split("?");
   chrome(path);
@@ -475,7 +521,10 @@ async function route() {
     const m = path.match(re);
     if (!m) continue;
     try { await page(m, params); }
-    catch (e) { if (location.hash !== "#/login") show(t("failed"), h("p", { class: "error", role: "alert" }, e.code ? `${e.code}: ${e.message}` : String(e))); }
+    catch (e) {
+      if (e instanceof Stale || location.hash === "#/login") return;
+      show(t("failed"), h("p", { class: "error", role: "alert" }, e.code ? `${e.code}: ${e.message}` : String(e)));
+    }
     return;
   }
   show("404", h("p", {}, path));

@@ -208,6 +208,24 @@ await check("sources and flush: cursor, high watermark, the flush's changes", as
   await shot("sources-en");
 });
 
+await check("an action the server refuses says why on the page (a stale candidate version)", async () => {
+  const pending = await api("POST", "/v1/artifact-candidates/list", { scope_id: SCOPE });
+  assert.ok(pending.candidates.length > 0, "the daily review's candidate is waiting");
+  const c = pending.candidates[0];
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/inbox", `tr[data-candidate="${c.candidate_id}"]`);
+  // Someone else revises it meanwhile: the page's approve names version 1, now stale.
+  await api("POST", "/v1/artifact-candidates/revise", { scope_id: SCOPE, candidate_id: c.candidate_id, expected_version: c.version,
+    proposal: { ...c.proposal, lesson: c.proposal.lesson + " (edited elsewhere)" }, source_refs: c.source_refs, artifact_refs: c.artifact_refs });
+  const before = problems.length;
+  await page.click(`tr[data-candidate="${c.candidate_id}"] button[data-action="approve"]`);
+  await page.waitForFunction(() => [...document.querySelectorAll("[role=alert]")].some((a) => a.textContent.includes("candidate_conflict")), { timeout: 10000 });
+  // The browser logs the refused request itself (a 409); that one is expected here, nothing else.
+  const added = problems.splice(before);
+  assert.ok(added.every((p) => p.includes("409")), added.join("; "));
+  const still = await api("POST", "/v1/artifact-candidates/get", { scope_id: SCOPE, candidate_id: c.candidate_id });
+  assert.equal(still.status, "pending");
+});
+
 await check("[zh] the inbox and the sources page in Chinese", async () => {
   await page.evaluate(() => sessionStorage.setItem("pc.lang", "zh"));
   await page.reload({ waitUntil: "load" });
