@@ -27,6 +27,9 @@ inline const Principal& CurrentPrincipal() { return *CurrentRequest().principal;
 class ScopedRequest {
  public:
   ScopedRequest(const Principal& principal, std::string request_id, std::string operation = {});
+  // The principal is held by reference for the scope's life: a temporary would dangle (a test
+  // did that; AddressSanitizer caught it), so it does not compile.
+  ScopedRequest(Principal&& principal, std::string request_id, std::string operation = {}) = delete;
   ~ScopedRequest();
   ScopedRequest(const ScopedRequest&) = delete;
   ScopedRequest& operator=(const ScopedRequest&) = delete;

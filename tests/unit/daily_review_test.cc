@@ -152,7 +152,7 @@ TEST_F(DailyReviewTest, AnOvertakenReviewProposesNothing) {
       "outcome": "it worked", "lesson": "strip a BOM first", "evidence": ["S1"]}]})";
   fake.ScriptChat({{answer, 200, 600}, {answer}});  // the first asker waits; the second does not
   DailyReviewService other{*f.store, chat.get(), review, handoff};
-  Result<DailyReviewOutcome> slow = Status::Ok();
+  Result<DailyReviewOutcome> slow = Internal("the first review did not run");
   std::thread first([&] { slow = daily.Run(scope, "", "review:a"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   auto fast = other.Run(scope, "", "review:b");

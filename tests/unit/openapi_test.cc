@@ -85,7 +85,8 @@ TEST(OpenApi, TheDocumentAndTheRouteTableAgreeBothWays) {
 TEST(OpenApi, ServedWithoutAToken) {
   testing::Fixture f;
   testing::RoutedServices routed{f};
-  ScopedRequest anonymous(Principal{}, "test");
+  const Principal nobody;  // outlives the request scope that refers to it
+  ScopedRequest anonymous(nobody, "test");
   ApiRequest req{"GET", "/openapi.json", {}, {}, "", "http://127.0.0.1"};
   ApiResponse out = routed.router.Dispatch(req);
   EXPECT_EQ(out.status, 200);
