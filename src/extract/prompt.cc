@@ -44,7 +44,8 @@ const std::string& ExtractionOutputSchema() {
   return kSchema;
 }
 
-Json PromptInput(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries) {
+ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries) {
   using nlohmann::json;
   json in{{"sources", json::array()}, {"entries", json::array()}};
   for (size_t i = 0; i < sources.size(); ++i)
@@ -55,13 +56,8 @@ Json PromptInput(const std::vector<Source>& sources, const std::vector<ManifestI
     in["entries"].push_back({{"id", "E" + std::to_string(i + 1)},
                              {"kind", entries[i].version.kind},
                              {"text", CutUtf8(entries[i].version.text, kEntryPromptBytes)}});
-  return in;
-}
-
-ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
-                                         const std::vector<ManifestItem>& entries) {
   return ExtractionRequest{kPromptVersion, ExtractionInstructions(),
-                           PromptInput(sources, entries).dump(2, ' ', false, nlohmann::json::error_handler_t::replace),
+                           in.dump(2, ' ', false, json::error_handler_t::replace),
                            ExtractionOutputSchema()};
 }
 
