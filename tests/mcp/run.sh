@@ -25,5 +25,5 @@ for scenario in server-initialize ping tools-list dns-rebinding-protection; do
   out=$(node "$node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
         --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" 2>&1) || true
   echo "$out" | tail -2
-  echo "$out" | grep -q " 0 failed" || { echo "conformance $scenario failed:"; echo "$out"; exit 1; }
+  grep -q " 0 failed" <<<"$out" || { echo "conformance $scenario failed:"; echo "$out"; exit 1; }
 done
