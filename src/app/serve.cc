@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -33,6 +34,22 @@ namespace {
 
 constexpr std::chrono::seconds kBackfillInterval{30};
 
+// Every scope, page by page, until `stopping`: the walk each background pass makes.
+void ForEachScope(MemoryService& memory, const std::atomic<bool>& stopping,
+                  const std::function<void(const Scope&)>& visit) {
+  std::string cursor;
+  while (!stopping) {
+    auto page = memory.ListScopes({kMaxPageLimit, cursor});
+    if (!page.ok()) return;
+    for (const Scope& scope : page->items) {
+      if (stopping) return;
+      visit(scope);
+    }
+    if (!page->next_cursor) return;
+    cursor = *page->next_cursor;
+  }
+}
+
 // One pass over every scope: reindex those whose vector projection is incomplete. The first pass
 // (`warm`) also loads complete ones into memory, so no vector search waits for that.
 void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedder,
@@ -45,36 +62,25 @@ void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedd
     std::cerr << "powercontext: vectors are degraded: " << why << std::endl;
     return;
   }
-  std::string cursor;
-  while (!stopping) {
-    auto page = memory.ListScopes({kMaxPageLimit, cursor});
-    if (!page.ok()) return;
-    for (const Scope& scope : page->items) {
-      if (stopping) return;
-      auto caps = search.Capabilities(scope.scope_id);
-      bool complete = caps.ok() && std::any_of(caps->begin(), caps->end(), [](const Capability& c) {
-                        return c.mode == "vector" && c.available;
-                      });
-      if (complete && warm) {
-        auto t0 = std::chrono::steady_clock::now();
-        auto warmed = search.WarmVectors(scope.scope_id);
-        auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (warmed.ok() && *warmed)
-          std::cerr << "powercontext: vectors of " << scope.key << " loaded in " << static_cast<int>(ms)
-                    << " ms" << std::endl;
-      }
-      if (complete || !reindex) continue;
-      auto done = search.Reindex(scope.scope_id, &stopping);
-      if (done.ok() && done->embedded > 0)
-        std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
-                  << std::endl;
-      else if (!done.ok())
-        std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message()
-                  << std::endl;
+  ForEachScope(memory, stopping, [&](const Scope& scope) {
+    // Only the vector projection's state: not every mode's capabilities (the graph's is not needed).
+    auto complete_or = search.VectorsComplete(scope.scope_id);
+    const bool complete = complete_or.ok() && *complete_or;
+    if (complete && warm) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto warmed = search.WarmVectors(scope.scope_id);
+      auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (warmed.ok() && *warmed)
+        std::cerr << "powercontext: vectors of " << scope.key << " loaded in " << static_cast<int>(ms)
+                  << " ms" << std::endl;
     }
-    if (!page->next_cursor) return;
-    cursor = *page->next_cursor;
-  }
+    if (complete || !reindex) return;
+    auto done = search.Reindex(scope.scope_id, &stopping);
+    if (done.ok() && done->embedded > 0)
+      std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key << std::endl;
+    else if (!done.ok())
+      std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message() << std::endl;
+  });
 }
 
 // One daily-review pass (review_schedule): once the local time is past the schedule, reviews
@@ -85,54 +91,38 @@ void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_mi
                      const std::atomic<bool>& stopping) {
   const LocalNow now = ReadLocalNow();
   if (now.minutes < at_minutes) return;
-  std::string cursor;
-  while (!stopping) {
-    auto page = memory.ListScopes({kMaxPageLimit, cursor});
-    if (!page.ok()) return;
-    for (const Scope& scope : page->items) {
-      if (stopping) return;
-      auto wait = retry_at.find(scope.scope_id);
-      if (wait != retry_at.end() && std::chrono::steady_clock::now() < wait->second) continue;
-      auto due = daily.Due(scope.scope_id, now.date);
-      if (!due.ok() || !*due) continue;
-      auto done = daily.Run(scope.scope_id, now.date, "review:schedule");
-      if (!done.ok()) {
-        retry_at[scope.scope_id] = std::chrono::steady_clock::now() + std::chrono::hours(1);
-        std::cerr << "powercontext: daily review of " << scope.key << ": " << done.status().message()
-                  << " (trying again in an hour)" << std::endl;
-        continue;
-      }
-      retry_at.erase(scope.scope_id);
-      for (const Rejection& r : done->rejected)
-        std::cerr << "powercontext: daily review of " << scope.key << ": not usable: " << r.reason << std::endl;
+  ForEachScope(memory, stopping, [&](const Scope& scope) {
+    auto wait = retry_at.find(scope.scope_id);
+    if (wait != retry_at.end() && std::chrono::steady_clock::now() < wait->second) return;
+    auto due = daily.Due(scope.scope_id, now.date);
+    if (!due.ok() || !*due) return;
+    auto done = daily.Run(scope.scope_id, now.date, "review:schedule");
+    if (!done.ok()) {
+      retry_at[scope.scope_id] = std::chrono::steady_clock::now() + std::chrono::hours(1);
+      std::cerr << "powercontext: daily review of " << scope.key << ": " << done.status().message()
+                << " (trying again in an hour)" << std::endl;
+      return;
     }
-    if (!page->next_cursor) return;
-    cursor = *page->next_cursor;
-  }
+    retry_at.erase(scope.scope_id);
+    for (const Rejection& r : done->rejected)
+      std::cerr << "powercontext: daily review of " << scope.key << ": not usable: " << r.reason << std::endl;
+  });
 }
 
 // One scheduled pass: flushes every scope whose source log is ahead of its cursor.
 void FlushPass(MemoryService& memory, FlushService& flush, const std::atomic<bool>& stopping) {
-  std::string cursor;
-  while (!stopping) {
-    auto page = memory.ListScopes({kMaxPageLimit, cursor});
-    if (!page.ok()) return;
-    for (const Scope& scope : page->items) {
-      for (int windows = 0; !stopping && windows < 100; ++windows) {
-        auto pending = flush.HasPending(scope.scope_id);
-        if (!pending.ok() || !*pending) break;
-        auto done = flush.Flush(scope.scope_id);
-        if (!done.ok()) {
-          std::cerr << "powercontext: scheduled flush of " << scope.key << ": "
-                    << done.status().message() << std::endl;
-          break;
-        }
-        if (!done->processed) break;
+  ForEachScope(memory, stopping, [&](const Scope& scope) {
+    for (int windows = 0; !stopping && windows < 100; ++windows) {
+      auto pending = flush.HasPending(scope.scope_id);
+      if (!pending.ok() || !*pending) break;
+      auto done = flush.Flush(scope.scope_id);
+      if (!done.ok()) {
+        std::cerr << "powercontext: scheduled flush of " << scope.key << ": " << done.status().message() << std::endl;
+        break;
       }
+      if (!done->processed) break;
     }
-    if (!page->next_cursor) return;
-    cursor = *page->next_cursor;
-  }
+  });
 }
 
 // The HTTP server's settings from the configuration.

@@ -44,8 +44,7 @@ const std::string& ExtractionOutputSchema() {
   return kSchema;
 }
 
-ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
-                                         const std::vector<ManifestItem>& entries) {
+Json PromptInput(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries) {
   using nlohmann::json;
   json in{{"sources", json::array()}, {"entries", json::array()}};
   for (size_t i = 0; i < sources.size(); ++i)
@@ -56,8 +55,13 @@ ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
     in["entries"].push_back({{"id", "E" + std::to_string(i + 1)},
                              {"kind", entries[i].version.kind},
                              {"text", CutUtf8(entries[i].version.text, kEntryPromptBytes)}});
+  return in;
+}
+
+ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries) {
   return ExtractionRequest{kPromptVersion, ExtractionInstructions(),
-                           in.dump(2, ' ', false, json::error_handler_t::replace),
+                           PromptInput(sources, entries).dump(2, ' ', false, nlohmann::json::error_handler_t::replace),
                            ExtractionOutputSchema()};
 }
 

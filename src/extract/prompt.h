@@ -9,6 +9,7 @@
 
 #include "extract/extractor.h"
 #include "model/types.h"
+#include "wire/json.h"
 
 namespace pc {
 
@@ -22,6 +23,10 @@ inline constexpr size_t kMaxPromptEntries = 40;
 const std::string& ExtractionInstructions();
 // The answer's JSON Schema (documented in docs/extraction.md).
 const std::string& ExtractionOutputSchema();
+
+// What a model is shown of the sources (S1…Sn) and entries (E1…Em), each cut to its byte budget:
+// {"sources": […], "entries": […]}; the extraction and the daily review both start from it.
+Json PromptInput(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries);
 
 ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
                                          const std::vector<ManifestItem>& entries);

@@ -57,15 +57,8 @@ bool ReadField(const json& item, const char* name, std::string& out, std::string
 
 ExtractionRequest BuildDailyReviewRequest(const std::string& date, const std::vector<Source>& sources,
                                           const std::vector<ManifestItem>& entries) {
-  json in{{"date", date}, {"sources", json::array()}, {"entries", json::array()}};
-  for (size_t i = 0; i < sources.size(); ++i)
-    in["sources"].push_back({{"id", "S" + std::to_string(i + 1)},
-                             {"kind", sources[i].kind},
-                             {"text", CutUtf8(sources[i].content, kSourcePromptBytes)}});
-  for (size_t i = 0; i < entries.size(); ++i)
-    in["entries"].push_back({{"id", "E" + std::to_string(i + 1)},
-                             {"kind", entries[i].version.kind},
-                             {"text", CutUtf8(entries[i].version.text, kEntryPromptBytes)}});
+  json in = PromptInput(sources, entries);
+  in["date"] = date;
   static const std::string kSchema =
       json{{"type", "object"},
            {"required", {"experiences"}},

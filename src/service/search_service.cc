@@ -290,6 +290,25 @@ Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& h
   return Status::Ok();
 }
 
+Result<std::string> SearchService::VectorGapIn(ReadTxn& txn, const Artifact& memory) {
+  std::string gap = embedder_ ? embedder_->Unavailable() : VectorGap(nullptr, {});
+  if (embedder_ && gap.empty()) {
+    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+    gap = VectorGap(embedder_, state);
+  }
+  return gap;
+}
+
+Result<bool> SearchService::VectorsComplete(const std::string& scope_id) {
+  std::string gap;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(gap, VectorGapIn(txn, memory));
+    return Status::Ok();
+  }));
+  return gap.empty();
+}
+
 Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
   std::string gap = embedder_ ? embedder_->Unavailable() : VectorGap(nullptr, {});
   // Without a scope, the graph depends on the scope: say what it needs.
@@ -297,10 +316,7 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
   if (!scope_id.empty()) {
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-      if (embedder_) {
-        PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-        if (gap.empty()) gap = VectorGap(embedder_, state);
-      }
+      PC_ASSIGN_OR_RETURN(gap, VectorGapIn(txn, memory));
       PC_ASSIGN_OR_RETURN(std::shared_ptr<const EntityGraph> graph, GraphAt(txn, memory));
       if (graph->edge_count() == 0) graph_gap = kNoGraph;
       return Status::Ok();

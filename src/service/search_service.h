@@ -96,6 +96,9 @@ class SearchService {
 
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
+  // Whether vector (and vector-hybrid) search can serve this scope now: the vector row of
+  // Capabilities alone, without the other modes' checks (the background backfill asks it per scope).
+  Result<bool> VectorsComplete(const std::string& scope_id);
   bool has_embedder() const { return embedder_ != nullptr; }
   // The embedding provider's readiness (Embedder::Probe); "ready" without one.
   std::string ProbeEmbedder() { return embedder_ ? embedder_->Probe() : "ready"; }
@@ -117,6 +120,8 @@ class SearchService {
   // SearchWithoutRecording without its latency metric.
   Result<SearchResult> SearchSnapshot(const SearchRequest& req);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
+  // Why vector search cannot serve `memory` now (empty: it can).
+  Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);
   // The memory's graph projection at its head, built once per head revision (empty: no triples).
   Result<std::shared_ptr<const EntityGraph>> GraphAt(ReadTxn& txn, const Artifact& memory);
 

@@ -27,14 +27,7 @@ class DailyReviewTest : public ::testing::Test {
   std::string scope = f.NewScope("project:daily");
   SourceService sources{*f.store};
   ReviewService review{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = [&] {
-    OpenAiChatOptions o;
-    o.base_url = fake.base_url();
-    o.model = "fake-chat";
-    o.timeout_seconds = 1;
-    o.retries = 1;
-    return std::move(OpenAiChatExtractor::Create(o)).value();
-  }();
+  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   HandoffService handoff{*f.store, chat.get()};
   DailyReviewService daily{*f.store, chat.get(), review, handoff};
 

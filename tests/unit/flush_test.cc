@@ -31,14 +31,7 @@ class FlushTest : public ::testing::Test {
   testing::FakeOpenAi fake;
   std::string scope = f.NewScope();
   SourceService sources{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = [&] {
-    OpenAiChatOptions o;
-    o.base_url = fake.base_url();
-    o.model = "fake-chat";
-    o.timeout_seconds = 1;
-    o.retries = 1;
-    return std::move(OpenAiChatExtractor::Create(o)).value();
-  }();
+  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   FlushService flush{*f.store, chat.get(), nullptr, {}};
 
   Source Add(const std::string& content, const std::string& purpose = "") {

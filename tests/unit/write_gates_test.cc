@@ -190,12 +190,7 @@ TEST(WriteGatesFlush, TheModelsNearDuplicateAddIsRejectedUnderReject) {
   testing::Fixture f;
   testing::FakeOpenAi fake;
   const std::string scope = f.NewScope("project:flush-gates");
-  OpenAiChatOptions o;
-  o.base_url = fake.base_url();
-  o.model = "fake-chat";
-  o.timeout_seconds = 1;
-  o.retries = 1;
-  auto chat = std::move(OpenAiChatExtractor::Create(o)).value();
+  auto chat = testing::FakeChatExtractor(fake);
   FlushOptions options;
   options.policy.reconcile = ReconcilePolicy::kReject;
   FlushService flush{*f.store, chat.get(), nullptr, options};
@@ -236,12 +231,7 @@ TEST(ExtractionReview, AFlushProposesAndApprovalCommits) {
   testing::Fixture f;
   testing::FakeOpenAi fake;
   const std::string scope = f.NewScope("project:review-flush");
-  OpenAiChatOptions o;
-  o.base_url = fake.base_url();
-  o.model = "fake-chat";
-  o.timeout_seconds = 1;
-  o.retries = 1;
-  auto chat = std::move(OpenAiChatExtractor::Create(o)).value();
+  auto chat = testing::FakeChatExtractor(fake);
   FlushService flush{*f.store, chat.get(), nullptr, {}};
   SourceService sources{*f.store};
   ReviewService review{*f.store};
