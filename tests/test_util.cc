@@ -1,8 +1,5 @@
 #include "test_util.h"
 
-#include "fake_openai.h"
-#include "providers/openai_chat_extractor.h"
-
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
@@ -116,15 +113,6 @@ std::string Fixture::NewScope(const std::string& key) {
   auto out = memory->CreateScope(key);
   if (!out.ok()) throw std::runtime_error(out.status().ToString());
   return out->scope.scope_id;
-}
-
-std::unique_ptr<OpenAiChatExtractor> FakeChatExtractor(const FakeOpenAi& fake) {
-  OpenAiChatOptions o;
-  o.base_url = fake.base_url();
-  o.model = "fake-chat";
-  o.timeout_seconds = 1;
-  o.retries = 1;
-  return std::move(OpenAiChatExtractor::Create(o)).value();
 }
 
 }  // namespace pc::testing

@@ -9,16 +9,7 @@
 #include "store/sqlite/sqlite_store.h"
 #include "pg_scratch.h"
 
-namespace pc {
-class OpenAiChatExtractor;
-}
-
 namespace pc::testing {
-
-class FakeOpenAi;
-// An extraction provider talking to `fake` (model "fake-chat", 1 s timeout, 1 retry): the one
-// every flush and daily-review test uses.
-std::unique_ptr<OpenAiChatExtractor> FakeChatExtractor(const FakeOpenAi& fake);
 
 // A fresh directory under the system temp dir, removed with everything in it on destruction.
 class TempDir {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "extract/review_prompt.h"
+#include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
 #include "service/daily_review.h"

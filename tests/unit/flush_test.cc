@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "extract/prompt.h"
+#include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/command_extractor.h"
 #include "providers/openai_chat_extractor.h"

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "extract/operations.h"
+#include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
 #include "search/entity_graph.h"

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_chat.h"
 #include "fake_openai.h"
 #include "model/citation.h"
 #include "providers/openai_chat_extractor.h"
