@@ -121,10 +121,9 @@ Result<HandoffContent> ContentFrom(const Json& j, const std::string& at, bool sc
     c.state.push_back(std::move(st));
   }
   PC_ASSIGN_OR_RETURN(std::string d, Str(j, "disposition", at));
-  if (d == "continuable") c.disposition = HandoffDisposition::kContinuable;
-  else if (d == "blocked") c.disposition = HandoffDisposition::kBlocked;
-  else if (d == "complete") c.disposition = HandoffDisposition::kComplete;
-  else return Bad(at + ".disposition", at + ".disposition must be continuable, blocked or complete");
+  std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
+  if (!disposition) return Bad(at + ".disposition", at + ".disposition must be continuable, blocked or complete");
+  c.disposition = *disposition;
   if (!j["next_action"].is_null()) {
     PC_ASSIGN_OR_RETURN(HandoffStatement st, StatementFrom(j["next_action"], at + ".next_action"));
     c.next_action = std::move(st);
@@ -178,10 +177,6 @@ Json StatementJson(const HandoffStatement& st) {
   return Json{{"text", st.text}, {"citations", cites}};
 }
 
-const char* DispositionName(HandoffDisposition d) {
-  return d == HandoffDisposition::kBlocked ? "blocked" : d == HandoffDisposition::kComplete ? "complete" : "continuable";
-}
-
 // A HandoffDraft, or with `schema` a HandoffContent.
 Json ContentJson(const HandoffContent& c, bool schema) {
   Json state = Json::array();
@@ -191,7 +186,7 @@ Json ContentJson(const HandoffContent& c, bool schema) {
     omissions.push_back(Json{{"text", o.text}, {"citation", o.citation ? CitationJson(*o.citation) : Json()}});
   Json j{{"objective", c.objective},
          {"state", state},
-         {"disposition", DispositionName(c.disposition)},
+         {"disposition", HandoffDispositionName(c.disposition)},
          {"next_action", c.next_action ? StatementJson(*c.next_action) : Json()},
          {"omissions", omissions}};
   if (schema) j["schema"] = kContentSchema;

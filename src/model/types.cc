@@ -15,6 +15,38 @@ const char* ChangeOpName(ChangeOp op) {
   return "add";
 }
 
+const char* HandoffCitationKindName(HandoffCitationKind k) {
+  switch (k) {
+    case HandoffCitationKind::kSource: return "source";
+    case HandoffCitationKind::kArtifact: return "artifact";
+    case HandoffCitationKind::kMemory: return "memory";
+  }
+  return "memory";
+}
+
+std::optional<HandoffCitationKind> ParseHandoffCitationKind(std::string_view name) {
+  if (name == "source") return HandoffCitationKind::kSource;
+  if (name == "artifact") return HandoffCitationKind::kArtifact;
+  if (name == "memory") return HandoffCitationKind::kMemory;
+  return std::nullopt;
+}
+
+const char* HandoffDispositionName(HandoffDisposition d) {
+  switch (d) {
+    case HandoffDisposition::kContinuable: return "continuable";
+    case HandoffDisposition::kBlocked: return "blocked";
+    case HandoffDisposition::kComplete: return "complete";
+  }
+  return "continuable";
+}
+
+std::optional<HandoffDisposition> ParseHandoffDisposition(std::string_view name) {
+  if (name == "continuable") return HandoffDisposition::kContinuable;
+  if (name == "blocked") return HandoffDisposition::kBlocked;
+  if (name == "complete") return HandoffDisposition::kComplete;
+  return std::nullopt;
+}
+
 std::string SourceRef(const Source& s) {
   return "source/" + s.idempotency_key.value_or(s.source_id) + "@" + std::to_string(s.position);
 }

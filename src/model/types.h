@@ -151,6 +151,12 @@ struct HandoffOmission {
   bool operator==(const HandoffOmission&) const = default;
 };
 enum class HandoffDisposition { kContinuable, kBlocked, kComplete };
+// The spec's names ("source", "artifact", "memory"; "continuable", "blocked", "complete"): the
+// wire's, the prompts' and the stores' columns alike. A parse answers nullopt for any other text.
+const char* HandoffCitationKindName(HandoffCitationKind k);
+std::optional<HandoffCitationKind> ParseHandoffCitationKind(std::string_view name);
+const char* HandoffDispositionName(HandoffDisposition d);
+std::optional<HandoffDisposition> ParseHandoffDisposition(std::string_view name);
 struct HandoffContent {
   std::string objective;                   // the caller's; never the model's
   std::vector<HandoffStatement> state;     // 1 … 64

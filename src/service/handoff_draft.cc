@@ -130,10 +130,9 @@ Result<HandoffContent> ParseHandoffAnswer(const std::string& answer, const std::
   }
   const std::string d = doc.contains("disposition") && doc["disposition"].is_string()
                             ? doc["disposition"].get<std::string>() : "";
-  if (d == "continuable") c.disposition = HandoffDisposition::kContinuable;
-  else if (d == "blocked") c.disposition = HandoffDisposition::kBlocked;
-  else if (d == "complete") c.disposition = HandoffDisposition::kComplete;
-  else return Unusable("disposition must be \"continuable\", \"blocked\" or \"complete\"");
+  std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
+  if (!disposition) return Unusable("disposition must be \"continuable\", \"blocked\" or \"complete\"");
+  c.disposition = *disposition;
   if (doc.contains("next_action") && !doc["next_action"].is_null()) {
     PC_ASSIGN_OR_RETURN(HandoffStatement st, Statement(doc["next_action"], evidence, "next_action"));
     c.next_action = std::move(st);

@@ -209,10 +209,6 @@ Result<ShownEvidence> Show(ReadTxn& txn, const Heads& h, const HandoffCitation& 
   return e;
 }
 
-std::string DispositionText(HandoffDisposition d) {
-  return d == HandoffDisposition::kBlocked ? "blocked" : d == HandoffDisposition::kComplete ? "complete" : "continuable";
-}
-
 std::string Cites(const std::vector<HandoffCitation>& cs) {
   std::string out;
   for (const HandoffCitation& c : cs) out += (out.empty() ? " [" : ", ") + HandoffCitationText(c);
@@ -258,7 +254,7 @@ std::string HandoffCitationText(const HandoffCitation& c) {
 }
 
 std::string HandoffContentText(const HandoffContent& c) {
-  std::string out = "Objective: " + c.objective + "\nDisposition: " + DispositionText(c.disposition) + "\nState:";
+  std::string out = "Objective: " + c.objective + "\nDisposition: " + HandoffDispositionName(c.disposition) + "\nState:";
   for (const HandoffStatement& st : c.state) out += "\n- " + st.text + Cites(st.citations);
   out += "\nNext action: " + (c.next_action ? c.next_action->text + Cites(c.next_action->citations) : "none");
   if (!c.omissions.empty()) {

@@ -24,25 +24,6 @@ constexpr size_t kCitationWidth = 11;
 // Rows a statement inserts at most (PostgreSQL takes 65535 parameters).
 constexpr size_t kRowsPerInsert = 1000;
 
-const char* DispositionName(HandoffDisposition d) {
-  switch (d) {
-    case HandoffDisposition::kBlocked: return "blocked";
-    case HandoffDisposition::kComplete: return "complete";
-    case HandoffDisposition::kContinuable: break;
-  }
-  return "continuable";
-}
-
-HandoffDisposition DispositionFrom(const std::string& s) {
-  return s == "blocked" ? HandoffDisposition::kBlocked
-         : s == "complete" ? HandoffDisposition::kComplete
-                           : HandoffDisposition::kContinuable;
-}
-
-const char* KindName(HandoffCitationKind k) {
-  return k == HandoffCitationKind::kSource ? "source" : k == HandoffCitationKind::kArtifact ? "artifact" : "memory";
-}
-
 // The rows of one claim and its citations, appended to the values of the two inserts.
 void AddClaim(Params& claims, Params& citations, const std::string& artifact, int64_t r, const char* claim,
               int64_t seq, const std::string& text, const std::vector<HandoffCitation>& cited) {
@@ -51,7 +32,7 @@ void AddClaim(Params& claims, Params& citations, const std::string& artifact, in
     const HandoffCitation& c = cited[i];
     const bool source = c.kind == HandoffCitationKind::kSource;
     citations.insert(citations.end(),
-                     {artifact, P(r), claim, P(seq), P(static_cast<int64_t>(i)), KindName(c.kind),
+                     {artifact, P(r), claim, P(seq), P(static_cast<int64_t>(i)), HandoffCitationKindName(c.kind),
                       source ? c.source_name : c.artifact.family, source ? c.source_id : c.artifact.artifact_id,
                       P(source ? int64_t{0} : c.artifact.revision), c.entry_id, c.entry_version_id});
   }
@@ -71,9 +52,7 @@ std::string InsertSql(const char* head, size_t width, size_t rows) {
 HandoffCitation ReadCitation(const Rows& rows, int row, int col) {
   HandoffCitation c;
   const std::string kind = rows.Text(row, col);
-  c.kind = kind == "source" ? HandoffCitationKind::kSource
-           : kind == "artifact" ? HandoffCitationKind::kArtifact
-                                : HandoffCitationKind::kMemory;
+  c.kind = ParseHandoffCitationKind(kind).value_or(HandoffCitationKind::kMemory);
   if (c.kind == HandoffCitationKind::kSource) {
     c.source_name = rows.Text(row, col + 1);
     c.source_id = rows.Text(row, col + 2);
@@ -147,7 +126,7 @@ Status PgTxn::CommitHandoff(const Handoff& h, const std::string& reason,
   PC_RETURN_IF_ERROR(AppendRevision(artifact, r, h.actor, reason, lineage, h.created_at_ms));
   PC_RETURN_IF_ERROR(Q("INSERT INTO handoff_contents(artifact_id, revision, objective, disposition)"
                        " VALUES($1, $2, $3, $4)",
-                       {artifact, P(r), c.objective, DispositionName(c.disposition)})
+                       {artifact, P(r), c.objective, HandoffDispositionName(c.disposition)})
                          .status());
   Params claims, citations;
   for (size_t i = 0; i < c.state.size(); ++i)
@@ -192,7 +171,7 @@ Result<std::vector<Handoff>> PgTxn::ListHandoffs(const std::string& artifact_id,
     h.actor = rows.Text(i, 1);
     h.created_at_ms = rows.Int(i, 2);
     h.content.objective = rows.Text(i, 4);
-    h.content.disposition = DispositionFrom(rows.Text(i, 5));
+    h.content.disposition = ParseHandoffDisposition(rows.Text(i, 5)).value_or(HandoffDisposition::kContinuable);
     out.push_back(std::move(h));
   }
   if (out.empty()) return out;

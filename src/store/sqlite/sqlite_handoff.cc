@@ -18,25 +18,6 @@ constexpr size_t kMaxStatements = 64;
 constexpr size_t kMaxOmissions = 64;
 constexpr size_t kMaxTextBytes = 8192;  // ≤ 8192 bytes is ≤ 8192 characters
 
-const char* DispositionName(HandoffDisposition d) {
-  switch (d) {
-    case HandoffDisposition::kBlocked: return "blocked";
-    case HandoffDisposition::kComplete: return "complete";
-    case HandoffDisposition::kContinuable: break;
-  }
-  return "continuable";
-}
-
-HandoffDisposition DispositionFrom(const std::string& s) {
-  return s == "blocked" ? HandoffDisposition::kBlocked
-         : s == "complete" ? HandoffDisposition::kComplete
-                           : HandoffDisposition::kContinuable;
-}
-
-const char* KindName(HandoffCitationKind k) {
-  return k == HandoffCitationKind::kSource ? "source" : k == HandoffCitationKind::kArtifact ? "artifact" : "memory";
-}
-
 Status WriteCitation(Db& db, const std::string& artifact, int64_t r, const char* claim, int64_t seq,
                      int64_t cseq, const HandoffCitation& c) {
   PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
@@ -44,7 +25,7 @@ Status WriteCitation(Db& db, const std::string& artifact, int64_t r, const char*
       " ref_revision, entry_id, entry_version_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   const bool source = c.kind == HandoffCitationKind::kSource;
   s.Bind(1, artifact).Bind(2, r).Bind(3, std::string(claim)).Bind(4, seq).Bind(5, cseq);
-  s.Bind(6, std::string(KindName(c.kind))).Bind(7, source ? c.source_name : c.artifact.family);
+  s.Bind(6, std::string(HandoffCitationKindName(c.kind))).Bind(7, source ? c.source_name : c.artifact.family);
   s.Bind(8, source ? c.source_id : c.artifact.artifact_id).Bind(9, source ? int64_t{0} : c.artifact.revision);
   return s.Bind(10, c.entry_id).Bind(11, c.entry_version_id).Run();
 }
@@ -64,9 +45,7 @@ Status WriteClaim(Db& db, const std::string& artifact, int64_t r, const char* cl
 HandoffCitation ReadCitation(const Stmt& s, int col) {
   HandoffCitation c;
   std::string kind = s.Text(col);
-  c.kind = kind == "source" ? HandoffCitationKind::kSource
-           : kind == "artifact" ? HandoffCitationKind::kArtifact
-                                : HandoffCitationKind::kMemory;
+  c.kind = ParseHandoffCitationKind(kind).value_or(HandoffCitationKind::kMemory);
   if (c.kind == HandoffCitationKind::kSource) {
     c.source_name = s.Text(col + 1);
     c.source_id = s.Text(col + 2);
@@ -89,7 +68,7 @@ Status ReadContent(Db& db, Handoff& h) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Internal("handoff revision " + std::to_string(r) + " has no content");
     h.content.objective = s.Text(0);
-    h.content.disposition = DispositionFrom(s.Text(1));
+    h.content.disposition = ParseHandoffDisposition(s.Text(1)).value_or(HandoffDisposition::kContinuable);
   }
   PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
       "SELECT c.claim, c.seq, c.text, t.kind, t.name, t.ref_id, t.ref_revision, t.entry_id, t.entry_version_id"
@@ -135,7 +114,7 @@ Status WriteHandoffContent(Db& db, const std::string& artifact, int64_t r, const
     PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
         "INSERT INTO handoff_contents(artifact_id, revision, objective, disposition) VALUES(?1, ?2, ?3, ?4)"));
     PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, r).Bind(3, c.objective)
-                           .Bind(4, std::string(DispositionName(c.disposition))).Run());
+                           .Bind(4, std::string(HandoffDispositionName(c.disposition))).Run());
   }
   for (size_t i = 0; i < c.state.size(); ++i)
     PC_RETURN_IF_ERROR(WriteClaim(db, artifact, r, kState, static_cast<int64_t>(i), c.state[i].text,
