@@ -3,6 +3,7 @@
 // Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "common/json_parse.h"
 #include "api/router.h"
 #include "common/utf8.h"
@@ -107,18 +108,14 @@ Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
 }
 
 // FlushMemoryResponse; with `explain` (ours), also the changes made and the candidates refused.
-Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "explain"}));
-  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
-  PC_ASSIGN_OR_RETURN(FlushOutcome out, svc.Flush(scope_id));
+Json FlushJson(const FlushOutcome& out, bool explain) {
   Json j{{"status", out.processed ? "processed" : "idle"},
          {"previous_cursor", out.previous_cursor},
          {"current_cursor", out.current_cursor},
          {"high_watermark", out.high_watermark},
          {"processed_source_count", out.processed_source_count},
          {"memory", out.memory ? MemoryRefOrNull(*out.memory) : Json()}};
-  if (!explain.value_or(false)) return ApiResponse{200, j};
+  if (!explain) return j;
   Json changes = Json::array();
   for (const FlushChange& c : out.changes) {
     Json j = ToJson(c.change);
@@ -135,7 +132,29 @@ Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
   j["changes"] = changes;
   j["rejected"] = rejected;
   j["candidates"] = out.candidates;  // extraction_review = review: proposed, waiting in the inbox
-  return ApiResponse{200, j};
+  return j;
+}
+
+Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "explain"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
+  PC_ASSIGN_OR_RETURN(FlushOutcome out, svc.Flush(scope_id));
+  return ApiResponse{200, FlushJson(out, explain.value_or(false))};
+}
+
+// Ours (docs/extraction.md): the scope's last flush that processed a window, explained as the flush
+// answered, with when and by whom; `last_flush` is null before the first.
+Result<ApiResponse> LastFlush(FlushService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id"}));
+  PC_ASSIGN_OR_RETURN(std::string scope_id, q.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(std::optional<FlushRecord> last, svc.Last(scope_id));
+  if (!last) return ApiResponse{200, Json{{"last_flush", nullptr}}};
+  Json j = FlushJson(last->outcome, true);
+  j["at"] = FormatTimestamp(last->at_ms);
+  j["actor"] = last->actor;
+  j["rejected_omitted"] = last->rejected_omitted;
+  return ApiResponse{200, Json{{"last_flush", std::move(j)}}};
 }
 
 }  // namespace
@@ -147,6 +166,8 @@ void AddSourceRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/sources/batch", {"add_sources", Permission::kWrite, ScopeIn::kBody}, Bind(sources, AddSources));
   router.Add("GET", "/v1/sources", {"list_sources", Permission::kRead, ScopeIn::kQuery}, Bind(sources, ListSources));
   router.Add("POST", "/v1/memory/flush", {"flush_memory", Permission::kWrite, ScopeIn::kBody}, Bind(services.flush, Flush));
+  router.Add("GET", "/v1/memory/flush/last", {"get_last_flush", Permission::kRead, ScopeIn::kQuery},
+             Bind(services.flush, LastFlush));
 }
 
 }  // namespace pc

@@ -24,7 +24,7 @@ const STRINGS = {
     approved_as: "Approved as", rejected_because: "Rejected", proposal: "Proposal", actor: "Actor", time: "Time",
     situation: "Situation", action: "Action", outcome: "Outcome", lesson: "Lesson", op: "Operation",
     shown: "shown", of: "of", empty_context: "Nothing to prepare for this query.",
-    flush: "Flush now", cursor: "Cursor", high_watermark: "High watermark", last_flush: "Last flush (from this console)",
+    flush: "Flush now", cursor: "Cursor", high_watermark: "High watermark", last_flush: "Last flush", flush_idle: "Nothing after the cursor: the flush was idle.",
     rejected: "Rejected", position: "Position", content: "Content", handoffs: "Handoffs", objective: "Objective",
     state: "State", next_action: "Next action", disposition: "Disposition", omissions: "Omissions", audit: "Audit log",
     operation: "Operation", result: "Result", targets: "Targets", admin_only: "The audit log needs an admin token.",
@@ -49,7 +49,7 @@ const STRINGS = {
     approved_as: "已批准为", rejected_because: "已拒绝", proposal: "提议", actor: "执行者", time: "时间",
     situation: "情境", action: "行动", outcome: "结果", lesson: "经验", op: "操作",
     shown: "显示", of: "共", empty_context: "这个查询没有可准备的内容。",
-    flush: "立即提取", cursor: "游标", high_watermark: "最高位置", last_flush: "上次提取（本控制台）",
+    flush: "立即提取", cursor: "游标", high_watermark: "最高位置", last_flush: "上次提取", flush_idle: "游标之后没有新来源：本次提取无事可做。",
     rejected: "被拒绝", position: "位置", content: "内容", handoffs: "交接", objective: "目标",
     state: "状态", next_action: "下一步", disposition: "处置", omissions: "遗漏", audit: "审计日志",
     operation: "操作", result: "结果", targets: "对象", admin_only: "审计日志需要管理员令牌。",
@@ -102,7 +102,8 @@ function h(tag, attrs, ...children) {
 const view = () => document.getElementById("view");
 function show(title, ...content) {
   const v = view();
-  v.replaceChildren(h("h1", { id: "title", tabindex: "-1" }, title), ...content);
+  // Like h(): an absent part (null, undefined, false) is left out, not written as the text "null".
+  v.replaceChildren(h("h1", { id: "title", tabindex: "-1" }, title), ...content.filter((c) => c !== undefined && c !== null && c !== false));
   document.title = title + " · PowerContext";
   document.getElementById("title").focus();
 }
@@ -413,7 +414,7 @@ async function inboxPage(scope) {
       }))) : h("p", { class: "muted", id: "inbox-empty" }, t("none")), alert);
 }
 
-async function sourcesPage(scope) {
+async function sourcesPage(scope, note = "") {
   const stats = await api("GET", "/v1/stats" + q({ scope_id: scope, period: "today" }));
   const list = { sources: [], high_watermark: 0 };
   let after;
@@ -421,16 +422,12 @@ async function sourcesPage(scope) {
     const page = await api("GET", "/v1/sources" + q({ scope_id: scope, limit: 1000, after }));
     list.sources.push(...page.sources); list.high_watermark = page.high_watermark; after = page.next_after ?? undefined;
   } while (after !== undefined);
-  const key = "pc.flush." + scope;
-  const last = JSON.parse(sessionStorage.getItem(key) || "null");
+  // The scope's last flush, whoever ran it (a request, the schedule, this console): the server keeps it.
+  const last = (await api("GET", "/v1/memory/flush/last" + q({ scope_id: scope }))).last_flush;
   const alert = alertBox();
   const flush = guarded(alert, async () => {
-    const r = await api("POST", "/v1/memory/flush", { scope_id: scope, explain: true }).catch((e) => {
-      if (e instanceof Stale) throw e;
-      return { error: e.code ? `${e.code}: ${e.message}` : e.message };
-    });
-    sessionStorage.setItem(key, JSON.stringify(r));
-    await sourcesPage(scope);
+    const r = await api("POST", "/v1/memory/flush", { scope_id: scope });
+    await sourcesPage(scope, r.status === "idle" ? t("flush_idle") : "");
   });
   show(`${scope} · ${t("sources")}`, subnav(scope, "sources"),
     h("div", { class: "grid" },
@@ -438,13 +435,16 @@ async function sourcesPage(scope) {
       card(t("high_watermark"), list.high_watermark, "fig-high"),
       card(t("pending"), stats.inventory.sources.memory_pending, "fig-source-pending")),
     h("p", {}, h("button", { class: "primary", type: "button", id: "flush", onclick: flush }, t("flush"))), alert,
+    note ? h("p", { class: "muted", id: "flush-note" }, note) : null,
     last ? h("section", { class: "card", id: "last-flush" }, h("h2", {}, t("last_flush")),
-      last.error ? h("p", { class: "error" }, last.error) : [
-        h("p", {}, last.status, " · ", t("cursor"), " ", last.previous_cursor, " → ", last.current_cursor, " / ", last.high_watermark),
-        (last.changes || []).map((c) => h("div", {}, h("span", { class: "tag" }, c.op), " ", (c.entry && c.entry.text) || c.entry_id)),
-        (last.rejected || []).length ? h("div", {}, h("h2", {}, t("rejected")), last.rejected.map((r) =>
-          h("div", { class: "hit" }, h("code", { class: "ref" }, typeof r.candidate === "string" ? r.candidate : JSON.stringify(r.candidate)),
-            h("div", { class: "error" }, r.reason)))) : null]) : null,
+      h("p", { class: "muted" }, time(last.at), " · ", last.actor),
+      h("p", {}, last.status, " · ", t("cursor"), " ", last.previous_cursor, " → ", last.current_cursor, " / ", last.high_watermark),
+      last.changes.map((c) => h("div", {}, h("span", { class: "tag" }, c.op), " ", (c.entry && c.entry.text) || c.entry_id)),
+      last.candidates.map((id) => h("div", {}, h("span", { class: "tag" }, t("inbox")), " ", h("code", { class: "ref" }, id))),
+      last.rejected.length ? h("div", { id: "last-flush-rejected" }, h("h2", {}, t("rejected")), last.rejected.map((r) =>
+        h("div", { class: "hit" }, h("code", { class: "ref" }, typeof r.candidate === "string" ? r.candidate : JSON.stringify(r.candidate)),
+          h("div", { class: "error" }, r.reason)))) : null,
+      last.rejected_omitted ? h("p", { class: "muted" }, "+ ", last.rejected_omitted) : null) : null,
     h("h2", {}, t("sources")),
     list.sources.length ? h("table", { id: "sources" }, h("thead", {}, h("tr", {}, [t("position"), t("kind"), t("content"), t("time")].map((c) => h("th", {}, c)))),
       h("tbody", {}, list.sources.map((x) => h("tr", { class: x.position <= stats.inventory.sources.memory_processed ? "" : "pending" },

@@ -1,5 +1,8 @@
 #include "service/flush_service.h"
 
+#include "auth/request_context.h"
+#include "service/flush_record.h"
+
 #include "service/write_gates.h"
 
 #include <algorithm>
@@ -299,6 +302,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
   }
 
   std::vector<Rejection> late;  // rejections found against the store, reset on a retried transaction
+  const std::string actor = CurrentPrincipal().name;  // a group commit may run the write elsewhere
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     late.clear();
     out.changes.clear();
@@ -383,10 +387,34 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     out.processed = true;
     out.current_cursor = w.end;
     out.processed_source_count = static_cast<int64_t>(w.usable.size());
-    return Status::Ok();
+    // The record of this flush, in its own transaction (service/flush_record.h).
+    FlushRecord record{NowMillis(), actor, out, 0};
+    for (const Rejection& r : late) record.outcome.rejected.push_back(r);
+    return txn.PutLastFlush(memory.scope_id, record.at_ms, EncodeFlushRecord(record));
   }));
   for (Rejection& r : late) out.rejected.push_back(std::move(r));
   return out;
+}
+
+Result<std::optional<FlushRecord>> FlushService::Last(const std::string& scope_id) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  std::optional<FlushRecord> last;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    last.reset();
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(std::optional<std::string> text, txn.FindLastFlush(memory->scope_id));
+    if (!text) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(FlushRecord record, DecodeFlushRecord(*text));
+    for (FlushChange& c : record.outcome.changes) {  // versions are immutable: read them back
+      PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v, txn.FindEntryVersion(c.change.to_version_id));
+      if (!v) return Internal("the last flush names a version the store does not have: " + c.change.to_version_id);
+      c.version = std::move(*v);
+    }
+    last = std::move(record);
+    return Status::Ok();
+  }));
+  return last;
 }
 
 }  // namespace pc

@@ -53,6 +53,14 @@ struct FlushOutcome {
   double model_ms = 0;  // time spent waiting for the model
 };
 
+// The record of a flush that processed a window (service/flush_record.h stores it).
+struct FlushRecord {
+  int64_t at_ms = 0;
+  std::string actor;     // who asked: the token's name, "local", or "system" for the schedule
+  FlushOutcome outcome;  // its changes' versions are not stored: FlushService::Last reads them
+  size_t rejected_omitted = 0;  // rejections past kMaxRecordedRejections, counted
+};
+
 class FlushService {
  public:
   // `extractor` may be null (flush is then capability_unavailable); `embedder` may be null.
@@ -62,6 +70,9 @@ class FlushService {
   // Processes the next window. Flushes of one scope run one at a time (a second waits); across
   // processes, the cursor is compared and set in the commit, so no window is processed twice.
   Result<FlushOutcome> Flush(const std::string& scope_id);
+  // The scope's last flush that processed a window (service/flush_record.h), with its changes'
+  // versions; nullopt before the first (or for a scope nobody wrote to).
+  Result<std::optional<FlushRecord>> Last(const std::string& scope_id);
   // Whether the scope's log is ahead of its extraction cursor (for the scheduler).
   Result<bool> HasPending(const std::string& scope_id);
   bool available() const { return extractor_ != nullptr; }

@@ -176,6 +176,10 @@ class ReadTxn {
   // the edges added at or before it whose version is its entry's active version there, in the
   // order they were added.
   virtual Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) = 0;
+
+  // The record of the scope's last flush that processed a window (service/flush_record.h), as
+  // that flush wrote it; nullopt before the first.
+  virtual Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) = 0;
 };
 
 // One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
@@ -259,6 +263,8 @@ class WriteTxn : public ReadTxn {
   // Sets (or, with nullopt, clears) one setting of the scope.
   virtual Status PutScopeSetting(const std::string& scope_id, const std::string& name,
                                  const std::optional<std::string>& value) = 0;
+  // Replaces the scope's last-flush record; the flush writes it in its own transaction.
+  virtual Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) = 0;
 
   // What this transaction's current write changed, for its audit row (store/audit_trail.h);
   // backends note every change here.

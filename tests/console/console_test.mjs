@@ -66,6 +66,14 @@ async function check(name, fn) {
 async function go(hash, ready) {
   await page.goto(base + "/ui" + hash, { waitUntil: "load" });
   await page.waitForSelector(ready, { timeout: 10000 });
+  // A part of the page that is absent is left out: never a text "null", "undefined" or "[object Object]"
+  // (the sources page once showed "null" where an idle flush's note was not).
+  const leaked = await page.$$eval("#view *", (els) => els.flatMap((el) => [...el.childNodes])
+    .filter((n) => n.nodeType === 3 && ["null", "undefined", "[object Object]", "NaN"].includes(n.nodeValue.trim()))
+    .map((n) => `${n.parentElement.tagName.toLowerCase()}: ${n.nodeValue}`));
+  const top = await page.$eval("#view", (v) => [...v.childNodes].filter((n) => n.nodeType === 3 && n.nodeValue.trim())
+    .map((n) => "view: " + n.nodeValue));
+  if (leaked.length || top.length) problems.push(`${hash}: ${[...top, ...leaked].join(", ")}`);
 }
 const text = (sel) => page.$eval(sel, (el) => el.textContent.trim());
 async function shot(name) {
@@ -194,17 +202,35 @@ await check("the inbox revises a candidate and approves it into an Experience re
   assert.equal(after.version, 2, "the revised version was approved");
 });
 
-await check("sources and flush: cursor, high watermark, the flush's changes", async () => {
+await check("sources and flush: cursor, high watermark, the last flush with its rejections", async () => {
+  // A flush another client ran (here the API itself) is the page's "last flush": the server keeps it.
+  await api("POST", "/v1/memory/flush", { scope_id: SCOPE });
+  const byApi = (await api("GET", "/v1/memory/flush/last" + q({ scope_id: SCOPE }))).last_flush;
+  assert.ok(byApi, "a flush that processed a window is recorded");
   const before = await api("GET", "/v1/sources" + q({ scope_id: SCOPE }));
   await go("#/scopes/" + encodeURIComponent(SCOPE) + "/sources", "#sources");
   assert.equal(await text("#fig-high"), String(before.high_watermark));
   assert.equal((await page.$$("#sources tbody tr")).length, before.sources.length);
+  assert.ok((await text("#last-flush")).includes(`${byApi.previous_cursor} → ${byApi.current_cursor}`));
+  // Two sources with the same first line: the fake model adds both, the server keeps one.
+  for (const id of ["console-dup-1", "console-dup-2"])
+    await api("POST", "/v1/sources/content", { scope_id: SCOPE, source_id: id, content: "The console test says this twice." });
   await page.click("#flush");
-  await page.waitForSelector("#last-flush", { timeout: 10000 });
+  await page.waitForFunction((c) => document.querySelector("#last-flush")?.textContent.includes(`→ ${c}`),
+    { timeout: 10000 }, before.high_watermark + 2);
   const stats = await api("GET", "/v1/stats" + q({ scope_id: SCOPE, period: "today" }));
   assert.equal(stats.inventory.sources.memory_pending, 0, "the flush processed the window");
   assert.equal(await text("#fig-cursor"), String(stats.inventory.sources.memory_processed));
-  assert.ok((await text("#last-flush")).includes("processed"));
+  const last = (await api("GET", "/v1/memory/flush/last" + q({ scope_id: SCOPE }))).last_flush;
+  assert.equal(last.current_cursor, before.high_watermark + 2);
+  assert.equal(last.rejected.length, 1, JSON.stringify(last.rejected));
+  assert.equal((await page.$$("#last-flush-rejected .hit")).length, 1);
+  assert.ok((await text("#last-flush-rejected")).includes(last.rejected[0].reason));
+  assert.ok((await text("#last-flush")).includes(last.actor));
+  // Nothing new: the page says the flush was idle and keeps showing the last one.
+  await page.click("#flush");
+  await page.waitForSelector("#flush-note", { timeout: 10000 });
+  assert.ok((await text("#last-flush")).includes(`→ ${last.current_cursor}`));
   await shot("sources-en");
 });
 
@@ -260,7 +286,7 @@ await check("the keyboard reaches the navigation and follows it", async () => {
   assert.equal(await page.evaluate(() => document.activeElement?.id), "title", "focus moves to the page's heading");
 });
 
-await check("no console errors on any page", async () => {
+await check("no console errors, failed requests or text \"null\" on any page", async () => {
   assert.deepEqual(problems, []);
 });
 

@@ -16,6 +16,7 @@
 #include "fake_openai.h"
 #include "providers/command_extractor.h"
 #include "providers/openai_chat_extractor.h"
+#include "service/flush_record.h"
 #include "service/flush_service.h"
 #include "service/source_service.h"
 #include "test_util.h"
@@ -194,6 +195,104 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   EXPECT_TRUE(has("no change: same text as active entry"));
   EXPECT_TRUE(has("not an object"));
   EXPECT_EQ(out->current_cursor, 1);
+}
+
+// The last flush that processed a window is recorded in its own transaction (docs/extraction.md,
+// "The last flush"): what it committed and every rejection; failed and idle flushes leave it.
+TEST_F(FlushTest, TheLastFlushIsRecordedWithItsCommitAndOnlyThen) {
+  auto none = flush.Last(scope);
+  PC_ASSERT_OK(none);
+  EXPECT_FALSE(none->has_value());
+  auto unknown = flush.Last("project:nobody-wrote-here");
+  PC_ASSERT_OK(unknown);
+  EXPECT_FALSE(unknown->has_value());
+  EXPECT_FALSE(f.memory->GetScope("project:nobody-wrote-here").ok()) << "reading it created no scope";
+  EXPECT_EQ(flush.Last("").status().code(), Code::kInvalidArgument);
+
+  Remember("The importer reads CSV files.");
+  Add("the importer also reads TSV now");
+  fake.ScriptChat({{R"({"operations": [
+    {"op": "revise", "target": "E1", "text": "The importer reads CSV and TSV files.", "evidence": ["S1"]},
+    {"op": "add", "kind": "opinion", "text": "Wrong kind", "evidence": ["S1"]},
+    "not an object"]})"}});
+  auto out = flush.Flush(scope);
+  PC_ASSERT_OK(out);
+  ASSERT_EQ(out->changes.size(), 1u);
+  ASSERT_EQ(out->rejected.size(), 2u);
+  auto last = flush.Last(scope);
+  PC_ASSERT_OK(last);
+  ASSERT_TRUE(last->has_value());
+  const FlushRecord& r = **last;
+  EXPECT_GT(r.at_ms, 0);
+  EXPECT_EQ(r.actor, "local");  // no request on this thread: the local administrator
+  EXPECT_TRUE(r.outcome.processed);
+  EXPECT_EQ(r.outcome.previous_cursor, 0);
+  EXPECT_EQ(r.outcome.current_cursor, 1);
+  EXPECT_EQ(r.outcome.high_watermark, 1);
+  EXPECT_EQ(r.outcome.processed_source_count, 1);
+  EXPECT_EQ(r.outcome.memory, out->memory);
+  ASSERT_EQ(r.outcome.changes.size(), 1u);
+  EXPECT_EQ(r.outcome.changes[0].citation, out->changes[0].citation);
+  EXPECT_EQ(r.outcome.changes[0].change.from_version_id, out->changes[0].change.from_version_id);
+  EXPECT_EQ(r.outcome.changes[0].version.text, "The importer reads CSV and TSV files.");
+  ASSERT_EQ(r.outcome.rejected.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(r.outcome.rejected[i].reason, out->rejected[i].reason);
+    EXPECT_EQ(r.outcome.rejected[i].candidate_json, out->rejected[i].candidate_json);
+  }
+  EXPECT_EQ(r.rejected_omitted, 0u);
+
+  // A failed flush and an idle one leave the record as it was.
+  const std::string before = EncodeFlushRecord(r);
+  Add("a second record");
+  fake.ScriptChat({{"prose, not the JSON asked for"}});
+  ASSERT_FALSE(flush.Flush(scope).ok());
+  auto after_failure = flush.Last(scope);
+  PC_ASSERT_OK(after_failure);
+  ASSERT_TRUE(after_failure->has_value());
+  EXPECT_EQ(EncodeFlushRecord(**after_failure), before);
+
+  // Past 100 rejections the rest are counted; a long rejected operation is cut.
+  std::string ops = R"({"op": "add", "kind": "opinion", "text": ")" + std::string(3000, 'x') + R"(", "evidence": ["S1"]})";
+  for (int i = 0; i < 104; ++i) ops += R"(, "not an object")";
+  fake.ScriptChat({{R"({"operations": [)" + ops + "]}"}});
+  auto many = flush.Flush(scope);
+  PC_ASSERT_OK(many);
+  ASSERT_EQ(many->rejected.size(), 105u);
+  auto capped = flush.Last(scope);
+  PC_ASSERT_OK(capped);
+  ASSERT_TRUE(capped->has_value());
+  EXPECT_EQ((*capped)->outcome.previous_cursor, 1);
+  EXPECT_EQ((*capped)->outcome.current_cursor, 2);
+  EXPECT_TRUE((*capped)->outcome.changes.empty());
+  ASSERT_EQ((*capped)->outcome.rejected.size(), kMaxRecordedRejections);
+  EXPECT_EQ((*capped)->rejected_omitted, 5u);
+  EXPECT_LE((*capped)->outcome.rejected[0].candidate_json.size(), kMaxRecordedCandidateBytes);
+  EXPECT_EQ((*capped)->outcome.rejected[0].reason, many->rejected[0].reason);
+
+  auto idle = flush.Flush(scope);
+  PC_ASSERT_OK(idle);
+  EXPECT_FALSE(idle->processed);
+  auto after_idle = flush.Last(scope);
+  PC_ASSERT_OK(after_idle);
+  EXPECT_EQ(EncodeFlushRecord(**after_idle), EncodeFlushRecord(**capped));
+}
+
+TEST(FlushRecord, RecordsThatDoNotReadAreErrorsNotGuesses) {
+  EXPECT_EQ(DecodeFlushRecord("{").status().code(), Code::kInternal);
+  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v9"})").status().code(), Code::kInternal);
+  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v1", "at_ms": "soon"})").status().code(),
+            Code::kInternal);
+  FlushRecord r;
+  r.at_ms = 5;
+  r.actor = "ci";
+  r.outcome.processed = true;
+  r.outcome.candidates = {"cand_1"};
+  r.outcome.rejected = {{"{\"op\": 1}", "unknown op"}};
+  auto back = DecodeFlushRecord(EncodeFlushRecord(r));
+  PC_ASSERT_OK(back);
+  EXPECT_EQ(EncodeFlushRecord(*back), EncodeFlushRecord(r));
+  EXPECT_FALSE(back->outcome.memory.has_value());
 }
 
 // A chat endpoint that never answers in time costs the timeout once, retries included (a hung

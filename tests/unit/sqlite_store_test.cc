@@ -72,7 +72,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                                "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
            "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
-           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges;"
+           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; DROP TABLE last_flush;"
                                "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                                "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                                "DELETE FROM schema_migrations WHERE version >= 2;"
@@ -141,7 +141,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
            "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
            "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
-           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges;"
+           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; DROP TABLE last_flush;"
            "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);

@@ -101,6 +101,7 @@ const std::vector<Table>& Tables() {
        " evidence",
        {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText},
        "artifact_id, revision, seq"},
+      {"last_flush", "scope_id, at_ms, record", "scope_id, at_ms, record", {C::kText, C::kInt, C::kText}, "scope_id"},
       {"model_usage_daily",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",
        "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",

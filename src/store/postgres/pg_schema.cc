@@ -290,6 +290,13 @@ CREATE TABLE graph_edges(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision, seq));
 )sql",
+      // 6: the last flush of each scope (service/flush_record.h), as in the SQLite store's migration 11.
+      R"sql(
+CREATE TABLE last_flush(
+  scope_id text PRIMARY KEY REFERENCES scopes(scope_id),
+  at_ms bigint NOT NULL,
+  record text NOT NULL);
+)sql",
   };
   return kMigrations;
 }

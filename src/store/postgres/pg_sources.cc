@@ -1,4 +1,5 @@
-// The source log and extraction cursors of PgTxn: append-only rows keyed by (scope, position).
+// The source log and extraction cursors of PgTxn: append-only rows keyed by (scope, position);
+// and the scope's last-flush record (pg_schema.cc migration 6), one row a scope, replaced.
 #include "common/clock.h"
 #include "store/postgres/pg_txn.h"
 
@@ -97,6 +98,19 @@ Status PgTxn::SetCursor(const std::string& scope_id, const std::string& artifact
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope_id;
   audit_trail().cursor = position;
   return Status::Ok();
+}
+
+Result<std::optional<std::string>> PgTxn::FindLastFlush(const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT record FROM last_flush WHERE scope_id = $1", {scope_id}));
+  if (r.size() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.Text(0, 0));
+}
+
+Status PgTxn::PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) {
+  return Q("INSERT INTO last_flush(scope_id, at_ms, record) VALUES($1, $2, $3)"
+           " ON CONFLICT(scope_id) DO UPDATE SET at_ms = excluded.at_ms, record = excluded.record",
+           {scope_id, P(at_ms), record})
+      .status();
 }
 
 }  // namespace pc::pg

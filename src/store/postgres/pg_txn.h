@@ -148,6 +148,8 @@ class PgTxn final : public WriteTxn {
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
   Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
+  Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
+  Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
 
   // Builds one full-text index afresh from the rows it indexes, exactly as the writes would have
   // built it: a memory's head entries (`sources` false; owner = the artifact id) or a scope's

@@ -328,6 +328,14 @@ CREATE TABLE graph_edges(
   evidence TEXT NOT NULL,  -- source refs, one per line
   PRIMARY KEY(artifact_id, revision, seq)) WITHOUT ROWID;
 )sql",
+      // 11: the last flush that processed a window of each scope (service/flush_record.h): what it
+      // committed and what it rejected, written in the flush's own transaction, replaced by the next.
+      R"sql(
+CREATE TABLE last_flush(
+  scope_id TEXT PRIMARY KEY REFERENCES scopes(scope_id),
+  at_ms INTEGER NOT NULL,
+  record TEXT NOT NULL) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

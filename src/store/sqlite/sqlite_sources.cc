@@ -1,4 +1,5 @@
-// The source log and extraction cursors of SqliteTxn: append-only rows keyed by (scope, position).
+// The source log and extraction cursors of SqliteTxn: append-only rows keyed by (scope, position);
+// and the scope's last-flush record (schema.cc migration 11), one row a scope, replaced.
 #include "common/clock.h"
 #include "store/sqlite/sqlite_txn.h"
 
@@ -94,6 +95,21 @@ Status SqliteTxn::SetCursor(const std::string& scope_id, const std::string& arti
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope_id;
   audit_trail().cursor = position;
   return Status::Ok();
+}
+
+Result<std::optional<std::string>> SqliteTxn::FindLastFlush(const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record FROM last_flush WHERE scope_id = ?1"));
+  s.Bind(1, scope_id);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(s.Text(0));
+}
+
+Status SqliteTxn::PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
+      "INSERT INTO last_flush(scope_id, at_ms, record) VALUES(?1, ?2, ?3)"
+      " ON CONFLICT(scope_id) DO UPDATE SET at_ms = excluded.at_ms, record = excluded.record"));
+  return s.Bind(1, scope_id).Bind(2, at_ms).Bind(3, record).Run();
 }
 
 }  // namespace pc::sqlite

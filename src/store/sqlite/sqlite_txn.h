@@ -146,6 +146,8 @@ class SqliteTxn final : public WriteTxn {
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
   Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
+  Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
+  Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
 
  private:
   Status PutGraphEdges(const NewRevision& rev);
