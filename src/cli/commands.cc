@@ -26,6 +26,7 @@ struct Opts {
   std::vector<std::string> citations, evidence, settings, clear;
   int64_t max_bytes = 8000;
   bool no_handoff = false;
+  bool last = false;  // flush --last
   std::optional<int64_t> expected_revision, revision, after, min_revision;
   int limit = 0;
   bool include_inactive = false;
@@ -449,7 +450,10 @@ void AddSourceCommands(Registry& r) {
 
   CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
   AddScopeOption(flush, *o);
+  flush->add_flag("--last", o->last,
+                  "flush nothing; show the scope's last flush that processed a window (whoever ran it)");
   r.Scoped(flush, [o](ApiClient& api, const std::string& scope_id, bool json) {
+    if (o->last) return Print(api.Get("/v1/memory/flush/last", {{"scope_id", scope_id}}), json, FormatLastFlush);
     return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}, {"explain", true}}), json,
                  FormatFlush);
   });

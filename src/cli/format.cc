@@ -184,6 +184,16 @@ std::string FormatFlush(const Json& f) {
   return out;
 }
 
+std::string FormatLastFlush(const Json& response) {
+  const Json& f = response["last_flush"];
+  if (!f.is_object()) return "(no flush has processed a window of this scope yet)\n";
+  std::string out = "last flush " + f.value("at", "") + " by " + f.value("actor", "") + "\n" + FormatFlush(f);
+  for (const Json& id : f["candidates"]) out += "  proposed: " + id.get<std::string>() + "\n";
+  if (f.value("rejected_omitted", int64_t{0}) > 0)
+    out += "  (" + std::to_string(f.value("rejected_omitted", int64_t{0})) + " more rejections not kept)\n";
+  return out;
+}
+
 std::string FormatPrepared(const Json& p) {
   if (p.value("status", "") != "ready") return "(empty: nothing relevant fits the budget)\n";
   return p.value("content", "");

@@ -18,6 +18,8 @@ std::string FormatSearch(const Json& result);
 std::string FormatSource(const Json& source);
 std::string FormatSources(const Json& page);
 std::string FormatFlush(const Json& outcome);
+// GET /v1/memory/flush/last: when and by whom, then as FormatFlush.
+std::string FormatLastFlush(const Json& response);
 std::string FormatPrepared(const Json& prepared);
 std::string FormatHandoff(const Json& handoff);
 std::string FormatHandoffDraft(const Json& draft);

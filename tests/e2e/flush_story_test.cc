@@ -164,6 +164,19 @@ TEST(FlushStory, TheSchedulerFlushesPendingScopes) {
   EXPECT_EQ(idle["current_cursor"], 3);
   EXPECT_EQ(idle["memory"]["revision"], 1);
   EXPECT_EQ(fake.chat_requests(), 2);
+  // The schedule's second flush is the scope's last flush, by the system (docs/extraction.md); the
+  // idle one after it changed nothing. The CLI reads it too.
+  auto last = http.Get("/v1/memory/flush/last?scope_id=" + scope);
+  ASSERT_EQ(last.first, 200) << last.second.dump();
+  EXPECT_EQ(last.second["last_flush"]["actor"], "system");
+  EXPECT_EQ(last.second["last_flush"]["previous_cursor"], 2);
+  EXPECT_EQ(last.second["last_flush"]["current_cursor"], 3);
+  EXPECT_EQ(last.second["last_flush"]["status"], "processed");
+  CliResult shown = RunCli({"flush", "--last", "--scope", "scheduled", "--server", server.url()});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("by system"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("cursor 2 -> 3"), std::string::npos) << shown.out;
+  EXPECT_EQ(http.Get("/v1/memory/flush/last?scope_id=" + scope + "&limit=1").first, 422);
 }
 
 TEST(FlushStory, CliSourcesAndFlush) {
@@ -185,6 +198,9 @@ TEST(FlushStory, CliSourcesAndFlush) {
   CliResult flushed = cli({"flush", "--scope", "project:cli"});
   EXPECT_EQ(flushed.exit_code, 6);  // capability_unavailable
   EXPECT_NE(flushed.err.find("extract_provider"), std::string::npos);
+  CliResult last = cli({"flush", "--last", "--scope", "project:cli"});  // reading needs no model
+  EXPECT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.out.find("no flush has processed"), std::string::npos) << last.out;
   CliResult bad = cli({"source", "add", "--scope", "project:cli", "--metadata", "[1]", "x"});
   EXPECT_EQ(bad.exit_code, 2);
 }
