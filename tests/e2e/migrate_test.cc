@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "fake_openai.h"
 #include "server_process.h"
 #include "service/source_service.h"
 #include "store/postgres/pg_conn.h"
@@ -101,7 +102,9 @@ TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
   TempDir dir;
   const std::string src = dir.path() + "/sqlite", dst = dir.path() + "/pg";
   // Offline lexical vectors (the hash embedder), so vectors are moved too.
-  ServerProcess sqlite(src, {"--store", "sqlite", "--embed-provider", "hash"});
+  FakeOpenAi model;  // for one flush, so the last-flush record moves too
+  ServerProcess sqlite(src, {"--store", "sqlite", "--embed-provider", "hash", "--extract-provider", "openai",
+                             "--extract-base-url", model.base_url(), "--extract-model", "fake-chat"});
   ASSERT_TRUE(sqlite.Start());
 
   // A memory with a revision history: adds, a revise, a retire; text in two scripts.
@@ -120,6 +123,11 @@ TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
   JsonOn(sqlite, {"source", "add", "-s", "project:move", "Deployed the importer to staging.", "--idempotency-key",
                   "deploy-1", "--metadata", "{\"host\":\"stage-2\"}"});
   JsonOn(sqlite, {"source", "add", "-s", "project:move", "-k", "chat", "Customers asked about Wednesday releases."});
+  // A flush whose model keeps nothing: the cursor moves, no revision, and the flush is recorded.
+  model.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Invented.", "evidence": ["S9"]}]})"}});
+  json flushed = JsonOn(sqlite, {"flush", "-s", "project:move"});
+  ASSERT_EQ(flushed["status"], "processed") << flushed.dump();
+  ASSERT_EQ(flushed["rejected"].size(), 1u) << flushed.dump();
   // A handoff citing the revised entry.
   json cite = JsonOn(sqlite, {"entries", "-s", "project:move"})["entries"][0]["citation"];
   json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
@@ -152,6 +160,7 @@ TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
   EXPECT_EQ(report["tables"]["sources"], 2);
   EXPECT_EQ(report["tables"]["handoff_contents"], 1);
   EXPECT_EQ(report["tables"]["api_tokens"], 2);
+  EXPECT_EQ(report["tables"]["last_flush"], 1);
   EXPECT_GT(report["tables"]["audit_log"].get<int64_t>(), 8);
   EXPECT_EQ(report["verification"]["manifests"], 6);  // project:move r1..r5, project:other r1
   EXPECT_EQ(report["verification"]["entry_versions"], 5);
@@ -180,6 +189,7 @@ TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
            {"handoff", "history", "-s", "project:move"},
            {"token", "list"},
            {"audit"},
+           {"flush", "--last", "-s", "project:move"},
        })
     EXPECT_EQ(JsonOn(sqlite, read), JsonOn(postgres, read)) << read[0] << " " << (read.size() > 1 ? read[1] : "");
   for (const std::vector<std::string>& search : std::vector<std::vector<std::string>>{
