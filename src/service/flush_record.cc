@@ -61,7 +61,9 @@ std::string EncodeFlushRecord(const FlushRecord& record) {
          {"candidates", o.candidates},
          {"rejected", std::move(rejected)},
          {"rejected_omitted", omitted}};
-  return j.dump();
+  // Never throws: bytes that are not UTF-8 (a reason quoting a model's text, say) become U+FFFD
+  // instead of aborting the flush's transaction.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Result<FlushRecord> DecodeFlushRecord(std::string_view text) {

@@ -293,6 +293,13 @@ TEST(FlushRecord, RecordsThatDoNotReadAreErrorsNotGuesses) {
   PC_ASSERT_OK(back);
   EXPECT_EQ(EncodeFlushRecord(*back), EncodeFlushRecord(r));
   EXPECT_FALSE(back->outcome.memory.has_value());
+  // Bytes that are not UTF-8 are replaced, not thrown over inside the flush's transaction.
+  r.outcome.rejected = {{"\"\xff\"", "target \"E\xc3\" is not an entry shown"}};
+  std::string encoded;
+  EXPECT_NO_THROW(encoded = EncodeFlushRecord(r));
+  auto replaced = DecodeFlushRecord(encoded);
+  PC_ASSERT_OK(replaced);
+  EXPECT_EQ(replaced->outcome.rejected[0].reason, "target \"E\xef\xbf\xbd\" is not an entry shown");
 }
 
 // A chat endpoint that never answers in time costs the timeout once, retries included (a hung
