@@ -15,6 +15,13 @@ const char* ChangeOpName(ChangeOp op) {
   return "add";
 }
 
+std::optional<ChangeOp> ParseChangeOp(std::string_view name) {
+  if (name == "add") return ChangeOp::kAdd;
+  if (name == "revise") return ChangeOp::kRevise;
+  if (name == "retire") return ChangeOp::kRetire;
+  return std::nullopt;
+}
+
 const char* HandoffCitationKindName(HandoffCitationKind k) {
   switch (k) {
     case HandoffCitationKind::kSource: return "source";

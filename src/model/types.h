@@ -88,7 +88,9 @@ struct ManifestItem {
 };
 
 enum class ChangeOp { kAdd, kRevise, kRetire };
+// "add", "revise", "retire": the wire's and the stores' names. The parse answers nullopt for any other text.
 const char* ChangeOpName(ChangeOp op);
+std::optional<ChangeOp> ParseChangeOp(std::string_view name);
 
 // What one revision did to one entry.
 struct Change {

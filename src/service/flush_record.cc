@@ -20,12 +20,6 @@ MemoryRef RefFrom(const Json& j) {
                    j.at("revision").get<int64_t>()};
 }
 
-std::optional<ChangeOp> OpFrom(const std::string& name) {
-  for (ChangeOp op : {ChangeOp::kAdd, ChangeOp::kRevise, ChangeOp::kRetire})
-    if (name == ChangeOpName(op)) return op;
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::string EncodeFlushRecord(const FlushRecord& record) {
@@ -85,7 +79,7 @@ Result<FlushRecord> DecodeFlushRecord(std::string_view text) {
     o.processed_source_count = j.at("processed_source_count").get<int64_t>();
     if (!j.at("memory").is_null()) o.memory = RefFrom(j.at("memory"));
     for (const Json& c : j.at("changes")) {
-      std::optional<ChangeOp> op = OpFrom(c.at("op").get<std::string>());
+      std::optional<ChangeOp> op = ParseChangeOp(c.at("op").get<std::string>());
       if (!op) return Internal("a last-flush record names an unknown change: " + c.at("op").dump());
       FlushChange fc;
       fc.change.op = *op;

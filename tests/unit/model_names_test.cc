@@ -7,6 +7,15 @@
 namespace pc {
 namespace {
 
+TEST(ModelNames, ChangeOpsRoundTrip) {
+  for (ChangeOp op : {ChangeOp::kAdd, ChangeOp::kRevise, ChangeOp::kRetire})
+    EXPECT_EQ(ParseChangeOp(ChangeOpName(op)), op);
+  EXPECT_STREQ(ChangeOpName(ChangeOp::kRetire), "retire");
+  EXPECT_EQ(ParseChangeOp("deactivate"), std::nullopt);
+  EXPECT_EQ(ParseChangeOp("Add"), std::nullopt);
+  EXPECT_EQ(ParseChangeOp(""), std::nullopt);
+}
+
 TEST(ModelNames, HandoffCitationKindsRoundTrip) {
   for (HandoffCitationKind k :
        {HandoffCitationKind::kSource, HandoffCitationKind::kArtifact, HandoffCitationKind::kMemory})

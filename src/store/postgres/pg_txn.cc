@@ -10,12 +10,6 @@
 namespace pc::pg {
 namespace {
 
-ChangeOp ParseOp(const std::string& s) {
-  if (s == "revise") return ChangeOp::kRevise;
-  if (s == "retire") return ChangeOp::kRetire;
-  return ChangeOp::kAdd;
-}
-
 const std::string kScopeSelect =
     "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
     " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default";
@@ -136,8 +130,12 @@ Status PgTxn::LoadChanges(RevisionInfo& info) {
   PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
                                 " WHERE artifact_id = $1 AND revision = $2 ORDER BY seq",
                                 {info.memory.artifact_id, P(info.memory.revision)}));
-  for (int i = 0; i < r.size(); ++i)
-    info.changes.push_back(Change{ParseOp(r.Text(i, 0)), r.Text(i, 1), r.Get(i, 2), r.Text(i, 3)});
+  for (int i = 0; i < r.size(); ++i) {
+    std::optional<ChangeOp> op = ParseChangeOp(r.Text(i, 0));
+    // A change the store cannot name is corruption: an error, never read as an add.
+    if (!op) return Internal("revision " + std::to_string(info.memory.revision) + " names an unknown change: " + r.Text(i, 0));
+    info.changes.push_back(Change{*op, r.Text(i, 1), r.Get(i, 2), r.Text(i, 3)});
+  }
   return Status::Ok();
 }
 

@@ -9,12 +9,6 @@
 namespace pc::sqlite {
 namespace {
 
-ChangeOp ParseOp(const std::string& s) {
-  if (s == "revise") return ChangeOp::kRevise;
-  if (s == "retire") return ChangeOp::kRetire;
-  return ChangeOp::kAdd;
-}
-
 const std::string kManifestAt = std::string("SELECT m.active, ") + kVersionColumns +
                                 " FROM manifest m JOIN entry_versions v"
                                 " ON v.entry_version_id = m.entry_version_id"
@@ -137,7 +131,10 @@ Status SqliteTxn::LoadChanges(RevisionInfo& info) {
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    info.changes.push_back(Change{ParseOp(s.Text(0)), s.Text(1), s.OptText(2), s.Text(3)});
+    std::optional<ChangeOp> op = ParseChangeOp(s.Text(0));
+    // A change the store cannot name is corruption: an error, never read as an add.
+    if (!op) return Internal("revision " + std::to_string(info.memory.revision) + " names an unknown change: " + s.Text(0));
+    info.changes.push_back(Change{*op, s.Text(1), s.OptText(2), s.Text(3)});
   }
   return Status::Ok();
 }
