@@ -362,5 +362,21 @@ TEST_F(MemoryServiceTest, EverythingSurvivesReopen) {
   EXPECT_EQ(Head(), 2);
 }
 
+// A revision's change that the store cannot name is corruption: reading it is an internal error,
+// never an "add" (both stores once read any unknown text as one).
+TEST(MemoryServiceCorruption, AChangeWithAnUnknownNameIsAnErrorNotAnAdd) {
+  Fixture f;
+  std::string scope = f.NewScope();
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "the importer runs nightly", "", "", {}}));
+  PC_ASSERT_OK(f.memory->ListRevisions(scope, {}));
+  PC_ASSERT_OK(f.ExecBehindTheStore("UPDATE revision_changes SET op = 'merge'",
+                                    "UPDATE revision_changes SET op = 'merge'"));
+  auto revisions = f.memory->ListRevisions(scope, {});
+  ASSERT_FALSE(revisions.ok());
+  EXPECT_EQ(revisions.status().code(), Code::kInternal);
+  EXPECT_NE(revisions.status().message().find("unknown change: merge"), std::string::npos)
+      << revisions.status().message();
+}
+
 }  // namespace
 }  // namespace pc

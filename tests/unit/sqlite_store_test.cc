@@ -50,30 +50,6 @@ TEST(SqliteStore, MigratesAndRecordsVersionInWalMode) {
             sqlite::LatestSchemaVersion());
 }
 
-// A revision's change that the store cannot name is corruption: reading it is an error, never an
-// "add" (the stores once read any unknown text as one).
-TEST(SqliteStore, AChangeWithAnUnknownNameIsAnErrorNotAnAdd) {
-  if (testing::TestingPostgres()) GTEST_SKIP() << "tampers with the SQLite file";
-  Fixture f;
-  std::string scope = f.NewScope();
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "the importer runs nightly", "", "", {}}));
-  PC_ASSERT_OK(f.memory->ListRevisions(scope, {}));
-  f.store.reset();
-  {
-    sqlite3* db = nullptr;
-    sqlite3_open((std::filesystem::path(f.dir.path()) / "powercontext.db").c_str(), &db);
-    ASSERT_EQ(sqlite3_exec(db, "UPDATE revision_changes SET op = 'merge'", nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db);
-    sqlite3_close(db);
-  }
-  f.Reopen();
-  auto revisions = f.memory->ListRevisions(scope, {});
-  ASSERT_FALSE(revisions.ok());
-  EXPECT_EQ(revisions.status().code(), Code::kInternal);
-  EXPECT_NE(revisions.status().message().find("unknown change: merge"), std::string::npos)
-      << revisions.status().message();
-}
-
 // A data directory written before full-text search (schema 1) is indexed when it is opened.
 TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
