@@ -20,11 +20,6 @@ using nlohmann::json;
 
 using Http = JsonHttp;
 
-std::vector<std::string> ChatFlags(const FakeOpenAi& fake) {
-  return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",
-          "fake-chat", "--extract-timeout-seconds", "5"};
-}
-
 TEST(FlushStory, SourcesAndFlushOverHttp) {
   TempDir dir;
   FakeOpenAi fake;

@@ -26,8 +26,7 @@ const char* kDraft = R"({"state":[{"text":"Error mapping changed.","evidence":["
 TEST(HandoffStory, ActivateFinalizeCommitContinue) {
   TempDir dir;
   FakeOpenAi fake;
-  ServerProcess server(dir.path() + "/data", {"--extract-provider", "openai", "--extract-base-url", fake.base_url(),
-                                              "--extract-model", "fake-chat", "--extract-timeout-seconds", "5"});
+  ServerProcess server(dir.path() + "/data", ChatFlags(fake));
   ASSERT_TRUE(server.Start());
   Http http(server.port());
   const std::string scope = "project:parser";

@@ -16,6 +16,7 @@
 
 #include <httplib.h>
 
+#include "fake_openai.h"
 #include "free_port.h"
 #include "test_util.h"
 
@@ -24,6 +25,12 @@
 #include <mutex>
 
 namespace pc::testing {
+
+std::vector<std::string> ChatFlags(const FakeOpenAi& fake) {
+  return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",
+          "fake-chat", "--extract-timeout-seconds", "5"};
+}
+
 namespace {
 
 // With TestingPostgres(): the PostgreSQL schema that stands for a data directory, made on first

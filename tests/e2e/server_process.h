@@ -12,6 +12,11 @@
 
 namespace pc::testing {
 
+class FakeOpenAi;
+
+// The serve flags of an extraction provider pointed at `fake` (model "fake-chat", 5 s timeout).
+std::vector<std::string> ChatFlags(const FakeOpenAi& fake);
+
 class ServerProcess {
  public:
   explicit ServerProcess(std::string data_dir, std::vector<std::string> extra_args = {});
