@@ -1,5 +1,5 @@
 // The review routes (RFC 0050, docs/review.md): the spec's five artifact-candidates operations and
-// the Experience slice (propose, get), exactly their schemas both ways (unknown fields are refused
+// the Experience slice (propose, generate, get), exactly their schemas both ways (unknown fields are refused
 // at every level), and our Experience search. Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
@@ -165,6 +165,21 @@ Result<ApiResponse> Propose(ReviewService& svc, const ApiRequest& req) {
   return ApiResponse{201, CandidateJson(c)};
 }
 
+// The spec's GenerateExperienceRequest → GeneratedCandidateResponse: a pending candidate, or no_op.
+Result<ApiResponse> Generate(ExperienceGenerator* svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "source_refs", "artifact_refs", "target", "reason"},
+                           {"scope_id", "source_refs", "artifact_refs"}));
+  GenerateExperienceRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
+  PC_RETURN_IF_ERROR(EvidenceFrom(j, r.evidence, r.target));
+  PC_ASSIGN_OR_RETURN(r.reason, OptStr(j, "reason"));
+  if (!svc) return Status(Code::kCapabilityUnavailable, "generating an Experience is not available in this server");
+  PC_ASSIGN_OR_RETURN(GeneratedExperience out, svc->Generate(r, "generate:" + Actor()));
+  if (!out.candidate) return ApiResponse{200, Json{{"status", "no_op"}, {"candidate", Json()}}};
+  return ApiResponse{200, Json{{"status", "pending"}, {"candidate", CandidateJson(*out.candidate)}}};
+}
+
 Result<ApiResponse> GetExperience(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "artifact"}, {"scope_id", "artifact"}));
@@ -309,6 +324,9 @@ Result<ApiResponse> RunDailyReview(DailyReviewService* svc, const ApiRequest& re
 void AddReviewRoutes(Router& router, Services services) {
   ReviewService& r = services.review;
   router.Add("POST", "/v1/experience/propose", {"propose_experience", Permission::kWrite, ScopeIn::kBody}, Bind(r, Propose));
+  ExperienceGenerator* generate = services.generate;
+  router.Add("POST", "/v1/experience/generate", {"generate_experience", Permission::kWrite, ScopeIn::kBody},
+             [generate](const ApiRequest& req) { return Generate(generate, req); });
   router.Add("POST", "/v1/experience/get", {"get_experience", Permission::kRead, ScopeIn::kBody}, Bind(r, GetExperience));
   router.Add("POST", "/v1/experience/search", {"search_experience", Permission::kRead, ScopeIn::kBody},
              Bind(r, SearchExperience));

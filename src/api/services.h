@@ -3,6 +3,7 @@
 
 #include "service/context_service.h"
 #include "service/daily_review.h"
+#include "service/experience_generator.h"
 #include "service/flush_service.h"
 #include "service/handoff_service.h"
 #include "service/memory_service.h"
@@ -27,6 +28,7 @@ struct Services {
   AuditService& audit;
   ReviewService& review;
   DailyReviewService* daily = nullptr;  // null: POST /v1/review/run is capability_unavailable
+  ExperienceGenerator* generate = nullptr;  // null: POST /v1/experience/generate is capability_unavailable
 };
 
 }  // namespace pc

@@ -48,6 +48,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->review = std::make_unique<ReviewService>(*rt->store, limits);
   rt->daily = std::make_unique<DailyReviewService>(*rt->store, rt->extractor.get(), *rt->review, *rt->handoff);
+  rt->generate = std::make_unique<ExperienceGenerator>(*rt->store, rt->extractor.get(), *rt->review);
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
   rt->stats = std::make_unique<StatsService>(*rt->store);
   rt->tokens = std::make_unique<TokenService>(*rt->store, config.auth_token);

@@ -30,9 +30,11 @@ struct Runtime {
   std::unique_ptr<AuditService> audit;
   std::unique_ptr<ReviewService> review;
   std::unique_ptr<DailyReviewService> daily;
+  std::unique_ptr<ExperienceGenerator> generate;
 
   Services services() {
-    return Services{*memory, *search, *sources, *flush, *handoff, *context, *stats, *tokens, *audit, *review, daily.get()};
+    return Services{*memory, *search, *sources, *flush,  *handoff,   *context,
+                    *stats,  *tokens, *audit,   *review, daily.get(), generate.get()};
   }
 };
 

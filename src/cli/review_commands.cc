@@ -1,6 +1,6 @@
 // The review commands (RFC 0050, docs/review.md), as the spec's CLI names them:
 //   candidate list | show | approve | reject | revise experience
-//   experience propose | get | search
+//   experience propose | generate | get | search
 // Evidence is given as repeatable --source-ref content/ID and --artifact-ref FAMILY/ID@REVISION;
 // --target FAMILY/ID@REVISION is added to the artifact evidence, as the spec asks.
 #include <charconv>
@@ -45,12 +45,9 @@ Result<Json> SourceRefArg(const std::string& arg) {
   return Json{{"name", arg.substr(0, slash)}, {"source_id", arg.substr(slash + 1)}};
 }
 
-// proposal, source_refs, artifact_refs, target, reason of a propose or revise.
-Result<Json> ProposalBody(const ReviewOpts& o) {
-  Json body{{"proposal", {{"situation", o.situation}, {"action", o.action}, {"outcome", o.outcome},
-                          {"lesson", o.lesson}}},
-            {"source_refs", Json::array()},
-            {"artifact_refs", Json::array()}};
+// source_refs, artifact_refs, target, reason of a propose, revise or generate.
+Result<Json> EvidenceBody(const ReviewOpts& o) {
+  Json body{{"source_refs", Json::array()}, {"artifact_refs", Json::array()}};
   for (const std::string& s : o.source_refs) {
     PC_ASSIGN_OR_RETURN(Json ref, SourceRefArg(s));
     body["source_refs"].push_back(ref);
@@ -67,6 +64,13 @@ Result<Json> ProposalBody(const ReviewOpts& o) {
     if (!listed) body["artifact_refs"].push_back(target);
   }
   if (!o.reason.empty()) body["reason"] = o.reason;
+  return body;
+}
+
+// The same with the proposal {situation, action, outcome, lesson}.
+Result<Json> ProposalBody(const ReviewOpts& o) {
+  PC_ASSIGN_OR_RETURN(Json body, EvidenceBody(o));
+  body["proposal"] = {{"situation", o.situation}, {"action", o.action}, {"outcome", o.outcome}, {"lesson", o.lesson}};
   return body;
 }
 
@@ -158,11 +162,7 @@ void ScopeOption(CLI::App* sub, ReviewOpts& o) {
       ->required();
 }
 
-void ProposalOptions(CLI::App* sub, ReviewOpts& o) {
-  sub->add_option("--situation", o.situation, "when this applies")->required();
-  sub->add_option("--action", o.action, "what was done")->required();
-  sub->add_option("--outcome", o.outcome, "what happened")->required();
-  sub->add_option("--lesson", o.lesson, "what to do next time")->required();
+void EvidenceOptions(CLI::App* sub, ReviewOpts& o) {
   // One value per occurrence: a positional CANDIDATE_ID after them stays positional.
   sub->add_option("--source-ref", o.source_refs, "exact source evidence TYPE/ID, e.g. content/turn-42 (repeatable)")
       ->allow_extra_args(false);
@@ -170,6 +170,21 @@ void ProposalOptions(CLI::App* sub, ReviewOpts& o) {
       ->allow_extra_args(false);
   sub->add_option("--target", o.target, "the Experience head FAMILY/ID@REVISION this replaces");
   sub->add_option("--reason", o.reason, "why (shown to the reviewer)");
+}
+
+void ProposalOptions(CLI::App* sub, ReviewOpts& o) {
+  sub->add_option("--situation", o.situation, "when this applies")->required();
+  sub->add_option("--action", o.action, "what was done")->required();
+  sub->add_option("--outcome", o.outcome, "what happened")->required();
+  sub->add_option("--lesson", o.lesson, "what to do next time")->required();
+  EvidenceOptions(sub, o);
+}
+
+// A generation's answer: the pending candidate, or that the evidence shows no lesson.
+std::string FormatGenerated(const Json& r) {
+  if (r.value("status", "") != "pending" || !r.contains("candidate") || !r.at("candidate").is_object())
+    return "no_op: the model found no lesson in this evidence; nothing was proposed\n";
+  return FormatCandidate(r.at("candidate"));
 }
 
 }  // namespace
@@ -258,7 +273,7 @@ std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
     return api.Post("/v1/artifact-candidates/revise", body);
   }, FormatCandidate);
 
-  CLI::App* experience = app.add_subcommand("experience", "propose, read or search reviewed Experience");
+  CLI::App* experience = app.add_subcommand("experience", "propose, generate, read or search reviewed Experience");
   experience->require_subcommand(1);
   CLI::App* propose = experience->add_subcommand("propose", "a pending Experience candidate with its exact evidence");
   ScopeOption(propose, *o);
@@ -268,6 +283,16 @@ std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
     body["scope_id"] = o->scope;
     return api.Post("/v1/experience/propose", body);
   }, FormatCandidate);
+
+  CLI::App* generate = experience->add_subcommand(
+      "generate", "the server's model drafts a pending Experience candidate from exactly this evidence");
+  ScopeOption(generate, *o);
+  EvidenceOptions(generate, *o);
+  add(generate, [o](ApiClient& api) -> Result<Json> {
+    PC_ASSIGN_OR_RETURN(Json body, EvidenceBody(*o));
+    body["scope_id"] = o->scope;
+    return api.Post("/v1/experience/generate", body);
+  }, FormatGenerated);
 
   CLI::App* get = experience->add_subcommand("get", "an approved Experience revision, exactly");
   ScopeOption(get, *o);

@@ -214,6 +214,18 @@ const std::vector<Tool>& Tools() {
         {"reason", {{"type", "string"}}}},
        {"proposal"}, ScopeArg::kScoped, "POST", "/v1/experience/propose", kRuns,
        {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"generate_experience", "Generate an Experience",
+       "Ask the server's model to draft one reusable lesson {situation, action, outcome, lesson} from exactly the "
+       "evidence you select (source_refs [{name: content, source_id}] and/or artifact_refs: a memory, Experience or "
+       "handoff revision). It answers status pending with the candidate (in the review inbox, never an artifact by "
+       "itself) or no_op when the evidence shows no lesson. Needs an extraction provider. To replace an approved "
+       "Experience, set target to its exact head and include it in artifact_refs.",
+       {{"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"target", {{"type", "object"}, {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
+        {"reason", {{"type", "string"}}}},
+       {}, ScopeArg::kScoped, "POST", "/v1/experience/generate", kRuns,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
       {"get_experience", "Get an Experience",
        "Read an approved Experience revision by its exact reference {family: experience, artifact_id, revision}, "
        "with its evidence.",

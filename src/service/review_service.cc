@@ -213,6 +213,19 @@ Status ReviewService::CheckProposeRequest(const ProposeExperienceRequest& req) {
   return CheckOptionalReason(req.reason);
 }
 
+Status ReviewService::CheckEvidenceRequest(const std::string& scope_id, const Evidence& evidence,
+                                           const std::optional<MemoryRef>& target,
+                                           const std::optional<std::string>& reason) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  PC_RETURN_IF_ERROR(CheckEvidenceShape(evidence, target));
+  return CheckOptionalReason(reason);
+}
+
+Status ReviewService::CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
+                                      const std::optional<MemoryRef>& target) {
+  return CheckEvidenceInScope(txn, scope_id, evidence, target);
+}
+
 Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
                                                              const std::string& actor, const std::string& candidate_id,
                                                              int64_t now) {

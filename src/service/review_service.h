@@ -77,6 +77,14 @@ class ReviewService {
   // The same in two steps, for a caller that proposes inside a transaction of its own (the daily
   // review): the checks that need no store, then the candidate saved in `txn` (safe to run again).
   static Status CheckProposeRequest(const ProposeExperienceRequest& req);
+  // The parts of a proposal that are not its content (a generation's request): the scope's name,
+  // 1 … 32 distinct evidence references, a target among them, the reason.
+  static Status CheckEvidenceRequest(const std::string& scope_id, const Evidence& evidence,
+                                     const std::optional<MemoryRef>& target, const std::optional<std::string>& reason);
+  // Every reference resolves in the scope (`scope_id` internal): the source exists, the artifact
+  // revision exists; the target is its Experience's head (artifact_conflict if it moved).
+  static Status CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
+                                const std::optional<MemoryRef>& target);
   static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
                                                        const std::string& actor, const std::string& candidate_id,
                                                        int64_t now);

@@ -84,6 +84,10 @@ OPERATIONS = [
     ("POST", "/v1/memory/entries/retire"), ("POST", "/v1/memory/changes"),
     ("POST", "/v1/handoff/activate"), ("POST", "/v1/handoff/prepare"), ("POST", "/v1/handoff/finalize"),
     ("POST", "/v1/handoff/commit"), ("POST", "/v1/handoff/continue"), ("GET", "/v1/stats"),
+    ("POST", "/v1/experience/propose"), ("POST", "/v1/experience/generate"), ("POST", "/v1/experience/get"),
+    ("POST", "/v1/artifact-candidates/list"), ("POST", "/v1/artifact-candidates/get"),
+    ("POST", "/v1/artifact-candidates/approve"), ("POST", "/v1/artifact-candidates/reject"),
+    ("POST", "/v1/artifact-candidates/revise"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -1296,6 +1300,49 @@ def define_story(story, contract, a, b, fake):
         # Artifacts with a revision: the Experience (the scope's memory has none yet).
         check_eq(inv["artifacts"], {"total": 1, "by_family": [{"family": "experience", "total": 1}]},
                  "inventory.artifacts")
+
+    GENERATE_SCOPE = "project:contract-generate"
+
+    @story.step("experience/generate: the model drafts a pending candidate from the cited evidence; no_op; errors")
+    def experience_generate():
+        capture(a, GENERATE_SCOPE, "run-7", "Run 7: the importer rejected rows with unknown currencies.")
+        refs = [{"name": "content", "source_id": "run-7"}]
+        mark = fake.mark()
+        r = a.call("POST", "/v1/experience/generate", {"scope_id": GENERATE_SCOPE, "source_refs": refs,
+                                                       "artifact_refs": [], "reason": "from run 7"}, expect=200).json
+        check_eq(r["status"], "pending", "status")
+        c = r["candidate"]
+        check_eq((c["status"], c["version"], c["family"]), ("pending", 1, "experience"), "the new candidate")
+        check_eq((c["source_refs"], c["artifact_refs"], c["reason"]), (refs, [], "from run 7"), "the cited evidence, exactly")
+        calls = fake.since(mark)
+        check_eq([x.kind for x in calls], ["experience"], "one model call, for an Experience")
+        check("unknown currencies" in c["proposal"]["situation"], "the model read the cited source")
+        got = a.call("POST", "/v1/artifact-candidates/get", {"scope_id": GENERATE_SCOPE,
+                                                            "candidate_id": c["candidate_id"]}, expect=200).json
+        check_eq(got, c, "the inbox holds it as answered")
+        # A memory revision alone shows the fake no source: it answers no lesson, and nothing is proposed.
+        w = a.call("POST", "/v1/memory/remember", {"scope_id": GENERATE_SCOPE, "kind": "fact",
+                                                  "text": "Currencies are ISO 4217 codes."}, expect=200).json
+        noop = a.call("POST", "/v1/experience/generate", {"scope_id": GENERATE_SCOPE, "source_refs": [],
+                                                          "artifact_refs": [w["memory"]]}, expect=200).json
+        check_eq(noop, {"status": "no_op", "candidate": None}, "no lesson: no_op")
+        page = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": GENERATE_SCOPE}, expect=200).json
+        check_eq([x["candidate_id"] for x in page["candidates"]], [c["candidate_id"]], "the no_op proposed nothing")
+        mark = fake.mark()
+        a.call("POST", "/v1/experience/generate", {"scope_id": GENERATE_SCOPE, "source_refs": [],
+                                                   "artifact_refs": []}, expect=422, code="invalid_request", bad="semantic")
+        a.call("POST", "/v1/experience/generate", {"scope_id": GENERATE_SCOPE, "source_refs": [
+            {"name": "content", "source_id": "run-8"}], "artifact_refs": []}, expect=422, code="invalid_request",
+            bad="semantic")
+        a.call("POST", "/v1/experience/generate", {"scope_id": GENERATE_SCOPE, "source_refs": refs,
+                                                   "artifact_refs": [], "proposal": {}},
+               expect=422, code="invalid_request", bad="schema")
+        check_eq(fake.since(mark), [], "a refused request never reaches the model")
+        capture(b, "project:bare", "bare-lesson", "A lesson nobody will draft.")
+        reply = b.call("POST", "/v1/experience/generate", {"scope_id": "project:bare", "source_refs": [
+            {"name": "content", "source_id": "bare-lesson"}], "artifact_refs": []},
+            expect=503, code="capability_unavailable")
+        expect_error(reply, "capability_unavailable")
 
     @story.step("stats: inventory, model usage and recall of the seed scope (period today)")
     def stats_seed_scope():

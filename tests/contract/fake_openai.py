@@ -148,6 +148,8 @@ class FakeOpenAI:
             kind, content = "handoff", self._handoff_answer(user_json)
         elif isinstance(user_json, dict) and "date" in user_json and "sources" in user_json:
             kind, content = "review", self._review_answer(user_json)
+        elif isinstance(user_json, dict) and "artifacts" in user_json and "sources" in user_json:
+            kind, content = "experience", self._experience_answer(user_json)
         elif isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json:
             kind, content = "extraction", self._extraction_answer(user_json)
         else:
@@ -185,6 +187,19 @@ class FakeOpenAI:
                              "lesson": "review the day's records before the next session",
                              "evidence": [first.get("id")]}],
             "tomorrow": {"text": "Start from: " + _first_line(last.get("text", "")), "evidence": [last.get("id")]}})
+
+    @staticmethod
+    def _experience_answer(user_json):
+        """Generating an Experience (prompts/experience_v1.md): a lesson from the first source, or
+        {"experience": null} when the caller cited no source (only entries or artifacts)."""
+        sources = user_json.get("sources") or []
+        if not sources:
+            return json.dumps({"experience": None})
+        return json.dumps({"experience": {
+            "situation": "working on " + _first_line(sources[0].get("text", "")),
+            "action": "read the cited records before changing anything",
+            "outcome": "the change matched what the records said",
+            "lesson": "cite the exact records a lesson comes from"}})
 
     @staticmethod
     def _extraction_answer(user_json):

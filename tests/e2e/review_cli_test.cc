@@ -1,11 +1,12 @@
 // The review and write-gate commands as the real binary against a real server: experience
-// propose, candidate list / show / revise / approve / reject, experience get / search; scope
+// propose and generate (the model a fake OpenAI-compatible endpoint on loopback), candidate list / show / revise / approve / reject, experience get / search; scope
 // settings; remember with evidence and a near-duplicate warning; every bad input a message and a
 // non-zero exit that changed nothing.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "fake_openai.h"
 #include "json_http.h"
 #include "server_process.h"
 #include "test_util.h"
@@ -128,6 +129,65 @@ TEST_F(ReviewCli, SettingsEvidenceAndNearDuplicates) {
   CliResult cleared = Cli({"scope", "settings", "--scope", scope, "--clear", "reconcile", "--clear", "require_evidence"});
   ASSERT_EQ(cleared.exit_code, 0) << cleared.err;
   EXPECT_NE(cleared.out.find("reconcile = warn  (server default)"), std::string::npos) << cleared.out;
+}
+
+// `experience generate`: the server's model drafts a pending candidate from exactly the evidence
+// given; a model that finds no lesson is a no_op; bad input and a server without a model are
+// messages with a non-zero exit that proposed nothing.
+TEST(ReviewCliGenerate, TheModelDraftsAPendingCandidateOrNothing) {
+  FakeOpenAi fake;
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data", ChatFlags(fake));
+  ASSERT_TRUE(server.Start());
+  const std::string scope = "project:generate-cli";
+  auto cli = [&](std::vector<std::string> args) {
+    args.push_back("--server");
+    args.push_back(server.url());
+    return RunCli(args);
+  };
+  JsonHttp http(server.port());
+  auto captured = http.Post("/v1/sources/content", json{{"scope_id", scope}, {"source_id", "run-42"},
+                                                       {"content", "Run 42: the contract tests caught a renamed field."}});
+  ASSERT_EQ(captured.first, 202) << captured.second.dump();
+
+  fake.ScriptChat({{R"({"experience": {"situation": "The OpenAPI document changed.", "action": "Ran the contract tests.",
+                       "outcome": "A renamed field was caught.", "lesson": "Run contract tests after any YAML change."}})"}});
+  CliResult generated = cli({"experience", "generate", "--scope", scope, "--source-ref", "content/run-42"});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  EXPECT_NE(generated.out.find("pending"), std::string::npos) << generated.out;
+  EXPECT_NE(generated.out.find("Run contract tests after any YAML change."), std::string::npos) << generated.out;
+  EXPECT_NE(generated.out.find("source:content/run-42"), std::string::npos) << generated.out;
+  EXPECT_NE(fake.chat_bodies().back().find("Run 42: the contract tests caught a renamed field."), std::string::npos);
+
+  fake.ScriptChat({{R"({"experience": null})"}});
+  CliResult noop = cli({"experience", "generate", "--scope", scope, "--source-ref", "content/run-42", "--json"});
+  ASSERT_EQ(noop.exit_code, 0) << noop.err;
+  EXPECT_EQ(json::parse(noop.out), (json{{"status", "no_op"}, {"candidate", nullptr}})) << noop.out;
+
+  const int asked = fake.chat_requests();
+  CliResult unknown = cli({"experience", "generate", "--scope", scope, "--source-ref", "content/run-9"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
+  EXPECT_NE(unknown.err.find("run-9"), std::string::npos) << unknown.err;
+  CliResult malformed = cli({"experience", "generate", "--scope", scope, "--source-ref", "run-42"});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("TYPE/ID"), std::string::npos) << malformed.err;
+  EXPECT_EQ(fake.chat_requests(), asked) << "a refused request never reaches the model";
+  fake.ScriptChat({{"no JSON here"}});
+  CliResult unusable = cli({"experience", "generate", "--scope", scope, "--source-ref", "content/run-42"});
+  EXPECT_NE(unusable.exit_code, 0);
+  EXPECT_NE(unusable.err.find("provider_error"), std::string::npos) << unusable.err;
+  CliResult listed = cli({"candidate", "list", "--scope", scope, "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out)["candidates"].size(), 1u) << "only the first generation proposed: " << listed.out;
+
+  ServerProcess bare(dir.path() + "/bare");
+  ASSERT_TRUE(bare.Start());
+  ASSERT_EQ(JsonHttp(bare.port()).Post("/v1/sources/content", json{{"scope_id", scope}, {"source_id", "run-1"},
+                                                                  {"content", "x"}}).first, 202);
+  CliResult unavailable = RunCli({"experience", "generate", "--scope", scope, "--source-ref", "content/run-1",
+                                  "--server", bare.url()});
+  EXPECT_NE(unavailable.exit_code, 0);
+  EXPECT_NE(unavailable.err.find("capability_unavailable"), std::string::npos) << unavailable.err;
 }
 
 }  // namespace

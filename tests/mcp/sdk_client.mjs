@@ -17,7 +17,7 @@ const expectedTools = [
   'list_memory_entries', 'get_memory_entry', 'list_memory_changes', 'capture_content_source',
   'ingest_source', 'flush_memory', 'prepare_handoff', 'finalize_handoff', 'commit_handoff',
   'continue_handoff', 'activate_handoff', 'read_handoff', 'list_scopes',
-  'propose_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
+  'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
 ];
 
@@ -133,6 +133,9 @@ async function exercise(transport, label) {
   assert.ok(approved.ok, approved.text);
   const exp = await call('get_experience', { scope_id, artifact: approved.data.result_artifact });
   assert.equal(exp.data.content.lesson, lesson.lesson);
+  // This server has no model: generating is a capability error that proposes nothing.
+  const generated = await call('generate_experience', { scope_id, source_refs: [{ name: 'content', source_id: 'turn-1' }] });
+  assert.equal(generated.data.error.code, 'capability_unavailable');
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
   const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });

@@ -205,6 +205,12 @@ TEST_F(McpTest, ReviewToolsProposeReviseApprove) {
   auto no_evidence = tool("propose_experience", {{"proposal", lesson}});
   EXPECT_TRUE(no_evidence["isError"]);
   EXPECT_EQ(no_evidence["structuredContent"]["error"]["code"], "invalid_request");
+  // Without a model, generating is a capability error; a bad request is still the request's error.
+  auto generated = tool("generate_experience", {{"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  EXPECT_TRUE(generated["isError"]);
+  EXPECT_EQ(generated["structuredContent"]["error"]["code"], "capability_unavailable") << generated.dump();
+  auto generated_bad = tool("generate_experience", {{"colour", "blue"}});
+  EXPECT_EQ(generated_bad["structuredContent"]["error"]["code"], "invalid_request") << generated_bad.dump();
 }
 
 // Host and Origin are the edge guard's (tests/e2e/http_edge_test.cc); here the transport itself.
