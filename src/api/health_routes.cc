@@ -71,10 +71,11 @@ Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
     modes.push_back("hybrid");
   }
   const bool extraction = s.flush.available();
+  const bool generation = s.generate && s.generate->available();
   return ApiResponse{200, Json{{"source_types", Json::array({kContentSourceName})},
-                               {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily})},
+                               {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily, kExperienceFamily})},
                                {"memory_extraction", extraction},
-                               {"experience_generation", false},
+                               {"experience_generation", generation},
                                {"managed_skill_generation", false},
                                {"external_skill_registry", false},
                                {"handoff_generation", extraction},

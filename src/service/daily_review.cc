@@ -174,13 +174,11 @@ Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, 
 
   // The model's proposals (outside any transaction).
   DailyReviewAnswer answer;
+  ModelUsage usage;
   if (!sources.empty()) {
-    ModelUsage usage;
     auto raw = extractor_->Extract(BuildDailyReviewRequest(out.date, sources, entries), usage);
     if (!raw.ok())
       return Status(raw.status().code(), "the daily review failed, nothing was proposed: " + raw.status().message());
-    // Its tokens count as memory extraction: the same provider, reading the same sources.
-    RecordUsage(store_, scope_id, UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, usage);
     PC_ASSIGN_OR_RETURN(answer, ParseDailyReviewAnswer(*raw, sources.size()));
     out.rejected = std::move(answer.rejected);
   }
@@ -252,6 +250,10 @@ Result<DailyReviewOutcome> DailyReviewService::Run(const std::string& scope_id, 
     PC_RETURN_IF_ERROR(txn.SetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date, reviewed));
     return txn.SetCursor(now.scope_id, now.artifact_id, kRevisionConsumer, now.head_revision);
   }));
+  // The model's tokens count as memory extraction (the same provider, reading the same sources),
+  // recorded once the review has committed: a failed review leaves the store as it was.
+  if (usage.requests > 0)
+    RecordUsage(store_, scope_id, UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, usage);
   for (Rejection& r : late) out.rejected.push_back(std::move(r));
 
   // The tomorrow note, as a handoff revision (compare-and-set on the handoff head it was built on).

@@ -88,10 +88,16 @@ Result<GeneratedExperience> ExperienceGenerator::Generate(const GenerateExperien
                                  usage);
   if (!raw.ok())
     return Status(raw.status().code(), "generating the Experience failed, nothing was proposed: " + raw.status().message());
-  // Its tokens count as memory extraction, as the daily review's: the same provider, reading sources.
-  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, usage);
+  // Its tokens count as memory extraction, as the daily review's (the same provider, reading
+  // sources); recorded only once the request has succeeded, so a failed one leaves the store as it was.
+  auto succeeded = [&] {
+    RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, usage);
+  };
   PC_ASSIGN_OR_RETURN(std::optional<ExperienceContent> content, ParseExperienceAnswer(*raw));
-  if (!content) return GeneratedExperience{};
+  if (!content) {
+    succeeded();
+    return GeneratedExperience{};
+  }
 
   ProposeExperienceRequest propose{req.scope_id, *content, req.evidence, req.target,
                                    req.reason ? req.reason
@@ -103,6 +109,7 @@ Result<GeneratedExperience> ExperienceGenerator::Generate(const GenerateExperien
   // Propose checks the evidence and the target again in its own transaction: the target may have
   // moved while the model was answering (artifact_conflict, nothing proposed).
   PC_ASSIGN_OR_RETURN(ArtifactCandidate c, review_.ProposeExperience(propose, actor));
+  succeeded();
   return GeneratedExperience{std::move(c)};
 }
 

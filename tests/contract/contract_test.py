@@ -392,16 +392,20 @@ def define_story(story, contract, a, b, fake):
         st["caps_a"] = caps
         check_eq(caps["memory_extraction"], True, "memory_extraction with an extraction provider")
         check_eq(caps["handoff_generation"], True, "handoff_generation with an extraction provider")
+        check_eq(caps["experience_generation"], True, "experience_generation with an extraction provider")
         check_eq(sorted(caps["search_modes"]), ["auto", "fts", "hybrid", "vector"], "search_modes with an embedder")
         check_eq(caps["context_versions"], [CONTEXT_SCHEMA], "context_versions")
         check("content" in caps["source_types"], f"source_types names 'content': {caps['source_types']}")
         check("memory" in caps["artifact_families"], f"artifact_families names 'memory': {caps['artifact_families']}")
+        check("experience" in caps["artifact_families"],
+              f"artifact_families names 'experience' (the review inbox's): {caps['artifact_families']}")
 
     @story.step("capabilities: the bare server offers neither extraction, handoff drafting nor vector search")
     def capabilities_bare():
         caps = b.call("GET", "/v1/capabilities", expect=200).json
         check_eq(caps["memory_extraction"], False, "memory_extraction without a provider")
         check_eq(caps["handoff_generation"], False, "handoff_generation without a provider")
+        check_eq(caps["experience_generation"], False, "experience_generation without a provider")
         check_eq(sorted(caps["search_modes"]), ["auto", "fts"], "search_modes without an embedder")
         check_eq(caps["context_versions"], [CONTEXT_SCHEMA], "context_versions")
 

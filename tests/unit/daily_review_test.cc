@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "extract/review_prompt.h"
 #include "fake_chat.h"
 #include "fake_openai.h"
@@ -16,6 +17,7 @@
 #include "service/handoff_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
+#include "service/stats_service.h"
 #include "test_util.h"
 
 namespace pc {
@@ -34,6 +36,12 @@ class DailyReviewTest : public ::testing::Test {
 
   void Add(const std::string& content, const std::string& key) {
     ASSERT_TRUE(sources.Add(scope, {{"work_log", "", content, "{}", key}}).ok());
+  }
+  // The model requests the scope's statistics count today.
+  int64_t UsageRequests() {
+    auto stats = StatsService(*f.store).Get(scope, StatsPeriod::kToday, NowMillis());
+    EXPECT_TRUE(stats.ok());
+    return stats.ok() ? stats->usage_totals.generation.requests : -1;
   }
   Citation Remember(const std::string& text) {
     auto r = f.memory->Remember({scope, "fact", text, "", "t", std::nullopt, {}});
@@ -67,6 +75,7 @@ TEST_F(DailyReviewTest, ProposesExperiencesRetiresAndATomorrowNoteOncePerDay) {
   auto input = nlohmann::json::parse(request["messages"][1]["content"].get<std::string>());
   EXPECT_EQ(input["date"], out->date);
   EXPECT_EQ(input["sources"].size(), 2u);
+  EXPECT_EQ(UsageRequests(), 1) << "the committed review counts its model request";
 
   auto exp = review.Get(scope, out->experience_candidates[0]);
   PC_ASSERT_OK(exp);
@@ -134,6 +143,7 @@ TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNoth
   auto pending = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
   PC_ASSERT_OK(pending);
   EXPECT_TRUE(pending->items.empty());
+  EXPECT_EQ(UsageRequests(), 0) << "a failed review leaves the store as it was, its token count too";
   DailyReviewService none{*f.store, nullptr, review, handoff};
   EXPECT_EQ(none.Run(scope, "", "t").status().code(), Code::kCapabilityUnavailable);
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "extract/experience_prompt.h"
 #include "fake_chat.h"
 #include "fake_openai.h"
@@ -15,6 +16,7 @@
 #include "service/handoff_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
+#include "service/stats_service.h"
 #include "test_util.h"
 
 namespace pc {
@@ -45,6 +47,12 @@ class ExperienceGeneratorTest : public ::testing::Test {
     EXPECT_TRUE(page.ok());
     return page.ok() ? page->items.size() : 0;
   }
+  // The model requests the scope's statistics count today.
+  int64_t UsageRequests() {
+    auto stats = StatsService(*f.store).Get(scope, StatsPeriod::kToday, NowMillis());
+    EXPECT_TRUE(stats.ok());
+    return stats.ok() ? stats->usage_totals.generation.requests : -1;
+  }
   // What the model was shown in its last request.
   json LastInput() {
     auto request = json::parse(fake.chat_bodies().back());
@@ -70,6 +78,7 @@ TEST_F(ExperienceGeneratorTest, AUsableAnswerIsAPendingCandidateWithExactlyTheCi
   ASSERT_TRUE(c.current.reason);
   EXPECT_NE(c.current.reason->find("experience_v1"), std::string::npos) << *c.current.reason;
   EXPECT_EQ(Pending(), 1u);
+  EXPECT_EQ(UsageRequests(), 1) << "a successful generation counts its model request";
   // The model saw the cited source as S1 and the memory revision's entries as E1…, nothing else.
   json in = LastInput();
   ASSERT_EQ(in["sources"].size(), 1u);
@@ -134,11 +143,20 @@ TEST_F(ExperienceGeneratorTest, AFailingOrUnusableModelProposesNothing) {
     ASSERT_FALSE(out.ok()) << answer;
     EXPECT_EQ(out.status().code(), Code::kProviderError) << answer << ": " << out.status().ToString();
   }
+  // An endpoint that answers an HTTP error is the provider's error; one that does not answer in
+  // time is unavailable (the fake chat extractor waits 1 s, and tries twice).
   fake.ScriptChat({{"", 500}, {"", 500}});
   auto failed = generator.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
   ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), Code::kProviderError) << failed.status().ToString();
   EXPECT_NE(failed.status().message().find("nothing was proposed"), std::string::npos) << failed.status().ToString();
+  fake.ScriptChat({{kLesson, 200, 1500}, {kLesson, 200, 1500}});
+  auto slow = generator.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.status().code(), Code::kProviderUnavailable) << slow.status().ToString();
   EXPECT_EQ(Pending(), 0u);
+  // A failed request leaves the store as it was: not even the model's token count is recorded.
+  EXPECT_EQ(UsageRequests(), 0) << "usage of failed generations";
 }
 
 TEST_F(ExperienceGeneratorTest, BadRequestsAndMissingEvidenceAreRefusedBeforeTheModelIsAsked) {
