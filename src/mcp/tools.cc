@@ -158,6 +158,19 @@ const std::vector<Tool>& Tools() {
        "ones that pass validation (each with its source references); rejected proposals come back with "
        "their reasons. Needs an extraction provider on the server (else capability_unavailable).",
        Json::object(), {}, ScopeArg::kScoped, "POST", "/v1/memory/flush", kRuns, {{"explain", true}}},
+      {"get_last_flush", "Read the last flush",
+       "What the scope's last flush that processed sources did, whoever ran it (an agent, the console, "
+       "the server's schedule: actor system): when, the cursors, the entries it wrote, the candidates it "
+       "proposed, and every proposal it rejected with the reason. last_flush is null before the first one. "
+       "Use it to see why something was not remembered. Needs no model.",
+       Json::object(), {}, ScopeArg::kScoped, "GET", "/v1/memory/flush/last", kReads},
+      {"run_daily_review", "Run the daily review",
+       "Review the scope's new work records of a day (default today, the server's time zone) through the "
+       "server's model: lessons become pending Experience candidates, near-duplicate entries become retire "
+       "candidates, and an open thread becomes a tomorrow note in the handoff. Everything is proposed for a "
+       "reviewer, never silently changed; a day reviewed once answers already_reviewed and changes nothing.",
+       {{"date", {{"type", "string"}, {"description", "YYYY-MM-DD (default today)"}}}},
+       {}, ScopeArg::kScoped, "POST", "/v1/review/run", kAdds},
       {"prepare_handoff", "Prepare a handoff",
        "At the end of a session, draft where the work stands for whoever continues, from exact "
        "evidence: an objective, state statements each citing its evidence, a disposition "

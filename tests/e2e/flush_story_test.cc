@@ -172,6 +172,17 @@ TEST(FlushStory, TheSchedulerFlushesPendingScopes) {
   EXPECT_NE(shown.out.find("by system"), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("cursor 2 -> 3"), std::string::npos) << shown.out;
   EXPECT_EQ(http.Get("/v1/memory/flush/last?scope_id=" + scope + "&limit=1").first, 422);
+  // An agent reads it over MCP (docs/mcp.md, get_last_flush): the same record.
+  httplib::Client mcp("127.0.0.1", server.port());
+  auto called = mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
+                         json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                              {"params", {{"name", "get_last_flush"}, {"arguments", {{"scope_id", scope}}}}}}.dump(),
+                         "application/json");
+  ASSERT_TRUE(called);
+  ASSERT_EQ(called->status, 200) << called->body;
+  json tool = json::parse(called->body)["result"];
+  EXPECT_FALSE(tool["isError"]) << called->body;
+  EXPECT_EQ(tool["structuredContent"], last.second) << called->body;
 }
 
 TEST(FlushStory, CliSourcesAndFlush) {

@@ -15,7 +15,7 @@ const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const expectedTools = [
   'remember_memory', 'search_memory', 'prepare_context', 'revise_memory_entry', 'retire_memory_entry',
   'list_memory_entries', 'get_memory_entry', 'list_memory_changes', 'capture_content_source',
-  'ingest_source', 'flush_memory', 'prepare_handoff', 'finalize_handoff', 'commit_handoff',
+  'ingest_source', 'flush_memory', 'get_last_flush', 'run_daily_review', 'prepare_handoff', 'finalize_handoff', 'commit_handoff',
   'continue_handoff', 'activate_handoff', 'read_handoff', 'list_scopes',
   'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
@@ -85,6 +85,12 @@ async function exercise(transport, label) {
   const flush = await call('flush_memory', { scope_key });
   assert.equal(flush.ok, false);
   assert.equal(flush.data.error.code, 'capability_unavailable');
+  // The last flush needs no model: none has run here yet. The daily review needs one.
+  const last = await call('get_last_flush', { scope_id });
+  assert.ok(last.ok, last.text);
+  assert.equal(last.data.last_flush, null);
+  const reviewed = await call('run_daily_review', { scope_id });
+  assert.equal(reviewed.data.error.code, 'capability_unavailable');
 
   const noHandoff = await call('read_handoff', { scope_key });
   assert.equal(noHandoff.data.error.code, 'not_found');

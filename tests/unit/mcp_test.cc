@@ -121,6 +121,9 @@ TEST_F(McpTest, ReadsNeverCreateScopes) {
   auto prepared = call("prepare_context", {{"scope_id", "project:never-written"}, {"query", "x"}});
   EXPECT_EQ(prepared["structuredContent"]["status"], "empty");
   EXPECT_TRUE(call("list_memory_entries", {{"scope_id", "project:never-written"}})["structuredContent"]["entries"].empty());
+  auto last = call("get_last_flush", {{"scope_id", "project:never-written"}});
+  EXPECT_FALSE(last["isError"]) << last.dump();
+  EXPECT_TRUE(last["structuredContent"]["last_flush"].is_null()) << last.dump();
   EXPECT_TRUE(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].empty());
   // A write creates it, and then reads find it (scope_key is the older name of scope_id).
   EXPECT_FALSE(call("remember_memory", {{"scope_key", "project:never-written"}, {"kind", "fact"}, {"text", "Now it exists."}})["isError"]);
@@ -143,6 +146,9 @@ TEST_F(McpTest, ToolsCarryAnnotations) {
                            "list_memory_entries", "get_memory_entry", "capture_content_source"})
     EXPECT_TRUE(by_name.count(name)) << name;
   EXPECT_TRUE(by_name["search_memory"]["readOnlyHint"]);
+  EXPECT_TRUE(by_name["get_last_flush"]["readOnlyHint"]);
+  EXPECT_FALSE(by_name["run_daily_review"]["readOnlyHint"]);
+  EXPECT_TRUE(by_name["run_daily_review"]["idempotentHint"]) << "a day reviewed once changes nothing";
   EXPECT_FALSE(by_name["remember_memory"]["readOnlyHint"]);
   EXPECT_TRUE(by_name["retire_memory_entry"]["destructiveHint"]);
   EXPECT_TRUE(by_name["capture_content_source"]["idempotentHint"]);
