@@ -37,7 +37,8 @@ Status Unusable(const std::string& why) {
 }  // namespace
 
 ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries,
-                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces) {
+                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces,
+                                         bool entries_cut) {
   json in = PromptInput(sources, entries);
   in["artifacts"] = json::array();
   for (size_t i = 0; i < artifacts.size(); ++i)
@@ -45,6 +46,7 @@ ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, con
                                {"family", artifacts[i].family},
                                {"text", CutUtf8(artifacts[i].text, kArtifactPromptBytes)}});
   if (replaces) in["replaces"] = "A" + std::to_string(*replaces + 1);
+  if (entries_cut) in["entries_cut"] = true;
   return ExtractionRequest{kExperiencePromptVersion, kExperiencePrompt,
                            in.dump(2, ' ', false, json::error_handler_t::replace), OutputSchema()};
 }

@@ -28,8 +28,10 @@ struct ShownArtifact {
 };
 
 // `replaces`: the index in `artifacts` of the Experience this one replaces (the request's target).
+// `entries_cut`: the cited memories hold more active entries than `entries` (the model is told).
 ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries,
-                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces);
+                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces,
+                                         bool entries_cut = false);
 
 // nullopt: the model answered {"experience": null}, the evidence shows no lesson. ProviderError
 // when the answer is not one JSON object or its experience is not complete and well formed.

@@ -1,5 +1,7 @@
 #include "service/experience_generator.h"
 
+#include <algorithm>
+
 #include "extract/experience_prompt.h"
 #include "model/citation.h"
 #include "extract/prompt.h"
@@ -26,6 +28,7 @@ struct Shown {
   std::vector<ManifestItem> entries;
   std::vector<ShownArtifact> artifacts;
   std::optional<size_t> replaces;
+  bool entries_cut = false;  // the cited memories have more active entries than were shown
 };
 
 Status Missing(size_t i, const MemoryRef& r) {
@@ -47,10 +50,14 @@ Result<Shown> ReadEvidence(ReadTxn& txn, const GenerateExperienceRequest& req) {
   for (size_t i = 0; i < req.evidence.artifacts.size(); ++i) {
     const MemoryRef& r = req.evidence.artifacts[i];
     if (r.family == kMemoryFamily) {
-      // The memory as it was at that revision: its active entries, to the prompt's entry budget.
-      if (out.entries.size() >= kMaxPromptEntries) continue;
-      PC_ASSIGN_OR_RETURN(auto items, txn.ListManifest(r.artifact_id, r.revision, false, "",
-                                                       static_cast<int>(kMaxPromptEntries - out.entries.size())));
+      // The memory as it was at that revision: its active entries, to the prompt's entry budget
+      // (one more is read to know whether the model sees all of them).
+      const size_t room = kMaxPromptEntries - std::min(out.entries.size(), kMaxPromptEntries);
+      PC_ASSIGN_OR_RETURN(auto items, txn.ListManifest(r.artifact_id, r.revision, false, "", static_cast<int>(room) + 1));
+      if (items.size() > room) {
+        out.entries_cut = true;
+        items.resize(room);
+      }
       for (ManifestItem& m : items) out.entries.push_back(std::move(m));
     } else if (r.family == kExperienceFamily) {
       PC_ASSIGN_OR_RETURN(std::optional<Experience> e, txn.FindExperience(r.artifact_id, r.revision));
@@ -84,8 +91,8 @@ Result<GeneratedExperience> ExperienceGenerator::Generate(const GenerateExperien
 
   // The model, outside any transaction.
   ModelUsage usage;
-  auto raw = extractor_->Extract(BuildExperienceRequest(shown.sources, shown.entries, shown.artifacts, shown.replaces),
-                                 usage);
+  auto raw = extractor_->Extract(
+      BuildExperienceRequest(shown.sources, shown.entries, shown.artifacts, shown.replaces, shown.entries_cut), usage);
   if (!raw.ok())
     return Status(raw.status().code(), "generating the Experience failed, nothing was proposed: " + raw.status().message());
   // Its tokens count as memory extraction, as the daily review's (the same provider, reading

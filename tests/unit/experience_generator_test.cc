@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "extract/experience_prompt.h"
+#include "extract/prompt.h"
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
@@ -193,6 +194,32 @@ TEST_F(ExperienceGeneratorTest, BadRequestsAndMissingEvidenceAreRefusedBeforeThe
   auto unavailable = without_model.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
   ASSERT_FALSE(unavailable.ok());
   EXPECT_EQ(unavailable.status().code(), Code::kCapabilityUnavailable);
+}
+
+// A cited memory with more active entries than the prompt holds: the first 40 are shown, and the
+// model is told the list is cut (so that it does not take an absence for a fact).
+TEST_F(ExperienceGeneratorTest, AMemoryLargerThanThePromptIsShownCutAndSaysSo) {
+  MemoryRef memory;
+  for (size_t i = 0; i <= kMaxPromptEntries; ++i) {
+    auto w = f.memory->Remember({scope, "fact", "Import rule " + std::to_string(i) + ": column " +
+                                 std::to_string(i * 7) + " is " + std::string(i % 2 ? "required" : "optional") + ".",
+                                 "", "t", std::nullopt, {}});
+    PC_ASSERT_OK(w);
+    memory = w->memory;
+  }
+  fake.ScriptChat({{R"({"experience": null})"}, {R"({"experience": null})"}});
+  Evidence evidence;
+  evidence.artifacts.push_back(memory);
+  PC_ASSERT_OK(generator.Generate({scope, evidence, std::nullopt, std::nullopt}, "t"));
+  json in = LastInput();
+  EXPECT_EQ(in["entries"].size(), kMaxPromptEntries);
+  EXPECT_EQ(in["entries_cut"], true);
+  // The revision before the last holds exactly 40: all shown, nothing said.
+  evidence.artifacts = {MemoryRef{memory.family, memory.artifact_id, memory.revision - 1}};
+  PC_ASSERT_OK(generator.Generate({scope, evidence, std::nullopt, std::nullopt}, "t"));
+  in = LastInput();
+  EXPECT_EQ(in["entries"].size(), kMaxPromptEntries);
+  EXPECT_FALSE(in.contains("entries_cut"));
 }
 
 TEST_F(ExperienceGeneratorTest, AHandoffRevisionIsShownAsItsStatements) {
