@@ -41,12 +41,8 @@ Result<Shown> ReadEvidence(ReadTxn& txn, const GenerateExperienceRequest& req) {
   if (!scope)
     return InvalidArgument("the scope " + req.scope_id + " has no sources or artifacts to cite")
         .WithDetail("field", "source_refs");
-  PC_RETURN_IF_ERROR(ReviewService::CheckEvidenceIn(txn, scope->scope_id, req.evidence, req.target));
-  Shown out;
-  for (const SourceEvidence& s : req.evidence.sources) {
-    PC_ASSIGN_OR_RETURN(std::optional<Source> found, txn.FindSourceByPublicId(scope->scope_id, s.source_id));
-    if (found) out.sources.push_back(std::move(*found));  // CheckEvidenceIn found it
-  }
+  Shown out;  // the check reads each cited source once, and hands them over
+  PC_RETURN_IF_ERROR(ReviewService::CheckEvidenceIn(txn, scope->scope_id, req.evidence, req.target, &out.sources));
   for (size_t i = 0; i < req.evidence.artifacts.size(); ++i) {
     const MemoryRef& r = req.evidence.artifacts[i];
     if (r.family == kMemoryFamily) {

@@ -95,14 +95,16 @@ Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& tar
 
 // Every reference resolves in the scope: the source exists, the artifact revision exists and is
 // the scope's; the target is the head of an Experience of the scope (artifact_conflict if it moved).
+// `sources`, when given, receives the sources found, in the order cited.
 Status CheckEvidenceInScope(ReadTxn& txn, const std::string& scope_id, const Evidence& e,
-                            const std::optional<MemoryRef>& target) {
+                            const std::optional<MemoryRef>& target, std::vector<Source>* sources = nullptr) {
   for (size_t i = 0; i < e.sources.size(); ++i) {
     PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(scope_id, e.sources[i].source_id));
     if (!s) {
       const std::string at = "source_refs[" + std::to_string(i) + "]";
       return Bad(at, at + ": the scope has no source \"" + e.sources[i].source_id + "\"");
     }
+    if (sources) sources->push_back(std::move(*s));
   }
   for (size_t i = 0; i < e.artifacts.size(); ++i) {
     const MemoryRef& r = e.artifacts[i];
@@ -222,8 +224,8 @@ Status ReviewService::CheckEvidenceRequest(const std::string& scope_id, const Ev
 }
 
 Status ReviewService::CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
-                                      const std::optional<MemoryRef>& target) {
-  return CheckEvidenceInScope(txn, scope_id, evidence, target);
+                                      const std::optional<MemoryRef>& target, std::vector<Source>* sources) {
+  return CheckEvidenceInScope(txn, scope_id, evidence, target, sources);
 }
 
 Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,

@@ -83,8 +83,9 @@ class ReviewService {
                                      const std::optional<MemoryRef>& target, const std::optional<std::string>& reason);
   // Every reference resolves in the scope (`scope_id` internal): the source exists, the artifact
   // revision exists; the target is its Experience's head (artifact_conflict if it moved).
+  // `sources`, when given, receives the cited sources as read (in the order cited).
   static Status CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
-                                const std::optional<MemoryRef>& target);
+                                const std::optional<MemoryRef>& target, std::vector<Source>* sources = nullptr);
   static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
                                                        const std::string& actor, const std::string& candidate_id,
                                                        int64_t now);
