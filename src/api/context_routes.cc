@@ -12,7 +12,7 @@ namespace {
 // PreparedContext, exactly; with `explain` (ours), also the items picked, the memory revision
 // they cite and the search mode used. `mode`, `include_handoff` and `min_revision` are ours too.
 Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "max_bytes", "mode",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "max_bytes", "mode",
                                                         "include_handoff", "explain",
                                                         "min_revision"}));
   PrepareRequest r;
@@ -49,7 +49,7 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
 // Ours (seed 002): the cache-ttl pruning of a message list, a pure function of the request (and
 // the server's clock when it gives no `now`). No scope, no store.
 Result<ApiResponse> Prune(const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"messages", "ttl", "min_prunable_tool_chars",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"messages", "ttl", "min_prunable_tool_chars",
                                                         "hard_clear_ratio", "keep_recent_turns",
                                                         "context_window_tokens", "now"}));
   PC_ASSIGN_OR_RETURN(Json messages, body.Array("messages"));
@@ -80,7 +80,7 @@ Result<ApiResponse> Prune(const ApiRequest& req) {
 
 void AddContextRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/context/prepare", {"prepare_context", Permission::kRead, ScopeIn::kBody}, Bind(services.context, Prepare));
-  router.Add("POST", "/v1/context/prune", {"prune_context", Permission::kRead, ScopeIn::kNone}, Prune);
+  router.Add("POST", "/v1/context/prune", {"prune_context", Permission::kRead, ScopeIn::kNone, BodySize::kBatch}, Prune);
 }
 
 }  // namespace pc

@@ -215,7 +215,7 @@ const char* SelectionName(HandoffSelection s) {
 }
 
 Result<Json> Parsed(const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   return j;
 }
 
@@ -225,7 +225,7 @@ Result<int64_t> MaxBytes(const Body& body) {
 }
 
 Result<ApiResponse> Prepare(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "objective", "evidence", "max_bytes"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "objective", "evidence", "max_bytes"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   PrepareHandoffRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -238,7 +238,7 @@ Result<ApiResponse> Prepare(HandoffService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Activate(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "boundary_source", "objective", "evidence",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "boundary_source", "objective", "evidence",
                                                         "max_bytes"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   ActivateHandoffRequest r;
@@ -261,7 +261,7 @@ Result<ApiResponse> Activate(HandoffService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Finalize(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "draft"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "draft"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   if (!j.contains("draft")) return Bad("draft", "draft is required");
@@ -271,7 +271,7 @@ Result<ApiResponse> Finalize(HandoffService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Commit(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "handoff"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "handoff"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   if (!j.contains("handoff")) return Bad("handoff", "handoff is required");
@@ -288,7 +288,7 @@ Result<ApiResponse> Commit(HandoffService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Continue(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "selection", "prepared", "revision"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "selection", "prepared", "revision"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   ContinueHandoffRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -347,11 +347,11 @@ Result<ApiResponse> HandoffHistory(HandoffService& svc, const ApiRequest& req) {
 
 void AddHandoffRoutes(Router& router, Services services) {
   HandoffService& h = services.handoff;
-  router.Add("POST", "/v1/handoff/activate", {"activate_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Activate));
-  router.Add("POST", "/v1/handoff/prepare", {"prepare_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Prepare));
-  router.Add("POST", "/v1/handoff/finalize", {"finalize_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Finalize));
-  router.Add("POST", "/v1/handoff/commit", {"commit_handoff", Permission::kWrite, ScopeIn::kBody}, Bind(h, Commit));
-  router.Add("POST", "/v1/handoff/continue", {"continue_handoff", Permission::kRead, ScopeIn::kBody}, Bind(h, Continue));
+  router.Add("POST", "/v1/handoff/activate", {"activate_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Activate));
+  router.Add("POST", "/v1/handoff/prepare", {"prepare_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Prepare));
+  router.Add("POST", "/v1/handoff/finalize", {"finalize_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Finalize));
+  router.Add("POST", "/v1/handoff/commit", {"commit_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Commit));
+  router.Add("POST", "/v1/handoff/continue", {"continue_handoff", Permission::kRead, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Continue));
   router.Add("GET", "/v1/handoff", {"get_handoff", Permission::kRead, ScopeIn::kQuery}, Bind(h, ReadHandoff));
   router.Add("GET", "/v1/handoff/history", {"list_handoff_history", Permission::kRead, ScopeIn::kQuery}, Bind(h, HandoffHistory));
 }

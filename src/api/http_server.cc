@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cctype>
 #include <cstdio>
+#include <malloc.h>
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -47,7 +49,9 @@ struct HttpServer::Impl {
 
 namespace {
 
-constexpr int kListenBacklog = 1024;  // bursts of new connections wait in the kernel, not fail
+constexpr int kListenBacklog = 1024;
+// A body refused for its size is still read (and dropped) up to this size: see ServeRequest.
+constexpr uint64_t kDrainRefusedBodyBytes = uint64_t{16} << 20;  // bursts of new connections wait in the kernel, not fail
 
 // Every response carries a request id (RFC 0046, issue 14): the client's X-PowerContext-Request-ID
 // when it is well-formed (1–128 of [A-Za-z0-9._:-]), else a new one shaped like an OpenTelemetry
@@ -99,6 +103,10 @@ bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httpl
   e.origin = req.get_header_value("Origin");
   e.content_type = req.get_header_value("Content-Type");
   e.content_length_headers = req.get_header_value_count("Content-Length");
+  e.content_length = req.get_header_value("Content-Length");
+  e.target = req.target;
+  e.headers.assign(req.headers.begin(), req.headers.end());
+  e.headers_malformed = RequestHeadersMalformed();
   e.has_transfer_encoding = req.has_header("Transfer-Encoding");
   e.has_body = e.has_transfer_encoding ||
                (e.content_length_headers > 0 && req.get_header_value("Content-Length") != "0");
@@ -111,7 +119,7 @@ bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httpl
 
 // The answer to a request; the operation it was (for the access log and metrics).
 const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
-                   std::string body, const Router::Match& match) {
+                   std::string body, const Router::Match& match, const JsonLimits& json_limits) {
   if (auto raw = impl.raw.find(req.path); raw != impl.raw.end()) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) {
@@ -128,6 +136,7 @@ const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, ht
   const Router& router = impl.router;
   // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
   ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body), BaseUrl(impl, req)};
+  api.json_limits = json_limits;
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
   ApiResponse out = router.Dispatch(api, match);
   if (out.status == 405) {
@@ -175,12 +184,12 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
   return Anonymous();
 }
 
-// How many JSON-RPC messages an MCP body holds (a batch is an array; anything else counts one).
+// How many JSON-RPC messages an MCP body holds (a batch is an array; anything else counts one),
+// counted without building it (the MCP server parses it once, after).
 int McpBatchSize(const std::string& body) {
   size_t first = body.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || body[first] != '[') return 1;
-  auto parsed = ParseJson(body);
-  return parsed.ok() && parsed->is_array() ? std::max<int>(1, static_cast<int>(parsed->size())) : 1;
+  return static_cast<int>(std::clamp<size_t>(CountTopLevelElements(body), 1, 1 << 20));
 }
 
 // What the access log and the metrics say of a request.
@@ -238,9 +247,23 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
     }
   }
   std::string body;
+  // The route's own limit (api/body_limits.h): remember reads tens of KiB, not the batch's 8 MiB.
+  const size_t max_body = route ? impl.options.body_limits.Of(route->access.body)
+                          : raw ? impl.options.body_limits.batch
+                                : impl.options.body_limits.small;
   // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
   if (reader && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
-    const size_t max_body = impl.options.max_body_bytes;
+    if (const uint64_t declared = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+        declared > max_body) {
+      // Refused before a byte of it is kept. A body of a plausible size is read and dropped
+      // (memory O(1), within the body deadline), so that a client that sends before it reads gets
+      // this answer rather than a reset connection; a larger one is not read at all.
+      if (declared <= kDrainRefusedBodyBytes) (*reader)([](const char*, size_t) { return true; });
+      CloseConnectionAfterResponse();
+      WriteJson(res, 413, ErrorJson(TooLarge("request body is too large for " + std::string(operation))
+                                        .WithDetail("limit_bytes", static_cast<int64_t>(max_body))));
+      return served;
+    }
     bool complete = (*reader)([&body, max_body](const char* data, size_t n) {
       body.append(data, n);
       return body.size() <= max_body;
@@ -272,7 +295,11 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
       }
     }
   }
-  served.operation = Handle(impl, req, res, std::move(body), match);
+  const bool large = body.size() > 256 * 1024;
+  served.operation = Handle(impl, req, res, std::move(body), match, JsonLimitsForBody(max_body));
+  // A large request's memory goes back to the system, not to an arena that keeps it (8 parses of
+  // 8 MiB at once held 1.4 GB for good).
+  if (large) malloc_trim(0);
   return served;
 }
 
@@ -346,7 +373,7 @@ HttpServer::HttpServer(Services services, HttpOptions options)
     WriteJson(res, 500, ErrorJson(Internal("unexpected error while handling the request")));
   });
   s.set_tcp_nodelay(true);  // without it every response waits ~40 ms (Nagle + delayed ACK)
-  s.set_payload_max_length(impl_->options.max_body_bytes);
+  s.set_payload_max_length(impl_->options.body_limits.Largest());
   // The library sets only SO_REUSEPORT on Linux, so a second server bound the same port and the
   // kernel split connections between the two (one key answered two scope ids in turn). With
   // SO_REUSEADDR alone a second bind fails: "address in use".

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "api/body_limits.h"
 #include "api/edge_guard.h"
 #include "api/services.h"
 #include "common/status.h"
@@ -34,7 +35,7 @@ enum class AccessLog { kOff, kText, kJson };
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
-  size_t max_body_bytes = 8 * 1024 * 1024;  // larger bodies answer 413
+  BodyLimits body_limits;                   // per route (api/body_limits.h); larger bodies answer 413
   ConnectionLimits connections;             // workers, deadlines, per-address cap
   EdgePolicy edge;                          // Host, Origin, content type (listen_host set from host)
   // Authentication (DESIGN §11): off = every caller is the local administrator (loopback only,

@@ -190,13 +190,16 @@ Body::Body(Body&&) noexcept = default;
 Body::~Body() = default;
 
 Result<Body> Body::Parse(const std::string& text, std::initializer_list<const char*> allowed) {
-  Result<Json> parsed = ParseJson(text);
-  if (!parsed.ok()) return InvalidArgument("request body: " + parsed.status().message());
-  if (!parsed->is_object()) return InvalidArgument("request body must be a JSON object");
-  return FromJson(*parsed, allowed, "");
+  return Parse(ParseJson(text), allowed);
 }
 
-Result<Body> Body::FromJson(const Json& j, std::initializer_list<const char*> allowed,
+Result<Body> Body::Parse(Result<Json> parsed, std::initializer_list<const char*> allowed) {
+  if (!parsed.ok()) return Status(parsed.status().code(), "request body: " + parsed.status().message());
+  if (!parsed->is_object()) return InvalidArgument("request body must be a JSON object");
+  return FromJson(std::move(parsed).value(), allowed, "");
+}
+
+Result<Body> Body::FromJson(Json j, std::initializer_list<const char*> allowed,
                             const std::string& at) {
   if (!j.is_object()) {
     std::string field = at.empty() ? at : at.substr(0, at.size() - 1);  // "sources[2]." → "sources[2]"
@@ -209,7 +212,7 @@ Result<Body> Body::FromJson(const Json& j, std::initializer_list<const char*> al
       return InvalidArgument("unknown field \"" + at + key + "\"").WithDetail("field", at + key);
   }
   Body body;
-  body.json_ = std::make_unique<Json>(j);
+  body.json_ = std::make_unique<Json>(std::move(j));
   body.at_ = at;
   return body;
 }

@@ -52,6 +52,8 @@ Result<Citation> CitationFromJson(const Json& j);
 class Body {
  public:
   static Result<Body> Parse(const std::string& text, std::initializer_list<const char*> allowed);
+  // The same, for a body already parsed (api/router.h ParseBody); takes the value over.
+  static Result<Body> Parse(Result<Json> parsed, std::initializer_list<const char*> allowed);
   Body(Body&&) noexcept;
   ~Body();
 
@@ -75,7 +77,7 @@ class Body {
 
  private:
   Body();
-  static Result<Body> FromJson(const Json& j, std::initializer_list<const char*> allowed,
+  static Result<Body> FromJson(Json j, std::initializer_list<const char*> allowed,
                                const std::string& at);
   std::string at_;  // the path of this body inside the request ("" for the whole body)
   std::unique_ptr<Json> json_;

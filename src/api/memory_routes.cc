@@ -75,7 +75,7 @@ Json MutationJson(const WriteOutcome& w, bool explain) {
 }
 
 Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "text", "reason",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "kind", "text", "reason",
                                                         "expected_revision", "actor", "explain", "evidence"}));
   RememberRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
@@ -91,7 +91,7 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "kind", "text",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "kind", "text",
                                                         "reason", "actor", "explain", "evidence"}));
   ReviseRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
@@ -107,7 +107,7 @@ Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "reason", "actor",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "reason", "actor",
                                                         "explain"}));
   RetireRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -121,7 +121,7 @@ Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
 
 // MemoryEntry at the citation's revision; with `explain`, also whether it is still current.
 Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "citation", "explain"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "explain"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(Citation c, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
@@ -137,7 +137,7 @@ Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
 // The head's entries (active ones; all with include_inactive). Our listings at any revision, with
 // pages, are GET /v1/memory/entries.
 Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "include_inactive",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "include_inactive",
                                                         "min_revision"}));
   ListEntriesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -153,6 +153,12 @@ Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
     for (const ManifestItem& m : out.items)
       entries.push_back(ToJson(MemoryEntryView{m.version, out.memory, m.active}));
     if (!out.next_cursor) break;
+    if (entries.size() >= kMaxUnpagedEntries)
+      return TooLarge("this memory holds more than " + std::to_string(kMaxUnpagedEntries) +
+                      " entries, more than entries/list answers at once: page through them with GET "
+                      "/v1/memory/entries?scope_id=…&limit=1000&cursor=…")
+          .WithDetail("limit", static_cast<int64_t>(kMaxUnpagedEntries))
+          .WithDetail("field", "scope_id");
     r.page.cursor = *out.next_cursor;
     r.revision = out.memory.revision;
   }
@@ -170,7 +176,7 @@ Json ChangeJson(const Change& c, const std::string& reason) {
 }
 
 Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "since_revision"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "since_revision"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(auto since, body.OptInt("since_revision"));
   PC_ASSIGN_OR_RETURN(ChangesPage out, svc.ListChanges(scope_id, since.value_or(0)));
@@ -184,7 +190,7 @@ Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "query", "mode", "limit",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "mode", "limit",
                                                         "include_inactive", "min_similarity",
                                                         "rerank", "explain", "min_revision", "graph_hops"}));
   SearchRequest r;
@@ -238,10 +244,10 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 
 void AddMemoryRoutes(Router& router, Services services) {
   MemoryService& memory = services.memory;
-  router.Add("POST", "/v1/memory/remember", {"remember_memory", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Remember));
+  router.Add("POST", "/v1/memory/remember", {"remember_memory", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Remember));
   router.Add("POST", "/v1/memory/entries/list", {"list_memory_entries", Permission::kRead, ScopeIn::kBody}, Bind(memory, ListEntries));
   router.Add("POST", "/v1/memory/entries/get", {"get_memory_entry", Permission::kRead, ScopeIn::kBody}, Bind(memory, GetEntry));
-  router.Add("POST", "/v1/memory/entries/revise", {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Revise));
+  router.Add("POST", "/v1/memory/entries/revise", {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Revise));
   router.Add("POST", "/v1/memory/entries/retire", {"retire_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Retire));
   router.Add("POST", "/v1/memory/changes", {"list_memory_changes", Permission::kRead, ScopeIn::kBody}, Bind(memory, Changes));
   router.Add("POST", "/v1/memory/search", {"search_memory", Permission::kRead, ScopeIn::kBody}, Bind(services.search, Search));

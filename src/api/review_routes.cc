@@ -153,7 +153,7 @@ std::string Actor() {
 }
 
 Result<ApiResponse> Propose(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "proposal", "source_refs", "artifact_refs", "target", "reason"},
                            {"scope_id", "proposal", "source_refs", "artifact_refs"}));
   ProposeExperienceRequest r;
@@ -167,7 +167,7 @@ Result<ApiResponse> Propose(ReviewService& svc, const ApiRequest& req) {
 
 // The spec's GenerateExperienceRequest → GeneratedCandidateResponse: a pending candidate, or no_op.
 Result<ApiResponse> Generate(ExperienceGenerator* svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "source_refs", "artifact_refs", "target", "reason"},
                            {"scope_id", "source_refs", "artifact_refs"}));
   GenerateExperienceRequest r;
@@ -181,7 +181,7 @@ Result<ApiResponse> Generate(ExperienceGenerator* svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> GetExperience(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "artifact"}, {"scope_id", "artifact"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(MemoryRef ref, RefFrom(j["artifact"], "artifact"));
@@ -190,7 +190,7 @@ Result<ApiResponse> GetExperience(ReviewService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> SearchExperience(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "query", "limit"}, {"scope_id", "query"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(std::string query, Str(j, "query", ""));
@@ -210,7 +210,7 @@ Result<ApiResponse> SearchExperience(ReviewService& svc, const ApiRequest& req) 
 }
 
 Result<ApiResponse> List(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "status", "family", "cursor", "limit"}, {"scope_id"}));
   ListCandidatesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
@@ -239,7 +239,7 @@ Result<ApiResponse> List(ReviewService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Get(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "candidate_id"}, {"scope_id", "candidate_id"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(std::string candidate_id, Str(j, "candidate_id", ""));
@@ -248,7 +248,7 @@ Result<ApiResponse> Get(ReviewService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Approve(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "candidate_id", "expected_version"},
                            {"scope_id", "candidate_id", "expected_version"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, Str(j, "scope_id", ""));
@@ -259,7 +259,7 @@ Result<ApiResponse> Approve(ReviewService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Reject(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "candidate_id", "expected_version", "reason"},
                            {"scope_id", "candidate_id", "expected_version", "reason"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, Str(j, "scope_id", ""));
@@ -271,7 +271,7 @@ Result<ApiResponse> Reject(ReviewService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "",
                            {"scope_id", "candidate_id", "expected_version", "proposal", "source_refs",
                             "artifact_refs", "target", "reason"},
@@ -302,7 +302,7 @@ Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
 
 // Ours: the daily review by hand (docs/review.md), for one scope and day (default today).
 Result<ApiResponse> RunDailyReview(DailyReviewService* svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "date"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "date"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(auto date, body.OptString("date"));
   if (!svc) return Status(Code::kCapabilityUnavailable, "the daily review is not available in this server");
@@ -323,9 +323,9 @@ Result<ApiResponse> RunDailyReview(DailyReviewService* svc, const ApiRequest& re
 
 void AddReviewRoutes(Router& router, Services services) {
   ReviewService& r = services.review;
-  router.Add("POST", "/v1/experience/propose", {"propose_experience", Permission::kWrite, ScopeIn::kBody}, Bind(r, Propose));
+  router.Add("POST", "/v1/experience/propose", {"propose_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Propose));
   ExperienceGenerator* generate = services.generate;
-  router.Add("POST", "/v1/experience/generate", {"generate_experience", Permission::kWrite, ScopeIn::kBody},
+  router.Add("POST", "/v1/experience/generate", {"generate_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
              [generate](const ApiRequest& req) { return Generate(generate, req); });
   router.Add("POST", "/v1/experience/get", {"get_experience", Permission::kRead, ScopeIn::kBody}, Bind(r, GetExperience));
   router.Add("POST", "/v1/experience/search", {"search_experience", Permission::kRead, ScopeIn::kBody},
@@ -335,11 +335,11 @@ void AddReviewRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/artifact-candidates/get", {"get_artifact_candidate", Permission::kRead, ScopeIn::kBody},
              Bind(r, Get));
   router.Add("POST", "/v1/artifact-candidates/approve",
-             {"approve_artifact_candidate", Permission::kWrite, ScopeIn::kBody}, Bind(r, Approve));
+             {"approve_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Approve));
   router.Add("POST", "/v1/artifact-candidates/reject",
-             {"reject_artifact_candidate", Permission::kWrite, ScopeIn::kBody}, Bind(r, Reject));
+             {"reject_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Reject));
   router.Add("POST", "/v1/artifact-candidates/revise",
-             {"revise_artifact_candidate", Permission::kWrite, ScopeIn::kBody}, Bind(r, Revise));
+             {"revise_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Revise));
   DailyReviewService* daily = services.daily;
   router.Add("POST", "/v1/review/run", {"run_daily_review", Permission::kWrite, ScopeIn::kBody},
              [daily](const ApiRequest& req) { return RunDailyReview(daily, req); });

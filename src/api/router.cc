@@ -21,7 +21,7 @@ std::optional<std::string> NamedScope(ScopeIn where, const ApiRequest& req) {
     return it->second;
   };
   auto from_body = [&](const char* field) -> std::optional<std::string> {
-    auto parsed = ParseJson(req.body);
+    const Result<Json>& parsed = req.JsonBody();
     if (!parsed.ok() || !parsed->is_object()) return std::nullopt;
     auto it = parsed->find(field);
     if (it == parsed->end() || !it->is_string()) return std::nullopt;
@@ -38,6 +38,22 @@ std::optional<std::string> NamedScope(ScopeIn where, const ApiRequest& req) {
 }
 
 }  // namespace
+
+const Result<Json>& ApiRequest::JsonBody() const {
+  if (!parsed_body_) parsed_body_.emplace(ParseJson(body, json_limits));
+  return *parsed_body_;
+}
+
+Result<Json> ApiRequest::TakeJsonBody() const {
+  if (!parsed_body_) return ParseJson(body, json_limits);
+  Result<Json> out = std::move(*parsed_body_);
+  parsed_body_.reset();
+  return out;
+}
+
+Result<Body> ParseBody(const ApiRequest& req, std::initializer_list<const char*> allowed) {
+  return Body::Parse(req.TakeJsonBody(), allowed);
+}
 
 void Router::Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler) {
   routes_.push_back(Route{RouteInfo{std::move(method), pattern, access}, std::regex(pattern), std::move(handler)});
@@ -119,6 +135,13 @@ ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
   req.path_params = match.params;
   OperationScope op(r.info.access.operation);
   auto answer = [&]() -> ApiResponse {
+    // A body with more JSON values than its route allows is refused as a body over its size is.
+    if (r.info.method != "GET" && !req.body.empty()) {
+      const Result<Json>& parsed = req.JsonBody();
+      if (!parsed.ok() && parsed.status().code() == Code::kTooLarge)
+        return ApiResponse{413, ErrorJson(Status(parsed.status()).WithDetail(
+                                    "limit_values", static_cast<int64_t>(req.json_limits.max_values)))};
+    }
     if (Status s = Authorize(r, req); !s.ok()) {
       if (on_denied_ && CurrentPrincipal().authenticated) on_denied_(s, r.info.access.operation);
       return Fail(s);

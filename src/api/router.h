@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/body_limits.h"
 #include "api/json_codec.h"
 #include "api/services.h"
 #include "auth/principal.h"
@@ -25,6 +26,15 @@ struct ApiRequest {
   std::multimap<std::string, std::string> query;
   std::string body;
   std::string base_url;  // how the client reached us, e.g. https://memory.example:8787
+  // How much the body's JSON may build (api/body_limits.h; the route's, over HTTP).
+  JsonLimits json_limits = JsonLimitsForBody(BodyLimits{}.batch);
+
+  // The body, parsed once: authorization (a scope-limited token's scope_id) and the handler both
+  // read this parse. TakeJsonBody hands the value over (the handler is its last reader).
+  const Result<Json>& JsonBody() const;
+  Result<Json> TakeJsonBody() const;
+  // JsonBody's cache (public only so that ApiRequest stays an aggregate; use the two above).
+  mutable std::optional<Result<Json>> parsed_body_ = std::nullopt;
 };
 
 struct ApiResponse {
@@ -60,6 +70,7 @@ struct RouteAccess {
   const char* operation;
   Permission permission;
   ScopeIn scope = ScopeIn::kNone;
+  BodySize body = BodySize::kSmall;  // how large its body may be (api/body_limits.h)
 };
 
 struct RouteInfo {
@@ -112,6 +123,9 @@ class Router {
   ScopeKeyOf scope_key_of_;
   std::function<void(const Status&, const char*)> on_denied_;
 };
+
+// The request's body as a JSON object with only `allowed` fields (api/json_codec.h), from its one parse.
+Result<Body> ParseBody(const ApiRequest& req, std::initializer_list<const char*> allowed);
 
 // A route handler of a service: `fn(service, request)` as an ApiHandler. The service must outlive
 // the router.

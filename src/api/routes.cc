@@ -27,7 +27,7 @@ Result<int64_t> PathInt(const std::string& s, const char* name) {
 }
 
 Result<ApiResponse> CreateScope(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"key"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"key"}));
   PC_ASSIGN_OR_RETURN(std::string key, body.String("key"));
   PC_ASSIGN_OR_RETURN(ScopeOutcome out, svc.CreateScope(key));
   Json j = ToJson(out.scope);
@@ -85,7 +85,7 @@ Result<ApiResponse> GetSettings(MemoryService& svc, const ApiRequest& req) {
 
 // {"reconcile": "reject", "require_evidence": null, …}: a value sets, null goes back to the default.
 Result<ApiResponse> PutSettings(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Json j, ParseJson(req.body));
+  PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   if (!j.is_object()) return InvalidArgument("the body must be a JSON object of settings").WithDetail("field", "body");
   std::map<std::string, std::optional<std::string>> changes;
   for (const auto& [name, value] : j.items()) {
@@ -175,7 +175,7 @@ Result<ApiResponse> SearchCapabilities(SearchService& svc, const ApiRequest& req
 }
 
 Result<ApiResponse> Reindex(SearchService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(ReindexResult out, svc.Reindex(scope_id));
   return Ok(Json{{"embedded", out.embedded}, {"missing", out.missing}});

@@ -25,7 +25,7 @@ Json TokenJson(const ApiToken& t) {
 }
 
 Result<ApiResponse> CreateToken(TokenService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"name", "role", "scopes", "expires"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"name", "role", "scopes", "expires"}));
   NewToken t;
   PC_ASSIGN_OR_RETURN(t.name, body.String("name"));
   PC_ASSIGN_OR_RETURN(t.role, body.String("role"));
@@ -49,7 +49,7 @@ Result<ApiResponse> ListTokens(TokenService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> RevokeToken(TokenService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"name"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"name"}));
   PC_ASSIGN_OR_RETURN(std::string name, body.String("name"));
   PC_RETURN_IF_ERROR(svc.Revoke(name));
   return ApiResponse{200, Json{{"name", name}, {"revoked", true}}};

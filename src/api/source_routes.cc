@@ -34,7 +34,7 @@ Json ToJson(const SourceOutcome& o) {
 }
 
 Result<ApiResponse> AddSource(SourceService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "kind", "purpose", "content",
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "kind", "purpose", "content",
                                                         "metadata", "idempotency_key"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(SourceInput in, ReadSource(body));
@@ -43,7 +43,7 @@ Result<ApiResponse> AddSource(SourceService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> AddSources(SourceService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "sources"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "sources"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(std::vector<Body> items,
                       body.Objects("sources", {kSourceFields[0], kSourceFields[1], kSourceFields[2],
@@ -87,7 +87,7 @@ constexpr size_t kMaxSourceIdChars = 256;
 constexpr size_t kMaxContentChars = 200000;
 
 Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "source_id", "content", "metadata"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "source_id", "content", "metadata"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   SourceInput in;
   in.kind = kContentSourceName;
@@ -136,7 +136,7 @@ Json FlushJson(const FlushOutcome& out, bool explain) {
 }
 
 Result<ApiResponse> Flush(FlushService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, Body::Parse(req.body, {"scope_id", "explain"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "explain"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(FlushOutcome out, svc.Flush(scope_id));
@@ -161,9 +161,9 @@ Result<ApiResponse> LastFlush(FlushService& svc, const ApiRequest& req) {
 
 void AddSourceRoutes(Router& router, Services services) {
   SourceService& sources = services.sources;
-  router.Add("POST", "/v1/sources/content", {"capture_content_source", Permission::kWrite, ScopeIn::kBody}, Bind(sources, CaptureContent));
-  router.Add("POST", "/v1/sources", {"add_source", Permission::kWrite, ScopeIn::kBody}, Bind(sources, AddSource));
-  router.Add("POST", "/v1/sources/batch", {"add_sources", Permission::kWrite, ScopeIn::kBody}, Bind(sources, AddSources));
+  router.Add("POST", "/v1/sources/content", {"capture_content_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource}, Bind(sources, CaptureContent));
+  router.Add("POST", "/v1/sources", {"add_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource}, Bind(sources, AddSource));
+  router.Add("POST", "/v1/sources/batch", {"add_sources", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch}, Bind(sources, AddSources));
   router.Add("GET", "/v1/sources", {"list_sources", Permission::kRead, ScopeIn::kQuery}, Bind(sources, ListSources));
   router.Add("POST", "/v1/memory/flush", {"flush_memory", Permission::kWrite, ScopeIn::kBody}, Bind(services.flush, Flush));
   router.Add("GET", "/v1/memory/flush/last", {"get_last_flush", Permission::kRead, ScopeIn::kQuery},

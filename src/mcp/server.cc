@@ -43,7 +43,9 @@ std::string McpServer::TooLarge() {
 std::string McpServer::Handle(const std::string& message) {
   try {
     if (message.size() > kMaxMcpMessageBytes) return TooLarge();
-    Result<Json> parsed = ParseJson(message);
+    // At most one JSON value per 8 bytes of the largest message: its memory stays a small multiple
+    // of its size (common/json_parse.h).
+    Result<Json> parsed = ParseJson(message, JsonLimits{kMaxJsonDepth, kMaxMcpMessageBytes / 8});
     if (!parsed.ok()) return Error(nullptr, -32700, "parse error: " + parsed.status().message()).dump();
     const Json& request = *parsed;
     if (request.is_array()) {  // a batch (protocol 2025-03-26)

@@ -26,6 +26,11 @@ struct ServiceLimits {
 
 inline constexpr int kDefaultPageLimit = 100;
 inline constexpr int kMaxPageLimit = 1000;
+// The spec's unpaged listings answer at most this much: POST /v1/memory/changes the oldest 1,000
+// revisions after since_revision (ask again from the last one until it is the head); POST
+// /v1/memory/entries/list refuses a memory of more entries (page with GET /v1/memory/entries).
+inline constexpr int64_t kMaxChangesRevisions = 1000;
+inline constexpr size_t kMaxUnpagedEntries = 10000;
 
 struct PageRequest {
   int limit = kDefaultPageLimit;

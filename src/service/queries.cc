@@ -112,8 +112,11 @@ Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id, int6
       return Status::Ok();
     }
     out.head = MemoryRef{memory->family, memory->artifact_id, head};
-    PC_ASSIGN_OR_RETURN(out.revisions, txn.ListRevisions(memory->artifact_id, 0,
-                                                         static_cast<int>(head - since_revision)));
+    // The oldest kMaxChangesRevisions after since_revision; a client whose last revision is below
+    // the head asks again from there.
+    const int64_t count = std::min<int64_t>(head - since_revision, kMaxChangesRevisions);
+    const int64_t before = since_revision + count < head ? since_revision + count + 1 : 0;
+    PC_ASSIGN_OR_RETURN(out.revisions, txn.ListRevisions(memory->artifact_id, before, static_cast<int>(count)));
     std::reverse(out.revisions.begin(), out.revisions.end());
     return Status::Ok();
   }));

@@ -129,7 +129,7 @@ TEST_F(Tls, VerifiedClientsAreServed) {
     ASSERT_TRUE(listed) << i;
     EXPECT_EQ(listed->status, 200);
   }
-  auto padded = client->Post("/v1/memory/remember", remember + std::string(300 * 1024, ' ') + "}", "application/json");
+  auto padded = client->Post("/v1/memory/remember", remember + std::string(120 * 1024, ' ') + "}", "application/json");
   ASSERT_TRUE(padded);
   EXPECT_EQ(padded->status, 200) << padded->body;
   EXPECT_EQ(json::parse(padded->body)["memory"]["revision"], 1) << "the same entry: " << padded->body;
