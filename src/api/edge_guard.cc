@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace pc {
 namespace {
@@ -62,15 +63,50 @@ bool HostAllowed(const EdgePolicy& policy, const std::string& name) {
   return false;
 }
 
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
 // The host part of a Host header, lower-case, without the port ("[::1]:8787" → "[::1]",
-// "LocalHost:80" → "localhost").
+// "LocalHost:80" → "localhost"); empty unless the header is exactly `host[:port]` (RFC 9110 §7.2:
+// a name of letters, digits, '-', '.', '_', '~', or a bracketed IPv6 literal; a port of digits).
+// "127.0.0.1:1@evil" names no host, so it never passes as 127.0.0.1.
 std::string HostName(std::string_view authority) {
   authority = Trim(authority);
+  std::string_view name = authority, port;
   if (!authority.empty() && authority.front() == '[') {
     const size_t close = authority.find(']');
-    return close == std::string_view::npos ? "" : Lower(authority.substr(0, close + 1));
+    if (close == std::string_view::npos) return "";
+    name = authority.substr(0, close + 1);
+    std::string_view rest = authority.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return "";
+    port = rest.empty() ? rest : rest.substr(1);
+    for (char c : name.substr(1, name.size() - 2))
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return "";
+  } else {
+    const size_t colon = authority.find(':');
+    name = authority.substr(0, colon);
+    port = colon == std::string_view::npos ? std::string_view() : authority.substr(colon + 1);
+    for (unsigned char c : name)
+      if (!std::isalnum(c) && c != '-' && c != '.' && c != '_' && c != '~') return "";
   }
-  return Lower(authority.substr(0, authority.find(':')));
+  if (authority.size() != name.size() && (!AllDigits(port) || port.size() > 5)) return "";
+  return Lower(name);
+}
+
+// RFC 9110 §5.6.2: tchar.
+bool IsToken(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (!std::isalnum(c) && !std::strchr("!#$%&'*+-.^_`|~", c)) return false;
+  return true;
+}
+
+// RFC 9110 §5.5: no control characters but HTAB (a NUL, or the CR LF of an obs-fold).
+bool IsFieldValue(std::string_view s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  return true;
 }
 
 Status Forbidden(std::string message) { return Status(Code::kPermissionDenied, std::move(message)); }
@@ -79,6 +115,13 @@ Status Forbidden(std::string message) { return Status(Code::kPermissionDenied, s
 
 
 Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
+  if (r.headers_malformed)
+    return InvalidArgument("a header name must be a token and its value hold no control character "
+                           "(no NUL, no line folding)");
+  for (const auto& [name, value] : r.headers)
+    if (!IsToken(name) || !IsFieldValue(value))
+      return InvalidArgument("a header name must be a token and its value hold no control character "
+                             "(no NUL, no line folding)");
   const std::string host = HostName(r.host);
   if (!HostAllowed(policy, host))
     return Forbidden(r.host.empty() ? "the Host header is missing"
@@ -99,6 +142,16 @@ Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
   }
   if (r.content_length_headers > 1 || (r.content_length_headers > 0 && r.has_transfer_encoding))
     return InvalidArgument("a request may have one Content-Length and no Transfer-Encoding with it");
+  if (r.content_length_headers == 1 && !AllDigits(Trim(r.content_length)))
+    return InvalidArgument("Content-Length must be a number of bytes")
+        .WithDetail("content_length", std::string(Trim(r.content_length)));
+  {
+    const std::string_view path = std::string_view(r.target).substr(0, r.target.find('?'));
+    for (size_t at = path.find('%'); at != std::string_view::npos; at = path.find('%', at + 1))
+      if (path.size() > at + 2 && path[at + 1] == '2' && (path[at + 2] == 'f' || path[at + 2] == 'F'))
+        return InvalidArgument("an encoded '/' (%2F) is not accepted in a path: name a scope with a '/' "
+                               "by its server id (scp_…), or in the body or the query");
+  }
   if (r.has_body) {
     std::string media = Lower(Trim(std::string_view(r.content_type).substr(0, r.content_type.find(';'))));
     if (media != "application/json")

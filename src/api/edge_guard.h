@@ -6,7 +6,10 @@
 //     `allowed_origins` (default: none), else 403: no web page can read or write memory.
 //   - A body must be application/json (else 415): an HTML form posts text/plain or
 //     application/x-www-form-urlencoded without a CORS preflight.
-//   - Content-Length once, and never with Transfer-Encoding (400): no request smuggling.
+//   - Content-Length once, only digits, and never with Transfer-Encoding: no request smuggling.
+//   - Header names are tokens and values hold no control character but tab (no NUL, no obs-fold
+//     continuation), and the Host is `name[:port]` and nothing else.
+//   - The path has no encoded '/' (%2F): it would route as a separator once decoded.
 // Authentication (the security issue) builds on this guard.
 #pragma once
 
@@ -31,6 +34,11 @@ struct EdgeRequest {
   bool has_origin = false;
   std::string content_type;
   size_t content_length_headers = 0;  // how many Content-Length headers
+  std::string content_length;         // its value
+  std::string target;                 // the request target as sent (path and query, not decoded)
+  bool headers_malformed = false;     // a folded header line or a NUL, seen in the raw bytes
+  // Every header's name and value as the library read them.
+  std::vector<std::pair<std::string, std::string>> headers;
   bool has_transfer_encoding = false;
   bool has_body = false;  // a Content-Length above 0, or a Transfer-Encoding
 };

@@ -29,6 +29,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 thread_local bool tl_close_after_response = false;
+// Set while the current request's header section was read, when it held a folded line (obs-fold)
+// or a NUL: the library drops a folded line silently, so only the bytes show it.
+thread_local bool tl_headers_malformed = false;
 
 // How often a connection waiting for its next request looks whether the server is stopping.
 constexpr int kStopCheckMs = 100;
@@ -149,6 +152,13 @@ class ConnStream final : public httplib::Stream {
       : fd_(fd), limits_(limits), tls_(tls) {}
 
   void BeginPhase(Clock::time_point deadline) { deadline_ = deadline; }
+  // The header section starts (the request line first): read() checks each of its bytes, until
+  // the blank line ends it or the body phase begins.
+  void BeginHeaders() {
+    scanning_headers_ = true;
+    at_line_start_ = false;
+  }
+  void EndHeaders() { scanning_headers_ = false; }
   bool buffered() const { return off_ < buf_.size() || (tls_ && tls_->pending()); }
   bool timed_out() const { return timed_out_; }
 
@@ -159,6 +169,7 @@ class ConnStream final : public httplib::Stream {
     if (off_ == buf_.size() && !Fill()) return -1;
     const size_t n = std::min(size, buf_.size() - off_);
     std::memcpy(ptr, buf_.data() + off_, n);
+    if (scanning_headers_) ScanHeaderBytes(ptr, n);
     off_ += n;
     if (off_ == buf_.size()) {
       buf_.clear();
@@ -182,6 +193,20 @@ class ConnStream final : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
  private:
+  // RFC 9112 §5.2: a line of the header section that starts with a space or tab continues the
+  // previous one (obs-fold), which a server must refuse or unfold; RFC 9110 §5.5: no NUL.
+  void ScanHeaderBytes(const char* p, size_t n) {
+    for (size_t i = 0; i < n && scanning_headers_; ++i) {
+      const char c = p[i];
+      if (c == '\0' || (at_line_start_ && (c == ' ' || c == '\t'))) tl_headers_malformed = true;
+      if (at_line_start_ && (c == '\r' || c == '\n')) {
+        if (c == '\n') scanning_headers_ = false;  // the blank line: the body follows
+        continue;
+      }
+      at_line_start_ = c == '\n';
+    }
+  }
+
   int ReadBudgetMs() const {
     return std::min(static_cast<int>(limits_.read_timeout.count()), MillisUntil(deadline_));
   }
@@ -237,6 +262,8 @@ class ConnStream final : public httplib::Stream {
   size_t off_ = 0;
   Clock::time_point deadline_ = Clock::now();
   bool timed_out_ = false;
+  bool scanning_headers_ = false;
+  bool at_line_start_ = false;
 };
 
 // A plain HTTP request reached the TLS port (an http:// URL for an https:// server): answer it in
@@ -277,6 +304,7 @@ bool Handshake(TlsSession& tls, socket_t fd, Clock::time_point deadline, const s
 }  // namespace
 
 void CloseConnectionAfterResponse() { tl_close_after_response = true; }
+bool RequestHeadersMalformed() { return tl_headers_malformed; }
 
 // The open connections, for the limits: how many, per address, which are idle (waiting for their
 // next request) and so may be evicted. An entry leaves the table before its socket is closed, so
@@ -398,10 +426,13 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     }
     stream.BeginPhase(Clock::now() + limits_.header_deadline);
     tl_close_after_response = false;
+    tl_headers_malformed = false;
+    stream.BeginHeaders();
     bool closed = false, headers_read = false;
     const bool last = n + 1 == limits_.keep_alive_max_requests || svr_sock_ == INVALID_SOCKET;
     const bool ok = process_request(stream, last, closed, [&](httplib::Request&) {
       headers_read = true;
+      stream.EndHeaders();
       stream.BeginPhase(Clock::now() + limits_.body_deadline);
     });
     if (stream.timed_out()) break;

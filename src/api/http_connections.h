@@ -29,6 +29,10 @@ namespace pc {
 // cpp-httplib 0.11 ignores a handler's "Connection: close" header.
 void CloseConnectionAfterResponse();
 
+// Whether the current request's (this thread's) header section held a folded line or a NUL byte,
+// which the library would drop or keep silently; the edge guard refuses such a request.
+bool RequestHeadersMalformed();
+
 // A cpp-httplib server whose connections follow ConnectionLimits.
 class GuardedHttpServer : public httplib::Server {
  public:

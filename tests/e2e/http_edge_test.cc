@@ -275,6 +275,95 @@ namespace {
 
 // Every answer carries X-PowerContext-Request-ID (RFC 0046): the client's when well-formed, else
 // a new one per request; refusals by the edge guard, the router and the HTTP library included.
+// Issue 27: a request costs no more than its route allows. Each route reads at most its own limit
+// (remember tens of KiB, a source its content's, a batch 8 MiB), refuses a larger Content-Length
+// before reading a byte of it, and parses at most one JSON value per 8 bytes of that limit.
+TEST_F(HttpEdge, EachRouteReadsNoMoreThanItsLimit) {
+  // A remember of 200 KiB: over the entry route's 64 KiB + 6 × max_entry_bytes.
+  auto big = Request(port, "POST", "/v1/memory/remember", Remember(std::string(200 * 1024, 'a')), {});
+  EXPECT_EQ(big.status, 413);
+  EXPECT_EQ(big.body["error"]["code"], "too_large");
+  EXPECT_EQ(big.body["error"]["details"]["limit_bytes"], 64 * 1024 + 6 * 16384);
+  // The largest entry, every character escaped (\u8ba2: 6 bytes for 3), fits.
+  std::string largest;
+  for (int i = 0; i < 16383 / 3; ++i) largest += "订";
+  std::string escaped = json{{"scope_id", scope}, {"kind", "fact"}, {"text", largest}}.dump(-1, ' ', true);
+  ASSERT_GT(escaped.size(), 32000u);
+  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", escaped, {}).status, 200);
+  // A 200,000-byte source fits the source route.
+  auto source = Request(port, "POST", "/v1/sources",
+                        json{{"scope_id", scope}, {"kind", "note"}, {"content", std::string(200000, 's')}}.dump(), {});
+  EXPECT_EQ(source.status, 201) << source.body.dump();
+  // A Content-Length far over the limit (past the 16 MiB that is still drained) is answered at once,
+  // before the body is sent.
+  int fd = Connect(port);
+  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Content-Length: 100000000\r\n\r\n");
+  auto answers = ReadResponses(fd, 1, 3000);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].first, 413);
+  EXPECT_TRUE(ClosedWithin(fd, 2000));
+  close(fd);
+  // 30,000 small numbers (60 KiB) fit a search's 64 KiB but not its 8,192 values.
+  std::string values = "[0";
+  for (int i = 1; i < 30000; ++i) values += ",0";
+  auto many = Request(port, "POST", "/v1/memory/search",
+                      R"({"scope_id":")" + scope + R"(","query":"x","limit":)" + values + "]}", {});
+  EXPECT_EQ(many.status, 413) << many.body.dump();
+  EXPECT_EQ(many.body["error"]["details"]["limit_values"], 8192);
+  EXPECT_EQ(Head(), 1);
+}
+
+// Issue 27: a header the server cannot read one way only is refused at the edge, not guessed at.
+TEST_F(HttpEdge, MalformedHostsHeadersAndPathsAreRefused) {
+  // Userinfo or junk after the port: no host is named (it used to pass as 127.0.0.1).
+  for (const char* host : {"127.0.0.1:1@evil.example", "127.0.0.1:80x", "127.0.0.1 evil", "[::1]x"}) {
+    auto a = Request(port, "GET", "/v1/scopes/" + scope, "", {{"Host", host}});
+    EXPECT_EQ(a.status, 403) << host;
+  }
+  auto raw = [&](const std::string& request) {
+    int fd = Connect(port);
+    SendAll(fd, request);
+    auto answers = ReadResponses(fd, 1, 3000);
+    close(fd);
+    return answers.empty() ? 0 : answers[0].first;
+  };
+  // A negative Content-Length is a bad request at once (it used to wait for the 5 s deadline, then 413).
+  EXPECT_EQ(raw("POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                "Content-Length: -5\r\n\r\n"), 422);
+  // A NUL in a header value; a folded (obs-fold) header line.
+  const int nul = raw(std::string("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\0b\r\n\r\n", 57));
+  EXPECT_TRUE(nul == 400 || nul == 422) << nul;
+  const int folded = raw("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\r\n b\r\n\r\n");
+  EXPECT_TRUE(folded == 400 || folded == 422) << "status " << folded;
+  // An encoded '/' does not route as one.
+  EXPECT_EQ(raw("GET /v1%2fscopes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), 422);
+  EXPECT_EQ(raw("GET /v1%2Fscopes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), 422);
+  EXPECT_EQ(raw("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), 200);
+}
+
+// Issue 27: SIGTERM stops the server within shutdown_grace_seconds even while a request is in
+// flight (here one trickling its body, which the 60 s body deadline would otherwise wait for).
+TEST(ServeStop, SigtermEndsWithinTheGraceWithARequestInFlight) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data", {"--shutdown-grace-seconds", "1"});
+  ASSERT_TRUE(server.Start());
+  int fd = Connect(server.port());
+  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Content-Length: 1000\r\n\r\n{\"scope_id\":");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const int status = server.Terminate(20000);
+  close(fd);
+  ASSERT_NE(status, -2) << "the server was still running 20 s after SIGTERM";
+  EXPECT_NE(Slurp(server.log_path()).find("exiting without them"), std::string::npos);
+  // Without a request in flight it stops cleanly, exit 0.
+  ServerProcess idle(dir.path() + "/idle");
+  ASSERT_TRUE(idle.Start());
+  const int clean = idle.Terminate(20000);
+  ASSERT_TRUE(WIFEXITED(clean));
+  EXPECT_EQ(WEXITSTATUS(clean), 0);
+}
+
 TEST(RequestIds, EveryAnswerCarriesOne) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");

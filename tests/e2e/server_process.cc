@@ -120,6 +120,22 @@ int ServerProcess::Signal(int sig) {
   return status;
 }
 
+int ServerProcess::Terminate(int limit_ms) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      Kill();
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  pid_ = -1;
+  return status;
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});

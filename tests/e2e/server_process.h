@@ -38,6 +38,9 @@ class ServerProcess {
   // anything but "killed by SIGKILL" means the server had already ended on its own.
   int Stop();  // SIGTERM, then wait
   int Kill();  // SIGKILL, then wait: a crash
+  // SIGTERM, then waits at most `limit` for the process to end: its wait status, or -2 when it
+  // was still running then (it is then killed).
+  int Terminate(int limit_ms);
   int port() const { return port_; }
   std::string url() const {
     return (tls_cert_.empty() ? "http://127.0.0.1:" : "https://127.0.0.1:") + std::to_string(port_);
