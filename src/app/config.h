@@ -50,6 +50,9 @@ struct Config {
   int64_t extract_timeout_seconds = 120;
   int64_t source_window_limit = 100;
   int64_t memory_schedule_seconds = 0;  // 0: no background flushes
+  // After SIGTERM or SIGINT: how long requests and background passes in flight may still finish
+  // before the process exits without them (every acknowledged write is already durable).
+  int64_t shutdown_grace_seconds = 10;
   int64_t max_source_bytes = 256 * 1024;
   int64_t max_entry_bytes = 16 * 1024;
   // Most HTTP connections served at once, a worker thread each (made on demand); idle ones are

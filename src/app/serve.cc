@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
@@ -144,6 +145,7 @@ HttpOptions HttpOptionsFrom(const Config& config) {
   http.tls = !config.tls_cert.empty();
   http.tls_cert = config.tls_cert;
   http.tls_key = config.tls_key;
+  http.body_limits = BodyLimits::For(config.max_entry_bytes, config.max_source_bytes);
   return http;
 }
 
@@ -276,17 +278,38 @@ int RunServe(const Config& config) {
   else if (review_at)
     std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; no daily review" << std::endl;
 
+  // The stop: SIGTERM or SIGINT stops accepting and lets what is in flight finish, for at most
+  // shutdown_grace_seconds (a request trickling its body, a model call, a background pass); then,
+  // or at a second signal, the process exits without them. That is safe: an unacknowledged write
+  // rolls back, as after a crash, and every acknowledged one is durable.
+  std::atomic<bool> finished{false};  // Serve() returned and the background passes stopped
+  const auto grace = std::chrono::seconds(config.shutdown_grace_seconds);
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
+    if (finished) return;  // woken by this function's end, not by a signal
     std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
     server.Stop();
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    const timespec tick{0, 100 * 1000 * 1000};
+    while (!finished) {
+      if (sigtimedwait(&stop_signals, nullptr, &tick) > 0 && !finished) {
+        std::cerr << "powercontext: second signal: exiting without the requests in flight" << std::endl;
+        std::_Exit(1);
+      }
+      if (!finished && std::chrono::steady_clock::now() >= deadline) {
+        std::cerr << "powercontext: requests still in flight after shutdown_grace_seconds ("
+                  << config.shutdown_grace_seconds << " s): exiting without them" << std::endl;
+        std::_Exit(1);
+      }
+    }
   });
   Status served = server.Serve();
   if (backfill) backfill->Stop();
   if (scheduler) scheduler->Stop();
   if (reviewer) reviewer->Stop();
   // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.
+  finished = true;
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
   return served.ok() ? 0 : Fail(served);
