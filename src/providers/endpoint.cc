@@ -32,6 +32,10 @@ struct Endpoint::Impl {
   }
 };
 
+// The largest answer read from a model endpoint: a chat answer is a few KiB, an embeddings answer for
+// a batch of 100 texts at 8,192 dimensions about 16 MiB as JSON text.
+constexpr size_t kMaxAnswerBytes = size_t{32} << 20;
+
 // Connections kept open beyond this many concurrent requests are closed when given back.
 constexpr size_t kMaxIdleConnections = 16;
 
@@ -111,13 +115,34 @@ Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std:
   client->set_read_timeout(sec, usec);
   client->set_write_timeout(sec, usec);
   // cpp-httplib reconnects by itself when the server has closed a kept-alive connection
-  // (tests/unit/vector_search_test.cc: Endpoint).
-  httplib::Result res = post ? client->Post(impl_->path_prefix + path, body, "application/json")
-                             : client->Get(impl_->path_prefix + path);
-  {
+  // (tests/unit/vector_search_test.cc: Endpoint). The answer is read into `answer`, and no further
+  // than kMaxAnswerBytes: a model endpoint that streams without end costs that much at most.
+  httplib::Request request;
+  request.method = post ? "POST" : "GET";
+  request.path = impl_->path_prefix + path;
+  if (post) {
+    request.body = body;
+    request.set_header("Content-Type", "application/json");
+  }
+  std::string answer;
+  bool too_large = false;
+  request.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    if (answer.size() + n > kMaxAnswerBytes) {
+      too_large = true;
+      return false;
+    }
+    answer.append(data, n);
+    return true;
+  };
+  httplib::Result res = client->send(request);
+  if (res && !too_large) {  // a connection cut mid-answer is not kept
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->idle.size() < kMaxIdleConnections) impl_->idle.push_back(std::move(client));
   }
+  if (too_large)
+    return Status(Code::kProviderError, base_url_ + path + " answered more than " +
+                                            std::to_string(kMaxAnswerBytes >> 20) + " MiB; the answer was not read")
+        .WithDetail("limit_bytes", static_cast<int64_t>(kMaxAnswerBytes));
   if (!res) {
     if (steady_clock::now() + milliseconds(20) >= deadline)
       return Status(Code::kProviderUnavailable,
@@ -125,7 +150,7 @@ Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std:
     return Status(Code::kProviderUnavailable, base_url_ + path + " unreachable (" +
                                                   httplib::to_string(res.error()) + " error)");
   }
-  return HttpAnswer{res->status, res->body};
+  return HttpAnswer{res->status, std::move(answer)};
 }
 
 }  // namespace pc

@@ -466,5 +466,32 @@ TEST(Endpoint, ReusesConnectionsAndSurvivesOnesTheServerClosed) {
   serving.join();
 }
 
+// A model endpoint's answer is read up to 32 MiB and no further (a 200 MB answer used to cost
+// ~1 GB of memory): past it the call is a provider_error that says so, the connection is dropped,
+// and the next call is answered.
+TEST(Endpoint, AnAnswerPastItsLimitIsRefusedNotRead) {
+  httplib::Server server;
+  server.Post("/v1/huge", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(size_t{40} << 20, 'x'), "application/json");
+  });
+  server.Post("/v1/echo", [](const httplib::Request& req, httplib::Response& res) {
+    res.set_content(req.body, "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });
+  auto endpoint = Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 10);
+  PC_ASSERT_OK(endpoint);
+  auto huge = (*endpoint)->PostJson("/huge", "{}");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), Code::kProviderError);
+  EXPECT_NE(huge.status().message().find("more than 32 MiB"), std::string::npos) << huge.status().message();
+  auto next = (*endpoint)->PostJson("/echo", "{\"n\":1}");
+  PC_ASSERT_OK(next);
+  EXPECT_EQ(next->body, "{\"n\":1}");
+  endpoint->reset();
+  server.stop();
+  serving.join();
+}
+
 }  // namespace
 }  // namespace pc
