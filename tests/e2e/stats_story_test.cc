@@ -129,6 +129,8 @@ TEST(StatsStory, UsageAndRecallCountedExactly) {
   auto empty = http.Post("/v1/context/prepare", {{"scope_id", b}, {"query", "zzqqxx"}, {"mode", "fts"}});
   ASSERT_EQ(empty.first, 200);
   ASSERT_EQ(empty.second["status"], "empty");
+  // A prepare changes no memory, but it is not a pure read: each one writes its statistics row
+  // (docs/api.md says so), so both preparations are counted.
   auto sb = http.Stats("scope_id=" + b + "&period=today").second;
   const int64_t baseline = Tokens(source), recalled = Tokens(prepared.second["content"].get<std::string>());
   EXPECT_EQ(sb["recall"]["totals"], json({{"preparations", 2}, {"ready_preparations", 1}, {"comparable_preparations", 1},
