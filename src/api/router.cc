@@ -1,6 +1,8 @@
 #include "api/router.h"
 
+#include <algorithm>
 #include <exception>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -55,23 +57,80 @@ Result<Body> ParseBody(const ApiRequest& req, std::initializer_list<const char*>
   return Body::Parse(req.TakeJsonBody(), allowed);
 }
 
+namespace {
+
+// The one pattern of a path parameter: a segment of one or more characters but '/'.
+constexpr std::string_view kParam = "([^/]+)";
+
+std::vector<std::string_view> SplitPath(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t slash = path.find('/', start);
+    parts.push_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+}  // namespace
+
 void Router::Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler) {
-  routes_.push_back(Route{RouteInfo{std::move(method), pattern, access}, std::regex(pattern), std::move(handler)});
+  auto route = std::make_unique<Route>(Route{RouteInfo{std::move(method), pattern, access}, {}, std::move(handler)});
+  route->order = routes_.size();
+  // The parameter's pattern has a '/' of its own: mark it before splitting.
+  std::string marked = pattern;
+  for (size_t at = marked.find(kParam); at != std::string::npos; at = marked.find(kParam, at + 1))
+    marked.replace(at, kParam.size(), "\x01");
+  for (std::string_view part : SplitPath(marked)) {
+    if (part == "\x01") {
+      part = kParam;
+      route->parameterized = true;
+    } else if (part.find_first_of("()[]{}*+?|^$\\") != std::string_view::npos) {
+      throw std::logic_error("route pattern " + pattern + ": a segment is a literal or " + std::string(kParam));
+    }
+    route->segments.emplace_back(part);
+  }
+  if (route->parameterized) parameterized_.push_back(route.get());
+  else literal_[pattern].push_back(route.get());
+  routes_.push_back(std::move(route));
+}
+
+bool Router::Matches(const Route& r, const std::vector<std::string_view>& parts, std::vector<std::string>* params) {
+  if (r.segments.size() != parts.size()) return false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (r.segments[i] == kParam) {
+      if (parts[i].empty()) return false;
+    } else if (r.segments[i] != parts[i]) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (r.segments[i] == kParam) params->emplace_back(parts[i]);
+  return true;
 }
 
 const RouteInfo* Router::Match::info() const { return route ? &route->info : nullptr; }
 
 Router::Match Router::Resolve(const std::string& method, const std::string& path) const {
   Match out;
-  for (const Route& r : routes_) {
-    std::smatch m;
-    if (!std::regex_match(path, m, r.regex)) continue;
-    if (r.info.method != method) {
-      out.allowed += (out.allowed.empty() ? "" : ", ") + r.info.method;
+  // The routes of this path, in table order.
+  std::vector<const Route*> found;
+  if (auto it = literal_.find(path); it != literal_.end()) found = it->second;
+  if (!parameterized_.empty()) {
+    const std::vector<std::string_view> parts = SplitPath(path);
+    std::vector<std::string> ignored;
+    for (const Route* r : parameterized_)
+      if (Matches(*r, parts, &ignored)) found.push_back(r);
+    std::sort(found.begin(), found.end(), [](const Route* a, const Route* b) { return a->order < b->order; });
+  }
+  for (const Route* r : found) {
+    if (r->info.method != method) {
+      out.allowed += (out.allowed.empty() ? "" : ", ") + r->info.method;
       continue;
     }
-    out.route = &r;
-    for (size_t i = 1; i < m.size(); ++i) out.params.push_back(m[i].str());
+    out.route = r;
+    if (r->parameterized) Matches(*r, SplitPath(path), &out.params);
     return out;
   }
   return out;
@@ -79,7 +138,7 @@ Router::Match Router::Resolve(const std::string& method, const std::string& path
 
 std::vector<RouteInfo> Router::Routes() const {
   std::vector<RouteInfo> out;
-  for (const Route& r : routes_) out.push_back(r.info);
+  for (const auto& r : routes_) out.push_back(r->info);
   return out;
 }
 

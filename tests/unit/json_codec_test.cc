@@ -73,5 +73,39 @@ TEST(Router, NotFoundAndMethodNotAllowed) {
   EXPECT_EQ(router.Dispatch(post).status, 200);
 }
 
+// Routes are matched segment by segment, without regular expressions: a literal path is one hash
+// lookup, a ([^/]+) segment takes one non-empty segment, and table order decides between routes.
+TEST(Router, SegmentsNotRegularExpressions) {
+  Router router;
+  auto answer = [](int n) {
+    return [n](const ApiRequest& req) -> Result<ApiResponse> {
+      Json params = Json::array();
+      for (const auto& p : req.path_params) params.push_back(p);
+      return ApiResponse{200, Json{{"route", n}, {"params", params}}};
+    };
+  };
+  router.Add("GET", "/v1/scopes/([^/]+)", {"a", Permission::kRead}, answer(1));
+  router.Add("GET", "/v1/scopes/([^/]+)/settings", {"b", Permission::kRead}, answer(2));
+  router.Add("PUT", "/v1/scopes/([^/]+)/settings", {"c", Permission::kRead}, answer(3));
+  router.Add("GET", "/v1/scopes/special", {"d", Permission::kRead}, answer(4));
+  router.Add("GET", "/v1/entries/([^/]+)/versions/([^/]+)", {"e", Permission::kRead}, answer(5));
+  auto get = [&](const std::string& method, const std::string& path) {
+    ApiRequest req{method, path, {}, {}, "", ""};
+    return router.Dispatch(req);
+  };
+  EXPECT_EQ(get("GET", "/v1/scopes/project:x").body, (Json{{"route", 1}, {"params", {"project:x"}}}));
+  EXPECT_EQ(get("GET", "/v1/scopes/special").body["route"], 1);  // the earlier route wins, as before
+  EXPECT_EQ(get("GET", "/v1/scopes/s/settings").body["route"], 2);
+  EXPECT_EQ(get("PUT", "/v1/scopes/s/settings").body["route"], 3);
+  EXPECT_EQ(get("GET", "/v1/entries/e1/versions/v2").body["params"], (Json{"e1", "v2"}));
+  EXPECT_EQ(get("GET", "/v1/scopes/").status, 404);     // an empty segment is no parameter
+  EXPECT_EQ(get("GET", "/v1/scopes/a/b").status, 404);  // nor are two
+  EXPECT_EQ(get("GET", "/v1/scopes").status, 404);
+  ApiResponse wrong = get("DELETE", "/v1/scopes/s/settings");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(wrong.body["error"]["details"]["allow"], "GET, PUT");
+  EXPECT_THROW(router.Add("GET", "/v1/x/(.*)", {"f", Permission::kRead}, answer(6)), std::logic_error);
+}
+
 }  // namespace
 }  // namespace pc
