@@ -124,6 +124,10 @@ const std::vector<Setting>& Table() {
       Int("shutdown_grace_seconds", "POWERCONTEXT_SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
           "after SIGTERM, how long requests in flight may finish before serve exits without them",
           &Config::shutdown_grace_seconds),
+      Int("statistics_interval_seconds", "POWERCONTEXT_STATISTICS_INTERVAL_SECONDS",
+          "--statistics-interval-seconds",
+          "how often serve writes the statistics it adds up in memory (a crash loses at most this much)",
+          &Config::statistics_interval_seconds),
       Int("max_source_bytes", "POWERCONTEXT_MAX_SOURCE_BYTES", "--max-source-bytes",
           "largest source content in UTF-8 bytes (larger is 413)", &Config::max_source_bytes),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
@@ -260,6 +264,8 @@ Status Validate(Config& c) {
   PC_RETURN_IF_ERROR(ParseReviewSchedule(c.review_schedule).status());
   if (c.memory_schedule_seconds < 0 || c.memory_schedule_seconds > 86400)
     return InvalidArgument("memory_schedule_seconds must be between 0 (off) and 86400");
+  if (c.statistics_interval_seconds < 1 || c.statistics_interval_seconds > 3600)
+    return InvalidArgument("statistics_interval_seconds must be between 1 and 3600");
   if (c.shutdown_grace_seconds < 0 || c.shutdown_grace_seconds > 3600)
     return InvalidArgument("shutdown_grace_seconds must be between 0 and 3600");
   if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)

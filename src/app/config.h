@@ -53,6 +53,9 @@ struct Config {
   // After SIGTERM or SIGINT: how long requests and background passes in flight may still finish
   // before the process exits without them (every acknowledged write is already durable).
   int64_t shutdown_grace_seconds = 10;
+  // How often serve writes the usage and recall statistics it adds up in memory (one transaction);
+  // a crash loses at most this much of them.
+  int64_t statistics_interval_seconds = 1;
   int64_t max_source_bytes = 256 * 1024;
   int64_t max_entry_bytes = 16 * 1024;
   // Most HTTP connections served at once, a worker thread each (made on demand); idle ones are

@@ -27,6 +27,7 @@
 #include "mcp/transports.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
+#include "service/usage_log.h"
 #include "store/postgres/pg_conn.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -238,6 +239,13 @@ int RunServe(const Config& config) {
                 << "--data " << config.data_dir << " --name admin --role admin`" << std::endl;
   }
 
+  // Statistics are added up in memory and written once per statistics_interval_seconds, off the
+  // request path (service/usage_log.h); what is pending at the stop is written then.
+  DeferStatistics(*rt.store, true);
+  std::optional<Periodic> statistics;
+  statistics.emplace(std::chrono::seconds(config.statistics_interval_seconds), /*at_start=*/false,
+                     [&](bool, const std::atomic<bool>&) { FlushStatistics(*rt.store); });
+
   // Background backfill: at start-up and then every kBackfillInterval, complete the vector
   // projection of every scope that lacks vectors for the configured embedder (after an outage, or
   // a change of provider). Searches meanwhile say what is missing; auto uses fts. The first pass
@@ -308,6 +316,8 @@ int RunServe(const Config& config) {
   if (backfill) backfill->Stop();
   if (scheduler) scheduler->Stop();
   if (reviewer) reviewer->Stop();
+  statistics.reset();
+  DeferStatistics(*rt.store, false);  // writes what is pending
   // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.
   finished = true;
   pthread_kill(waiter.native_handle(), SIGTERM);

@@ -1,6 +1,7 @@
 #include "service/stats_service.h"
 
 #include "service/flush_service.h"  // kExtractionConsumer
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 #include <map>
@@ -12,6 +13,7 @@ constexpr int kSessionScanPage = 1000;
 
 Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod period, int64_t now_ms) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  FlushStatistics(store_);  // what this server has added up and not written yet: read your writes
   ScopedStats out;
   out.scope_id = scope_id;
   out.as_of_ms = now_ms;

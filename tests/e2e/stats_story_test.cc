@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -129,8 +130,7 @@ TEST(StatsStory, UsageAndRecallCountedExactly) {
   auto empty = http.Post("/v1/context/prepare", {{"scope_id", b}, {"query", "zzqqxx"}, {"mode", "fts"}});
   ASSERT_EQ(empty.first, 200);
   ASSERT_EQ(empty.second["status"], "empty");
-  // A prepare changes no memory, but it is not a pure read: each one writes its statistics row
-  // (docs/api.md says so), so both preparations are counted.
+  // Both preparations are counted (their statistics were added up in memory; the read writes them).
   auto sb = http.Stats("scope_id=" + b + "&period=today").second;
   const int64_t baseline = Tokens(source), recalled = Tokens(prepared.second["content"].get<std::string>());
   EXPECT_EQ(sb["recall"]["totals"], json({{"preparations", 2}, {"ready_preparations", 1}, {"comparable_preparations", 1},
@@ -161,6 +161,52 @@ TEST(StatsStory, UsageAndRecallCountedExactly) {
   CliResult cli_json = RunCli({"stats", "--scope", a, "--json", "--server", server.url()});
   EXPECT_EQ(json::parse(cli_json.out)["usage"]["period"]["preset"], "30d");
   EXPECT_EQ(RunCli({"stats", "--scope", a, "--period", "1y", "--server", server.url()}).exit_code != 0, true);
+}
+
+// Issue 28 (3): reads never write on the request path. Statistics are added up in memory and
+// written once per statistics_interval_seconds (here an hour, so the test sees between two
+// flushes): searches and prepares leave the database files as they were; GET /v1/stats writes what
+// is pending first (read your writes); a stop writes the rest.
+TEST(StatsStory, ReadsLeaveTheDatabaseAsItWasBetweenFlushes) {
+  if (TestingPostgres()) GTEST_SKIP() << "looks at the SQLite data directory's files";
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  auto serve = [&] {
+    auto server = std::make_unique<ServerProcess>(data, std::vector<std::string>{"--statistics-interval-seconds", "3600"});
+    EXPECT_TRUE(server->Start());
+    return server;
+  };
+  auto server = serve();
+  Http http(server->port());
+  const std::string scope = "project:reads";
+  for (const char* text : {"Run contract tests after the schema migration.", "订单金额使用整数分。",
+                           "The importer rejects rows without a CSV line number."})
+    ASSERT_EQ(http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"}, {"text", text}}).first, 200);
+  auto files = [&] {
+    std::string out;
+    for (const char* name : {"/powercontext.db", "/powercontext.db-wal"}) {
+      struct stat st {};
+      if (stat((data + name).c_str(), &st) == 0)
+        out += std::string(name) + ":" + std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+               std::to_string(st.st_mtim.tv_nsec) + " ";
+    }
+    return out;
+  };
+  const std::string before = files();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(http.Post("/v1/memory/search", {{"scope_id", scope}, {"query", "contract tests"}}).first, 200);
+    ASSERT_EQ(http.Post("/v1/context/prepare", {{"scope_id", scope}, {"query", "CSV line number"}}).first, 200);
+  }
+  EXPECT_EQ(files(), before) << "a read wrote to the database";
+  auto stats = http.Stats("scope_id=" + scope + "&period=today").second;
+  EXPECT_EQ(stats["recall"]["totals"]["preparations"], 5) << stats.dump();
+  EXPECT_NE(files(), before);
+  // Pending at the stop: written then.
+  ASSERT_EQ(http.Post("/v1/context/prepare", {{"scope_id", scope}, {"query", "订单"}}).first, 200);
+  ASSERT_EQ(server->Stop(), 0);
+  server = serve();
+  Http again(server->port());
+  EXPECT_EQ(again.Stats("scope_id=" + scope + "&period=today").second["recall"]["totals"]["preparations"], 6);
 }
 
 }  // namespace
