@@ -184,7 +184,10 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   const bool savepoints = pass == Pass::kSavepoints;
   Status begin = writer_->Exec("BEGIN IMMEDIATE");
   if (!begin.ok()) {
-    for (PendingWrite* w : group) w->status = Status(Code::kRateLimited, "database is busy: " + begin.message());
+    // Another process held the write lock past the busy timeout: nothing ran, a retry may pass.
+    for (PendingWrite* w : group)
+      w->status = begin.code() == Code::kUnavailable ? Unavailable("nothing was written: " + begin.message())
+                                                     : Internal("cannot begin a write; nothing was written: " + begin.message());
     return true;
   }
   TextRows text;

@@ -1,0 +1,97 @@
+// Errors that tell the truth (issue 27): a busy store is a retryable 503 with Retry-After, a token
+// change is either kept and answered or not kept at all, a failed read leaves no transaction
+// behind on a pooled connection, and a prepared context comes from one snapshot.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+#include "api/router.h"
+#include "service/context_service.h"
+#include "service/source_service.h"
+#include "service/token_service.h"
+#include "store/postgres/pg_store.h"
+#include "test_util.h"
+#include "wire/error_map.h"
+
+namespace pc {
+namespace {
+
+using testing::Fixture;
+
+ListEntriesRequest Head(const std::string& scope_id) {
+  ListEntriesRequest r;
+  r.scope_id = scope_id;
+  return r;
+}
+
+std::optional<int64_t> DetailInt(const Status& s, const std::string& key) {
+  for (const Detail& d : s.details())
+    if (d.key == key)
+      if (const auto* v = std::get_if<int64_t>(&d.value)) return *v;
+  return std::nullopt;
+}
+
+// The table and the router: unavailable is 503, and its retry_after_seconds becomes Retry-After.
+TEST(StoreErrors, UnavailableIsA503WithRetryAfter) {
+  EXPECT_EQ(HttpStatusFor(Code::kUnavailable), 503);
+  EXPECT_EQ(CodeFromName("unavailable"), Code::kUnavailable);
+  EXPECT_EQ(CodeForHttpStatus(503), Code::kProviderUnavailable) << "a bare 503 still reads as before";
+  Router router;
+  router.Add("POST", "/v1/busy", {"busy", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
+    return Unavailable("the database is busy", 2);
+  });
+  router.Add("POST", "/v1/broken", {"broken", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
+    return Internal("a bug");
+  });
+  ApiRequest busy{"POST", "/v1/busy", {}, {}, "", ""};
+  ApiResponse r = router.Dispatch(busy);
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.body["error"]["code"], "unavailable");
+  EXPECT_EQ(r.body["error"]["details"]["retry_after_seconds"], 2);
+  ASSERT_EQ(r.headers.size(), 1u);
+  EXPECT_EQ(r.headers[0].first, "Retry-After");
+  EXPECT_EQ(r.headers[0].second, "2");
+  ApiRequest broken{"POST", "/v1/broken", {}, {}, "", ""};
+  ApiResponse b = router.Dispatch(broken);
+  EXPECT_EQ(b.status, 500);
+  EXPECT_TRUE(b.headers.empty());
+}
+
+// Another process holds SQLite's write lock past the busy timeout: the write is refused as
+// unavailable (retry), not rate_limited, and nothing of it is kept; it passes once the lock is gone.
+TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write lock";
+  testing::TempDir dir;
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  options.busy_timeout_ms = 50;
+  auto store = sqlite::SqliteStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  auto scope = memory.CreateScope("project:busy");
+  PC_ASSERT_OK(scope);
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto refused = memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
+  EXPECT_EQ(DetailInt(refused.status(), "retry_after_seconds"), 1);
+  EXPECT_EQ(HttpStatusFor(refused.status().code()), 503);
+  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(other);
+  auto listed = memory.ListEntries(Head(scope->scope.scope_id));
+  PC_ASSERT_OK(listed);
+  EXPECT_TRUE(listed->items.empty()) << "the refused write left nothing";
+  PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}}));
+}
+
+}  // namespace
+}  // namespace pc
