@@ -93,5 +93,71 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}}));
 }
 
+// PostgreSQL: a write that keeps losing races is a retryable 503, nothing written.
+class PgStoreErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+    PC_REQUIRE_TEST_PG();
+    schema = std::make_unique<testing::TempPgSchema>();
+  }
+  std::unique_ptr<testing::TempPgSchema> schema;
+};
+
+TEST_F(PgStoreErrors, AWriteThatKeepsLosingRacesIsUnavailable) {
+  pg::PgOptions options;
+  options.url = schema->url();
+  options.max_write_attempts = 3;
+  auto store = pg::PgStore::Open(options);
+  PC_ASSERT_OK(store);
+  int runs = 0;
+  Status lost = (*store)->Write([&](WriteTxn&) {
+    ++runs;
+    return Internal("serialization failure").WithDetail("sqlstate", "40001");
+  });
+  EXPECT_EQ(runs, 3);
+  EXPECT_EQ(lost.code(), Code::kUnavailable) << lost.ToString();
+  EXPECT_EQ(DetailInt(lost, "retry_after_seconds"), 1);
+}
+
+// Every connection in use past the acquire timeout: Unavailable, not a request that hangs.
+TEST_F(PgStoreErrors, AFullPoolIsUnavailableAfterItsTimeout) {
+  pg::PgOptions options;
+  options.url = schema->url();
+  options.max_connections = 1;
+  options.acquire_timeout_ms = 200;
+  auto store = pg::PgStore::Open(options);
+  PC_ASSERT_OK(store);
+  Status inner;
+  const auto started = std::chrono::steady_clock::now();
+  PC_ASSERT_OK((*store)->Read([&](ReadTxn&) {
+    inner = (*store)->Read([](ReadTxn&) { return Status::Ok(); });  // the one connection is taken
+    return Status::Ok();
+  }));
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(inner.code(), Code::kUnavailable) << inner.ToString();
+  EXPECT_EQ(DetailInt(inner, "retry_after_seconds"), 1);
+  EXPECT_GE(waited, std::chrono::milliseconds(200));
+  EXPECT_LT(waited, std::chrono::seconds(5));
+}
+
+// A background job that throws gives its connection (and its lock) back: with a pool of one,
+// the next read and the next run of the job still work.
+TEST_F(PgStoreErrors, AJobThatThrowsLosesNoConnection) {
+  pg::PgOptions options;
+  options.url = schema->url();
+  options.max_connections = 1;
+  options.acquire_timeout_ms = 500;
+  auto store = pg::PgStore::Open(options);
+  PC_ASSERT_OK(store);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_THROW((*store)->RunExclusive("backfill", [] { throw std::runtime_error("job failed"); }),
+                 std::runtime_error);
+  PC_ASSERT_OK((*store)->Read([](ReadTxn&) { return Status::Ok(); }));
+  int ran = 0;
+  EXPECT_TRUE((*store)->RunExclusive("backfill", [&] { ++ran; })) << "the lock outlived the job";
+  EXPECT_EQ(ran, 1);
+}
+
 }  // namespace
 }  // namespace pc
