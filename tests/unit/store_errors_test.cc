@@ -93,6 +93,30 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}}));
 }
 
+// A read whose COMMIT failed must not go back to the pool inside its transaction: the next read
+// on that connection would answer from the old snapshot, or fail to begin.
+TEST(StoreErrors, AReadWhoseCommitFailedLeavesNoTransactionBehind) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's reader pool";
+  testing::TempDir dir;
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  options.fail_read_commits = 1;
+  auto store = sqlite::SqliteStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  auto scope = memory.CreateScope("project:reads");
+  PC_ASSERT_OK(scope);
+  const std::string id = scope->scope.scope_id;
+  auto failed = memory.ListEntries(Head(id));  // its COMMIT fails (injected)
+  ASSERT_FALSE(failed.ok());
+  PC_ASSERT_OK(memory.Remember({id, "fact", "Written after the failed read.", "", "", {}}));
+  for (int i = 0; i < 3; ++i) {  // whichever pooled connection answers
+    auto listed = memory.ListEntries(Head(id));
+    PC_ASSERT_OK(listed);
+    ASSERT_EQ(listed->items.size(), 1u) << "a read answered from a snapshot before the write";
+  }
+}
+
 // PostgreSQL: a write that keeps losing races is a retryable 503, nothing written.
 class PgStoreErrors : public ::testing::Test {
  protected:

@@ -28,6 +28,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   std::unique_ptr<SqliteStore> store(new SqliteStore(options));
   if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
+  store->fail_read_commits_ = options.fail_read_commits;
   store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
   store->stamp_path_ = (std::filesystem::path(options.data_dir) / "tokens.stamp").string();
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
@@ -98,9 +99,14 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   if (status.ok()) {
     SqliteTxn txn(*db);
     status = GuardedCallback<ReadTxn>(fn, txn);
-    Status end = db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
+    Status end = status.ok() && fail_read_commits_.load() > 0 && fail_read_commits_.fetch_sub(1) > 0
+                     ? Internal("sqlite: disk I/O error (injected by the test)")
+                     : db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
     if (status.ok()) status = end;
   }
+  // A connection whose COMMIT or ROLLBACK failed may still be inside its transaction: the next
+  // read would answer from this old snapshot (or fail to BEGIN). Roll it back, or drop it.
+  if (db->InTransaction() && (!db->Exec("ROLLBACK").ok() || db->InTransaction())) return status;
   std::lock_guard<std::mutex> lock(pool_mu_);
   idle_readers_.push_back(std::move(db));
   return status;
