@@ -117,6 +117,50 @@ TEST(StoreErrors, AReadWhoseCommitFailedLeavesNoTransactionBehind) {
   }
 }
 
+// A token change whose stamp cannot be prepared is not kept (no token whose secret was never
+// shown); one whose stamp cannot be replaced after the commit is kept and answered (the secret is
+// returned), and its revocation holds in this process at once.
+TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's stamp file (PostgreSQL's is a row)";
+  Fixture f;
+  TokenService tokens(*f.store);
+  const std::filesystem::path data = f.dir.path();
+  const std::filesystem::path tmp = data / ("tokens.stamp.tmp." + std::to_string(::getpid()));
+  std::filesystem::create_directory(tmp);  // the stamp's temporary file cannot be written
+  auto refused = tokens.Create({"agent", "writer", {}, ""}, "local");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInternal);
+  EXPECT_NE(refused.status().message().find("not kept"), std::string::npos) << refused.status().message();
+  auto none = tokens.List();
+  PC_ASSERT_OK(none);
+  EXPECT_TRUE(none->empty()) << "a token exists whose secret nobody was given";
+  std::filesystem::remove(tmp);
+
+  auto created = tokens.Create({"agent", "writer", {}, ""}, "local");
+  PC_ASSERT_OK(created);
+  PC_ASSERT_OK(tokens.Authenticate(created->secret));  // cached now
+
+  std::filesystem::create_directory(tmp);
+  auto still = tokens.Revoke("agent");
+  EXPECT_EQ(still.code(), Code::kInternal) << still.ToString();
+  EXPECT_TRUE(tokens.Authenticate(created->secret).ok()) << "a revocation that failed revoked";
+  std::filesystem::remove(tmp);
+
+  // The stamp itself cannot be replaced (a directory in its place): the change is committed, so
+  // it is answered as such.
+  std::filesystem::remove(data / "tokens.stamp");
+  std::filesystem::create_directories(data / "tokens.stamp" / "blocked");
+  auto second = tokens.Create({"second", "reader", {}, ""}, "local");
+  PC_ASSERT_OK(second);
+  EXPECT_FALSE(second->secret.empty());
+  PC_ASSERT_OK(tokens.Authenticate(second->secret));
+  PC_ASSERT_OK(tokens.Revoke("agent"));
+  auto revoked = tokens.Authenticate(created->secret);
+  ASSERT_FALSE(revoked.ok()) << "this process still accepts a revoked token";
+  EXPECT_EQ(revoked.status().code(), Code::kUnauthenticated);
+  EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary stamp was left behind";
+}
+
 // PostgreSQL: a write that keeps losing races is a retryable 503, nothing written.
 class PgStoreErrors : public ::testing::Test {
  protected:

@@ -78,7 +78,13 @@ class SqliteStore final : public Store {
   bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
-  Status MoveTokensStamp();
+  // A token change moves the stamp in two steps: the new stamp is written to a temporary file
+  // before the COMMIT (a failure there fails the token write, rolled back: nothing changed), and
+  // renamed over the stamp after it (a rename in one directory; if even that fails, the change is
+  // committed and answered as such, and the error logged).
+  Status PrepareTokensStamp();
+  Status PublishTokensStamp();
+  std::string StampTempPath() const;
 
   SqliteOptions options_;
   std::atomic<bool> audit_{true};
