@@ -161,6 +161,48 @@ TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
   EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary stamp was left behind";
 }
 
+// A store that runs `between` once, right after the first read transaction ends.
+class WriteBetweenReads final : public Store {
+ public:
+  WriteBetweenReads(Store& inner, std::function<void()> between) : inner_(inner), between_(std::move(between)) {}
+  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
+    Status s = inner_.Read(fn);
+    if (between_) std::exchange(between_, nullptr)();
+    return s;
+  }
+  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return inner_.Write(fn); }
+  std::string TokensStamp() override { return inner_.TokensStamp(); }
+
+ private:
+  Store& inner_;
+  std::function<void()> between_;
+};
+
+// Prepare reads its memory hits and its Experience in one snapshot: a source written right after
+// the first read transaction is not in the answer (with two reads, it was).
+TEST(StoreErrors, PrepareAnswersFromOneSnapshot) {
+  Fixture f;
+  const std::string scope = f.NewScope();
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}}));
+  SourceService sources(*f.store);
+  WriteBetweenReads store(*f.store, [&] {
+    EXPECT_TRUE(sources.Add(scope, {{"work_log", "", "Moved the importer amounts to decimal cents.", "{}",
+                                     std::nullopt}}).ok());
+  });
+  SearchService search(store);
+  ContextService context(store, search);
+  auto prepared = context.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true});
+  PC_ASSERT_OK(prepared);
+  ASSERT_FALSE(prepared->items.empty());
+  for (const ContextItem& item : prepared->items)
+    EXPECT_EQ(item.type, ContextItemType::kMemory) << "an item written after the snapshot: " << item.ref;
+  // The source is there for the next preparation.
+  ContextService direct(*f.store, search);
+  auto next = direct.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true});
+  PC_ASSERT_OK(next);
+  EXPECT_EQ(next->items.size(), 2u);
+}
+
 // PostgreSQL: a write that keeps losing races is a retryable 503, nothing written.
 class PgStoreErrors : public ::testing::Test {
  protected:
