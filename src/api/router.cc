@@ -13,7 +13,13 @@
 namespace pc {
 namespace {
 
-ApiResponse Fail(const Status& s) { return ApiResponse{HttpStatusFor(s.code()), ErrorJson(s)}; }
+// The error's JSON at its status; an error that says when to retry (a busy store) also says so in
+// Retry-After, as the HTTP layer's own rate limit does.
+ApiResponse Fail(const Status& s) {
+  ApiResponse out{HttpStatusFor(s.code()), ErrorJson(s)};
+  if (std::optional<int64_t> wait = RetryAfterSeconds(s)) out.headers.emplace_back("Retry-After", std::to_string(*wait));
+  return out;
+}
 
 // The scope a request names, where the route says it is (nullopt: not given, or not a string).
 std::optional<std::string> NamedScope(ScopeIn where, const ApiRequest& req) {

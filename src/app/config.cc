@@ -154,6 +154,15 @@ const std::vector<Setting>& Table() {
           &Config::rate_limit),
       Int("rate_limit_burst", "POWERCONTEXT_RATE_LIMIT_BURST", "--rate-limit-burst",
           "requests a token may make at once before rate_limit applies", &Config::rate_limit_burst),
+      Int("audit_retention_days", "POWERCONTEXT_AUDIT_RETENTION_DAYS", "--audit-retention-days",
+          "audit rows older than this many days are deleted, in the background (0: kept for ever)",
+          &Config::audit_retention_days),
+      Int("audit_denied_retention_days", "POWERCONTEXT_AUDIT_DENIED_RETENTION_DAYS",
+          "--audit-denied-retention-days",
+          "refused requests' audit rows (401, 403, 429) older than this many days are deleted (0: as other rows)",
+          &Config::audit_denied_retention_days),
+      Int("audit_denied_max_rows", "POWERCONTEXT_AUDIT_DENIED_MAX_ROWS", "--audit-denied-max-rows",
+          "refused requests' audit rows kept at most, the newest (0: no cap)", &Config::audit_denied_max_rows),
       Text("access_log", "POWERCONTEXT_ACCESS_LOG", "--access-log",
            "one line per request on stderr: text, json or off (never bodies, queries or tokens)",
            &Config::access_log),
@@ -301,6 +310,12 @@ Status Validate(Config& c) {
   if (c.rate_limit < 0 || c.rate_limit > 1000000) return InvalidArgument("rate_limit must be between 0 and 1000000");
   if (c.rate_limit_burst < 1 || c.rate_limit_burst > 1000000)
     return InvalidArgument("rate_limit_burst must be between 1 and 1000000");
+  if (c.audit_retention_days < 0 || c.audit_retention_days > 36500)
+    return InvalidArgument("audit_retention_days must be between 0 (kept for ever) and 36500");
+  if (c.audit_denied_retention_days < 0 || c.audit_denied_retention_days > 36500)
+    return InvalidArgument("audit_denied_retention_days must be between 0 (as other rows) and 36500");
+  if (c.audit_denied_max_rows < 0 || c.audit_denied_max_rows > 1000000000)
+    return InvalidArgument("audit_denied_max_rows must be between 0 (no cap) and 1000000000");
   if (c.access_log != "text" && c.access_log != "json" && c.access_log != "off")
     return InvalidArgument("access_log must be text, json or off");
   if (c.tls_cert.empty() != c.tls_key.empty()) return InvalidArgument("tls_cert and tls_key go together");

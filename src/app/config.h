@@ -72,6 +72,10 @@ struct Config {
   std::string allow_unauthenticated = "false";
   int64_t rate_limit = 50;         // requests a second per token (0: no limit)
   int64_t rate_limit_burst = 200;  // a token's bucket
+  // The audit log's retention (service/audit_service.h AuditRetention; 0: kept for ever / no cap).
+  int64_t audit_retention_days = 90;
+  int64_t audit_denied_retention_days = 7;      // refused requests' rows (401, 403, 429)
+  int64_t audit_denied_max_rows = 1000000;
   std::string access_log = "text";  // text, json or off
   std::string tls_cert;  // PEM files; both set = HTTPS
   std::string tls_key;

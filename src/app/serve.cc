@@ -24,7 +24,9 @@
 #include "app/periodic.h"
 #include "app/runtime.h"
 #include "auth/request_context.h"
+#include "common/clock.h"
 #include "mcp/transports.h"
+#include "service/audit_service.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "service/usage_log.h"
@@ -35,6 +37,9 @@ namespace pc {
 namespace {
 
 constexpr std::chrono::seconds kBackfillInterval{30};
+// The audit log's retention pass: at start-up, then this often (refused requests add at most
+// 200 rows a second, so a pass has at most ~120,000 of them to delete, in batches of 1,000).
+constexpr std::chrono::seconds kAuditRetentionInterval{600};
 
 // Every scope, page by page, until `stopping`: the walk each background pass makes.
 void ForEachScope(MemoryService& memory, const std::atomic<bool>& stopping,
@@ -274,6 +279,23 @@ int RunServe(const Config& config) {
                         rt.store->RunExclusive("scheduled_flush", [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
                       });
 
+  // The audit log's retention (audit_retention_days, audit_denied_*): one server at a time.
+  AuditRetention retention;
+  retention.days = config.audit_retention_days;
+  retention.denied_days = config.audit_denied_retention_days;
+  retention.denied_max_rows = config.audit_denied_max_rows;
+  std::optional<Periodic> audit_pruner;
+  audit_pruner.emplace(kAuditRetentionInterval, /*at_start=*/true, [&](bool, const std::atomic<bool>& stopping) {
+    ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
+    rt.store->RunExclusive("audit_retention", [&] {
+      auto pruned = rt.audit->Prune(retention, NowMillis(), &stopping);
+      if (!pruned.ok())
+        std::cerr << "powercontext: warning: the audit retention pass stopped: " << pruned.status().message() << std::endl;
+      else if (*pruned > 0)
+        std::cerr << "powercontext: audit retention deleted " << *pruned << " rows" << std::endl;
+    });
+  });
+
   // The daily review (review_schedule, off by default): checked every minute; one server at a time.
   std::map<std::string, std::chrono::steady_clock::time_point> review_retry_at;  // the reviewer's thread only
   std::optional<Periodic> reviewer;
@@ -316,6 +338,7 @@ int RunServe(const Config& config) {
   if (backfill) backfill->Stop();
   if (scheduler) scheduler->Stop();
   if (reviewer) reviewer->Stop();
+  audit_pruner->Stop();
   statistics.reset();
   DeferStatistics(*rt.store, false);  // writes what is pending
   // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.

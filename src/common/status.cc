@@ -24,6 +24,7 @@ const char* CodeName(Code code) {
     case Code::kInternal: return "internal";
     case Code::kProviderUnavailable: return "provider_unavailable";
     case Code::kProviderError: return "provider_error";
+    case Code::kUnavailable: return "unavailable";
   }
   return "internal";
 }
@@ -35,7 +36,7 @@ std::optional<Code> CodeFromName(std::string_view name) {
                  Code::kNearDuplicate, Code::kEvidenceRequired,
                  Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
                  Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
-                 Code::kProviderError})
+                 Code::kProviderError, Code::kUnavailable})
     if (name == CodeName(c)) return c;
   return std::nullopt;
 }

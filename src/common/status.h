@@ -34,6 +34,7 @@ enum class Code {
   kInternal,
   kProviderUnavailable,  // a model service cannot be reached or did not answer in time
   kProviderError,        // a model service answered, but not usably
+  kUnavailable,  // the store cannot take the request now (busy, a full pool); retry_after_seconds says when
 };
 
 // The stable, lower_snake_case name of a code, as it appears in JSON errors (PowerContext's
@@ -84,6 +85,10 @@ inline Status NotFound(std::string m) { return Status(Code::kNotFound, std::move
 inline Status Conflict(std::string m) { return Status(Code::kConflict, std::move(m)); }
 inline Status TooLarge(std::string m) { return Status(Code::kTooLarge, std::move(m)); }
 inline Status Internal(std::string m) { return Status(Code::kInternal, std::move(m)); }
+// The store is busy now and a retry soon should succeed: 503 with Retry-After (wire/error_map).
+inline Status Unavailable(std::string m, int64_t retry_after_seconds = 1) {
+  return Status(Code::kUnavailable, std::move(m)).WithDetail("retry_after_seconds", retry_after_seconds);
+}
 
 template <typename T>
 class [[nodiscard]] Result {

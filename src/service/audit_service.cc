@@ -87,6 +87,29 @@ void AuditService::Flush() {
   }
 }
 
+Result<int64_t> AuditService::Prune(const AuditRetention& r, int64_t now_ms, const std::atomic<bool>* stop) {
+  constexpr int64_t kDayMs = 86400000;
+  if (r.days < 0 || r.denied_days < 0 || r.denied_max_rows < 0 || r.batch_rows < 1)
+    return InvalidArgument("audit retention values are 0 or more, and the batch at least 1 row");
+  AuditPrune prune;
+  prune.before_ms = r.days > 0 ? now_ms - r.days * kDayMs : 0;
+  prune.denied_before_ms = r.denied_days > 0 ? now_ms - r.denied_days * kDayMs : 0;
+  prune.denied_keep = r.denied_max_rows;
+  prune.limit = r.batch_rows;
+  if (prune.before_ms == 0 && prune.denied_before_ms == 0 && prune.denied_keep == 0) return int64_t{0};
+  int64_t total = 0;
+  while (!(stop && stop->load())) {
+    int64_t deleted = 0;
+    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(deleted, txn.PruneAudit(prune));
+      return Status::Ok();
+    }));
+    total += deleted;
+    if (deleted < prune.limit) break;  // caught up
+  }
+  return total;
+}
+
 void AuditService::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {

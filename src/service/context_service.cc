@@ -75,51 +75,59 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
     return InvalidArgument("max_bytes must be between " + std::to_string(kMinContextBytes) + " and " +
                            std::to_string(kMaxContextBytes))
         .WithDetail("field", "max_bytes");
-  // Memory: the search's own snapshot; every memory item cites that revision.
-  PC_ASSIGN_OR_RETURN(SearchResult found,
-                      search_.SearchWithoutRecording({req.scope_id, req.query, req.mode,
-                                      static_cast<int>(kMemoryCandidates), false, std::nullopt,
-                                      false, req.min_revision}));
-  std::vector<ContextCandidate> candidates;
+  // One snapshot for everything: the handoff and Experience are read in the search's own read
+  // transaction, so a write between them can never pair memory of one state with a handoff of
+  // another. The memory items are placed after the search (a rerank may reorder them).
+  std::optional<ContextCandidate> handoff;
+  std::vector<ContextCandidate> experiences;
   SourceRefsByItem source_refs;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    candidates.clear();
+  auto also = [&](ReadTxn& txn) -> Status {
+    handoff.reset();
+    experiences.clear();
     source_refs.clear();
     PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
     if (!scope) return Status::Ok();  // a scope nobody wrote to: an empty context
     if (req.include_handoff) {
       PC_ASSIGN_OR_RETURN(std::optional<Handoff> h, LatestHandoff(txn, scope->scope_id));
-      if (h) candidates.push_back({ContextItemType::kHandoff, FormatMemoryRef(h->ref), "", HandoffText(*h),
-                                   0, "\"artifact_ref\":" + ArtifactRefJson(h->ref)});
+      if (h) handoff = ContextCandidate{ContextItemType::kHandoff, FormatMemoryRef(h->ref), "", HandoffText(*h),
+                                        0, "\"artifact_ref\":" + ArtifactRefJson(h->ref)};
     }
-    PC_ASSIGN_OR_RETURN(auto experience, txn.SearchSources(scope->scope_id, BuildTextQuery(req.query),
-                                                           static_cast<int>(kExperienceCandidates)));
-    for (const SearchHit& hit : found.hits) {
-      const Citation c{found.memory, hit.item.version.entry_id, hit.item.version.entry_version_id};
-      // A hypothesis says so in the content (write_gates.h): nothing it stands on is recorded.
-      const std::string marker = IsHypothesis(hit.item.version.source_refs) ? "\"hypothesis\":true," : "";
-      candidates.push_back({ContextItemType::kMemory, FormatCitation(c), hit.item.version.kind,
-                            hit.item.version.text, hit.score, marker + "\"citation\":" + CitationJson(c)});
-      source_refs[candidates.back().ref] = hit.item.version.source_refs;
-    }
+    PC_ASSIGN_OR_RETURN(auto sources, txn.SearchSources(scope->scope_id, BuildTextQuery(req.query),
+                                                        static_cast<int>(kExperienceCandidates)));
     // Reviewed Experience first (RFC 0050: approved heads only), then the source log's.
     PC_ASSIGN_OR_RETURN(std::vector<Experience> heads, txn.ListExperienceHeads(scope->scope_id, kMaxExperienceScan));
     for (ExperienceHit& hit : RankExperiences(std::move(heads), req.query, kExperienceCandidates)) {
       const std::string ref = FormatMemoryRef(hit.experience.ref);
-      candidates.push_back({ContextItemType::kExperience, ref, kExperienceFamily, ExperienceText(hit.experience.content),
-                            hit.score, "\"kind\":\"experience\",\"artifact_ref\":" + ArtifactRefJson(hit.experience.ref)});
+      experiences.push_back({ContextItemType::kExperience, ref, kExperienceFamily, ExperienceText(hit.experience.content),
+                             hit.score, "\"kind\":\"experience\",\"artifact_ref\":" + ArtifactRefJson(hit.experience.ref)});
       std::vector<std::string>& refs = source_refs[ref];
       for (const SourceEvidence& e : hit.experience.evidence.sources) {
         PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(scope->scope_id, e.source_id));
         if (s) refs.push_back(SourceRef(*s));
       }
     }
-    for (const ReadTxn::SourceHit& s : experience)
-      candidates.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
-                            s.source.content, s.score, "\"source_ref\":" + SourceRefJsonText(s.source)});
-    for (const ReadTxn::SourceHit& s : experience) source_refs[SourceRef(s.source)] = {SourceRef(s.source)};
+    for (const ReadTxn::SourceHit& s : sources) {
+      experiences.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
+                             s.source.content, s.score, "\"source_ref\":" + SourceRefJsonText(s.source)});
+      source_refs[SourceRef(s.source)] = {SourceRef(s.source)};
+    }
     return Status::Ok();
-  }));
+  };
+  PC_ASSIGN_OR_RETURN(SearchResult found,
+                      search_.SearchWithoutRecording({req.scope_id, req.query, req.mode,
+                                      static_cast<int>(kMemoryCandidates), false, std::nullopt,
+                                      false, req.min_revision}, also));
+  std::vector<ContextCandidate> candidates;
+  if (handoff) candidates.push_back(std::move(*handoff));
+  for (const SearchHit& hit : found.hits) {
+    const Citation c{found.memory, hit.item.version.entry_id, hit.item.version.entry_version_id};
+    // A hypothesis says so in the content (write_gates.h): nothing it stands on is recorded.
+    const std::string marker = IsHypothesis(hit.item.version.source_refs) ? "\"hypothesis\":true," : "";
+    candidates.push_back({ContextItemType::kMemory, FormatCitation(c), hit.item.version.kind,
+                          hit.item.version.text, hit.score, marker + "\"citation\":" + CitationJson(c)});
+    source_refs[candidates.back().ref] = hit.item.version.source_refs;
+  }
+  for (ContextCandidate& e : experiences) candidates.push_back(std::move(e));
   BuiltContext built = BuildContext(candidates, static_cast<size_t>(req.max_bytes));
   PreparedContext out;
   out.ready = !built.content.empty();

@@ -146,19 +146,21 @@ Result<SearchMode> ParseSearchMode(const std::string& s) {
 }
 
 Result<SearchResult> SearchService::Search(const SearchRequest& req) {
-  PC_ASSIGN_OR_RETURN(SearchResult out, SearchWithoutRecording(req));
+  PC_ASSIGN_OR_RETURN(SearchResult out, SearchWithoutRecording(req, nullptr));
   RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, out.query_usage);
   return out;
 }
 
-Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& req) {
+Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& req,
+                                                           const std::function<Status(ReadTxn&)>& also) {
   const auto started = std::chrono::steady_clock::now();
-  Result<SearchResult> out = SearchSnapshot(req);
+  Result<SearchResult> out = SearchSnapshot(req, also);
   if (out.ok()) ops::metrics().ObserveSearch(ModeLabel(out->mode_used), ops::SecondsSince(started));
   return out;
 }
 
-Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
+Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
+                                                   const std::function<Status(ReadTxn&)>& also) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   // The spec's query is any non-empty string: one that says nothing (white space, invisible
   // characters) finds nothing, at the head, rather than being refused.
@@ -186,7 +188,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
       PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
       PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, memory, req.scope_id));
       if (memory) out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
-      return Status::Ok();
+      return also ? also(txn) : Status::Ok();
     }));
     out.mode_used = req.mode == SearchMode::kAuto ? SearchMode::kFts : req.mode;
     return out;
@@ -207,7 +209,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
 
   SearchResult out;
   // One read transaction: the head chosen here is the snapshot every hit comes from.
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+  auto search = [&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
     PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
     if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
@@ -272,6 +274,11 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req) {
         return Status::Ok();
       }
     }
+  };
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    out.hits.clear();
+    PC_RETURN_IF_ERROR(search(txn));
+    return also ? also(txn) : Status::Ok();
   }));
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
   out.query_usage = query_usage;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,7 +93,11 @@ class SearchService {
   Result<SearchResult> Search(const SearchRequest& req);
   // The same search, leaving the usage in query_usage for the caller to record (prepare_context
   // records it with its recall measurement, in one write).
-  Result<SearchResult> SearchWithoutRecording(const SearchRequest& req);
+  // `also` (if set) runs in the search's own read transaction, after its reads: what it reads comes
+  // from the snapshot the hits come from (prepare_context's handoff and Experience). It runs even
+  // when the scope has no memory yet, and not when the search fails first.
+  Result<SearchResult> SearchWithoutRecording(const SearchRequest& req,
+                                              const std::function<Status(ReadTxn&)>& also = nullptr);
 
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
@@ -118,7 +123,7 @@ class SearchService {
 
  private:
   // SearchWithoutRecording without its latency metric.
-  Result<SearchResult> SearchSnapshot(const SearchRequest& req);
+  Result<SearchResult> SearchSnapshot(const SearchRequest& req, const std::function<Status(ReadTxn&)>& also);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
   // Why vector search cannot serve `memory` now (empty: it can).
   Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);

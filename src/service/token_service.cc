@@ -84,6 +84,9 @@ Status TokenService::Revoke(const std::string& name) {
     return Status::Ok();
   }));
   if (!revoked) return NotFound("no live token is named " + name).WithDetail("name", name);
+  // This process stops accepting it now, whether or not the store's stamp could move.
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_.clear();
   return Status::Ok();
 }
 

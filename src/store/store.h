@@ -203,6 +203,16 @@ struct NewRevision {
   std::vector<GraphEdge> edges;
 };
 
+// One batch of the audit log's retention (service/audit_service.h): the rows it may delete.
+// Refused requests' rows are those whose result is "denied" (401, 403, 429) or "dropped" (the
+// count of denials past the queue). The newest row is never deleted, so seq keeps growing.
+struct AuditPrune {
+  int64_t before_ms = 0;         // rows older than this (0: none by age)
+  int64_t denied_before_ms = 0;  // refused requests' rows older than this (0: none by age)
+  int64_t denied_keep = 0;       // refused requests' rows past the newest this many (0: no cap)
+  int64_t limit = 1000;          // at most this many rows in all
+};
+
 class WriteTxn : public ReadTxn {
  public:
   // Creates a scope and its default memory artifact (revision 0).
@@ -250,6 +260,9 @@ class WriteTxn : public ReadTxn {
   // Appends an audit row (seq assigned); an empty scope_id is looked up from `artifact_id` when
   // that is given. Audited() calls it for every write; denied requests come in their own writes.
   virtual Status AppendAudit(const AuditRecord& row, const std::string& artifact_id = "") = 0;
+  // Deletes what `prune` allows, oldest first, at most prune.limit rows; returns how many. Reads
+  // only the oldest rows (and refused rows through their own index): cheap at any log size.
+  virtual Result<int64_t> PruneAudit(const AuditPrune& prune) = 0;
 
   // Review. Writes candidate version `c.current` (when `new_version`: it must not exist yet) and
   // sets the candidate's head to `c` (created at version 1).

@@ -1,5 +1,7 @@
 #include "wire/error_map.h"
 
+#include <algorithm>
+
 namespace pc {
 namespace {
 
@@ -32,6 +34,7 @@ constexpr Row kTable[] = {
     {Code::kProviderUnavailable, 503, 7},
     {Code::kCapabilityUnavailable, 503, 6},
     {Code::kProviderError, 502, 7},
+    {Code::kUnavailable, 503, 7},  // after provider_unavailable: a bare 503 reads as that
 };
 
 }  // namespace
@@ -48,6 +51,13 @@ Code CodeForHttpStatus(int http_status) {
   if (http_status == 413) return Code::kTooLarge;  // the HTTP library's own answer
   if (http_status == 400) return Code::kInvalidArgument;
   return http_status >= 500 ? Code::kInternal : Code::kInvalidArgument;
+}
+
+std::optional<int64_t> RetryAfterSeconds(const Status& s) {
+  for (const Detail& d : s.details())
+    if (d.key == "retry_after_seconds")
+      if (const auto* v = std::get_if<int64_t>(&d.value)) return std::max<int64_t>(1, *v);
+  return std::nullopt;
 }
 
 int ExitCodeFor(Code code) {

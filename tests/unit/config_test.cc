@@ -66,5 +66,25 @@ TEST_F(ConfigTest, BadValuesStopWithTheirOrigin) {
   EXPECT_FALSE(LoadConfig("", {{"listen", "127.0.0.1:70000"}}).ok());
 }
 
+// The audit log's retention: documented defaults, every source, and out-of-range values refused.
+TEST_F(ConfigTest, AuditRetention) {
+  auto c = LoadConfig("", {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->audit_retention_days, 90);
+  EXPECT_EQ(c->audit_denied_retention_days, 7);
+  EXPECT_EQ(c->audit_denied_max_rows, 1000000);
+  c = LoadConfig(WriteFile("audit_retention_days = 365\naudit_denied_max_rows = 0\n"),
+                 {{"audit_denied_retention_days", "1"}});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->audit_retention_days, 365);
+  EXPECT_EQ(c->audit_denied_retention_days, 1);
+  EXPECT_EQ(c->audit_denied_max_rows, 0);
+  for (const char* bad : {"audit_retention_days", "audit_denied_retention_days", "audit_denied_max_rows"}) {
+    auto refused = LoadConfig("", {{bad, "-1"}});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(bad), std::string::npos) << refused.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace pc

@@ -297,6 +297,10 @@ CREATE TABLE last_flush(
   at_ms bigint NOT NULL,
   record text NOT NULL);
 )sql",
+      // 7: refused requests' audit rows, for the retention's cap (SQLite's migration 12).
+      R"sql(
+CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'dropped');
+)sql",
   };
   return kMigrations;
 }

@@ -107,4 +107,29 @@ Result<std::vector<AuditRecord>> PgTxn::ListAudit(const AuditQuery& q) {
   return out;
 }
 
+// As SQLite's (sqlite_security.cc): the oldest rows first, refused rows by their partial index.
+Result<int64_t> PgTxn::PruneAudit(const AuditPrune& p) {
+  int64_t deleted = 0;
+  auto step = [&](const std::string& sql, int64_t bound) -> Status {
+    if (deleted >= p.limit) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(Rows rows, Q("WITH gone AS (" + sql + " RETURNING 1) SELECT count(*) FROM gone",
+                                     {P(p.limit - deleted), P(bound)}));
+    deleted += rows.Int(0, 0);
+    return Status::Ok();
+  };
+  const std::string kNotNewest = " AND seq < (SELECT max(seq) FROM audit_log)";
+  const std::string kDenied = "result IN ('denied', 'dropped')";
+  if (p.before_ms > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log ORDER BY seq LIMIT $1)"
+                            " AND at_ms < $2" + kNotNewest, p.before_ms));
+  if (p.denied_before_ms > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " ORDER BY seq LIMIT $1) AND at_ms < $2" + kNotNewest, p.denied_before_ms));
+  if (p.denied_keep > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " AND seq <= (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " ORDER BY seq DESC LIMIT 1 OFFSET $2) ORDER BY seq LIMIT $1)" + kNotNewest, p.denied_keep));
+  return deleted;
+}
+
 }  // namespace pc::pg

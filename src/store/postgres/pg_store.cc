@@ -60,7 +60,11 @@ Result<std::unique_ptr<Conn>> PgStore::Connect() {
 
 Result<std::unique_ptr<Conn>> PgStore::Acquire() {
   std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [&] { return !idle_.empty() || open_ < options_.max_connections; });
+  if (!idle_cv_.wait_for(lock, std::chrono::milliseconds(options_.acquire_timeout_ms),
+                         [&] { return !idle_.empty() || open_ < options_.max_connections; }))
+    return Unavailable("all " + std::to_string(options_.max_connections) +
+                       " connections to PostgreSQL stayed busy for " + std::to_string(options_.acquire_timeout_ms) +
+                       " ms; nothing was done");
   if (!idle_.empty()) {
     auto conn = std::move(idle_.back());
     idle_.pop_back();
@@ -149,9 +153,10 @@ Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) {
     const int ceiling_us = std::min(20000, 200 << std::min(attempt, 6));
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
   }
+  // Contention, not a fault: nothing was written, and a retry a moment later usually passes.
   if (!status.ok() && Retryable(SqlState(status)))
-    return Status(Code::kInternal, "the write lost " + std::to_string(options_.max_write_attempts) +
-                                       " races with other writers; try again: " + status.message());
+    return Unavailable("the write lost " + std::to_string(options_.max_write_attempts) +
+                       " races with other writers; nothing was written: " + status.message());
   return status;
 }
 
@@ -170,17 +175,28 @@ namespace pc::pg {
 bool PgStore::RunExclusive(const std::string& name, const std::function<void()>& job) {
   // The lock is the connection's (session level): held through the job, on a connection taken out
   // of the pool for it; a server that dies drops its connection, and so the lock.
-  auto conn = Acquire();
-  if (!conn.ok()) return false;
+  auto acquired = Acquire();
+  if (!acquired.ok()) return false;
   const std::string key = "powercontext job " + name;
-  auto got = (*conn)->Query("SELECT pg_try_advisory_lock(hashtext($1))", {key});
-  const bool mine = got.ok() && got->Text(0, 0) == "t";
-  if (mine) {
-    job();
-    got = (*conn)->Query("SELECT pg_advisory_unlock(hashtext($1))", {key});
-  }
-  Release(std::move(conn).value(), got.ok());
-  return mine;
+  // Whatever the job does, throwing included, the lock is given up and the connection goes back
+  // to the pool (a connection lost here was a pool slot lost for good).
+  struct Holder {
+    PgStore& store;
+    std::unique_ptr<Conn> conn;
+    const std::string& key;
+    bool locked = false;
+    ~Holder() {
+      if (!conn) return;
+      bool healthy = true;
+      if (locked) healthy = conn->Query("SELECT pg_advisory_unlock(hashtext($1))", {key}).ok();
+      store.Release(std::move(conn), healthy);
+    }
+  } holder{*this, std::move(acquired).value(), key};
+  auto got = holder.conn->Query("SELECT pg_try_advisory_lock(hashtext($1))", {key});
+  holder.locked = got.ok() && got->Text(0, 0) == "t";
+  if (!got.ok()) Release(std::move(holder.conn), false);  // not a connection to keep
+  if (holder.locked) job();
+  return holder.locked;
 }
 
 }  // namespace pc::pg

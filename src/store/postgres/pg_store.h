@@ -30,8 +30,14 @@ struct PgOptions {
   // fraction of a second of acknowledged writes, never consistency). Otherwise the database's
   // own synchronous_commit setting holds (default on).
   bool relaxed_commit = false;
-  // How often a write that lost a race runs again before the caller gets an error.
+  // How often a write that lost a race runs again before the caller gets an error (Unavailable,
+  // 503 with Retry-After: nothing was written, and the contention usually passes).
   int max_write_attempts = 64;
+  // How long a request waits for a pooled connection when all max_connections are in use (a
+  // stalled or overloaded database) before it is answered Unavailable (503, Retry-After), rather
+  // than holding its HTTP worker indefinitely.
+  static constexpr int kDefaultAcquireTimeoutMs = 5000;
+  int acquire_timeout_ms = kDefaultAcquireTimeoutMs;
   // Test only (as SqliteOptions::replay_writes): every write callback runs twice, the first run
   // rolled back. Also on with POWERCONTEXT_TEST_REPLAY_WRITES=1.
   bool replay_writes = false;
@@ -59,6 +65,7 @@ class PgStore final : public Store {
  private:
   explicit PgStore(PgOptions options) : options_(std::move(options)) {}
   Result<std::unique_ptr<Conn>> Connect();  // a new session with this server's settings
+  // A pooled connection, or a new one below max_connections; Unavailable after acquire_timeout_ms.
   Result<std::unique_ptr<Conn>> Acquire();
   void Release(std::unique_ptr<Conn> conn, bool healthy);
 

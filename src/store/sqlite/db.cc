@@ -48,6 +48,8 @@ Status Db::Error(const std::string& what) const {
 
 int64_t Db::changes() const { return sqlite3_changes64(db_); }
 
+bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
 Status Db::Exec(const std::string& sql) {
   ++write_statements_;
   char* err = nullptr;
@@ -55,6 +57,7 @@ Status Db::Exec(const std::string& sql) {
   if (rc == SQLITE_OK) return Status::Ok();
   std::string msg = err ? err : sqlite3_errstr(rc);
   sqlite3_free(err);
+  if ((rc & 0xff) == SQLITE_BUSY) return Unavailable("the database is busy (another process holds its lock): " + msg);
   return Internal("sqlite: " + msg);
 }
 
@@ -113,7 +116,7 @@ Result<bool> Stmt::Step() {
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   if ((rc & 0xff) == SQLITE_BUSY)
-    return Status(Code::kRateLimited, "database is busy; try again");
+    return Unavailable("the database is busy (another process holds its lock); try again");
   return db_->Error("step");
 }
 

@@ -117,4 +117,31 @@ Result<std::vector<AuditRecord>> SqliteTxn::ListAudit(const AuditQuery& q) {
   }
 }
 
+// Each step deletes among the oldest rows it may take, read in seq order (by the primary key, or
+// refused rows by their partial index audit_log_denied), never past the newest row.
+Result<int64_t> SqliteTxn::PruneAudit(const AuditPrune& p) {
+  int64_t deleted = 0;
+  auto step = [&](const std::string& sql, int64_t bound) -> Status {
+    if (deleted >= p.limit) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
+    s.Bind(1, p.limit - deleted).Bind(2, bound);
+    PC_RETURN_IF_ERROR(s.Run());
+    deleted += db_.changes();
+    return Status::Ok();
+  };
+  const std::string kNotNewest = " AND seq < (SELECT max(seq) FROM audit_log)";
+  const std::string kDenied = "result IN ('denied', 'dropped')";
+  if (p.before_ms > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log ORDER BY seq LIMIT ?1)"
+                            " AND at_ms < ?2" + kNotNewest, p.before_ms));
+  if (p.denied_before_ms > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " ORDER BY seq LIMIT ?1) AND at_ms < ?2" + kNotNewest, p.denied_before_ms));
+  if (p.denied_keep > 0)
+    PC_RETURN_IF_ERROR(step("DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " AND seq <= (SELECT seq FROM audit_log WHERE " + kDenied +
+                            " ORDER BY seq DESC LIMIT 1 OFFSET ?2) ORDER BY seq LIMIT ?1)" + kNotNewest, p.denied_keep));
+  return deleted;
+}
+
 }  // namespace pc::sqlite

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <iostream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -28,6 +29,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   std::unique_ptr<SqliteStore> store(new SqliteStore(options));
   if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
+  store->fail_read_commits_ = options.fail_read_commits;
   store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
   store->stamp_path_ = (std::filesystem::path(options.data_dir) / "tokens.stamp").string();
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
@@ -98,9 +100,14 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   if (status.ok()) {
     SqliteTxn txn(*db);
     status = GuardedCallback<ReadTxn>(fn, txn);
-    Status end = db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
+    Status end = status.ok() && fail_read_commits_.load() > 0 && fail_read_commits_.fetch_sub(1) > 0
+                     ? Internal("sqlite: disk I/O error (injected by the test)")
+                     : db->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
     if (status.ok()) status = end;
   }
+  // A connection whose COMMIT or ROLLBACK failed may still be inside its transaction: the next
+  // read would answer from this old snapshot (or fail to BEGIN). Roll it back, or drop it.
+  if (db->InTransaction() && (!db->Exec("ROLLBACK").ok() || db->InTransaction())) return status;
   std::lock_guard<std::mutex> lock(pool_mu_);
   idle_readers_.push_back(std::move(db));
   return status;
@@ -184,11 +191,23 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   const bool savepoints = pass == Pass::kSavepoints;
   Status begin = writer_->Exec("BEGIN IMMEDIATE");
   if (!begin.ok()) {
-    for (PendingWrite* w : group) w->status = Status(Code::kRateLimited, "database is busy: " + begin.message());
+    // Another process held the write lock past the busy timeout: nothing ran, a retry may pass.
+    for (PendingWrite* w : group)
+      w->status = begin.code() == Code::kUnavailable ? Unavailable("nothing was written: " + begin.message())
+                                                     : Internal("cannot begin a write; nothing was written: " + begin.message());
     return true;
   }
   TextRows text;
   bool any_ok = false;
+  bool stamp_prepared = false;
+  // A write that changed a token fails here, before anything is committed, if the stamp every
+  // process watches could not move after it (its one-time secret is never lost to a 500).
+  auto check_stamp = [&](PendingWrite* w) {
+    if (!w->status.ok() || !w->tokens_changed || stamp_prepared) return;
+    Status prepared = PrepareTokensStamp();
+    if (prepared.ok()) stamp_prepared = true;
+    else w->status = Internal("the token change was not kept: " + prepared.message());
+  };
   for (PendingWrite* w : group) {
     if (!savepoints) {
       SqliteTxn txn(*writer_, &text);
@@ -196,9 +215,11 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       const size_t rows = text.rows.size();
       w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
       w->tokens_changed = !txn.audit_trail().tokens.empty();
+      check_stamp(w);
       if (!w->status.ok() && writer_->write_statements() != before &&
           (group.size() > 1 || pass == Pass::kRehearsal)) {
         (void)writer_->Exec("ROLLBACK");
+        if (stamp_prepared) ::unlink(StampTempPath().c_str());
         return false;
       }
       if (!w->status.ok() && text.rows.size() > rows) text.rows.resize(rows);
@@ -207,6 +228,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       Status sp = writer_->Exec("SAVEPOINT pc_write");
       w->status = sp.ok() ? GuardedCallback<WriteTxn>(*w->fn, txn) : sp;
       w->tokens_changed = !txn.audit_trail().tokens.empty();
+      check_stamp(w);
       if (sp.ok() && !w->status.ok()) (void)writer_->Exec("ROLLBACK TO pc_write");
       if (sp.ok()) {
         Status released = writer_->Exec("RELEASE pc_write");
@@ -217,6 +239,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   }
   if (pass == Pass::kRehearsal) {
     (void)writer_->Exec("ROLLBACK");
+    if (stamp_prepared) ::unlink(StampTempPath().c_str());
     return false;
   }
   Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
@@ -228,14 +251,15 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       ops::metrics().ObserveCommitGroup(static_cast<size_t>(
           std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
     // Before any of these writers returns: a revocation is seen by every process's next request.
-    if (commit.ok() && std::any_of(group.begin(), group.end(),
-                                   [](const PendingWrite* w) { return w->status.ok() && w->tokens_changed; })) {
-      if (Status moved = MoveTokensStamp(); !moved.ok())
-        for (PendingWrite* w : group)
-          if (w->status.ok() && w->tokens_changed)
-            w->status = Internal("the token change is committed, but servers may not see it yet: " + moved.message());
-    }
+    // The writes are committed, so they are answered as such whatever happens here: a new token's
+    // secret is returned. A revocation is already seen by this process (TokenService drops its
+    // cache); other processes on the directory see it once a later token change moves the stamp.
+    if (commit.ok() && stamp_prepared)
+      if (Status moved = PublishTokensStamp(); !moved.ok())
+        std::cerr << "powercontext: error: a token change is committed, but other processes on this data "
+                     "directory may not see it until the next one: " << moved.message() << std::endl;
   }
+  if (stamp_prepared && !commit.ok()) ::unlink(StampTempPath().c_str());
   if (!any_ok || !commit.ok()) {
     (void)writer_->Exec("ROLLBACK");
     for (PendingWrite* w : group)
@@ -258,16 +282,29 @@ std::string SqliteStore::TokensStamp() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "none";
 }
 
-Status SqliteStore::MoveTokensStamp() {
-  const std::string tmp = stamp_path_ + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+std::string SqliteStore::StampTempPath() const { return stamp_path_ + ".tmp." + std::to_string(::getpid()); }
+
+Status SqliteStore::PrepareTokensStamp() {
+  const std::string tmp = StampTempPath();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Internal("cannot write " + tmp + ": " + std::strerror(errno));
   const std::string when = NewId("stamp_") + "\n";
-  bool written = ::write(fd, when.data(), when.size()) == static_cast<ssize_t>(when.size());
+  const bool written = ::write(fd, when.data(), when.size()) == static_cast<ssize_t>(when.size());
+  const int saved = errno;
   ::close(fd);
-  if (!written || ::rename(tmp.c_str(), stamp_path_.c_str()) != 0) {
+  if (!written) {
     ::unlink(tmp.c_str());
-    return Internal("cannot replace " + stamp_path_ + ": " + std::strerror(errno));
+    return Internal("cannot write " + tmp + ": " + std::strerror(saved));
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::PublishTokensStamp() {
+  const std::string tmp = StampTempPath();
+  if (::rename(tmp.c_str(), stamp_path_.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    return Internal("cannot replace " + stamp_path_ + ": " + std::strerror(saved));
   }
   return Status::Ok();
 }

@@ -33,6 +33,9 @@ struct SqliteOptions {
   // every Write callback is replayed (store.h's write contract). Also on when the environment has
   // POWERCONTEXT_TEST_REPLAY_WRITES=1, so whole test suites and the binary can run this way.
   bool replay_writes = false;
+  // Test only: the next this many read transactions end as if their COMMIT had failed (an I/O
+  // error), leaving the connection inside its transaction.
+  int fail_read_commits = 0;
 };
 
 // Writes are group-committed: concurrent Write calls queue up; one of them (the leader) runs a
@@ -75,7 +78,13 @@ class SqliteStore final : public Store {
   bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
-  Status MoveTokensStamp();
+  // A token change moves the stamp in two steps: the new stamp is written to a temporary file
+  // before the COMMIT (a failure there fails the token write, rolled back: nothing changed), and
+  // renamed over the stamp after it (a rename in one directory; if even that fails, the change is
+  // committed and answered as such, and the error logged).
+  Status PrepareTokensStamp();
+  Status PublishTokensStamp();
+  std::string StampTempPath() const;
 
   SqliteOptions options_;
   std::atomic<bool> audit_{true};
@@ -89,6 +98,7 @@ class SqliteStore final : public Store {
   GroupStats stats_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
+  std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
   std::unique_ptr<Db> checkpoint_db_;  // the checkpointer thread's own connection
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;

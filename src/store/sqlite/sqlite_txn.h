@@ -126,6 +126,7 @@ class SqliteTxn final : public WriteTxn {
   Status CreateToken(const ApiToken& token) override;
   Result<bool> RevokeToken(const std::string& name, int64_t at_ms) override;
   Status AppendAudit(const AuditRecord& row, const std::string& artifact_id) override;
+  Result<int64_t> PruneAudit(const AuditPrune& prune) override;
   // Review (sqlite_review.cc).
   Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
                                                          const std::string& candidate_id) override;
