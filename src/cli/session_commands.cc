@@ -222,8 +222,7 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
                    o.server = server;
                    if (o.scope.empty())
                      if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
-                   std::string input(std::istreambuf_iterator<char>(std::cin), {});
-                   return RunHook(o, input, std::cout, std::cerr);
+                   return RunHookOnInput(o, 0, std::cout, std::cerr);
                  }});
   return out;
 }

@@ -18,6 +18,11 @@ namespace pc {
 namespace {
 
 constexpr size_t kMaxScopeLength = 256;
+// A remote URL longer than this is not one we name a scope after (the path scope is used): the
+// regexes below recurse per character, and a 5 MB url in a repository's .git/config overflowed
+// the stack of every hook run in it.
+constexpr size_t kMaxRemoteBytes = 4096;
+constexpr size_t kMaxGitOutputBytes = 64 * 1024;  // only git's first line is used
 
 // `git ARGS` in `dir`: its first line of output, or nullopt (no git, an error, over 2 s).
 std::optional<std::string> Git(const std::string& dir, std::vector<std::string> args) {
@@ -60,6 +65,10 @@ std::optional<std::string> Git(const std::string& dir, std::vector<std::string> 
     ssize_t n = read(out[0], buf, sizeof buf);
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxGitOutputBytes) {
+      timed_out = true;  // too much output: no answer, as a timeout
+      break;
+    }
   }
   close(out[0]);
   if (timed_out) kill(pid, SIGKILL);
@@ -106,7 +115,7 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   std::string value = remote;
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
-  if (value.empty() || !IsValidUtf8(value)) return std::nullopt;  // a scope id is UTF-8 text
+  if (value.empty() || value.size() > kMaxRemoteBytes || !IsValidUtf8(value)) return std::nullopt;  // UTF-8 text
   static const std::regex kScp(R"(^(?:[^@/\s]+@)?([^:/\s]+):(.+)$)");
   std::smatch m;
   if (value.find("://") == std::string::npos) {
