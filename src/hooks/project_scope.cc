@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -116,6 +117,10 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
   if (value.empty() || value.size() > kMaxRemoteBytes || !IsValidUtf8(value)) return std::nullopt;  // UTF-8 text
+  // No URL holds a control character, and one (a line break the regexes' `.` does not match)
+  // made them backtrack: the fuzzer's 733-byte remote took 18 s.
+  if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return std::nullopt;
   static const std::regex kScp(R"(^(?:[^@/\s]+@)?([^:/\s]+):(.+)$)");
   std::smatch m;
   if (value.find("://") == std::string::npos) {
