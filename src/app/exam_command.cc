@@ -7,9 +7,7 @@
 // (remember is idempotent: a second run changes nothing).
 #include "app/exam_command.h"
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "client/api_client.h"
+#include "common/bounded_read.h"
 #include "exam/exam.h"
 #include "providers/openai_chat_extractor.h"
 
@@ -40,11 +39,14 @@ constexpr const char* kAnswerInstructions =
     "Say who decided something (the user or the agent) when the context says it. Answer briefly, in the "
     "language of the question.";
 
+// An exam is questions and a little memory: the sample is 14 KiB; 16 MiB is far past any real one.
+constexpr size_t kMaxExamBytes = 16u << 20;
+
 Result<std::string> ReadExam(const std::string& name) {
   if (name == "sample") return exam::SampleExamJson();
-  std::ifstream in(name, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read the exam file " + name);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  auto text = ReadBoundedFile(name, kMaxExamBytes, FollowLinks::kYes);
+  if (!text.ok()) return Status(text.status().code(), "the exam file " + text.status().message()).WithDetail("file", name);
+  return text;
 }
 
 Status Load(ApiClient& api, const std::string& scope, const exam::Exam& e) {

@@ -3,20 +3,19 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "client/api_client.h"
+#include "common/bounded_read.h"
 #include "common/clock.h"
+#include "common/json_parse.h"
 #include "session/prune.h"
 #include "session/session_stats.h"
 #include "hooks/host_hook.h"
@@ -27,14 +26,16 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A file's text, or standard input's for "-".
-Result<std::string> ReadInput(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read " + path).WithDetail("file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// What these commands read at most: a message list to prune (the server takes 8 MiB in one
+// request; a local list may be bigger), and one transcript, which session-stats reads whole.
+constexpr size_t kMaxPruneInputBytes = 64u << 20;
+constexpr size_t kMaxStatsTranscriptBytes = 256u << 20;
+
+// A file's text (a regular file, a link named on the command line followed), or standard
+// input's for "-", at most `max_bytes`.
+Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
+  if (path == "-") return ReadBoundedFd(0, max_bytes, 0, "standard input");
+  return ReadBoundedFile(path, max_bytes, FollowLinks::kYes);
 }
 
 struct PruneOpts {
@@ -46,11 +47,13 @@ struct PruneOpts {
 // The input: a message list, or a request object as POST /v1/context/prune takes (its policy
 // fields used where no option overrides them).
 int RunPrune(const PruneOpts& o, bool json) {
-  auto text = ReadInput(o.file);
+  auto text = ReadInput(o.file, kMaxPruneInputBytes);
   if (!text.ok()) return ReportError(text.status());
-  Json input = Json::parse(*text, nullptr, false);
-  if (input.is_discarded())
-    return ReportError(InvalidArgument("the input is not JSON (a message list, or {\"messages\": […], …})"));
+  Result<Json> parsed = ParseJson(*text);  // depth bounded, as POST /v1/context/prune reads it
+  if (!parsed.ok())
+    return ReportError(InvalidArgument("the input is not JSON (a message list, or {\"messages\": […], …}): " +
+                                       parsed.status().message()));
+  Json input = std::move(parsed).value();
   PrunePolicy policy;
   Json messages;
   if (input.is_object()) {
@@ -93,7 +96,8 @@ int RunPrune(const PruneOpts& o, bool json) {
   return 0;
 }
 
-// Each transcript file, or every *.jsonl under a directory (a host's session folder), in name order.
+// Each transcript file, or every *.jsonl under a directory (a host's session folder), in name order;
+// links inside a folder are not followed.
 Result<std::vector<std::string>> TranscriptFiles(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const std::string& p : paths) {
@@ -102,7 +106,8 @@ Result<std::vector<std::string>> TranscriptFiles(const std::vector<std::string>&
       std::vector<std::string> found;
       for (auto it = std::filesystem::recursive_directory_iterator(p, ec);
            !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file() && it->path().extension() == ".jsonl") found.push_back(it->path().string());
+        if (it->symlink_status().type() == std::filesystem::file_type::regular && it->path().extension() == ".jsonl")
+          found.push_back(it->path().string());
       std::sort(found.begin(), found.end());
       if (found.empty()) return InvalidArgument("no .jsonl transcripts under " + p).WithDetail("file", p);
       out.insert(out.end(), found.begin(), found.end());
@@ -131,7 +136,7 @@ int RunSessionStats(const std::vector<std::string>& paths, bool json) {
   if (!files.ok()) return ReportError(files.status());
   std::vector<SessionChars> sessions;
   for (const std::string& f : *files) {
-    auto text = ReadInput(f);
+    auto text = ReadInput(f, kMaxStatsTranscriptBytes);
     if (!text.ok()) return ReportError(text.status());
     auto t = ParseTranscript(*text);
     if (!t.ok()) return ReportError(Status(t.status().code(), f + ": " + t.status().message()).WithDetail("file", f));
@@ -222,8 +227,7 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
                    o.server = server;
                    if (o.scope.empty())
                      if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
-                   std::string input(std::istreambuf_iterator<char>(std::cin), {});
-                   return RunHook(o, input, std::cout, std::cerr);
+                   return RunHookOnInput(o, 0, std::cout, std::cerr);
                  }});
   return out;
 }

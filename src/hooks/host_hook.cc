@@ -10,11 +10,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "client/api_client.h"
+#include "common/bounded_read.h"
+#include "common/json_parse.h"
 #include "common/sha256.h"
 #include "common/utf8.h"
 #include "hooks/project_scope.h"
@@ -32,7 +33,15 @@ constexpr size_t kMaxQueryBytes = 8000;          // the spec's query is at most 
 constexpr size_t kMaxPromptSourceBytes = 60000;  // a prompt captured as a source
 constexpr size_t kMaxTurnSourceBytes = 16000;    // one transcript turn as a source
 constexpr size_t kToolCallBytes = 300, kToolResultBytes = 600;
-constexpr size_t kMaxTranscriptBytes = 256u << 20;
+// A transcript is read from its end: the last kTranscriptTailBytes (Claude Code's transcripts reach
+// tens of MiB; what a hook captures is the turns since the last one), the lines before them only
+// counted, so a turn's source id is the same whatever the file's size. Past kMaxTranscriptBytes
+// even counting them would eat the hook's budget: such a transcript is not read.
+constexpr size_t kTranscriptTailBytes = 64u << 20;
+constexpr uint64_t kMaxTranscriptBytes = 1ull << 30;
+constexpr size_t kMaxHookInputBytes = 16u << 20;  // the host's JSON on stdin (a prompt, paths, ids)
+constexpr int64_t kHookInputWaitMs = 2000;        // hosts write it at once and close stdin
+constexpr size_t kMaxStateBytes = 4096;           // our own offset file: {"line": N}
 constexpr size_t kSourceBatch = 100;             // POST /v1/sources/batch takes at most 100
 constexpr size_t kSourceBatchBytes = 4u << 20;   // and one request's body is at most 8 MiB
 constexpr int64_t kCaptureAllowanceMs = 8000;    // git, reading the transcript and the uploads
@@ -276,9 +285,10 @@ std::string StatePath(const HookOptions& o, const std::string& transcript) {
 
 int64_t CapturedUpTo(const std::string& state) {
   if (state.empty()) return 0;
-  std::ifstream in(state);
-  Json j = Json::parse(in, nullptr, false);
-  return j.is_object() && j.value("line", Json()).is_number_integer() ? j["line"].get<int64_t>() : 0;
+  auto text = ReadBoundedFile(state, kMaxStateBytes);
+  if (!text.ok()) return 0;
+  auto j = ParseJson(*text);
+  return j.ok() && j->is_object() && j->value("line", Json()).is_number_integer() ? (*j)["line"].get<int64_t>() : 0;
 }
 
 void SaveCaptured(const std::string& state, int64_t line) {
@@ -376,20 +386,16 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the host gave no transcript_path"}});
     return 0;
   }
-  std::error_code size_error;
-  const auto size = std::filesystem::file_size(path, size_error);
-  std::ifstream in(path, std::ios::binary);
-  if (!in || size_error) {
-    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "cannot read the transcript"}});
+  // Never blocks (a FIFO is refused at once, not waited on) and never reads without bound.
+  auto file = ReadFileTail(path, kTranscriptTailBytes, kMaxTranscriptBytes, FollowLinks::kYes);
+  if (!file.ok()) {
+    // The reason without the path (a diagnostic line names no content).
+    const std::string& m = file.status().message();
+    const std::string why = m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
+    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "cannot read the transcript: " + why}});
     return 0;
   }
-  if (size > kMaxTranscriptBytes) {
-    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the transcript is too large"}});
-    return 0;
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  auto transcript = ParseTranscript(buf.str());
+  auto transcript = ParseTranscript(file->text, file->skipped_lines + 1);
   if (!transcript.ok()) {
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", transcript.status().message()}});
     return 0;
@@ -492,11 +498,12 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
     err << "powercontext hook: the host must be claude-code or codex\n";
     return 1;
   }
-  Json payload = Json::parse(input, nullptr, false);
-  if (payload.is_discarded() || !payload.is_object()) {
+  Result<Json> parsed = ParseJson(input);  // depth bounded: the payload is copied and walked
+  if (!parsed.ok() || !parsed->is_object()) {
     Diagnose(err, o, o.event, {{"outcome", "skipped"}, {"why", "the hook input is not a JSON object"}});
     return 0;
   }
+  const Json& payload = *parsed;
   std::string event = HookEventName(o.event.empty() ? StringField(payload, "hook_event_name") : o.event);
   if (event.empty()) {
     err << "powercontext hook: unknown event \"" << (o.event.empty() ? StringField(payload, "hook_event_name") : o.event)
@@ -512,6 +519,15 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
     Diagnose(err, o, event, {{"outcome", "internal"}, {"why", CutUtf8(EscapeInvalidUtf8(e.what()), 200)}});
     return 0;
   }
+}
+
+int RunHookOnInput(const HookOptions& o, int fd, std::ostream& out, std::ostream& err) {
+  auto input = ReadBoundedFd(fd, kMaxHookInputBytes, kHookInputWaitMs, "the hook input");
+  if (!input.ok()) {
+    Diagnose(err, o, o.event, {{"outcome", "skipped"}, {"why", input.status().message()}});
+    return 0;
+  }
+  return RunHook(o, *input, out, err);
 }
 
 }  // namespace pc

@@ -34,6 +34,8 @@ struct HookOptions {
 
 // The hook's exit code (0, or 1 for a usage error: the host shows it and goes on).
 int RunHook(const HookOptions& options, const std::string& input, std::ostream& out, std::ostream& err);
+// RunHook on what `fd` (standard input) gives: at most 16 MiB, within 2 s, else it fails open.
+int RunHookOnInput(const HookOptions& options, int fd, std::ostream& out, std::ostream& err);
 
 // The canonical event name for a host's or our spelling ("" when unknown).
 std::string HookEventName(const std::string& name);

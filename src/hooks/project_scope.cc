@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -18,6 +19,11 @@ namespace pc {
 namespace {
 
 constexpr size_t kMaxScopeLength = 256;
+// A remote URL longer than this is not one we name a scope after (the path scope is used): the
+// regexes below recurse per character, and a 5 MB url in a repository's .git/config overflowed
+// the stack of every hook run in it.
+constexpr size_t kMaxRemoteBytes = 4096;
+constexpr size_t kMaxGitOutputBytes = 64 * 1024;  // only git's first line is used
 
 // `git ARGS` in `dir`: its first line of output, or nullopt (no git, an error, over 2 s).
 std::optional<std::string> Git(const std::string& dir, std::vector<std::string> args) {
@@ -60,6 +66,10 @@ std::optional<std::string> Git(const std::string& dir, std::vector<std::string> 
     ssize_t n = read(out[0], buf, sizeof buf);
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxGitOutputBytes) {
+      timed_out = true;  // too much output: no answer, as a timeout
+      break;
+    }
   }
   close(out[0]);
   if (timed_out) kill(pid, SIGKILL);
@@ -106,7 +116,11 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   std::string value = remote;
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
-  if (value.empty() || !IsValidUtf8(value)) return std::nullopt;  // a scope id is UTF-8 text
+  if (value.empty() || value.size() > kMaxRemoteBytes || !IsValidUtf8(value)) return std::nullopt;  // UTF-8 text
+  // No URL holds a control character, and one (a line break the regexes' `.` does not match)
+  // made them backtrack: the fuzzer's 733-byte remote took 18 s.
+  if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return std::nullopt;
   static const std::regex kScp(R"(^(?:[^@/\s]+@)?([^:/\s]+):(.+)$)");
   std::smatch m;
   if (value.find("://") == std::string::npos) {

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_read.h"
 #include "common/sha256.h"
 #include "common/utf8.h"
 
@@ -22,6 +23,11 @@ constexpr size_t kSourceChunkBytes = 200 * 1024;  // under the default 256 KiB s
 constexpr size_t kSourceBatch = 100;
 constexpr size_t kSourceBatchBytes = 4u << 20;
 constexpr int kMaxFlushes = 200;
+// What an import reads at most (docs/memory-md.md): the seed's grown MEMORY.md is 92,000
+// characters; these are two orders of magnitude past any memory file an agent keeps.
+constexpr size_t kMaxImportFileBytes = 8u << 20;
+constexpr size_t kMaxImportBytes = 64u << 20;
+constexpr size_t kMaxImportFiles = 10000;
 
 size_t Chars(const std::string& s) {
   auto n = CountCodePoints(s);
@@ -79,12 +85,26 @@ std::string Index(const std::string& scope, int64_t revision, const std::map<std
   return out;
 }
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read " + path).WithDetail("file", path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A memory file: a regular file, never a link (in a cloned repository one could point anywhere).
+Result<std::string> ReadFile(const std::string& path) { return ReadBoundedFile(path, kMaxImportFileBytes); }
+
+// A Markdown list item: ` ?([-*+]|[0-9]+[.)])\s+(.*)`, its text after the marker and the white
+// space that follows it. A linear scan: std::regex recursed per character and a 5 MB bullet line
+// overflowed the stack.
+std::optional<std::string> BulletText(const std::string& line) {
+  size_t at = line.rfind(' ', 0) == 0 ? 1 : 0;
+  if (at < line.size() && (line[at] == '-' || line[at] == '*' || line[at] == '+')) {
+    ++at;
+  } else {
+    const size_t digits = at;
+    while (at < line.size() && line[at] >= '0' && line[at] <= '9') ++at;
+    if (at == digits || at >= line.size() || (line[at] != '.' && line[at] != ')')) return std::nullopt;
+    ++at;
+  }
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
+  if (at >= line.size() || !space(line[at])) return std::nullopt;
+  while (at < line.size() && space(line[at])) ++at;
+  return line.substr(at);
 }
 
 std::string KindOfHeading(const std::string& heading, const std::string& fallback) {
@@ -108,7 +128,6 @@ std::string KindOfHeading(const std::string& heading, const std::string& fallbac
 std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::string& default_kind) {
   std::vector<MemoryMdItem> out;
   if (markdown.find(kIndexMark) != std::string::npos) return out;  // our pointer-only index
-  static const std::regex kBullet(R"(^ ?([-*+]|[0-9]+[.)])\s+(.*)$)");
   // Our topic files name their kind exactly in their heading.
   const bool ours = markdown.find("<!-- powercontext: scope=") != std::string::npos;
   std::string kind = default_kind;
@@ -148,9 +167,8 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::
       header.clear();
       continue;
     }
-    std::smatch m;
-    if (std::regex_match(line, m, kBullet)) {
-      const std::string text = m[2].str();
+    if (std::optional<std::string> bullet = BulletText(line)) {
+      const std::string text = std::move(*bullet);
       if (!text.empty()) out.push_back({kind, text});
       in_bullet = !text.empty();
       header.clear();
@@ -269,32 +287,76 @@ Status WriteMemoryMd(const MemoryMdExport& e, const std::string& out_dir) {
   return Status::Ok();
 }
 
-Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope, const std::string& path) {
+namespace {
+
+// The files an import reads: MEMORY.md (named, or in the named folder) and every memory/**/*.md
+// beside it, in name order. Inside the folder nothing is followed: a symbolic link anywhere under
+// memory/ (or a MEMORY.md or memory/ that is one) refuses the import, as does a *.md that is not
+// a regular file, so a cloned repository cannot have a file from elsewhere uploaded.
+Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path, std::filesystem::path& base) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path base = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+  const bool folder = fs::is_directory(path, ec);  // the folder named: followed, the user chose it
+  base = folder ? fs::path(path) : fs::path(path).parent_path();
+  auto refuse = [&](const fs::path& p, const std::string& why) {
+    return InvalidArgument(p.string() + " " + why + "; nothing was imported").WithDetail("file", p.string());
+  };
+  const char* kLink = "is a symbolic link: import reads only regular files inside the folder (a link could point "
+                      "anywhere); copy the file in instead";
   std::vector<fs::path> files;
-  if (fs::is_directory(path, ec)) {
-    if (fs::exists(base / "MEMORY.md")) files.push_back(base / "MEMORY.md");
-  } else if (fs::exists(path, ec)) {
-    files.push_back(path);
-  } else {
+  const fs::path index = folder ? base / "MEMORY.md" : fs::path(path);
+  const fs::file_status index_status = fs::symlink_status(index, ec);
+  if (fs::is_symlink(index_status)) return refuse(index, kLink);
+  if (fs::exists(index_status)) {
+    if (!fs::is_regular_file(index_status)) return refuse(index, "is not a regular file");
+    files.push_back(index);
+  } else if (!folder) {
     return InvalidArgument("no file or folder " + path).WithDetail("file", path);
   }
+  const fs::path memory = base / "memory";
+  const fs::file_status memory_status = fs::symlink_status(memory, ec);
+  if (fs::is_symlink(memory_status)) return refuse(memory, kLink);
   std::vector<fs::path> topics;
-  if (fs::is_directory(base / "memory", ec))
-    for (auto it = fs::recursive_directory_iterator(base / "memory", ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-      if (it->is_regular_file() && it->path().extension() == ".md") topics.push_back(it->path());
+  if (fs::is_directory(memory_status)) {
+    ec.clear();
+    for (auto it = fs::recursive_directory_iterator(memory, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      const fs::file_status st = it->symlink_status(ec);
+      if (ec) break;
+      if (fs::is_symlink(st)) return refuse(it->path(), kLink);
+      if (fs::is_directory(st) || it->path().extension() != ".md") continue;
+      if (!fs::is_regular_file(st)) return refuse(it->path(), "is not a regular file");
+      topics.push_back(it->path());
+      if (topics.size() > kMaxImportFiles)
+        return refuse(memory, "holds more than " + std::to_string(kMaxImportFiles) + " .md files");
+    }
+    if (ec) return refuse(memory, "cannot be listed (" + ec.message() + ")");
+  }
   std::sort(topics.begin(), topics.end());
   files.insert(files.end(), topics.begin(), topics.end());
   if (files.empty()) return InvalidArgument("no MEMORY.md or memory/*.md under " + path).WithDetail("file", path);
+  return files;
+}
+
+}  // namespace
+
+Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base;
+  PC_ASSIGN_OR_RETURN(std::vector<fs::path> files, ImportFiles(path, base));
 
   MemoryMdImport out;
   std::vector<std::pair<std::string, std::string>> texts;  // relative path, text
   Json sources = Json::array();
+  size_t total = 0;
   for (const fs::path& f : files) {
-    PC_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));
+    PC_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));  // O_NOFOLLOW: swapped for a link since, refused
+    total += text.size();
+    if (total > kMaxImportBytes)
+      return TooLarge("the memory files under " + base.string() + " are over the limit of " +
+                      ByteLimitText(kMaxImportBytes) + " in all; nothing was imported")
+          .WithDetail("file", f.string());
     if (!IsValidUtf8(text)) return InvalidArgument(f.string() + " is not UTF-8 text").WithDetail("file", f.string());
     const std::string rel = fs::relative(f, base, ec).generic_string();
     texts.emplace_back(rel, text);

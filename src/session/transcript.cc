@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/json_parse.h"
 #include "common/utf8.h"
 #include "session/fields.h"
 
@@ -210,14 +211,19 @@ int64_t TextChars(std::string_view text) {
   return static_cast<int64_t>(n ? *n : text.size());
 }
 
-Result<Transcript> ParseTranscript(std::string_view text) {
+Result<Transcript> ParseTranscript(std::string_view text, int64_t first_line) {
   Transcript t;
   Reader reader(t);
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return InvalidArgument("the transcript is empty");
-  if (text[first] == '[') {  // a chat message list
-    Json list = Json::parse(text.begin(), text.end(), nullptr, false);
-    if (list.is_discarded() || !list.is_array()) return InvalidArgument("the transcript is not a JSON array of messages");
+  if (text[first] == '[' && first_line <= 1) {  // a chat message list
+    // Depth bounded where it is parsed (one more level: the list itself): nlohmann's DOM copies
+    // and dumps recursively, and a million nested brackets overflowed the stack.
+    Result<Json> parsed = ParseJson(text, kMaxTranscriptDepth + 1);
+    if (!parsed.ok() || !parsed->is_array())
+      return InvalidArgument("the transcript is not a JSON array of messages" +
+                             (parsed.ok() ? std::string() : ": " + parsed.status().message()));
+    const Json& list = *parsed;
     t.format = "chat";
     for (size_t i = 0; i < list.size(); ++i) {
       ++t.lines;
@@ -226,7 +232,7 @@ Result<Transcript> ParseTranscript(std::string_view text) {
     return t;
   }
   size_t at = 0;
-  int64_t line = 0;
+  int64_t line = first_line - 1;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
@@ -235,11 +241,16 @@ Result<Transcript> ParseTranscript(std::string_view text) {
     ++line;
     if (raw.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     ++t.lines;
-    Json j = Json::parse(raw.begin(), raw.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {  // a line of a transcript is an object (the fuzzer found
-      ++t.skipped;                             // `.value()` throwing on a string line)
+    if (raw.size() > kMaxTranscriptLineBytes) {
+      ++t.skipped;
       continue;
     }
+    Result<Json> parsed = ParseJson(raw, kMaxTranscriptDepth);
+    if (!parsed.ok() || !parsed->is_object()) {  // a line of a transcript is an object (the fuzzer
+      ++t.skipped;                               // found `.value()` throwing on a string line)
+      continue;
+    }
+    const Json& j = *parsed;
     if (t.format.empty()) t.format = Detect(j);
     bool understood = false;
     if (t.format == "codex") understood = reader.CodexLine(j, line);

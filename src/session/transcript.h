@@ -36,8 +36,16 @@ struct Transcript {
   int64_t skipped = 0;  // lines not understood or not JSON
 };
 
-// Reads a whole transcript. Empty input, or input in none of the formats, is InvalidArgument.
-Result<Transcript> ParseTranscript(std::string_view text);
+// Limits of what one transcript line may be: a longer line, or one nested deeper, is skipped
+// (counted in `skipped`) like any line the reader does not understand. Claude Code writes a pasted
+// image into its line as base64, so lines of a few MiB are real; none nests anywhere near 64.
+inline constexpr size_t kMaxTranscriptLineBytes = 16u << 20;
+inline constexpr int kMaxTranscriptDepth = 64;  // ParseJson's default
+
+// Reads a transcript. Empty input, or input in none of the formats, is InvalidArgument.
+// `first_line` > 1: `text` is the tail of a JSONL transcript (ReadFileTail) whose first line has
+// that number; it is read as JSONL only.
+Result<Transcript> ParseTranscript(std::string_view text, int64_t first_line = 1);
 
 // Unicode characters of a text (bytes where it is not UTF-8).
 int64_t TextChars(std::string_view text);

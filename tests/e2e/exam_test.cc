@@ -3,6 +3,8 @@
 // wrong answers attributed GENERATION_FAILURE (the fact was in the context) and failing the pass
 // line on CAT8; a scope without the facts attributed RETRIEVAL_FAILURE; the retrieval half without
 // a provider; bad input refused with a message and a non-zero exit.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -149,6 +151,22 @@ TEST_F(ExamCli, BadInputIsRefusedWithAMessage) {
   EXPECT_NE(provider.err.find("--answer-provider"), std::string::npos) << provider.err;
   CliResult load = Exam("project:x", {"--exam", bad, "--load"});
   EXPECT_EQ(load.exit_code, 2);
+  // Issue 27 N9: /dev/zero grew without bound, a FIFO was waited on; both are refused at once.
+  CliResult zero = Exam("project:x", {"--exam", "/dev/zero"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("the exam file /dev/zero: is a character device, not a regular file"), std::string::npos)
+      << zero.err;
+  const std::string fifo = dir_.path() + "/exam.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  CliResult waiting = Exam("project:x", {"--exam", fifo});
+  EXPECT_EQ(waiting.exit_code, 2);
+  EXPECT_NE(waiting.err.find("is a FIFO"), std::string::npos) << waiting.err;
+  // Past the 16 MiB limit: refused with the limit named, nothing loaded.
+  const std::string huge = dir_.path() + "/huge.json";
+  std::ofstream(huge) << std::string((16u << 20) + 1, ' ');
+  CliResult big = Exam("project:x", {"--exam", huge, "--load"});
+  EXPECT_EQ(big.exit_code, 5) << big.err;
+  EXPECT_NE(big.err.find("over the limit of 16 MiB"), std::string::npos) << big.err;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // `powercontext hook claude-code|codex EVENT` as the hosts run it: recorded hook payloads on stdin,
 // recorded transcripts (tests/data/transcripts: Claude Code JSONL and a Codex rollout, Chinese and
 // English, with tool calls), the real binary against a real server and a fake chat model.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -273,6 +275,46 @@ TEST_F(Hooks, CodexRolloutAndNoModelAndTheBackground) {
   EXPECT_NE(no_model.err.find("\"outcome\":\"captured\""), std::string::npos) << no_model.err;
   EXPECT_NE(no_model.err.find("needs an extraction provider"), std::string::npos) << no_model.err;
   EXPECT_EQ(JsonHttp(bare.port()).Get("/v1/sources?scope_id=" + Encoded(scope_)).second["sources"].size(), 2u);
+}
+
+// Issue 27 N3, N9: a transcript with one line nested a million deep crashed the stop hook (so
+// nothing of it was ever captured), and a FIFO as the transcript held it past 60 s (its budget is
+// 8 s). Now the deep line is skipped and the rest captured; the FIFO fails open at once.
+TEST_F(Hooks, HostileTranscriptsFailOpenWithinTheBudget) {
+  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  const std::string deep = dir_.path() + "/deep.jsonl";
+  {
+    std::ofstream out(deep);
+    out << R"({"type":"user","sessionId":"s-deep","message":{"role":"user","content":"Keep amounts in cents."}})" << "\n";
+    out << R"({"type":"assistant","sessionId":"s-deep","message":{"role":"assistant","content":)"
+        << std::string(1000000, '[') << std::string(1000000, ']') << "}}\n";
+    out << R"({"type":"assistant","sessionId":"s-deep","message":{"role":"assistant","content":[{"type":"text","text":"Done."}]}})" << "\n";
+  }
+  CliResult r = Hook("claude-code", "stop", Json{{"session_id", "s-deep"}, {"transcript_path", deep}, {"hook_event_name", "Stop"}},
+                     {"--handoff-wait-ms", "2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\"outcome\":\"captured\""), std::string::npos) << r.err;
+  Json sources = Sources()["sources"];
+  ASSERT_EQ(sources.size(), 1u) << r.err;
+  EXPECT_EQ(sources[0]["content"], "User: Keep amounts in cents.\nAssistant: Done.");
+
+  const std::string fifo = dir_.path() + "/fifo.jsonl";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  CliResult waiting = Hook("claude-code", "stop", Json{{"transcript_path", fifo}, {"hook_event_name", "Stop"}});
+  EXPECT_EQ(waiting.exit_code, 0);
+  EXPECT_NE(waiting.err.find("cannot read the transcript: is a FIFO, not a regular file"), std::string::npos) << waiting.err;
+  CliResult zero = Hook("claude-code", "stop", Json{{"transcript_path", "/dev/zero"}, {"hook_event_name", "Stop"}});
+  EXPECT_EQ(zero.exit_code, 0);
+  EXPECT_NE(zero.err.find("not a regular file"), std::string::npos) << zero.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(Sources()["sources"].size(), 1u);
+
+  // A hook payload nested a million deep: skipped, exit 0.
+  CliResult payload = RunCli({"hook", "claude-code", "prompt", "--scope", scope_, "--server", server_->url()},
+                             "{\"prompt\":" + std::string(1000000, '[') + std::string(1000000, ']') + "}");
+  EXPECT_EQ(payload.exit_code, 0);
+  EXPECT_NE(payload.err.find("skipped"), std::string::npos) << payload.err;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // pointer-only index under 5,000 characters however many topics, byte-identical output for one
 // revision, a round trip into another scope, a 92,000-character MEMORY.md without a model (one
 // entry per bullet or row, duplicates kept once) and with one (the flush's validation).
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -175,6 +177,50 @@ TEST_F(MemoryMd, WithAModelEntriesComeThroughTheFlush) {
   EXPECT_EQ(j["sources_new"], 2);
   EXPECT_GE(j["entries_added"].get<int>(), 1);
   EXPECT_EQ(Entries(http, "project:model").size(), j["entries_added"].get<size_t>());
+}
+
+// Issue 27 N3, N4: a 5 MB bullet line crashed the import (std::regex), and a link in memory/
+// uploaded whatever it pointed at (/etc/passwd from a cloned repository). Now the line is one
+// entry, and a link or a FIFO anywhere under memory/ refuses the whole import, changing nothing.
+TEST_F(MemoryMd, HostileFoldersAreRefusedAndHugeLinesRead) {
+  Start();
+  JsonHttp http(server_->port());
+  namespace fs = std::filesystem;
+  const std::string huge = dir_.path() + "/huge";
+  fs::create_directories(huge + "/memory");
+  std::ofstream(huge + "/memory/x.md") << "- " << std::string(5000000, 'a') << "\n";
+  CliResult r = Run({"import", "memory-md", huge, "--scope", "project:huge", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["files"], 1);
+
+  auto refused = [&](const std::string& folder, const std::string& scope, const std::string& why) {
+    CliResult c = Run({"import", "memory-md", folder, "--scope", scope});
+    EXPECT_EQ(c.exit_code, 2) << c.err;
+    EXPECT_NE(c.err.find(why), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("nothing was imported"), std::string::npos) << c.err;
+    EXPECT_EQ(http.Get("/v1/sources?scope_id=" + scope).second["sources"].size(), 0u) << scope;
+  };
+  const std::string leak = dir_.path() + "/leak";
+  fs::create_directories(leak + "/memory/deeper");
+  std::ofstream(leak + "/MEMORY.md") << "- fine\n";
+  std::ofstream(leak + "/memory/ok.md") << "- fine too\n";
+  fs::create_symlink("/etc/passwd", leak + "/memory/deeper/leak.md");
+  refused(leak, "project%3Aleak", "memory/deeper/leak.md is a symbolic link");
+  // A linked memory/ folder, or a linked MEMORY.md, likewise.
+  const std::string linked = dir_.path() + "/linked";
+  fs::create_directories(linked);
+  fs::create_directory_symlink("/etc", linked + "/memory");
+  refused(linked, "project%3Alinked", "memory is a symbolic link");
+  const std::string index = dir_.path() + "/index";
+  fs::create_directories(index);
+  fs::create_symlink("/etc/passwd", index + "/MEMORY.md");
+  refused(index, "project%3Aindex", "MEMORY.md is a symbolic link");
+  refused(index + "/MEMORY.md", "project%3Aindex", "MEMORY.md is a symbolic link");
+  // A FIFO named like a memory file would have blocked the import forever.
+  const std::string fifo = dir_.path() + "/fifo";
+  fs::create_directories(fifo + "/memory");
+  ASSERT_EQ(mkfifo((fifo + "/memory/wait.md").c_str(), 0600), 0);
+  refused(fifo, "project%3Afifo", "wait.md is not a regular file");
 }
 
 }  // namespace

@@ -1,10 +1,17 @@
 // The commands that read an agent host's files without a server, run as the real binary:
 // `powercontext prune` (session/prune.h) and `powercontext session-stats`.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "server_process.h"
+#include "test_util.h"
 
 namespace pc::testing {
 namespace {
@@ -73,6 +80,48 @@ TEST(SessionCli, SessionStatsOverTranscriptsAndFolders) {
   EXPECT_EQ(empty_dir.exit_code, 2);
   CliResult none = RunCli({"session-stats"});
   EXPECT_EQ(none.exit_code, 2);
+}
+
+// Issue 27 N3, N9: deep JSON crashed prune and session-stats (SIGSEGV); /dev/zero and a FIFO
+// were read (or waited on) forever. Each is now a clear message and a non-zero exit, at once.
+TEST(SessionCli, HostileFilesAreRefusedNotCrashedOn) {
+  TempDir dir;
+  const std::string deep(1000000, '['), close(1000000, ']');
+  const std::string deep_list = dir.path() + "/deep.json";
+  std::ofstream(deep_list) << "{\"messages\":" << deep << close << "}";
+  CliResult prune = RunCli({"prune", deep_list});
+  EXPECT_EQ(prune.exit_code, 2) << prune.err;
+  EXPECT_NE(prune.err.find("nested more than 64 levels"), std::string::npos) << prune.err;
+  CliResult piped = RunCli({"prune", "-"}, "[" + deep + close + "]");
+  EXPECT_EQ(piped.exit_code, 2) << piped.err;
+
+  // A transcript with one deeply nested line: that line is skipped, the rest counted.
+  const std::string transcript = dir.path() + "/deep.jsonl";
+  const std::string ok = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
+  std::ofstream(transcript) << ok << "\n"
+                            << R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" << deep
+                            << close << "}}\n";
+  CliResult stats = RunCli({"session-stats", transcript, "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_EQ(Json::parse(stats.out)["total_chars"], 5);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const std::string& command : {"session-stats", "prune"}) {
+    CliResult zero = RunCli({command, "/dev/zero"});
+    EXPECT_EQ(zero.exit_code, 2) << command << ": " << zero.err;
+    EXPECT_NE(zero.err.find("/dev/zero: is a character device, not a regular file"), std::string::npos) << zero.err;
+  }
+  const std::string fifo = dir.path() + "/fifo.jsonl";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  CliResult waiting = RunCli({"session-stats", fifo});
+  EXPECT_EQ(waiting.exit_code, 2) << waiting.err;
+  EXPECT_NE(waiting.err.find("is a FIFO"), std::string::npos) << waiting.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  // In a folder, a FIFO is not a transcript and a link is not followed: only deep.jsonl is read.
+  std::filesystem::create_symlink("/dev/zero", dir.path() + "/zero.jsonl");
+  CliResult folder = RunCli({"session-stats", dir.path(), "--json"});
+  ASSERT_EQ(folder.exit_code, 0) << folder.err;
+  EXPECT_EQ(Json::parse(folder.out)["sessions"], 1);
 }
 
 }  // namespace

@@ -56,5 +56,25 @@ TEST(MemoryMdItems, OurTopicFilesKeepTheirKindAndOurIndexHasNoItems) {
   EXPECT_EQ(items[0].kind, "user_setting");  // not "fact", though the heading says "user"
 }
 
+// Issue 27 N3: a 5 MB bullet line overflowed the stack of std::regex; the scan is linear.
+TEST(MemoryMdItems, AHugeBulletLineIsOneItem) {
+  const std::string text(5000000, 'a');
+  auto items = MemoryMdItems("# Decisions\n\n- " + text + "\n", "fact");
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].kind, "decision");
+  EXPECT_EQ(items[0].text, text);
+}
+
+// What counts as a bullet, as the regex ` ?([-*+]|[0-9]+[.)])\s+(.*)` had it.
+TEST(MemoryMdItems, BulletMarkers) {
+  auto texts = [](const std::string& md) {
+    std::vector<std::string> out;
+    for (const MemoryMdItem& i : MemoryMdItems(md, "fact")) out.push_back(i.text);
+    return out;
+  };
+  EXPECT_EQ(texts("- a\n* b\n+ c\n 12. d\n3) e\n-\t \tf\n"), (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
+  EXPECT_TRUE(texts("-x\n1.x\n  - two spaces\n-\n- \n.1 x\nx. y\n").empty());
+}
+
 }  // namespace
 }  // namespace pc

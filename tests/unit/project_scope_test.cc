@@ -2,6 +2,7 @@
 // derive, so two checkouts of one repository, and both hosts, share one memory.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -22,6 +23,19 @@ TEST(ProjectScope, RemotesNormaliseAsThePluginsDo) {
   EXPECT_EQ(NormalizeGitRemote("github.com:Acme/Orders.git"), "github.com/Acme/Orders");
   for (const char* local : {"", "/srv/repo.git", "../x", "file:///srv/repo.git", "ftp://h/a", "https://h/"})
     EXPECT_FALSE(NormalizeGitRemote(local).has_value()) << local;
+}
+
+// Issue 27: a repository's .git/config controls the remote every hook reads. A 5 MB url overflowed
+// std::regex's stack; a control character in a long one made it backtrack for seconds (the
+// memory_md fuzzer's 733-byte input took 18 s). Neither names a scope now, at once.
+TEST(ProjectScope, HostileRemotesNameNoScopeQuickly) {
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(NormalizeGitRemote("https://h/" + std::string(5000000, 'a')).has_value());
+  EXPECT_FALSE(NormalizeGitRemote("https://u" + std::string(3000, '~') + "\r|x").has_value());
+  EXPECT_FALSE(NormalizeGitRemote("git@h:" + std::string(3000, 'a') + "\rb").has_value());
+  EXPECT_FALSE(NormalizeGitRemote("https://u" + std::string(700, '~') + "\n\n| service | host |\n| --- |").has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_EQ(NormalizeGitRemote("https://h/" + std::string(4000, 'a')), "h/" + std::string(4000, 'a'));
 }
 
 TEST(ProjectScope, ARepositorysCheckoutsShareOneScopeAndAPlainFolderIsItsPath) {

@@ -81,6 +81,50 @@ TEST(Transcript, ChatListsAndBadInput) {
   EXPECT_FALSE(ParseTranscript("[1, 2").ok());
 }
 
+// Issue 27 N3: a line nested a million deep crashed the reader (nlohmann's DOM copies and dumps
+// recursively); now such a line is skipped and the rest of the transcript read.
+TEST(Transcript, ADeepOrHugeLineIsSkippedNotACrash) {
+  const std::string deep(1000000, '[');
+  const std::string close(1000000, ']');
+  const std::string ok = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
+  const std::string nested = R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" + deep + close + "}}";
+  auto t = ParseTranscript(ok + "\n" + nested + "\n" + ok + "\n");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->lines, 3);
+  EXPECT_EQ(t->skipped, 1);
+  ASSERT_EQ(t->entries.size(), 2u);
+  EXPECT_EQ(t->entries[1].line, 3);
+  // Within the depth limit a line is read as before.
+  std::string inner = "\"x\"";
+  for (int i = 0; i < kMaxTranscriptDepth - 5; ++i) inner = "[" + inner + "]";
+  auto within = ParseTranscript(R"({"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"t","input":{"a":)" +
+                                inner + "}}]}}\n");
+  ASSERT_TRUE(within.ok());
+  EXPECT_EQ(within->skipped, 0);
+  // A chat list nested too deep is refused, not read.
+  auto chat = ParseTranscript("[" + deep + close + "]");
+  ASSERT_FALSE(chat.ok());
+  EXPECT_NE(chat.status().message().find("nested"), std::string::npos) << chat.status().message();
+  // A line past the per-line limit is skipped unread.
+  const std::string huge = R"({"type":"user","sessionId":"s","message":{"role":"user","content":")" +
+                           std::string(kMaxTranscriptLineBytes, 'a') + "\"}}";
+  auto big = ParseTranscript(ok + "\n" + huge + "\n");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->skipped, 1);
+  EXPECT_EQ(big->entries.size(), 1u);
+}
+
+// The tail of a big transcript (ReadFileTail) keeps its lines' numbers.
+TEST(Transcript, ATailIsNumberedFromItsFirstLine) {
+  const std::string line = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}})";
+  auto t = ParseTranscript(line + "\n" + line + "\n", 41);
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->entries.size(), 2u);
+  EXPECT_EQ(t->entries[0].line, 41);
+  EXPECT_EQ(t->entries[1].line, 42);
+  EXPECT_FALSE(ParseTranscript("[1]\n", 41).ok());  // a tail is JSONL, never a chat list
+}
+
 TEST(SessionStats, CountsEachCategoryAndFindsTheMostExtremeSession) {
   auto claude = ParseTranscript(Fixture("claude_code_zh.jsonl"));
   auto codex = ParseTranscript(Fixture("codex_rollout_en.jsonl"));
