@@ -106,7 +106,7 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, changed, upsert));
   }
   slot->revision = revision;
-  slot->rows = slot->index->size();
+  SetRows(slot, slot->index->size());
   slot->has_graph = slot->index->has_graph();
   MaybeQueueBuild(slot);
   auto hits = slot->index->Nearest(query, include_inactive, min_similarity, k);
@@ -183,10 +183,17 @@ void VectorCache::WaitForBuilds() {
   build_cv_.wait(lock, [&] { return stopping_ || (build_queue_.empty() && !building_); });
 }
 
+void VectorCache::SetRows(const std::shared_ptr<Slot>& slot, size_t rows) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const size_t before = slot->rows.exchange(rows);
+  // A slot evicted or invalidated meanwhile left the total with its rows then.
+  auto it = slots_.find(slot->artifact_id);
+  if (it != slots_.end() && it->second == slot) total_rows_ = total_rows_ - before + rows;
+}
+
 void VectorCache::Evict(const std::shared_ptr<Slot>& keep) {
   std::lock_guard<std::mutex> lock(mu_);
-  size_t total = 0;
-  for (const auto& [id, s] : slots_) total += s->rows;
+  size_t& total = total_rows_;
   while (total > options_.max_vectors) {
     auto oldest = slots_.end();
     for (auto it = slots_.begin(); it != slots_.end(); ++it)
@@ -217,7 +224,10 @@ VectorCache::Stats VectorCache::stats() {
 void VectorCache::Invalidate(const std::string& artifact_id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    slots_.erase(artifact_id);
+    if (auto it = slots_.find(artifact_id); it != slots_.end()) {
+      total_rows_ -= it->second->rows;
+      slots_.erase(it);
+    }
   }
   if (options_.ann_dir.empty()) return;
   std::error_code ec;

@@ -87,13 +87,17 @@ class VectorCache {
   void MaybeQueueBuild(const std::shared_ptr<Slot>& slot);
   void BuildLoop();
   void Build(const std::shared_ptr<Slot>& slot);
-  // Drops least recently used slots (never `keep`) until the total fits.
+  // Drops least recently used slots (never `keep`) until the total fits: O(1) under mu_ while it
+  // fits, so a search of one memory never walks the others.
   void Evict(const std::shared_ptr<Slot>& keep);
+  // Sets a slot's size and the total with it (the slot is locked exclusively by the caller).
+  void SetRows(const std::shared_ptr<Slot>& slot, size_t rows);
 
   const VectorCacheOptions options_;
   std::atomic<uint64_t> clock_{0};
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Slot>> slots_;
+  size_t total_rows_ = 0;  // the rows of the slots in slots_ (under mu_)
 
   // The builder: one thread, started on first need.
   std::mutex build_mu_;

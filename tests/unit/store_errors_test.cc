@@ -80,7 +80,7 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  auto refused = memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}});
+  auto refused = memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
   EXPECT_EQ(DetailInt(refused.status(), "retry_after_seconds"), 1);
@@ -90,7 +90,7 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   auto listed = memory.ListEntries(Head(scope->scope.scope_id));
   PC_ASSERT_OK(listed);
   EXPECT_TRUE(listed->items.empty()) << "the refused write left nothing";
-  PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}}));
+  PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}}));
 }
 
 // A read whose COMMIT failed must not go back to the pool inside its transaction: the next read
@@ -109,7 +109,7 @@ TEST(StoreErrors, AReadWhoseCommitFailedLeavesNoTransactionBehind) {
   const std::string id = scope->scope.scope_id;
   auto failed = memory.ListEntries(Head(id));  // its COMMIT fails (injected)
   ASSERT_FALSE(failed.ok());
-  PC_ASSERT_OK(memory.Remember({id, "fact", "Written after the failed read.", "", "", {}}));
+  PC_ASSERT_OK(memory.Remember({id, "fact", "Written after the failed read.", "", "", {}, {}}));
   for (int i = 0; i < 3; ++i) {  // whichever pooled connection answers
     auto listed = memory.ListEntries(Head(id));
     PC_ASSERT_OK(listed);
@@ -183,7 +183,7 @@ class WriteBetweenReads final : public Store {
 TEST(StoreErrors, PrepareAnswersFromOneSnapshot) {
   Fixture f;
   const std::string scope = f.NewScope();
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}}));
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}, {}}));
   SourceService sources(*f.store);
   WriteBetweenReads store(*f.store, [&] {
     EXPECT_TRUE(sources.Add(scope, {{"work_log", "", "Moved the importer amounts to decimal cents.", "{}",
@@ -191,14 +191,14 @@ TEST(StoreErrors, PrepareAnswersFromOneSnapshot) {
   });
   SearchService search(store);
   ContextService context(store, search);
-  auto prepared = context.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true});
+  auto prepared = context.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
   PC_ASSERT_OK(prepared);
   ASSERT_FALSE(prepared->items.empty());
   for (const ContextItem& item : prepared->items)
     EXPECT_EQ(item.type, ContextItemType::kMemory) << "an item written after the snapshot: " << item.ref;
   // The source is there for the next preparation.
   ContextService direct(*f.store, search);
-  auto next = direct.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true});
+  auto next = direct.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
   PC_ASSERT_OK(next);
   EXPECT_EQ(next->items.size(), 2u);
 }

@@ -164,6 +164,18 @@ TEST_F(VectorSearchTest, CacheEvictsLeastRecentlySearchedMemories) {
   PC_ASSERT_OK(again);
   EXPECT_EQ(again->size(), 3u);
   EXPECT_EQ(cache.stats().cached_vectors, 8u);
+  // The total is kept as indexes grow (a catch-up by one revision) and go, not summed per search.
+  Remember("one more about deployments");
+  PC_ASSERT_OK(search(scope));
+  EXPECT_EQ(cache.stats().cached_vectors, 9u);
+  PC_ASSERT_OK(search(other));  // 9 + 8 > 10: the first memory goes again
+  EXPECT_EQ(cache.stats().cached_vectors, 8u);
+  Remember("two more about deployments");
+  Remember("three more about deployments");
+  PC_ASSERT_OK(search(scope));  // 11 alone is over the limit: the one searched stays, the other goes
+  EXPECT_EQ(cache.stats().cached_vectors, 11u);
+  PC_ASSERT_OK(search(other));
+  EXPECT_EQ(cache.stats().cached_vectors, 8u);
 }
 
 TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
