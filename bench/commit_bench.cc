@@ -9,11 +9,17 @@
 // Every text here shares most of its words with the others, so with the gate on each write reads
 // its 8 full-text candidates and finds near-duplicates: the gate's worst case.
 //
+// BM_RememberCommonWords is the gate's case that grows with the memory (issue 28): a project's
+// memory repeats its words, so every statement here is 8–12 words of one 30-word vocabulary, the
+// filler and the timed remembers alike; the reconcile lookup then reads candidates that share
+// common words with a large part of the memory.
+//
 // Each size gets a fresh store in a temp dir, filled through the store's own commit path in
 // revisions of 1,000 adds (testing/bulk_fill.h), then the timed loop runs remember (a new entry) or revise (one entry).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -33,7 +39,10 @@ struct Memory {
   std::string scope_id;
   Citation last;
 
-  explicit Memory(int64_t entries, bool gate = true) {
+  explicit Memory(int64_t entries, bool gate = true,
+                  std::function<std::string(int64_t)> filler = [](int64_t i) {
+                    return "filler entry number " + std::to_string(i) + " about the orders importer";
+                  }) {
     dir = ScratchDir("pcbench");
     sqlite::SqliteOptions o;
     o.data_dir = dir;
@@ -43,9 +52,7 @@ struct Memory {
     service = std::make_unique<MemoryService>(*store, limits);
     Scope scope = service->CreateScope("bench").value().scope;
     scope_id = scope.scope_id;
-    if (!FillMemory(*store, scope, entries, [](int64_t i) {
-          return "filler entry number " + std::to_string(i) + " about the orders importer";
-        }, nullptr).ok())
+    if (!FillMemory(*store, scope, entries, filler, nullptr).ok())
       std::abort();
     last = service->Remember({scope_id, "fact", "the entry the benchmark revises", "", "bench", {}})
                .value()
@@ -81,6 +88,36 @@ void BM_Revise(benchmark::State& state) {
   state.counters["entries"] = static_cast<double>(state.range(0));
 }
 
+// A statement of 8–12 words from 30 common ones, the same for the same `i`.
+std::string CommonWords(int64_t i) {
+  static const char* kWords[] = {"the", "importer", "orders", "amounts", "cents", "tests", "run", "after",
+                                 "schema", "migration", "csv", "line", "number", "rows", "rejects",
+                                 "decimal", "integer", "validator", "client", "server", "deploy", "before",
+                                 "contract", "checked", "build", "release", "notes", "config", "cache", "index"};
+  uint64_t x = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1;
+  auto next = [&x] {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+  };
+  std::string out;
+  const int n = 8 + static_cast<int>(next() % 5);
+  for (int w = 0; w < n; ++w) out += std::string(w ? " " : "") + kWords[next() % 30];
+  return out;
+}
+
+void BM_RememberCommonWords(benchmark::State& state) {
+  Memory m(state.range(0), state.range(1) != 0, CommonWords);
+  int64_t i = state.range(0) + 1000000;
+  for (auto _ : state) {
+    auto r = m.service->Remember({m.scope_id, "fact", CommonWords(i++), "", "bench", {}});
+    if (!r.ok()) state.SkipWithError("remember failed");
+  }
+  state.counters["entries"] = static_cast<double>(state.range(0));
+}
+
+BENCHMARK(BM_RememberCommonWords)->ArgsProduct({{1000, 10000, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Remember)->ArgsProduct({{100, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Revise)->ArgsProduct({{100, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
