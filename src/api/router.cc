@@ -120,23 +120,25 @@ const RouteInfo* Router::Match::info() const { return route ? &route->info : nul
 
 Router::Match Router::Resolve(const std::string& method, const std::string& path) const {
   Match out;
-  // The routes of this path, in table order.
-  std::vector<const Route*> found;
-  if (auto it = literal_.find(path); it != literal_.end()) found = it->second;
+  // The routes of this path, in table order, each with its path parameters (split once).
+  std::vector<std::pair<const Route*, std::vector<std::string>>> found;
+  if (auto it = literal_.find(path); it != literal_.end())
+    for (const Route* r : it->second) found.emplace_back(r, std::vector<std::string>());
   if (!parameterized_.empty()) {
     const std::vector<std::string_view> parts = SplitPath(path);
-    std::vector<std::string> ignored;
-    for (const Route* r : parameterized_)
-      if (Matches(*r, parts, &ignored)) found.push_back(r);
-    std::sort(found.begin(), found.end(), [](const Route* a, const Route* b) { return a->order < b->order; });
+    for (const Route* r : parameterized_) {
+      std::vector<std::string> params;
+      if (Matches(*r, parts, &params)) found.emplace_back(r, std::move(params));
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
   }
-  for (const Route* r : found) {
+  for (auto& [r, params] : found) {
     if (r->info.method != method) {
       out.allowed += (out.allowed.empty() ? "" : ", ") + r->info.method;
       continue;
     }
     out.route = r;
-    if (r->parameterized) Matches(*r, SplitPath(path), &out.params);
+    out.params = std::move(params);
     return out;
   }
   return out;
