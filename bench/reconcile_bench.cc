@@ -1,7 +1,7 @@
 // The reconcile gate's threshold (docs/write-gates.md), measured on labelled pairs built from real
 // statements: MADial-Bench's memories (Chinese and English) and what MemoryBank's users said.
 //
-//   build/bench/reconcile_bench [--data ../shared/data] [--threshold T] [--examples N]
+//   build/bench/reconcile_bench [--data ../shared/data] [--threshold T] [--examples N] [--lookup 0|1]
 //
 // Neither dataset has natural near-duplicate pairs, so the positives are CONSTRUCTED from each
 // statement by edits a memory writer makes when it restates a fact: a clause dropped, a hedge
@@ -12,6 +12,13 @@
 // each threshold it prints precision and recall of "similarity ≥ threshold" (near_duplicate.h),
 // then the false positives and negatives at --threshold for a person to read. Exits 0 with a
 // message when the data is absent.
+//
+// The lookup (on unless --lookup 0): the gate compares a write only with the candidates it looks
+// up, so the threshold's recall is reached only if the lookup finds the entry restated. Every
+// statement of a language is remembered into one memory of a real SQLite store (zh: MADial zh and
+// MemoryBank cn; en: the English ones), then each constructed positive at or above the threshold is
+// looked up as the gate does (FindNearDuplicates) and counted found when its original is among the
+// near-duplicates named. The lookup before issue 28 (full-text search's best 8) runs beside it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +31,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_util.h"
+#include "bulk_fill.h"
 #include "search/near_duplicate.h"
+#include "service/memory_service.h"
+#include "service/write_gates.h"
+#include "store/sqlite/sqlite_store.h"
 
 namespace {
 
@@ -150,6 +162,24 @@ void LoadMemoryBank(const std::string& dir, std::vector<Statement>& out) {
   }
 }
 
+// MemoryBank's answers (the assistant's turns), per language: text of the same kind that says
+// other things, to grow a lookup's memory (--pad).
+void LoadResponses(const std::string& dir, std::vector<Statement>& out) {
+  for (const auto& [file, zh] : {std::pair<const char*, bool>{"memory_bank_cn.json", true}, {"memory_bank_en.json", false}}) {
+    std::ifstream in(dir + "/" + file);
+    if (!in) continue;
+    json all = json::parse(in);
+    for (const auto& [name, person] : all.items()) {
+      if (!person.contains("history")) continue;
+      for (const auto& [date, turns] : person["history"].items())
+        for (const json& turn : turns) {
+          std::string r = turn.value("response", "");
+          if (r.size() >= 40) out.push_back({"", r, zh});
+        }
+    }
+  }
+}
+
 struct Score {
   int tp = 0, fp = 0, fn = 0, tn = 0;
   double precision() const { return tp + fp ? double(tp) / (tp + fp) : 1.0; }
@@ -165,17 +195,104 @@ Score Measure(const std::vector<Pair>& pairs, double threshold) {
   return s;
 }
 
+// The lookup before issue 28: full-text search for the reconcile terms, the best 8 compared.
+std::vector<std::string> OldLookup(pc::ReadTxn& txn, const pc::Artifact& memory, const std::string& text) {
+  std::vector<std::string> out;
+  auto hits = txn.SearchText(memory.artifact_id, pc::ReconcileQuery(text), false, 8);
+  if (!hits.ok()) return out;
+  const auto mine = pc::SimilarityTerms(text);
+  for (const auto& h : *hits)
+    if (pc::TermSimilarity(mine, pc::SimilarityTerms(h.item.version.text)) >= pc::kNearDuplicateThreshold)
+      out.push_back(h.item.version.text);
+  return out;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Lookup recall and cost, per language, of the gate's lookup and of the old one.
+void MeasureLookup(const std::vector<Statement>& all, const std::vector<Statement>& pad, size_t pad_entries,
+                   double threshold) {
+  std::printf("\n## lookup (the gate's candidates, through a real store)\n\n");
+  std::printf("| language | memory entries | positives looked up | found: gate | found: old (fts best 8) |"
+              " median us: gate | median us: old |\n|---|---|---|---|---|---|---|\n");
+  for (bool zh : {true, false}) {
+    std::vector<std::string> texts;
+    for (const Statement& s : all)
+      if (s.zh == zh) texts.push_back(s.text);
+    for (size_t i = 0; i < pad.size() && i < pad_entries; ++i)
+      if (pad[i].zh == zh) texts.push_back(pad[i].text);
+    const std::string dir = pc::ScratchDir("pcreconcile");
+    pc::sqlite::SqliteOptions o;
+    o.data_dir = dir;
+    auto store = std::move(pc::sqlite::SqliteStore::Open(o)).value();
+    pc::MemoryService service(*store, pc::ServiceLimits{});
+    pc::Scope scope = service.CreateScope(zh ? "zh" : "en").value().scope;
+    if (!pc::FillMemory(*store, scope, static_cast<int64_t>(texts.size()),
+                        [&](int64_t i) { return texts[static_cast<size_t>(i)]; }, nullptr)
+             .ok())
+      std::abort();
+    int looked = 0, found = 0, found_old = 0;
+    std::vector<double> us, us_old;
+    for (const Statement& s : all) {
+      if (s.zh != zh) continue;
+      for (const auto& [how, text] : Variants(s)) {
+        if (pc::TextSimilarity(s.text, text) < threshold) continue;  // the threshold's miss, not the lookup's
+        ++looked;
+        (void)store->Read([&](pc::ReadTxn& txn) -> pc::Status {
+          auto scope_row = txn.FindScope(scope.scope_id);
+          auto memory = txn.FindArtifact((*scope_row)->memory_artifact_id);
+          auto t0 = std::chrono::steady_clock::now();
+          auto near = pc::FindNearDuplicates(txn, **memory, text, std::nullopt, "", "");
+          auto t1 = std::chrono::steady_clock::now();
+          auto old = OldLookup(txn, **memory, text);
+          auto t2 = std::chrono::steady_clock::now();
+          us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+          us_old.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+          // Found: the original is named, or the gate named as many near-duplicates as it names at
+          // most, each at least as similar (a memory that repeats itself: any of them is right).
+          bool hit = false;
+          if (near.ok()) {
+            const double want = pc::TextSimilarity(s.text, text);
+            bool all_closer = near->size() == pc::kMaxNearDuplicates;
+            for (const auto& d : *near) {
+              hit = hit || d.text == s.text;
+              all_closer = all_closer && d.similarity >= want;
+            }
+            hit = hit || all_closer;
+          }
+          found += hit;
+          found_old += std::find(old.begin(), old.end(), s.text) != old.end();
+          return pc::Status::Ok();
+        });
+      }
+    }
+    std::printf("| %s | %zu | %d | %.4f | %.4f | %.0f | %.0f |\n", zh ? "zh" : "en", texts.size(), looked,
+                looked ? double(found) / looked : 1.0, looked ? double(found_old) / looked : 1.0, Median(us),
+                Median(us_old));
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string data = "../shared/data";
   double chosen = pc::kNearDuplicateThreshold;
   int examples = 5;
+  bool lookup = true;
+  size_t pad_entries = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--data") data = argv[i + 1];
     else if (flag == "--threshold") chosen = std::stod(argv[i + 1]);
     else if (flag == "--examples") examples = std::stoi(argv[i + 1]);
+    else if (flag == "--lookup") lookup = std::string(argv[i + 1]) != "0";
+    else if (flag == "--pad") pad_entries = std::stoul(argv[i + 1]);
     else {
       std::cerr << "unknown option " << flag << "\n";
       return 2;
@@ -251,5 +368,10 @@ int main(int argc, char** argv) {
   std::printf("false negatives at %.2f (least similar first):\n", chosen);
   for (int i = 0; i < examples && i < static_cast<int>(fns.size()); ++i)
     std::printf("  %.3f  [%s] %s\n         %s\n", fns[i]->sim, fns[i]->how.c_str(), fns[i]->a.c_str(), fns[i]->b.c_str());
+  if (lookup) {
+    std::vector<Statement> responses;
+    LoadResponses(data + "/memorybank", responses);
+    MeasureLookup(all, responses, pad_entries, chosen);
+  }
   return 0;
 }

@@ -25,4 +25,13 @@ struct TextQuery {
 // searches them after all. (Each choice measured on MADial-Bench: docs/quality.md.)
 TextQuery BuildTextQuery(std::string_view query);
 
+// Both stores' plan for a query whose every phrase is common in an index of `docs` documents:
+// whether it may look for the documents with all of them, which walks each phrase's whole
+// document list (at most `docs` each), up to kAllPhrasesPostings in all. Past that only the
+// newest documents with any of them are ranked, so the cost stays bounded (issue 28).
+inline constexpr long long kAllPhrasesPostings = 40000;
+inline bool AllPhrasesAffordable(long long docs, size_t phrases) {
+  return docs * static_cast<long long>(phrases) <= kAllPhrasesPostings;
+}
+
 }  // namespace pc

@@ -29,11 +29,11 @@ double Cosine(const std::vector<float>& a, const float* b, size_t n) {
   return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0;
 }
 
-// The candidates' query: the text's distinct plain words and CJK characters (no identifiers,
-// no CJK bigrams), at most kReconcilePhrases of them, longest first. A near-duplicate shares most
-// of them, and each is exactly one term of the index: a phrase of several terms costs PostgreSQL a
-// statement of its own (a paragraph of Chinese or paths made a remember 130 ms slower). The
-// similarity itself compares bigrams and identifiers too.
+}  // namespace
+
+// Each is exactly one term of the index: a phrase of several terms costs PostgreSQL a statement of
+// its own (a paragraph of Chinese or paths made a remember 130 ms slower). The similarity itself
+// compares bigrams and identifiers too.
 TextQuery ReconcileQuery(const std::string& text) {
   std::vector<std::string> terms;
   std::vector<int32_t> cps;
@@ -51,29 +51,29 @@ TextQuery ReconcileQuery(const std::string& text) {
   return TextQuery{terms};
 }
 
-}  // namespace
-
 Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
                                                       const std::optional<std::vector<float>>& vector,
                                                       const std::string& profile, const std::string& skip_entry) {
   std::vector<NearDuplicate> out;
   if (memory.head_revision == 0) return out;
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SearchText(memory.artifact_id, ReconcileQuery(text), false, kReconcileCandidates));
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(text), kReconcilePerTerm,
+                                                          kReconcileCandidates,
+                                                          kReconcileRecent));
   const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   const std::vector<std::string> mine = SimilarityTerms(text);
   std::map<std::string, double> cosine;  // entry_id → cosine
   if (vector && !profile.empty()) {
     std::vector<std::string> ids;
-    for (const auto& h : hits) ids.push_back(h.item.version.entry_id);
+    for (const auto& h : hits) ids.push_back(h.version.entry_id);
     PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, ids,
                                            [&](const std::string& entry_id, const std::string&, bool, const float* v,
                                                size_t n) {
                                              if (v) cosine[entry_id] = Cosine(*vector, v, n);
                                            }));
   }
-  for (const auto& h : hits) {
-    const EntryVersion& v = h.item.version;
-    if (!h.item.active || v.entry_id == skip_entry) continue;
+  for (const ManifestItem& h : hits) {
+    const EntryVersion& v = h.version;
+    if (!h.active || v.entry_id == skip_entry) continue;
     NearDuplicate d{Citation{head, v.entry_id, v.entry_version_id}, v.text,
                     TermSimilarity(mine, SimilarityTerms(v.text)), std::nullopt};
     if (auto it = cosine.find(v.entry_id); it != cosine.end()) d.cosine = it->second;

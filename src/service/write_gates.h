@@ -25,10 +25,18 @@ struct NearDuplicate {
   std::optional<double> cosine;  // when both have a vector of the memory's profile
 };
 
-// Candidates a reconcile reads from full-text search, and near-duplicates it reports at most.
-inline constexpr int kReconcileCandidates = 8;
+// A reconcile's candidates (ReadTxn::SharedTermCandidates): each query term's newest entries it
+// reads at most, and the entries sharing the most terms it compares; the near-duplicates it
+// reports at most. Chosen by measurement (bench/reconcile_bench, lookup recall).
+inline constexpr int kReconcilePerTerm = 128;
+inline constexpr int kReconcileCandidates = 24;
+inline constexpr int kReconcileRecent = 8;  // the memory's newest changes, compared too
 inline constexpr size_t kMaxNearDuplicates = 3;
 inline constexpr size_t kReconcilePhrases = 16;  // query terms a reconcile searches with at most
+
+// The terms a reconcile looks candidates up by: the text's distinct plain words and CJK characters
+// (no identifiers, no CJK bigrams), at most kReconcilePhrases of them, longest first.
+TextQuery ReconcileQuery(const std::string& text);
 
 // The active head entries of `memory` that nearly say `text`, most similar first; `skip_entry`
 // (the entry a revise replaces) is left out. `vector` / `profile`: the text's vector, if any.

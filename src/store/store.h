@@ -87,6 +87,15 @@ class ReadTxn {
   virtual Result<std::vector<TextHit>> SearchText(const std::string& artifact_id,
                                                   const TextQuery& query, bool include_inactive,
                                                   int limit) = 0;
+  // The reconcile gate's candidates (write_gates.h), the memory's active head entries: the `limit`
+  // that share the most of `terms` (each one index term: a word or a CJK character), weighted by
+  // rarity, then newest; and the entries of its `recent` newest changes. Bounded whatever the
+  // memory's size: each term's documents are read up to `per_term` (a rare term contributes all
+  // of them, a common one a bounded sample: SQLite its first, PostgreSQL its newest). Issue 28: a
+  // full-text search here grew with the memory.
+  virtual Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,
+                                                                 const TextQuery& terms, int per_term, int limit,
+                                                                 int recent) = 0;
 
   // The vector projection of an artifact's head: the embedding profile it is built for (empty if
   // none yet) and how many active head entries lack a vector of that profile (0 = complete).

@@ -8,6 +8,7 @@
 
 #include "bulk_fill.h"
 #include "service/search_service.h"
+#include "search/text_query.h"
 #include "test_util.h"
 
 namespace pc {
@@ -134,7 +135,8 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
 }
 
 // Queries made only of very common words (past the store's planning threshold) still find the
-// entries with all of them first, however old, and fill the page with entries that have any.
+// entries with all of them first, however old (while that is affordable: AllPhrasesAffordable),
+// and fill the page with entries that have any.
 TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
   PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), 4400, [](int64_t i) {
     return i == 0 ? std::string("alpha and beta together")
@@ -154,6 +156,21 @@ TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
     EXPECT_NE(h.item.version.text.find("alpha"), std::string::npos);
     EXPECT_GT(h.score, 0);
   }
+}
+
+// Past AllPhrasesAffordable the cost stays bounded: the newest entries with any of the words are
+// ranked, those with all of them first; an old entry with all of them is no longer sought.
+TEST_F(SearchServiceTest, QueriesOfOnlyCommonWordsInALargeMemoryRankTheNewest) {
+  const int64_t n = kAllPhrasesPostings / 2 + 100;
+  ASSERT_FALSE(AllPhrasesAffordable(n, 2));
+  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), n, [n](int64_t i) {
+    return i == n - 50 ? std::string("alpha and beta together") : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+  }, nullptr));
+  auto r = Search("alpha beta");
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 10u);
+  EXPECT_EQ(r->hits[0].item.version.text, "alpha and beta together");
+  for (const SearchHit& h : r->hits) EXPECT_GT(h.score, 0);
 }
 
 // Invariant 10: while writers revise entries, every hit of a search must be the version that was

@@ -15,6 +15,8 @@
 #include "service/flush_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
+#include "bulk_fill.h"
+#include "service/write_gates.h"
 #include "test_util.h"
 
 namespace pc {
@@ -65,6 +67,46 @@ TEST_F(WriteGatesTest, WarnNamesTheNearDuplicateAndStillWrites) {
   PC_ASSERT_OK(zh2);
   ASSERT_EQ(zh2->near_duplicates.size(), 1u) << "Chinese near-duplicates too";
   EXPECT_EQ(zh2->near_duplicates[0].citation.entry_id, zh1->citation->entry_id);
+}
+
+// The lookup reads a bounded sample of a common word's entries (SharedTermCandidates): a
+// near-duplicate is still found by its rarer words however many entries share the common ones,
+// and one made only of common words is found among the newest writes.
+TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates) {
+  const int64_t many = 3 * kReconcilePerTerm;
+  auto filler = [](int64_t i) {
+    return "orders importer batch " + std::to_string(i) + " finished overnight for team " + std::to_string(i % 7);
+  };
+  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), many, filler, nullptr));
+  auto old = Remember("The orders importer rejects decimal amounts that use a comma separator.");
+  PC_ASSERT_OK(old);
+  for (int i = 0; i < 40; ++i) PC_ASSERT_OK(Remember(filler(many + i)));
+  auto again = Remember("The orders importer now rejects decimal amounts using a comma separator.");
+  PC_ASSERT_OK(again);
+  ASSERT_FALSE(again->near_duplicates.empty()) << "found by its rarer words past " << many << " common ones";
+  EXPECT_EQ(again->near_duplicates[0].citation.entry_id, old->citation->entry_id);
+
+  // Every word common: the newest writes are compared.
+  auto recent = Remember("orders importer batch finished overnight for team");
+  PC_ASSERT_OK(recent);
+  auto restated = Remember("orders importer batch finished overnight for the team");
+  PC_ASSERT_OK(restated);
+  bool named = false;
+  for (const NearDuplicate& d : restated->near_duplicates) named = named || d.citation.entry_id == recent->citation->entry_id;
+  EXPECT_TRUE(named) << "a near-duplicate written just before, of common words only";
+
+  // A retired entry is never a candidate.
+  for (const auto& w : {old, again}) {
+    Citation c = *w->citation;
+    c.memory.revision = Head();
+    PC_ASSERT_OK(f.memory->Retire({scope, c, "superseded", "t"}).status());
+  }
+  auto third = Remember("The orders importer rejects decimal amounts which use a comma separator.");
+  PC_ASSERT_OK(third);
+  for (const NearDuplicate& d : third->near_duplicates) {
+    EXPECT_NE(d.citation.entry_id, old->citation->entry_id) << "retired";
+    EXPECT_NE(d.citation.entry_id, again->citation->entry_id) << "retired";
+  }
 }
 
 TEST_F(WriteGatesTest, RejectRefusesWithTheCitationAndAnAuditRow) {

@@ -4,14 +4,15 @@
 // transaction. A search plans and ranks exactly as SqliteTxn::SearchText does (sqlite_text.cc):
 // phrases counted up to a cap; the rare ones ranked by BM25 (k1 1.2, b 0.75, FTS5's IDF) over the
 // index's own statistics; when every phrase is common, the newest kRecentCandidates documents with
-// all (then any) of them ranked by BM25 without IDF. Phrases of several terms match at consecutive
-// positions. Scores are computed here, not by ts_rank, so both stores order hits alike.
+// all (while AllPhrasesAffordable), then any, of them ranked by BM25 without IDF. Phrases of several
+// terms match at consecutive positions. Scores are computed here, not by ts_rank, so both stores order hits alike.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "search/shared_terms.h"
 #include "store/postgres/pg_terms.h"
 #include "store/postgres/pg_txn.h"
 
@@ -343,7 +344,7 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
     }
     return Status::Ok();
   };
-  PC_RETURN_IF_ERROR(recent(true));
+  if (AllPhrasesAffordable(stats.docs, common.size())) PC_RETURN_IF_ERROR(recent(true));
   if (static_cast<int>(out.size()) < limit && common.size() > 1) PC_RETURN_IF_ERROR(recent(false));
   return out;
 }
@@ -367,6 +368,61 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
     auto v = versions.find(h.entry_version_id);
     if (v == versions.end()) return Internal("the full-text index names a missing version " + h.entry_version_id);
     out.push_back(TextHit{ManifestItem{v->second, !h.retired}, h.score});
+  }
+  return out;
+}
+
+// As SqliteTxn::SharedTermCandidates: each term's newest active documents in one statement, from
+// text_postings' (kind, owner, term, doc) key read backwards; then the best ones' versions.
+Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string& artifact_id, const TextQuery& terms,
+                                                              int per_term, int limit, int recent) {
+  std::vector<ManifestItem> out;
+  if (per_term <= 0 || limit < 0 || recent < 0) return out;
+  std::vector<std::string> index_terms;
+  for (const std::string& phrase : terms.phrases) {
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> t, PhraseTerms(phrase));
+    if (t.size() == 1 && std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
+      index_terms.push_back(t[0]);
+  }
+  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
+  PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT docs FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
+  if (n.size() == 0) return out;
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+                                " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p JOIN text_docs d"
+                                "  ON d.kind = p.kind AND d.owner = p.owner AND d.doc = p.doc"
+                                "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term AND NOT d.retired"
+                                "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+                                {k, artifact_id, TextArray(index_terms), P(int64_t{per_term} + 1)}));
+  SharedTerms shared(n.Int(0, 0));
+  std::vector<int64_t> docs;
+  for (int i = 0; i < r.size(); ++i) {
+    docs.push_back(r.Int(i, 1));
+    if (i + 1 == r.size() || r.Int(i + 1, 0) != r.Int(i, 0)) {
+      const int64_t with_term = static_cast<int64_t>(docs.size());  // a common term's: at least
+      if (with_term > per_term) docs.pop_back();
+      shared.AddTerm(docs, with_term);
+      docs.clear();
+    }
+  }
+  std::vector<int64_t> best = shared.Best(static_cast<size_t>(limit));
+  if (recent > 0) {
+    PC_ASSIGN_OR_RETURN(Rows c, Q("SELECT e.doc FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
+                                  " WHERE c.artifact_id = $1 ORDER BY c.revision DESC, c.seq DESC LIMIT $2",
+                                  {artifact_id, P(int64_t{recent})}));
+    for (int i = 0; i < c.size(); ++i)
+      if (std::find(best.begin(), best.end(), c.Int(i, 0)) == best.end()) best.push_back(c.Int(i, 0));
+  }
+  if (best.empty()) return out;
+  PC_ASSIGN_OR_RETURN(Rows v, Q(std::string("SELECT d.doc, ") + kVersionColumns +
+                                " FROM text_docs d JOIN entry_versions v ON v.entry_version_id = d.entry_version_id"
+                                " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[]) AND NOT d.retired",
+                                {k, artifact_id, IntArray(best)}));
+  std::unordered_map<int64_t, EntryVersion> by_doc;
+  for (int i = 0; i < v.size(); ++i) by_doc.emplace(v.Int(i, 0), ReadVersion(v, i, 1));
+  for (int64_t doc : best) {
+    auto it = by_doc.find(doc);
+    if (it == by_doc.end()) continue;  // retired since, or a recent change of an entry no longer indexed
+    out.push_back(ManifestItem{std::move(it->second), true});
   }
   return out;
 }

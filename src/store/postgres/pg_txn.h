@@ -81,6 +81,8 @@ class PgTxn final : public WriteTxn {
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
+  Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id, const TextQuery& terms,
+                                                         int per_term, int limit, int recent) override;
 
   Result<VectorState> GetVectorState(const std::string& artifact_id) override;
   Status ScanVectors(const std::string& artifact_id, const std::string& profile,
