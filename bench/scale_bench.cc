@@ -3,6 +3,7 @@
 //
 //   build/bench/scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000]
 //                           [--queries 2000] [--store postgresql://…] [--json FILE]
+//                           [--reconcile warn|off|reject] [--embed hash|none]
 //
 // For each size a fresh store (SQLite in a temp dir, or with --store a fresh schema on that
 // PostgreSQL database) is filled in bulk (testing/bulk_fill.h: the store's own commit path, 1,000
@@ -106,12 +107,14 @@ Phase Drive(int port, int clients, int total, const std::function<bool(httplib::
   return out;
 }
 
-nlohmann::json Run(int64_t entries, int clients, int requests, int queries, const std::string& store_base) {
+nlohmann::json Run(int64_t entries, int clients, int requests, int queries, const std::string& store_base,
+                   const std::string& reconcile, const std::string& embed) {
   const std::string dir = ScratchDir("pcscale");
   std::unique_ptr<PgScratchSchema> schema;
   Config config;
   config.data_dir = dir;
-  config.embed_provider = "hash";
+  config.embed_provider = embed;
+  config.reconcile = reconcile;
   if (!store_base.empty()) {
     schema = std::make_unique<PgScratchSchema>(store_base);
     config.store = schema->url();
@@ -125,7 +128,7 @@ nlohmann::json Run(int64_t entries, int clients, int requests, int queries, cons
   Scope scope = rt->memory->CreateScope("bench").value().scope;
   HashEmbedder embedder;
   const auto fill_start = std::chrono::steady_clock::now();
-  if (!FillMemory(*rt->store, scope, entries, Statement, &embedder).ok()) {
+  if (!FillMemory(*rt->store, scope, entries, Statement, embed == "hash" ? &embedder : nullptr).ok()) {
     std::fprintf(stderr, "scale_bench: the bulk fill failed\n");
     std::exit(1);
   }
@@ -188,7 +191,7 @@ nlohmann::json Run(int64_t entries, int clients, int requests, int queries, cons
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {1000, 10000, 100000};
   int clients = 4, requests = 2000, queries = 2000;
-  std::string store, json_path;
+  std::string store, json_path, reconcile = "warn", embed = "hash";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
@@ -208,12 +211,16 @@ int main(int argc, char** argv) {
       queries = std::stoi(argv[++i]);
     } else if (a == "--store" && i + 1 < argc) {
       store = argv[++i];
+    } else if (a == "--reconcile" && i + 1 < argc) {
+      reconcile = argv[++i];
+    } else if (a == "--embed" && i + 1 < argc) {
+      embed = argv[++i];
     } else if (a == "--json" && i + 1 < argc) {
       json_path = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000] [--queries 2000]"
-                   " [--store postgresql://…] [--json FILE]\n");
+                   " [--store postgresql://…] [--reconcile warn|off|reject] [--embed hash|none] [--json FILE]\n");
       return 2;
     }
   }
@@ -224,7 +231,7 @@ int main(int argc, char** argv) {
   std::printf("| store | entries | remember/s | remember p50 ms | p99 | fts p50 ms | p99 | vector p50 ms | p99 |"
               " hybrid p50 ms | p99 |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   nlohmann::json all = nlohmann::json::array();
-  for (int64_t n : sizes) all.push_back(pc::Run(n, clients, requests, queries, store));
+  for (int64_t n : sizes) all.push_back(pc::Run(n, clients, requests, queries, store, reconcile, embed));
   if (!json_path.empty()) std::ofstream(json_path) << all.dump(2) << "\n";
   return 0;
 }
