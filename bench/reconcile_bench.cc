@@ -145,8 +145,11 @@ void LoadMadial(const std::string& dir, std::vector<Statement>& out) {
     for (const auto& [id, m] : line.items()) out.push_back({"madial-en-" + user_of[id], m.value("event", ""), false});
 }
 
-// MemoryBank: what each person said (queries of at least 40 bytes), per language.
-void LoadMemoryBank(const std::string& dir, std::vector<Statement>& out) {
+// MemoryBank's turns of at least 40 bytes, per language: `field` "query" is what each person said
+// (the statements); "response" the assistant's answers, text of the same kind that says other
+// things, to grow a lookup's memory (--pad; no person).
+void LoadMemoryBank(const std::string& dir, const char* field, std::vector<Statement>& out) {
+  const bool said = std::string(field) == "query";
   for (const auto& [file, zh] : {std::pair<const char*, bool>{"memory_bank_cn.json", true}, {"memory_bank_en.json", false}}) {
     std::ifstream in(dir + "/" + file);
     if (!in) continue;
@@ -155,26 +158,8 @@ void LoadMemoryBank(const std::string& dir, std::vector<Statement>& out) {
       if (!person.contains("history")) continue;
       for (const auto& [date, turns] : person["history"].items())
         for (const json& turn : turns) {
-          std::string q = turn.value("query", "");
-          if (q.size() >= 40) out.push_back({std::string(zh ? "mb-cn-" : "mb-en-") + name, q, zh});
-        }
-    }
-  }
-}
-
-// MemoryBank's answers (the assistant's turns), per language: text of the same kind that says
-// other things, to grow a lookup's memory (--pad).
-void LoadResponses(const std::string& dir, std::vector<Statement>& out) {
-  for (const auto& [file, zh] : {std::pair<const char*, bool>{"memory_bank_cn.json", true}, {"memory_bank_en.json", false}}) {
-    std::ifstream in(dir + "/" + file);
-    if (!in) continue;
-    json all = json::parse(in);
-    for (const auto& [name, person] : all.items()) {
-      if (!person.contains("history")) continue;
-      for (const auto& [date, turns] : person["history"].items())
-        for (const json& turn : turns) {
-          std::string r = turn.value("response", "");
-          if (r.size() >= 40) out.push_back({"", r, zh});
+          std::string q = turn.value(field, "");
+          if (q.size() >= 40) out.push_back({said ? std::string(zh ? "mb-cn-" : "mb-en-") + name : "", q, zh});
         }
     }
   }
@@ -304,7 +289,7 @@ int main(int argc, char** argv) {
   }
   std::vector<Statement> all;
   LoadMadial(data + "/madial-bench", all);
-  LoadMemoryBank(data + "/memorybank", all);
+  LoadMemoryBank(data + "/memorybank", "query", all);
   std::map<std::string, std::vector<size_t>> by_person;
   for (size_t i = 0; i < all.size(); ++i) by_person[all[i].person].push_back(i);
 
@@ -370,7 +355,7 @@ int main(int argc, char** argv) {
     std::printf("  %.3f  [%s] %s\n         %s\n", fns[i]->sim, fns[i]->how.c_str(), fns[i]->a.c_str(), fns[i]->b.c_str());
   if (lookup) {
     std::vector<Statement> responses;
-    LoadResponses(data + "/memorybank", responses);
+    LoadMemoryBank(data + "/memorybank", "response", responses);
     MeasureLookup(all, responses, pad_entries, chosen);
   }
   return 0;
