@@ -81,7 +81,10 @@ Status Conn::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
+bool Conn::Idle() const { return PQstatus(c_) == CONNECTION_OK && PQtransactionStatus(c_) == PQTRANS_IDLE; }
+
 Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+  if (sql.rfind("SELECT ", 0) != 0) ++changes_;
   std::vector<const char*> values;
   std::vector<int> lengths;
   values.reserve(params.size());

@@ -62,6 +62,11 @@ class Conn {
   // a transaction that lost a race is known by it even when the caller reworded the error.
   const std::string& first_failure() const { return first_failure_; }
   void ClearFailure() { first_failure_.clear(); }
+  // Statements sent with Query() that may have changed rows (all but SELECTs), since the session
+  // began: a write that failed without sending one left nothing behind.
+  uint64_t changes() const { return changes_; }
+  // Connected and outside any transaction: fit to go back to the pool.
+  bool Idle() const;
 
  private:
   explicit Conn(pg_conn* c) : c_(c) {}
@@ -69,6 +74,7 @@ class Conn {
   static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;
+  uint64_t changes_ = 0;
   std::unordered_map<std::string, std::string> prepared_;  // SQL → its statement name here
 };
 
