@@ -31,7 +31,7 @@ int64_t Missing(bool active, bool has_vector, const std::string& profile, const 
 
 }  // namespace
 
-Status PgTxn::ProjectVectors(const NewRevision& rev) {
+Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
   const std::string& artifact = rev.info.memory.artifact_id;
   PC_ASSIGN_OR_RETURN(ArtifactVectors state, LoadArtifactVectors(c_, artifact));
   if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
@@ -41,8 +41,11 @@ Status PgTxn::ProjectVectors(const NewRevision& rev) {
   }
   int64_t delta = 0;
   for (const ManifestUpdate& u : rev.manifest) {
-    PC_ASSIGN_OR_RETURN(Rows old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
-                                    " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+    Rows old;  // an entry created here has no row yet
+    if (!fresh.count(u.entry_id)) {
+      PC_ASSIGN_OR_RETURN(old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
+                                 " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+    }
     if (old.size() == 1) {
       const int64_t was = Missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2), state.profile);
       if (old.Text(0, 3) == u.entry_version_id) {  // retire: same version, only the flag changes
