@@ -268,6 +268,8 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& 
     const uint64_t changes = conn.changes();
     PgTxn txn(conn, true);
     w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
+    // The changes it queued (Conn::Send) are answered here, so their errors are its own.
+    if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
     if (!w->status.ok()) {
       const bool aborted = !conn.first_failure().empty();
       if (!savepoints && group.size() == 1 && pass == Pass::kFast) {

@@ -93,11 +93,10 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, c
                          const std::string& entry_version_id) {
   PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
   const std::string k = P(static_cast<int64_t>(kind));
-  PC_RETURN_IF_ERROR(Q("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
-                       " VALUES($1, $2, $3, $4, $5, $6)",
-                       {k, owner, P(doc), P(terms.length), P(retired),
-                        entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)})
-                         .status());
+  PC_RETURN_IF_ERROR(Send("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
+                          " VALUES($1, $2, $3, $4, $5, $6)",
+                          {k, owner, P(doc), P(terms.length), P(retired),
+                           entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)}));
   if (!terms.positions.empty()) {
     std::vector<std::string> names, positions;
     std::vector<int64_t> tfs;
@@ -106,17 +105,15 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, c
       tfs.push_back(static_cast<int64_t>(at.size()));
       positions.push_back(IntArray(at));
     }
-    PC_RETURN_IF_ERROR(Q("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
-                         " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
-                         " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
-                         {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)})
-                           .status());
+    PC_RETURN_IF_ERROR(Send("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
+                            " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
+                            " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
+                            {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)}));
   }
-  return Q("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
-           " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
-           " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
-           {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})})
-      .status();
+  return Send("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
+              " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
+              " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
+              {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})});
 }
 
 Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {

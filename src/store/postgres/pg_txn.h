@@ -162,6 +162,9 @@ class PgTxn final : public WriteTxn {
  private:
   Status PutGraphEdges(const NewRevision& rev);
   Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
+  // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
+  // its error is answered by the next statement, or when the store flushes the write's end.
+  Status Send(const std::string& sql, const Params& params) { return c_.Send(sql, params); }
   const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);

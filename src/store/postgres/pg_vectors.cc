@@ -21,8 +21,8 @@ Result<ArtifactVectors> LoadArtifactVectors(Conn& c, const std::string& artifact
 
 Status AddMissing(Conn& c, const std::string& artifact_id, int64_t delta) {
   if (delta == 0) return Status::Ok();
-  return c.Query("UPDATE artifacts SET vector_missing = vector_missing + $2 WHERE artifact_id = $1",
-                 {artifact_id, P(delta)}).status();
+  return c.Send("UPDATE artifacts SET vector_missing = vector_missing + $2 WHERE artifact_id = $1",
+                {artifact_id, P(delta)});
 }
 
 int64_t Missing(bool active, bool has_vector, const std::string& profile, const std::string& artifact_profile) {
@@ -58,15 +58,14 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
     }
     auto vec = rev.vectors.find(u.entry_version_id);
     const bool has = vec != rev.vectors.end();
-    PC_RETURN_IF_ERROR(Q("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
-                         " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
-                         " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
-                         " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
-                         {u.entry_id, artifact, u.entry_version_id, P(u.active),
-                          has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
-                          has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
-                              : std::nullopt})
-                           .status());
+    PC_RETURN_IF_ERROR(Send("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
+                            " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
+                            " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
+                            " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
+                            {u.entry_id, artifact, u.entry_version_id, P(u.active),
+                             has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
+                             has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
+                                 : std::nullopt}));
     delta += Missing(u.active, has, has ? rev.vector_profile : std::string(), state.profile);
   }
   return AddMissing(c_, artifact, delta);
