@@ -234,7 +234,7 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
     for (auto& w : writers) w.join();
   }
   for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(racer_runs, 3);
+  EXPECT_GE(racer_runs, 3);  // more when every callback is replayed (the replay: suite)
   EXPECT_EQ((*store)->write_retries(), 1u);
   PC_ASSERT_OK((*store)->Read([&](ReadTxn& txn) -> Status {
     auto log = txn.ListSources(id, 0, 10);

@@ -213,11 +213,7 @@ void PgStore::RunGroup(const std::vector<PendingWrite*>& group) {
 }
 
 void PgStore::RunAttempt(Conn& conn, const std::vector<PendingWrite*>& group) {
-  if (options_.replay_writes) {
-    (void)RunPass(conn, group, Pass::kRehearsal);
-  } else if (RunPass(conn, group, Pass::kFast) == Outcome::kDone) {
-    return;
-  }
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast) == Outcome::kDone) return;
   (void)RunPass(conn, group, Pass::kSavepoints);
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(mu_);
@@ -230,7 +226,8 @@ void PgStore::RunAttempt(Conn& conn, const std::vector<PendingWrite*>& group) {
 // failed statement (PostgreSQL then refuses the rest of the transaction), cannot be undone alone
 // so: the pass is rolled back and answers kRerun, and the group runs again with each write in its
 // own savepoint. A write alone needs no savepoint: its transaction is rolled back (and run again
-// if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back.
+// if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
+// then the savepoint pass runs every write again (a write alone that failed is answered at once).
 PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& group, Pass pass) {
   const bool savepoints = pass == Pass::kSavepoints;
   auto race_of = [&](const Status& s) {
@@ -273,7 +270,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& 
     if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
     if (!w->status.ok()) {
       const bool aborted = !conn.first_failure().empty();
-      if (!savepoints && group.size() == 1 && pass == Pass::kFast) {
+      if (!savepoints && group.size() == 1) {  // alone, rehearsed or not: answered (or run again) now
         w->race = race_of(w->status);
         (void)conn.Exec("ROLLBACK");
         return Outcome::kDone;
