@@ -133,7 +133,8 @@ Status PgStore::Submit(const std::string& group, const std::function<Status(Writ
   const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), "", false};
   if (group.empty()) {
-    RunGroup({&me});
+    std::vector<PendingWrite*> alone{&me};
+    RunGroup(alone, nullptr);
   } else {
     std::unique_lock<std::mutex> lock(lanes_mu_);
     std::unique_ptr<Lane>& slot = lanes_[group];
@@ -154,7 +155,7 @@ Status PgStore::Submit(const std::string& group, const std::function<Status(Writ
         lane.queue.pop_front();
       }
       lock.unlock();
-      RunGroup(batch);
+      RunGroup(batch, &lane);
       lock.lock();
       for (PendingWrite* w : batch) w->done = true;
       lane.leading = false;
@@ -169,10 +170,12 @@ Status PgStore::Submit(const std::string& group, const std::function<Status(Writ
   return me.status;
 }
 
-void PgStore::RunGroup(const std::vector<PendingWrite*>& group) {
+void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
   std::mt19937 jitter(std::random_device{}());
-  std::vector<PendingWrite*> pending = group;
+  std::vector<PendingWrite*> raced_before;
   for (int attempt = 1;; ++attempt) {
+    // The first attempt is the group itself, which may grow; the later ones, what lost a race.
+    std::vector<PendingWrite*>& pending = attempt == 1 ? group : raced_before;
     auto conn = Acquire();
     if (!conn.ok()) {
       for (PendingWrite* w : pending) {
@@ -183,7 +186,7 @@ void PgStore::RunGroup(const std::vector<PendingWrite*>& group) {
     }
     // The group's own work must not throw past here: its writers would wait forever. A group that
     // fails so is answered Internal, its transaction rolled back.
-    if (!RunGuarded("a group commit", [&] { RunAttempt(**conn, pending); }))
+    if (!RunGuarded("a group commit", [&] { RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr); }))
       for (PendingWrite* w : pending) {
         w->status = Internal("the write failed unexpectedly; nothing was kept");
         w->race.clear();
@@ -205,16 +208,16 @@ void PgStore::RunGroup(const std::vector<PendingWrite*>& group) {
       retries_ += raced.size();
     }
     ops::metrics().CountCommitRerun();
-    pending = std::move(raced);
+    raced_before = std::move(raced);
     // Back off a little, more after each loss, so racing writers spread out.
     const int ceiling_us = std::min(20000, 200 << std::min(attempt, 6));
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
   }
 }
 
-void PgStore::RunAttempt(Conn& conn, const std::vector<PendingWrite*>& group) {
-  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast) == Outcome::kDone) return;
-  (void)RunPass(conn, group, Pass::kSavepoints);
+void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane) == Outcome::kDone) return;
+  (void)RunPass(conn, group, Pass::kSavepoints, nullptr);  // exactly the writes of the first pass
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(mu_);
   stats_.reruns += 1;
@@ -228,7 +231,7 @@ void PgStore::RunAttempt(Conn& conn, const std::vector<PendingWrite*>& group) {
 // own savepoint. A write alone needs no savepoint: its transaction is rolled back (and run again
 // if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
 // then the savepoint pass runs every write again (a write alone that failed is answered at once).
-PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& group, Pass pass) {
+PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane) {
   const bool savepoints = pass == Pass::kSavepoints;
   auto race_of = [&](const Status& s) {
     return Retryable(SqlState(s)) ? SqlState(s) : Retryable(conn.first_failure()) ? conn.first_failure() : "";
@@ -254,8 +257,19 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& 
     fail_all(begin, false);
     return Outcome::kDone;
   }
+  // Writes queued on the lane since the group was taken join it, up to the cap: they would
+  // otherwise wait for this COMMIT and then for the scope's lock again.
+  auto join_queued = [&] {
+    if (!lane) return;
+    std::lock_guard<std::mutex> lock(lanes_mu_);
+    while (!lane->queue.empty() && group.size() < kMaxPgGroupWrites) {
+      group.push_back(lane->queue.front());
+      lane->queue.pop_front();
+    }
+  };
   bool any_ok = false;
-  for (PendingWrite* w : group) {
+  for (size_t i = 0; i < group.size(); ++i) {
+    PendingWrite* w = group[i];
     if (savepoints) {
       if (Status sp = conn.Exec("SAVEPOINT pc_write"); !sp.ok()) {
         fail_all(sp, false);
@@ -294,6 +308,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, const std::vector<PendingWrite*>& 
       }
     }
     any_ok = any_ok || w->status.ok();
+    if (i + 1 == group.size()) join_queued();
   }
   if (pass == Pass::kRehearsal || !any_ok) {
     (void)conn.Exec("ROLLBACK");

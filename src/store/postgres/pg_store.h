@@ -11,9 +11,10 @@
 // store.h (a callback may run more than once) is what makes several servers safe.
 //
 // Group commit: writes of one scope (WriteFor's group) that arrive while one of them runs queue
-// up; the next of them to lead runs up to kMaxGroupWrites of them in ONE transaction, in arrival
+// up; the next of them to lead runs up to kMaxPgGroupWrites of them in ONE transaction, in arrival
 // order (each sees the ones before it), and commits once: one WAL flush, one turn of the scope's
-// row lock, for all of them. Each writer returns after that COMMIT with its own status. A write
+// row lock, for all of them. Writes that queue while the group runs (it may have waited for the
+// scope's lock held by another server) join it before its COMMIT. Each writer returns after that COMMIT with its own status. A write
 // that fails having changed nothing simply drops out; one that fails after changing rows (or on a
 // failed statement, which aborts PostgreSQL's transaction) makes the group run again with a
 // savepoint per write, so it fails alone, as on SQLite (sqlite_store.h). A write that lost a race
@@ -95,10 +96,11 @@ class PgStore final : public Store {
   enum class Outcome { kDone, kRerun };
   Status Submit(const std::string& group, const std::function<Status(WriteTxn&)>& write);
   // Runs `group` to its answers: passes, then what lost a race again (up to max_write_attempts).
-  void RunGroup(const std::vector<PendingWrite*>& group);
+  // With `lane`, writes that queued on it meanwhile join the first pass (appended to `group`).
+  void RunGroup(std::vector<PendingWrite*>& group, Lane* lane);
   // One attempt on one connection: the passes of `group` in one transaction, committed.
-  void RunAttempt(Conn& conn, const std::vector<PendingWrite*>& group);
-  Outcome RunPass(Conn& conn, const std::vector<PendingWrite*>& group, Pass pass);
+  void RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
+  Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane);
 
   explicit PgStore(PgOptions options);
   Result<std::unique_ptr<Conn>> Connect();  // a new session with this server's settings
