@@ -11,7 +11,8 @@
 // c mod scopes, over one keep-alive, no-delay connection: a short warm-up, then requests/clients remembers of
 // distinct texts each. Reported: remember/s over the whole burst, and per-request p50/p95/p99.
 // Afterwards the scopes' heads must add up to every acknowledged remember (nothing lost), or the
-// bench fails. All processes share this machine's cores with the database, so more servers are
+// bench fails. With a database on this machine, the CPU it spent during the burst (its
+// postmaster and every backend, from /proc) and the servers' own are reported per remember. All processes share this machine's cores with the database, so more servers are
 // not more hardware here: the figure to read is what sharing one database costs.
 #include <httplib.h>
 #include <signal.h>
@@ -27,6 +28,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -66,6 +69,54 @@ void Stop(std::vector<Server>& servers) {
     waitpid(s.pid, nullptr, 0);
     std::filesystem::remove_all(s.dir);
   }
+}
+
+// CPU time (utime + stime, and the reaped children's: backends that exited) of process `pid`, in
+// clock ticks; 0 if it is not on this machine.
+int64_t CpuTicks(pid_t pid, bool children) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const size_t close = line.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 2));
+  std::vector<std::string> f;
+  for (std::string x; fields >> x;) f.push_back(x);
+  // Fields after the name, from 3 (state): utime 14, stime 15, cutime 16, cstime 17.
+  if (f.size() < 15) return 0;
+  int64_t ticks = std::stoll(f[11]) + std::stoll(f[12]);
+  if (children) ticks += std::stoll(f[13]) + std::stoll(f[14]);
+  return ticks;
+}
+
+// The database's CPU: its postmaster (with its reaped children) and every process it started.
+int64_t DbCpuTicks(pid_t postmaster) {
+  if (postmaster <= 0) return 0;
+  int64_t ticks = CpuTicks(postmaster, true);
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(e.path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("PPid:", 0) == 0) {
+        if (std::stol(line.substr(5)) == postmaster) ticks += CpuTicks(std::stoi(name), false);
+        break;
+      }
+  }
+  return ticks;
+}
+
+// The postmaster of the database at `url` when it runs on this machine (the parent of a backend
+// that is ours), else 0.
+pid_t Postmaster(const std::string& url) {
+  auto conn = pg::Conn::Open(url);
+  if (!conn.ok()) return 0;
+  auto rows = (*conn)->Query("SELECT pg_backend_pid()");
+  if (!rows.ok() || rows->size() != 1) return 0;
+  std::ifstream status("/proc/" + rows->Text(0, 0) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("PPid:", 0) == 0) return static_cast<pid_t>(std::stol(line.substr(5)));
+  return 0;
 }
 
 // One configuration: `servers` processes on `store_url` ("" = SQLite in the first one's directory).
@@ -119,9 +170,19 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
     for (std::thread& t : threads) t.join();
   };
   burst(5, false);  // warm-up: connections, pools, each scope created
+  const pid_t postmaster = store_url.empty() ? 0 : Postmaster(store_url);
+  auto servers_cpu = [&] {
+    int64_t ticks = 0;
+    for (const Server& s : procs) ticks += CpuTicks(s.pid, false);
+    return ticks;
+  };
+  const int64_t db_before = DbCpuTicks(postmaster), servers_before = servers_cpu();
   const auto t0 = std::chrono::steady_clock::now();
   burst(per_client, true);
   const double seconds = MillisSince(t0) / 1000;
+  const double tick_ms = 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double db_ms = static_cast<double>(DbCpuTicks(postmaster) - db_before) * tick_ms;
+  const double servers_ms = static_cast<double>(servers_cpu() - servers_before) * tick_ms;
 
   // Nothing lost: each remember of a distinct text is one revision of its scope.
   int64_t revisions = 0;
@@ -150,10 +211,14 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
            {"remember_per_s", static_cast<double>(all.size()) / seconds},
            {"p50_ms", Percentile(all, 0.50)},
            {"p95_ms", Percentile(all, 0.95)},
-           {"p99_ms", Percentile(all, 0.99)}};
-  std::printf("| %s | %d | %d | %.0f | %.1f | %.1f | %.1f |\n", out["store"].get<std::string>().c_str(),
-              servers, clients, out["remember_per_s"].get<double>(), out["p50_ms"].get<double>(),
-              out["p95_ms"].get<double>(), out["p99_ms"].get<double>());
+           {"p99_ms", Percentile(all, 0.99)},
+           {"server_cpu_ms_per_remember", servers_ms / static_cast<double>(all.size())}};
+  if (postmaster > 0) out["db_cpu_ms_per_remember"] = db_ms / static_cast<double>(all.size());
+  std::printf("| %s | %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %s | %.2f |\n", out["store"].get<std::string>().c_str(),
+              servers, clients, scopes, out["remember_per_s"].get<double>(), out["p50_ms"].get<double>(),
+              out["p95_ms"].get<double>(), out["p99_ms"].get<double>(),
+              postmaster > 0 ? std::to_string(db_ms / static_cast<double>(all.size())).substr(0, 4).c_str() : "",
+              out["server_cpu_ms_per_remember"].get<double>());
   std::fflush(stdout);
   return out;
 }
@@ -209,7 +274,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   nlohmann::json results = nlohmann::json::array();
-  std::printf("| store | servers | clients | remember/s | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|---|---|---|\n");
+  std::printf("| store | servers | clients | scopes | remember/s | p50 ms | p95 ms | p99 ms | db CPU ms/remember | "
+              "servers' CPU ms/remember |\n|---|---|---|---|---|---|---|---|---|---|\n");
   if (sqlite) results.push_back(pc::Measure(binary, "", 1, clients, requests, scopes));
   if (!store.empty()) {
     const std::string sync = pc::Setting(store, "synchronous_commit"), fsync = pc::Setting(store, "fsync");

@@ -25,7 +25,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+  Status written = store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));  // a key is created
     // A refusal rolls a new scope back too: its audit row then names no scope.

@@ -45,7 +45,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+  Status written = store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     scope_id = memory.scope_id;
@@ -120,7 +120,7 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+  PC_RETURN_IF_ERROR(store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
     out = WriteOutcome{};
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));

@@ -36,7 +36,7 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
         .WithDetail("field", "sources");
   for (size_t i = 0; i < inputs.size(); ++i) PC_RETURN_IF_ERROR(Check(inputs[i], i, inputs.size()));
   std::vector<SourceOutcome> out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
     const std::string& id = memory.scope_id;
     out.clear();

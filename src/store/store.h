@@ -302,6 +302,14 @@ class Store {
   virtual ~Store() = default;
   virtual Status Read(const std::function<Status(ReadTxn&)>& fn) = 0;
   virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
+  // Write, for a write that is about one scope, named `group` as the caller knows it (a key or a
+  // scope id). A store may run concurrent writes of one group in one transaction (PostgreSQL's
+  // group commit, pg_store.h), each still with its own result; the contract is Write's. A hint,
+  // not a promise: the write still locks whatever it touches.
+  virtual Status WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& fn) {
+    (void)group;
+    return Write(fn);
+  }
   // A value that changes whenever any process committed a token change (create, revoke), cheap
   // to read without a transaction: the token cache (service/token_service.h) holds while it
   // stays the same. Changed before the write that changed the tokens returns.

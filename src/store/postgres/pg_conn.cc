@@ -74,14 +74,39 @@ Status Conn::Error(const std::string& what, pg_result* r) {
 }
 
 Status Conn::Exec(const std::string& sql) {
+  // Whatever was queued is answered first; the command runs either way (a ROLLBACK must).
+  Status queued = Flush();
   pg_result* r = PQexec(c_, sql.c_str());
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Error(sql.substr(0, 60), r);
-  return Status::Ok();
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    Status failed = Error(sql.substr(0, 60), r);
+    return queued.ok() ? failed : queued;
+  }
+  return queued;
+}
+
+Result<const std::string*> Conn::Prepared(const std::string& sql, int params, bool pipelined) {
+  auto named = prepared_.find(sql);
+  if (named != prepared_.end()) return &named->second;
+  if (params == 0 || prepared_.size() >= kMaxPrepared) return nullptr;
+  // Session-level, so a rollback keeps it; a failure here (an aborted transaction) is the
+  // statement's own error.
+  std::string name = "pc_" + std::to_string(prepared_.size());
+  if (pipelined) {
+    if (!PQsendPrepare(c_, name.c_str(), sql.c_str(), params, nullptr)) return Error(sql.substr(0, 60), nullptr);
+    sent_.push_back(Sent{sql, true});
+  } else {
+    pg_result* p = PQprepare(c_, name.c_str(), sql.c_str(), params, nullptr);
+    Rows made(p);
+    if (!p || PQresultStatus(p) != PGRES_COMMAND_OK) return Error(sql.substr(0, 60), p);
+  }
+  return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
 Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+  PC_RETURN_IF_ERROR(Flush());
+  if (sql.rfind("SELECT ", 0) != 0) ++changes_;
   std::vector<const char*> values;
   std::vector<int> lengths;
   values.reserve(params.size());
@@ -90,23 +115,64 @@ Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional
     lengths.push_back(p ? static_cast<int>(p->size()) : 0);
   }
   const int n = static_cast<int>(params.size());
-  auto named = prepared_.find(sql);
-  if (named == prepared_.end() && n > 0 && prepared_.size() < kMaxPrepared) {
-    // Session-level, so a rollback keeps it; a failure here (an aborted transaction) is the
-    // statement's own error.
-    std::string name = "pc_" + std::to_string(prepared_.size());
-    pg_result* p = PQprepare(c_, name.c_str(), sql.c_str(), n, nullptr);
-    Rows made(p);
-    if (!p || PQresultStatus(p) != PGRES_COMMAND_OK) return Error(sql.substr(0, 60), p);
-    named = prepared_.emplace(sql, std::move(name)).first;
-  }
-  pg_result* r = named != prepared_.end()
-                     ? PQexecPrepared(c_, named->second.c_str(), n, values.data(), lengths.data(), nullptr, 0)
-                     : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
+  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, false));
+  pg_result* r = name ? PQexecPrepared(c_, name->c_str(), n, values.data(), lengths.data(), nullptr, 0)
+                      : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Error(sql.substr(0, 60), r);
   return rows;
 }
+
+Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_)) return Error(sql.substr(0, 60), nullptr);
+  ++changes_;
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  for (const auto& p : params) {
+    values.push_back(p ? p->c_str() : nullptr);
+    lengths.push_back(p ? static_cast<int>(p->size()) : 0);
+  }
+  const int n = static_cast<int>(params.size());
+  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, true));
+  // The values are copied into libpq's output buffer here: the caller's strings may go.
+  const int queued = name ? PQsendQueryPrepared(c_, name->c_str(), n, values.data(), lengths.data(), nullptr, 0)
+                          : PQsendQueryParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
+  if (!queued) return Error(sql.substr(0, 60), nullptr);
+  sent_.push_back(Sent{sql, false});
+  return Status::Ok();
+}
+
+Status Conn::Flush() {
+  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF) return Status::Ok();
+  Status first = Status::Ok();
+  if (!PQpipelineSync(c_)) first = Error("a pipeline sync", nullptr);
+  // Each statement's result then a null; after them all, the sync's own result.
+  size_t at = 0;
+  int nulls = 0;
+  while (first.ok() || PQstatus(c_) == CONNECTION_OK) {
+    pg_result* r = PQgetResult(c_);
+    if (!r) {
+      if (PQstatus(c_) != CONNECTION_OK || ++nulls > static_cast<int>(sent_.size()) + 1) break;
+      continue;
+    }
+    Rows rows(r);
+    const ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_PIPELINE_SYNC) break;
+    const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
+    ++at;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) continue;
+    if (what && what->preparation) prepared_.erase(what->sql);  // never made: prepared again next time
+    if (st == PGRES_PIPELINE_ABORTED) continue;                  // after the first error: not run
+    Status failed = Error(what ? what->sql.substr(0, 60) : "a pipelined statement", r);
+    if (first.ok()) first = failed;
+  }
+  sent_.clear();
+  if (!PQexitPipelineMode(c_) && first.ok()) first = Error("leaving the pipeline", nullptr);
+  return first;
+}
+
+bool Conn::Idle() const { return PQstatus(c_) == CONNECTION_OK && PQtransactionStatus(c_) == PQTRANS_IDLE; }
 
 }  // namespace pc::pg

@@ -58,17 +58,39 @@ class Conn {
   // only bound and executed: most of a write's cost in the database was parsing and planning.
   Result<Rows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
 
+  // A statement whose rows are not wanted, sent without waiting for its answer (libpq's pipeline
+  // mode): the statements sent so go to the server together, in order, at the next Flush(),
+  // Query() or Exec(), which answers the first of their errors. So a write's inserts cost one
+  // round trip, not one each. Prepared as Query() prepares.
+  Status Send(const std::string& sql, const std::vector<std::optional<std::string>>& params);
+  // Waits for the statements Send() queued; the first error among them, or OK.
+  Status Flush();
+
   // The SQLSTATE of the first statement that failed since the last ClearFailure() ("" if none):
   // a transaction that lost a race is known by it even when the caller reworded the error.
   const std::string& first_failure() const { return first_failure_; }
   void ClearFailure() { first_failure_.clear(); }
+  // Statements sent with Query() that may have changed rows (all but SELECTs), since the session
+  // began: a write that failed without sending one left nothing behind.
+  uint64_t changes() const { return changes_; }
+  // Connected and outside any transaction: fit to go back to the pool.
+  bool Idle() const;
 
  private:
   explicit Conn(pg_conn* c) : c_(c) {}
   Status Error(const std::string& what, pg_result* r);
+  // The named prepared statement for `sql` (preparing it first: queued when `pipelined`), or null
+  // when it is not to be prepared (no parameters, or kMaxPrepared reached).
+  Result<const std::string*> Prepared(const std::string& sql, int params, bool pipelined);
   static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;
+  uint64_t changes_ = 0;
+  struct Sent {
+    std::string sql;      // what it was (for the error), and for a preparation the key to forget
+    bool preparation = false;
+  };
+  std::vector<Sent> sent_;  // queued in pipeline mode, not yet answered
   std::unordered_map<std::string, std::string> prepared_;  // SQL → its statement name here
 };
 

@@ -8,13 +8,12 @@ namespace pc::pg {
 Status PgTxn::PutGraphEdges(const NewRevision& rev) {
   int64_t seq = 0;
   for (const GraphEdge& e : rev.edges)
-    PC_RETURN_IF_ERROR(Q("INSERT INTO graph_edges(artifact_id, revision, seq, entry_id, entry_version_id, subject,"
+    PC_RETURN_IF_ERROR(Send("INSERT INTO graph_edges(artifact_id, revision, seq, entry_id, entry_version_id, subject,"
                          " relation, object, subject_key, object_key, evidence)"
                          " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                          {rev.info.memory.artifact_id, P(rev.info.memory.revision), P(++seq), e.entry_id,
                           e.entry_version_id, e.triple.subject, e.triple.relation, e.triple.object, e.subject_key,
-                          e.object_key, JoinLines(e.triple.evidence)})
-                           .status());
+                          e.object_key, JoinLines(e.triple.evidence)}));
   return Status::Ok();
 }
 

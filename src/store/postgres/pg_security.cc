@@ -83,11 +83,10 @@ Result<bool> PgTxn::RevokeToken(const std::string& name, int64_t at_ms) {
 }
 
 Status PgTxn::AppendAudit(const AuditRecord& r, const std::string& artifact_id) {
-  return Q("INSERT INTO audit_log(at_ms, actor, operation, scope_id, targets, result, request_id)"
-           " VALUES($1, $2, $3, CASE WHEN $4::text <> '' THEN $4::text ELSE"
-           " coalesce((SELECT scope_id FROM artifacts WHERE artifact_id = $8), '') END, $5, $6, $7)",
-           {P(r.at_ms), r.actor, r.operation, r.scope_id, r.targets_json, r.result, r.request_id, artifact_id})
-      .status();
+  return Send("INSERT INTO audit_log(at_ms, actor, operation, scope_id, targets, result, request_id)"
+              " VALUES($1, $2, $3, CASE WHEN $4::text <> '' THEN $4::text ELSE"
+              " coalesce((SELECT scope_id FROM artifacts WHERE artifact_id = $8), '') END, $5, $6, $7)",
+              {P(r.at_ms), r.actor, r.operation, r.scope_id, r.targets_json, r.result, r.request_id, artifact_id});
 }
 
 Result<std::vector<AuditRecord>> PgTxn::ListAudit(const AuditQuery& q) {

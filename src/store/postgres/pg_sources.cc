@@ -77,11 +77,10 @@ Result<Source> PgTxn::AppendSource(Source source) {
   source.position = high + 1;
   // A position (or idempotency key) taken concurrently is a unique violation: the write runs
   // again, from what the other committed.
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("INSERT INTO sources(") + kSourceColumns +
-                                    ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                                {source.source_id, source.scope_id, P(source.position), source.kind,
-                                 source.purpose, source.content, source.metadata_json, source.idempotency_key,
-                                 P(source.created_at_ms)}));
+  PC_RETURN_IF_ERROR(Send(std::string("INSERT INTO sources(") + kSourceColumns +
+                              ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                          {source.source_id, source.scope_id, P(source.position), source.kind, source.purpose,
+                           source.content, source.metadata_json, source.idempotency_key, P(source.created_at_ms)}));
   PC_RETURN_IF_ERROR(IndexSourceText(source.scope_id, source.position, source.content));
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = source.scope_id;
   audit_trail().AddSource(source.source_id);

@@ -1,5 +1,6 @@
 #include "store/postgres/pg_store.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "common/guarded.h"
 #include "ops/metrics.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_txn.h"
@@ -25,13 +27,6 @@ std::string SqlState(const Status& s) {
 // Lost a race with another transaction: run it again from a new snapshot.
 bool Retryable(const std::string& state) { return state == "40001" || state == "40P01" || state == "23505"; }
 
-// A connection that failed this way is not reused.
-bool Broken(const Status& s) {
-  const std::string state = SqlState(s);
-  return state.empty() ? s.code() == Code::kInternal && s.message().find("postgresql:") != std::string::npos
-                       : state.rfind("08", 0) == 0 || state.rfind("57", 0) == 0;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
@@ -45,6 +40,7 @@ Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
   return store;
 }
 
+PgStore::PgStore(PgOptions options) : options_(std::move(options)) {}
 PgStore::~PgStore() = default;
 
 uint64_t PgStore::write_retries() const {
@@ -113,51 +109,226 @@ Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   return status;
 }
 
-Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) {
-  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
-  std::mt19937 jitter(std::random_device{}());
+struct PgStore::PendingWrite {
+  const std::function<Status(WriteTxn&)>* fn;
   Status status;
-  for (int attempt = 1;; ++attempt) {
-    PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
-    status = Status::Ok();
-    std::string race;  // the SQLSTATE of a lost race, however the callback reported it
-    for (int pass = options_.replay_writes ? 0 : 1; pass < 2 && status.ok(); ++pass) {
-      conn->ClearFailure();
-      status = conn->Exec("BEGIN ISOLATION LEVEL READ COMMITTED");
-      if (!status.ok()) break;
-      PgTxn txn(*conn, true);
-      status = GuardedCallback<WriteTxn>(fn, txn);
-      if (status.ok() && pass == 0) {
-        status = conn->Exec("ROLLBACK");  // the rehearsal: the callback runs again below
+  std::string race;  // the SQLSTATE of a lost race (runs again), however the callback reported it
+  bool done = false;
+};
+
+struct PgStore::Lane {
+  std::deque<PendingWrite*> queue;
+  bool leading = false;  // one of its writers is running a group
+  int writers = 0;       // queued or running: the lane goes when the last one returns
+  std::condition_variable cv;
+};
+
+Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) { return Submit("", write); }
+
+Status PgStore::WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& write) {
+  return Submit(group, write);
+}
+
+Status PgStore::Submit(const std::string& group, const std::function<Status(WriteTxn&)>& write) {
+  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
+  PendingWrite me{&fn, Status::Ok(), "", false};
+  if (group.empty()) {
+    std::vector<PendingWrite*> alone{&me};
+    RunGroup(alone, nullptr);
+  } else {
+    std::unique_lock<std::mutex> lock(lanes_mu_);
+    std::unique_ptr<Lane>& slot = lanes_[group];
+    if (!slot) slot = std::make_unique<Lane>();
+    Lane& lane = *slot;
+    ++lane.writers;
+    lane.queue.push_back(&me);
+    while (!me.done) {
+      if (lane.leading) {
+        lane.cv.wait(lock);
         continue;
       }
-      if (status.ok()) {
-        const auto started = std::chrono::steady_clock::now();
-        status = conn->Exec("COMMIT");  // synchronous_commit decides what an acknowledgement means
-        ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
-        if (status.ok()) ops::metrics().ObserveCommitGroup(1);  // one write per commit here
+      // Lead: take what is queued (this write may not be in it if the queue was long), commit it.
+      lane.leading = true;
+      std::vector<PendingWrite*> batch;
+      while (!lane.queue.empty() && batch.size() < kMaxPgGroupWrites) {
+        batch.push_back(lane.queue.front());
+        lane.queue.pop_front();
       }
-      if (!status.ok()) {
-        race = Retryable(SqlState(status)) ? SqlState(status) : Retryable(conn->first_failure()) ? conn->first_failure() : "";
-        (void)conn->Exec("ROLLBACK");
-      }
+      lock.unlock();
+      RunGroup(batch, &lane);
+      lock.lock();
+      for (PendingWrite* w : batch) w->done = true;
+      lane.leading = false;
+      lane.cv.notify_all();
     }
-    Release(std::move(conn), status.ok() || !race.empty() || !Broken(status));
-    if (race.empty() || attempt >= options_.max_write_attempts) break;
+    if (--lane.writers == 0) lanes_.erase(group);
+  }
+  // Contention, not a fault: nothing was written, and a retry a moment later usually passes.
+  if (!me.race.empty())
+    return Unavailable("the write lost " + std::to_string(options_.max_write_attempts) +
+                       " races with other writers; nothing was written: " + me.status.message());
+  return me.status;
+}
+
+void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
+  std::mt19937 jitter(std::random_device{}());
+  std::vector<PendingWrite*> raced_before;
+  for (int attempt = 1;; ++attempt) {
+    // The first attempt is the group itself, which may grow; the later ones, what lost a race.
+    std::vector<PendingWrite*>& pending = attempt == 1 ? group : raced_before;
+    auto conn = Acquire();
+    if (!conn.ok()) {
+      for (PendingWrite* w : pending) {
+        w->status = conn.status();
+        w->race.clear();
+      }
+      return;
+    }
+    // The group's own work must not throw past here: its writers would wait forever. A group that
+    // fails so is answered Internal, its transaction rolled back.
+    if (!RunGuarded("a group commit", [&] { RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr); }))
+      for (PendingWrite* w : pending) {
+        w->status = Internal("the write failed unexpectedly; nothing was kept");
+        w->race.clear();
+      }
+    if (!(*conn)->Idle()) (void)(*conn)->Exec("ROLLBACK");
+    const bool healthy = (*conn)->Idle();
+    Release(std::move(conn).value(), healthy);
+    std::vector<PendingWrite*> raced;
+    for (PendingWrite* w : pending)
+      if (!w->race.empty()) raced.push_back(w);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      ++retries_;
+      stats_.writes += pending.size() - raced.size();
+      stats_.commits += 1;
+      if (raced.empty() || attempt >= options_.max_write_attempts) {
+        stats_.writes += raced.size();
+        return;
+      }
+      retries_ += raced.size();
     }
     ops::metrics().CountCommitRerun();
+    raced_before = std::move(raced);
     // Back off a little, more after each loss, so racing writers spread out.
     const int ceiling_us = std::min(20000, 200 << std::min(attempt, 6));
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
   }
-  // Contention, not a fault: nothing was written, and a retry a moment later usually passes.
-  if (!status.ok() && Retryable(SqlState(status)))
-    return Unavailable("the write lost " + std::to_string(options_.max_write_attempts) +
-                       " races with other writers; nothing was written: " + status.message());
-  return status;
+}
+
+void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane) == Outcome::kDone) return;
+  (void)RunPass(conn, group, Pass::kSavepoints, nullptr);  // exactly the writes of the first pass
+  ops::metrics().CountCommitRerun();
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.reruns += 1;
+}
+
+// One transaction for the group, one WAL flush at COMMIT. The fast pass runs the writes one after
+// another with nothing between them: a write that fails having sent no change (a conflict, a bad
+// reference: checks come before changes) simply drops out. One that fails after a change, or on a
+// failed statement (PostgreSQL then refuses the rest of the transaction), cannot be undone alone
+// so: the pass is rolled back and answers kRerun, and the group runs again with each write in its
+// own savepoint. A write alone needs no savepoint: its transaction is rolled back (and run again
+// if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
+// then the savepoint pass runs every write again (a write alone that failed is answered at once).
+PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane) {
+  const bool savepoints = pass == Pass::kSavepoints;
+  auto race_of = [&](const Status& s) {
+    return Retryable(SqlState(s)) ? SqlState(s) : Retryable(conn.first_failure()) ? conn.first_failure() : "";
+  };
+  // A failure of the transaction itself (BEGIN, a savepoint, COMMIT): every write still standing
+  // gets it, and runs again if it was a lost race.
+  auto fail_all = [&](const Status& s, bool only_ok) {
+    const std::string race = race_of(s);
+    for (PendingWrite* w : group)
+      if (!only_ok || w->status.ok()) {
+        w->status = s;
+        w->race = race;
+      }
+    (void)conn.Exec("ROLLBACK");
+  };
+  conn.ClearFailure();
+  for (PendingWrite* w : group) {
+    w->status = Status::Ok();
+    w->race.clear();
+  }
+  // Queued: it travels with the first statement of the first write (one round trip fewer).
+  if (Status begin = conn.Send("BEGIN ISOLATION LEVEL READ COMMITTED", {}); !begin.ok()) {
+    fail_all(begin, false);
+    return Outcome::kDone;
+  }
+  // Writes queued on the lane since the group was taken join it, up to the cap: they would
+  // otherwise wait for this COMMIT and then for the scope's lock again.
+  auto join_queued = [&] {
+    if (!lane) return;
+    std::lock_guard<std::mutex> lock(lanes_mu_);
+    while (!lane->queue.empty() && group.size() < kMaxPgGroupWrites) {
+      group.push_back(lane->queue.front());
+      lane->queue.pop_front();
+    }
+  };
+  bool any_ok = false;
+  for (size_t i = 0; i < group.size(); ++i) {
+    PendingWrite* w = group[i];
+    if (savepoints) {
+      if (Status sp = conn.Exec("SAVEPOINT pc_write"); !sp.ok()) {
+        fail_all(sp, false);
+        return Outcome::kDone;
+      }
+      conn.ClearFailure();
+    }
+    const uint64_t changes = conn.changes();
+    PgTxn txn(conn, true);
+    w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
+    // The changes it queued (Conn::Send) are answered here, so their errors are its own.
+    if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
+    if (!w->status.ok()) {
+      const bool aborted = !conn.first_failure().empty();
+      if (!savepoints && group.size() == 1) {  // alone, rehearsed or not: answered (or run again) now
+        w->race = race_of(w->status);
+        (void)conn.Exec("ROLLBACK");
+        return Outcome::kDone;
+      }
+      if (!savepoints && (aborted || conn.changes() != changes)) {
+        (void)conn.Exec("ROLLBACK");
+        return Outcome::kRerun;
+      }
+      w->race = race_of(w->status);  // dropped out; runs again after the others if it lost a race
+      if (savepoints) {
+        if (Status back = conn.Exec("ROLLBACK TO SAVEPOINT pc_write"); !back.ok()) {
+          fail_all(back, false);
+          return Outcome::kDone;
+        }
+      }
+    }
+    if (savepoints) {
+      if (Status released = conn.Exec("RELEASE SAVEPOINT pc_write"); !released.ok()) {
+        fail_all(released, false);
+        return Outcome::kDone;
+      }
+    }
+    any_ok = any_ok || w->status.ok();
+    if (i + 1 == group.size()) join_queued();
+  }
+  if (pass == Pass::kRehearsal || !any_ok) {
+    (void)conn.Exec("ROLLBACK");
+    return pass == Pass::kRehearsal ? Outcome::kRerun : Outcome::kDone;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  Status commit = conn.Exec("COMMIT");  // synchronous_commit decides what an acknowledgement means
+  ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
+  if (!commit.ok()) {
+    fail_all(commit, true);  // nothing of the group is kept
+    return Outcome::kDone;
+  }
+  ops::metrics().ObserveCommitGroup(static_cast<size_t>(
+      std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+  return Outcome::kDone;
+}
+
+PgStore::GroupStats PgStore::group_stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
 }
 
 std::string PgStore::TokensStamp() {

@@ -9,18 +9,35 @@
 // one token name; a deadlock) fails with a unique violation or a deadlock error, is rolled back
 // and runs again, where the service finds what the other committed. So the write contract of
 // store.h (a callback may run more than once) is what makes several servers safe.
+//
+// Group commit: writes of one scope (WriteFor's group) that arrive while one of them runs queue
+// up; the next of them to lead runs up to kMaxPgGroupWrites of them in ONE transaction, in arrival
+// order (each sees the ones before it), and commits once: one WAL flush, one turn of the scope's
+// row lock, for all of them. Writes that queue while the group runs (it may have waited for the
+// scope's lock held by another server) join it before its COMMIT. Each writer returns after that COMMIT with its own status. A write
+// that fails having changed nothing simply drops out; one that fails after changing rows (or on a
+// failed statement, which aborts PostgreSQL's transaction) makes the group run again with a
+// savepoint per write, so it fails alone, as on SQLite (sqlite_store.h). A write that lost a race
+// there (a unique violation, a deadlock) is rolled back to its savepoint and runs again after the
+// others committed. The locks are the same as one write's, so several servers stay exact.
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "store/postgres/pg_conn.h"
 #include "store/store.h"
 
 namespace pc::pg {
+
+// Writes one transaction commits at most; below PostgreSQL's 64 cached subtransactions per
+// backend, so the savepoints of a rerun never overflow to pg_subtrans.
+inline constexpr size_t kMaxPgGroupWrites = 48;
 
 struct PgOptions {
   std::string url;         // postgresql://user@host:port/db (password: PGPASSWORD / ~/.pgpass)
@@ -50,7 +67,10 @@ class PgStore final : public Store {
   ~PgStore() override;
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
+  // A write alone, in its own transaction (it names no group).
   Status Write(const std::function<Status(WriteTxn&)>& fn) override;
+  // Group-committed with the concurrent writes of `group` (above); thread-safe.
+  Status WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& fn) override;
   // The tokens epoch (store_epochs), read from the database: any server's token change is seen
   // by the next request on every server.
   std::string TokensStamp() override;
@@ -62,8 +82,27 @@ class PgStore final : public Store {
   // Writes that ran again after losing a race, since start (for tests and the benchmarks).
   uint64_t write_retries() const;
 
+  struct GroupStats {
+    uint64_t writes = 0;   // writes answered
+    uint64_t commits = 0;  // transactions they committed in (or tried to)
+    uint64_t reruns = 0;   // groups run again with a savepoint per write
+  };
+  GroupStats group_stats() const;
+
  private:
-  explicit PgStore(PgOptions options) : options_(std::move(options)) {}
+  struct PendingWrite;
+  struct Lane;
+  enum class Pass { kFast, kSavepoints, kRehearsal };
+  enum class Outcome { kDone, kRerun };
+  Status Submit(const std::string& group, const std::function<Status(WriteTxn&)>& write);
+  // Runs `group` to its answers: passes, then what lost a race again (up to max_write_attempts).
+  // With `lane`, writes that queued on it meanwhile join the first pass (appended to `group`).
+  void RunGroup(std::vector<PendingWrite*>& group, Lane* lane);
+  // One attempt on one connection: the passes of `group` in one transaction, committed.
+  void RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
+  Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane);
+
+  explicit PgStore(PgOptions options);
   Result<std::unique_ptr<Conn>> Connect();  // a new session with this server's settings
   // A pooled connection, or a new one below max_connections; Unavailable after acquire_timeout_ms.
   Result<std::unique_ptr<Conn>> Acquire();
@@ -75,6 +114,9 @@ class PgStore final : public Store {
   std::vector<std::unique_ptr<Conn>> idle_;
   int open_ = 0;  // connections handed out or idle
   uint64_t retries_ = 0;
+  GroupStats stats_;
+  std::mutex lanes_mu_;
+  std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;  // a queue per group with writers
 };
 
 }  // namespace pc::pg

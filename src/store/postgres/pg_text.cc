@@ -94,11 +94,10 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, c
                          const std::string& entry_version_id) {
   PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
   const std::string k = P(static_cast<int64_t>(kind));
-  PC_RETURN_IF_ERROR(Q("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
-                       " VALUES($1, $2, $3, $4, $5, $6)",
-                       {k, owner, P(doc), P(terms.length), P(retired),
-                        entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)})
-                         .status());
+  PC_RETURN_IF_ERROR(Send("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
+                          " VALUES($1, $2, $3, $4, $5, $6)",
+                          {k, owner, P(doc), P(terms.length), P(retired),
+                           entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)}));
   if (!terms.positions.empty()) {
     std::vector<std::string> names, positions;
     std::vector<int64_t> tfs;
@@ -107,17 +106,15 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, c
       tfs.push_back(static_cast<int64_t>(at.size()));
       positions.push_back(IntArray(at));
     }
-    PC_RETURN_IF_ERROR(Q("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
-                         " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
-                         " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
-                         {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)})
-                           .status());
+    PC_RETURN_IF_ERROR(Send("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
+                            " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
+                            " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
+                            {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)}));
   }
-  return Q("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
-           " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
-           " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
-           {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})})
-      .status();
+  return Send("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
+              " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
+              " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
+              {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})});
 }
 
 Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
@@ -206,8 +203,9 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
     std::string version;
   };
   auto load_docs = [&](const std::vector<int64_t>& ids, std::unordered_map<int64_t, Doc>& docs) -> Status {
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT doc, tokens, retired, coalesce(entry_version_id, '') FROM text_docs"
-                                  " WHERE kind = $1 AND owner = $2 AND doc = ANY($3::bigint[])",
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, '')"
+                                  " FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL (SELECT * FROM text_docs"
+                                  " WHERE kind = $1 AND owner = $2 AND doc = u.doc OFFSET 0) d",
                                   {k, owner, IntArray(ids)}));
     for (int i = 0; i < r.size(); ++i) docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
     return Status::Ok();
@@ -232,8 +230,9 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
       for (int i = 0; i < r.size(); ++i) tfs[r.Int(i, 0)].emplace_back(j, r.Int(i, 1));
     }
     if (!rare_single.empty()) {
-      PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT term, doc, tf FROM text_postings WHERE kind = $1 AND owner = $2"
-                                    " AND term = ANY($3::text[])",
+      PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT t.term, p.doc, p.tf FROM unnest($3::text[]) AS t(term)"
+                                    " CROSS JOIN LATERAL (SELECT doc, tf FROM text_postings"
+                                    " WHERE kind = $1 AND owner = $2 AND term = t.term OFFSET 0) p",
                                     {k, owner, TextArray(rare_single)}));
       for (int i = 0; i < r.size(); ++i)
         for (size_t j : rare_index[r.Text(i, 0)]) tfs[r.Int(i, 1)].emplace_back(j, r.Int(i, 2));
@@ -357,7 +356,8 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
   std::vector<std::string> ids;
   for (const Ranked& r : ranked) ids.push_back(r.entry_version_id);
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
-                                " FROM entry_versions v WHERE v.entry_version_id = ANY($1::text[])",
+                                " FROM unnest($1::text[]) AS u(id) CROSS JOIN LATERAL (SELECT * FROM entry_versions"
+                                " WHERE entry_version_id = u.id OFFSET 0) v",
                                 {TextArray(ids)}));
   std::unordered_map<std::string, EntryVersion> versions;
   for (int i = 0; i < r.size(); ++i) {

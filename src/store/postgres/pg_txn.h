@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "store/postgres/pg_conn.h"
@@ -163,6 +164,9 @@ class PgTxn final : public WriteTxn {
  private:
   Status PutGraphEdges(const NewRevision& rev);
   Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
+  // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
+  // its error is answered by the next statement, or when the store flushes the write's end.
+  Status Send(const std::string& sql, const Params& params) { return c_.Send(sql, params); }
   const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
@@ -171,7 +175,13 @@ class PgTxn final : public WriteTxn {
   Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                         const std::string& reason, const std::vector<std::string>& lineage,
                         int64_t created_at_ms);
-  Status ProjectVectors(const NewRevision& rev);
+  // An entry a revision creates: its full-text document number and its first text.
+  struct NewEntry {
+    int64_t doc = 0;
+    const std::string* text = nullptr;
+  };
+  using NewEntries = std::unordered_map<std::string, NewEntry>;  // by entry_id
+  Status ProjectVectors(const NewRevision& rev, const NewEntries& fresh);
   // Full text (pg_text.cc).
   Status IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
   Status IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text);

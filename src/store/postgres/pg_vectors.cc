@@ -21,8 +21,8 @@ Result<ArtifactVectors> LoadArtifactVectors(Conn& c, const std::string& artifact
 
 Status AddMissing(Conn& c, const std::string& artifact_id, int64_t delta) {
   if (delta == 0) return Status::Ok();
-  return c.Query("UPDATE artifacts SET vector_missing = vector_missing + $2 WHERE artifact_id = $1",
-                 {artifact_id, P(delta)}).status();
+  return c.Send("UPDATE artifacts SET vector_missing = vector_missing + $2 WHERE artifact_id = $1",
+                {artifact_id, P(delta)});
 }
 
 int64_t Missing(bool active, bool has_vector, const std::string& profile, const std::string& artifact_profile) {
@@ -31,7 +31,7 @@ int64_t Missing(bool active, bool has_vector, const std::string& profile, const 
 
 }  // namespace
 
-Status PgTxn::ProjectVectors(const NewRevision& rev) {
+Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
   const std::string& artifact = rev.info.memory.artifact_id;
   PC_ASSIGN_OR_RETURN(ArtifactVectors state, LoadArtifactVectors(c_, artifact));
   if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
@@ -41,8 +41,11 @@ Status PgTxn::ProjectVectors(const NewRevision& rev) {
   }
   int64_t delta = 0;
   for (const ManifestUpdate& u : rev.manifest) {
-    PC_ASSIGN_OR_RETURN(Rows old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
-                                    " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+    Rows old;  // an entry created here has no row yet
+    if (!fresh.count(u.entry_id)) {
+      PC_ASSIGN_OR_RETURN(old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
+                                 " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+    }
     if (old.size() == 1) {
       const int64_t was = Missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2), state.profile);
       if (old.Text(0, 3) == u.entry_version_id) {  // retire: same version, only the flag changes
@@ -55,15 +58,14 @@ Status PgTxn::ProjectVectors(const NewRevision& rev) {
     }
     auto vec = rev.vectors.find(u.entry_version_id);
     const bool has = vec != rev.vectors.end();
-    PC_RETURN_IF_ERROR(Q("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
-                         " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
-                         " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
-                         " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
-                         {u.entry_id, artifact, u.entry_version_id, P(u.active),
-                          has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
-                          has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
-                              : std::nullopt})
-                           .status());
+    PC_RETURN_IF_ERROR(Send("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
+                            " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
+                            " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
+                            " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
+                            {u.entry_id, artifact, u.entry_version_id, P(u.active),
+                             has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
+                             has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
+                                 : std::nullopt}));
     delta += Missing(u.active, has, has ? rev.vector_profile : std::string(), state.profile);
   }
   return AddMissing(c_, artifact, delta);
