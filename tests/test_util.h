@@ -69,6 +69,8 @@ struct Fixture {
 }  // namespace pc::testing
 
 // Asserts that a Status or Result is OK, printing the error otherwise.
+// `expr` is held by reference: give it a Result or Status that outlives the statement, never a
+// reference into a temporary (`Call().status()` dangles: ASan's stack-use-after-scope).
 #define PC_ASSERT_OK(expr)                                   \
   do {                                                       \
     const auto& pc_r_ = (expr);                              \

@@ -99,7 +99,8 @@ TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates
   for (const auto& w : {old, again}) {
     Citation c = *w->citation;
     c.memory.revision = Head();
-    PC_ASSERT_OK(f.memory->Retire({scope, c, "superseded", "t"}).status());
+    auto retired = f.memory->Retire({scope, c, "superseded", "t"});
+    PC_ASSERT_OK(retired);
   }
   auto third = Remember("The orders importer rejects decimal amounts which use a comma separator.");
   PC_ASSERT_OK(third);
