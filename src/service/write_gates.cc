@@ -34,10 +34,12 @@ double Cosine(const std::vector<float>& a, const float* b, size_t n) {
 // Each is exactly one term of the index: a phrase of several terms costs PostgreSQL a statement of
 // its own (a paragraph of Chinese or paths made a remember 130 ms slower). The similarity itself
 // compares bigrams and identifiers too.
-TextQuery ReconcileQuery(const std::string& text) {
+TextQuery ReconcileQuery(const std::string& text) { return ReconcileQuery(SimilarityTerms(text)); }
+
+TextQuery ReconcileQuery(const std::vector<std::string>& similarity_terms) {
   std::vector<std::string> terms;
   std::vector<int32_t> cps;
-  for (const std::string& t : SimilarityTerms(text)) {
+  for (const std::string& t : similarity_terms) {
     cps.clear();
     if (!DecodeUtf8(t, cps) || cps.empty()) continue;
     const bool cjk = cps[0] >= 0x2E80;
@@ -56,11 +58,10 @@ Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifa
                                                       const std::string& profile, const std::string& skip_entry) {
   std::vector<NearDuplicate> out;
   if (memory.head_revision == 0) return out;
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(text), kReconcilePerTerm,
-                                                          kReconcileCandidates,
-                                                          kReconcileRecent));
-  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   const std::vector<std::string> mine = SimilarityTerms(text);
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(mine), kReconcilePerTerm,
+                                                          kReconcileCandidates, kReconcileRecent));
+  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   std::map<std::string, double> cosine;  // entry_id → cosine
   if (vector && !profile.empty()) {
     std::vector<std::string> ids;

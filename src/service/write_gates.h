@@ -37,6 +37,8 @@ inline constexpr size_t kReconcilePhrases = 16;  // query terms a reconcile sear
 // The terms a reconcile looks candidates up by: the text's distinct plain words and CJK characters
 // (no identifiers, no CJK bigrams), at most kReconcilePhrases of them, longest first.
 TextQuery ReconcileQuery(const std::string& text);
+// The same from the text's SimilarityTerms, when the caller has them already.
+TextQuery ReconcileQuery(const std::vector<std::string>& similarity_terms);
 
 // The active head entries of `memory` that nearly say `text`, most similar first; `skip_entry`
 // (the entry a revise replaces) is left out. `vector` / `profile`: the text's vector, if any.

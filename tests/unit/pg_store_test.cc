@@ -27,7 +27,26 @@ class PgStore : public ::testing::Test {
     PC_REQUIRE_TEST_PG();
     schema = std::make_unique<TempPgSchema>();
   }
+  // A store of its own on the schema (replaying every write callback when asked), a memory service
+  // on it, and one new scope: the set-up of the group tests.
+  void OpenWithScope(const std::string& key, bool replay = false) {
+    pg::PgOptions options;
+    options.url = schema->url();
+    options.replay_writes = replay;
+    auto opened = pg::PgStore::Open(options);
+    PC_ASSERT_OK(opened);
+    store = std::move(*opened);
+    memory = std::make_unique<MemoryService>(*store, ServiceLimits{}, &embedder);
+    auto scope = memory->CreateScope(key);
+    PC_ASSERT_OK(scope);
+    id = scope->scope.scope_id;
+    artifact = scope->scope.memory_artifact_id;
+  }
   std::unique_ptr<TempPgSchema> schema;
+  HashEmbedder embedder;
+  std::unique_ptr<pg::PgStore> store;
+  std::unique_ptr<MemoryService> memory;
+  std::string id, artifact;
 };
 
 TEST_F(PgStore, AJobRunsOnOneServerAtATime) {
@@ -152,22 +171,15 @@ Source NewSource(const std::string& scope, const std::string& text) {
 // whose statement fails (PostgreSQL aborts the transaction: the same), and good ones. Each failing
 // write leaves nothing; the others keep everything, full text included.
 TEST_F(PgStore, AFailingWriteInAGroupFailsAloneAndChangesNothing) {
-  pg::PgOptions options;
-  options.url = schema->url();
-  auto store = pg::PgStore::Open(options);
-  PC_ASSERT_OK(store);
-  MemoryService memory(**store, ServiceLimits{});
-  auto scope = memory.CreateScope("project:group");
-  PC_ASSERT_OK(scope);
-  const std::string id = scope->scope.scope_id;
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:group"));
   std::vector<Status> results(5, Status::Ok());
   {
-    LaneHolder hold(**store, id);
+    LaneHolder hold(*store, id);
     std::vector<std::thread> writers;
     const char* texts[] = {"alpha kept", "bravo refused", "charlie kept", "delta broken", "echo kept"};
     for (int i = 0; i < 5; ++i) {
       writers.emplace_back([&, i] {
-        results[i] = (*store)->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
+        results[i] = store->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
           // "delta" names a scope that does not exist: its INSERT fails on the foreign key.
           auto appended = txn.AppendSource(NewSource(i == 3 ? "scp_missing" : id, texts[i]));
           if (!appended.ok()) return appended.status();
@@ -182,10 +194,10 @@ TEST_F(PgStore, AFailingWriteInAGroupFailsAloneAndChangesNothing) {
   EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
   EXPECT_FALSE(results[3].ok());
   EXPECT_NE(results[3].code(), Code::kUnavailable) << "a broken statement is not a lost race";
-  const auto stats = (*store)->group_stats();
+  const auto stats = store->group_stats();
   EXPECT_GE(stats.reruns, 1u) << "the failing writes did not share a group";
   EXPECT_LT(stats.commits, stats.writes);
-  PC_ASSERT_OK((*store)->Read([&](ReadTxn& txn) -> Status {
+  PC_ASSERT_OK(store->Read([&](ReadTxn& txn) -> Status {
     auto log = txn.ListSources(id, 0, 10);
     if (!log.ok()) return log.status();
     EXPECT_EQ(log->size(), 3u);
@@ -206,22 +218,15 @@ TEST_F(PgStore, AFailingWriteInAGroupFailsAloneAndChangesNothing) {
 // A write of a group that lost a race (a lost race's SQLSTATE) is rolled back alone and runs again
 // after the others committed; nobody sees an error.
 TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
-  pg::PgOptions options;
-  options.url = schema->url();
-  auto store = pg::PgStore::Open(options);
-  PC_ASSERT_OK(store);
-  MemoryService memory(**store, ServiceLimits{});
-  auto scope = memory.CreateScope("project:race");
-  PC_ASSERT_OK(scope);
-  const std::string id = scope->scope.scope_id;
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:race"));
   std::atomic<int> racer_runs{0};
   std::vector<Status> results(3, Status::Ok());
   {
-    LaneHolder hold(**store, id);
+    LaneHolder hold(*store, id);
     std::vector<std::thread> writers;
     for (int i = 0; i < 3; ++i) {
       writers.emplace_back([&, i] {
-        results[i] = (*store)->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
+        results[i] = store->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
           auto appended = txn.AppendSource(NewSource(id, "write " + std::to_string(i)));
           if (!appended.ok()) return appended.status();
           // Lost in the group's first pass and again in its savepoint pass: it runs a third time.
@@ -235,8 +240,8 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
   }
   for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_GE(racer_runs, 3);  // more when every callback is replayed (the replay: suite)
-  EXPECT_EQ((*store)->write_retries(), 1u);
-  PC_ASSERT_OK((*store)->Read([&](ReadTxn& txn) -> Status {
+  EXPECT_EQ(store->write_retries(), 1u);
+  PC_ASSERT_OK(store->Read([&](ReadTxn& txn) -> Status {
     auto log = txn.ListSources(id, 0, 10);
     if (!log.ok()) return log.status();
     EXPECT_EQ(log->size(), 3u);
@@ -248,24 +253,15 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
 // Every callback replayed (store.h's contract; POWERCONTEXT_TEST_REPLAY_WRITES=1 switches it on
 // for whole suites): grouped remembers, a duplicate, a revise and a retire answer as if run once.
 TEST_F(PgStore, GroupedWritesReplayedAnswerAsIfRunOnce) {
-  pg::PgOptions options;
-  options.url = schema->url();
-  options.replay_writes = true;
-  auto store = pg::PgStore::Open(options);
-  PC_ASSERT_OK(store);
-  HashEmbedder embedder;
-  MemoryService memory(**store, ServiceLimits{}, &embedder);
-  auto scope = memory.CreateScope("project:replayed");
-  PC_ASSERT_OK(scope);
-  const std::string id = scope->scope.scope_id;
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:replayed", true));
   std::vector<Result<WriteOutcome>> results(6, Status(Code::kInternal, ""));
   {
-    LaneHolder hold(**store, id);
+    LaneHolder hold(*store, id);
     std::vector<std::thread> writers;
     for (int i = 0; i < 6; ++i)
       writers.emplace_back([&, i] {
         // Two of them say the same: one adds it, the other is its duplicate.
-        results[i] = memory.Remember({id, "fact", i == 5 ? "Replayed entry 4." : "Replayed entry " + std::to_string(i) + ".",
+        results[i] = memory->Remember({id, "fact", i == 5 ? "Replayed entry 4." : "Replayed entry " + std::to_string(i) + ".",
                                       "", "t", {}});
       });
     for (auto& w : writers) w.join();
@@ -286,26 +282,26 @@ TEST_F(PgStore, GroupedWritesReplayedAnswerAsIfRunOnce) {
   auto first = std::find_if(results.begin(), results.end(), [](auto& r) { return r->changed; });
   Citation at_head = *(*first)->citation;
   at_head.memory.revision = 5;
-  auto revised = memory.Revise({id, at_head, "Replayed and revised.", std::nullopt, "", "t"});
+  auto revised = memory->Revise({id, at_head, "Replayed and revised.", std::nullopt, "", "t"});
   PC_ASSERT_OK(revised);
   EXPECT_EQ(revised->memory.revision, 6);
   EXPECT_EQ(revised->entry->version, 2);
   Citation again = *revised->citation;
-  PC_ASSERT_OK(memory.Retire({id, again, "done", "t"}));
-  PC_ASSERT_OK((*store)->Read([&](ReadTxn& txn) -> Status {
-    auto state = txn.GetVectorState(scope->scope.memory_artifact_id);
+  PC_ASSERT_OK(memory->Retire({id, again, "done", "t"}));
+  PC_ASSERT_OK(store->Read([&](ReadTxn& txn) -> Status {
+    auto state = txn.GetVectorState(artifact);
     if (!state.ok()) return state.status();
     EXPECT_EQ(state->missing, 0);
-    auto listed = txn.ListRevisions(scope->scope.memory_artifact_id, 0, 10);
+    auto listed = txn.ListRevisions(artifact, 0, 10);
     if (!listed.ok()) return listed.status();
     EXPECT_EQ(listed->size(), 7u);
     for (const RevisionInfo& r : *listed) EXPECT_EQ(r.changes.size(), 1u);
-    auto hits = txn.SearchText(scope->scope.memory_artifact_id, BuildTextQuery("replayed"), false, 10);
+    auto hits = txn.SearchText(artifact, BuildTextQuery("replayed"), false, 10);
     if (!hits.ok()) return hits.status();
     EXPECT_EQ(hits->size(), 4u) << "five added, one of them revised then retired";
     return Status::Ok();
   }));
-  EXPECT_GE((*store)->group_stats().reruns, 4u) << "the writes were not replayed";
+  EXPECT_GE(store->group_stats().reruns, 4u) << "the writes were not replayed";
 }
 
 }  // namespace

@@ -104,20 +104,39 @@ Result<const std::string*> Conn::Prepared(const std::string& sql, int params, bo
   return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
+namespace {
+
+// libpq's view of text parameters: a value pointer (null for NULL) and a length per parameter. The
+// strings stay the caller's; libpq copies them before Query or Send returns.
+class TextParams {
+ public:
+  explicit TextParams(const std::vector<std::optional<std::string>>& params) {
+    values_.reserve(params.size());
+    lengths_.reserve(params.size());
+    for (const auto& p : params) {
+      values_.push_back(p ? p->c_str() : nullptr);
+      lengths_.push_back(p ? static_cast<int>(p->size()) : 0);
+    }
+  }
+  int count() const { return static_cast<int>(values_.size()); }
+  const char* const* values() const { return values_.data(); }
+  const int* lengths() const { return lengths_.data(); }
+
+ private:
+  std::vector<const char*> values_;
+  std::vector<int> lengths_;
+};
+
+}  // namespace
+
 Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
   PC_RETURN_IF_ERROR(Flush());
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  values.reserve(params.size());
-  for (const auto& p : params) {
-    values.push_back(p ? p->c_str() : nullptr);
-    lengths.push_back(p ? static_cast<int>(p->size()) : 0);
-  }
-  const int n = static_cast<int>(params.size());
+  const TextParams text(params);
+  const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, false));
-  pg_result* r = name ? PQexecPrepared(c_, name->c_str(), n, values.data(), lengths.data(), nullptr, 0)
-                      : PQexecParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
+  pg_result* r = name ? PQexecPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
+                      : PQexecParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Error(sql.substr(0, 60), r);
@@ -127,18 +146,12 @@ Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional
 Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_)) return Error(sql.substr(0, 60), nullptr);
   ++changes_;
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  values.reserve(params.size());
-  for (const auto& p : params) {
-    values.push_back(p ? p->c_str() : nullptr);
-    lengths.push_back(p ? static_cast<int>(p->size()) : 0);
-  }
-  const int n = static_cast<int>(params.size());
+  const TextParams text(params);
+  const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, true));
   // The values are copied into libpq's output buffer here: the caller's strings may go.
-  const int queued = name ? PQsendQueryPrepared(c_, name->c_str(), n, values.data(), lengths.data(), nullptr, 0)
-                          : PQsendQueryParams(c_, sql.c_str(), n, nullptr, values.data(), lengths.data(), nullptr, 0);
+  const int queued = name ? PQsendQueryPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
+                          : PQsendQueryParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
   if (!queued) return Error(sql.substr(0, 60), nullptr);
   sent_.push_back(Sent{sql, false});
   return Status::Ok();
