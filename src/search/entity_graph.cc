@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include "common/utf8.h"
 
@@ -18,7 +19,11 @@ GraphEdge MakeGraphEdge(const GraphTriple& triple, const EntryVersion& v) {
 }
 
 EntityGraph::EntityGraph(const std::vector<GraphEdge>& edges) {
-  std::unordered_map<std::string, size_t> version_index;
+  for (const GraphEdge& e : edges) Add(e.subject_key, e.object_key, e.entry_id, e.entry_version_id);
+}
+
+void EntityGraph::Add(const std::string& subject_key, const std::string& object_key, const std::string& entry_id,
+                      const std::string& entry_version_id) {
   auto entity = [&](const std::string& key) {
     auto [it, added] = entity_index_.emplace(key, entities_.size());
     if (added) {
@@ -27,14 +32,34 @@ EntityGraph::EntityGraph(const std::vector<GraphEdge>& edges) {
     }
     return it->second;
   };
-  for (const GraphEdge& e : edges) {
-    auto [v, added] = version_index.emplace(e.entry_version_id, versions_.size());
-    if (added) versions_.emplace_back(e.entry_id, e.entry_version_id);
-    const size_t s = entity(e.subject_key), o = entity(e.object_key);
-    edges_.push_back(Edge{s, o, v->second});
-    edges_of_[s].push_back(edges_.size() - 1);
-    if (o != s) edges_of_[o].push_back(edges_.size() - 1);
+  auto [v, added] = version_index_.emplace(entry_version_id, versions_.size());
+  if (added) versions_.emplace_back(entry_id, entry_version_id);
+  const size_t s = entity(subject_key), o = entity(object_key);
+  edges_.push_back(Edge{s, o, v->second});
+  edges_of_[s].push_back(edges_.size() - 1);
+  if (o != s) edges_of_[o].push_back(edges_.size() - 1);
+}
+
+bool EntityGraph::HasAnyVersion(const std::vector<std::string>& versions) const {
+  return std::any_of(versions.begin(), versions.end(),
+                     [&](const std::string& v) { return version_index_.count(v) > 0; });
+}
+
+EntityGraph EntityGraph::Changed(const std::vector<std::string>& removed_versions,
+                                 const std::vector<GraphEdge>& added) const {
+  EntityGraph out({});
+  if (!HasAnyVersion(removed_versions)) {
+    out = *this;  // nothing leaves: the same graph, then the new edges
+  } else {
+    // Rebuilt from the edges kept, in their order: entities left without an edge go with them.
+    std::unordered_set<std::string> gone(removed_versions.begin(), removed_versions.end());
+    for (const Edge& e : edges_) {
+      const auto& [entry_id, version_id] = versions_[e.version];
+      if (!gone.count(version_id)) out.Add(entities_[e.subject], entities_[e.object], entry_id, version_id);
+    }
   }
+  for (const GraphEdge& e : added) out.Add(e.subject_key, e.object_key, e.entry_id, e.entry_version_id);
+  return out;
 }
 
 std::vector<size_t> EntityGraph::Named(const std::string& folded_query) const {

@@ -22,6 +22,14 @@ class EntityGraph {
  public:
   explicit EntityGraph(const std::vector<GraphEdge>& edges);
 
+  // The next revision's graph from this one and what changed between them (ReadTxn::GraphDelta):
+  // the edges of `removed_versions` leave, `added` join. Costs the graph's size in memory, not a
+  // read of every edge from the store.
+  EntityGraph Changed(const std::vector<std::string>& removed_versions, const std::vector<GraphEdge>& added) const;
+  // Whether any of `versions` has an edge here (if none has and nothing is added, a change leaves
+  // the graph as it is).
+  bool HasAnyVersion(const std::vector<std::string>& versions) const;
+
   size_t edge_count() const { return edges_.size(); }
   size_t entity_count() const { return entities_.size(); }
 
@@ -47,7 +55,10 @@ class EntityGraph {
   std::vector<std::vector<size_t>> edges_of_;                // entity → edges_
   std::vector<Edge> edges_;
   std::vector<std::pair<std::string, std::string>> versions_;  // entry_id, entry_version_id
+  std::unordered_map<std::string, size_t> version_index_;      // entry_version_id → versions_
 
+  void Add(const std::string& subject_key, const std::string& object_key, const std::string& entry_id,
+           const std::string& entry_version_id);
   std::vector<size_t> Named(const std::string& folded_query) const;
 };
 

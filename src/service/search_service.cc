@@ -340,14 +340,27 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
 }
 
 Result<std::shared_ptr<const EntityGraph>> SearchService::GraphAt(ReadTxn& txn, const Artifact& memory) {
+  CachedGraph base;
   {
     std::lock_guard<std::mutex> lock(graphs_mu_);
     auto it = graphs_.find(memory.artifact_id);
-    if (it != graphs_.end() && it->second.revision == memory.head_revision) return it->second.graph;
+    if (it != graphs_.end() && it->second.revision <= memory.head_revision) base = it->second;
   }
+  if (base.graph && base.revision == memory.head_revision) return base.graph;
   // Built outside the lock: two searches of a new head may both build it; the graph is the same.
-  PC_ASSIGN_OR_RETURN(std::vector<GraphEdge> edges, txn.ListGraphEdges(memory.artifact_id, memory.head_revision));
-  auto graph = std::make_shared<const EntityGraph>(edges);
+  // From an older head's graph and what changed since (the cost of the change, not of the memory);
+  // from every edge the first time (or for a snapshot older than the cached head).
+  std::shared_ptr<const EntityGraph> graph;
+  if (base.graph) {
+    PC_ASSIGN_OR_RETURN(ReadTxn::GraphDelta delta,
+                        txn.ListGraphChanges(memory.artifact_id, base.revision, memory.head_revision));
+    graph = delta.added.empty() && !base.graph->HasAnyVersion(delta.removed_versions)
+                ? base.graph
+                : std::make_shared<const EntityGraph>(base.graph->Changed(delta.removed_versions, delta.added));
+  } else {
+    PC_ASSIGN_OR_RETURN(std::vector<GraphEdge> edges, txn.ListGraphEdges(memory.artifact_id, memory.head_revision));
+    graph = std::make_shared<const EntityGraph>(edges);
+  }
   std::lock_guard<std::mutex> lock(graphs_mu_);
   CachedGraph& slot = graphs_[memory.artifact_id];
   if (slot.graph && slot.revision > memory.head_revision) return graph;  // a newer one is cached

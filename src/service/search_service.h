@@ -127,7 +127,8 @@ class SearchService {
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
   // Why vector search cannot serve `memory` now (empty: it can).
   Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);
-  // The memory's graph projection at its head, built once per head revision (empty: no triples).
+  // The memory's graph projection at its head (empty: no triples): built from the store's edges
+  // once, then moved to each new head by what changed since the cached one.
   Result<std::shared_ptr<const EntityGraph>> GraphAt(ReadTxn& txn, const Artifact& memory);
 
   Store& store_;

@@ -1,4 +1,5 @@
-// Storage interfaces. No backend types appear here: SQLite today, PostgreSQL later.
+// Storage interfaces. No backend types appear here: SQLite (the embedded default) and PostgreSQL
+// (scale-out) implement them.
 //
 // All access happens inside a transaction handed to a callback:
 //   - Read: one consistent snapshot for the whole callback (readers never see half a commit).
@@ -12,8 +13,8 @@
 // transaction and of inputs it does not consume: plan outside (validate, hash, embed — never
 // under the write lock), apply inside; copy what it commits, never std::move out of a captured
 // variable; and reset every result it fills in at its start. Only the last run's effects and
-// results count. POWERCONTEXT_TEST_REPLAY_WRITES=1 makes the SQLite store run every callback
-// twice (the first run rolled back), and the store and service suites pass with it on.
+// results count. POWERCONTEXT_TEST_REPLAY_WRITES=1 makes either store run every callback twice
+// (the first run rolled back), and the store and service suites pass with it on, on both stores.
 #pragma once
 
 #include <functional>
@@ -185,6 +186,16 @@ class ReadTxn {
   // the edges added at or before it whose version is its entry's active version there, in the
   // order they were added.
   virtual Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) = 0;
+  // How the projection changed from revision `after` to `revision` (after < revision): the edges
+  // added in between whose versions are active at `revision`, in the order they were added, and
+  // the versions that stopped being active (revised or retired). It reads what changed, not the
+  // memory: an edge is added in the revision that adds its version, and a version once replaced
+  // or retired never returns, so these two lists are the whole difference.
+  struct GraphDelta {
+    std::vector<GraphEdge> added;
+    std::vector<std::string> removed_versions;
+  };
+  virtual Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) = 0;
 
   // The record of the scope's last flush that processed a window (service/flush_record.h), as
   // that flush wrote it; nullopt before the first.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "extract/operations.h"
 #include "fake_chat.h"
@@ -258,6 +259,85 @@ TEST_F(GraphFlushTest, ReviewModeCarriesTriplesToTheApproval) {
   auto edges = EdgesAt(approved->result->revision);
   ASSERT_EQ(edges.size(), 1u);
   EXPECT_EQ(edges[0].triple.subject, "Alice");
+}
+
+
+// The search graph follows each new head from what changed since the cached one (a flush's
+// triples, a revise, a retire, a write without triples). At every head the store's delta applied
+// to the previous projection is the projection, and the warm service (moving its graph along)
+// answers exactly as a cold one that builds the graph from every edge.
+TEST_F(GraphFlushTest, EachHeadsGraphMovedByTheChangesIsTheGraphOfAllItsEdges) {
+  auto key = [](const GraphEdge& e) { return e.entry_version_id + "|" + e.subject_key + "|" + e.object_key; };
+  auto same_graph_everywhere = [&](int64_t before, int64_t head) {
+    std::multiset<std::string> moved, built;
+    for (const GraphEdge& e : EdgesAt(before)) moved.insert(key(e));
+    PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+      PC_ASSIGN_OR_RETURN(ReadTxn::GraphDelta delta, txn.ListGraphChanges(memory.artifact_id, before, head));
+      for (const std::string& v : delta.removed_versions)
+        for (auto it = moved.begin(); it != moved.end();) it = it->rfind(v + "|", 0) == 0 ? moved.erase(it) : ++it;
+      for (const GraphEdge& e : delta.added) moved.insert(key(e));
+      return Status::Ok();
+    }));
+    for (const GraphEdge& e : EdgesAt(head)) built.insert(key(e));
+    EXPECT_EQ(moved, built) << "from revision " << before << " to " << head;
+    SearchService cold{*f.store};
+    for (const char* q : {"What does Alice run on?", "Carol", "billing service", "PostgreSQL", "tea"}) {
+      SearchRequest r;
+      r.scope_id = scope;
+      r.query = q;
+      r.mode = SearchMode::kGraph;
+      r.graph_hops = 3;
+      auto warm = search.Search(r), fresh = cold.Search(r);
+      ASSERT_EQ(warm.ok(), fresh.ok()) << q << " at " << head;
+      if (!warm.ok()) {
+        EXPECT_EQ(warm.status().code(), fresh.status().code());
+        continue;
+      }
+      ASSERT_EQ(warm->hits.size(), fresh->hits.size()) << q << " at " << head;
+      for (size_t i = 0; i < warm->hits.size(); ++i) {
+        EXPECT_EQ(warm->hits[i].item.version.entry_version_id, fresh->hits[i].item.version.entry_version_id) << q;
+        EXPECT_EQ(warm->hits[i].score, fresh->hits[i].score) << q;
+      }
+    }
+  };
+  auto head = [&] {
+    int64_t at = 0;
+    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
+                   PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+                   at = memory.head_revision;
+                   return Status::Ok();
+                 }).ok());
+    return at;
+  };
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}}));
+  FlushOutcome first = FlushThree();
+  ASSERT_TRUE(first.memory);
+  same_graph_everywhere(1, first.memory->revision);
+  int64_t at = head();
+  // A write without triples: the graph stays.
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Releases are tagged on Mondays.", "", "t", std::nullopt, {}}));
+  same_graph_everywhere(at, head());
+  // A second flush: Carol joins, through billing service to the rest.
+  at = head();
+  Add("Carol reads the billing service reports.");
+  fake.ScriptChat({{R"({"operations": [
+      {"op": "add", "kind": "fact", "text": "Carol reads the billing service reports.", "evidence": ["S1"]}],
+    "triples": [{"subject": "Carol", "relation": "reads", "object": "billing service", "evidence": ["S1"]}]})"}});
+  auto second = flush.Flush(scope);
+  PC_ASSERT_OK(second);
+  same_graph_everywhere(at, head());
+  // A revise ends the billing entry's edge; a retire ends Alice's.
+  at = head();
+  Citation billing = first.changes[1].citation;
+  billing.memory.revision = at;
+  PC_ASSERT_OK(f.memory->Revise({scope, billing, "The billing service uses PostgreSQL 16.", std::nullopt, "", "t", {}}));
+  same_graph_everywhere(at, head());
+  Citation alice = first.changes[0].citation;
+  alice.memory.revision = head();
+  PC_ASSERT_OK(f.memory->Retire({scope, alice, "", "t"}));
+  same_graph_everywhere(at, head());  // two heads at once
+  same_graph_everywhere(1, head());   // and from the start
 }
 
 }  // namespace

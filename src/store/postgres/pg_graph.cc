@@ -18,13 +18,19 @@ Status PgTxn::PutGraphEdges(const NewRevision& rev) {
 }
 
 Result<std::vector<GraphEdge>> PgTxn::ListGraphEdges(const std::string& artifact_id, int64_t revision) {
+  return GraphEdgesBetween(artifact_id, 0, revision);
+}
+
+Result<std::vector<GraphEdge>> PgTxn::GraphEdgesBetween(const std::string& artifact_id, int64_t after,
+                                                        int64_t revision) {
   PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT g.entry_id, g.entry_version_id, g.revision, g.subject, g.relation, g.object,"
                                 " g.subject_key, g.object_key, g.evidence FROM graph_edges g JOIN manifest m"
                                 " ON m.artifact_id = g.artifact_id AND m.entry_id = g.entry_id"
                                 " AND m.entry_version_id = g.entry_version_id"
-                                " WHERE g.artifact_id = $1 AND g.revision <= $2 AND m.active AND m.from_revision <= $2"
-                                " AND (m.to_revision IS NULL OR m.to_revision > $2) ORDER BY g.revision, g.seq",
-                                {artifact_id, P(revision)}));
+                                " WHERE g.artifact_id = $1 AND g.revision > $3 AND g.revision <= $2 AND m.active"
+                                " AND m.from_revision <= $2 AND (m.to_revision IS NULL OR m.to_revision > $2)"
+                                " ORDER BY g.revision, g.seq",
+                                {artifact_id, P(revision), P(after)}));
   std::vector<GraphEdge> out;
   for (int i = 0; i < r.size(); ++i) {
     GraphEdge e;
@@ -36,6 +42,16 @@ Result<std::vector<GraphEdge>> PgTxn::ListGraphEdges(const std::string& artifact
     e.object_key = r.Text(i, 7);
     out.push_back(std::move(e));
   }
+  return out;
+}
+
+Result<ReadTxn::GraphDelta> PgTxn::ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) {
+  GraphDelta out;
+  PC_ASSIGN_OR_RETURN(out.added, GraphEdgesBetween(artifact_id, after, revision));
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT from_version_id FROM revision_changes WHERE artifact_id = $1 AND revision > $2"
+                                " AND revision <= $3 AND from_version_id IS NOT NULL ORDER BY revision, seq",
+                                {artifact_id, P(after), P(revision)}));
+  for (int i = 0; i < r.size(); ++i) out.removed_versions.push_back(r.Text(i, 0));
   return out;
 }
 

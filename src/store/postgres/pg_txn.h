@@ -152,6 +152,7 @@ class PgTxn final : public WriteTxn {
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
   Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
+  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) override;
   Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
   Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
 
@@ -163,6 +164,8 @@ class PgTxn final : public WriteTxn {
 
  private:
   Status PutGraphEdges(const NewRevision& rev);
+  // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
+  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after, int64_t revision);
   Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
   // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
   // its error is answered by the next statement, or when the store flushes the write's end.

@@ -149,11 +149,14 @@ class SqliteTxn final : public WriteTxn {
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
   Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
+  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) override;
   Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
   Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
 
  private:
   Status PutGraphEdges(const NewRevision& rev);
+  // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
+  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after, int64_t revision);
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
