@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 namespace pc {
 
@@ -19,19 +21,40 @@ AnnGraph::~AnnGraph() = default;
 
 Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const float* rows,
                                                   std::vector<Member> members,
-                                                  const std::atomic<bool>* stop) {
+                                                  const std::atomic<bool>* stop, size_t threads) {
   std::unique_ptr<AnnGraph> g(new AnnGraph(dim));
   try {
     g->impl_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(
         &g->impl_->space, std::max<size_t>(members.size(), 1), kAnnLinks, kAnnBuildBreadth);
     g->impl_->hnsw->setEf(kAnnSearchBreadth);
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (stop && stop->load(std::memory_order_relaxed)) return Internal("ann build cancelled");
-      g->impl_->hnsw->addPoint(rows + i * dim, members[i].label);
-    }
   } catch (const std::exception& e) {
     return Internal(std::string("ann build failed: ") + e.what());
   }
+  // Each thread takes the next row; the first row goes in alone (it is the entry point).
+  std::atomic<size_t> next{0};
+  std::mutex failed_mu;
+  std::string failed;
+  auto insert = [&](size_t until) {
+    for (size_t i; (i = next.fetch_add(1)) < until;) {
+      if (stop && stop->load(std::memory_order_relaxed)) return;
+      try {
+        g->impl_->hnsw->addPoint(rows + i * dim, members[i].label);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(failed_mu);
+        if (failed.empty()) failed = e.what();
+        next = members.size();  // the others stop too
+        return;
+      }
+    }
+  };
+  insert(std::min<size_t>(1, members.size()));
+  if (failed.empty()) next = std::min<size_t>(1, members.size());
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads && members.size() > 1; ++t) helpers.emplace_back(insert, members.size());
+  insert(members.size());
+  for (std::thread& h : helpers) h.join();
+  if (!failed.empty()) return Internal("ann build failed: " + failed);
+  if (stop && stop->load(std::memory_order_relaxed)) return Internal("ann build cancelled");
   g->members_ = std::move(members);
   return g;
 }

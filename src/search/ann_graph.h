@@ -32,11 +32,13 @@ class AnnGraph {
     uint32_t label;
     std::string version_id;
   };
-  // Builds over members.size() rows of `dim` floats, row i for members[i]. Fails (Internal,
-  // "cancelled") when *stop turns true, checked between rows.
+  // Builds over members.size() rows of `dim` floats, row i for members[i], inserting from
+  // `threads` threads at once (hnswlib's inserts lock per node; the graph differs from run to run
+  // with more than one, its recall does not). Fails (Internal, "cancelled") when *stop turns
+  // true, checked between rows.
   static Result<std::unique_ptr<AnnGraph>> Build(size_t dim, const float* rows,
                                                  std::vector<Member> members,
-                                                 const std::atomic<bool>* stop = nullptr);
+                                                 const std::atomic<bool>* stop = nullptr, size_t threads = 1);
   // Reads a graph written by Save; an error when the file is missing, damaged or of another
   // dimension.
   static Result<std::unique_ptr<AnnGraph>> Load(const std::string& path, size_t dim);

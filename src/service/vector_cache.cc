@@ -1,5 +1,9 @@
 #include "service/vector_cache.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "common/guarded.h"
@@ -8,6 +12,9 @@
 
 namespace pc {
 namespace {
+
+constexpr int kBuildNice = 10;  // CFS gives a nice-10 thread ~1/10 of a core a busy request thread wants
+constexpr size_t kMaxBuildThreads = 8;
 
 // Scans the store directly: for a snapshot older than the cache (another search moved it on).
 Result<std::vector<VectorIndex::Hit>> ScanStore(ReadTxn& txn, const std::string& artifact_id,
@@ -130,6 +137,9 @@ void VectorCache::MaybeQueueBuild(const std::shared_ptr<Slot>& slot) {
 }
 
 void VectorCache::BuildLoop() {
+  // Searches come first: the builds run at a lower priority (their insert threads inherit it) on
+  // every core, so that they take the idle time and yield to requests (docs/benchmarks.md, scale).
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kBuildNice);
   std::unique_lock<std::mutex> lock(build_mu_);
   while (true) {
     build_cv_.wait(lock, [&] { return stopping_ || !build_queue_.empty(); });
@@ -159,7 +169,8 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
     profile = slot->profile;
     snap = index->TakeSnapshot();
   }
-  auto graph = AnnGraph::Build(index->dimension(), snap.rows.data(), std::move(snap.members), &stopping_);
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxBuildThreads);
+  auto graph = AnnGraph::Build(index->dimension(), snap.rows.data(), std::move(snap.members), &stopping_, threads);
   snap.rows = {};
   if (graph.ok()) {
     if (std::string path = GraphPath(slot->artifact_id, profile); !path.empty()) {

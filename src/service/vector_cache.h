@@ -2,8 +2,9 @@
 // vector projection, then brought forward revision by revision from the changes log, inside the
 // caller's read transaction, so a search still answers from exactly its snapshot.
 //
-// A memory of at least `ann_min_rows` vectors also gets an approximate graph (hnswlib), built by
-// one background thread from a copy of its vectors while searches go on exactly; rebuilt when the
+// A memory of at least `ann_min_rows` vectors also gets an approximate graph (hnswlib), built in
+// the background (one build at a time, inserting from every core at a lower priority than
+// requests) from a copy of its vectors while searches go on exactly; rebuilt when the
 // vectors changed since (searched exactly beside it) pass a tenth of the memory. With an
 // `ann_dir`, each graph is saved there and loaded with the vectors after a restart instead of
 // being rebuilt; a saved graph is a cache, checked vector by vector against the store.
