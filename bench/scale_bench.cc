@@ -132,6 +132,7 @@ nlohmann::json Run(int64_t entries, int clients, int requests, int queries, cons
     std::fprintf(stderr, "scale_bench: the bulk fill failed\n");
     std::exit(1);
   }
+  if (schema && !schema->Analyze().ok()) std::fprintf(stderr, "scale_bench: ANALYZE failed\n");
   const double fill_s = MillisSince(fill_start) / 1000;
 
   HttpOptions http;

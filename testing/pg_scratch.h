@@ -32,6 +32,14 @@ class PgScratchSchema {
   const std::string& url() const { return url_; }
   const std::string& name() const { return name_; }
 
+  // ANALYZE of the schema's tables: what autovacuum does for a table that grows through normal
+  // writes, which a bulk fill outpaces (the planner would plan for empty tables meanwhile).
+  Status Analyze() const {
+    auto conn = pg::Conn::Open(url_);
+    if (!conn.ok()) return conn.status();
+    return (*conn)->Exec("ANALYZE");
+  }
+
   // Bytes of the schema's tables with their indexes and TOAST.
   int64_t Bytes() const {
     auto admin = pg::Conn::Open(base_);
