@@ -7,7 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 #include "auth/request_context.h"
+#include "client/jsonl_import.h"
+#include "mcp/transports.h"
 #include "routed_services.h"
 #include "service/write_gates.h"
 #include "test_util.h"
@@ -183,6 +187,43 @@ TEST_F(RememberBatchTest, TheRouteAnswersEachEntryAsRemember) {
     EXPECT_TRUE(refused.body.contains("error")) << refused.body.dump();
   }
   EXPECT_EQ(Head(), 1) << "a refused batch changes nothing";
+}
+
+// `powercontext import jsonl` through the route: batches of up to 1,000 lines, a re-run adds
+// nothing, a line that is not JSON sends nothing, a line the server refuses is named by number.
+TEST_F(RememberBatchTest, JsonlImportWritesInBatchesAndNamesABadLine) {
+  testing::RoutedServices routed{f};
+  const Principal local;
+  ScopedRequest as(local, "test");
+  const CallRoute call = InProcessRoutes(routed.router);
+  std::string file;
+  for (int i = 0; i < 1500; ++i)
+    file += Json{{"kind", "fact"}, {"text", "Batch job " + std::to_string(i) + " exports ledger " + std::to_string(i * 7)}}
+                .dump() +
+            (i == 3 ? "\n\n" : "\n");
+  std::istringstream in(file);
+  auto r = ImportJsonl(call, "project:batch", in);
+  PC_ASSERT_OK(r);
+  EXPECT_EQ(r->lines, 1500);
+  EXPECT_EQ(r->batches, 2);
+  EXPECT_EQ(r->added, 1500);
+  EXPECT_EQ(r->revision, 2);
+  std::istringstream again(file);
+  auto rerun = ImportJsonl(call, "project:batch", again);
+  PC_ASSERT_OK(rerun);
+  EXPECT_EQ(rerun->added, 0);
+  EXPECT_EQ(rerun->duplicates, 1500);
+  EXPECT_EQ(Head(), 2) << "nothing new: no revision";
+
+  std::istringstream not_json("{\"kind\": \"fact\", \"text\": \"New one.\"}\n[1, 2]\n");
+  auto refused = ImportJsonl(call, "project:batch", not_json);
+  ASSERT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("line 2"), std::string::npos) << refused.status().message();
+  std::istringstream blank("{\"kind\": \"fact\", \"text\": \"New one.\"}\n\n{\"kind\": \"fact\", \"text\": \" \"}\n");
+  auto bad = ImportJsonl(call, "project:batch", blank);
+  ASSERT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("line 3"), std::string::npos) << bad.status().message();
+  EXPECT_EQ(Head(), 2) << "a refused line sends nothing, a refused batch writes nothing";
 }
 
 }  // namespace
