@@ -4,7 +4,7 @@
 //   build/bench/scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000]
 //                           [--queries 2000] [--store postgresql://…] [--json FILE]
 //                           [--reconcile warn|off|reject] [--embed hash|none]
-//                           [--load fill|api] [--load-reconcile off|warn|reject] [--server BIN]
+//                           [--load fill|api] [--load-reconcile off|warn|reject] [--server BIN] [--keep]
 //
 // For each size a fresh store (SQLite in a temp dir, or with --store a fresh schema on that
 // PostgreSQL database) is filled with statements of 8–12 words from one 30-word vocabulary, as a
@@ -28,6 +28,7 @@
 // next to bench/) started on the same data directory, as a user would: the time until
 // /health/ready answers 200, its first vector search (loading the vectors and the saved graph),
 // fts and vector p50/p99 through it, and its resident memory (VmRSS, VmHWM), also per million.
+// --keep leaves each size's data directory in place (its path printed), to profile `serve` on it.
 // Searches run after the remembers, so the graph and vector index have caught up with writes
 // made over HTTP too. Deterministic texts (fixed seeds); medians come from running it again.
 #include <httplib.h>
@@ -127,6 +128,7 @@ Phase Drive(int port, int clients, int total, const std::function<bool(httplib::
 struct Options {
   int clients = 4, requests = 2000, queries = 2000;
   std::string store, reconcile = "warn", embed = "hash", load = "fill", server;
+  bool keep = false;           // leave the data directory (for profiling `serve` on it after)
   std::string load_reconcile;  // the scope's reconcile setting during an api load ("": the server's)
 };
 
@@ -345,7 +347,10 @@ nlohmann::json Run(int64_t entries, const Options& o) {
   rt.reset();
   if (!o.server.empty()) out["restart"] = Restart(o, dir, schema ? schema->url() : "", scope.scope_id, entries);
   PrintRow(out);
-  std::filesystem::remove_all(dir);
+  if (o.keep)
+    std::printf("    kept %s (scope %s)\n", dir.c_str(), scope.scope_id.c_str());
+  else
+    std::filesystem::remove_all(dir);
   return out;
 }
 
@@ -383,13 +388,14 @@ int main(int argc, char** argv) {
     else if (a == "--embed" && value) o.embed = argv[++i];
     else if (a == "--load" && value) o.load = argv[++i];
     else if (a == "--load-reconcile" && value) o.load_reconcile = argv[++i];
+    else if (a == "--keep") o.keep = true;
     else if (a == "--server" && value) o.server = argv[++i];  // "" skips the restart
     else if (a == "--json" && value) json_path = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000] [--queries 2000]"
                    " [--store postgresql://…] [--reconcile warn|off|reject] [--embed hash|none] [--load fill|api]"
-                   " [--load-reconcile off|warn|reject]"
+                   " [--load-reconcile off|warn|reject] [--keep]"
                    " [--server BIN] [--json FILE]\n");
       return 2;
     }
