@@ -59,18 +59,6 @@ int64_t DirectoryBytes(const std::string& dir) {
   return total;
 }
 
-// Resident memory of a process, from /proc (kB): VmRSS now, VmHWM the peak.
-std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  int64_t rss = 0, hwm = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) rss = std::stoll(line.substr(6));
-    if (line.rfind("VmHWM:", 0) == 0) hwm = std::stoll(line.substr(6));
-  }
-  return {rss, hwm};
-}
-
 // `powercontext serve` on the filled data directory, as a user would start it: how long until it
 // answers, its first searches, and its resident memory once the memory's vectors are loaded.
 // On PostgreSQL (`store_url` set) this is a server joining the others: `dir` is its own empty

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,18 @@ inline pid_t SpawnQuiet(std::vector<std::string> args, int stdin_fd = -1) {
     _exit(127);
   }
   return pid;
+}
+
+// Resident memory of a process, from /proc (kB): VmRSS now, VmHWM the peak.
+inline std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  int64_t rss = 0, hwm = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) rss = std::stoll(line.substr(6));
+    if (line.rfind("VmHWM:", 0) == 0) hwm = std::stoll(line.substr(6));
+  }
+  return {rss, hwm};
 }
 
 }  // namespace pc

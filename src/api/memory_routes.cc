@@ -37,13 +37,18 @@ struct WriteFields {
   bool explain = false;
 };
 
-Result<WriteFields> ReadWriteFields(const Body& body) {
-  WriteFields w;
+Result<std::string> ReadReason(const Body& body) {
   PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
   std::optional<size_t> chars = reason ? CountCodePoints(*reason) : std::optional<size_t>(0);
   if (!chars || *chars > 512)
-    return InvalidArgument("reason must be at most 512 characters of UTF-8").WithDetail("field", "reason");
-  w.reason = reason.value_or("");
+    return InvalidArgument(body.Path("reason") + " must be at most 512 characters of UTF-8")
+        .WithDetail("field", body.Path("reason"));
+  return reason.value_or("");
+}
+
+Result<WriteFields> ReadWriteFields(const Body& body) {
+  WriteFields w;
+  PC_ASSIGN_OR_RETURN(w.reason, ReadReason(body));
   PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
   // With auth on, a revision's actor is the token's name, never a string the client sent.
   const Principal& who = CurrentPrincipal();
@@ -88,6 +93,31 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
   return Ok(MutationJson(out, w.explain));
+}
+
+// ours: entries for one scope written as one revision (docs/api.md); each entry's answer is
+// remember's with explain, in the request's order.
+Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "entries", "reason", "expected_revision", "actor"}));
+  RememberBatchRequest r;
+  PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  PC_ASSIGN_OR_RETURN(std::vector<Body> items, body.Objects("entries", {"kind", "text", "reason", "evidence"}));
+  for (const Body& item : items) {
+    RememberRequest e;
+    PC_ASSIGN_OR_RETURN(e.kind, item.String("kind"));
+    PC_ASSIGN_OR_RETURN(e.text, item.String("text"));
+    PC_ASSIGN_OR_RETURN(e.reason, ReadReason(item));
+    PC_ASSIGN_OR_RETURN(e.evidence, item.Strings("evidence"));
+    r.entries.push_back(std::move(e));
+  }
+  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
+  PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
+  r.reason = std::move(w.reason);
+  r.actor = std::move(w.actor);
+  PC_ASSIGN_OR_RETURN(BatchOutcome out, svc.RememberBatch(r));
+  Json entries = Json::array();
+  for (const WriteOutcome& e : out.entries) entries.push_back(MutationJson(e, true));
+  return Ok(Json{{"memory", ToJson(out.memory)}, {"changed", out.changed}, {"entries", std::move(entries)}});
 }
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
@@ -245,6 +275,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 void AddMemoryRoutes(Router& router, Services services) {
   MemoryService& memory = services.memory;
   router.Add("POST", "/v1/memory/remember", {"remember_memory", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Remember));
+  router.Add("POST", "/v1/memory/remember/batch", {"remember_memory_batch", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch}, Bind(memory, RememberBatch));
   router.Add("POST", "/v1/memory/entries/list", {"list_memory_entries", Permission::kRead, ScopeIn::kBody}, Bind(memory, ListEntries));
   router.Add("POST", "/v1/memory/entries/get", {"get_memory_entry", Permission::kRead, ScopeIn::kBody}, Bind(memory, GetEntry));
   router.Add("POST", "/v1/memory/entries/revise", {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Revise));

@@ -1,5 +1,6 @@
 #include "app/memory_md_command.h"
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "api/router.h"
 #include "app/runtime.h"
 #include "cli/commands.h"
+#include "client/jsonl_import.h"
 #include "mcp/transports.h"
 #include "memory_md/memory_md.h"
 
@@ -27,6 +29,36 @@ int WithRoutes(const Config& config, bool local, const std::function<int(const C
   Router router;
   AddRoutes(router, (*built)->services());
   return fn(InProcessRoutes(router));
+}
+
+// `import jsonl`: entries from JSON lines through POST /v1/memory/remember/batch (client/jsonl_import.h).
+void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o, std::vector<MemoryMdCommand>& out) {
+  CLI::App* cmd = imp->add_subcommand(
+      "jsonl", "entries from a file of JSON lines ({\"kind\", \"text\", \"reason\", \"evidence\"} each), "
+               "written through POST /v1/memory/remember/batch: up to 1,000 entries a revision");
+  cmd->add_option("path", o->path, "the file, or - for standard input")->required();
+  cmd->add_option("--scope,-s", o->scope, "the scope")->required();
+  out.push_back({cmd, [o](const Config& config, bool local, bool json) {
+                   std::ifstream file;
+                   if (o->path != "-") {
+                     file.open(o->path);
+                     if (!file) return ReportError(NotFound("cannot open " + o->path));
+                   }
+                   std::istream& in = o->path == "-" ? std::cin : file;
+                   return WithRoutes(config, local, [&](const CallRoute& call) {
+                     auto r = ImportJsonl(call, o->scope, in);
+                     if (!r.ok()) return ReportError(r.status());
+                     if (json)
+                       std::cout << nlohmann::json{{"lines", r->lines}, {"batches", r->batches}, {"added", r->added},
+                                                   {"duplicates", r->duplicates}, {"revision", r->revision}}.dump(2)
+                                 << "\n";
+                     else
+                       std::cout << r->lines << " entries: " << r->added << " added, " << r->duplicates
+                                 << " already there, in " << r->batches << " revisions (now at revision "
+                                 << r->revision << ")\n";
+                     return 0;
+                   });
+                 }});
 }
 
 }  // namespace
@@ -82,6 +114,7 @@ std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
                      return 0;
                    });
                  }});
+  AddJsonlImport(imp, o, out);
   return out;
 }
 

@@ -39,7 +39,10 @@ Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, cons
                                      const std::vector<GraphEdge>& edges) {
   std::vector<OneChange> one{change};
   PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one, edges));
-  OneChange& c = one[0];
+  return ChangeOutcome(ref, one[0]);
+}
+
+WriteOutcome ChangeOutcome(const MemoryRef& ref, OneChange& c) {
   WriteOutcome out;
   out.memory = ref;
   out.changed = true;

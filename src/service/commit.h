@@ -37,4 +37,8 @@ Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, cons
                                      const std::string& reason, const OneChange& change,
                                      const std::vector<GraphEdge>& edges = {});
 
+// A committed change (CommitChanges filled it in), answered as a write at revision `ref`: its new
+// version (moved out of `change`) and citation.
+WriteOutcome ChangeOutcome(const MemoryRef& ref, OneChange& change);
+
 }  // namespace pc

@@ -57,6 +57,18 @@ struct RememberRequest {
   std::vector<std::string> evidence;  // ours: URLs, source ids, citations (write_gates.h)
 };
 
+// ours: POST /v1/memory/remember/batch. Entries for one scope, written as one revision (one add per
+// new entry); each entry passes what a remember passes. `entries[i]` gives kind, text, reason
+// (the version's) and evidence; its scope_id, actor and expected_revision are the batch's.
+inline constexpr size_t kMaxRememberBatch = 1000;
+struct RememberBatchRequest {
+  std::string scope_id;
+  std::vector<RememberRequest> entries;
+  std::string reason;  // the revision's
+  std::string actor;
+  std::optional<int64_t> expected_revision;
+};
+
 struct ReviseRequest {
   std::string scope_id;
   Citation citation;
@@ -85,6 +97,15 @@ struct WriteOutcome {
   std::optional<Change> change;
   std::optional<Citation> duplicate_of;
   std::vector<NearDuplicate> near_duplicates;  // the reconcile gate's warning (write_gates.h)
+};
+
+// The answer of a batch: the memory after it (a new revision when any entry was added, else the
+// head as it was) and each entry's outcome in the request's order, as remember answers it. An
+// entry the batch already holds is a duplicate of that entry's new version.
+struct BatchOutcome {
+  MemoryRef memory;
+  bool changed = false;
+  std::vector<WriteOutcome> entries;
 };
 
 // A scope's write policy: what it overrides, and what applies.
@@ -140,6 +161,7 @@ struct ReadOutcome {
 };
 
 class Embedder;
+struct OneChange;
 
 class MemoryService {
  public:
@@ -153,6 +175,9 @@ class MemoryService {
   Result<ScopesPage> ListScopes(const PageRequest& page);
 
   Result<WriteOutcome> Remember(const RememberRequest& req);
+  // All of the batch's entries or none: one bad or refused entry refuses the batch (its error names
+  // entries[i]) and changes nothing.
+  Result<BatchOutcome> RememberBatch(const RememberBatchRequest& req);
   Result<WriteOutcome> Revise(const ReviseRequest& req);
   Result<WriteOutcome> Retire(const RetireRequest& req);
 
@@ -180,6 +205,8 @@ class MemoryService {
   // What the embedding model reported is added to `usage` (recorded once the write succeeded).
   void Embed(const std::string& text, std::string& profile, std::optional<std::vector<float>>& out,
              ModelUsage& usage);
+  // The same for many texts, in chunks (one call per chunk); a failed chunk leaves its vectors out.
+  void EmbedAll(const std::vector<RememberRequest>& entries, std::vector<OneChange>& out, ModelUsage& usage);
 
   Store& store_;
   ServiceLimits limits_;

@@ -3,6 +3,7 @@
 #include "search/embedder.h"
 #include "service/commit.h"
 #include "service/memory_service.h"
+#include "service/new_entry.h"
 #include "service/usage_log.h"
 #include "service/validation.h"
 
@@ -10,14 +11,11 @@ namespace pc {
 
 Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
-  PC_RETURN_IF_ERROR(CheckKind(req.kind));
-  PC_RETURN_IF_ERROR(CheckText("text", req.text, limits_.max_entry_bytes));
-  PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
+  PC_RETURN_IF_ERROR(CheckNewEntry(req, limits_));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   if (req.expected_revision && *req.expected_revision < 1)  // the spec's minimum: a revision that exists
     return InvalidArgument("expected_revision must be 1 or more (leave it out for a memory with no revision yet)")
         .WithDetail("field", "expected_revision");
-  PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
@@ -31,42 +29,19 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     // A refusal rolls a new scope back too: its audit row then names no scope.
     scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
     MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
-    if (req.expected_revision && *req.expected_revision != head.revision)
-      return Conflict("expected revision " + std::to_string(*req.expected_revision) +
-                      " but the memory is at revision " + std::to_string(head.revision) +
-                      "; read it again and decide with the current state")
-          .WithDetail("current_revision", head.revision);
-
-    // Evidence is checked first: a bad reference is a 422 even when the text is already there.
-    // Evidence for an existing text is added by revising that entry (write_gates.h).
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, hash));
-    if (dup) {
+    PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, head.revision));
+    PC_ASSIGN_OR_RETURN(ResolvedEntry entry, ResolveNewEntry(txn, memory, req, hash));
+    if (entry.duplicate) {
       out.memory = head;
       out.changed = false;
-      out.duplicate_of = Citation{head, dup->version.entry_id, dup->version.entry_version_id};
+      out.duplicate_of = Citation{head, entry.duplicate->version.entry_id, entry.duplicate->version.entry_version_id};
       return Status::Ok();
     }
-
     // The write gates (write_gates.h), after the exact-duplicate answer above.
     PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
-    if (policy.require_evidence && evidence.empty())
-      return Status(Code::kEvidenceRequired, "this scope requires evidence: give evidence (a URL, a source id or a "
-                                             "citation) for what the entry says")
-          .WithDetail("field", "evidence");
-    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                        Reconcile(txn, policy.reconcile, memory, req.text, planned.vector, planned.vector_profile, ""));
-
     OneChange change = planned;
-    EntryVersion& v = change.version;
-    v.entry_id = NewId(kEntryPrefix);
-    v.entry_version_id = NewId(kEntryVersionPrefix);
-    v.version = 1;
-    v.kind = req.kind;
-    v.text = req.text;
-    v.content_hash = hash;
-    v.reason = req.reason;
-    v.source_refs = evidence;
+    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
+                        GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence), change));
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     out.near_duplicates = near;
     return Status::Ok();
