@@ -1,6 +1,7 @@
 #include "service/new_entry.h"
 
 #include "common/ids.h"
+#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -31,13 +32,14 @@ Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory, cons
 
 Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy, const Artifact& memory,
                                                 const RememberRequest& req, const std::string& content_hash,
-                                                std::vector<std::string> evidence, OneChange& change) {
+                                                std::vector<std::string> evidence, OneChange& change,
+                                                const ReconcileLookup* before) {
   if (policy.require_evidence && evidence.empty())
     return Status(Code::kEvidenceRequired, "this scope requires evidence: give evidence (a URL, a source id or a "
                                            "citation) for what the entry says")
         .WithDetail("field", "evidence");
   PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                      Reconcile(txn, policy.reconcile, memory, req.text, change.vector, change.vector_profile, ""));
+                      Reconcile(txn, policy.reconcile, memory, req.text, change.vector, change.vector_profile, "", before));
   change.op = ChangeOp::kAdd;
   EntryVersion& v = change.version;
   v.entry_id = NewId(kEntryPrefix);
@@ -49,6 +51,16 @@ Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy
   v.reason = req.reason;
   v.source_refs = std::move(evidence);
   return near;
+}
+
+Status FinishWrite(Store& store, const Status& written, const std::string& scope_id, const std::string& scope_named,
+                   const ModelUsage& usage) {
+  if (!written.ok()) {
+    if (IsGateRefusal(written)) RecordRefusal(store, scope_id, written);
+    return written;
+  }
+  RecordUsage(store, scope_named, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
+  return written;
 }
 
 }  // namespace pc

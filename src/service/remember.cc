@@ -4,7 +4,6 @@
 #include "service/commit.h"
 #include "service/memory_service.h"
 #include "service/new_entry.h"
-#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -20,6 +19,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
   Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction: never hold it for a model
+  const ReconcileLookup before = LookUpBeforeWrite(  // and the gate's lookup (write_gates.h)
+      store_, req.scope_id, limits_.policy, {{req.text, planned.vector, planned.vector_profile, ""}})[0];
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
@@ -41,16 +42,12 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
     PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
     OneChange change = planned;
     PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                        GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence), change));
+                        GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence), change, &before));
     PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
     out.near_duplicates = near;
     return Status::Ok();
   });
-  if (!written.ok()) {
-    if (IsGateRefusal(written)) RecordRefusal(store_, scope_id, written);
-    return written;
-  }
-  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
+  PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }
 

@@ -10,7 +10,6 @@
 #include "service/commit.h"
 #include "service/memory_service.h"
 #include "service/new_entry.h"
-#include "service/usage_log.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -63,7 +62,7 @@ struct BatchPlan {
 
 Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const RememberBatchRequest& req,
                             const std::vector<std::string>& hashes, const std::vector<OneChange>& planned,
-                            const WritePolicy& defaults) {
+                            const WritePolicy& defaults, const std::vector<ReconcileLookup>& before) {
   const size_t n = req.entries.size();
   BatchPlan plan{{}, std::vector<int>(n, -1), std::vector<int>(n, -1), std::vector<std::optional<ManifestItem>>(n),
                  std::vector<std::vector<NearDuplicate>>(n)};
@@ -85,7 +84,7 @@ Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const Remembe
     }
     OneChange change = planned[i];
     Result<std::vector<NearDuplicate>> near =
-        GateNewEntry(txn, *policy, memory, req.entries[i], hashes[i], std::move(resolved->evidence), change);
+        GateNewEntry(txn, *policy, memory, req.entries[i], hashes[i], std::move(resolved->evidence), change, &before[i]);
     if (!near.ok()) return AtEntry(i, near.status());
     plan.near[i] = std::move(near).value();
     plan.change_of[i] = static_cast<int>(plan.changes.size());
@@ -132,6 +131,10 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
   std::vector<OneChange> planned;
   ModelUsage usage;
   EmbedAll(req.entries, planned, usage);  // before the transaction: never hold it for a model
+  std::vector<ToReconcile> writes;         // and the gate's lookups (write_gates.h)
+  for (size_t i = 0; i < req.entries.size(); ++i)
+    writes.push_back({req.entries[i].text, planned[i].vector, planned[i].vector_profile, ""});
+  const std::vector<ReconcileLookup> before = LookUpBeforeWrite(store_, req.scope_id, limits_.policy, writes);
 
   BatchOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
@@ -140,7 +143,7 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
     scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
     PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, memory.head_revision));
-    PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned, limits_.policy));
+    PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned, limits_.policy, before));
     MemoryRef ref{memory.family, memory.artifact_id, memory.head_revision};
     if (!plan.changes.empty()) {
       PC_ASSIGN_OR_RETURN(ref, CommitChanges(txn, memory, req.actor, req.reason, {}, plan.changes));
@@ -148,11 +151,7 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
     out = Answer(ref, plan);
     return Status::Ok();
   });
-  if (!written.ok()) {
-    if (IsGateRefusal(written)) RecordRefusal(store_, scope_id, written);
-    return written;
-  }
-  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
+  PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }
 

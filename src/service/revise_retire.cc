@@ -6,7 +6,7 @@
 #include "model/citation.h"
 #include "service/commit.h"
 #include "service/memory_service.h"
-#include "service/usage_log.h"
+#include "service/new_entry.h"
 #include "service/validation.h"
 
 namespace pc {
@@ -41,7 +41,10 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   OneChange planned{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
-  Embed(req.text, planned.vector_profile, planned.vector, usage);
+  Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction, as the gate's lookup
+  const ReconcileLookup before = LookUpBeforeWrite(
+      store_, req.scope_id, limits_.policy,
+      {{req.text, planned.vector, planned.vector_profile, req.citation.entry_id}})[0];
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
@@ -85,7 +88,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
           .WithDetail("field", "evidence");
     PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
                         Reconcile(txn, policy.reconcile, memory, req.text, planned.vector, planned.vector_profile,
-                                  item.version.entry_id));
+                                  item.version.entry_id, &before));
 
     OneChange change = planned;
     EntryVersion& v = change.version;
@@ -105,11 +108,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
     out.near_duplicates = near;
     return Status::Ok();
   });
-  if (!written.ok()) {
-    if (IsGateRefusal(written)) RecordRefusal(store_, scope_id, written);
-    return written;
-  }
-  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
+  PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }
 

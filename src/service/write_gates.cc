@@ -14,6 +14,7 @@
 #include "model/citation.h"
 #include "search/near_duplicate.h"
 #include "search/text_query.h"
+#include "service/validation.h"
 
 namespace pc {
 namespace {
@@ -53,26 +54,23 @@ TextQuery ReconcileQuery(const std::vector<std::string>& similarity_terms) {
   return TextQuery{terms};
 }
 
-Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
-                                                      const std::optional<std::vector<float>>& vector,
-                                                      const std::string& profile, const std::string& skip_entry) {
-  std::vector<NearDuplicate> out;
-  if (memory.head_revision == 0) return out;
-  const std::vector<std::string> mine = SimilarityTerms(text);
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(mine), kReconcilePerTerm,
-                                                          kReconcileCandidates, kReconcileRecent));
-  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+namespace {
+
+// The near-duplicates of `mine` among `items` (head entries of `memory`), unsorted and uncapped.
+Status CompareWith(ReadTxn& txn, const MemoryRef& head, const std::vector<ManifestItem>& items,
+                   const std::vector<std::string>& mine, const std::optional<std::vector<float>>& vector,
+                   const std::string& profile, const std::string& skip_entry, std::vector<NearDuplicate>& out) {
   std::map<std::string, double> cosine;  // entry_id → cosine
-  if (vector && !profile.empty()) {
+  if (vector && !profile.empty() && !items.empty()) {
     std::vector<std::string> ids;
-    for (const auto& h : hits) ids.push_back(h.version.entry_id);
+    for (const auto& h : items) ids.push_back(h.version.entry_id);
     PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, ids,
                                            [&](const std::string& entry_id, const std::string&, bool, const float* v,
                                                size_t n) {
                                              if (v) cosine[entry_id] = Cosine(*vector, v, n);
                                            }));
   }
-  for (const ManifestItem& h : hits) {
+  for (const ManifestItem& h : items) {
     const EntryVersion& v = h.version;
     if (!h.active || v.entry_id == skip_entry) continue;
     NearDuplicate d{Citation{head, v.entry_id, v.entry_version_id}, v.text,
@@ -80,18 +78,106 @@ Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifa
     if (auto it = cosine.find(v.entry_id); it != cosine.end()) d.cosine = it->second;
     if (d.similarity >= kNearDuplicateThreshold || (d.cosine && *d.cosine >= kNearDuplicateCosine)) out.push_back(d);
   }
-  std::stable_sort(out.begin(), out.end(), [](const NearDuplicate& a, const NearDuplicate& b) {
+  return Status::Ok();
+}
+
+// Every near-duplicate among the lookup's candidates at the memory's head, unsorted and uncapped.
+Result<std::vector<NearDuplicate>> LookUp(ReadTxn& txn, const Artifact& memory, const std::vector<std::string>& mine,
+                                          const std::optional<std::vector<float>>& vector,
+                                          const std::string& profile, const std::string& skip_entry) {
+  std::vector<NearDuplicate> out;
+  if (memory.head_revision == 0) return out;
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(mine), kReconcilePerTerm,
+                                                          kReconcileCandidates, kReconcileRecent));
+  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+  PC_RETURN_IF_ERROR(CompareWith(txn, head, hits, mine, vector, profile, skip_entry, out));
+  return out;
+}
+
+// A lookup made at an older head brought to this one: its findings less the entries changed
+// since, plus those entries' active versions compared afresh. Nothing when more than
+// kReconcileCatchUp entries changed: a fresh lookup is then the cheaper one.
+Result<std::optional<std::vector<NearDuplicate>>> CatchUp(ReadTxn& txn, const Artifact& memory,
+                                                          const ReconcileLookup& before,
+                                                          const std::vector<std::string>& mine,
+                                                          const std::optional<std::vector<float>>& vector,
+                                                          const std::string& profile, const std::string& skip_entry) {
+  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+  std::optional<std::vector<NearDuplicate>> none;
+  if (memory.head_revision - before.revision > kReconcileCatchUp) return none;
+  PC_ASSIGN_OR_RETURN(std::vector<std::string> changed,
+                      txn.ChangedEntries(memory.artifact_id, before.revision, memory.head_revision));
+  if (changed.size() > static_cast<size_t>(kReconcileCatchUp)) return none;
+  std::vector<NearDuplicate> out;
+  for (NearDuplicate d : before.near) {
+    if (std::find(changed.begin(), changed.end(), d.citation.entry_id) != changed.end()) continue;
+    d.citation.memory = head;
+    out.push_back(std::move(d));
+  }
+  std::vector<ManifestItem> items;
+  for (const std::string& entry_id : changed) {
+    PC_ASSIGN_OR_RETURN(auto item, txn.FindManifestItem(memory.artifact_id, memory.head_revision, entry_id));
+    if (item) items.push_back(std::move(*item));
+  }
+  PC_RETURN_IF_ERROR(CompareWith(txn, head, items, mine, vector, profile, skip_entry, out));
+  return std::optional<std::vector<NearDuplicate>>(std::move(out));
+}
+
+// Most similar first (lexical or vector, whichever is higher), at most kMaxNearDuplicates.
+std::vector<NearDuplicate> MostSimilar(std::vector<NearDuplicate> found) {
+  std::stable_sort(found.begin(), found.end(), [](const NearDuplicate& a, const NearDuplicate& b) {
     return std::max(a.similarity, a.cosine.value_or(0)) > std::max(b.similarity, b.cosine.value_or(0));
   });
-  if (out.size() > kMaxNearDuplicates) out.resize(kMaxNearDuplicates);
+  if (found.size() > kMaxNearDuplicates) found.resize(kMaxNearDuplicates);
+  return found;
+}
+
+}  // namespace
+
+Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
+                                                      const std::optional<std::vector<float>>& vector,
+                                                      const std::string& profile, const std::string& skip_entry) {
+  PC_ASSIGN_OR_RETURN(auto found, LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
+  return MostSimilar(std::move(found));
+}
+
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id, const WritePolicy& defaults,
+                                               const std::vector<ToReconcile>& writes) {
+  std::vector<ReconcileLookup> out(writes.size());
+  if (!store.ReadsBeforeWritesPay()) return out;  // each write looks up inside its transaction
+  Status read = store.Read([&](ReadTxn& txn) -> Status {
+    out.assign(writes.size(), ReconcileLookup{});
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory || memory->head_revision == 0) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory->scope_id, defaults));
+    if (policy.reconcile == ReconcilePolicy::kOff) return Status::Ok();
+    for (size_t i = 0; i < writes.size(); ++i) {
+      const ToReconcile& w = writes[i];
+      PC_ASSIGN_OR_RETURN(out[i].near, LookUp(txn, *memory, SimilarityTerms(w.text), w.vector, w.profile, w.skip_entry));
+      out[i].artifact_id = memory->artifact_id;
+      out[i].revision = memory->head_revision;
+    }
+    return Status::Ok();
+  });
+  if (!read.ok()) out.assign(writes.size(), ReconcileLookup{});  // each write looks up inside instead
   return out;
 }
 
 Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
                                              const std::string& text, const std::optional<std::vector<float>>& vector,
-                                             const std::string& profile, const std::string& skip_entry) {
+                                             const std::string& profile, const std::string& skip_entry,
+                                             const ReconcileLookup* before) {
   if (policy == ReconcilePolicy::kOff) return std::vector<NearDuplicate>();
-  PC_ASSIGN_OR_RETURN(auto found, FindNearDuplicates(txn, memory, text, vector, profile, skip_entry));
+  const std::vector<std::string> mine = SimilarityTerms(text);
+  std::optional<std::vector<NearDuplicate>> caught_up;
+  if (before && before->revision > 0 && before->artifact_id == memory.artifact_id &&
+      before->revision <= memory.head_revision) {
+    PC_ASSIGN_OR_RETURN(caught_up, CatchUp(txn, memory, *before, mine, vector, profile, skip_entry));
+  }
+  if (!caught_up) {
+    PC_ASSIGN_OR_RETURN(caught_up, LookUp(txn, memory, mine, vector, profile, skip_entry));
+  }
+  std::vector<NearDuplicate> found = MostSimilar(std::move(*caught_up));
   if (found.empty()) return found;
   if (policy == ReconcilePolicy::kReject) {
     const NearDuplicate& d = found[0];

@@ -33,6 +33,9 @@ inline constexpr int kReconcileCandidates = 24;
 inline constexpr int kReconcileRecent = 8;  // the memory's newest changes, compared too
 inline constexpr size_t kMaxNearDuplicates = 3;
 inline constexpr size_t kReconcilePhrases = 16;  // query terms a reconcile searches with at most
+// A lookup made before its write is brought to the head when at most this many revisions and
+// entries changed in between (ReconcileLookup); after more, the write looks up afresh.
+inline constexpr int64_t kReconcileCatchUp = 64;
 
 // The terms a reconcile looks candidates up by: the text's distinct plain words and CJK characters
 // (no identifiers, no CJK bigrams), at most kReconcilePhrases of them, longest first.
@@ -46,11 +49,36 @@ Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifa
                                                       const std::optional<std::vector<float>>& vector,
                                                       const std::string& profile, const std::string& skip_entry);
 
+// A reconcile's lookup made before its write, on a snapshot of the memory at `revision` (0: none
+// made: the scope's policy is off, the memory is empty, or the read failed). `near`: every
+// near-duplicate it found there, not yet cut to kMaxNearDuplicates. The write's transaction then
+// only compares the entries that revisions (revision, head] changed, so the lookup's cost stays
+// out of the serialized write: a group commit runs its writes one after another (issue 28).
+struct ReconcileLookup {
+  std::string artifact_id;
+  int64_t revision = 0;
+  std::vector<NearDuplicate> near;
+};
+// What a write will reconcile: the text, its vector (if any) and the entry it revises (if any).
+struct ToReconcile {
+  const std::string& text;
+  const std::optional<std::vector<float>>& vector;
+  const std::string& profile;
+  std::string skip_entry;
+};
+// Each write's lookup, all on one snapshot of the named scope's memory, in order; none made
+// (revision 0) where the store's reads before a write do not pay (Store::ReadsBeforeWritesPay).
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id, const WritePolicy& defaults,
+                                               const std::vector<ToReconcile>& writes);
+
 // The reconcile gate inside a write: nothing with kOff; the near-duplicates with kWarn (noted in
-// the transaction's audit trail); a near_duplicate refusal with kReject.
+// the transaction's audit trail); a near_duplicate refusal with kReject. With `before` (a lookup
+// of this memory at a revision up to the head), the lookup is brought to the head by the entries
+// changed since: the entries written meanwhile are compared too; without, it is made here.
 Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
                                              const std::string& text, const std::optional<std::vector<float>>& vector,
-                                             const std::string& profile, const std::string& skip_entry);
+                                             const std::string& profile, const std::string& skip_entry,
+                                             const ReconcileLookup* before = nullptr);
 
 // A refused write's own audit row (result "refused", the refusal's code and details as targets),
 // best-effort: the refusal is the answer either way. `scope_id`: internal id, or empty.

@@ -3,6 +3,8 @@
 // nothing up) on remember, revise and flush; evidence (URLs, sources and citations resolve in the
 // scope; a write without any is a hypothesis, promoted by a revise that adds evidence; a scope may
 // require it); per-scope settings over the server's defaults.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "service/review_service.h"
 #include "service/source_service.h"
 #include "bulk_fill.h"
+#include "service/validation.h"
 #include "service/write_gates.h"
 #include "test_util.h"
 
@@ -108,6 +111,79 @@ TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates
     EXPECT_NE(d.citation.entry_id, old->citation->entry_id) << "retired";
     EXPECT_NE(d.citation.entry_id, again->citation->entry_id) << "retired";
   }
+}
+
+// Issue 28: a write looks its near-duplicates up on a snapshot before its transaction, and inside
+// only compares what changed since. Whatever was written, revised or retired in between, the answer
+// is the one a lookup at the head gives.
+TEST_F(WriteGatesTest, ALookupMadeBeforeTheWriteIsBroughtToTheHead) {
+  const std::string text = "The billing importer rejects rows whose currency code is not ISO 4217.";
+  auto at_head = [&](Citation c) {
+    c.memory.revision = Head();
+    return c;
+  };
+  auto kept = Remember("The billing importer rejects rows whose currency code is not in ISO 4217.");
+  auto unlike = Remember("Invoices are archived after seven years in cold storage.");
+  auto retired = Remember("Our billing importer rejects rows whose currency code is not ISO 4217!");
+  for (const auto& w : {kept, unlike, retired}) PC_ASSERT_OK(w);
+  const std::string none;
+  const std::optional<std::vector<float>> no_vector;
+  // The lookup on a snapshot, as LookUpBeforeWrite makes it where the store's reads pay for it.
+  auto look_up = [&] {
+    ReconcileLookup out;
+    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+      PC_ASSIGN_OR_RETURN(out.near, FindNearDuplicates(txn, memory, text, no_vector, none, ""));
+      out.artifact_id = memory.artifact_id;
+      out.revision = memory.head_revision;
+      return Status::Ok();
+    }).ok());
+    return out;
+  };
+  const ReconcileLookup before = look_up();
+  ASSERT_EQ(before.revision, Head());
+  EXPECT_EQ(before.near.size(), 2u) << "kept and retired, at the snapshot";
+  const ReconcileLookup made = LookUpBeforeWrite(*f.store, scope, WritePolicy{}, {{text, no_vector, none, ""}})[0];
+  EXPECT_EQ(made.revision, f.store->ReadsBeforeWritesPay() ? Head() : 0);
+  EXPECT_EQ(made.near.size(), f.store->ReadsBeforeWritesPay() ? 2u : 0u);
+
+  // Meanwhile: one near-duplicate retired, an unlike entry revised into one.
+  PC_ASSERT_OK(f.memory->Retire({scope, at_head(*retired->citation), "wrong", "t"}));
+  auto revised = f.memory->Revise({scope, at_head(*unlike->citation),
+                                   "The billing importer rejects any row whose currency code is not ISO 4217.",
+                                   std::nullopt, "", "t", {}});
+  PC_ASSERT_OK(revised);
+
+  auto reconcile = [&](const ReconcileLookup* lookup) {
+    std::vector<std::string> got;
+    Status rolled_back = f.store->Write([&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+      PC_ASSIGN_OR_RETURN(auto near, Reconcile(txn, ReconcilePolicy::kWarn, memory, text, no_vector, none, "", lookup));
+      got.clear();
+      for (const NearDuplicate& d : near)
+        got.push_back(d.citation.entry_version_id + "@" + std::to_string(d.citation.memory.revision));
+      std::sort(got.begin(), got.end());
+      return Internal("nothing to commit");
+    });
+    EXPECT_EQ(rolled_back.code(), Code::kInternal);
+    return got;
+  };
+  std::vector<std::string> fresh = reconcile(nullptr);
+  ASSERT_EQ(fresh.size(), 2u) << "kept and revised";
+  EXPECT_EQ(reconcile(&before), fresh) << "caught up from revision " << before.revision << " to " << Head();
+
+  // And a new near-duplicate written since.
+  PC_ASSERT_OK(Remember("Billing importer: rows whose currency code is not ISO 4217 are rejected."));
+  fresh = reconcile(nullptr);
+  ASSERT_EQ(fresh.size(), 3u) << "kept, revised and added";
+  EXPECT_EQ(reconcile(&before), fresh) << "caught up from revision " << before.revision << " to " << Head();
+
+  // A lookup at the head is taken as it is: nothing is looked up again.
+  ReconcileLookup current = look_up();
+  ASSERT_FALSE(current.near.empty());
+  EXPECT_EQ(reconcile(&current), fresh);
+  current.near.resize(1);
+  EXPECT_EQ(reconcile(&current).size(), 1u);
 }
 
 TEST_F(WriteGatesTest, RejectRefusesWithTheCitationAndAnAuditRow) {

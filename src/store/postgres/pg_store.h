@@ -71,6 +71,7 @@ class PgStore final : public Store {
   Status Write(const std::function<Status(WriteTxn&)>& fn) override;
   // Group-committed with the concurrent writes of `group` (above); thread-safe.
   Status WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& fn) override;
+  bool ReadsBeforeWritesPay() const override { return true; }
   // The tokens epoch (store_epochs), read from the database: any server's token change is seen
   // by the next request on every server.
   std::string TokensStamp() override;
