@@ -1,18 +1,27 @@
 // Search recall on labelled public benchmarks, through the real write and search paths
 // (docs/quality.md).
 //
-//   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid,graph]
+//   build/bench/recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
-//                      [--min-recall10 MODE=VALUE ...] [--distractors N] [--graph [--graph-hops N]]
+//                      [--min-recall10 MODE[@SPLIT]=VALUE ...]
+//                      madial only: [--distractors N] [--graph [--graph-hops N]]
+//                      memorybank only: [--labels bench/memorybank_labels.json]
 //
-// MADial-Bench (MIT; Chinese and English memories with labelled recall targets): loads each language's memories through the real write path
+// madial (the default; MIT; Chinese and English memories with labelled recall targets, data in
+// ../shared/data/madial-bench): loads each language's memories through the real write path
 // (MemoryService::Remember into a SQLite store in a temp dir, one scope per language), queries with
 // the dialogue turns before the first test-turn, and prints recall@1/5/10/20 per mode and language:
 // for each dialogue the share of its relevant memories found in the top k, averaged over dialogues.
 //
-// With --min-recall10 it exits 1 when a mode's recall@10 falls below the value in any row (a
-// regression guard for CI). When the data directory is absent it says so and exits 0. Each mode's
-// query latency (p50/p95, in process) is printed with it.
+// memorybank (MIT; ten days of dialogue per person in Chinese and English, data in
+// ../shared/data/memorybank): remembers every utterance of each person, in order and dated, in the
+// person's own scope, searches each probing question there, and prints the same recall per mode,
+// language and split (dev / held-out, by person) against the labels of bench/memorybank_labels.py.
+//
+// With --min-recall10 MODE=V it exits 1 when a mode's recall@10 over all queries falls below V in
+// a language (MODE@SPLIT=V: over a split's queries) — a regression guard for CI. When the data
+// directory is absent it says so and exits 77 (ctest's skip). Each mode's query latency (p50/p95,
+// in process) is printed with it.
 //
 // --distractors N adds up to N more memories of the same language first — what users and the
 // assistant said in MemoryBank's dialogues (real text, none of it a recall target) — to see how
@@ -164,10 +173,14 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kSkipped = 77;  // ctest's SKIP_RETURN_CODE: the data is not on this machine
+
 struct Options {
-  std::string data = "../shared/data/madial-bench";
+  std::string bench = "madial";
+  std::string data;  // empty: the bench's directory under ../shared/data
+  std::string labels = "bench/memorybank_labels.json";
   std::vector<std::string> modes = {"fts", "vector", "hybrid"};
-  std::map<std::string, double> minimum;  // mode -> minimum recall@10 in every row
+  std::map<std::string, double> minimum;  // MODE (over all queries) or MODE@SPLIT -> minimum recall@10
   size_t distractors = 0;
   std::string store_url;  // empty: SQLite in a temp dir
   bool graph = false;
@@ -353,7 +366,8 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 }
 
 // Measures every mode on one language's corpus and prints a row per mode (and per split when the
-// queries have them). False when a row's recall@10 is below its mode's minimum.
+// queries have them). False when a row's recall@10 is below its minimum: MODE's for the row over
+// all queries, MODE@SPLIT's for a split's.
 bool Report(const std::string& lang, SearchService& search, const Corpus& corpus, const Options& opt) {
   const bool splits = std::any_of(corpus.queries.begin(), corpus.queries.end(),
                                   [](const RecallQuery& q) { return !q.group.empty(); });
@@ -375,7 +389,7 @@ bool Report(const std::string& lang, SearchService& search, const Corpus& corpus
       if (splits) row += " | " + std::to_string(res.queries);
       std::printf("%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", row.c_str(), res.recall.at(1),
                   res.recall.at(5), res.recall.at(10), res.recall.at(20), res.p50_ms, res.p95_ms);
-      auto want = opt.minimum.find(mode);
+      auto want = opt.minimum.find(group == "all" ? mode : mode + "@" + group);
       if (want != opt.minimum.end() && res.recall.at(10) < want->second) {
         std::fprintf(stderr, "%s %s %s recall@10 %.3f is below %.3f\n", lang.c_str(), group.c_str(),
                      mode.c_str(), res.recall.at(10), want->second);
@@ -387,9 +401,10 @@ bool Report(const std::string& lang, SearchService& search, const Corpus& corpus
 }
 
 int RunMadial(Options opt) {
+  if (opt.data.empty()) opt.data = "../shared/data/madial-bench";
   if (!std::filesystem::exists(opt.data + "/MADial-Bench-zh-memory.json")) {
     std::cout << "skipped: MADial-Bench not found at " << opt.data << " (it lives in the project's shared/data)\n";
-    return 0;
+    return kSkipped;
   }
   const Language langs[] = {
       {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json", "memory_bank_cn.json"},
@@ -403,12 +418,30 @@ int RunMadial(Options opt) {
   return rc;
 }
 
+int RunMemoryBank(Options opt) {
+  if (opt.data.empty()) opt.data = "../shared/data/memorybank";
+  if (!std::filesystem::exists(opt.data + "/memory_bank_en.json")) {
+    std::cout << "skipped: MemoryBank not found at " << opt.data << " (it lives in the project's shared/data)\n";
+    return kSkipped;
+  }
+  std::printf("| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n");
+  int rc = 0;
+  for (const std::string lang : {"zh", "en"}) {
+    BenchStore b("memorybank-" + lang, opt.store_url);
+    if (!Report(lang, b.search(), LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
+  }
+  return rc;
+}
+
 // False (after saying why) for arguments this program does not take.
 bool ParseArgs(int argc, char** argv, Options& opt) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool has_value = i + 1 < argc;
-    if (a == "--data" && has_value) opt.data = argv[++i];
+    if (a == "--bench" && has_value) opt.bench = argv[++i];
+    else if (a == "--data" && has_value) opt.data = argv[++i];
+    else if (a == "--labels" && has_value) opt.labels = argv[++i];
     else if (a == "--modes" && has_value) opt.modes = Split(argv[++i], ',');
     else if (a == "--distractors" && has_value) opt.distractors = std::stoul(argv[++i]);
     else if (a == "--store" && has_value) opt.store_url = argv[++i];
@@ -422,7 +455,10 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
       return false;
     }
   }
-  return true;
+  if (opt.bench == "madial") return true;
+  if (opt.bench == "memorybank" && !opt.graph && opt.distractors == 0) return true;
+  std::cerr << "--bench is madial or memorybank; --graph and --distractors are madial's\n";
+  return false;
 }
 
 }  // namespace
@@ -431,9 +467,10 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
 int main(int argc, char** argv) {
   pc::Options opt;
   if (!pc::ParseArgs(argc, argv, opt)) {
-    std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] "
-                 "[--store postgresql://…] [--distractors N] [--graph [--graph-hops N]]\n";
+    std::cerr << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
+                 "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph [--graph-hops N]] "
+                 "[--labels FILE]\n";
     return 2;
   }
-  return pc::RunMadial(opt);
+  return opt.bench == "memorybank" ? pc::RunMemoryBank(opt) : pc::RunMadial(opt);
 }

@@ -72,4 +72,10 @@ struct ModeResult {
 std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
                                           SearchMode mode, int graph_hops);
 
+// MemoryBank (bench/recall_memorybank.cc): every person's dialogue remembered in order in the
+// person's own scope, and the probing questions labelled in `labels_path` as the queries.
+// `lang` is "zh" or "en". Exits 2 when the labels do not match the data.
+Corpus LoadMemoryBank(MemoryService& memory, const std::string& lang, const std::string& data,
+                      const std::string& labels_path);
+
 }  // namespace pc
