@@ -1,24 +1,40 @@
-// Recall on MADial-Bench (MIT; Chinese and English memories with labelled recall targets).
+// Search recall on labelled public benchmarks, through the real write and search paths
+// (docs/quality.md).
 //
-//   build/bench/recall [--data ../shared/data/madial-bench] [--modes fts,vector,hybrid,graph]
+//   build/bench/recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
-//                      [--min-recall10 MODE=VALUE ...] [--distractors N] [--graph [--graph-hops N]]
+//                      [--min-recall10 MODE[@SPLIT]=VALUE ...]
+//                      madial only: [--distractors N] [--graph [--graph-hops N]]
+//                      memorybank only: [--labels bench/memorybank_labels.json]
 //
-// Loads each language's memories through the real write path (MemoryService::Remember into a
-// SQLite store in a temp dir, one scope per language), queries with the dialogue turns before the
-// first test-turn, and prints recall@1/5/10/20 per mode and language: for each dialogue the share
-// of its relevant memories found in the top k, averaged over dialogues. With --min-recall10 it
-// exits 1 when a mode's recall@10 falls below the value (a regression guard for CI). When the data
-// directory is absent it says so and exits 0. --distractors N adds up to N more memories of the
-// same language first — what users and the assistant said in MemoryBank's dialogues (real text,
-// none of it a recall target) — to see how recall and its cost hold up in a larger memory. Each
-// mode's query latency (p50/p95, in process) is printed with it.
+// madial (the default; MIT; Chinese and English memories with labelled recall targets, data in
+// ../shared/data/madial-bench): loads each language's memories through the real write path
+// (MemoryService::Remember into a SQLite store in a temp dir, one scope per language), queries with
+// the dialogue turns before the first test-turn, and prints recall@1/5/10/20 per mode and language:
+// for each dialogue the share of its relevant memories found in the top k, averaged over dialogues.
+//
+// memorybank (MIT; ten days of dialogue per person in Chinese and English, data in
+// ../shared/data/memorybank): remembers every utterance of each person, in order and dated, in the
+// person's own scope, searches each probing question there, and prints the same recall per mode,
+// language and split (dev / held-out, by person) against the labels of bench/memorybank_labels.py.
+//
+// With --min-recall10 MODE=V it exits 1 when a mode's recall@10 over all queries falls below V in
+// a language (MODE@SPLIT=V: over a split's queries) — a regression guard for CI. When the data
+// directory is absent it says so and exits 77 (ctest's skip). Each mode's query latency (p50/p95,
+// in process) is printed with it.
+//
+// --distractors N adds up to N more memories of the same language first — what users and the
+// assistant said in MemoryBank's dialogues (real text, none of it a recall target) — to see how
+// recall and its cost hold up in a larger memory.
 //
 // --graph loads the memories through the flush instead (each as a source, kept verbatim) with a
 // fake model that also states triples, so the graph channel (docs/graph.md) joins hybrid and
 // `graph` can be measured. The fake's triples are (person, "mentions", term) for the terms of the
 // memory that are rare in the dataset (in at most 2 % of its memories): a stand-in for a model's
 // entities, not one. Figures with it measure the channel's mechanics, not a model's graph quality.
+#include "recall.h"
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,27 +50,142 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_util.h"
+#include "common/ids.h"
+#include "common/utf8.h"
 #include "extract/extractor.h"
-#include "search/hash_embedder.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
 #include "service/flush_service.h"
 #include "service/source_service.h"
 #include "service/validation.h"
-#include "common/utf8.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
-#include "common/ids.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
+
+BenchStore::BenchStore(const std::string& name, const std::string& store_url) {
+  if (store_url.empty()) {
+    dir_ = ScratchDir("pc-recall-" + name);
+    sqlite::SqliteOptions o;
+    o.data_dir = dir_;
+    o.durability = sqlite::Durability::kNormal;  // a measurement of quality, not of durability
+    store_ = std::move(sqlite::SqliteStore::Open(o)).value();
+  } else {
+    pg::PgOptions o;
+    o.url = store_url;
+    auto opened = pg::PgStore::Open(o);
+    if (!opened.ok()) {
+      std::cerr << opened.status().message() << "\n";
+      std::exit(2);
+    }
+    store_ = std::move(opened).value();
+  }
+  memory_ = std::make_unique<MemoryService>(*store_, ServiceLimits{}, &embedder_);
+  search_ = std::make_unique<SearchService>(*store_, &embedder_);
+}
+
+BenchStore::~BenchStore() {
+  search_.reset();
+  memory_.reset();
+  store_.reset();
+  if (!dir_.empty()) std::filesystem::remove_all(dir_);
+}
+
+std::string NewScope(MemoryService& memory, const std::string& key) {
+  auto scope = memory.CreateScope(key + ":" + NewId("run_"));
+  if (!scope.ok()) {
+    std::cerr << "create scope failed: " << scope.status().ToString() << "\n";
+    std::exit(2);
+  }
+  return scope->scope.scope_id;
+}
+
+void RememberAs(MemoryService& memory, const std::string& scope, const std::string& text,
+                const std::string& id, Corpus& corpus) {
+  RememberRequest req;
+  req.scope_id = scope;
+  req.kind = "fact";
+  req.text = text;
+  req.actor = "recall";
+  auto r = memory.Remember(req);
+  if (!r.ok()) {
+    std::cerr << "remember failed: " << r.status().ToString() << "\n";
+    std::exit(2);
+  }
+  if (!id.empty()) corpus.ids_of_entry[r->changed ? r->entry->entry_id : r->duplicate_of->entry_id].push_back(id);
+}
+
+namespace {
+
+// The share of `q`'s relevant memories among the memories of the top `k` hits.
+double RecallAt(const RecallQuery& q, const std::vector<std::vector<std::string>>& hit_ids, int k) {
+  std::set<std::string> top;
+  for (size_t i = 0; i < hit_ids.size() && i < static_cast<size_t>(k); ++i)
+    top.insert(hit_ids[i].begin(), hit_ids[i].end());
+  int found = 0;
+  for (const std::string& rel : q.relevant) found += top.count(rel) ? 1 : 0;
+  return q.relevant.empty() ? 0 : static_cast<double>(found) / static_cast<double>(q.relevant.size());
+}
+
+}  // namespace
+
+std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
+                                          SearchMode mode, int graph_hops) {
+  std::map<std::string, ModeResult> out;
+  std::map<std::string, std::vector<double>> ms;
+  SearchRequest req;
+  req.mode = mode;
+  req.limit = kMaxDepth;
+  req.graph_hops = graph_hops;
+  for (const RecallQuery& q : corpus.queries) {
+    req.scope_id = q.scope_id;
+    req.query = q.text;
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = search.Search(req);
+    double took = MillisSince(t0);
+    if (!r.ok()) {
+      ModeResult failed;
+      failed.error = r.status().ToString();
+      return {{"all", failed}};
+    }
+    std::vector<std::vector<std::string>> hit_ids;
+    for (const SearchHit& h : r->hits) {
+      auto ids = corpus.ids_of_entry.find(h.item.version.entry_id);
+      hit_ids.push_back(ids == corpus.ids_of_entry.end() ? std::vector<std::string>{} : ids->second);
+    }
+    for (const std::string& group : {std::string("all"), q.group}) {
+      if (group.empty()) continue;
+      ModeResult& res = out[group];
+      for (int k : kDepths) res.recall[k] += RecallAt(q, hit_ids, k);
+      ++res.queries;
+      ms[group].push_back(took);
+    }
+  }
+  for (auto& [group, res] : out) {
+    for (int k : kDepths) res.recall[k] /= static_cast<double>(res.queries);
+    res.p50_ms = Percentile(ms[group], 0.50);
+    res.p95_ms = Percentile(ms[group], 0.95);
+  }
+  return out;
+}
+
 namespace {
 
 using nlohmann::json;
 
-constexpr int kDepths[] = {1, 5, 10, 20};
-constexpr int kMaxDepth = 20;
+constexpr int kSkipped = 77;  // ctest's SKIP_RETURN_CODE: the data is not on this machine
+
+struct Options {
+  std::string bench = "madial";
+  std::string data;  // empty: the bench's directory under ../shared/data
+  std::string labels = "bench/memorybank_labels.json";
+  std::vector<std::string> modes = {"fts", "vector", "hybrid"};
+  std::map<std::string, double> minimum;  // MODE (over all queries) or MODE@SPLIT -> minimum recall@10
+  size_t distractors = 0;
+  std::string store_url;  // empty: SQLite in a temp dir
+  bool graph = false;
+  int graph_hops = kDefaultGraphHops;
+};
 
 struct Dialogue {
   std::string query;
@@ -159,141 +290,70 @@ class FakeTripleModel : public Extractor {
   std::set<std::string> rare_;
 };
 
-// recall@k per depth for one mode, or an error message.
-struct ModeResult {
-  std::string error;
-  std::map<int, double> recall;
-  double p50_ms = 0, p95_ms = 0;
-};
+using Events = std::vector<std::pair<std::string, std::string>>;  // id, text
 
-std::map<std::string, ModeResult> Evaluate(const Language& lang, const std::string& data,
-                                           const std::vector<std::string>& modes, size_t distractors,
-                                           const std::string& store_url, bool graph, int graph_hops) {
-  std::unique_ptr<Store> store;
-  std::string dir;  // SQLite's, removed after
-  if (store_url.empty()) {
-    dir = (std::filesystem::temp_directory_path() / ("pc-recall-" + lang.name)).string();
-    std::filesystem::remove_all(dir);
-    sqlite::SqliteOptions o;
-    o.data_dir = dir;
-    o.durability = sqlite::Durability::kNormal;  // a measurement of quality, not of durability
-    store = std::move(sqlite::SqliteStore::Open(o)).value();
-  } else {
-    pg::PgOptions o;
-    o.url = store_url;
-    auto opened = pg::PgStore::Open(o);
-    if (!opened.ok()) {
-      std::cerr << opened.status().message() << "\n";
+// Remembers `events` through the flush with the fake triple model, so the graph channel has edges.
+void RememberThroughFlush(BenchStore& b, const std::string& scope, const Events& events, Corpus& corpus,
+                          const std::string& lang) {
+  std::map<std::string, int> df;
+  for (const auto& [id, text] : events)
+    for (const std::string& t : Terms(text)) ++df[t];
+  std::set<std::string> rare;
+  for (const auto& [t, n] : df)
+    if (n * 50 <= static_cast<int>(events.size())) rare.insert(t);
+  FakeTripleModel model(std::move(rare));
+  SourceService sources(b.store());
+  FlushOptions windows;
+  windows.source_window_limit = 10;  // an answer holds at most kMaxTriples (100): 10 per memory
+  FlushService flush(b.store(), &model, &b.embedder(), windows);
+  for (const auto& [id, text] : events)
+    if (!sources.Add(scope, {{"chat", "", text, "{}", std::nullopt}}).ok()) std::exit(2);
+  while (true) {
+    auto r = flush.Flush(scope);
+    if (!r.ok()) {
+      std::cerr << "flush failed: " << r.status().ToString() << "\n";
       std::exit(2);
     }
-    store = std::move(opened).value();
+    if (!r->processed) break;
   }
-  HashEmbedder embedder;
-  MemoryService memory(*store, ServiceLimits{}, &embedder);
-  SearchService search(*store, &embedder);
-  // A fresh scope each run: a PostgreSQL database outlives the run.
-  std::string scope = memory.CreateScope("madial:" + lang.name + ":" + NewId("run_")).value().scope.scope_id;
+  // Entries by text (a memory whose text another already has shares its entry).
+  std::map<std::string, std::string> entry_of_text;
+  std::string after;
+  while (true) {
+    auto page = b.memory().ListEntries({scope, std::nullopt, false, {500, after}, std::nullopt});
+    if (!page.ok() || page->items.empty()) break;
+    for (const ManifestItem& m : page->items) entry_of_text[m.version.text] = m.version.entry_id;
+    if (!page->next_cursor) break;
+    after = *page->next_cursor;
+  }
+  for (const auto& [id, text] : events) corpus.ids_of_entry[entry_of_text[text]].push_back(id);
+  size_t edges = 0;
+  (void)b.store().Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact m, LoadMemory(txn, scope));
+    PC_ASSIGN_OR_RETURN(auto all, txn.ListGraphEdges(m.artifact_id, m.head_revision));
+    edges = all.size();
+    return Status::Ok();
+  });
+  std::fprintf(stderr, "%s: %zu memories, %zu graph edges (fake model)\n", lang.c_str(), events.size(), edges);
+}
 
-  for (const std::string& text : Distractors(data + "/../memorybank/" + lang.distractor_file, distractors)) {
-    if (!memory.Remember({scope, "fact", text, "", "recall", {}}).ok()) {
-      std::cerr << "remember failed for a distractor\n";
-      std::exit(2);
-    }
-  }
-  std::map<std::string, std::string> entry_to_memory;  // entry_id -> benchmark memory id
-  std::vector<std::pair<std::string, std::string>> memories;  // id, text
-  for (const json& line : ReadJsonLines(data + "/" + lang.memory_file))
-    for (const auto& [id, m] : line.items()) memories.emplace_back(id, m["event"].get<std::string>());
-  if (!graph) {
-    for (const auto& [id, text] : memories) {
-      auto r = memory.Remember({scope, "fact", text, "", "recall", {}});
-      if (!r.ok()) {
-        std::cerr << "remember failed: " << r.status().ToString() << "\n";
-        std::exit(2);
-      }
-      entry_to_memory[r->changed ? r->entry->entry_id : r->duplicate_of->entry_id] = id;
-    }
+// One language of MADial-Bench: its events (after the distractors) in one scope, its dialogues.
+Corpus LoadMadial(BenchStore& b, const Language& lang, const Options& opt) {
+  Corpus corpus;
+  const std::string scope = NewScope(b.memory(), "madial:" + lang.name);
+  for (const std::string& text : Distractors(opt.data + "/../memorybank/" + lang.distractor_file, opt.distractors))
+    RememberAs(b.memory(), scope, text, "", corpus);
+  Events events;
+  for (const json& line : ReadJsonLines(opt.data + "/" + lang.memory_file))
+    for (const auto& [id, m] : line.items()) events.emplace_back(id, m["event"].get<std::string>());
+  if (opt.graph) {
+    RememberThroughFlush(b, scope, events, corpus, lang.name);
   } else {
-    std::map<std::string, int> df;
-    for (const auto& [id, text] : memories)
-      for (const std::string& t : Terms(text)) ++df[t];
-    std::set<std::string> rare;
-    for (const auto& [t, n] : df)
-      if (n * 50 <= static_cast<int>(memories.size())) rare.insert(t);
-    FakeTripleModel model(std::move(rare));
-    SourceService sources(*store);
-    FlushOptions windows;
-    windows.source_window_limit = 10;  // an answer holds at most kMaxTriples (100): 10 per memory
-    FlushService flush(*store, &model, &embedder, windows);
-    for (const auto& [id, text] : memories)
-      if (!sources.Add(scope, {{"chat", "", text, "{}", std::nullopt}}).ok()) std::exit(2);
-    while (true) {
-      auto r = flush.Flush(scope);
-      if (!r.ok()) {
-        std::cerr << "flush failed: " << r.status().ToString() << "\n";
-        std::exit(2);
-      }
-      if (!r->processed) break;
-    }
-    // Entries by text (a memory whose text another already has shares its entry).
-    std::map<std::string, std::string> entry_of_text;
-    std::string after;
-    while (true) {
-      auto page = memory.ListEntries({scope, std::nullopt, false, {500, after}, std::nullopt});
-      if (!page.ok() || page->items.empty()) break;
-      for (const ManifestItem& m : page->items) entry_of_text[m.version.text] = m.version.entry_id;
-      if (!page->next_cursor) break;
-      after = *page->next_cursor;
-    }
-    for (const auto& [id, text] : memories) entry_to_memory[entry_of_text[text]] = id;
-    size_t edges = 0;
-    (void)store->Read([&](ReadTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(Artifact m, LoadMemory(txn, scope));
-      PC_ASSIGN_OR_RETURN(auto all, txn.ListGraphEdges(m.artifact_id, m.head_revision));
-      edges = all.size();
-      return Status::Ok();
-    });
-    std::fprintf(stderr, "%s: %zu memories, %zu graph edges (fake model)\n", lang.name.c_str(), memories.size(), edges);
+    for (const auto& [id, text] : events) RememberAs(b.memory(), scope, text, id, corpus);
   }
-  std::vector<Dialogue> dialogues = LoadDialogues(data + "/" + lang.dialogue_file);
-
-  std::map<std::string, ModeResult> out;
-  for (const std::string& mode_name : modes) {
-    ModeResult& res = out[mode_name];
-    SearchRequest req;
-    req.scope_id = scope;
-    req.mode = ParseSearchMode(mode_name).value();
-    req.limit = kMaxDepth;
-    req.graph_hops = graph_hops;
-    std::map<int, double> sum;
-    std::vector<double> ms;
-    for (const Dialogue& d : dialogues) {
-      req.query = d.query;
-      auto t0 = std::chrono::steady_clock::now();
-      auto r = search.Search(req);
-      ms.push_back(MillisSince(t0));
-      if (!r.ok()) {
-        res.error = r.status().ToString();
-        break;
-      }
-      std::vector<std::string> ranked;
-      for (const SearchHit& h : r->hits) ranked.push_back(entry_to_memory[h.item.version.entry_id]);
-      for (int k : kDepths) {
-        std::set<std::string> top(ranked.begin(), ranked.begin() + std::min<size_t>(k, ranked.size()));
-        int found = 0;
-        for (const std::string& rel : d.relevant) found += top.count(rel) ? 1 : 0;
-        sum[k] += d.relevant.empty() ? 0 : static_cast<double>(found) / d.relevant.size();
-      }
-    }
-    if (res.error.empty()) {
-      for (int k : kDepths) res.recall[k] = sum[k] / static_cast<double>(dialogues.size());
-      res.p50_ms = Percentile(ms, 0.50);
-      res.p95_ms = Percentile(ms, 0.95);
-    }
-  }
-  store.reset();
-  if (!dir.empty()) std::filesystem::remove_all(dir);
-  return out;
+  for (Dialogue& d : LoadDialogues(opt.data + "/" + lang.dialogue_file))
+    corpus.queries.push_back({scope, std::move(d.query), "", std::move(d.relevant)});
+  return corpus;
 }
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -305,59 +365,112 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return out;
 }
 
+// Measures every mode on one language's corpus and prints a row per mode (and per split when the
+// queries have them). False when a row's recall@10 is below its minimum: MODE's for the row over
+// all queries, MODE@SPLIT's for a split's.
+bool Report(const std::string& lang, SearchService& search, const Corpus& corpus, const Options& opt) {
+  const bool splits = std::any_of(corpus.queries.begin(), corpus.queries.end(),
+                                  [](const RecallQuery& q) { return !q.group.empty(); });
+  std::map<std::string, std::map<std::string, ModeResult>> by_mode;
+  for (const std::string& mode : opt.modes)
+    by_mode[mode] = Measure(search, corpus, ParseSearchMode(mode).value(), opt.graph_hops);
+  bool ok = true;
+  for (const std::string& group : splits ? std::vector<std::string>{"dev", "held-out", "all"}
+                                         : std::vector<std::string>{"all"}) {
+    for (const std::string& mode : opt.modes) {
+      std::string row = "| " + lang + (splits ? " | " + group : "") + " | " + mode;
+      auto it = by_mode[mode].find(group);
+      if (it == by_mode[mode].end()) continue;
+      const ModeResult& res = it->second;
+      if (!res.error.empty()) {
+        std::printf("%s | n/a: %s |||\n", row.c_str(), res.error.c_str());
+        continue;
+      }
+      if (splits) row += " | " + std::to_string(res.queries);
+      std::printf("%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", row.c_str(), res.recall.at(1),
+                  res.recall.at(5), res.recall.at(10), res.recall.at(20), res.p50_ms, res.p95_ms);
+      auto want = opt.minimum.find(group == "all" ? mode : mode + "@" + group);
+      if (want != opt.minimum.end() && res.recall.at(10) < want->second) {
+        std::fprintf(stderr, "%s %s %s recall@10 %.3f is below %.3f\n", lang.c_str(), group.c_str(),
+                     mode.c_str(), res.recall.at(10), want->second);
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+int RunMadial(Options opt) {
+  if (opt.data.empty()) opt.data = "../shared/data/madial-bench";
+  if (!std::filesystem::exists(opt.data + "/MADial-Bench-zh-memory.json")) {
+    std::cout << "skipped: MADial-Bench not found at " << opt.data << " (it lives in the project's shared/data)\n";
+    return kSkipped;
+  }
+  const Language langs[] = {
+      {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json", "memory_bank_cn.json"},
+      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json", "memory_bank_en.json"}};
+  std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|---|\n");
+  int rc = 0;
+  for (const Language& lang : langs) {
+    BenchStore b(lang.name, opt.store_url);
+    if (!Report(lang.name, b.search(), LoadMadial(b, lang, opt), opt)) rc = 1;
+  }
+  return rc;
+}
+
+int RunMemoryBank(Options opt) {
+  if (opt.data.empty()) opt.data = "../shared/data/memorybank";
+  if (!std::filesystem::exists(opt.data + "/memory_bank_en.json")) {
+    std::cout << "skipped: MemoryBank not found at " << opt.data << " (it lives in the project's shared/data)\n";
+    return kSkipped;
+  }
+  std::printf("| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n");
+  int rc = 0;
+  for (const std::string lang : {"zh", "en"}) {
+    BenchStore b("memorybank-" + lang, opt.store_url);
+    if (!Report(lang, b.search(), LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
+  }
+  return rc;
+}
+
+// False (after saying why) for arguments this program does not take.
+bool ParseArgs(int argc, char** argv, Options& opt) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (a == "--bench" && has_value) opt.bench = argv[++i];
+    else if (a == "--data" && has_value) opt.data = argv[++i];
+    else if (a == "--labels" && has_value) opt.labels = argv[++i];
+    else if (a == "--modes" && has_value) opt.modes = Split(argv[++i], ',');
+    else if (a == "--distractors" && has_value) opt.distractors = std::stoul(argv[++i]);
+    else if (a == "--store" && has_value) opt.store_url = argv[++i];
+    else if (a == "--graph") opt.graph = true;
+    else if (a == "--graph-hops" && has_value) opt.graph_hops = std::stoi(argv[++i]);
+    else if (a == "--min-recall10" && has_value) {
+      auto kv = Split(argv[++i], '=');
+      if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return false; }
+      opt.minimum[kv[0]] = std::stod(kv[1]);
+    } else {
+      return false;
+    }
+  }
+  if (opt.bench == "madial") return true;
+  if (opt.bench == "memorybank" && !opt.graph && opt.distractors == 0) return true;
+  std::cerr << "--bench is madial or memorybank; --graph and --distractors are madial's\n";
+  return false;
+}
+
 }  // namespace
 }  // namespace pc
 
 int main(int argc, char** argv) {
-  std::string data = "../shared/data/madial-bench";
-  std::vector<std::string> modes = {"fts", "vector", "hybrid"};
-  std::map<std::string, double> minimum;  // mode -> minimum recall@10 in every language
-  size_t distractors = 0;
-  std::string store_url;  // empty: SQLite in a temp dir
-  bool graph = false;
-  int graph_hops = pc::kDefaultGraphHops;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--data" && i + 1 < argc) data = argv[++i];
-    else if (a == "--modes" && i + 1 < argc) modes = pc::Split(argv[++i], ',');
-    else if (a == "--distractors" && i + 1 < argc) distractors = std::stoul(argv[++i]);
-    else if (a == "--store" && i + 1 < argc) store_url = argv[++i];
-    else if (a == "--graph") graph = true;
-    else if (a == "--graph-hops" && i + 1 < argc) graph_hops = std::stoi(argv[++i]);
-    else if (a == "--min-recall10" && i + 1 < argc) {
-      auto kv = pc::Split(argv[++i], '=');
-      if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return 2; }
-      minimum[kv[0]] = std::stod(kv[1]);
-    } else {
-      std::cerr << "usage: recall [--data DIR] [--modes fts,vector,hybrid] [--min-recall10 MODE=V] [--distractors N] [--store postgresql://…] [--graph [--graph-hops N]]\n";
-      return 2;
-    }
+  pc::Options opt;
+  if (!pc::ParseArgs(argc, argv, opt)) {
+    std::cerr << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
+                 "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph [--graph-hops N]] "
+                 "[--labels FILE]\n";
+    return 2;
   }
-  if (!std::filesystem::exists(data + "/MADial-Bench-zh-memory.json")) {
-    std::cout << "skipped: MADial-Bench not found at " << data << " (it lives in the project's shared/data)\n";
-    return 0;
-  }
-  const pc::Language langs[] = {
-      {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json", "memory_bank_cn.json"},
-      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json", "memory_bank_en.json"}};
-  int rc = 0;
-  std::printf("| language | mode | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n|---|---|---|---|---|---|---|---|\n");
-  for (const pc::Language& lang : langs) {
-    for (const auto& [mode, res] : pc::Evaluate(lang, data, modes, distractors, store_url, graph, graph_hops)) {
-      if (!res.error.empty()) {
-        std::printf("| %s | %s | n/a: %s |||\n", lang.name.c_str(), mode.c_str(), res.error.c_str());
-        continue;
-      }
-      std::printf("| %s | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n", lang.name.c_str(), mode.c_str(),
-                  res.recall.at(1), res.recall.at(5), res.recall.at(10), res.recall.at(20), res.p50_ms,
-                  res.p95_ms);
-      auto want = minimum.find(mode);
-      if (want != minimum.end() && res.recall.at(10) < want->second) {
-        std::fprintf(stderr, "%s %s recall@10 %.3f is below %.3f\n", lang.name.c_str(),
-                     mode.c_str(), res.recall.at(10), want->second);
-        rc = 1;
-      }
-    }
-  }
-  return rc;
+  return opt.bench == "memorybank" ? pc::RunMemoryBank(opt) : pc::RunMadial(opt);
 }

@@ -1,0 +1,81 @@
+// What the recall benchmarks share (bench/recall.cc, docs/quality.md): a store with the services
+// over it, the queries with their labelled memories, and recall@k measured through SearchService.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/hash_embedder.h"
+#include "service/memory_service.h"
+#include "service/search_service.h"
+#include "store/store.h"
+
+namespace pc {
+
+inline constexpr int kDepths[] = {1, 5, 10, 20};
+inline constexpr int kMaxDepth = 20;
+
+// One language's store (SQLite in a fresh temp dir, or the PostgreSQL at `store_url`) with the
+// write and search services over it, vectors from the offline hash embedder. Exits 2 when the
+// store does not open; removes the temp dir when destroyed.
+class BenchStore {
+ public:
+  BenchStore(const std::string& name, const std::string& store_url);
+  ~BenchStore();
+  Store& store() { return *store_; }
+  HashEmbedder& embedder() { return embedder_; }
+  MemoryService& memory() { return *memory_; }
+  SearchService& search() { return *search_; }
+
+ private:
+  std::string dir_;  // SQLite's
+  std::unique_ptr<Store> store_;
+  HashEmbedder embedder_;
+  std::unique_ptr<MemoryService> memory_;
+  std::unique_ptr<SearchService> search_;
+};
+
+// One search and the benchmark memories that answer it.
+struct RecallQuery {
+  std::string scope_id, text;
+  std::string group;  // a split ("dev", "held-out"), or empty
+  std::vector<std::string> relevant;
+};
+
+// The queries of one language, and which benchmark memories each entry holds (several when they
+// were remembered with the same text: the duplicate is the existing entry).
+struct Corpus {
+  std::vector<RecallQuery> queries;
+  std::map<std::string, std::vector<std::string>> ids_of_entry;
+};
+
+// A fresh scope named `key` plus a run id (a PostgreSQL database outlives the run). Exits 2 on failure.
+std::string NewScope(MemoryService& memory, const std::string& key);
+
+// Remembers `text` as a fact through the real write path and records it as benchmark memory `id`
+// (empty: a distractor). Exits 2 when the write fails.
+void RememberAs(MemoryService& memory, const std::string& scope, const std::string& text,
+                const std::string& id, Corpus& corpus);
+
+// recall@k per depth for one mode (or why it could not search), and the query latency.
+struct ModeResult {
+  std::string error;
+  std::map<int, double> recall;
+  size_t queries = 0;
+  double p50_ms = 0, p95_ms = 0;
+};
+
+// For each query the share of its relevant memories in the top k, averaged over queries: per
+// group under its name, and over all queries under "all".
+std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
+                                          SearchMode mode, int graph_hops);
+
+// MemoryBank (bench/recall_memorybank.cc): every person's dialogue remembered in order in the
+// person's own scope, and the probing questions labelled in `labels_path` as the queries.
+// `lang` is "zh" or "en". Exits 2 when the labels do not match the data.
+Corpus LoadMemoryBank(MemoryService& memory, const std::string& lang, const std::string& data,
+                      const std::string& labels_path);
+
+}  // namespace pc
