@@ -105,21 +105,19 @@ Result<std::optional<std::vector<NearDuplicate>>> CatchUp(ReadTxn& txn, const Ar
   const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   std::optional<std::vector<NearDuplicate>> none;
   if (memory.head_revision - before.revision > kReconcileCatchUp) return none;
-  PC_ASSIGN_OR_RETURN(std::vector<std::string> changed,
-                      txn.ChangedEntries(memory.artifact_id, before.revision, memory.head_revision));
+  PC_ASSIGN_OR_RETURN(std::vector<ManifestItem> changed,
+                      txn.ChangedItems(memory.artifact_id, before.revision, memory.head_revision));
   if (changed.size() > static_cast<size_t>(kReconcileCatchUp)) return none;
   std::vector<NearDuplicate> out;
   for (NearDuplicate d : before.near) {
-    if (std::find(changed.begin(), changed.end(), d.citation.entry_id) != changed.end()) continue;
+    const bool stale = std::any_of(changed.begin(), changed.end(), [&](const ManifestItem& c) {
+      return c.version.entry_id == d.citation.entry_id;
+    });
+    if (stale) continue;
     d.citation.memory = head;
     out.push_back(std::move(d));
   }
-  std::vector<ManifestItem> items;
-  for (const std::string& entry_id : changed) {
-    PC_ASSIGN_OR_RETURN(auto item, txn.FindManifestItem(memory.artifact_id, memory.head_revision, entry_id));
-    if (item) items.push_back(std::move(*item));
-  }
-  PC_RETURN_IF_ERROR(CompareWith(txn, head, items, mine, vector, profile, skip_entry, out));
+  PC_RETURN_IF_ERROR(CompareWith(txn, head, changed, mine, vector, profile, skip_entry, out));
   return std::optional<std::vector<NearDuplicate>>(std::move(out));
 }
 

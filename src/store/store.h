@@ -118,6 +118,18 @@ class ReadTxn {
   // The entries that revisions (after, upto] of the artifact changed.
   virtual Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id,
                                                           int64_t after, int64_t upto) = 0;
+  // Their manifest lines at `upto`, each entry once. Here a statement per entry; PostgreSQL, where
+  // the reconcile gate reads them inside a scope's group commit (write_gates.h), in one.
+  virtual Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id, int64_t after,
+                                                         int64_t upto) {
+    PC_ASSIGN_OR_RETURN(std::vector<std::string> changed, ChangedEntries(artifact_id, after, upto));
+    std::vector<ManifestItem> out;
+    for (const std::string& entry_id : changed) {
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, FindManifestItem(artifact_id, upto, entry_id));
+      if (item) out.push_back(std::move(*item));
+    }
+    return out;
+  }
 
   // The scope's source log: positions (after, after + limit], in order.
   virtual Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,

@@ -92,6 +92,8 @@ class PgTxn final : public WriteTxn {
                          const VectorVisitor& visit) override;
   Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id, int64_t after,
                                                   int64_t upto) override;
+  Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id, int64_t after,
+                                                 int64_t upto) override;
 
   Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
                                           int limit) override;

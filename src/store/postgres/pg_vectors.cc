@@ -113,6 +113,24 @@ Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifa
   return out;
 }
 
+// Each changed entry's line at `upto`, one index probe each (LATERAL … LIMIT 1, as
+// FindManifestItem), in one round trip.
+Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifact_id, int64_t after, int64_t upto) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                " FROM (SELECT DISTINCT entry_id FROM revision_changes"
+                                "  WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
+                                " CROSS JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+                                "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+                                "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+                                "  ORDER BY h.from_revision DESC LIMIT 1) m"
+                                " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+                                " ORDER BY v.entry_id",
+                                {artifact_id, P(after), P(upto)}));
+  std::vector<ManifestItem> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
+  return out;
+}
+
 Status PgTxn::SetVectorProfile(const std::string& artifact_id, const std::string& profile) {
   return Q("UPDATE artifacts SET vector_profile = $2, vector_missing ="
            " (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = $1 AND v.active"
