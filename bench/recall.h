@@ -70,7 +70,7 @@ struct ModeResult {
 // For each query the share of its relevant memories in the top k, averaged over queries: per
 // group under its name, and over all queries under "all".
 std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
-                                          SearchMode mode, int graph_hops);
+                                          SearchMode mode, int graph_hops, bool feedback = false);
 
 // MemoryBank (bench/recall_memorybank.cc): every person's dialogue remembered in order in the
 // person's own scope, and the probing questions labelled in `labels_path` as the queries.

@@ -252,12 +252,15 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     SearchService* service;
     SearchMode mode;
     const std::vector<std::string>* queries;
+    bool feedback = false;  // true: pseudo-relevance feedback and neighbour propagation
   };
   for (const Row& row : {Row{"fts", "fts", search.get(), SearchMode::kFts, &qs},
+                         Row{"fts, feedback", "fts", search.get(), SearchMode::kFts, &qs, true},
                          Row{"vector", "vector", search.get(), SearchMode::kVector, &qs},
                          Row{"vector (exact scan)", "vector", exact.get(), SearchMode::kVector, &qs},
                          Row{"hybrid", "hybrid", search.get(), SearchMode::kHybrid, &qs},
                          Row{"fts, sentence queries", "long", search.get(), SearchMode::kFts, &long_qs},
+                         Row{"fts, sentence queries, feedback", "long", search.get(), SearchMode::kFts, &long_qs, true},
                          Row{"hybrid, sentence queries", "long", search.get(), SearchMode::kHybrid, &long_qs}}) {
     if (!Selected(modes, row.selector)) continue;
     if (row.mode != SearchMode::kFts && !vectors) continue;
@@ -268,7 +271,9 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
       hits = 0;
       for (const std::string& q : *row.queries) {
         auto t0 = std::chrono::steady_clock::now();
-        auto r = row.service->Search({scope.scope_id, q, row.mode, 10, false, std::nullopt});
+        SearchRequest req{scope.scope_id, q, row.mode, 10, false, std::nullopt};
+        req.feedback = row.feedback;
+        auto r = row.service->Search(req);
         ms.push_back(MillisSince(t0));
         if (!r.ok()) {
           std::printf("search failed: %s\n", r.status().ToString().c_str());

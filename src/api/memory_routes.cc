@@ -222,7 +222,8 @@ Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
 Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "mode", "limit",
                                                         "include_inactive", "min_similarity",
-                                                        "rerank", "explain", "min_revision", "graph_hops"}));
+                                                        "rerank", "explain", "min_revision", "graph_hops",
+                                                        "feedback"}));
   SearchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -242,6 +243,8 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.min_similarity, body.OptNumber("min_similarity"));
   PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
   r.rerank = rerank.value_or(false);
+  PC_ASSIGN_OR_RETURN(auto feedback, body.OptBool("feedback"));
+  r.feedback = feedback.value_or(false);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(auto hops, body.OptInt("graph_hops"));
   if (hops && (*hops < 1 || *hops > kMaxGraphHops))

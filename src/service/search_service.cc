@@ -9,6 +9,7 @@
 #include "search/fusion.h"
 #include "search/reranker.h"
 #include "search/text_query.h"
+#include "service/text_channel.h"
 #include "service/usage_log.h"
 #include "service/validation.h"
 
@@ -242,7 +243,11 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     const int depth = mode == SearchMode::kHybrid ? std::max(req.limit, kFusionDepth) : req.limit;
     std::vector<ReadTxn::TextHit> text_hits;
     if (mode == SearchMode::kFts || mode == SearchMode::kHybrid) {
-      PC_ASSIGN_OR_RETURN(text_hits, txn.SearchText(memory.artifact_id, text, req.include_inactive, depth));
+      TextChannelOptions channel;
+      channel.include_inactive = req.include_inactive;
+      channel.depth = depth;
+      channel.feedback = req.feedback ? &req.feedback_options : nullptr;
+      PC_ASSIGN_OR_RETURN(text_hits, SearchTextChannel(txn, memory, text, channel));
     }
     std::vector<VectorIndex::Hit> vector_hits;
     if (use_vector) {

@@ -16,6 +16,7 @@
 #include "service/vector_cache.h"
 #include "search/embedder.h"
 #include "search/entity_graph.h"
+#include "search/feedback.h"
 #include "store/store.h"
 
 namespace pc {
@@ -46,6 +47,11 @@ struct SearchRequest {
   bool rerank = false;  // reorder the hits with the rerank provider (503 capability_unavailable when none)
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
   int graph_hops = kDefaultGraphHops;   // graph channel: entries linked within this many hops (1–3)
+  // Full text: pseudo-relevance feedback and neighbour propagation (service/text_channel.h).
+  // Off by default until it meets issue 29's bar (docs/quality.md: it lifts MemoryBank, costs
+  // MADial held-out 0.02 and short queries 4× the latency); false is plain BM25.
+  bool feedback = false;
+  FeedbackOptions feedback_options{};
 };
 
 struct SearchHit {

@@ -115,9 +115,10 @@ class ReadTxn {
   // `profile` (or the entry has no row).
   virtual Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
                                  const VectorVisitor& visit) = 0;
-  // The entries that revisions (after, upto] of the artifact changed.
+  // The entries that revisions (after, upto] of the artifact changed; `limit` of them at most
+  // (negative: all).
   virtual Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id,
-                                                          int64_t after, int64_t upto) = 0;
+                                                          int64_t after, int64_t upto, int64_t limit = -1) = 0;
   // Their manifest lines at `upto`, each entry once. Here a statement per entry; PostgreSQL, where
   // the reconcile gate reads them inside a scope's group commit (write_gates.h), in one.
   virtual Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id, int64_t after,

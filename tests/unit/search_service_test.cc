@@ -55,6 +55,30 @@ TEST_F(SearchServiceTest, HitsCarryExactCitationsAtTheSearchedRevision) {
   EXPECT_EQ(zh->hits[0].item.version.text, "订单导入器每晚两点运行。");
 }
 
+TEST_F(SearchServiceTest, FeedbackLiftsTheMemoryWrittenRightAfterAStrongHit) {
+  Remember("Which cuisine do you like best?");
+  Remember("Sichuan food, the spicier the better.");
+  Remember("The weather was sunny in the park.");
+  auto plain = Search("cuisine");
+  PC_ASSERT_OK(plain);
+  ASSERT_EQ(plain->hits.size(), 1u);
+  SearchRequest req;
+  req.scope_id = scope;
+  req.query = "cuisine";
+  req.mode = SearchMode::kFts;
+  req.feedback = true;
+  auto r = search.Search(req);
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 2u);  // the answer after the question, though it shares no word with it
+  EXPECT_EQ(r->hits[0].item.version.text, "Which cuisine do you like best?");
+  EXPECT_EQ(r->hits[1].item.version.text, "Sichuan food, the spicier the better.");
+  EXPECT_LT(r->hits[1].score, r->hits[0].score);
+  EXPECT_EQ(r->memory.revision, 3);
+  auto again = search.Search(req);  // deterministic on the snapshot
+  PC_ASSERT_OK(again);
+  EXPECT_EQ(again->hits[1].item.version.entry_version_id, r->hits[1].item.version.entry_version_id);
+}
+
 TEST_F(SearchServiceTest, RevisedTextIsFoundAndOldTextIsNot) {
   Citation c = Remember("The cache lives in Redis.");
   auto rev = f.memory->Revise({scope, c, "The cache lives in Memcached.", std::nullopt, "", ""});

@@ -91,7 +91,7 @@ class PgTxn final : public WriteTxn {
   Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
                          const VectorVisitor& visit) override;
   Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id, int64_t after,
-                                                  int64_t upto) override;
+                                                  int64_t upto, int64_t limit = -1) override;
   Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id, int64_t after,
                                                  int64_t upto) override;
 

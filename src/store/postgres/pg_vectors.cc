@@ -104,9 +104,11 @@ Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std:
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id, int64_t after, int64_t upto) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT DISTINCT entry_id FROM revision_changes"
-                                " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3",
+Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id, int64_t after, int64_t upto,
+                                                       int64_t limit) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT DISTINCT entry_id FROM revision_changes"
+                                            " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3") +
+                                    (limit >= 0 ? " LIMIT " + std::to_string(limit) : ""),
                                 {artifact_id, P(after), P(upto)}));
   std::vector<std::string> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(r.Text(i, 0));

@@ -139,11 +139,11 @@ Status SqliteTxn::VisitVectorRows(const std::string& profile,
 }
 
 Result<std::vector<std::string>> SqliteTxn::ChangedEntries(const std::string& artifact_id,
-                                                           int64_t after, int64_t upto) {
+                                                           int64_t after, int64_t upto, int64_t limit) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
       "SELECT DISTINCT entry_id FROM revision_changes"
-      " WHERE artifact_id = ?1 AND revision > ?2 AND revision <= ?3"));
-  s.Bind(1, artifact_id).Bind(2, after).Bind(3, upto);
+      " WHERE artifact_id = ?1 AND revision > ?2 AND revision <= ?3 LIMIT ?4"));
+  s.Bind(1, artifact_id).Bind(2, after).Bind(3, upto).Bind(4, limit);
   std::vector<std::string> out;
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
