@@ -59,8 +59,7 @@
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "extract/extractor.h"
-#include "search/stopwords.h"
-#include "search/tokenizer.h"
+#include "search/feedback.h"
 #include "service/flush_service.h"
 #include "service/source_service.h"
 #include "service/validation.h"
@@ -270,18 +269,7 @@ std::vector<std::string> Distractors(const std::string& path, size_t n) {
 }
 
 // The terms a fake model would call entities: words (4+ letters) and CJK bigrams, no stop words.
-std::set<std::string> Terms(const std::string& text) {
-  std::set<std::string> out;
-  for (const QueryUnit& u : QueryUnits(text)) {
-    if (u.kind == UnitKind::kWord) {
-      if (u.text.size() >= 4 && !IsStopWord(u.text)) out.insert(u.text);
-      continue;
-    }
-    for (size_t i = 0; i + 1 < u.chars.size(); ++i)
-      if (!IsFunctionChar(u.chars[i]) && !IsFunctionChar(u.chars[i + 1])) out.insert(u.chars[i] + u.chars[i + 1]);
-  }
-  return out;
-}
+std::set<std::string> Terms(const std::string& text) { return TopicTerms(text, 4); }
 
 // A fake extraction model (this bench only): keeps every source verbatim as a fact, and states
 // (person, mentions, term) for each term of it that is rare in the whole dataset (`rare`).

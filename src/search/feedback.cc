@@ -10,15 +10,11 @@
 #include "search/tokenizer.h"
 
 namespace pc {
-namespace {
-
-// A document's distinct candidate terms: what BuildTextQuery would search, less single CJK
-// characters (too common to carry a topic) and bigrams holding a function character.
-std::set<std::string> DocTerms(std::string_view text) {
+std::set<std::string> TopicTerms(std::string_view text, size_t min_word_bytes) {
   std::set<std::string> out;
   for (QueryUnit& u : QueryUnits(text)) {
     if (u.kind == UnitKind::kWord) {
-      if (u.text.size() >= 2 && !IsStopWord(u.text)) out.insert(u.text);
+      if (u.text.size() >= min_word_bytes && !IsStopWord(u.text)) out.insert(u.text);
       continue;
     }
     for (size_t i = 0; i + 1 < u.chars.size(); ++i)
@@ -27,8 +23,6 @@ std::set<std::string> DocTerms(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
 std::vector<std::string> FeedbackTerms(const TextQuery& query, const std::vector<FeedbackDoc>& pool,
                                        const FeedbackOptions& options) {
   if (pool.empty() || options.terms <= 0 || options.docs <= 0) return {};
@@ -36,7 +30,7 @@ std::vector<std::string> FeedbackTerms(const TextQuery& query, const std::vector
   std::vector<std::set<std::string>> terms;
   std::map<std::string, int> df;
   for (const FeedbackDoc& d : pool) {
-    terms.push_back(DocTerms(d.text));
+    terms.push_back(TopicTerms(d.text, 2));
     for (const std::string& t : terms.back()) ++df[t];
   }
   const size_t k = std::min(pool.size(), static_cast<size_t>(options.docs));

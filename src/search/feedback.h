@@ -2,6 +2,7 @@
 // BM25 pass share, beyond the query's own, to search a second time on the same snapshot.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,11 @@ struct FeedbackOptions {
   int lenders = 3;          // the best hits that lend to the entries written next to them
   double lend = 0.3;        // the share of a lender's score its neighbours get
 };
+
+// A text's distinct topic terms: its words of at least `min_word_bytes` bytes that are not stop
+// words, and its CJK bigrams without a function character (single CJK characters are too common
+// to carry a topic). What a feedback term is drawn from.
+std::set<std::string> TopicTerms(std::string_view text, size_t min_word_bytes);
 
 struct FeedbackDoc {
   std::string_view text;

@@ -62,12 +62,14 @@ struct BatchPlan {
 
 Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const RememberBatchRequest& req,
                             const std::vector<std::string>& hashes, const std::vector<OneChange>& planned,
-                            const WritePolicy& defaults, const std::vector<ReconcileLookup>& before) {
+                            const WritePolicy& defaults, const std::vector<ToReconcile>& writes,
+                            std::vector<ReconcileLookup> before) {
   const size_t n = req.entries.size();
   BatchPlan plan{{}, std::vector<int>(n, -1), std::vector<int>(n, -1), std::vector<std::optional<ManifestItem>>(n),
                  std::vector<std::vector<NearDuplicate>>(n)};
   std::map<std::string, size_t> first;  // content hash → the batch's entry that adds it
   std::optional<WritePolicy> policy;    // read once, at the first entry that needs the gates
+  PC_RETURN_IF_ERROR(CatchUpLookups(txn, memory, writes, before));  // what changed since: read once
   for (size_t i = 0; i < n; ++i) {
     Result<ResolvedEntry> resolved = ResolveNewEntry(txn, memory, req.entries[i], hashes[i]);
     if (!resolved.ok()) return AtEntry(i, resolved.status());
@@ -143,7 +145,7 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
     scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
     PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, memory.head_revision));
-    PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned, limits_.policy, before));
+    PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned, limits_.policy, writes, before));
     MemoryRef ref{memory.family, memory.artifact_id, memory.head_revision};
     if (!plan.changes.empty()) {
       PC_ASSIGN_OR_RETURN(ref, CommitChanges(txn, memory, req.actor, req.reason, {}, plan.changes));

@@ -94,22 +94,12 @@ Result<std::vector<NearDuplicate>> LookUp(ReadTxn& txn, const Artifact& memory, 
   return out;
 }
 
-// A lookup made at an older head brought to this one: its findings less the entries changed
-// since, plus those entries' active versions compared afresh. Nothing when more than
-// kReconcileCatchUp entries changed: a fresh lookup is then the cheaper one.
-Result<std::optional<std::vector<NearDuplicate>>> CatchUp(ReadTxn& txn, const Artifact& memory,
-                                                          const ReconcileLookup& before,
-                                                          const std::vector<std::string>& mine,
-                                                          const std::optional<std::vector<float>>& vector,
-                                                          const std::string& profile, const std::string& skip_entry) {
-  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
-  std::optional<std::vector<NearDuplicate>> none;
-  if (memory.head_revision - before.revision > kReconcileCatchUp) return none;
-  PC_ASSIGN_OR_RETURN(std::vector<ManifestItem> changed,
-                      txn.ChangedItems(memory.artifact_id, before.revision, memory.head_revision));
-  if (changed.size() > static_cast<size_t>(kReconcileCatchUp)) return none;
+// `lookup`'s findings that none of `changed` touched, cited at `head`, and the active ones of
+// `changed` that nearly say the write's text.
+Status BringToHead(ReadTxn& txn, const MemoryRef& head, const std::vector<ManifestItem>& changed,
+                   const ToReconcile& write, ReconcileLookup& lookup) {
   std::vector<NearDuplicate> out;
-  for (NearDuplicate d : before.near) {
+  for (NearDuplicate& d : lookup.near) {
     const bool stale = std::any_of(changed.begin(), changed.end(), [&](const ManifestItem& c) {
       return c.version.entry_id == d.citation.entry_id;
     });
@@ -117,8 +107,11 @@ Result<std::optional<std::vector<NearDuplicate>>> CatchUp(ReadTxn& txn, const Ar
     d.citation.memory = head;
     out.push_back(std::move(d));
   }
-  PC_RETURN_IF_ERROR(CompareWith(txn, head, changed, mine, vector, profile, skip_entry, out));
-  return std::optional<std::vector<NearDuplicate>>(std::move(out));
+  PC_RETURN_IF_ERROR(
+      CompareWith(txn, head, changed, SimilarityTerms(write.text), write.vector, write.profile, write.skip_entry, out));
+  lookup.near = std::move(out);
+  lookup.revision = head.revision;
+  return Status::Ok();
 }
 
 // Most similar first (lexical or vector, whichever is higher), at most kMaxNearDuplicates.
@@ -161,21 +154,48 @@ std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& 
   return out;
 }
 
+Status CatchUpLookups(ReadTxn& txn, const Artifact& memory, const std::vector<ToReconcile>& writes,
+                      std::vector<ReconcileLookup>& lookups) {
+  const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+  std::map<int64_t, std::optional<std::vector<ManifestItem>>> changed_since;  // none: too many
+  for (size_t i = 0; i < lookups.size() && i < writes.size(); ++i) {
+    ReconcileLookup& l = lookups[i];
+    if (l.revision <= 0 || l.artifact_id != memory.artifact_id || l.revision > head.revision) {
+      l = ReconcileLookup{};
+      continue;
+    }
+    if (l.revision == head.revision) continue;
+    auto [it, fresh] = changed_since.emplace(l.revision, std::nullopt);
+    if (fresh && head.revision - l.revision <= kReconcileCatchUp) {
+      PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedItems(memory.artifact_id, l.revision, head.revision));
+      if (changed.size() <= static_cast<size_t>(kReconcileCatchUp)) it->second = std::move(changed);
+    }
+    if (!it->second) {
+      l = ReconcileLookup{};
+      continue;
+    }
+    PC_RETURN_IF_ERROR(BringToHead(txn, head, *it->second, writes[i], l));
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
                                              const std::string& text, const std::optional<std::vector<float>>& vector,
                                              const std::string& profile, const std::string& skip_entry,
                                              const ReconcileLookup* before) {
   if (policy == ReconcilePolicy::kOff) return std::vector<NearDuplicate>();
-  const std::vector<std::string> mine = SimilarityTerms(text);
-  std::optional<std::vector<NearDuplicate>> caught_up;
-  if (before && before->revision > 0 && before->artifact_id == memory.artifact_id &&
-      before->revision <= memory.head_revision) {
-    PC_ASSIGN_OR_RETURN(caught_up, CatchUp(txn, memory, *before, mine, vector, profile, skip_entry));
+  std::vector<ReconcileLookup> lookup;
+  if (before) {
+    lookup.push_back(*before);
+    PC_RETURN_IF_ERROR(CatchUpLookups(txn, memory, {{text, vector, profile, skip_entry}}, lookup));
   }
-  if (!caught_up) {
-    PC_ASSIGN_OR_RETURN(caught_up, LookUp(txn, memory, mine, vector, profile, skip_entry));
+  std::vector<NearDuplicate> found;
+  if (!lookup.empty() && lookup[0].revision == memory.head_revision && memory.head_revision > 0) {
+    found = std::move(lookup[0].near);
+  } else {
+    PC_ASSIGN_OR_RETURN(found, LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
   }
-  std::vector<NearDuplicate> found = MostSimilar(std::move(*caught_up));
+  found = MostSimilar(std::move(found));
   if (found.empty()) return found;
   if (policy == ReconcilePolicy::kReject) {
     const NearDuplicate& d = found[0];

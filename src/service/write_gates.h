@@ -71,6 +71,13 @@ struct ToReconcile {
 std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id, const WritePolicy& defaults,
                                                const std::vector<ToReconcile>& writes);
 
+// Inside the write: brings each lookup (made before it, write_gates.h) to the memory's head by the
+// entries changed since its revision, read once per revision, not once per write; a lookup already
+// at the head is left as it is. One that cannot be (another memory, more than kReconcileCatchUp
+// changes) becomes "none made" (revision 0), and its write looks up afresh.
+Status CatchUpLookups(ReadTxn& txn, const Artifact& memory, const std::vector<ToReconcile>& writes,
+                      std::vector<ReconcileLookup>& lookups);
+
 // The reconcile gate inside a write: nothing with kOff; the near-duplicates with kWarn (noted in
 // the transaction's audit trail); a near_duplicate refusal with kReject. With `before` (a lookup
 // of this memory at a revision up to the head), the lookup is brought to the head by the entries
