@@ -32,7 +32,8 @@ constexpr const char* kSchema =
 Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t shown, size_t count) {
   shown = std::min(shown, count);
   json parsed = ParseJson(answer).value_or(json());
-  if (!parsed.is_object() || !parsed.contains("ranking") || !parsed["ranking"].is_array())
+  // The schema's object exactly: {"ranking": [...]} and nothing else (no prose, no "reason").
+  if (!parsed.is_object() || parsed.size() != 1 || !parsed.contains("ranking") || !parsed["ranking"].is_array())
     return Status(Code::kProviderError, "the chat model's rerank answer is not {\"ranking\": [numbers]}: " +
                                             CutUtf8(answer, 200));
   std::vector<size_t> order;
