@@ -127,6 +127,23 @@ TEST(ChatRerankTest, ReordersTheTop30OfTheSnapshotByTheModelsAnswer) {
   EXPECT_EQ(w.fake.chat_requests(), 2);
 }
 
+// A limit past 30: the model still compares the first 30; the rest follow, in their order.
+TEST(ChatRerankTest, ALimitPast30ShowsTheModelTheFirst30) {
+  RerankWorld w(35);
+  auto coarse = w.plain.Search(w.Request(35, false));
+  PC_ASSERT_OK(coarse);
+  ASSERT_EQ(coarse->hits.size(), 35u);
+  const std::vector<std::string> c = Versions(*coarse);
+  w.fake.ScriptChat({{R"({"ranking": [31, 30]})"}});
+  auto reranked = w.search.Search(w.Request(35, true));
+  PC_ASSERT_OK(reranked);
+  EXPECT_EQ(w.LastShown()["candidates"].size(), kListwiseCandidates);
+  std::vector<std::string> want = {c[29]};
+  for (size_t i = 0; i < c.size(); ++i)
+    if (i != 29) want.push_back(c[i]);
+  EXPECT_EQ(Versions(*reranked), want);
+}
+
 TEST(ChatRerankTest, HostileOrMalformedAnswersFailTheSearchInsteadOfFallingBack) {
   RerankWorld w(6);
   // A candidate that speaks to the model stays data: JSON-quoted inside the user message.
