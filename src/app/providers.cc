@@ -36,6 +36,7 @@ Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
     o.model = config.extract_model;
     o.api_key = config.extract_api_key;
     o.timeout_seconds = static_cast<int>(config.rerank_timeout_seconds);
+    o.measured_as_extraction = false;  // ResilientReranker counts it, as a rerank
     PC_ASSIGN_OR_RETURN(auto chat, OpenAiChatExtractor::Create(o));
     return std::unique_ptr<Reranker>(std::make_unique<ResilientReranker>(
         std::make_unique<ChatReranker>(std::move(chat)), std::chrono::seconds(config.rerank_rest_seconds)));

@@ -70,12 +70,20 @@ ExtractionRequest ChatReranker::BuildRequest(const std::string& query, const std
 
 Result<std::vector<double>> ChatReranker::Score(const std::string& query, const std::vector<std::string>& texts) {
   if (texts.empty()) return std::vector<double>{};
-  PC_ASSIGN_OR_RETURN(std::string answer, chat_->Extract(BuildRequest(query, texts)));
-  PC_ASSIGN_OR_RETURN(std::vector<size_t> order,
-                      ParseListwiseOrder(answer, std::min(texts.size(), kListwiseCandidates), texts.size()));
+  // Whatever went wrong (the model unreachable, an HTTP error, an answer without a usable ranking),
+  // the search cannot be reranked now: 503 with the reason, never the unreranked order (issue 29).
+  auto unavailable = [](const Status& s) {
+    return s.code() == Code::kProviderError ? Status(Code::kProviderUnavailable, "rerank unavailable: " + s.message())
+                                            : s;
+  };
+  Result<std::string> answer = chat_->Extract(BuildRequest(query, texts));
+  if (!answer.ok()) return unavailable(answer.status());
+  Result<std::vector<size_t>> order =
+      ParseListwiseOrder(*answer, std::min(texts.size(), kListwiseCandidates), texts.size());
+  if (!order.ok()) return unavailable(order.status());
   const double n = static_cast<double>(texts.size());
   std::vector<double> scores(texts.size());
-  for (size_t p = 0; p < order.size(); ++p) scores[order[p]] = (n - static_cast<double>(p)) / n;
+  for (size_t p = 0; p < order->size(); ++p) scores[(*order)[p]] = (n - static_cast<double>(p)) / n;
   return scores;
 }
 

@@ -52,6 +52,7 @@ Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& reques
 }
 
 Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request, ModelUsage& usage) {
+  if (!options_.measured_as_extraction) return Ask(request, usage);
   return ops::MeasureProviderCall(ops::Provider::kExtract, [&] { return Ask(request, usage); });
 }
 

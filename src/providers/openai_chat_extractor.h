@@ -20,6 +20,9 @@ struct OpenAiChatOptions {
   std::string api_key;
   int timeout_seconds = 120;  // the whole call: attempts and back-off
   int retries = 2;
+  // Counted in the provider metrics as an extraction; false when a wrapper counts the call as
+  // something else (the chat rerank, under "rerank").
+  bool measured_as_extraction = true;
 };
 
 class OpenAiChatExtractor final : public Extractor {

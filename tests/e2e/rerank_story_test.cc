@@ -61,17 +61,17 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
   // An answer that ranks nothing usable: an error with the reason, not the coarse order.
   fake.ScriptChat({{R"({"ranking": [0, 9]})"}});
   auto bad = http.Post("/v1/memory/search", ask);
-  EXPECT_EQ(bad.first, 502) << bad.second.dump();
-  EXPECT_EQ(bad.second["error"]["code"], "provider_error");
+  EXPECT_EQ(bad.first, 503) << bad.second.dump();
+  EXPECT_EQ(bad.second["error"]["code"], "provider_unavailable");
   EXPECT_NE(bad.second["error"]["message"].get<std::string>().find("names none"), std::string::npos)
       << bad.second.dump();
   EXPECT_FALSE(bad.second.contains("hits"));
   // A model that is down: every attempt fails.
   fake.ScriptChat({{"", 503}, {"", 503}, {"", 503}});
   auto down = http.Post("/v1/memory/search", ask);
-  EXPECT_EQ(down.first / 100, 5) << down.second.dump();
+  EXPECT_EQ(down.first, 503) << down.second.dump();
   EXPECT_TRUE(down.second["error"]["code"] == "provider_unavailable" ||
-              down.second["error"]["code"] == "provider_error") << down.second.dump();
+              down.second["error"]["code"] == "capability_unavailable") << down.second.dump();
   EXPECT_FALSE(down.second.contains("hits"));
 
   // Prepared context: not reranked unless asked.
@@ -88,6 +88,18 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
   ASSERT_GE(plain.second["items"].size(), 3u) << plain.second.dump();
   EXPECT_EQ(packed.second["items"][0]["ref"], plain.second["items"][1]["ref"]);
   EXPECT_EQ(packed.second["items"][1]["ref"], plain.second["items"][0]["ref"]);
+
+  // Each call to the model is counted once, as a rerank: never also as an extraction.
+  httplib::Client scraper("127.0.0.1", server.port());
+  auto metrics = scraper.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  ASSERT_EQ(metrics->status, 200) << metrics->body;
+  EXPECT_NE(metrics->body.find("powercontext_provider_calls_total{provider=\"rerank\",outcome=\"ok\"} 2"),
+            std::string::npos) << metrics->body;
+  for (const char* outcome : {"ok", "error", "unavailable"})
+    EXPECT_NE(metrics->body.find(std::string("powercontext_provider_calls_total{provider=\"extract\",outcome=\"") +
+                                 outcome + "\"} 0"),
+              std::string::npos) << outcome;
 }
 
 }  // namespace

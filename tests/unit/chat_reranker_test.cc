@@ -153,7 +153,7 @@ TEST(ChatRerankTest, HostileOrMalformedAnswersFailTheSearchInsteadOfFallingBack)
     w.fake.ScriptChat({{bad}});
     auto r = w.search.Search(w.Request(10, true));
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.status().code(), Code::kProviderError) << bad;
+    EXPECT_EQ(r.status().code(), Code::kProviderUnavailable) << bad;
     EXPECT_NE(r.status().message().find("rerank answer"), std::string::npos) << r.status().message();
   }
   json shown = w.LastShown();
@@ -168,7 +168,7 @@ TEST(ChatRerankTest, AProviderThatFailsFailsTheSearchAndChangesNothing) {
   w.fake.ScriptChat({{"", 500}, {"", 500}});  // the chat client's attempt and its one retry
   auto failed = w.search.Search(w.Request(10, true));
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.status().code(), Code::kProviderError);
+  EXPECT_EQ(failed.status().code(), Code::kProviderUnavailable);
   EXPECT_NE(failed.status().message().find("HTTP 500"), std::string::npos) << failed.status().message();
   // Unreachable: provider_unavailable; behind the circuit breaker the next search is refused at
   // once, saying why, rather than answered with the unreranked order.
@@ -234,7 +234,7 @@ TEST(ChatRerankTest, PreparedContextIsRerankedOnlyWhenAsked) {
   EXPECT_EQ(reranked->items[2].ref, plain->items[0].ref);
   // A failed rerank fails the preparation too.
   w.fake.ScriptChat({{"no"}});
-  EXPECT_EQ(context.Prepare(req).status().code(), Code::kProviderError);
+  EXPECT_EQ(context.Prepare(req).status().code(), Code::kProviderUnavailable);
 }
 
 }  // namespace
