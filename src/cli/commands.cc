@@ -31,6 +31,7 @@ struct Opts {
   int limit = 0;
   bool include_inactive = false;
   bool feedback = false;
+  bool rerank = false;
   std::string mode;
   int graph_hops = 0;  // search: 0 = the server's default
   std::string period;
@@ -311,6 +312,7 @@ void AddReadCommands(Registry& r) {
   search->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
   search->add_flag("--feedback", o->feedback,
                    "full text: expand the query from its best hits and let them lift their neighbours (docs/quality.md)");
+  search->add_flag("--rerank", o->rerank, "reorder the best 30 with the configured reranker (rerank_provider)");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
     if (!o->mode.empty()) body["mode"] = o->mode;
@@ -319,6 +321,7 @@ void AddReadCommands(Registry& r) {
     if (o->min_revision) body["min_revision"] = *o->min_revision;
     if (o->graph_hops != 0) body["graph_hops"] = o->graph_hops;
     if (o->feedback) body["feedback"] = true;
+    if (o->rerank) body["rerank"] = true;
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
@@ -474,11 +477,13 @@ void AddContextCommands(Registry& r) {
   prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, graph, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
   prepare->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
+  prepare->add_flag("--rerank", o->rerank, "rerank the memory hits with the configured reranker first");
   r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
               {"include_handoff", !o->no_handoff}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     if (o->min_revision) body["min_revision"] = *o->min_revision;
+    if (o->rerank) body["rerank"] = true;
     return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
   });
 

@@ -100,6 +100,17 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
     EXPECT_NE(metrics->body.find(std::string("powercontext_provider_calls_total{provider=\"extract\",outcome=\"") +
                                  outcome + "\"} 0"),
               std::string::npos) << outcome;
+
+  // The CLI asks for it with --rerank, and only then.
+  const int before_cli = fake.chat_requests();
+  CliResult cli_plain = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--json", "--server", server.url()});
+  ASSERT_EQ(cli_plain.exit_code, 0) << cli_plain.err;
+  EXPECT_EQ(fake.chat_requests(), before_cli);
+  fake.ScriptChat({{R"({"ranking": [3]})"}});
+  CliResult cli = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--rerank", "--json", "--server", server.url()});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_EQ(fake.chat_requests(), before_cli + 1);
+  EXPECT_EQ(json::parse(cli.out)["hits"][0]["citation"], json::parse(cli_plain.out)["hits"][2]["citation"]) << cli.out;
 }
 
 }  // namespace
