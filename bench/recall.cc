@@ -4,6 +4,7 @@
 //   build/bench/recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
 //                      [--min-recall10 MODE[@SPLIT]=VALUE ...]
+//                      [--embedder hash|static|static=FILE (the vector channel's embedder; hash by default)]
 //                      madial only: [--distractors N] [--graph [--graph-hops N]]
 //                      memorybank only: [--labels bench/memorybank_labels.json]
 //
@@ -68,7 +69,20 @@
 
 namespace pc {
 
-BenchStore::BenchStore(const std::string& name, const std::string& store_url) {
+BenchStore::BenchStore(const std::string& name, const std::string& store_url, const std::string& embedder) {
+  if (embedder == "hash") {
+    embedder_ = std::make_unique<HashEmbedder>();
+  } else if (embedder == "static" || embedder.rfind("static=", 0) == 0) {
+    auto opened = StaticEmbedder::Open(embedder == "static" ? kDefaultStaticVectorsFile : embedder.substr(7));
+    if (!opened.ok()) {
+      std::cerr << opened.status().message() << "\n";
+      std::exit(2);
+    }
+    embedder_ = std::move(opened).value();
+  } else {
+    std::cerr << "--embedder is hash, static or static=FILE\n";
+    std::exit(2);
+  }
   if (store_url.empty()) {
     dir_ = ScratchDir("pc-recall-" + name);
     sqlite::SqliteOptions o;
@@ -85,8 +99,8 @@ BenchStore::BenchStore(const std::string& name, const std::string& store_url) {
     }
     store_ = std::move(opened).value();
   }
-  memory_ = std::make_unique<MemoryService>(*store_, ServiceLimits{}, &embedder_);
-  search_ = std::make_unique<SearchService>(*store_, &embedder_);
+  memory_ = std::make_unique<MemoryService>(*store_, ServiceLimits{}, embedder_.get());
+  search_ = std::make_unique<SearchService>(*store_, embedder_.get());
 }
 
 BenchStore::~BenchStore() {
@@ -203,6 +217,7 @@ struct Options {
   std::string store_url;  // empty: SQLite in a temp dir
   bool graph = false;
   int graph_hops = kDefaultGraphHops;
+  std::string embedder = "hash";  // the vector channel's: hash, static or static=FILE
 };
 
 struct Dialogue {
@@ -433,7 +448,7 @@ int RunMadial(Options opt) {
               "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const Language& lang : langs) {
-    BenchStore b(lang.name, opt.store_url);
+    BenchStore b(lang.name, opt.store_url, opt.embedder);
     if (!Report(lang.name, b.search(), LoadMadial(b, lang, opt), opt)) rc = 1;
   }
   return rc;
@@ -449,7 +464,7 @@ int RunMemoryBank(Options opt) {
               "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const std::string lang : {"zh", "en"}) {
-    BenchStore b("memorybank-" + lang, opt.store_url);
+    BenchStore b("memorybank-" + lang, opt.store_url, opt.embedder);
     if (!Report(lang, b.search(), LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
   }
   return rc;
@@ -466,6 +481,7 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
     else if (a == "--modes" && has_value) opt.modes = Split(argv[++i], ',');
     else if (a == "--distractors" && has_value) opt.distractors = std::stoul(argv[++i]);
     else if (a == "--store" && has_value) opt.store_url = argv[++i];
+    else if (a == "--embedder" && has_value) opt.embedder = argv[++i];
     else if (a == "--graph") opt.graph = true;
     else if (a == "--graph-hops" && has_value) opt.graph_hops = std::stoi(argv[++i]);
     else if (a == "--min-recall10" && has_value) {
@@ -490,7 +506,7 @@ int main(int argc, char** argv) {
   if (!pc::ParseArgs(argc, argv, opt)) {
     std::cerr << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
                  "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph [--graph-hops N]] "
-                 "[--labels FILE]\n";
+                 "[--labels FILE] [--embedder hash|static|static=FILE]\n";
     return 2;
   }
   return opt.bench == "memorybank" ? pc::RunMemoryBank(opt) : pc::RunMadial(opt);
