@@ -73,7 +73,11 @@ BenchStore::BenchStore(const std::string& name, const std::string& store_url, co
   if (embedder == "hash") {
     embedder_ = std::make_unique<HashEmbedder>();
   } else if (embedder == "static" || embedder.rfind("static=", 0) == 0) {
-    auto opened = StaticEmbedder::Open(embedder == "static" ? kDefaultStaticVectorsFile : embedder.substr(7));
+    // PC_STATIC="A,COMPONENTS,WEIGHT" overrides the embedder's SIF a, principal directions removed
+    // and convex fusion weight, for tuning on the dev splits only.
+    StaticEmbedderOptions o;
+    if (const char* env = std::getenv("PC_STATIC")) std::sscanf(env, "%lf,%d,%lf", &o.sif_a, &o.remove_components, &o.convex_fusion_weight);
+    auto opened = StaticEmbedder::Open(embedder == "static" ? kDefaultStaticVectorsFile : embedder.substr(7), o);
     if (!opened.ok()) {
       std::cerr << opened.status().message() << "\n";
       std::exit(2);

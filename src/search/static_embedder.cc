@@ -17,7 +17,6 @@ constexpr char kMagic[8] = {'P', 'C', 'W', 'V', 'E', 'C', '0', '1'};
 constexpr size_t kHeader = 8 + 3 * 4;
 // SIF: a word's probability is estimated from its frequency rank by Zipf's law over the source
 // vocabulary (about 400,000 words: harmonic number ~ ln N + 0.577), weight a / (a + p).
-constexpr double kSifA = 1e-3;
 constexpr double kZipfHarmonic = 13.47;
 
 uint64_t Fnv1a64(const unsigned char* p, size_t n) {
@@ -41,7 +40,8 @@ bool IsCjkToken(const std::string& t) { return !t.empty() && static_cast<unsigne
 
 }  // namespace
 
-Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path) {
+Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path, bool remove_mean,
+                                                             int remove_components) {
   const std::string what = "word vectors " + path + ": ";
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument(what + "cannot open (install them with scripts/install-deps vectors)");
@@ -85,12 +85,37 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   }
   // Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
   // direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads them.
-  if (count > 0) {
+  if (count > 0 && remove_mean) {
     std::vector<double> mean(dim, 0.0);
     for (uint64_t r = 0; r < count; ++r)
       for (uint64_t d = 0; d < dim; ++d) mean[d] += v->data[r * dim + d];
     for (uint64_t r = 0; r < count; ++r)
       for (uint64_t d = 0; d < dim; ++d) v->data[r * dim + d] -= static_cast<float>(mean[d] / count);
+    // ... and the top principal directions of the (centred) vocabulary, found by power iteration.
+    const uint64_t rows = std::min<uint64_t>(count, 30000);
+    for (int c = 0; c < remove_components; ++c) {
+      std::vector<double> u(dim, 1.0 / std::sqrt(static_cast<double>(dim))), next(dim);
+      for (int it = 0; it < 30; ++it) {
+        std::fill(next.begin(), next.end(), 0.0);
+        for (uint64_t r = 0; r < rows; ++r) {
+          const float* x = &v->data[r * dim];
+          double dot = 0;
+          for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
+          for (uint64_t d = 0; d < dim; ++d) next[d] += dot * x[d];
+        }
+        double n = 0;
+        for (double x : next) n += x * x;
+        n = std::sqrt(n);
+        if (n == 0) break;
+        for (uint64_t d = 0; d < dim; ++d) u[d] = next[d] / n;
+      }
+      for (uint64_t r = 0; r < count; ++r) {
+        float* x = &v->data[r * dim];
+        double dot = 0;
+        for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
+        for (uint64_t d = 0; d < dim; ++d) x[d] -= static_cast<float>(dot * u[d]);
+      }
+    }
   }
   return std::shared_ptr<const StaticVectors>(std::move(v));
 }
@@ -118,21 +143,23 @@ Status WriteStaticVectors(const std::string& path, int dimension, const std::vec
   return Status::Ok();
 }
 
-StaticEmbedder::StaticEmbedder(std::shared_ptr<const StaticVectors> vectors, std::string model)
-    : vectors_(std::move(vectors)) {
+StaticEmbedder::StaticEmbedder(std::shared_ptr<const StaticVectors> vectors, std::string model,
+                               StaticEmbedderOptions options)
+    : vectors_(std::move(vectors)), options_(options) {
   profile_ = EmbeddingProfile{"static", std::move(model), vectors_->dimension, "l2"};
   weight_.resize(vectors_->words.size());
   for (size_t r = 0; r < weight_.size(); ++r) {
     double p = 1.0 / ((static_cast<double>(r) + 1.0) * kZipfHarmonic);
-    weight_[r] = static_cast<float>(kSifA / (kSifA + p));
+    weight_[r] = static_cast<float>(options_.sif_a / (options_.sif_a + p));
   }
 }
 
-Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& path) {
-  PC_ASSIGN_OR_RETURN(std::shared_ptr<const StaticVectors> v, LoadStaticVectors(path));
+Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& path, StaticEmbedderOptions options) {
+  PC_ASSIGN_OR_RETURN(std::shared_ptr<const StaticVectors> v,
+                      LoadStaticVectors(path, true, options.remove_components));
   std::string model = path.substr(path.find_last_of('/') + 1);
   if (auto dot = model.rfind('.'); dot != std::string::npos && dot > 0) model.resize(dot);
-  return std::make_unique<StaticEmbedder>(std::move(v), std::move(model));
+  return std::make_unique<StaticEmbedder>(std::move(v), std::move(model), options);
 }
 
 std::vector<float> StaticEmbedder::EmbedOne(const std::string& text) const {
