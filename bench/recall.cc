@@ -77,7 +77,7 @@ BenchStore::BenchStore(const std::string& name, const std::string& store_url, co
     // and convex fusion weight, for tuning on the dev splits only.
     StaticEmbedderOptions o;
     if (const char* env = std::getenv("PC_STATIC")) std::sscanf(env, "%lf,%d,%lf", &o.sif_a, &o.remove_components, &o.convex_fusion_weight);
-    auto opened = StaticEmbedder::Open(embedder == "static" ? kDefaultStaticVectorsFile : embedder.substr(7), o);
+    auto opened = StaticEmbedder::Open(embedder == "static" ? DefaultStaticVectorsFile() : embedder.substr(7), o);
     if (!opened.ok()) {
       std::cerr << opened.status().message() << "\n";
       std::exit(2);

@@ -17,7 +17,7 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
   if (config.embed_provider == "static") {
     // Word vectors from a file (embed_model, or where scripts/install-deps vectors puts them);
     // a missing or damaged file stops the start-up with its name and what is wrong.
-    PC_ASSIGN_OR_RETURN(auto e, StaticEmbedder::Open(config.embed_model.empty() ? kDefaultStaticVectorsFile
+    PC_ASSIGN_OR_RETURN(auto e, StaticEmbedder::Open(config.embed_model.empty() ? DefaultStaticVectorsFile()
                                                                                  : config.embed_model));
     return std::unique_ptr<Embedder>(std::move(e));
   }

@@ -40,6 +40,12 @@ bool IsCjkToken(const std::string& t) { return !t.empty() && static_cast<unsigne
 
 }  // namespace
 
+std::string DefaultStaticVectorsFile() {
+  const char* package = "/usr/share/powercontext/wink-sg-100d.pcwv";
+  std::ifstream in(package, std::ios::binary);
+  return in ? package : "/usr/local/share/powercontext/wink-sg-100d.pcwv";
+}
+
 Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path, bool remove_mean,
                                                              int remove_components) {
   const std::string what = "word vectors " + path + ": ";

@@ -23,8 +23,10 @@
 
 namespace pc {
 
-// Where scripts/install-deps puts the converted vectors when embed_model names no file.
-inline constexpr const char* kDefaultStaticVectorsFile = "/usr/local/share/powercontext/wink-sg-100d.pcwv";
+// The vectors used when embed_model names no file: the package's (/usr/share/powercontext), else
+// those of scripts/install-deps vectors (/usr/local/share/powercontext; named in the error when
+// neither is there).
+std::string DefaultStaticVectorsFile();
 
 struct StaticVectors {
   int dimension = 0;
