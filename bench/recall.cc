@@ -19,6 +19,11 @@
 // pseudo-relevance feedback and neighbour propagation (service/text_channel.h). PC_PRF overrides
 // their options, for tuning on the dev splits only.
 //
+// A mode with the suffix `-rerank-oracle` or `-rerank-shuffle` (fts-rerank-oracle) searches with
+// `rerank` through the chat model's listwise reranker (rerank_provider = chat) answered by a
+// scripted fake model on loopback: the oracle ranks by the labels (an upper bound), the shuffle
+// at random (a lower bound). Neither is a language model: they bound what one can do with the pool.
+//
 // memorybank (MIT; ten days of dialogue per person in Chinese and English, data in
 // ../shared/data/memorybank): remembers every utterance of each person, in order and dated, in the
 // person's own scope, searches each probing question there, and prints the same recall per mode,
@@ -49,6 +54,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -135,7 +141,10 @@ void RememberAs(MemoryService& memory, const std::string& scope, const std::stri
     std::cerr << "remember failed: " << r.status().ToString() << "\n";
     std::exit(2);
   }
-  if (!id.empty()) corpus.ids_of_entry[r->changed ? r->entry->entry_id : r->duplicate_of->entry_id].push_back(id);
+  if (id.empty()) return;
+  corpus.ids_of_entry[r->changed ? r->entry->entry_id : r->duplicate_of->entry_id].push_back(id);
+  corpus.ids_of_text[text].push_back(id);
+  if (r->changed && r->entry->text != text) corpus.ids_of_text[r->entry->text].push_back(id);
 }
 
 namespace {
@@ -164,18 +173,21 @@ double RecallAt(const RecallQuery& q, const std::vector<std::vector<std::string>
 }  // namespace
 
 std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
-                                          SearchMode mode, int graph_hops, bool feedback) {
+                                          SearchMode mode, int graph_hops, bool feedback, bool rerank,
+                                          const std::function<void(const RecallQuery&)>& before) {
   std::map<std::string, ModeResult> out;
   std::map<std::string, std::vector<double>> ms;
   SearchRequest req;
   req.mode = mode;
   req.feedback = feedback;
+  req.rerank = rerank;
   TuneFeedback(req.feedback_options);
   req.limit = kMaxDepth;
   req.graph_hops = graph_hops;
   for (const RecallQuery& q : corpus.queries) {
     req.scope_id = q.scope_id;
     req.query = q.text;
+    if (before) before(q);
     auto t0 = std::chrono::steady_clock::now();
     auto r = search.Search(req);
     double took = MillisSince(t0);
@@ -394,25 +406,54 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return out;
 }
 
-// "fts-feedback" is fts with pseudo-relevance feedback and neighbour propagation (the request's
-// `feedback`); "fts" is plain BM25.
-std::string PlainMode(const std::string& mode) {
-  const std::string suffix = "-feedback";
-  return mode.size() > suffix.size() && mode.compare(mode.size() - suffix.size(), suffix.size(), suffix) == 0
-             ? mode.substr(0, mode.size() - suffix.size())
-             : mode;
+// Whether `mode` ends with `suffix`; if so, cut it off.
+bool CutSuffix(std::string& mode, const std::string& suffix) {
+  if (mode.size() <= suffix.size() || mode.compare(mode.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  mode.resize(mode.size() - suffix.size());
+  return true;
+}
+
+// A mode as --modes names it: "fts-feedback" is fts with pseudo-relevance feedback and neighbour
+// propagation (the request's `feedback`); "fts" is plain BM25; "-rerank-oracle" / "-rerank-shuffle"
+// after either rerank with the scripted chat models (ScriptedRerank).
+struct ModeSpec {
+  SearchMode mode = SearchMode::kFts;
+  bool feedback = false;
+  std::optional<ScriptedRanking> rerank;
+};
+
+ModeSpec ParseMode(std::string name) {
+  ModeSpec spec;
+  if (CutSuffix(name, "-rerank-oracle")) spec.rerank = ScriptedRanking::kOracle;
+  else if (CutSuffix(name, "-rerank-shuffle")) spec.rerank = ScriptedRanking::kShuffle;
+  spec.feedback = CutSuffix(name, "-feedback");
+  auto mode = ParseSearchMode(name);
+  if (!mode.ok()) {
+    std::cerr << "unknown mode " << name << "\n";
+    std::exit(2);
+  }
+  spec.mode = *mode;
+  return spec;
 }
 
 // Measures every mode on one language's corpus and prints a row per mode (and per split when the
 // queries have them). False when a row's recall@10 is below its minimum: MODE's for the row over
 // all queries, MODE@SPLIT's for a split's.
-bool Report(const std::string& lang, SearchService& search, const Corpus& corpus, const Options& opt) {
+bool Report(const std::string& lang, BenchStore& b, const Corpus& corpus, const Options& opt) {
   const bool splits = std::any_of(corpus.queries.begin(), corpus.queries.end(),
                                   [](const RecallQuery& q) { return !q.group.empty(); });
   std::map<std::string, std::map<std::string, ModeResult>> by_mode;
-  for (const std::string& mode : opt.modes)
-    by_mode[mode] = Measure(search, corpus, ParseSearchMode(PlainMode(mode)).value(), opt.graph_hops,
-                            PlainMode(mode) != mode);
+  for (const std::string& mode : opt.modes) {
+    const ModeSpec spec = ParseMode(mode);
+    if (!spec.rerank) {
+      by_mode[mode] = Measure(b.search(), corpus, spec.mode, opt.graph_hops, spec.feedback);
+      continue;
+    }
+    ScriptedRerank scripted(b.store(), corpus, *spec.rerank);
+    by_mode[mode] = Measure(scripted.search(), corpus, spec.mode, opt.graph_hops, spec.feedback, true,
+                            [&](const RecallQuery& q) { scripted.Asking(q); });
+  }
   bool ok = true;
   for (const std::string& group : splits ? std::vector<std::string>{"dev", "held-out", "all"}
                                          : std::vector<std::string>{"all"}) {
@@ -453,7 +494,7 @@ int RunMadial(Options opt) {
   int rc = 0;
   for (const Language& lang : langs) {
     BenchStore b(lang.name, opt.store_url, opt.embedder);
-    if (!Report(lang.name, b.search(), LoadMadial(b, lang, opt), opt)) rc = 1;
+    if (!Report(lang.name, b, LoadMadial(b, lang, opt), opt)) rc = 1;
   }
   return rc;
 }
@@ -469,7 +510,7 @@ int RunMemoryBank(Options opt) {
   int rc = 0;
   for (const std::string lang : {"zh", "en"}) {
     BenchStore b("memorybank-" + lang, opt.store_url, opt.embedder);
-    if (!Report(lang, b.search(), LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
+    if (!Report(lang, b, LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
   }
   return rc;
 }

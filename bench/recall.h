@@ -2,6 +2,7 @@
 // over it, the queries with their labelled memories, and recall@k measured through SearchService.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,9 @@ struct RecallQuery {
 struct Corpus {
   std::vector<RecallQuery> queries;
   std::map<std::string, std::vector<std::string>> ids_of_entry;
+  // The same by text as remembered (and as stored): what the scripted rerank models go by, since
+  // the model is shown texts only.
+  std::map<std::string, std::vector<std::string>> ids_of_text;
 };
 
 // A fresh scope named `key` plus a run id (a PostgreSQL database outlives the run). Exits 2 on failure.
@@ -71,8 +75,31 @@ struct ModeResult {
 
 // For each query the share of its relevant memories in the top k, averaged over queries: per
 // group under its name, and over all queries under "all".
+// With `rerank`, each search asks for it, `before` being told which query is asked first.
 std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
-                                          SearchMode mode, int graph_hops, bool feedback = false);
+                                          SearchMode mode, int graph_hops, bool feedback = false,
+                                          bool rerank = false,
+                                          const std::function<void(const RecallQuery&)>& before = nullptr);
+
+// Bounds of the chat model's listwise rerank (bench/recall_rerank.cc, providers/chat_reranker.h):
+// a search service over `store` whose rerank_provider = chat talks to a scripted fake model on
+// loopback, through the real chat client, request and answer reading. kOracle ranks the shown
+// candidates that hold a relevant memory of the query being measured first (an upper bound: no
+// model can do better with this pool); kShuffle answers every number in a random order seeded by
+// the query (a lower bound: a model that knows nothing).
+enum class ScriptedRanking { kOracle, kShuffle };
+class ScriptedRerank {
+ public:
+  ScriptedRerank(Store& store, const Corpus& corpus, ScriptedRanking how);
+  ~ScriptedRerank();
+  SearchService& search();
+  // The query the next searches are for (the oracle reads its labels).
+  void Asking(const RecallQuery& q);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // MemoryBank (bench/recall_memorybank.cc): every person's dialogue remembered in order in the
 // person's own scope, and the probing questions labelled in `labels_path` as the queries.

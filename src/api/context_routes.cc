@@ -10,11 +10,11 @@ namespace pc {
 namespace {
 
 // PreparedContext, exactly; with `explain` (ours), also the items picked, the memory revision
-// they cite and the search mode used. `mode`, `include_handoff` and `min_revision` are ours too.
+// they cite and the search mode used. `mode`, `include_handoff`, `min_revision` and `rerank` are ours too.
 Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "max_bytes", "mode",
                                                         "include_handoff", "explain",
-                                                        "min_revision"}));
+                                                        "min_revision", "rerank"}));
   PrepareRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -27,6 +27,8 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
   }
   PC_ASSIGN_OR_RETURN(auto include_handoff, body.OptBool("include_handoff"));
   r.include_handoff = include_handoff.value_or(true);
+  PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
+  r.rerank = rerank.value_or(false);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(PreparedContext out, svc.Prepare(r));
   Json j{{"schema", kPreparedContextSchema},

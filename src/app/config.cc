@@ -93,7 +93,7 @@ const std::vector<Setting>& Table() {
           "after a failure, skip the embedding endpoint this long (writes keep vectors missing)",
           &Config::embed_rest_seconds),
       Text("rerank_provider", "POWERCONTEXT_RERANK_PROVIDER", "--rerank-provider",
-           "reranking: none or openai (a /rerank endpoint: TEI, llama.cpp, Jina, Cohere shape)",
+           "reranking for requests with rerank: true: none, openai (a /rerank endpoint: TEI, llama.cpp, Jina, Cohere shape) or chat (the extract_* chat model ranks the top 30 listwise)",
            &Config::rerank_provider),
       Text("rerank_base_url", "POWERCONTEXT_RERANK_BASE_URL", "--rerank-base-url",
            "rerank endpoint root, e.g. http://127.0.0.1:8080/v1", &Config::rerank_base_url),
@@ -256,10 +256,12 @@ Status Validate(Config& c) {
   if (!c.embed_base_url.empty() && c.embed_base_url.rfind("http://", 0) != 0 &&
       c.embed_base_url.rfind("https://", 0) != 0)
     return InvalidArgument("embed_base_url must start with http:// or https://");
-  if (c.rerank_provider != "none" && c.rerank_provider != "openai")
-    return InvalidArgument("rerank_provider must be none or openai");
+  if (c.rerank_provider != "none" && c.rerank_provider != "openai" && c.rerank_provider != "chat")
+    return InvalidArgument("rerank_provider must be none, openai or chat");
   if (c.rerank_provider == "openai" && c.rerank_base_url.empty())
     return InvalidArgument("rerank_provider openai needs rerank_base_url");
+  if (c.rerank_provider == "chat" && (c.extract_base_url.empty() || c.extract_model.empty()))
+    return InvalidArgument("rerank_provider chat needs a chat model: extract_base_url and extract_model");
   if (c.extract_provider != "none" && c.extract_provider != "openai" && c.extract_provider != "command")
     return InvalidArgument("extract_provider must be none, openai or command");
   if (c.extract_provider == "openai" && (c.extract_base_url.empty() || c.extract_model.empty()))

@@ -34,7 +34,9 @@ struct Config {
   // skipped for embed_rest_seconds (writes keep their vectors missing for the backfill).
   int64_t embed_timeout_seconds = 10;
   int64_t embed_rest_seconds = 30;
-  std::string rerank_provider = "none";  // none, or openai (any /rerank endpoint of that shape)
+  // none; openai (any /rerank endpoint of that shape); or chat (listwise, by the extract_* chat
+  // model: upstream RFC 0080).
+  std::string rerank_provider = "none";
   std::string rerank_base_url;
   std::string rerank_model;
   std::string rerank_api_key;

@@ -1,5 +1,6 @@
 #include "app/providers.h"
 
+#include "providers/chat_reranker.h"
 #include "providers/command_extractor.h"
 #include "providers/openai_chat_extractor.h"
 #include "providers/openai_embedder.h"
@@ -36,6 +37,17 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
 }
 
 Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
+  if (config.rerank_provider == "chat") {
+    // The configured chat model (extract_*), within the rerank timeout: a search waits on it.
+    OpenAiChatOptions o;
+    o.base_url = config.extract_base_url;
+    o.model = config.extract_model;
+    o.api_key = config.extract_api_key;
+    o.timeout_seconds = static_cast<int>(config.rerank_timeout_seconds);
+    PC_ASSIGN_OR_RETURN(auto chat, OpenAiChatExtractor::Create(o));
+    return std::unique_ptr<Reranker>(std::make_unique<ResilientReranker>(
+        std::make_unique<ChatReranker>(std::move(chat)), std::chrono::seconds(config.rerank_rest_seconds)));
+  }
   if (config.rerank_provider != "openai") return std::unique_ptr<Reranker>();
   HttpRerankerOptions o;
   o.base_url = config.rerank_base_url;

@@ -12,7 +12,7 @@ namespace pc {
 
 // The configured embedder, or null for embed_provider = none.
 Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config);
-// The configured reranker, or null for rerank_provider = none.
+// The configured reranker (behind a circuit breaker), or null for rerank_provider = none.
 Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config);
 // The configured extractor, or null for extract_provider = none.
 Result<std::unique_ptr<Extractor>> MakeExtractor(const Config& config);

@@ -30,6 +30,7 @@ struct Opts {
   std::optional<int64_t> expected_revision, revision, after, min_revision;
   int limit = 0;
   bool include_inactive = false;
+  bool feedback = false;
   std::string mode;
   int graph_hops = 0;  // search: 0 = the server's default
   std::string period;
@@ -308,6 +309,8 @@ void AddReadCommands(Registry& r) {
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
   search->add_option("--graph-hops", o->graph_hops, "graph channel: entries linked within this many hops (1-3, default 2)");
   search->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
+  search->add_flag("--feedback", o->feedback,
+                   "full text: expand the query from its best hits and let them lift their neighbours (docs/quality.md)");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
     if (!o->mode.empty()) body["mode"] = o->mode;
@@ -315,6 +318,7 @@ void AddReadCommands(Registry& r) {
     if (o->include_inactive) body["include_inactive"] = true;
     if (o->min_revision) body["min_revision"] = *o->min_revision;
     if (o->graph_hops != 0) body["graph_hops"] = o->graph_hops;
+    if (o->feedback) body["feedback"] = true;
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 

@@ -1,6 +1,7 @@
 #include "cli/format.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -137,18 +138,33 @@ std::string FormatRead(const Json& r) {
   return out;
 }
 
+namespace {
+
+// A hit's score as a person reads it: a percentage of the answer's best score, so the top hit is
+// 100% even in a tiny memory, where full text's bm25 (and so the wire's [0, 1] score) is near 0
+// because every word is common. A positive score never rounds to 0%; the raw score is in --json.
+std::string Relevance(double score, double best) {
+  if (!(best > 0) || !(score > 0)) return "0%";
+  const double pct = 100.0 * score / best;
+  if (pct < 1.0) return "<1%";
+  return std::to_string(static_cast<int>(std::lround(std::min(pct, 100.0)))) + "%";
+}
+
+}  // namespace
+
 std::string FormatSearch(const Json& r) {
   if (!r["memory"].is_object()) return "hits: 0 (nothing remembered in this scope yet)\n";
   std::string out = "hits: " + std::to_string(r["hits"].size()) + " (" + r.value("mode", "") +
                     ") in " + MemoryRefText(r["memory"]) + "\n";
+  double best = 0;
+  for (const Json& h : r["hits"]) best = std::max(best, h.value("score", 0.0));
   int rank = 0;
   for (const Json& h : r["hits"]) {
-    char score[32];
-    std::snprintf(score, sizeof score, "%.3f", h.value("score", 0.0));
     std::string by;
     for (const Json& m : h["matched_by"]) by += (by.empty() ? "" : "+") + m.get<std::string>();
-    out += "\n" + std::to_string(++rank) + ". [" + h.value("kind", "") + "] score " + score + " (" +
-           by + ")" + (h.value("state", "active") == "active" ? "" : " (retired)") + "\n";
+    out += "\n" + std::to_string(++rank) + ". [" + h.value("kind", "") + "] relevance " +
+           Relevance(h.value("score", 0.0), best) + " (" + by + ")" +
+           (h.value("state", "active") == "active" ? "" : " (retired)") + "\n";
     out += Indent(h.value("text", ""), "  ") + "\n";
     out += "  cite: " + CitationText(h["citation"]) + "\n";
   }

@@ -18,7 +18,7 @@ const STRINGS = {
     hypothesis: "hypothesis", history: "History", versions: "Versions", version: "version",
     diff_from: "changes from version", revisions: "Revisions", changes: "Changes", lineage: "Lineage",
     read_revision: "Read this revision", at_revision: "At revision", head: "head", search: "Search",
-    query: "Query", run: "Run", mode: "Mode", unavailable: "unavailable", score: "score", matched_by: "matched by",
+    query: "Query", run: "Run", mode: "Mode", unavailable: "unavailable", relevance: "relevance", matched_by: "matched by",
     prepare: "Prepare", budget: "Budget (bytes)", bytes_used: "Bytes used per item", inbox: "Review inbox",
     approve: "Approve", reject: "Reject", revise: "Revise", save: "Save as the next version", reason: "Reason", family: "Family", status: "Status",
     approved_as: "Approved as", rejected_because: "Rejected", proposal: "Proposal", actor: "Actor", time: "Time",
@@ -43,7 +43,7 @@ const STRINGS = {
     hypothesis: "假设", history: "历史", versions: "版本", version: "版本",
     diff_from: "相对版本的改动", revisions: "修订", changes: "改动", lineage: "来源谱系",
     read_revision: "查看这个修订", at_revision: "修订", head: "最新", search: "搜索",
-    query: "查询", run: "运行", mode: "模式", unavailable: "不可用", score: "分数", matched_by: "命中方式",
+    query: "查询", run: "运行", mode: "模式", unavailable: "不可用", relevance: "相关度", matched_by: "命中方式",
     prepare: "上下文预览", budget: "预算（字节）", bytes_used: "每项所用字节", inbox: "审核收件箱",
     approve: "批准", reject: "拒绝", revise: "修改", save: "保存为下一版本", reason: "理由", family: "类别", status: "状态",
     approved_as: "已批准为", rejected_because: "已拒绝", proposal: "提议", actor: "执行者", time: "时间",
@@ -307,6 +307,16 @@ async function revisionsPage(scope) {
       h("a", { href: scopeLink(scope) + "?revision=" + rev.memory.revision }, t("read_revision"))))) : h("p", { class: "muted" }, t("none")));
 }
 
+// A hit's score as a person reads it: a percentage of the best score in the same answer (the top
+// hit is 100%, even in a tiny memory whose full-text scores are all near 0); never 0% for a
+// positive score. The wire's [0, 1] score is the label's title.
+function relevance(score, hits) {
+  const best = Math.max(0, ...hits.map((x) => x.score));
+  if (!(best > 0) || !(score > 0)) return "0%";
+  const pct = 100 * score / best;
+  return pct < 1 ? "<1%" : Math.round(Math.min(pct, 100)) + "%";
+}
+
 async function searchPage(scope, params) {
   const input = h("input", { type: "text", id: "query", value: params.get("q") || "", "aria-label": t("query"), size: 50 });
   const out = h("div", { class: "modes", id: "modes" });
@@ -325,7 +335,7 @@ async function searchPage(scope, params) {
       return h("section", { class: "card", "data-mode": mode }, h("h2", {}, mode),
         reason !== undefined ? h("p", { class: "error" }, t("unavailable"), ": ", reason) :
           r.hits.length ? r.hits.map((hit) => h("div", { class: "hit" }, h("div", {}, hit.text),
-            h("div", { class: "label" }, t("score"), " ", hit.score.toFixed(3), " · ", t("matched_by"), " ", hit.matched_by.join(" + ")))) :
+            h("div", { class: "label", title: `score ${hit.score}` }, t("relevance"), " ", relevance(hit.score, r.hits), " · ", t("matched_by"), " ", hit.matched_by.join(" + ")))) :
             h("p", { class: "muted" }, t("none")));
     }));
   });

@@ -116,7 +116,7 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   PC_ASSIGN_OR_RETURN(SearchResult found,
                       search_.SearchWithoutRecording({req.scope_id, req.query, req.mode,
                                       static_cast<int>(kMemoryCandidates), false, std::nullopt,
-                                      false, req.min_revision}, also));
+                                      req.rerank, req.min_revision}, also));
   std::vector<ContextCandidate> candidates;
   if (handoff) candidates.push_back(std::move(*handoff));
   for (const SearchHit& hit : found.hits) {

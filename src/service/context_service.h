@@ -22,6 +22,8 @@ struct PrepareRequest {
   SearchMode mode = SearchMode::kAuto;
   bool include_handoff = true;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
+  // Rerank the memory candidates (SearchRequest::rerank) before they are packed: never unless asked.
+  bool rerank = false;
 };
 
 struct PreparedContext {

@@ -216,6 +216,8 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   TextQuery text = BuildTextQuery(req.query);
   const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
 
+  // How many hits the snapshot yields: a rerank reorders a deeper pool, then keeps `limit`.
+  const int pool = req.rerank ? std::max(req.limit, kRerankCandidates) : req.limit;
   SearchResult out;
   // One read transaction: the head chosen here is the snapshot every hit comes from.
   auto search = [&](ReadTxn& txn) -> Status {
@@ -248,7 +250,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     const bool use_vector = (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
     const bool use_graph = (mode == SearchMode::kGraph || mode == SearchMode::kHybrid) && has_graph;
 
-    const int depth = mode == SearchMode::kHybrid ? std::max(req.limit, kFusionDepth) : req.limit;
+    const int depth = mode == SearchMode::kHybrid ? std::max(pool, kFusionDepth) : pool;
     std::vector<ReadTxn::TextHit> text_hits;
     if (mode == SearchMode::kFts || mode == SearchMode::kHybrid) {
       TextChannelOptions channel;
@@ -283,7 +285,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
       }
       default: {
         PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
-                                               use_graph ? &graph_hits : nullptr, req.limit,
+                                               use_graph ? &graph_hits : nullptr, pool,
                                                embedder_ ? embedder_->convex_fusion_weight() : 0.0));
         return Status::Ok();
       }
@@ -295,6 +297,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     return also ? also(txn) : Status::Ok();
   }));
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
+  if (out.hits.size() > static_cast<size_t>(req.limit)) out.hits.resize(static_cast<size_t>(req.limit));
   out.query_usage = query_usage;
   return out;
 }
@@ -304,6 +307,9 @@ Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& h
   std::vector<std::string> texts;
   for (const SearchHit& h : hits) texts.push_back(h.item.version.text);
   PC_ASSIGN_OR_RETURN(std::vector<double> scores, reranker_->Score(query, texts));
+  if (scores.size() != hits.size())
+    return Status(Code::kProviderError, "the reranker scored " + std::to_string(scores.size()) + " of " +
+                                            std::to_string(hits.size()) + " hits");
   for (size_t i = 0; i < hits.size(); ++i) hits[i].rerank_score = scores[i];
   std::stable_sort(hits.begin(), hits.end(), [](const SearchHit& a, const SearchHit& b) {
     return *a.rerank_score > *b.rerank_score;

@@ -36,6 +36,9 @@ inline constexpr int kFusionDepth = 20;
 // Vector admission: hits below this cosine similarity are not admitted (chosen by measurement on
 // MADial-Bench with the hash embedder: docs/quality.md).
 inline constexpr double kDefaultMinSimilarity = 0.05;
+// A reranked search reorders this many candidates of its snapshot (or `limit`, if larger), then
+// keeps `limit`: upstream RFC 0080's coarse pool, so a rerank can lift a hit from below the limit.
+inline constexpr int kRerankCandidates = 30;
 
 struct SearchRequest {
   std::string scope_id;
@@ -44,7 +47,9 @@ struct SearchRequest {
   int limit = kDefaultSearchLimit;
   bool include_inactive = false;
   std::optional<double> min_similarity;
-  bool rerank = false;  // reorder the hits with the rerank provider (503 capability_unavailable when none)
+  // Reorder the top max(limit, kRerankCandidates) hits with the rerank provider, then keep `limit`
+  // (503 capability_unavailable when none is configured; its failure fails the search).
+  bool rerank = false;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
   int graph_hops = kDefaultGraphHops;   // graph channel: entries linked within this many hops (1–3)
   // Full text: pseudo-relevance feedback and neighbour propagation (service/text_channel.h).

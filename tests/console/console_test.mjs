@@ -148,6 +148,9 @@ for (const lang of ["en", "zh"]) {
     await go("#/scopes/" + encodeURIComponent(SCOPE) + "/search?q=" + encodeURIComponent("order amounts cents"), "#modes section");
     const fts = await text('section[data-mode="fts"]');
     assert.ok(fts.includes("integer cents"), fts);
+    // Scores read as a share of the best hit: the top one is 100%, never 0.000.
+    assert.ok(/(relevance|相关度) 100%/.test(fts), fts);
+    assert.ok(!fts.includes("0.000"), fts);
     assert.ok((await text('section[data-mode="graph"]')).length > 0);
     assert.ok(await page.$('section[data-mode="graph"] .error'), "graph without triples says why");
     await shot(`search-${lang}`);

@@ -83,6 +83,9 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   CliResult found = Cli({"search", "-s", "project:cli", "标准输入"});
   ASSERT_EQ(found.exit_code, 0) << found.err;
   EXPECT_NE(found.out.find("从标准输入读取的事实。"), std::string::npos) << found.out;
+  // In a memory this small every word is common and bm25 is near 0; the top hit still reads 100%.
+  EXPECT_NE(found.out.find("1. [fact] relevance 100% (fts)"), std::string::npos) << found.out;
+  EXPECT_EQ(found.out.find("0.000"), std::string::npos) << found.out;
   CliResult found_json = Cli({"search", "-s", "project:cli", "Wednesdays", "--include-inactive", "--json"});
   ASSERT_EQ(found_json.exit_code, 0) << found_json.err;
   json result = json::parse(found_json.out);
@@ -94,6 +97,22 @@ TEST_F(CliTest, WriteReviseRetireStory) {
 
   CliResult scopes = Cli({"scope", "list"});
   EXPECT_NE(scopes.out.find("project:cli"), std::string::npos);
+}
+
+// --feedback asks full text to let its best hit lift the entry written right after it.
+TEST_F(CliTest, FeedbackLiftsTheEntryWrittenNextToTheHit) {
+  for (const char* text : {"Ship on Wednesdays.", "Releases need a freeze the day before.",
+                           "The billing team owns invoices."})
+    ASSERT_EQ(Cli({"remember", "-s", "project:fb", "-k", "fact", text}).exit_code, 0);
+  CliResult plain = Cli({"search", "-s", "project:fb", "Wednesdays", "--json"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(json::parse(plain.out)["hits"].size(), 1u) << plain.out;
+  CliResult lifted = Cli({"search", "-s", "project:fb", "Wednesdays", "--feedback", "--json"});
+  ASSERT_EQ(lifted.exit_code, 0) << lifted.err;
+  json hits = json::parse(lifted.out)["hits"];
+  ASSERT_EQ(hits.size(), 2u) << lifted.out;
+  EXPECT_EQ(hits[0]["text"], "Ship on Wednesdays.");
+  EXPECT_EQ(hits[1]["text"], "Releases need a freeze the day before.");
 }
 
 TEST_F(CliTest, ErrorsHaveMessagesAndExitCodes) {

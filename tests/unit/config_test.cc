@@ -66,6 +66,22 @@ TEST_F(ConfigTest, BadValuesStopWithTheirOrigin) {
   EXPECT_FALSE(LoadConfig("", {{"listen", "127.0.0.1:70000"}}).ok());
 }
 
+// Rerank is off by default; the chat reranker needs the chat model it reuses (extract_*).
+TEST_F(ConfigTest, ChatRerankNeedsTheChatModel) {
+  auto c = LoadConfig("", {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->rerank_provider, "none");
+  c = LoadConfig("", {{"rerank_provider", "chat"}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("extract_model"), std::string::npos) << c.status().message();
+  EXPECT_FALSE(LoadConfig("", {{"rerank_provider", "chat"}, {"extract_base_url", "http://127.0.0.1:9/v1"}}).ok());
+  c = LoadConfig("", {{"rerank_provider", "chat"}, {"extract_base_url", "http://127.0.0.1:9/v1"},
+                      {"extract_model", "m"}});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->rerank_provider, "chat");
+  EXPECT_FALSE(LoadConfig("", {{"rerank_provider", "listwise"}}).ok());
+}
+
 // The audit log's retention: documented defaults, every source, and out-of-range values refused.
 TEST_F(ConfigTest, AuditRetention) {
   auto c = LoadConfig("", {});
