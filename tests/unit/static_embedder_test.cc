@@ -11,6 +11,8 @@
 #include "app/providers.h"
 #include "search/fusion.h"
 #include "search/static_embedder.h"
+#include "service/memory_service.h"
+#include "service/search_service.h"
 #include "test_util.h"
 
 namespace pc {
@@ -131,6 +133,45 @@ TEST(StaticEmbedder, TheConfiguredProviderFailsClearlyWithoutItsFile) {
   auto ok = MakeEmbedder(c);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ((*ok)->profile().Key(), "static/fixture/16/l2");
+}
+
+// Through the services: an English query finds a memory that shares none of its words but its
+// topic (vector, and hybrid with fts); a Chinese query, which the vectors do not cover, gets
+// exactly fts's ranking from hybrid.
+TEST(StaticEmbedder, HybridAddsTheTopicAndLeavesUncoveredLanguagesToFts) {
+  testing::TempDir dir;
+  StaticEmbedderOptions o;
+  o.remove_components = 0;
+  auto opened = StaticEmbedder::Open(WriteFixture(dir.path()), o);
+  ASSERT_TRUE(opened.ok());
+  StaticEmbedder& embedder = **opened;
+  testing::Fixture f;
+  MemoryService memory(*f.store, ServiceLimits{}, &embedder);
+  SearchService search(*f.store, &embedder);
+  std::string scope = f.NewScope();
+  for (const char* t : {"Anna adopted a kitten in May.", "Anna plays the violin on Sundays.",
+                        "订单导入器使用数据库。", "数据库每天备份一次。", "我们在周五部署。"})
+    PC_ASSERT_OK(memory.Remember({scope, "fact", t, "", "", {}}));
+  auto v = search.Search({scope, "her puppy", SearchMode::kVector, 10, false, std::nullopt});
+  PC_ASSERT_OK(v);
+  ASSERT_FALSE(v->hits.empty());
+  EXPECT_EQ(v->hits[0].item.version.text, "Anna adopted a kitten in May.");
+  auto h = search.Search({scope, "Anna puppy", SearchMode::kHybrid, 10, false, std::nullopt});
+  PC_ASSERT_OK(h);
+  ASSERT_FALSE(h->hits.empty());
+  EXPECT_EQ(h->hits[0].item.version.text, "Anna adopted a kitten in May.");
+  EXPECT_EQ(h->hits[0].matched_by, (std::vector<std::string>{"fts", "vector"}));
+
+  auto fts = search.Search({scope, "数据库备份", SearchMode::kFts, 10, false, std::nullopt});
+  auto hybrid = search.Search({scope, "数据库备份", SearchMode::kHybrid, 10, false, std::nullopt});
+  PC_ASSERT_OK(fts);
+  PC_ASSERT_OK(hybrid);
+  ASSERT_FALSE(fts->hits.empty());
+  ASSERT_EQ(hybrid->hits.size(), fts->hits.size());
+  for (size_t i = 0; i < fts->hits.size(); ++i) {
+    EXPECT_EQ(hybrid->hits[i].item.version.text, fts->hits[i].item.version.text);
+    EXPECT_EQ(hybrid->hits[i].matched_by, std::vector<std::string>{"fts"});
+  }
 }
 
 TEST(Fusion, ConvexCombinationOfNormalizedScores) {
