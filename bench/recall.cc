@@ -4,6 +4,7 @@
 //   build/bench/recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
 //                      [--min-recall10 MODE[@SPLIT]=VALUE ...]
+//                      [--embedder hash|static|static=FILE (the vector channel's embedder; hash by default)]
 //                      madial only: [--distractors N] [--graph [--graph-hops N]]
 //                      memorybank only: [--labels bench/memorybank_labels.json]
 //
@@ -74,7 +75,24 @@
 
 namespace pc {
 
-BenchStore::BenchStore(const std::string& name, const std::string& store_url) {
+BenchStore::BenchStore(const std::string& name, const std::string& store_url, const std::string& embedder) {
+  if (embedder == "hash") {
+    embedder_ = std::make_unique<HashEmbedder>();
+  } else if (embedder == "static" || embedder.rfind("static=", 0) == 0) {
+    // PC_STATIC="A,COMPONENTS,WEIGHT" overrides the embedder's SIF a, principal directions removed
+    // and convex fusion weight, for tuning on the dev splits only.
+    StaticEmbedderOptions o;
+    if (const char* env = std::getenv("PC_STATIC")) std::sscanf(env, "%lf,%d,%lf", &o.sif_a, &o.remove_components, &o.convex_fusion_weight);
+    auto opened = StaticEmbedder::Open(embedder == "static" ? DefaultStaticVectorsFile() : embedder.substr(7), o);
+    if (!opened.ok()) {
+      std::cerr << opened.status().message() << "\n";
+      std::exit(2);
+    }
+    embedder_ = std::move(opened).value();
+  } else {
+    std::cerr << "--embedder is hash, static or static=FILE\n";
+    std::exit(2);
+  }
   if (store_url.empty()) {
     dir_ = ScratchDir("pc-recall-" + name);
     sqlite::SqliteOptions o;
@@ -91,8 +109,8 @@ BenchStore::BenchStore(const std::string& name, const std::string& store_url) {
     }
     store_ = std::move(opened).value();
   }
-  memory_ = std::make_unique<MemoryService>(*store_, ServiceLimits{}, &embedder_);
-  search_ = std::make_unique<SearchService>(*store_, &embedder_);
+  memory_ = std::make_unique<MemoryService>(*store_, ServiceLimits{}, embedder_.get());
+  search_ = std::make_unique<SearchService>(*store_, embedder_.get());
 }
 
 BenchStore::~BenchStore() {
@@ -215,6 +233,7 @@ struct Options {
   std::string store_url;  // empty: SQLite in a temp dir
   bool graph = false;
   int graph_hops = kDefaultGraphHops;
+  std::string embedder = "hash";  // the vector channel's: hash, static or static=FILE
 };
 
 struct Dialogue {
@@ -474,7 +493,7 @@ int RunMadial(Options opt) {
               "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const Language& lang : langs) {
-    BenchStore b(lang.name, opt.store_url);
+    BenchStore b(lang.name, opt.store_url, opt.embedder);
     if (!Report(lang.name, b, LoadMadial(b, lang, opt), opt)) rc = 1;
   }
   return rc;
@@ -490,7 +509,7 @@ int RunMemoryBank(Options opt) {
               "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const std::string lang : {"zh", "en"}) {
-    BenchStore b("memorybank-" + lang, opt.store_url);
+    BenchStore b("memorybank-" + lang, opt.store_url, opt.embedder);
     if (!Report(lang, b, LoadMemoryBank(b.memory(), lang, opt.data, opt.labels), opt)) rc = 1;
   }
   return rc;
@@ -507,6 +526,7 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
     else if (a == "--modes" && has_value) opt.modes = Split(argv[++i], ',');
     else if (a == "--distractors" && has_value) opt.distractors = std::stoul(argv[++i]);
     else if (a == "--store" && has_value) opt.store_url = argv[++i];
+    else if (a == "--embedder" && has_value) opt.embedder = argv[++i];
     else if (a == "--graph") opt.graph = true;
     else if (a == "--graph-hops" && has_value) opt.graph_hops = std::stoi(argv[++i]);
     else if (a == "--min-recall10" && has_value) {
@@ -531,7 +551,7 @@ int main(int argc, char** argv) {
   if (!pc::ParseArgs(argc, argv, opt)) {
     std::cerr << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
                  "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph [--graph-hops N]] "
-                 "[--labels FILE]\n";
+                 "[--labels FILE] [--embedder hash|static|static=FILE]\n";
     return 2;
   }
   return opt.bench == "memorybank" ? pc::RunMemoryBank(opt) : pc::RunMadial(opt);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "search/hash_embedder.h"
+#include "search/static_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "store/store.h"
@@ -19,21 +20,22 @@ inline constexpr int kDepths[] = {1, 5, 10, 20};
 inline constexpr int kMaxDepth = 20;
 
 // One language's store (SQLite in a fresh temp dir, or the PostgreSQL at `store_url`) with the
-// write and search services over it, vectors from the offline hash embedder. Exits 2 when the
-// store does not open; removes the temp dir when destroyed.
+// write and search services over it, vectors from `embedder`: "hash" (the offline hash embedder,
+// the default) or "static" / "static=FILE" (word vectors, search/static_embedder.h). Exits 2 when
+// the store or the vectors do not open; removes the temp dir when destroyed.
 class BenchStore {
  public:
-  BenchStore(const std::string& name, const std::string& store_url);
+  BenchStore(const std::string& name, const std::string& store_url, const std::string& embedder = "hash");
   ~BenchStore();
   Store& store() { return *store_; }
-  HashEmbedder& embedder() { return embedder_; }
+  Embedder& embedder() { return *embedder_; }
   MemoryService& memory() { return *memory_; }
   SearchService& search() { return *search_; }
 
  private:
   std::string dir_;  // SQLite's
   std::unique_ptr<Store> store_;
-  HashEmbedder embedder_;
+  std::unique_ptr<Embedder> embedder_;
   std::unique_ptr<MemoryService> memory_;
   std::unique_ptr<SearchService> search_;
 };

@@ -23,6 +23,13 @@ endif()
 install(FILES packaging/powercontext.service DESTINATION /lib/systemd/system)
 install(FILES packaging/powercontext.toml DESTINATION /etc/powercontext)
 install(FILES docs/install.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The word vectors of embed_provider = static, when `scripts/install-deps vectors` made them
+# (scripts/package does): the server looks in /usr/share/powercontext, then /usr/local/share.
+set(PC_STATIC_VECTORS /usr/local/share/powercontext/wink-sg-100d.pcwv)
+if(EXISTS ${PC_STATIC_VECTORS})
+  install(FILES ${PC_STATIC_VECTORS} /usr/local/share/powercontext/wink-sg-100d.LICENSE
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/powercontext)
+endif()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME powercontext)

@@ -75,11 +75,13 @@ const std::vector<Setting>& Table() {
            "true: refuse a remember or revise without evidence (a URL, source id or citation); a scope may override",
            &Config::require_evidence),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
-           "embeddings: none, hash (offline, lexical) or openai (any OpenAI-compatible endpoint)",
+           "embeddings: none, hash (offline, lexical), static (offline word vectors, scripts/install-deps vectors) "
+           "or openai (any OpenAI-compatible endpoint)",
            &Config::embed_provider),
       Text("embed_base_url", "POWERCONTEXT_EMBED_BASE_URL", "--embed-base-url",
            "embedding endpoint root, e.g. http://127.0.0.1:11434/v1", &Config::embed_base_url),
-      Text("embed_model", "POWERCONTEXT_EMBED_MODEL", "--embed-model", "embedding model name",
+      Text("embed_model", "POWERCONTEXT_EMBED_MODEL", "--embed-model",
+           "embedding model name (static: the word-vector file, by default the installed wink-sg-100d.pcwv)",
            &Config::embed_model),
       Text("embed_api_key", "POWERCONTEXT_EMBED_API_KEY", "--embed-api-key",
            "embedding API key (sent as a Bearer token)", &Config::embed_api_key),
@@ -246,8 +248,9 @@ Status Validate(Config& c) {
     PC_RETURN_IF_ERROR(CheckSetting(name, *value));
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");
-  if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "openai")
-    return InvalidArgument("embed_provider must be none, hash or openai");
+  if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "static" &&
+      c.embed_provider != "openai")
+    return InvalidArgument("embed_provider must be none, hash, static or openai");
   if (c.embed_provider == "openai" && (c.embed_base_url.empty() || c.embed_model.empty()))
     return InvalidArgument("embed_provider openai needs embed_base_url and embed_model");
   if (!c.embed_base_url.empty() && c.embed_base_url.rfind("http://", 0) != 0 &&

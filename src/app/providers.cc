@@ -7,6 +7,7 @@
 #include "providers/openai_reranker.h"
 #include "providers/resilient.h"
 #include "search/hash_embedder.h"
+#include "search/static_embedder.h"
 
 namespace pc {
 
@@ -14,6 +15,13 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
   if (config.embed_provider == "hash")
     return std::unique_ptr<Embedder>(std::make_unique<HashEmbedder>(
         config.embed_dimension > 0 ? static_cast<int>(config.embed_dimension) : kDefaultHashDimension));
+  if (config.embed_provider == "static") {
+    // Word vectors from a file (embed_model, or where scripts/install-deps vectors puts them);
+    // a missing or damaged file stops the start-up with its name and what is wrong.
+    PC_ASSIGN_OR_RETURN(auto e, StaticEmbedder::Open(config.embed_model.empty() ? DefaultStaticVectorsFile()
+                                                                                 : config.embed_model));
+    return std::unique_ptr<Embedder>(std::move(e));
+  }
   if (config.embed_provider == "openai") {
     OpenAiEmbedderOptions o;
     o.base_url = config.embed_base_url;

@@ -58,6 +58,7 @@ class ResilientEmbedder final : public Embedder {
   ResilientEmbedder(std::unique_ptr<Embedder> inner, std::chrono::milliseconds rest);
   EmbeddingProfile profile() const override { return inner_->profile(); }
   std::string Unavailable() const override;
+  double convex_fusion_weight() const override { return inner_->convex_fusion_weight(); }
   // "unavailable" while resting after a failure (without asking the endpoint), else the inner's.
   std::string Probe() override { return breaker_.Resting().empty() ? inner_->Probe() : "unavailable"; }
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;

@@ -11,7 +11,7 @@
 namespace pc {
 
 struct EmbeddingProfile {
-  std::string provider;  // "hash", "openai"
+  std::string provider;  // "hash", "static", "openai"
   std::string model;
   int dimension = 0;
   std::string normalization = "l2";
@@ -34,7 +34,12 @@ class Embedder {
   // Readiness (GET /health/ready): "ready", "unavailable", "timeout" or "misconfigured", asking the
   // provider something that costs no tokens. A local embedder is always ready.
   virtual std::string Probe() { return "ready"; }
-  // One unit-length vector of profile().dimension per text, in order. Thread-safe.
+  // How hybrid search fuses this embedder's ranking with fts's when no graph joins them: 0, RRF
+  // (the default); above 0, the convex combination of the two lists' normalized scores with this
+  // weight on the vector side (search/fusion.h, FuseConvex).
+  virtual double convex_fusion_weight() const { return 0; }
+  // One unit-length vector of profile().dimension per text, in order (or all zeros for a text the
+  // embedder cannot place, e.g. a language its vectors lack: similar to nothing). Thread-safe.
   // ProviderUnavailable when the provider cannot answer.
   virtual Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) = 0;
   // The same, adding to `usage` what a model provider reported for a successful result (its

@@ -54,4 +54,50 @@ std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
   return out;
 }
 
+std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, double>>& text,
+                                  const std::vector<std::pair<std::string, double>>& vector, double weight) {
+  std::unordered_map<std::string, size_t> index;
+  std::vector<FusedMany> items;
+  std::vector<size_t> text_rank;
+  auto slot = [&](const std::string& id) -> size_t {
+    auto [it, added] = index.emplace(id, items.size());
+    if (added) {
+      items.push_back(FusedMany{id, 0, 0});
+      text_rank.push_back(std::numeric_limits<size_t>::max());
+    }
+    return it->second;
+  };
+  double top = 0;
+  for (const auto& [id, score] : text) top = std::max(top, score);
+  for (size_t r = 0; r < text.size(); ++r) {
+    size_t i = slot(text[r].first);
+    if (items[i].in & 1u) continue;  // repeats count once
+    items[i].score += top > 0 ? std::max(0.0, text[r].second) / top : 0.0;
+    items[i].in |= 1u;
+    text_rank[i] = r;
+  }
+  double lo = 0, hi = 0;
+  for (size_t r = 0; r < vector.size(); ++r) {
+    lo = r == 0 ? vector[r].second : std::min(lo, vector[r].second);
+    hi = r == 0 ? vector[r].second : std::max(hi, vector[r].second);
+  }
+  for (const auto& [id, sim] : vector) {
+    size_t i = slot(id);
+    if (items[i].in & 2u) continue;
+    items[i].score += weight * (hi > lo ? (sim - lo) / (hi - lo) : 1.0);
+    items[i].in |= 2u;
+  }
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (items[a].score != items[b].score) return items[a].score > items[b].score;
+    if (text_rank[a] != text_rank[b]) return text_rank[a] < text_rank[b];
+    return items[a].id < items[b].id;
+  });
+  std::vector<FusedMany> out;
+  out.reserve(items.size());
+  for (size_t i : order) out.push_back(std::move(items[i]));
+  return out;
+}
+
 }  // namespace pc

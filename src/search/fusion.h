@@ -30,6 +30,13 @@ struct FusedMany {
 };
 std::vector<FusedMany> FuseRrfMany(const std::vector<std::vector<std::string>>& lists);
 
+// Convex-combination fusion of a text ranking and a vector ranking (Bruch et al. 2023, "An
+// Analysis of Fusion Functions for Hybrid Retrieval"): score = text / max(text) + weight x the
+// similarity min-max normalized over the vector list; a list without the id adds 0. Bit 0 of `in`:
+// in the text list, bit 1: in the vector list. Ties by the better text rank, then by id.
+std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, double>>& text,
+                                  const std::vector<std::pair<std::string, double>>& vector, double weight);
+
 // RRF over two rankings: score = Σ 1 / (k + rank), rank from 1. Ties are broken by the better
 // rank in the first list, then by id, so the order is deterministic.
 std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,

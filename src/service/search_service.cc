@@ -51,15 +51,19 @@ Result<std::vector<SearchHit>> VectorHits(ReadTxn& txn, const std::vector<Vector
   return out;
 }
 
-// Hybrid: the rankings fused by RRF (fts first, then vector and graph when they ran); each hit
-// says which retrievers found it.
+// Hybrid: the rankings fused by RRF (fts first, then vector and graph when they ran), or, when the
+// embedder asks for it and no graph joins, by the convex combination of fts's and the vector's
+// normalized scores (Embedder::convex_fusion_weight); each hit says which retrievers found it.
 Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextHit> text_hits,
                                         const std::vector<VectorIndex::Hit>* vector_hits,
-                                        const std::vector<EntityGraph::Hit>* graph_hits, int limit) {
+                                        const std::vector<EntityGraph::Hit>* graph_hits, int limit,
+                                        double convex_weight) {
   std::vector<std::vector<std::string>> lists(1);
   std::vector<const char*> names{"fts"};
   std::unordered_map<std::string, ManifestItem> items;
+  std::vector<std::pair<std::string, double>> text_scores, vector_scores;
   for (auto& h : text_hits) {
+    text_scores.emplace_back(h.item.version.entry_version_id, h.score);
     lists[0].push_back(h.item.version.entry_version_id);
     items.emplace(h.item.version.entry_version_id, std::move(h.item));
   }
@@ -68,6 +72,7 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
     lists.emplace_back();
     names.push_back("vector");
     for (const VectorIndex::Hit& c : *vector_hits) {
+      vector_scores.emplace_back(c.version_id, c.similarity);
       lists.back().push_back(c.version_id);
       active[c.version_id] = c.active;
     }
@@ -83,9 +88,12 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
   // RRF sums 1/(k+rank) over the rankings: n/(k+1) is the best a hit can score, n counting the
   // rankings that found anything (a query that names no entity leaves the graph's empty).
   const auto ranked = std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
-  const double best = static_cast<double>(std::max<std::ptrdiff_t>(ranked, 1)) / (kRrfK + 1.0);
+  double best = static_cast<double>(std::max<std::ptrdiff_t>(ranked, 1)) / (kRrfK + 1.0);
+  const bool convex = convex_weight > 0 && vector_hits && !graph_hits;
+  if (convex) best = (text_scores.empty() ? 0.0 : 1.0) + (vector_scores.empty() ? 0.0 : convex_weight);
+  if (best <= 0) best = 1;
   std::vector<SearchHit> out;
-  for (FusedMany& f : FuseRrfMany(lists)) {
+  for (FusedMany& f : convex ? FuseConvex(text_scores, vector_scores, convex_weight) : FuseRrfMany(lists)) {
     if (out.size() >= static_cast<size_t>(limit)) break;
     auto it = items.find(f.id);
     ManifestItem item;
@@ -277,7 +285,8 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
       }
       default: {
         PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
-                                               use_graph ? &graph_hits : nullptr, pool));
+                                               use_graph ? &graph_hits : nullptr, pool,
+                                               embedder_ ? embedder_->convex_fusion_weight() : 0.0));
         return Status::Ok();
       }
     }
