@@ -1,6 +1,7 @@
 #include "providers/chat_reranker.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,9 @@ constexpr const char* kSchema =
     R"({"type":"object","properties":{"ranking":{"type":"array","items":{"type":"integer"}}},)"
     R"("required":["ranking"],"additionalProperties":false})";
 
+// How ParseListwiseOrder's refusals begin: IsOutage tells them from the model's own failures.
+constexpr std::string_view kUnusableAnswer = "the chat model's rerank answer";
+
 }  // namespace
 
 Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t shown, size_t count) {
@@ -34,7 +38,7 @@ Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t
   json parsed = ParseJson(answer).value_or(json());
   // The schema's object exactly: {"ranking": [...]} and nothing else (no prose, no "reason").
   if (!parsed.is_object() || parsed.size() != 1 || !parsed.contains("ranking") || !parsed["ranking"].is_array())
-    return Status(Code::kProviderError, "the chat model's rerank answer is not {\"ranking\": [numbers]}: " +
+    return Status(Code::kProviderError, std::string(kUnusableAnswer) + " is not {\"ranking\": [numbers]}: " +
                                             CutUtf8(answer, 200));
   std::vector<size_t> order;
   std::vector<bool> placed(count, false);
@@ -48,7 +52,7 @@ Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t
     order.push_back(i);
   }
   if (order.empty())
-    return Status(Code::kProviderError, "the chat model's rerank answer names none of the " +
+    return Status(Code::kProviderError, std::string(kUnusableAnswer) + " names none of the " +
                                             std::to_string(shown) + " candidates: " + CutUtf8(answer, 200));
   for (size_t i = 0; i < count; ++i)
     if (!placed[i]) order.push_back(i);
@@ -85,6 +89,10 @@ Result<std::vector<double>> ChatReranker::Score(const std::string& query, const 
   std::vector<double> scores(texts.size());
   for (size_t p = 0; p < order->size(); ++p) scores[(*order)[p]] = (n - static_cast<double>(p)) / n;
   return scores;
+}
+
+bool ChatReranker::IsOutage(const Status& failure) const {
+  return failure.message().find(kUnusableAnswer) == std::string::npos;
 }
 
 }  // namespace pc

@@ -32,9 +32,12 @@ class ChatReranker final : public Reranker {
   // `chat`: the configured chat model (an OpenAI-compatible /chat/completions client).
   explicit ChatReranker(std::unique_ptr<Extractor> chat) : chat_(std::move(chat)) {}
   // One score per text: (n - p) / n for the text placed at position p of n (1 for the first), so a
-  // stable sort by score gives ParseListwiseOrder's order. The model's errors, or ProviderError for
-  // an answer without a usable ranking. Thread-safe (the chat client is).
+  // stable sort by score gives ParseListwiseOrder's order. Every failure is ProviderUnavailable
+  // ("rerank unavailable: " and the reason): the model's, or an answer without a usable ranking.
+  // Thread-safe (the chat client is).
   Result<std::vector<double>> Score(const std::string& query, const std::vector<std::string>& texts) override;
+  // An unusable answer is not an outage: the model answered, and the next query may do well.
+  bool IsOutage(const Status& failure) const override;
 
   // The request the model is given for `query` and `texts` (exposed for tests).
   static ExtractionRequest BuildRequest(const std::string& query, const std::vector<std::string>& texts);

@@ -68,7 +68,8 @@ ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chron
 
 Result<std::vector<double>> ResilientReranker::Score(const std::string& query,
                                                      const std::vector<std::string>& texts) {
-  return breaker_.Through([&] { return inner_->Score(query, texts); });
+  return breaker_.Through([&] { return inner_->Score(query, texts); },
+                          [&](const Status& failure) { return inner_->IsOutage(failure); });
 }
 
 }  // namespace pc

@@ -31,14 +31,19 @@ class CircuitBreaker {
   std::string Resting() const;
   // `call()` (a Result) through the breaker: admitted or answered at once, its outcome recorded
   // (and counted in powercontext_provider_calls_total: a call, or skipped).
+  // `outage(status)` says whether a failure rests the endpoint (by default every failure does).
   template <typename Call>
   auto Through(Call&& call) -> decltype(call()) {
+    return Through(std::forward<Call>(call), [](const Status&) { return true; });
+  }
+  template <typename Call, typename Outage>
+  auto Through(Call&& call, Outage&& outage) -> decltype(call()) {
     if (Status admitted = Admit(); !admitted.ok()) {
       ops::metrics().CountProviderSkipped(provider_);
       return admitted;
     }
     auto out = ops::MeasureProviderCall(provider_, std::forward<Call>(call));
-    Record(out.ok() ? Status::Ok() : out.status());
+    Record(out.ok() || !outage(out.status()) ? Status::Ok() : out.status());
     return out;
   }
 

@@ -82,9 +82,14 @@ std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, doubl
     hi = r == 0 ? vector[r].second : std::max(hi, vector[r].second);
   }
   for (const auto& [id, sim] : vector) {
+    // Min-max over the list; a list of one similarity (or all equal) has no range, so its cosine
+    // counts as it is: a lone weak hit must not weigh as much as the best full-text hit, and a
+    // query whose vector is zero (no word the model knows) adds nothing — not even hits.
+    const double part = hi > lo ? (sim - lo) / (hi - lo) : std::clamp(sim, 0.0, 1.0);
+    if (!(hi > lo) && part <= 0 && !index.count(id)) continue;
     size_t i = slot(id);
     if (items[i].in & 2u) continue;
-    items[i].score += weight * (hi > lo ? (sim - lo) / (hi - lo) : 1.0);
+    items[i].score += weight * part;
     items[i].in |= 2u;
   }
   std::vector<size_t> order(items.size());

@@ -32,7 +32,9 @@ std::vector<FusedMany> FuseRrfMany(const std::vector<std::vector<std::string>>& 
 
 // Convex-combination fusion of a text ranking and a vector ranking (Bruch et al. 2023, "An
 // Analysis of Fusion Functions for Hybrid Retrieval"): score = text / max(text) + weight x the
-// similarity min-max normalized over the vector list; a list without the id adds 0. Bit 0 of `in`:
+// similarity min-max normalized over the vector list (a list without a range: the cosine itself,
+// clamped to [0, 1]; a vector-only id that adds nothing then is left out); a list without the id
+// adds 0. Bit 0 of `in`:
 // in the text list, bit 1: in the vector list. Ties by the better text rank, then by id.
 std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, double>>& text,
                                   const std::vector<std::pair<std::string, double>>& vector, double weight);

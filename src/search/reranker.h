@@ -16,6 +16,13 @@ class Reranker {
   // ProviderUnavailable when the provider cannot answer.
   virtual Result<std::vector<double>> Score(const std::string& query,
                                             const std::vector<std::string>& texts) = 0;
+  // Whether a failure of Score says the provider is down (the circuit breaker then rests it), or
+  // only that this answer was unusable: the queries and texts are untrusted, and one that makes a
+  // model answer badly must not switch rerank off for everybody.
+  virtual bool IsOutage(const Status& failure) const {
+    (void)failure;
+    return true;
+  }
 };
 
 }  // namespace pc

@@ -89,7 +89,8 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
   // rankings that found anything (a query that names no entity leaves the graph's empty).
   const auto ranked = std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
   double best = static_cast<double>(std::max<std::ptrdiff_t>(ranked, 1)) / (kRrfK + 1.0);
-  const bool convex = convex_weight > 0 && vector_hits && !graph_hits;
+  // A graph that found nothing for this query does not join (a memory with any edge has one).
+  const bool convex = convex_weight > 0 && vector_hits && (!graph_hits || graph_hits->empty());
   if (convex) best = (text_scores.empty() ? 0.0 : 1.0) + (vector_scores.empty() ? 0.0 : convex_weight);
   if (best <= 0) best = 1;
   std::vector<SearchHit> out;

@@ -194,6 +194,25 @@ TEST(ChatRerankTest, AProviderThatFailsFailsTheSearchAndChangesNothing) {
   EXPECT_EQ(Versions(*after), Versions(*before));
 }
 
+// An unusable answer fails that search only: the model answered, so it is not rested, and the
+// next search is reranked. (A model that cannot be reached is rested: above.)
+TEST(ChatRerankTest, AnUnusableAnswerDoesNotRestTheModel) {
+  RerankWorld w(4);
+  ResilientReranker guarded(std::make_unique<ChatReranker>(testing::FakeChatExtractor(w.fake)),
+                            std::chrono::seconds(60));
+  SearchService search(*w.f.store, nullptr, &guarded);
+  w.fake.ScriptChat({{"Number 2 is best."}, {R"({"ranking": [2]})"}});
+  auto bad = search.Search(w.Request(10, true));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kProviderUnavailable);
+  auto good = search.Search(w.Request(10, true));
+  PC_ASSERT_OK(good);
+  EXPECT_EQ(w.fake.chat_requests(), 2);
+  auto plain = w.plain.Search(w.Request(10, false));
+  PC_ASSERT_OK(plain);
+  EXPECT_EQ(good->hits[0].item.version.entry_version_id, plain->hits[1].item.version.entry_version_id);
+}
+
 TEST(ChatRerankTest, OffByDefault) {
   RerankWorld w(4);
   SearchRequest r;

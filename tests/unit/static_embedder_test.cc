@@ -172,6 +172,14 @@ TEST(StaticEmbedder, HybridAddsTheTopicAndLeavesUncoveredLanguagesToFts) {
     EXPECT_EQ(hybrid->hits[i].item.version.text, fts->hits[i].item.version.text);
     EXPECT_EQ(hybrid->hits[i].matched_by, std::vector<std::string>{"fts"});
   }
+  // Even with no similarity floor, where the zero vector admits every entry at cosine 0.
+  SearchRequest no_floor{scope, "数据库备份", SearchMode::kHybrid, 10, false, std::nullopt};
+  no_floor.min_similarity = 0.0;
+  auto unfloored = search.Search(no_floor);
+  PC_ASSERT_OK(unfloored);
+  ASSERT_EQ(unfloored->hits.size(), fts->hits.size());
+  for (size_t i = 0; i < fts->hits.size(); ++i)
+    EXPECT_EQ(unfloored->hits[i].item.version.text, fts->hits[i].item.version.text);
 }
 
 TEST(Fusion, ConvexCombinationOfNormalizedScores) {
@@ -187,6 +195,19 @@ TEST(Fusion, ConvexCombinationOfNormalizedScores) {
   // A small weight keeps the text order.
   auto text_first = FuseConvex({{"a", 10}, {"b", 5}}, {{"b", 0.9}, {"a", 0.1}}, 0.1);
   EXPECT_EQ(text_first[0].id, "a");
+  // A list without a range counts its cosine as it is: a lone weak vector hit stays below the
+  // text hits, and zero similarities (a zero query vector) add no hit at all.
+  auto lone = FuseConvex({{"a", 10}, {"b", 5}}, {{"c", 0.06}}, 1.0);
+  ASSERT_EQ(lone.size(), 3u);
+  EXPECT_EQ(lone[0].id, "a");
+  EXPECT_EQ(lone[1].id, "b");
+  EXPECT_EQ(lone[2].id, "c");
+  EXPECT_NEAR(lone[2].score, 0.06, 1e-9);
+  auto zeros = FuseConvex({{"a", 10}}, {{"a", 0.0}, {"x", 0.0}, {"y", 0.0}}, 1.0);
+  ASSERT_EQ(zeros.size(), 1u);
+  EXPECT_EQ(zeros[0].id, "a");
+  EXPECT_EQ(zeros[0].in, 3u);
+  EXPECT_NEAR(zeros[0].score, 1.0, 1e-9);
   // No vector hits: the text ranking as it was.
   auto only_text = FuseConvex({{"x", 3}, {"y", 2}}, {}, 1.0);
   ASSERT_EQ(only_text.size(), 2u);
