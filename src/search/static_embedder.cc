@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
@@ -65,8 +67,10 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   for (int i = 7; i >= 0; --i) stored = stored << 8 | p[bytes.size() - 8 + i];
   if (Fnv1a64(p, bytes.size() - 8) != stored) return InvalidArgument(what + "checksum mismatch (a corrupt file)");
 
+  if (count == 0) return InvalidArgument(what + "holds no words");
   auto v = std::make_shared<StaticVectors>();
   v->dimension = static_cast<int>(dim);
+  v->checksum = stored;
   v->words.reserve(count);
   v->index.reserve(count);
   size_t at = kHeader, end = kHeader + words_bytes;
@@ -86,7 +90,9 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   for (uint64_t r = 0; r < count; ++r) {
     float s;
     std::memcpy(&s, scales + r * 4, 4);  // little-endian hosts only, as the format
-    if (!std::isfinite(s)) return InvalidArgument(what + "non-finite scale in row " + std::to_string(r));
+    // A row's values are q × s with |q| ≤ 127: a larger scale would overflow them to infinity.
+    if (!std::isfinite(s) || std::fabs(s) > std::numeric_limits<float>::max() / 127)
+      return InvalidArgument(what + "scale out of range in row " + std::to_string(r));
     for (uint64_t d = 0; d < dim; ++d) v->data[r * dim + d] = q[r * dim + d] * s;
   }
   // Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
@@ -165,6 +171,12 @@ Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& 
                       LoadStaticVectors(path, true, options.remove_components));
   std::string model = path.substr(path.find_last_of('/') + 1);
   if (auto dot = model.rfind('.'); dot != std::string::npos && dot > 0) model.resize(dot);
+  // The profile names the vectors exactly (their file's checksum) and how texts are made from
+  // them: stored vectors of another file or other options are then a gap the reindex fills.
+  char tag[40];
+  std::snprintf(tag, sizeof tag, "@%08llx-c%d", static_cast<unsigned long long>(v->checksum & 0xffffffffULL),
+                options.remove_components);
+  model += tag;
   return std::make_unique<StaticEmbedder>(std::move(v), std::move(model), options);
 }
 

@@ -33,6 +33,7 @@ struct StaticVectors {
   std::vector<std::string> words;                 // most frequent first
   std::unordered_map<std::string, int> index;     // word -> row
   std::vector<float> data;                        // rows x dimension, dequantized
+  uint64_t checksum = 0;                          // the file's, so a profile names its vectors
 };
 
 // Reads and checks a vector file: InvalidArgument naming the file and what is wrong when it is

@@ -62,7 +62,14 @@ TEST(StaticEmbedder, LoadsTheFileAndEmbedsDeterministically) {
   ASSERT_TRUE(opened.ok()) << opened.status().message();
   StaticEmbedder& e = **opened;
   EXPECT_EQ(e.profile().provider, "static");
-  EXPECT_EQ(e.profile().model, "fixture");
+  // The file's name, its checksum and the options: other vectors are another profile.
+  EXPECT_EQ(e.profile().model.rfind("fixture@", 0), 0u) << e.profile().model;
+  EXPECT_EQ(e.profile().model.size(), std::string("fixture@01234567-c0").size()) << e.profile().model;
+  StaticEmbedderOptions none;
+  none.remove_components = 0;
+  auto other = StaticEmbedder::Open(WriteFixture(dir.path()), none);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE((*other)->profile().model, e.profile().model);
   EXPECT_EQ(e.profile().dimension, kDim);
   EXPECT_GT(e.convex_fusion_weight(), 0);
   auto a = e.EmbedOne("The Kitten and the puppy");
@@ -119,6 +126,9 @@ TEST(StaticEmbedder, RejectsAMissingCorruptOrTruncatedFile) {
   EXPECT_NE(error(bytes.substr(0, bytes.size() - 100)).find("truncated"), std::string::npos);
   EXPECT_NE(error(bytes.substr(0, 10)).find("not a PCWVEC01"), std::string::npos);
   EXPECT_NE(error("PCWVEC02" + bytes.substr(8)).find("not a PCWVEC01"), std::string::npos);
+  const std::string empty = dir.path() + "/empty.pcwv";
+  ASSERT_TRUE(WriteStaticVectors(empty, kDim, {}, {}).ok());
+  EXPECT_NE(error(ReadAll(empty)).find("holds no words"), std::string::npos);
 }
 
 TEST(StaticEmbedder, TheConfiguredProviderFailsClearlyWithoutItsFile) {
@@ -132,7 +142,8 @@ TEST(StaticEmbedder, TheConfiguredProviderFailsClearlyWithoutItsFile) {
   c.embed_model = WriteFixture(dir.path());
   auto ok = MakeEmbedder(c);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
-  EXPECT_EQ((*ok)->profile().Key(), "static/fixture/16/l2");
+  EXPECT_EQ((*ok)->profile().Key().rfind("static/fixture@", 0), 0u) << (*ok)->profile().Key();
+  EXPECT_EQ((*ok)->profile().Key().substr((*ok)->profile().Key().size() - 6), "/16/l2");
 }
 
 // Through the services: an English query finds a memory that shares none of its words but its
