@@ -16,17 +16,16 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "api/http_server.h"
 #include "app/config.h"
 #include "app/runtime.h"
-#include "store/sqlite/sqlite_store.h"
 #include "bench_util.h"
+#include "store/sqlite/sqlite_store.h"
 
 namespace pc {
 namespace {
@@ -77,9 +76,13 @@ double Round(Side& s, const std::string& path, int n, int round, bool search) {
   if (!s.token.empty()) c.set_bearer_token_auth(s.token);
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
-    nlohmann::json body = search ? nlohmann::json{{"scope_id", "project:bench-1"}, {"query", "entry decision " + std::to_string(i % 50)}}
-                                 : nlohmann::json{{"scope_id", "project:bench-1"}, {"kind", "fact"},
-                                                  {"text", "round " + std::to_string(round) + " entry decision " + std::to_string(i)}};
+    nlohmann::json body =
+        search ? nlohmann::json{{"scope_id", "project:bench-1"},
+                                {"query", "entry decision " + std::to_string(i % 50)}}
+               : nlohmann::json{{"scope_id", "project:bench-1"},
+                                {"kind", "fact"},
+                                {"text", "round " + std::to_string(round) + " entry decision " +
+                                             std::to_string(i)}};
     auto t0 = std::chrono::steady_clock::now();
     auto res = c.Post(path, body.dump(), "application/json");
     ms.push_back(MillisSince(t0));
@@ -109,11 +112,14 @@ int Run(int requests, int rounds, const std::string& durability) {
       (s == &before ? sb : sa).push_back(sea);
     }
   }
-  std::printf("durability %s, %d requests x %d rounds per side (median of round p50s)\n\n", durability.c_str(),
-              requests, rounds);
-  std::printf("| operation | before (auth off, no audit) ms | after (token + scope check + audit) ms | after / before |\n");
+  std::printf("durability %s, %d requests x %d rounds per side (median of round p50s)\n\n",
+              durability.c_str(), requests, rounds);
+  std::printf(
+      "| operation | before (auth off, no audit) ms | after (token + scope check + audit) ms | "
+      "after / before |\n");
   std::printf("|---|---|---|---|\n");
-  std::printf("| remember | %.3f | %.3f | %.3f |\n", Median(rb), Median(ra), Median(ra) / Median(rb));
+  std::printf("| remember | %.3f | %.3f | %.3f |\n", Median(rb), Median(ra),
+              Median(ra) / Median(rb));
   std::printf("| search | %.3f | %.3f | %.3f |\n", Median(sb), Median(sa), Median(sa) / Median(sb));
   Stop(before);
   Stop(after);
@@ -128,16 +134,21 @@ int main(int argc, char** argv) {
   std::string durability = "normal";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc) rounds = std::stoi(argv[++i]);
-    else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
+    if (a == "--requests" && i + 1 < argc)
+      requests = std::stoi(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::stoi(argv[++i]);
+    else if (a == "--durability" && i + 1 < argc)
+      durability = argv[++i];
     else {
-      std::fprintf(stderr, "usage: auth_bench [--requests 400] [--rounds 7] [--durability normal|full]\n");
+      std::fprintf(stderr,
+                   "usage: auth_bench [--requests 400] [--rounds 7] [--durability normal|full]\n");
       return 2;
     }
   }
   if ((durability != "full" && durability != "normal") || requests < 1 || rounds < 1) {
-    std::fprintf(stderr, "auth_bench: --durability full|normal, --requests and --rounds at least 1\n");
+    std::fprintf(stderr,
+                 "auth_bench: --durability full|normal, --requests and --rounds at least 1\n");
     return 2;
   }
   return pc::Run(requests, rounds, durability);

@@ -8,15 +8,17 @@
 //
 // Each configuration gets a fresh store (a new schema on that database, or a new data directory)
 // and its own servers on free loopback ports. Client c sends to server c mod n, in scope
-// c mod scopes, over one keep-alive, no-delay connection: a short warm-up, then requests/clients remembers of
-// distinct texts each. Reported: remember/s over the whole burst, and per-request p50/p95/p99.
-// Afterwards the scopes' heads must add up to every acknowledged remember (nothing lost), or the
-// bench fails. With a database on this machine, the CPU it spent during the burst (its
-// postmaster and every backend, from /proc) and the servers' own are reported per remember. All processes share this machine's cores with the database, so more servers are
-// not more hardware here: the figure to read is what sharing one database costs.
+// c mod scopes, over one keep-alive, no-delay connection: a short warm-up, then requests/clients
+// remembers of distinct texts each. Reported: remember/s over the whole burst, and per-request
+// p50/p95/p99. Afterwards the scopes' heads must add up to every acknowledged remember (nothing
+// lost), or the bench fails. With a database on this machine, the CPU it spent during the burst
+// (its postmaster and every backend, from /proc) and the servers' own are reported per remember.
+// All processes share this machine's cores with the database, so more servers are not more hardware
+// here: the figure to read is what sharing one database costs.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,14 +26,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
 
 #include "bench_util.h"
 #include "free_port.h"
@@ -127,8 +126,8 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
     Server s;
     s.port = testing::FreePort();
     s.dir = ScratchDir("pccluster");
-    std::vector<std::string> args = {binary, "serve", "--data", s.dir, "--listen",
-                                     "127.0.0.1:" + std::to_string(s.port)};
+    std::vector<std::string> args = {binary, "serve",    "--data",
+                                     s.dir,  "--listen", "127.0.0.1:" + std::to_string(s.port)};
     if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
     s.pid = SpawnQuiet(args);
     procs.push_back(s);
@@ -148,9 +147,11 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
     http.set_read_timeout(60, 0);
     const std::string scope = "bench:s" + std::to_string(c % scopes);
     for (int i = 0; i < count; ++i) {
-      Json body{{"scope_id", scope}, {"kind", "fact"},
-                {"text", std::string(measured ? "m" : "w") + " client " + std::to_string(c) +
-                             " remembers fact " + std::to_string(i) + " about the orders importer."}};
+      Json body{
+          {"scope_id", scope},
+          {"kind", "fact"},
+          {"text", std::string(measured ? "m" : "w") + " client " + std::to_string(c) +
+                       " remembers fact " + std::to_string(i) + " about the orders importer."}};
       const auto t0 = std::chrono::steady_clock::now();
       auto res = http.Post("/v1/memory/remember", body.dump(), "application/json");
       const double ms = MillisSince(t0);
@@ -190,7 +191,8 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
   for (int s = 0; s < scopes && s < clients; ++s) {
     auto res = check.Get("/v1/memory/revisions?limit=1&scope_id=bench:s" + std::to_string(s));
     if (!res || res->status != 200) {
-      std::fprintf(stderr, "cluster_bench: reading scope %d failed: %s\n", s, res ? res->body.c_str() : "");
+      std::fprintf(stderr, "cluster_bench: reading scope %d failed: %s\n", s,
+                   res ? res->body.c_str() : "");
       Stop(procs);  // never leave the servers running
       std::exit(1);
     }
@@ -214,10 +216,13 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
            {"p99_ms", Percentile(all, 0.99)},
            {"server_cpu_ms_per_remember", servers_ms / static_cast<double>(all.size())}};
   if (postmaster > 0) out["db_cpu_ms_per_remember"] = db_ms / static_cast<double>(all.size());
-  std::printf("| %s | %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %s | %.2f |\n", out["store"].get<std::string>().c_str(),
-              servers, clients, scopes, out["remember_per_s"].get<double>(), out["p50_ms"].get<double>(),
+  std::printf("| %s | %d | %d | %d | %.0f | %.1f | %.1f | %.1f | %s | %.2f |\n",
+              out["store"].get<std::string>().c_str(), servers, clients, scopes,
+              out["remember_per_s"].get<double>(), out["p50_ms"].get<double>(),
               out["p95_ms"].get<double>(), out["p99_ms"].get<double>(),
-              postmaster > 0 ? std::to_string(db_ms / static_cast<double>(all.size())).substr(0, 4).c_str() : "",
+              postmaster > 0
+                  ? std::to_string(db_ms / static_cast<double>(all.size())).substr(0, 4).c_str()
+                  : "",
               out["server_cpu_ms_per_remember"].get<double>());
   std::fflush(stdout);
   return out;
@@ -239,7 +244,8 @@ int main(int argc, char** argv) {
   int clients = 16, requests = 3200, scopes = 16;
   bool sqlite = true;
   {  // powercontext next to the bench directory, as scripts/build lays them out
-    std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
+    std::filesystem::path self =
+        std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) binary = self.string();
   }
   for (int i = 1; i < argc; ++i) {
@@ -264,23 +270,30 @@ int main(int argc, char** argv) {
     } else if (a == "--json" && i + 1 < argc) {
       json_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: cluster_bench --store postgresql://… [--servers 1,2,3] [--clients 16] "
-                           "[--requests 3200] [--scopes 16] [--no-sqlite] [--server BIN] [--json FILE]\n");
+      std::fprintf(stderr,
+                   "usage: cluster_bench --store postgresql://… [--servers 1,2,3] [--clients 16] "
+                   "[--requests 3200] [--scopes 16] [--no-sqlite] [--server BIN] [--json FILE]\n");
       return 2;
     }
   }
   if (binary.empty() || clients < 1 || scopes < 1 || requests < clients) {
-    std::fprintf(stderr, "cluster_bench: needs the powercontext binary (--server) and requests >= clients >= 1\n");
+    std::fprintf(
+        stderr,
+        "cluster_bench: needs the powercontext binary (--server) and requests >= clients >= 1\n");
     return 2;
   }
   nlohmann::json results = nlohmann::json::array();
-  std::printf("| store | servers | clients | scopes | remember/s | p50 ms | p95 ms | p99 ms | db CPU ms/remember | "
-              "servers' CPU ms/remember |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| store | servers | clients | scopes | remember/s | p50 ms | p95 ms | p99 ms | db CPU "
+      "ms/remember | "
+      "servers' CPU ms/remember |\n|---|---|---|---|---|---|---|---|---|---|\n");
   if (sqlite) results.push_back(pc::Measure(binary, "", 1, clients, requests, scopes));
   if (!store.empty()) {
-    const std::string sync = pc::Setting(store, "synchronous_commit"), fsync = pc::Setting(store, "fsync");
+    const std::string sync = pc::Setting(store, "synchronous_commit"),
+                      fsync = pc::Setting(store, "fsync");
     if (sync != "on" || fsync != "on")
-      std::fprintf(stderr, "cluster_bench: warning: the database has synchronous_commit=%s fsync=%s\n",
+      std::fprintf(stderr,
+                   "cluster_bench: warning: the database has synchronous_commit=%s fsync=%s\n",
                    sync.c_str(), fsync.c_str());
     for (int n : server_counts) {
       pc::PgScratchSchema schema(store);

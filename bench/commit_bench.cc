@@ -15,12 +15,13 @@
 // common words with a large part of the memory.
 //
 // Each size gets a fresh store in a temp dir, filled through the store's own commit path in
-// revisions of 1,000 adds (testing/bulk_fill.h), then the timed loop runs remember (a new entry) or revise (one entry).
+// revisions of 1,000 adds (testing/bulk_fill.h), then the timed loop runs remember (a new entry) or
+// revise (one entry).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,10 +40,11 @@ struct Memory {
   std::string scope_id;
   Citation last;
 
-  explicit Memory(int64_t entries, bool gate = true,
-                  std::function<std::string(int64_t)> filler = [](int64_t i) {
-                    return "filler entry number " + std::to_string(i) + " about the orders importer";
-                  }) {
+  explicit Memory(
+      int64_t entries, bool gate = true,
+      std::function<std::string(int64_t)> filler = [](int64_t i) {
+        return "filler entry number " + std::to_string(i) + " about the orders importer";
+      }) {
     dir = ScratchDir("pcbench");
     sqlite::SqliteOptions o;
     o.data_dir = dir;
@@ -52,8 +54,7 @@ struct Memory {
     service = std::make_unique<MemoryService>(*store, limits);
     Scope scope = service->CreateScope("bench").value().scope;
     scope_id = scope.scope_id;
-    if (!FillMemory(*store, scope, entries, filler, nullptr).ok())
-      std::abort();
+    if (!FillMemory(*store, scope, entries, filler, nullptr).ok()) std::abort();
     last = service->Remember({scope_id, "fact", "the entry the benchmark revises", "", "bench", {}})
                .value()
                .citation.value();
@@ -82,18 +83,21 @@ void BM_Revise(benchmark::State& state) {
   for (auto _ : state) {
     auto r = m.service->Revise(
         {m.scope_id, m.last, "revised text " + std::to_string(i++), std::nullopt, "", "bench"});
-    if (!r.ok()) state.SkipWithError("revise failed");
-    else m.last = *r->citation;
+    if (!r.ok())
+      state.SkipWithError("revise failed");
+    else
+      m.last = *r->citation;
   }
   state.counters["entries"] = static_cast<double>(state.range(0));
 }
 
 // A statement of 8–12 words from 30 common ones, the same for the same `i`.
 std::string CommonWords(int64_t i) {
-  static const char* kWords[] = {"the", "importer", "orders", "amounts", "cents", "tests", "run", "after",
-                                 "schema", "migration", "csv", "line", "number", "rows", "rejects",
-                                 "decimal", "integer", "validator", "client", "server", "deploy", "before",
-                                 "contract", "checked", "build", "release", "notes", "config", "cache", "index"};
+  static const char* kWords[] = {
+      "the",     "importer",  "orders", "amounts", "cents",  "tests",  "run",      "after",
+      "schema",  "migration", "csv",    "line",    "number", "rows",   "rejects",  "decimal",
+      "integer", "validator", "client", "server",  "deploy", "before", "contract", "checked",
+      "build",   "release",   "notes",  "config",  "cache",  "index"};
   uint64_t x = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1;
   auto next = [&x] {
     x ^= x >> 33;
@@ -117,7 +121,9 @@ void BM_RememberCommonWords(benchmark::State& state) {
   state.counters["entries"] = static_cast<double>(state.range(0));
 }
 
-BENCHMARK(BM_RememberCommonWords)->ArgsProduct({{1000, 10000, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RememberCommonWords)
+    ->ArgsProduct({{1000, 10000, 100000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Remember)->ArgsProduct({{100, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Revise)->ArgsProduct({{100, 100000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 

@@ -17,11 +17,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "bench_util.h"
 #include "free_port.h"
@@ -51,8 +50,8 @@ double TimedRun(std::vector<std::string> args, const std::string& input) {
 }
 
 void Report(const char* name, const std::vector<double>& ms) {
-  std::printf("| %s | %zu | %.1f | %.1f | %.1f |\n", name, ms.size(), Percentile(ms, 0.5), Percentile(ms, 0.95),
-              Percentile(ms, 0.99));
+  std::printf("| %s | %zu | %.1f | %.1f | %.1f |\n", name, ms.size(), Percentile(ms, 0.5),
+              Percentile(ms, 0.95), Percentile(ms, 0.99));
 }
 
 }  // namespace
@@ -63,14 +62,18 @@ int main(int argc, char** argv) {
   int entries = 2000, runs = 200;
   std::string binary;
   {
-    std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
+    std::filesystem::path self =
+        std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) binary = self.string();
   }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--entries" && i + 1 < argc) entries = std::stoi(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc) runs = std::stoi(argv[++i]);
-    else if (a == "--server" && i + 1 < argc) binary = argv[++i];
+    if (a == "--entries" && i + 1 < argc)
+      entries = std::stoi(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::stoi(argv[++i]);
+    else if (a == "--server" && i + 1 < argc)
+      binary = argv[++i];
     else {
       std::fprintf(stderr, "usage: hook_bench [--entries 2000] [--runs 200] [--server BIN]\n");
       return 2;
@@ -79,7 +82,8 @@ int main(int argc, char** argv) {
   const std::string dir = ScratchDir("pchook");
   const int port = testing::FreePort();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  pid_t server = SpawnQuiet({binary, "serve", "--data", dir + "/data", "--listen", "127.0.0.1:" + std::to_string(port)});
+  pid_t server = SpawnQuiet(
+      {binary, "serve", "--data", dir + "/data", "--listen", "127.0.0.1:" + std::to_string(port)});
   httplib::Client http("127.0.0.1", port);
   http.set_tcp_nodelay(true);
   bool up = false;
@@ -93,46 +97,63 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string scope = "git:github.com/acme/orders-importer";
-  const char* topics[] = {"the CSV importer", "订单金额", "the nightly job", "重试策略", "webhook retries",
-                          "发票导出", "the billing API", "数据库迁移"};
+  const char* topics[] = {"the CSV importer", "订单金额", "the nightly job", "重试策略",
+                          "webhook retries",  "发票导出", "the billing API", "数据库迁移"};
   for (int i = 0; i < entries; ++i) {
-    const std::string text = std::string(i % 2 ? "决定：" : "Decision: ") + topics[i % 8] + " rule " +
-                             std::to_string(i) + (i % 2 ? "，金额以整数分存储。" : " keeps amounts as integer cents.");
-    auto r = http.Post("/v1/memory/remember", Json{{"scope_id", scope}, {"kind", "decision"}, {"text", text}}.dump(),
+    const std::string text = std::string(i % 2 ? "决定：" : "Decision: ") + topics[i % 8] +
+                             " rule " + std::to_string(i) +
+                             (i % 2 ? "，金额以整数分存储。" : " keeps amounts as integer cents.");
+    auto r = http.Post("/v1/memory/remember",
+                       Json{{"scope_id", scope}, {"kind", "decision"}, {"text", text}}.dump(),
                        "application/json");
     if (!r || r->status != 200) {
       std::fprintf(stderr, "hook_bench: filling failed\n");
       return 1;
     }
   }
-  const std::string transcript =
-      std::filesystem::canonical("/proc/self/exe").parent_path().parent_path().parent_path().string() +
-      "/tests/data/transcripts/claude_code_zh.jsonl";
-  std::vector<std::string> base = {binary, "hook", "claude-code", "", "--server", url, "--scope", scope,
+  const std::string transcript = std::filesystem::canonical("/proc/self/exe")
+                                     .parent_path()
+                                     .parent_path()
+                                     .parent_path()
+                                     .string() +
+                                 "/tests/data/transcripts/claude_code_zh.jsonl";
+  std::vector<std::string> base = {binary,        "hook",        "claude-code", "",
+                                   "--server",    url,           "--scope",     scope,
                                    "--state-dir", dir + "/state"};
   std::vector<double> prompt, start, stop;
   for (int i = 0; i < runs; ++i) {
     auto args = base;
     args[3] = "prompt";
-    const std::string p = std::string(i % 2 ? "我们的" : "How do we handle ") + topics[i % 8] + (i % 2 ? "是怎么处理的？" : "?") +
-                          " (" + std::to_string(i) + ")";
-    prompt.push_back(TimedRun(args, Json{{"session_id", "bench"}, {"cwd", dir}, {"hook_event_name", "UserPromptSubmit"},
-                                         {"prompt", p}}.dump()));
+    const std::string p = std::string(i % 2 ? "我们的" : "How do we handle ") + topics[i % 8] +
+                          (i % 2 ? "是怎么处理的？" : "?") + " (" + std::to_string(i) + ")";
+    prompt.push_back(TimedRun(args, Json{{"session_id", "bench"},
+                                         {"cwd", dir},
+                                         {"hook_event_name", "UserPromptSubmit"},
+                                         {"prompt", p}}
+                                        .dump()));
   }
   for (int i = 0; i < runs; ++i) {
     auto args = base;
     args[3] = "session-start";
-    start.push_back(TimedRun(args, Json{{"session_id", "bench"}, {"cwd", dir}, {"hook_event_name", "SessionStart"},
-                                        {"source", "startup"}}.dump()));
+    start.push_back(TimedRun(args, Json{{"session_id", "bench"},
+                                        {"cwd", dir},
+                                        {"hook_event_name", "SessionStart"},
+                                        {"source", "startup"}}
+                                       .dump()));
   }
   for (int i = 0; i < runs; ++i) {
     auto args = base;
     args[3] = "stop";
-    stop.push_back(TimedRun(args, Json{{"session_id", "bench-" + std::to_string(i % 20)}, {"cwd", dir},
-                                       {"hook_event_name", "Stop"}, {"transcript_path", transcript}}.dump()));
+    stop.push_back(TimedRun(args, Json{{"session_id", "bench-" + std::to_string(i % 20)},
+                                       {"cwd", dir},
+                                       {"hook_event_name", "Stop"},
+                                       {"transcript_path", transcript}}
+                                      .dump()));
   }
-  std::printf("%d entries in the scope, %d runs per event\n\n| event | runs | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|---|\n",
-              entries, runs);
+  std::printf(
+      "%d entries in the scope, %d runs per event\n\n| event | runs | p50 ms | p95 ms | p99 ms "
+      "|\n|---|---|---|---|---|\n",
+      entries, runs);
   Report("prompt (prepare + capture)", prompt);
   Report("session-start (handoff + prepare)", start);
   Report("stop (transcript capture; no model)", stop);

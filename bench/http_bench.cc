@@ -16,16 +16,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "api/http_server.h"
-#include "bench_util.h"
 #include "app/config.h"
 #include "app/runtime.h"
+#include "bench_util.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {
@@ -42,7 +41,9 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   std::vector<double> floor;
   for (int i = 0; i < requests; ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    if (!rt->memory->Remember({scope, "fact", "floor entry " + std::to_string(i), "", "bench", {}}).ok()) return 1;
+    if (!rt->memory->Remember({scope, "fact", "floor entry " + std::to_string(i), "", "bench", {}})
+             .ok())
+      return 1;
     floor.push_back(MillisSince(t0));
   }
 
@@ -56,8 +57,12 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     for (int t = 0; t < clients; ++t)
       threads.emplace_back([&, t] {
         for (int i = 0; i < requests / clients * 2; ++i)
-          (void)rt->memory->Remember(
-              {scope, "fact", "direct " + std::to_string(t) + " entry " + std::to_string(i), "", "bench", {}});
+          (void)rt->memory->Remember({scope,
+                                      "fact",
+                                      "direct " + std::to_string(t) + " entry " + std::to_string(i),
+                                      "",
+                                      "bench",
+                                      {}});
       });
     for (auto& th : threads) th.join();
     const auto after = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
@@ -114,14 +119,17 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   std::printf("| | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|\n");
   std::printf("| bare commit (MemoryService::Remember, in process) | %.3f | %.3f | %.3f |\n",
               Percentile(floor, 0.5), Percentile(floor, 0.95), Percentile(floor, 0.99));
-  std::printf("| remember over HTTP, 1 client, keep-alive | %.3f | %.3f | %.3f |\n", Percentile(one, 0.5),
-              Percentile(one, 0.95), Percentile(one, 0.99));
-  std::printf("ratio HTTP / bare commit (p50): %.2f\n", Percentile(one, 0.5) / Percentile(floor, 0.5));
-  std::printf("%d threads in process (no HTTP): %.0f remembers/s; %.1f writes per commit\n", clients,
-              direct_rate, direct_batch);
-  std::printf("%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
-              clients, total, seconds, total / seconds, failures.load(),
-              static_cast<double>(after.writes - before.writes) / static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits)));
+  std::printf("| remember over HTTP, 1 client, keep-alive | %.3f | %.3f | %.3f |\n",
+              Percentile(one, 0.5), Percentile(one, 0.95), Percentile(one, 0.99));
+  std::printf("ratio HTTP / bare commit (p50): %.2f\n",
+              Percentile(one, 0.5) / Percentile(floor, 0.5));
+  std::printf("%d threads in process (no HTTP): %.0f remembers/s; %.1f writes per commit\n",
+              clients, direct_rate, direct_batch);
+  std::printf(
+      "%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
+      clients, total, seconds, total / seconds, failures.load(),
+      static_cast<double>(after.writes - before.writes) /
+          static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits)));
   rt.reset();
   std::filesystem::remove_all(dir);
   return failures ? 1 : 0;
@@ -136,12 +144,18 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(pc::HttpOptions{}.connections.max_connections);
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--requests" && i + 1 < argc) requests = std::stoi(argv[++i]);
-    else if (a == "--clients" && i + 1 < argc) clients = std::stoi(argv[++i]);
-    else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
-    else if (a == "--http-threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
+    if (a == "--requests" && i + 1 < argc)
+      requests = std::stoi(argv[++i]);
+    else if (a == "--clients" && i + 1 < argc)
+      clients = std::stoi(argv[++i]);
+    else if (a == "--durability" && i + 1 < argc)
+      durability = argv[++i];
+    else if (a == "--http-threads" && i + 1 < argc)
+      threads = std::stoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal] [--http-threads 64]\n");
+      std::fprintf(stderr,
+                   "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal] "
+                   "[--http-threads 64]\n");
       return 2;
     }
   }

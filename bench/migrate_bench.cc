@@ -43,9 +43,12 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {2000, 8000, 28000};
   bool steps = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--entries") == 0 && i + 1 < argc) sizes = ParseSizes(argv[++i]);
-    else if (std::strcmp(argv[i], "--steps") == 0) steps = true;
-    else Die("usage: migrate_bench [--entries 2000,8000,28000] [--steps]");
+    if (std::strcmp(argv[i], "--entries") == 0 && i + 1 < argc)
+      sizes = ParseSizes(argv[++i]);
+    else if (std::strcmp(argv[i], "--steps") == 0)
+      steps = true;
+    else
+      Die("usage: migrate_bench [--entries 2000,8000,28000] [--steps]");
   }
   std::printf("%8s %10s %10s\n", "entries", "build_s", "open_s");
   for (int n : sizes) {
@@ -55,8 +58,9 @@ int main(int argc, char** argv) {
     const double build_ms = MillisSince(started);
     if (steps) {  // a copy, migrated one version at a time
       const std::string copy = ScratchDir("pc-migrate-steps");
-      std::filesystem::copy(dir, copy, std::filesystem::copy_options::recursive |
-                                           std::filesystem::copy_options::overwrite_existing);
+      std::filesystem::copy(dir, copy,
+                            std::filesystem::copy_options::recursive |
+                                std::filesystem::copy_options::overwrite_existing);
       auto db = sqlite::Db::Open(copy + "/powercontext.db", 10000);
       if (!db.ok()) Die(db.status().ToString());
       for (int v = 5; v <= sqlite::LatestSchemaVersion(); ++v) {

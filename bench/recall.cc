@@ -4,8 +4,8 @@
 //   build/bench/recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid,graph]
 //                      [--store postgresql://… (the same measurement on the PostgreSQL store)]
 //                      [--min-recall10 MODE[@SPLIT]=VALUE ...]
-//                      [--embedder hash|static|static=FILE (the vector channel's embedder; hash by default)]
-//                      madial only: [--distractors N] [--graph [--graph-hops N]]
+//                      [--embedder hash|static|static=FILE (the vector channel's embedder; hash by
+//                      default)] madial only: [--distractors N] [--graph [--graph-hops N]]
 //                      memorybank only: [--labels bench/memorybank_labels.json]
 //
 // madial (the default; MIT; Chinese and English memories with labelled recall targets, data in
@@ -54,13 +54,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "bench_util.h"
 #include "common/ids.h"
@@ -75,15 +74,18 @@
 
 namespace pc {
 
-BenchStore::BenchStore(const std::string& name, const std::string& store_url, const std::string& embedder) {
+BenchStore::BenchStore(const std::string& name, const std::string& store_url,
+                       const std::string& embedder) {
   if (embedder == "hash") {
     embedder_ = std::make_unique<HashEmbedder>();
   } else if (embedder == "static" || embedder.rfind("static=", 0) == 0) {
     // PC_STATIC="A,COMPONENTS,WEIGHT" overrides the embedder's SIF a, principal directions removed
     // and convex fusion weight, for tuning on the dev splits only.
     StaticEmbedderOptions o;
-    if (const char* env = std::getenv("PC_STATIC")) std::sscanf(env, "%lf,%d,%lf", &o.sif_a, &o.remove_components, &o.convex_fusion_weight);
-    auto opened = StaticEmbedder::Open(embedder == "static" ? DefaultStaticVectorsFile() : embedder.substr(7), o);
+    if (const char* env = std::getenv("PC_STATIC"))
+      std::sscanf(env, "%lf,%d,%lf", &o.sif_a, &o.remove_components, &o.convex_fusion_weight);
+    auto opened = StaticEmbedder::Open(
+        embedder == "static" ? DefaultStaticVectorsFile() : embedder.substr(7), o);
     if (!opened.ok()) {
       std::cerr << opened.status().message() << "\n";
       std::exit(2);
@@ -149,13 +151,14 @@ void RememberAs(MemoryService& memory, const std::string& scope, const std::stri
 
 namespace {
 
-// Tuning only (never the figures reported): PC_PRF=docs,terms,keep,pool,max_query_phrases,lenders,lend overrides
-// the feedback options.
+// Tuning only (never the figures reported):
+// PC_PRF=docs,terms,keep,pool,max_query_phrases,lenders,lend overrides the feedback options.
 void TuneFeedback(FeedbackOptions& o) {
   const char* env = std::getenv("PC_PRF");
   if (!env) return;
-  double v[7] = {double(o.docs), double(o.terms), o.keep, double(o.pool), double(o.max_query_phrases),
-                 double(o.lenders), o.lend};
+  double v[7] = {
+      double(o.docs),    double(o.terms), o.keep, double(o.pool), double(o.max_query_phrases),
+      double(o.lenders), o.lend};
   std::sscanf(env, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
   o = {int(v[0]), int(v[1]), v[2], int(v[3]), int(v[4]), int(v[5]), v[6]};
 }
@@ -167,13 +170,15 @@ double RecallAt(const RecallQuery& q, const std::vector<std::vector<std::string>
     top.insert(hit_ids[i].begin(), hit_ids[i].end());
   int found = 0;
   for (const std::string& rel : q.relevant) found += top.count(rel) ? 1 : 0;
-  return q.relevant.empty() ? 0 : static_cast<double>(found) / static_cast<double>(q.relevant.size());
+  return q.relevant.empty() ? 0
+                            : static_cast<double>(found) / static_cast<double>(q.relevant.size());
 }
 
 }  // namespace
 
 std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
-                                          SearchMode mode, int graph_hops, bool feedback, bool rerank,
+                                          SearchMode mode, int graph_hops, bool feedback,
+                                          bool rerank,
                                           const std::function<void(const RecallQuery&)>& before) {
   std::map<std::string, ModeResult> out;
   std::map<std::string, std::vector<double>> ms;
@@ -199,7 +204,8 @@ std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& c
     std::vector<std::vector<std::string>> hit_ids;
     for (const SearchHit& h : r->hits) {
       auto ids = corpus.ids_of_entry.find(h.item.version.entry_id);
-      hit_ids.push_back(ids == corpus.ids_of_entry.end() ? std::vector<std::string>{} : ids->second);
+      hit_ids.push_back(ids == corpus.ids_of_entry.end() ? std::vector<std::string>{}
+                                                         : ids->second);
     }
     for (const std::string& group : {std::string("all"), q.group}) {
       if (group.empty()) continue;
@@ -228,7 +234,8 @@ struct Options {
   std::string data;  // empty: the bench's directory under ../shared/data
   std::string labels = "bench/memorybank_labels.json";
   std::vector<std::string> modes = {"fts", "vector", "hybrid"};
-  std::map<std::string, double> minimum;  // MODE (over all queries) or MODE@SPLIT -> minimum recall@10
+  std::map<std::string, double>
+      minimum;  // MODE (over all queries) or MODE@SPLIT -> minimum recall@10
   size_t distractors = 0;
   std::string store_url;  // empty: SQLite in a temp dir
   bool graph = false;
@@ -290,7 +297,8 @@ std::vector<std::string> Distractors(const std::string& path, size_t n) {
   for (const auto& [name, person] : bank.items())
     for (const auto& [date, turns] : person["history"].items())
       for (const json& t : turns) {
-        if (t.contains("query") && t["query"].is_string()) users.push_back(t["query"].get<std::string>());
+        if (t.contains("query") && t["query"].is_string())
+          users.push_back(t["query"].get<std::string>());
         if (t.contains("response") && t["response"].is_string())
           assistant.push_back(t["response"].get<std::string>());
       }
@@ -314,12 +322,15 @@ class FakeTripleModel : public Extractor {
     for (const json& s : in["sources"]) {
       const std::string text = s["text"].get<std::string>(), id = s["id"].get<std::string>();
       ops.push_back({{"op", "add"}, {"kind", "fact"}, {"text", text}, {"evidence", {id}}});
-      const std::string person = text.substr(0, text.find_first_not_of(
-                                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"));
+      const std::string person = text.substr(
+          0, text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"));
       if (person.size() < 2) continue;
       for (const std::string& term : Terms(text))
         if (rare_.count(term) && term != FoldForMatch(person))
-          triples.push_back({{"subject", person}, {"relation", "mentions"}, {"object", term}, {"evidence", {id}}});
+          triples.push_back({{"subject", person},
+                             {"relation", "mentions"},
+                             {"object", term},
+                             {"evidence", {id}}});
     }
     return json{{"operations", ops}, {"triples", triples}}.dump();
   }
@@ -331,8 +342,8 @@ class FakeTripleModel : public Extractor {
 using Events = std::vector<std::pair<std::string, std::string>>;  // id, text
 
 // Remembers `events` through the flush with the fake triple model, so the graph channel has edges.
-void RememberThroughFlush(BenchStore& b, const std::string& scope, const Events& events, Corpus& corpus,
-                          const std::string& lang) {
+void RememberThroughFlush(BenchStore& b, const std::string& scope, const Events& events,
+                          Corpus& corpus, const std::string& lang) {
   std::map<std::string, int> df;
   for (const auto& [id, text] : events)
     for (const std::string& t : Terms(text)) ++df[t];
@@ -372,14 +383,16 @@ void RememberThroughFlush(BenchStore& b, const std::string& scope, const Events&
     edges = all.size();
     return Status::Ok();
   });
-  std::fprintf(stderr, "%s: %zu memories, %zu graph edges (fake model)\n", lang.c_str(), events.size(), edges);
+  std::fprintf(stderr, "%s: %zu memories, %zu graph edges (fake model)\n", lang.c_str(),
+               events.size(), edges);
 }
 
 // One language of MADial-Bench: its events (after the distractors) in one scope, its dialogues.
 Corpus LoadMadial(BenchStore& b, const Language& lang, const Options& opt) {
   Corpus corpus;
   const std::string scope = NewScope(b.memory(), "madial:" + lang.name);
-  for (const std::string& text : Distractors(opt.data + "/../memorybank/" + lang.distractor_file, opt.distractors))
+  for (const std::string& text :
+       Distractors(opt.data + "/../memorybank/" + lang.distractor_file, opt.distractors))
     RememberAs(b.memory(), scope, text, "", corpus);
   Events events;
   for (const json& line : ReadJsonLines(opt.data + "/" + lang.memory_file))
@@ -408,7 +421,8 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 
 // Whether `mode` ends with `suffix`; if so, cut it off.
 bool CutSuffix(std::string& mode, const std::string& suffix) {
-  if (mode.size() <= suffix.size() || mode.compare(mode.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (mode.size() <= suffix.size() ||
+      mode.compare(mode.size() - suffix.size(), suffix.size(), suffix) != 0)
     return false;
   mode.resize(mode.size() - suffix.size());
   return true;
@@ -425,8 +439,10 @@ struct ModeSpec {
 
 ModeSpec ParseMode(std::string name) {
   ModeSpec spec;
-  if (CutSuffix(name, "-rerank-oracle")) spec.rerank = ScriptedRanking::kOracle;
-  else if (CutSuffix(name, "-rerank-shuffle")) spec.rerank = ScriptedRanking::kShuffle;
+  if (CutSuffix(name, "-rerank-oracle"))
+    spec.rerank = ScriptedRanking::kOracle;
+  else if (CutSuffix(name, "-rerank-shuffle"))
+    spec.rerank = ScriptedRanking::kShuffle;
   spec.feedback = CutSuffix(name, "-feedback");
   auto mode = ParseSearchMode(name);
   if (!mode.ok()) {
@@ -451,8 +467,8 @@ bool Report(const std::string& lang, BenchStore& b, const Corpus& corpus, const 
       continue;
     }
     ScriptedRerank scripted(b.store(), corpus, *spec.rerank);
-    by_mode[mode] = Measure(scripted.search(), corpus, spec.mode, opt.graph_hops, spec.feedback, true,
-                            [&](const RecallQuery& q) { scripted.Asking(q); });
+    by_mode[mode] = Measure(scripted.search(), corpus, spec.mode, opt.graph_hops, spec.feedback,
+                            true, [&](const RecallQuery& q) { scripted.Asking(q); });
   }
   bool ok = true;
   for (const std::string& group : splits ? std::vector<std::string>{"dev", "held-out", "all"}
@@ -483,14 +499,17 @@ bool Report(const std::string& lang, BenchStore& b, const Corpus& corpus, const 
 int RunMadial(Options opt) {
   if (opt.data.empty()) opt.data = "../shared/data/madial-bench";
   if (!std::filesystem::exists(opt.data + "/MADial-Bench-zh-memory.json")) {
-    std::cout << "skipped: MADial-Bench not found at " << opt.data << " (it lives in the project's shared/data)\n";
+    std::cout << "skipped: MADial-Bench not found at " << opt.data
+              << " (it lives in the project's shared/data)\n";
     return kSkipped;
   }
   const Language langs[] = {
       {"zh", "MADial-Bench-zh-memory.json", "MADial-Bench-zh-dialogue.json", "memory_bank_cn.json"},
-      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json", "memory_bank_en.json"}};
-  std::printf("| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+      {"en", "MADial-Bench-en-memory.json", "MADial-Bench-en-dialogue.json",
+       "memory_bank_en.json"}};
+  std::printf(
+      "| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const Language& lang : langs) {
     BenchStore b(lang.name, opt.store_url, opt.embedder);
@@ -502,11 +521,13 @@ int RunMadial(Options opt) {
 int RunMemoryBank(Options opt) {
   if (opt.data.empty()) opt.data = "../shared/data/memorybank";
   if (!std::filesystem::exists(opt.data + "/memory_bank_en.json")) {
-    std::cout << "skipped: MemoryBank not found at " << opt.data << " (it lives in the project's shared/data)\n";
+    std::cout << "skipped: MemoryBank not found at " << opt.data
+              << " (it lives in the project's shared/data)\n";
     return kSkipped;
   }
-  std::printf("| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| language | split | mode | questions | R@1 | R@5 | R@10 | R@20 | p50 ms | p95 ms |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   int rc = 0;
   for (const std::string lang : {"zh", "en"}) {
     BenchStore b("memorybank-" + lang, opt.store_url, opt.embedder);
@@ -520,18 +541,30 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool has_value = i + 1 < argc;
-    if (a == "--bench" && has_value) opt.bench = argv[++i];
-    else if (a == "--data" && has_value) opt.data = argv[++i];
-    else if (a == "--labels" && has_value) opt.labels = argv[++i];
-    else if (a == "--modes" && has_value) opt.modes = Split(argv[++i], ',');
-    else if (a == "--distractors" && has_value) opt.distractors = std::stoul(argv[++i]);
-    else if (a == "--store" && has_value) opt.store_url = argv[++i];
-    else if (a == "--embedder" && has_value) opt.embedder = argv[++i];
-    else if (a == "--graph") opt.graph = true;
-    else if (a == "--graph-hops" && has_value) opt.graph_hops = std::stoi(argv[++i]);
+    if (a == "--bench" && has_value)
+      opt.bench = argv[++i];
+    else if (a == "--data" && has_value)
+      opt.data = argv[++i];
+    else if (a == "--labels" && has_value)
+      opt.labels = argv[++i];
+    else if (a == "--modes" && has_value)
+      opt.modes = Split(argv[++i], ',');
+    else if (a == "--distractors" && has_value)
+      opt.distractors = std::stoul(argv[++i]);
+    else if (a == "--store" && has_value)
+      opt.store_url = argv[++i];
+    else if (a == "--embedder" && has_value)
+      opt.embedder = argv[++i];
+    else if (a == "--graph")
+      opt.graph = true;
+    else if (a == "--graph-hops" && has_value)
+      opt.graph_hops = std::stoi(argv[++i]);
     else if (a == "--min-recall10" && has_value) {
       auto kv = Split(argv[++i], '=');
-      if (kv.size() != 2) { std::cerr << "--min-recall10 takes MODE=VALUE\n"; return false; }
+      if (kv.size() != 2) {
+        std::cerr << "--min-recall10 takes MODE=VALUE\n";
+        return false;
+      }
       opt.minimum[kv[0]] = std::stod(kv[1]);
     } else {
       return false;
@@ -549,9 +582,11 @@ bool ParseArgs(int argc, char** argv, Options& opt) {
 int main(int argc, char** argv) {
   pc::Options opt;
   if (!pc::ParseArgs(argc, argv, opt)) {
-    std::cerr << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
-                 "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph [--graph-hops N]] "
-                 "[--labels FILE] [--embedder hash|static|static=FILE]\n";
+    std::cerr
+        << "usage: recall [--bench madial|memorybank] [--data DIR] [--modes fts,vector,hybrid] "
+           "[--min-recall10 MODE[@SPLIT]=V] [--store postgresql://…] [--distractors N] [--graph "
+           "[--graph-hops N]] "
+           "[--labels FILE] [--embedder hash|static|static=FILE]\n";
     return 2;
   }
   return opt.bench == "memorybank" ? pc::RunMemoryBank(opt) : pc::RunMadial(opt);

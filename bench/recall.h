@@ -25,7 +25,8 @@ inline constexpr int kMaxDepth = 20;
 // the store or the vectors do not open; removes the temp dir when destroyed.
 class BenchStore {
  public:
-  BenchStore(const std::string& name, const std::string& store_url, const std::string& embedder = "hash");
+  BenchStore(const std::string& name, const std::string& store_url,
+             const std::string& embedder = "hash");
   ~BenchStore();
   Store& store() { return *store_; }
   Embedder& embedder() { return *embedder_; }
@@ -57,7 +58,8 @@ struct Corpus {
   std::map<std::string, std::vector<std::string>> ids_of_text;
 };
 
-// A fresh scope named `key` plus a run id (a PostgreSQL database outlives the run). Exits 2 on failure.
+// A fresh scope named `key` plus a run id (a PostgreSQL database outlives the run). Exits 2 on
+// failure.
 std::string NewScope(MemoryService& memory, const std::string& key);
 
 // Remembers `text` as a fact through the real write path and records it as benchmark memory `id`
@@ -76,10 +78,10 @@ struct ModeResult {
 // For each query the share of its relevant memories in the top k, averaged over queries: per
 // group under its name, and over all queries under "all".
 // With `rerank`, each search asks for it, `before` being told which query is asked first.
-std::map<std::string, ModeResult> Measure(SearchService& search, const Corpus& corpus,
-                                          SearchMode mode, int graph_hops, bool feedback = false,
-                                          bool rerank = false,
-                                          const std::function<void(const RecallQuery&)>& before = nullptr);
+std::map<std::string, ModeResult> Measure(
+    SearchService& search, const Corpus& corpus, SearchMode mode, int graph_hops,
+    bool feedback = false, bool rerank = false,
+    const std::function<void(const RecallQuery&)>& before = nullptr);
 
 // Bounds of the chat model's listwise rerank (bench/recall_rerank.cc, providers/chat_reranker.h):
 // a search service over `store` whose rerank_provider = chat talks to a scripted fake model on

@@ -5,12 +5,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "recall.h"
 
@@ -33,19 +32,25 @@ json ReadJson(const std::string& path) {
 // no metadata), so the date goes in the text; docs/quality.md measures this choice against ISO
 // dates and none.
 std::string Dated(const std::string& lang, const std::string& date, const std::string& utterance) {
-  static const char* const kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
-                                        "July",    "August",   "September", "October", "November", "December"};
+  static const char* const kMonths[] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
   const std::string year = date.substr(0, 4);
   const int month = std::stoi(date.substr(5, 2)), day = std::stoi(date.substr(8, 2));
-  if (lang == "zh") return year + "年" + std::to_string(month) + "月" + std::to_string(day) + "日：" + utterance;
-  return std::string(kMonths[month - 1]) + " " + std::to_string(day) + ", " + year + ": " + utterance;
+  if (lang == "zh")
+    return year + "年" + std::to_string(month) + "月" + std::to_string(day) + "日：" + utterance;
+  return std::string(kMonths[month - 1]) + " " + std::to_string(day) + ", " + year + ": " +
+         utterance;
 }
 
-// Who says what in a turn of the data, in the order said: the role as the labels name it, the field.
-constexpr std::pair<const char*, const char*> kSpeakers[] = {{"user", "query"}, {"assistant", "response"}};
+// Who says what in a turn of the data, in the order said: the role as the labels name it, the
+// field.
+constexpr std::pair<const char*, const char*> kSpeakers[] = {{"user", "query"},
+                                                             {"assistant", "response"}};
 
 // Remembers a person's history in order (days in date order; each turn the user's query, then
-// the assistant's response) as "PREFIX" + "DATE#TURN/user" or "…/assistant", the ids the labels use.
+// the assistant's response) as "PREFIX" + "DATE#TURN/user" or "…/assistant", the ids the labels
+// use.
 void RememberHistory(MemoryService& memory, const std::string& scope, const std::string& lang,
                      const std::string& prefix, const json& history, Corpus& corpus,
                      std::set<std::string>& remembered) {
@@ -53,7 +58,8 @@ void RememberHistory(MemoryService& memory, const std::string& scope, const std:
     for (size_t i = 0; i < turns.size(); ++i) {
       for (const auto& [role, field] : kSpeakers) {
         const std::string id = prefix + date + "#" + std::to_string(i) + "/" + role;
-        RememberAs(memory, scope, Dated(lang, date, turns[i].at(field).get<std::string>()), id, corpus);
+        RememberAs(memory, scope, Dated(lang, date, turns[i].at(field).get<std::string>()), id,
+                   corpus);
         remembered.insert(id);
       }
     }

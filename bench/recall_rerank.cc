@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
 #include "fake_openai.h"
@@ -66,7 +65,8 @@ struct ScriptedRerank::Impl {
     std::vector<int> ranking;
     if (how == ScriptedRanking::kShuffle) {
       for (const json& c : candidates) ranking.push_back(c["n"].get<int>());
-      std::mt19937 rng(static_cast<uint32_t>(std::hash<std::string>()(shown["query"].get<std::string>())));
+      std::mt19937 rng(
+          static_cast<uint32_t>(std::hash<std::string>()(shown["query"].get<std::string>())));
       std::shuffle(ranking.begin(), ranking.end(), rng);
     } else {
       const RecallQuery* q = asking.load();

@@ -4,7 +4,8 @@
 //   build/bench/scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000]
 //                           [--queries 2000] [--store postgresql://…] [--json FILE]
 //                           [--reconcile warn|off|reject] [--embed hash|none]
-//                           [--load fill|api] [--load-reconcile off|warn|reject] [--server BIN] [--keep]
+//                           [--load fill|api] [--load-reconcile off|warn|reject] [--server BIN]
+//                           [--keep]
 //
 // For each size a fresh store (SQLite in a temp dir, or with --store a fresh schema on that
 // PostgreSQL database) is filled with statements of 8–12 words from one 30-word vocabulary, as a
@@ -32,21 +33,20 @@
 // Searches run after the remembers, so the graph and vector index have caught up with writes
 // made over HTTP too. Deterministic texts (fixed seeds); medians come from running it again.
 #include <httplib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <csignal>
-#include <sys/wait.h>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/http_server.h"
 #include "app/config.h"
@@ -59,10 +59,11 @@
 namespace pc {
 namespace {
 
-const char* kWords[] = {"the",      "importer", "orders", "amounts",   "cents",  "tests",    "run",    "after",
-                        "schema",   "migration", "csv",   "line",      "number", "rows",     "rejects", "decimal",
-                        "integer",  "validator", "client", "server",   "deploy", "before",   "contract", "checked",
-                        "build",    "release",  "notes",  "config",    "cache",  "index"};
+const char* kWords[] = {"the",    "importer", "orders",  "amounts",   "cents",    "tests",
+                        "run",    "after",    "schema",  "migration", "csv",      "line",
+                        "number", "rows",     "rejects", "decimal",   "integer",  "validator",
+                        "client", "server",   "deploy",  "before",    "contract", "checked",
+                        "build",  "release",  "notes",   "config",    "cache",    "index"};
 
 uint64_t Mix(uint64_t& x) {
   x ^= x >> 33;
@@ -100,7 +101,8 @@ struct Phase {
 };
 
 // `total` requests over `clients` keep-alive clients; `send(client, i)` is one request.
-Phase Drive(int port, int clients, int total, const std::function<bool(httplib::Client&, int)>& send) {
+Phase Drive(int port, int clients, int total,
+            const std::function<bool(httplib::Client&, int)>& send) {
   Phase out;
   std::vector<std::vector<double>> per(static_cast<size_t>(clients));
   std::atomic<int> next{0}, failed{0};
@@ -111,7 +113,8 @@ Phase Drive(int port, int clients, int total, const std::function<bool(httplib::
       httplib::Client c("127.0.0.1", port);
       c.set_tcp_nodelay(true);
       c.set_keep_alive(true);
-      c.set_read_timeout(600, 0);  // a batch of 1,000 entries or a first vector search takes seconds
+      c.set_read_timeout(600,
+                         0);  // a batch of 1,000 entries or a first vector search takes seconds
       for (int i = next++; i < total; i = next++) {
         const auto t0 = std::chrono::steady_clock::now();
         if (!send(c, i)) ++failed;
@@ -128,8 +131,9 @@ Phase Drive(int port, int clients, int total, const std::function<bool(httplib::
 struct Options {
   int clients = 4, requests = 2000, queries = 2000;
   std::string store, reconcile = "warn", embed = "hash", load = "fill", server;
-  bool keep = false;           // leave the data directory (for profiling `serve` on it after)
-  std::string load_reconcile;  // the scope's reconcile setting during an api load ("": the server's)
+  bool keep = false;  // leave the data directory (for profiling `serve` on it after)
+  std::string
+      load_reconcile;  // the scope's reconcile setting during an api load ("": the server's)
 };
 
 constexpr int64_t kLoadBatch = 1000;  // entries per remember/batch request: the route's maximum
@@ -138,20 +142,23 @@ bool Ok(const httplib::Result& res, const char* what) {
   if (res && res->status == 200) return true;
   static std::atomic<int> told{0};
   if (told++ < 3)
-    std::fprintf(stderr, "scale_bench: %s: %s\n", what,
-                 res ? (std::to_string(res->status) + " " + res->body.substr(0, 300)).c_str() : "no answer");
+    std::fprintf(
+        stderr, "scale_bench: %s: %s\n", what,
+        res ? (std::to_string(res->status) + " " + res->body.substr(0, 300)).c_str() : "no answer");
   return false;
 }
 
 // Sets (or with null clears) the scope's reconcile setting, as an operator would for an import.
 void SetScopeReconcile(int port, const std::string& scope_id, const nlohmann::json& mode) {
   httplib::Client c("127.0.0.1", port);
-  auto res = c.Put("/v1/scopes/" + scope_id + "/settings", nlohmann::json{{"reconcile", mode}}.dump(), "application/json");
+  auto res = c.Put("/v1/scopes/" + scope_id + "/settings",
+                   nlohmann::json{{"reconcile", mode}}.dump(), "application/json");
   if (!Ok(res, "settings")) std::exit(1);
 }
 
 // The load through the product: POST /v1/memory/remember/batch, kLoadBatch entries a request.
-nlohmann::json LoadThroughApi(int port, const std::string& scope_id, int64_t entries, const Options& o) {
+nlohmann::json LoadThroughApi(int port, const std::string& scope_id, int64_t entries,
+                              const Options& o) {
   if (!o.load_reconcile.empty()) SetScopeReconcile(port, scope_id, o.load_reconcile);
   const int clients = o.clients;
   const int batches = static_cast<int>((entries + kLoadBatch - 1) / kLoadBatch);
@@ -160,7 +167,8 @@ nlohmann::json LoadThroughApi(int port, const std::string& scope_id, int64_t ent
     nlohmann::json items = nlohmann::json::array();
     const int64_t from = b * kLoadBatch, to = std::min(entries, from + kLoadBatch);
     for (int64_t i = from; i < to; ++i) items.push_back({{"kind", "fact"}, {"text", Statement(i)}});
-    auto res = c.Post("/v1/memory/remember/batch", nlohmann::json{{"scope_id", scope_id}, {"entries", items}}.dump(),
+    auto res = c.Post("/v1/memory/remember/batch",
+                      nlohmann::json{{"scope_id", scope_id}, {"entries", items}}.dump(),
                       "application/json");
     if (!Ok(res, "remember/batch")) return false;
     auto body = nlohmann::json::parse(res->body, nullptr, false);
@@ -168,11 +176,15 @@ nlohmann::json LoadThroughApi(int port, const std::string& scope_id, int64_t ent
       for (const auto& e : body["entries"]) added += e.value("changed", false) ? 1 : 0;
     return true;
   });
-  if (!o.load_reconcile.empty()) SetScopeReconcile(port, scope_id, nullptr);  // the server's default again
+  if (!o.load_reconcile.empty())
+    SetScopeReconcile(port, scope_id, nullptr);  // the server's default again
   return {{"mode", "api"},
           {"reconcile", o.load_reconcile.empty() ? o.reconcile : o.load_reconcile},
-          {"seconds", p.seconds},          {"per_second", entries / p.seconds},
-          {"added", added.load()}, {"batch_p50_ms", Percentile(p.ms, 0.5)}, {"batch_p99_ms", Percentile(p.ms, 0.99)},
+          {"seconds", p.seconds},
+          {"per_second", entries / p.seconds},
+          {"added", added.load()},
+          {"batch_p50_ms", Percentile(p.ms, 0.5)},
+          {"batch_p99_ms", Percentile(p.ms, 0.99)},
           {"failed", p.failed}};
 }
 
@@ -189,19 +201,23 @@ nlohmann::json LoadInBulk(Runtime& rt, const Scope& scope, int64_t entries, bool
 
 Phase Remembers(int port, const std::string& scope_id, int64_t entries, const Options& o) {
   return Drive(port, o.clients, o.requests, [&](httplib::Client& c, int i) {
-    auto res = c.Post("/v1/memory/remember",
-                      nlohmann::json{{"scope_id", scope_id}, {"kind", "fact"}, {"text", Statement(entries + 1000000 + i)}}
-                          .dump(),
-                      "application/json");
+    auto res = c.Post(
+        "/v1/memory/remember",
+        nlohmann::json{
+            {"scope_id", scope_id}, {"kind", "fact"}, {"text", Statement(entries + 1000000 + i)}}
+            .dump(),
+        "application/json");
     return Ok(res, "remember");
   });
 }
 
 Phase Searches(int port, const std::string& scope_id, const char* mode, const Options& o) {
   return Drive(port, o.clients, o.queries, [&](httplib::Client& c, int i) {
-    auto res = c.Post("/v1/memory/search",
-                      nlohmann::json{{"scope_id", scope_id}, {"query", Query(i)}, {"mode", mode}, {"limit", 10}}.dump(),
-                      "application/json");
+    auto res = c.Post(
+        "/v1/memory/search",
+        nlohmann::json{{"scope_id", scope_id}, {"query", Query(i)}, {"mode", mode}, {"limit", 10}}
+            .dump(),
+        "application/json");
     return Ok(res, "search");
   });
 }
@@ -223,7 +239,8 @@ double Gauge(httplib::Client& c, const std::string& name) {
 }
 
 // Polls `ready` every 5 ms for up to `limit_ms`: the ms until it held, or -1.
-double MsUntil(std::chrono::steady_clock::time_point t0, double limit_ms, const std::function<bool()>& ready) {
+double MsUntil(std::chrono::steady_clock::time_point t0, double limit_ms,
+               const std::function<bool()>& ready) {
   while (MillisSince(t0) < limit_ms) {
     if (ready()) return MillisSince(t0);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -237,8 +254,11 @@ double MsUntil(std::chrono::steady_clock::time_point t0, double limit_ms, const 
 nlohmann::json Restart(const Options& o, const std::string& dir, const std::string& store_url,
                        const std::string& scope_id, int64_t entries) {
   const int port = testing::FreePort();
-  std::vector<std::string> args = {o.server, "serve", "--data", dir, "--listen", "127.0.0.1:" + std::to_string(port),
-                                   "--embed-provider", o.embed, "--reconcile", o.reconcile};
+  std::vector<std::string> args = {o.server,           "serve",
+                                   "--data",           dir,
+                                   "--listen",         "127.0.0.1:" + std::to_string(port),
+                                   "--embed-provider", o.embed,
+                                   "--reconcile",      o.reconcile};
   if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = SpawnQuiet(args);
@@ -254,7 +274,8 @@ nlohmann::json Restart(const Options& o, const std::string& dir, const std::stri
     out["first_vector_ms"] = OneVectorSearch(port, scope_id);
     const auto t1 = std::chrono::steady_clock::now();
     if (entries >= static_cast<int64_t>(kAnnMinRows))
-      out["graph_in_use_ms"] = MsUntil(t1, 600000, [&] { return Gauge(c, "powercontext_vector_graphs_loaded") >= 1; });
+      out["graph_in_use_ms"] =
+          MsUntil(t1, 600000, [&] { return Gauge(c, "powercontext_vector_graphs_loaded") >= 1; });
   }
   Phase fts = Searches(port, scope_id, "fts", o), vector = Searches(port, scope_id, "vector", o);
   out["fts"] = fts.Json();
@@ -269,7 +290,8 @@ nlohmann::json Restart(const Options& o, const std::string& dir, const std::stri
 }
 
 // The in-process server's phases: remember, then searches, then the graph and search through it.
-nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_t entries, const Options& o) {
+nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_t entries,
+                      const Options& o) {
   nlohmann::json out;
   Phase remember = Remembers(port, scope_id, entries, o);
   Phase fts = Searches(port, scope_id, "fts", o);
@@ -293,22 +315,29 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
 
 void PrintRow(const nlohmann::json& r) {
   auto f = [&](const char* phase, const char* key) { return r[phase][key].get<double>(); };
-  std::printf("| %s | %lld | %s %.0f/s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
-              r["store"].get<std::string>().c_str(), static_cast<long long>(r["entries"].get<int64_t>()),
-              r["load"]["mode"].get<std::string>().c_str(), f("load", "per_second"), f("remember", "per_second"),
-              f("remember", "p50"), f("remember", "p99"), f("fts", "p50"), f("fts", "p99"), f("vector", "p50"),
-              f("vector", "p99"), f("hybrid", "p50"), f("hybrid", "p99"), f("vector_graph", "p50"),
-              f("vector_graph", "p99"));
+  std::printf(
+      "| %s | %lld | %s %.0f/s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+      "%.2f | %.2f |\n",
+      r["store"].get<std::string>().c_str(), static_cast<long long>(r["entries"].get<int64_t>()),
+      r["load"]["mode"].get<std::string>().c_str(), f("load", "per_second"),
+      f("remember", "per_second"), f("remember", "p50"), f("remember", "p99"), f("fts", "p50"),
+      f("fts", "p99"), f("vector", "p50"), f("vector", "p99"), f("hybrid", "p50"),
+      f("hybrid", "p99"), f("vector_graph", "p50"), f("vector_graph", "p99"));
   if (r.contains("restart")) {
     const auto& s = r["restart"];
-    std::printf("    graph ready %.1f s after the first vector search (%.0f ms, %lld graphs); restart: ready %.0f ms, "
-                "first vector %.0f ms, graph in use %.0f ms; fts p50/p99 %.2f/%.2f ms, vector %.2f/%.2f ms; "
-                "RSS %.0f MB (peak %.0f), %.0f MB per million entries\n",
-                r["graph_ready_s"].get<double>(), r["vectors_load_ms"].get<double>(),
-                static_cast<long long>(r["graphs"].get<int64_t>()), s["ready_ms"].get<double>(),
-                s.value("first_vector_ms", 0.0), s.value("graph_in_use_ms", 0.0), s["fts"]["p50"].get<double>(),
-                s["fts"]["p99"].get<double>(), s["vector"]["p50"].get<double>(), s["vector"]["p99"].get<double>(),
-                s["rss_mb"].get<double>(), s["peak_rss_mb"].get<double>(), s["rss_mb_per_million"].get<double>());
+    std::printf(
+        "    graph ready %.1f s after the first vector search (%.0f ms, %lld graphs); restart: "
+        "ready %.0f ms, "
+        "first vector %.0f ms, graph in use %.0f ms; fts p50/p99 %.2f/%.2f ms, vector %.2f/%.2f "
+        "ms; "
+        "RSS %.0f MB (peak %.0f), %.0f MB per million entries\n",
+        r["graph_ready_s"].get<double>(), r["vectors_load_ms"].get<double>(),
+        static_cast<long long>(r["graphs"].get<int64_t>()), s["ready_ms"].get<double>(),
+        s.value("first_vector_ms", 0.0), s.value("graph_in_use_ms", 0.0),
+        s["fts"]["p50"].get<double>(), s["fts"]["p99"].get<double>(),
+        s["vector"]["p50"].get<double>(), s["vector"]["p99"].get<double>(),
+        s["rss_mb"].get<double>(), s["peak_rss_mb"].get<double>(),
+        s["rss_mb_per_million"].get<double>());
   }
   std::fflush(stdout);
 }
@@ -337,7 +366,9 @@ nlohmann::json Run(int64_t entries, const Options& o) {
   HttpServer server(rt->services(), http);
   if (!server.Bind().ok()) std::exit(1);
   std::thread serving([&] { (void)server.Serve(); });
-  nlohmann::json out{{"entries", entries}, {"store", o.store.empty() ? "sqlite" : "postgresql"}, {"clients", o.clients}};
+  nlohmann::json out{{"entries", entries},
+                     {"store", o.store.empty() ? "sqlite" : "postgresql"},
+                     {"clients", o.clients}};
   out["load"] = o.load == "api" ? LoadThroughApi(server.port(), scope.scope_id, entries, o)
                                 : LoadInBulk(*rt, scope, entries, o.embed == "hash");
   out["fill_seconds"] = out["load"]["seconds"];
@@ -347,7 +378,8 @@ nlohmann::json Run(int64_t entries, const Options& o) {
   server.Stop();
   serving.join();
   rt.reset();
-  if (!o.server.empty()) out["restart"] = Restart(o, dir, schema ? schema->url() : "", scope.scope_id, entries);
+  if (!o.server.empty())
+    out["restart"] = Restart(o, dir, schema ? schema->url() : "", scope.scope_id, entries);
   PrintRow(out);
   if (o.keep)
     std::printf("    kept %s (scope %s)\n", dir.c_str(), scope.scope_id.c_str());
@@ -375,43 +407,64 @@ int main(int argc, char** argv) {
   pc::Options o;
   std::string json_path;
   {  // powercontext next to the bench directory, as scripts/build lays them out
-    std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
+    std::filesystem::path self =
+        std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) o.server = self.string();
   }
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool value = i + 1 < argc;
-    if (a == "--sizes" && value) sizes = pc::ParseSizes(argv[++i]);
-    else if (a == "--clients" && value) o.clients = std::stoi(argv[++i]);
-    else if (a == "--requests" && value) o.requests = std::stoi(argv[++i]);
-    else if (a == "--queries" && value) o.queries = std::stoi(argv[++i]);
-    else if (a == "--store" && value) o.store = argv[++i];
-    else if (a == "--reconcile" && value) o.reconcile = argv[++i];
-    else if (a == "--embed" && value) o.embed = argv[++i];
-    else if (a == "--load" && value) o.load = argv[++i];
-    else if (a == "--load-reconcile" && value) o.load_reconcile = argv[++i];
-    else if (a == "--keep") o.keep = true;
-    else if (a == "--server" && value) o.server = argv[++i];  // "" skips the restart
-    else if (a == "--json" && value) json_path = argv[++i];
+    if (a == "--sizes" && value)
+      sizes = pc::ParseSizes(argv[++i]);
+    else if (a == "--clients" && value)
+      o.clients = std::stoi(argv[++i]);
+    else if (a == "--requests" && value)
+      o.requests = std::stoi(argv[++i]);
+    else if (a == "--queries" && value)
+      o.queries = std::stoi(argv[++i]);
+    else if (a == "--store" && value)
+      o.store = argv[++i];
+    else if (a == "--reconcile" && value)
+      o.reconcile = argv[++i];
+    else if (a == "--embed" && value)
+      o.embed = argv[++i];
+    else if (a == "--load" && value)
+      o.load = argv[++i];
+    else if (a == "--load-reconcile" && value)
+      o.load_reconcile = argv[++i];
+    else if (a == "--keep")
+      o.keep = true;
+    else if (a == "--server" && value)
+      o.server = argv[++i];  // "" skips the restart
+    else if (a == "--json" && value)
+      json_path = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000] [--queries 2000]"
-                   " [--store postgresql://…] [--reconcile warn|off|reject] [--embed hash|none] [--load fill|api]"
+                   "usage: scale_bench [--sizes 1000,10000,100000] [--clients 4] [--requests 2000] "
+                   "[--queries 2000]"
+                   " [--store postgresql://…] [--reconcile warn|off|reject] [--embed hash|none] "
+                   "[--load fill|api]"
                    " [--load-reconcile off|warn|reject] [--keep]"
                    " [--server BIN] [--json FILE]\n");
       return 2;
     }
   }
   if (o.clients < 1 || o.requests < 1 || o.queries < 1 || (o.load != "fill" && o.load != "api")) {
-    std::fprintf(stderr, "scale_bench: --clients, --requests and --queries must be at least 1; --load fill or api\n");
+    std::fprintf(stderr,
+                 "scale_bench: --clients, --requests and --queries must be at least 1; --load fill "
+                 "or api\n");
     return 2;
   }
-  std::printf("| store | entries | load | remember/s | remember p50 ms | p99 | fts p50 ms | p99 | vector p50 ms | p99 |"
-              " hybrid p50 ms | p99 | vector (graph) p50 ms | p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| store | entries | load | remember/s | remember p50 ms | p99 | fts p50 ms | p99 | vector "
+      "p50 ms | p99 |"
+      " hybrid p50 ms | p99 | vector (graph) p50 ms | p99 "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   nlohmann::json all = nlohmann::json::array();
   for (int64_t n : sizes) {
     all.push_back(pc::Run(n, o));
-    if (!json_path.empty()) std::ofstream(json_path) << all.dump(2) << "\n";  // each size as it ends
+    if (!json_path.empty())
+      std::ofstream(json_path) << all.dump(2) << "\n";  // each size as it ends
   }
   return 0;
 }

@@ -7,14 +7,14 @@
 //
 // Scopes are filled with durability normal (the figures are about the schema, not fsync); each
 // gets one entry and one source. The creations measured afterwards use the default (full).
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include "bench_util.h"
 #include "service/memory_service.h"
@@ -27,7 +27,8 @@ namespace {
 
 constexpr int kMeasuredCreations = 200;
 
-std::unique_ptr<sqlite::SqliteStore> OpenStore(const std::string& dir, sqlite::Durability durability) {
+std::unique_ptr<sqlite::SqliteStore> OpenStore(const std::string& dir,
+                                               sqlite::Durability durability) {
   sqlite::SqliteOptions o;
   o.data_dir = dir;
   o.durability = durability;
@@ -52,10 +53,11 @@ uintmax_t DataBytes(const std::string& dir) {
 int64_t SchemaObjects(const std::string& dir) {
   sqlite3* db = nullptr;
   int64_t n = -1;
-  if (sqlite3_open_v2((std::filesystem::path(dir) / "powercontext.db").c_str(), &db, SQLITE_OPEN_READONLY,
-                      nullptr) == SQLITE_OK) {
+  if (sqlite3_open_v2((std::filesystem::path(dir) / "powercontext.db").c_str(), &db,
+                      SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema", -1, &s, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema", -1, &s, nullptr) ==
+            SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW)
       n = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -80,7 +82,8 @@ nlohmann::json Run(int64_t scopes) {
   ids.reserve(static_cast<size_t>(scopes));
   uintmax_t before = 0;
   {
-    OpenStore(dir, sqlite::Durability::kNormal).reset();  // the empty database, closed (log folded in)
+    OpenStore(dir, sqlite::Durability::kNormal)
+        .reset();  // the empty database, closed (log folded in)
     before = DataBytes(dir);
     auto store = OpenStore(dir, sqlite::Durability::kNormal);
     MemoryService memory(*store, ServiceLimits{});
@@ -89,7 +92,8 @@ nlohmann::json Run(int64_t scopes) {
       ids.push_back(Must(memory.CreateScope("user:" + std::to_string(i)), "create").scope.scope_id);
     out["fill_scopes_s"] = MillisSince(t0) / 1000;
   }
-  out["bytes_per_empty_scope"] = static_cast<double>(DataBytes(dir) - before) / static_cast<double>(scopes);
+  out["bytes_per_empty_scope"] =
+      static_cast<double>(DataBytes(dir) - before) / static_cast<double>(scopes);
   {
     auto store = OpenStore(dir, sqlite::Durability::kNormal);
     MemoryService memory(*store, ServiceLimits{});
@@ -98,8 +102,17 @@ nlohmann::json Run(int64_t scopes) {
     t0 = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < scopes; ++i) {
       const std::string& id = ids[static_cast<size_t>(i)];
-      Must(memory.Remember({id, "fact", "User " + std::to_string(i) + " prefers invoices as parquet files.", "", "bench", {}}), "remember");
-      Must(sources.Add(id, {{"chat", "", "Talked about invoice exports with user " + std::to_string(i) + ".", "{}", std::nullopt}}), "source");
+      Must(memory.Remember({id,
+                            "fact",
+                            "User " + std::to_string(i) + " prefers invoices as parquet files.",
+                            "",
+                            "bench",
+                            {}}),
+           "remember");
+      Must(sources.Add(id, {{"chat", "",
+                             "Talked about invoice exports with user " + std::to_string(i) + ".",
+                             "{}", std::nullopt}}),
+           "source");
     }
     out["fill_entries_s"] = MillisSince(t0) / 1000;
   }
@@ -110,10 +123,13 @@ nlohmann::json Run(int64_t scopes) {
   MemoryService memory(*store, ServiceLimits{});
   SearchService search(*store);
   t0 = std::chrono::steady_clock::now();
-  const std::string some = Must(memory.GetScopeByKey("user:" + std::to_string(scopes / 2)), "lookup").scope_id;
+  const std::string some =
+      Must(memory.GetScopeByKey("user:" + std::to_string(scopes / 2)), "lookup").scope_id;
   out["first_lookup_ms"] = MillisSince(t0);
   t0 = std::chrono::steady_clock::now();
-  auto hits = Must(search.Search({some, "invoices parquet", SearchMode::kFts, 10, false, std::nullopt}), "search");
+  auto hits =
+      Must(search.Search({some, "invoices parquet", SearchMode::kFts, 10, false, std::nullopt}),
+           "search");
   out["first_search_ms"] = MillisSince(t0);
   if (hits.hits.size() != 1) {
     std::fprintf(stderr, "search found %zu hits in one scope, expected 1\n", hits.hits.size());
@@ -122,7 +138,8 @@ nlohmann::json Run(int64_t scopes) {
   std::vector<double> search_ms;
   for (int i = 0; i < 200; ++i) {
     t0 = std::chrono::steady_clock::now();
-    Must(search.Search({some, "invoice exports", SearchMode::kFts, 10, false, std::nullopt}), "search");
+    Must(search.Search({some, "invoice exports", SearchMode::kFts, 10, false, std::nullopt}),
+         "search");
     search_ms.push_back(MillisSince(t0));
   }
   out["search_p50_ms"] = Percentile(search_ms, 0.5);
@@ -130,7 +147,8 @@ nlohmann::json Run(int64_t scopes) {
   std::vector<double> create_ms, first_write_ms;
   for (int i = 0; i < kMeasuredCreations; ++i) {
     t0 = std::chrono::steady_clock::now();
-    const std::string id = Must(memory.CreateScope("new:" + std::to_string(i)), "create").scope.scope_id;
+    const std::string id =
+        Must(memory.CreateScope("new:" + std::to_string(i)), "create").scope.scope_id;
     create_ms.push_back(MillisSince(t0));
     t0 = std::chrono::steady_clock::now();
     Must(memory.Remember({id, "fact", "A first note.", "", "bench", {}}), "remember");
@@ -157,13 +175,14 @@ nlohmann::json Run(int64_t scopes) {
   out["db_bytes"] = DataBytes(dir);
   store.reset();
   std::filesystem::remove_all(dir);
-  std::printf("| %lld | %lld | %.0f | %.3f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", static_cast<long long>(scopes),
+  std::printf("| %lld | %lld | %.0f | %.3f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n",
+              static_cast<long long>(scopes),
               static_cast<long long>(out["schema_objects"].get<int64_t>()),
               out["bytes_per_empty_scope"].get<double>(), out["create_nosync_p50_ms"].get<double>(),
-              out["create_p50_ms"].get<double>(),
-              out["create_p95_ms"].get<double>(), out["open_ms"].get<double>(),
-              out["first_lookup_ms"].get<double>(), out["first_search_ms"].get<double>(),
-              out["search_p50_ms"].get<double>(), static_cast<double>(out["db_bytes"].get<uintmax_t>()) / 1e6);
+              out["create_p50_ms"].get<double>(), out["create_p95_ms"].get<double>(),
+              out["open_ms"].get<double>(), out["first_lookup_ms"].get<double>(),
+              out["first_search_ms"].get<double>(), out["search_p50_ms"].get<double>(),
+              static_cast<double>(out["db_bytes"].get<uintmax_t>()) / 1e6);
   std::fflush(stdout);
   return out;
 }
@@ -191,7 +210,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("| scopes | schema objects | bytes per empty scope | create p50 ms (no fsync) | create p50 ms (durable) | create p95 ms (durable) | open ms | first lookup ms | first search ms | search p50 ms | db MB |\n");
+  std::printf(
+      "| scopes | schema objects | bytes per empty scope | create p50 ms (no fsync) | create p50 "
+      "ms (durable) | create p95 ms (durable) | open ms | first lookup ms | first search ms | "
+      "search p50 ms | db MB |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   nlohmann::json all = nlohmann::json::array();
   for (int64_t n : sizes) all.push_back(pc::Run(n));

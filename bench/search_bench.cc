@@ -1,15 +1,17 @@
 // Search latency against memory size, in process (no HTTP): p50/p95/p99 per mode.
 //
 //   build/bench/search_bench [--entries 10000,100000] [--sources 10000] [--queries 300]
-//                            [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN]
+//                            [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE]
+//                            [--server BIN]
 //                            [--store postgresql://…]
 //
 // Each size gets a fresh SQLite store in a temp dir (or, with --store, a fresh schema on that
 // PostgreSQL database, dropped afterwards), filled through the store's commit path (1,000
 // adds per revision, with FTS rows and hash-embedder vectors, as the write path makes them) with
-// synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of the
-// entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and hybrid
-// with sentence-length queries (two entries' worth of text, half Chinese). Deterministic (fixed seed).
+// synthetic text: words drawn from a Zipf distribution over a 20,000-word vocabulary, a third of
+// the entries Chinese. Queries are 3 words from the same distribution; mode `long` runs fts and
+// hybrid with sentence-length queries (two entries' worth of text, half Chinese). Deterministic
+// (fixed seed).
 #include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
@@ -18,27 +20,26 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "bench_util.h"
-#include "free_port.h"
 #include "bulk_fill.h"
+#include "free_port.h"
+#include "pg_scratch.h"
 #include "search/hash_embedder.h"
-#include "service/memory_service.h"
 #include "service/context_service.h"
+#include "service/memory_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
-#include "pg_scratch.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -48,7 +49,8 @@ namespace {
 nlohmann::json g_results = nlohmann::json::array();  // one object per size, for --json
 
 nlohmann::json Latency(const std::vector<double>& ms) {
-  return {{"p50", Percentile(ms, 0.50)}, {"p95", Percentile(ms, 0.95)}, {"p99", Percentile(ms, 0.99)}};
+  return {
+      {"p50", Percentile(ms, 0.50)}, {"p95", Percentile(ms, 0.95)}, {"p99", Percentile(ms, 0.99)}};
 }
 
 int64_t DirectoryBytes(const std::string& dir) {
@@ -63,10 +65,12 @@ int64_t DirectoryBytes(const std::string& dir) {
 // answers, its first searches, and its resident memory once the memory's vectors are loaded.
 // On PostgreSQL (`store_url` set) this is a server joining the others: `dir` is its own empty
 // cache directory, so it loads the memory's vectors from the database and has no saved graph.
-nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, const std::string& scope_id,
-                             const std::string& query, bool vectors, const std::string& store_url) {
+nlohmann::json ServerStartup(const std::string& binary, const std::string& dir,
+                             const std::string& scope_id, const std::string& query, bool vectors,
+                             const std::string& store_url) {
   const int port = testing::FreePort();
-  std::vector<std::string> args = {binary, "serve", "--data", dir, "--listen", "127.0.0.1:" + std::to_string(port)};
+  std::vector<std::string> args = {binary, "serve",    "--data",
+                                   dir,    "--listen", "127.0.0.1:" + std::to_string(port)};
   if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
   if (vectors) args.insert(args.end(), {"--embed-provider", "hash"});
   auto t0 = std::chrono::steady_clock::now();
@@ -95,9 +99,11 @@ nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, 
   out["ready_ms"] = MillisSince(t0);
   auto search = [&](const char* mode) {
     auto q0 = std::chrono::steady_clock::now();
-    auto res = client.Post("/v1/memory/search",
-                           nlohmann::json{{"scope_id", scope_id}, {"query", query}, {"mode", mode}, {"limit", 10}}.dump(),
-                           "application/json");
+    auto res = client.Post(
+        "/v1/memory/search",
+        nlohmann::json{{"scope_id", scope_id}, {"query", query}, {"mode", mode}, {"limit", 10}}
+            .dump(),
+        "application/json");
     return res && res->status == 200 ? MillisSince(q0) : -1.0;
   };
   out["first_fts_ms"] = search("fts");
@@ -108,17 +114,28 @@ nlohmann::json ServerStartup(const std::string& binary, const std::string& dir, 
   out["peak_rss_mb"] = static_cast<double>(hwm) / 1024;
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
-  std::printf("server start-up: answering after %.0f ms; first fts search %.1f ms%s; resident %.0f MB (peak %.0f MB)\n",
-              out["ready_ms"].get<double>(), out["first_fts_ms"].get<double>(),
-              vectors ? (", first hybrid " + std::to_string(static_cast<int>(out["first_hybrid_ms"].get<double>())) + " ms").c_str() : "",
-              out["rss_mb"].get<double>(), out["peak_rss_mb"].get<double>());
+  std::printf(
+      "server start-up: answering after %.0f ms; first fts search %.1f ms%s; resident %.0f MB "
+      "(peak %.0f MB)\n",
+      out["ready_ms"].get<double>(), out["first_fts_ms"].get<double>(),
+      vectors ? (", first hybrid " +
+                 std::to_string(static_cast<int>(out["first_hybrid_ms"].get<double>())) + " ms")
+                    .c_str()
+              : "",
+      out["rss_mb"].get<double>(), out["peak_rss_mb"].get<double>());
   return out;
 }
 
 constexpr int kVocabulary = 20000;
 constexpr const char* kSyllables[] = {"ka", "to", "ri", "ne", "mo", "sa", "lu", "vi", "de", "po",
                                       "an", "el", "or", "un", "is", "qu", "ze", "bo", "fi", "ga"};
-constexpr const char* kHan = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处府";
+constexpr const char* kHan =
+    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子"
+    "说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机"
+    "当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心"
+    "反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程"
+    "展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期"
+    "根论运农指几九区强放决西被干做必战先回则任取据处府";
 
 struct Corpus {
   std::mt19937_64 rng{42};
@@ -150,8 +167,10 @@ struct Corpus {
     std::string out;
     int n = 8 + static_cast<int>(rng() % 8);
     for (int i = 0; i < n; ++i) {
-      if (chinese) out += han[Zipf() % han.size()] + han[rng() % han.size()];
-      else out += (i ? " " : "") + words[Zipf()];
+      if (chinese)
+        out += han[Zipf() % han.size()] + han[rng() % han.size()];
+      else
+        out += (i ? " " : "") + words[Zipf()];
     }
     return out;
   }
@@ -165,10 +184,11 @@ bool Selected(const std::string& modes, const std::string& word) {
   return ("," + modes + ",").find("," + word + ",") != std::string::npos;
 }
 
-
 void Run(int64_t entries, int64_t source_count, int queries, const std::string& modes,
          const std::string& server_binary, const std::string& store_base) {
-  nlohmann::json result = {{"entries", entries}, {"sources", source_count}, {"queries", queries},
+  nlohmann::json result = {{"entries", entries},
+                           {"sources", source_count},
+                           {"queries", queries},
                            {"store", store_base.empty() ? "sqlite" : "postgresql"}};
   std::string dir = ScratchDir("pcsearch");
   std::unique_ptr<PgScratchSchema> schema;
@@ -200,11 +220,13 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   Corpus corpus;
 
   auto fill_start = std::chrono::steady_clock::now();
-  if (!FillMemory(*store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder).ok())
+  if (!FillMemory(
+           *store, scope, entries, [&](int64_t i) { return corpus.Entry(i % 3 == 2); }, &embedder)
+           .ok())
     std::abort();
   double fill_s = MillisSince(fill_start) / 1000;
-  std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n", static_cast<long long>(entries),
-              fill_s, static_cast<double>(entries) / fill_s);
+  std::printf("\n%lld entries (filled in %.1f s, %.0f entries/s)\n",
+              static_cast<long long>(entries), fill_s, static_cast<double>(entries) / fill_s);
   result["fill_s"] = fill_s;
   const bool vectors = Selected(modes, "vector") || Selected(modes, "hybrid");
   if (vectors) {
@@ -216,8 +238,10 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     search->vector_cache().WaitForBuilds();
     auto st = search->vector_cache().stats();
     if (st.graphs) std::printf("graph built in the background in %.1f s\n", MillisSince(t0) / 1000);
-    if (st.graphs) result["graph_build_s"] = MillisSince(t0) / 1000;
-    else std::printf("no graph (below %zu vectors): exact scan\n", kAnnMinRows);
+    if (st.graphs)
+      result["graph_build_s"] = MillisSince(t0) / 1000;
+    else
+      std::printf("no graph (below %zu vectors): exact scan\n", kAnnMinRows);
     if (!exact->WarmVectors(scope.scope_id).ok()) std::abort();
   }
   std::vector<std::string> qs, long_qs;
@@ -242,7 +266,8 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   for (int64_t done = 0; done < source_count;) {
     std::vector<SourceInput> batch;
     for (; done < source_count && batch.size() < kMaxSourceBatch; ++done)
-      batch.push_back({"work_log", "", corpus.Entry(done % 3 == 2) + " " + corpus.Entry(false), "{}", std::nullopt});
+      batch.push_back({"work_log", "", corpus.Entry(done % 3 == 2) + " " + corpus.Entry(false),
+                       "{}", std::nullopt});
     if (!sources.Add(scope.scope_id, batch).ok()) std::abort();
   }
   std::printf("| mode | p50 ms | p95 ms | p99 ms | mean hits |\n|---|---|---|---|---|\n");
@@ -254,14 +279,16 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     const std::vector<std::string>* queries;
     bool feedback = false;  // true: pseudo-relevance feedback and neighbour propagation
   };
-  for (const Row& row : {Row{"fts", "fts", search.get(), SearchMode::kFts, &qs},
-                         Row{"fts, feedback", "fts", search.get(), SearchMode::kFts, &qs, true},
-                         Row{"vector", "vector", search.get(), SearchMode::kVector, &qs},
-                         Row{"vector (exact scan)", "vector", exact.get(), SearchMode::kVector, &qs},
-                         Row{"hybrid", "hybrid", search.get(), SearchMode::kHybrid, &qs},
-                         Row{"fts, sentence queries", "long", search.get(), SearchMode::kFts, &long_qs},
-                         Row{"fts, sentence queries, feedback", "long", search.get(), SearchMode::kFts, &long_qs, true},
-                         Row{"hybrid, sentence queries", "long", search.get(), SearchMode::kHybrid, &long_qs}}) {
+  for (const Row& row :
+       {Row{"fts", "fts", search.get(), SearchMode::kFts, &qs},
+        Row{"fts, feedback", "fts", search.get(), SearchMode::kFts, &qs, true},
+        Row{"vector", "vector", search.get(), SearchMode::kVector, &qs},
+        Row{"vector (exact scan)", "vector", exact.get(), SearchMode::kVector, &qs},
+        Row{"hybrid", "hybrid", search.get(), SearchMode::kHybrid, &qs},
+        Row{"fts, sentence queries", "long", search.get(), SearchMode::kFts, &long_qs},
+        Row{"fts, sentence queries, feedback", "long", search.get(), SearchMode::kFts, &long_qs,
+            true},
+        Row{"hybrid, sentence queries", "long", search.get(), SearchMode::kHybrid, &long_qs}}) {
     if (!Selected(modes, row.selector)) continue;
     if (row.mode != SearchMode::kFts && !vectors) continue;
     std::vector<double> ms;
@@ -284,12 +311,15 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     }
     result["modes"][row.name] = Latency(ms);
     std::printf("| %s | %.3f | %.3f | %.3f | %.1f |\n", row.name, Percentile(ms, 0.50),
-                Percentile(ms, 0.95), Percentile(ms, 0.99), hits / static_cast<double>(row.queries->size()));
+                Percentile(ms, 0.95), Percentile(ms, 0.99),
+                hits / static_cast<double>(row.queries->size()));
   }
   if (Selected(modes, "concurrent") && vectors) {
     // Searches of one scope from 1 and from 4 threads at once: they share the memory's index (a
     // search used to hold its lock, so they ran one at a time). The ratio is bounded by cores.
-    std::printf("\n| concurrent, one scope | 1 thread searches/s | 4 threads searches/s | ratio |\n|---|---|---|---|\n");
+    std::printf(
+        "\n| concurrent, one scope | 1 thread searches/s | 4 threads searches/s | ratio "
+        "|\n|---|---|---|---|\n");
     for (SearchMode mode : {SearchMode::kVector, SearchMode::kHybrid}) {
       double rate[2] = {0, 0};
       for (int round = 0; round < 2; ++round) {
@@ -300,11 +330,13 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
         for (int t = 0; t < threads; ++t)
           pool.emplace_back([&] {
             for (const std::string& q : qs)
-              if (!search->Search({scope.scope_id, q, mode, 10, false, std::nullopt}).ok()) failed = true;
+              if (!search->Search({scope.scope_id, q, mode, 10, false, std::nullopt}).ok())
+                failed = true;
           });
         for (std::thread& th : pool) th.join();
         if (failed) std::abort();
-        rate[round] = static_cast<double>(threads) * static_cast<double>(qs.size()) / (MillisSince(t0) / 1000);
+        rate[round] = static_cast<double>(threads) * static_cast<double>(qs.size()) /
+                      (MillisSince(t0) / 1000);
       }
       const char* name = mode == SearchMode::kVector ? "vector" : "hybrid";
       result["concurrent"][name] = {{"threads_1", rate[0]}, {"threads_4", rate[1]}};
@@ -332,9 +364,10 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
       }
     }
     result["modes"]["prepare_context"] = Latency(ms);
-    std::printf("| prepare_context (fts, %lld sources, 4,000 bytes) | %.3f | %.3f | %.3f | %.1f items |\n",
-                static_cast<long long>(source_count), Percentile(ms, 0.50), Percentile(ms, 0.95),
-                Percentile(ms, 0.99), items / static_cast<double>(qs.size()));
+    std::printf(
+        "| prepare_context (fts, %lld sources, 4,000 bytes) | %.3f | %.3f | %.3f | %.1f items |\n",
+        static_cast<long long>(source_count), Percentile(ms, 0.50), Percentile(ms, 0.95),
+        Percentile(ms, 0.99), items / static_cast<double>(qs.size()));
   }
   // A restart: a new service loads the vectors and the saved graph instead of building it.
   search.reset();
@@ -344,7 +377,8 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
     if (!restarted->WarmVectors(scope.scope_id).ok()) std::abort();
     result["restart_vectors_ms"] = MillisSince(t0);
     std::printf("after a restart: vectors%s loaded in %.0f ms\n",
-                restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "", MillisSince(t0));
+                restarted->vector_cache().stats().graphs_loaded ? " and saved graph" : "",
+                MillisSince(t0));
   }
   // Disk: the database (entries, versions, manifest, full text, vectors, sources) and saved graphs.
   exact.reset();
@@ -354,8 +388,8 @@ void Run(int64_t entries, int64_t source_count, int queries, const std::string& 
   result["disk_bytes_per_entry"] = static_cast<double>(all) / static_cast<double>(entries);
   result["graph_bytes_per_entry"] = static_cast<double>(ann) / static_cast<double>(entries);
   std::printf("disk: %.0f bytes per entry (%.0f MB in all, of which the vector graph %.0f MB)\n",
-              static_cast<double>(all) / static_cast<double>(entries), static_cast<double>(all) / 1e6,
-              static_cast<double>(ann) / 1e6);
+              static_cast<double>(all) / static_cast<double>(entries),
+              static_cast<double>(all) / 1e6, static_cast<double>(ann) / 1e6);
   if (!server_binary.empty()) {
     std::string server_dir = schema ? ScratchDir("pcjoin") : dir;
     result["server"] = ServerStartup(server_binary, server_dir, scope.scope_id, qs.front(), vectors,
@@ -376,7 +410,8 @@ int main(int argc, char** argv) {
   std::string modes = "fts,vector,hybrid,long,prepare,concurrent";
   std::string json_path, server_binary, store_base;
   {  // powercontext next to the bench directory, as scripts/build lays them out
-    std::filesystem::path self = std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
+    std::filesystem::path self =
+        std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) server_binary = self.string();
   }
   for (int i = 1; i < argc; ++i) {
@@ -399,7 +434,10 @@ int main(int argc, char** argv) {
     } else if (a == "--store" && i + 1 < argc) {
       store_base = argv[++i];  // postgresql://…: each size in a fresh schema there
     } else {
-      std::fprintf(stderr, "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] [--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server BIN] [--store postgresql://…]\n");
+      std::fprintf(stderr,
+                   "usage: search_bench [--entries 10000,100000] [--sources 10000] [--queries 300] "
+                   "[--modes fts,vector,hybrid,long,prepare,concurrent] [--json FILE] [--server "
+                   "BIN] [--store postgresql://…]\n");
       return 2;
     }
   }

@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(IsValidUtf8(c.json), shown);
     }
     for (const Rejection& r : parsed->rejected)
-      FUZZ_CHECK(!r.reason.empty() && IsValidUtf8(r.reason), shown + " reason " + fuzz::Printable(r.reason));
+      FUZZ_CHECK(!r.reason.empty() && IsValidUtf8(r.reason),
+                 shown + " reason " + fuzz::Printable(r.reason));
   }
   return 0;
 }

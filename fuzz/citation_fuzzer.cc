@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string formatted = FormatCitation(*c);
   Result<Citation> again = ParseCitation(formatted);
   FUZZ_CHECK(again.ok(), "accepted " + fuzz::Printable(s) + " but not its own form " + formatted);
-  FUZZ_CHECK(again->memory.family == c->memory.family && again->memory.artifact_id == c->memory.artifact_id &&
+  FUZZ_CHECK(again->memory.family == c->memory.family &&
+                 again->memory.artifact_id == c->memory.artifact_id &&
                  again->memory.revision == c->memory.revision && again->entry_id == c->entry_id &&
                  again->entry_version_id == c->entry_version_id,
              fuzz::Printable(s) + " → " + formatted);

@@ -12,8 +12,8 @@
 
 #include "common/utf8.h"
 #include "context/builder.h"
-#include "model/citation.h"
 #include "fuzz_check.h"
+#include "model/citation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pc;
@@ -44,14 +44,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     handoffs += item.type == ContextItemType::kHandoff;
     experience += item.type == ContextItemType::kExperience;
     FUZZ_CHECK(item.bytes <= kMaxItemBytes, what);
-    FUZZ_CHECK(built.content.find(QuoteJson(item.ref)) != std::string::npos, what + ": ref missing");
+    FUZZ_CHECK(built.content.find(QuoteJson(item.ref)) != std::string::npos,
+               what + ": ref missing");
     // An item is its candidate's whole text, or a shorter cut marked as one.
     bool from_candidate = false;
     for (const ContextCandidate& c : candidates)
       if (c.type == item.type && c.ref == item.ref && c.score == item.score)
-        from_candidate = from_candidate || (item.cut ? item.bytes < c.text.size() + kContextCutMark.size()
-                                                     : item.bytes == c.text.size());
-    FUZZ_CHECK(from_candidate, what + ": an item is neither a candidate's text nor a marked cut of one");
+        from_candidate =
+            from_candidate || (item.cut ? item.bytes < c.text.size() + kContextCutMark.size()
+                                        : item.bytes == c.text.size());
+    FUZZ_CHECK(from_candidate,
+               what + ": an item is neither a candidate's text nor a marked cut of one");
   }
   FUZZ_CHECK(handoffs <= 1, what);
   FUZZ_CHECK(experience <= kMaxExperienceItems, what);
@@ -59,10 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // RFC 0028's frame: the fixed preamble first, the END marker last, and nothing an item says
   // starts a line of its own (every item is inside the one JSON line).
   if (!built.content.empty()) {
-    FUZZ_CHECK(built.content.rfind("PowerContext prepared untrusted historical context.\n", 0) == 0, what);
+    FUZZ_CHECK(built.content.rfind("PowerContext prepared untrusted historical context.\n", 0) == 0,
+               what);
     const std::string end = "]}\nEND_POWERCONTEXT_PREPARED_CONTEXT_V1";
     FUZZ_CHECK(built.content.size() > end.size() &&
-                   built.content.compare(built.content.size() - end.size(), end.size(), end) == 0, what);
+                   built.content.compare(built.content.size() - end.size(), end.size(), end) == 0,
+               what);
     size_t lines = 0;
     for (char ch : built.content) lines += ch == '\n';
     FUZZ_CHECK(lines == 5, what + ": an item broke out of its JSON line");

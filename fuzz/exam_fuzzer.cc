@@ -33,13 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(ids.insert(q.id).second, q.id);
     exam::QuestionResult r = exam::Score(q, answer, answer);
     const double s = r.graded.score;
-    FUZZ_CHECK(s == 0 || s == 1 || (s == 0.5 && q.grading == exam::Grading::kList), std::to_string(s));
+    FUZZ_CHECK(s == 0 || s == 1 || (s == 0.5 && q.grading == exam::Grading::kList),
+               std::to_string(s));
     if (!r.graded.forbidden.empty()) FUZZ_CHECK(s == 0, fuzz::Printable(answer));
     if (s == 0) FUZZ_CHECK(r.attribution != exam::Attribution::kNone, q.id);
     results.push_back(r);
   }
   exam::Report report = exam::Summarize(*e, std::move(results), true);
-  FUZZ_CHECK(report.score >= 0 && report.score <= static_cast<double>(e->questions.size()), "score in range");
+  FUZZ_CHECK(report.score >= 0 && report.score <= static_cast<double>(e->questions.size()),
+             "score in range");
   (void)exam::ReportTable(report);
   (void)exam::ReportJson(*e, report);
   return 0;

@@ -2,22 +2,22 @@
 // invariant is a crash libFuzzer saves, and a reader that turns fuzz bytes into small values.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <string>
 #include <string_view>
 
 // Aborts (a crash for libFuzzer, a failure for the corpus replay) when `cond` is false.
-#define FUZZ_CHECK(cond, what)                                                              \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      std::fprintf(stderr, "\nFUZZ_CHECK failed at %s:%d: %s\n  %s\n", __FILE__, __LINE__, \
-                   #cond, std::string(what).c_str());                                       \
-      std::abort();                                                                         \
-    }                                                                                       \
+#define FUZZ_CHECK(cond, what)                                                                    \
+  do {                                                                                            \
+    if (!(cond)) {                                                                                \
+      std::fprintf(stderr, "\nFUZZ_CHECK failed at %s:%d: %s\n  %s\n", __FILE__, __LINE__, #cond, \
+                   std::string(what).c_str());                                                    \
+      std::abort();                                                                               \
+    }                                                                                             \
   } while (0)
 
 namespace pc::fuzz {
@@ -48,7 +48,8 @@ inline std::string Printable(std::string_view s, size_t max = 300) {
   std::string out;
   for (char c : s.substr(0, max)) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) out.push_back(c);
+    if (u >= 0x20 && u < 0x7f)
+      out.push_back(c);
     else {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", u);

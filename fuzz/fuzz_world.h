@@ -8,16 +8,16 @@
 //   $CITE      the current citation (string form) of an active entry, made if none is left
 //   "$CITEOBJ" the same citation as a JSON object
 //   $OLDCITE   the citation of the scope's first entry at revision 1 (stale once anything changed)
-//   $DRAFT     a handoff draft citing an active entry; $PREPARED the prepared handoff it finalizes to
+//   $DRAFT     a handoff draft citing an active entry; $PREPARED the prepared handoff it finalizes
+//   to
 #pragma once
 
 #include <sys/stat.h>
 
 #include <cstdlib>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/router.h"
 #include "common/json_parse.h"
@@ -43,12 +43,18 @@ class EchoExtractor final : public Extractor {
     const Json& sources = (*input)["sources"];
     if (!sources.is_array() || sources.empty() || !sources[0].contains("content"))
       return std::string(R"({"operations": []})");
-    std::string text = sources[0]["content"].is_string() ? sources[0]["content"].get<std::string>() : "x";
-    Json ops = Json::array({{{"op", "add"}, {"kind", "fact"}, {"text", text}, {"evidence", {"S1"}}}});
+    std::string text =
+        sources[0]["content"].is_string() ? sources[0]["content"].get<std::string>() : "x";
+    Json ops =
+        Json::array({{{"op", "add"}, {"kind", "fact"}, {"text", text}, {"evidence", {"S1"}}}});
     const Json& entries = (*input)["entries"];
     if (entries.is_array() && !entries.empty())
-      ops.push_back({{"op", "revise"}, {"target", "E1"}, {"text", text + " (revised)"}, {"evidence", {"S1"}}});
-    return "```json\n" + Json{{"operations", ops}}.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n```";
+      ops.push_back({{"op", "revise"},
+                     {"target", "E1"},
+                     {"text", text + " (revised)"},
+                     {"evidence", {"S1"}}});
+    return "```json\n" +
+           Json{{"operations", ops}}.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n```";
   }
 };
 
@@ -113,7 +119,8 @@ class World {
       Json draft = Draft();
       Replace(body, "$DRAFT", draft.dump());
       if (body.find("$PREPARED") != std::string::npos) {
-        ApiResponse prepared = Post("/v1/handoff/finalize", Json{{"scope_id", scope_id_}, {"draft", draft}}.dump());
+        ApiResponse prepared =
+            Post("/v1/handoff/finalize", Json{{"scope_id", scope_id_}, {"draft", draft}}.dump());
         FUZZ_CHECK(prepared.status == 200, prepared.body.dump());
         Replace(body, "$PREPARED", prepared.body.dump());
       }
@@ -134,24 +141,29 @@ class World {
         tokens_(*f_->store),
         audit_(*f_->store),
         review_(*f_->store) {
-    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_, tokens_, audit_, review_});
+    AddRoutes(router_, Services{memory_, search_, sources_, flush_, handoff_, context_, stats_,
+                                tokens_, audit_, review_});
     ApiResponse scope = Post("/v1/scopes", R"({"key": "project:fuzz"})");
     FUZZ_CHECK(scope.status == 201, scope.body.dump());
     scope_id_ = scope.body["scope_id"].get<std::string>();
-    ApiResponse first = Post("/v1/memory/remember", Substitute(R"({"scope_id": "$SCOPE", "kind": "decision",
+    ApiResponse first =
+        Post("/v1/memory/remember", Substitute(R"({"scope_id": "$SCOPE", "kind": "decision",
         "text": "Orders are imported from the nightly CSV export, not from the live API."})"));
     FUZZ_CHECK(first.status == 200, first.body.dump());
     old_citation_ = CitationString(first.body["entry"]["citation"]);
-    for (const char* body : {
-             R"({"scope_id": "$SCOPE", "kind": "fact", "text": "订单导入器使用 PostgreSQL 15。"})",
-             R"({"scope_id": "$SCOPE", "kind": "constraint", "text": "json_codec.cc must reject unknown fields."})"}) {
+    for (
+        const char* body :
+        {R"({"scope_id": "$SCOPE", "kind": "fact", "text": "订单导入器使用 PostgreSQL 15。"})",
+         R"({"scope_id": "$SCOPE", "kind": "constraint", "text": "json_codec.cc must reject unknown fields."})"}) {
       ApiResponse r = Post("/v1/memory/remember", Substitute(body));
       FUZZ_CHECK(r.status == 200, r.body.dump());
     }
-    ApiResponse source = Post("/v1/sources", Substitute(R"({"scope_id": "$SCOPE", "kind": "work_log",
+    ApiResponse source =
+        Post("/v1/sources", Substitute(R"({"scope_id": "$SCOPE", "kind": "work_log",
         "content": "Ran the contract tests after the migration: 12 passed, 1 flaky."})"));
     FUZZ_CHECK(source.status == 201, source.body.dump());
-    ApiResponse handoff = Post("/v1/handoff/commit", Substitute(R"({"scope_id": "$SCOPE", "handoff": $PREPARED})"));
+    ApiResponse handoff =
+        Post("/v1/handoff/commit", Substitute(R"({"scope_id": "$SCOPE", "handoff": $PREPARED})"));
     FUZZ_CHECK(handoff.status == 200, handoff.body.dump());
   }
 
@@ -164,8 +176,8 @@ class World {
   static std::string CitationString(const Json& c) {
     const Json& m = c["memory_ref"];
     return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
-           std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
-           c["entry_version_id"].get<std::string>();
+           std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() +
+           "@" + c["entry_version_id"].get<std::string>();
   }
 
   static void Replace(std::string& s, const std::string& from, const std::string& to) {
@@ -177,9 +189,11 @@ class World {
   Json Draft() {
     Json cite{{"kind", "memory"}, {"memory_citation", CurrentCitation()}};
     return Json{{"objective", "Ship the orders importer."},
-                {"state", Json::array({Json{{"text", "Schema migration merged."}, {"citations", Json::array({cite})}}})},
+                {"state", Json::array({Json{{"text", "Schema migration merged."},
+                                            {"citations", Json::array({cite})}}})},
                 {"disposition", "continuable"},
-                {"next_action", Json{{"text", "Wire the CSV validator."}, {"citations", Json::array({cite})}}},
+                {"next_action",
+                 Json{{"text", "Wire the CSV validator."}, {"citations", Json::array({cite})}}},
                 {"omissions", Json::array()}};
   }
 
@@ -189,7 +203,8 @@ class World {
       ApiResponse list = Get("/v1/memory/entries", {{"scope_id", scope_id_}, {"limit", "1"}});
       FUZZ_CHECK(list.status == 200, list.body.dump());
       if (!list.body["entries"].empty()) return list.body["entries"][0]["citation"];
-      Post("/v1/memory/remember", Substitute(R"({"scope_id": "$SCOPE", "kind": "fact", "text": "Made again."})"));
+      Post("/v1/memory/remember",
+           Substitute(R"({"scope_id": "$SCOPE", "kind": "fact", "text": "Made again."})"));
     }
     FUZZ_CHECK(false, "no active entry after remember");
     return Json();

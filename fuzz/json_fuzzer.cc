@@ -2,14 +2,13 @@
 // Checked: never throws or crashes; what it accepts serializes and parses back equal (so it has
 // no repeated keys, is UTF-8 and nested within the bound); what it refuses is InvalidArgument
 // with a UTF-8 message (MCP sends it back as JSON text; fuzz/corpus/json/regression-stray-byte).
-// Differential: since issue 27 ParseJson builds the value itself (a SAX handler), so what it accepts
-// must equal nlohmann's own DOM parse of the same text; with a value cap, it is accepted exactly
-// when it holds no more values than the cap (else TooLarge).
+// Differential: since issue 27 ParseJson builds the value itself (a SAX handler), so what it
+// accepts must equal nlohmann's own DOM parse of the same text; with a value cap, it is accepted
+// exactly when it holds no more values than the cap (else TooLarge).
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -55,13 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(*again == *j, dumped);
     if (max_depth == kMaxJsonDepth) {
       nlohmann::json theirs = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      FUZZ_CHECK(!theirs.is_discarded() && theirs == *j, "differs from nlohmann's parse: " + dumped);
+      FUZZ_CHECK(!theirs.is_discarded() && theirs == *j,
+                 "differs from nlohmann's parse: " + dumped);
       const size_t values = Values(*j);
       for (size_t cap : {values, values - 1}) {
         if (cap == 0) continue;
         Result<nlohmann::json> capped = ParseJson(text, JsonLimits{kMaxJsonDepth, cap});
-        FUZZ_CHECK(capped.ok() == (cap >= values), dumped + " with a cap of " + std::to_string(cap));
-        if (!capped.ok()) FUZZ_CHECK(capped.status().code() == Code::kTooLarge, capped.status().ToString());
+        FUZZ_CHECK(capped.ok() == (cap >= values),
+                   dumped + " with a cap of " + std::to_string(cap));
+        if (!capped.ok())
+          FUZZ_CHECK(capped.status().code() == Code::kTooLarge, capped.status().ToString());
       }
     }
   }

@@ -20,7 +20,8 @@ void CheckReply(const pc::Json& r, const std::string& where) {
   FUZZ_CHECK(r.contains("result") != r.contains("error"), where);
   if (r.contains("error")) {
     FUZZ_CHECK(r["error"].is_object() && r["error"]["code"].is_number_integer() &&
-                   r["error"]["message"].is_string(), where);
+                   r["error"]["message"].is_string(),
+               where);
     FUZZ_CHECK(r["error"]["code"] != -32603, "internal error: " + where);
   }
 }
@@ -33,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static McpTools tools{InProcessRoutes(world.router())};
   static McpServer server{tools};
 
-  const std::string message = world.Substitute(std::string(reinterpret_cast<const char*>(data), size));
+  const std::string message =
+      world.Substitute(std::string(reinterpret_cast<const char*>(data), size));
   const std::string reply = server.Handle(message);
   const std::string where = fuzz::Printable(message) + "\n  replied " + fuzz::Printable(reply, 600);
   if (reply.empty()) return 0;

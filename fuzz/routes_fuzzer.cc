@@ -21,16 +21,30 @@ namespace {
 // The route table's POST paths (src/api/routes.cc, source_routes.cc, context_routes.cc). A path
 // that stops answering POST fails the first run (see Init).
 constexpr const char* kRoutes[] = {
-    "/v1/scopes",          "/v1/memory/remember", "/v1/memory/entries/revise", "/v1/memory/entries/retire",
-    "/v1/memory/entries/get", "/v1/memory/search", "/v1/memory/reindex", "/v1/sources",
-    "/v1/sources/batch",   "/v1/memory/flush",    "/v1/context/prepare", "/v1/handoff/commit",
-    "/v1/sources/content", "/v1/memory/entries/list", "/v1/memory/changes", "/v1/handoff/finalize",
-    "/v1/handoff/continue", "/v1/handoff/prepare", "/v1/handoff/activate",
+    "/v1/scopes",
+    "/v1/memory/remember",
+    "/v1/memory/entries/revise",
+    "/v1/memory/entries/retire",
+    "/v1/memory/entries/get",
+    "/v1/memory/search",
+    "/v1/memory/reindex",
+    "/v1/sources",
+    "/v1/sources/batch",
+    "/v1/memory/flush",
+    "/v1/context/prepare",
+    "/v1/handoff/commit",
+    "/v1/sources/content",
+    "/v1/memory/entries/list",
+    "/v1/memory/changes",
+    "/v1/handoff/finalize",
+    "/v1/handoff/continue",
+    "/v1/handoff/prepare",
+    "/v1/handoff/activate",
 };
 constexpr size_t kRouteCount = sizeof(kRoutes) / sizeof(kRoutes[0]);
 
 pc::fuzz::World& Init() {
-  static pc::fuzz::World& world = [] () -> pc::fuzz::World& {
+  static pc::fuzz::World& world = []() -> pc::fuzz::World& {
     pc::fuzz::World& w = pc::fuzz::World::Get();
     for (const char* path : kRoutes) {
       pc::ApiResponse r = w.Post(path, "{}");
@@ -48,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::World& world = Init();
   if (size == 0) return 0;
   const char* path = kRoutes[(data[0] + 256 * kRouteCount - 'a') % kRouteCount];
-  std::string body = world.Substitute(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
+  std::string body =
+      world.Substitute(std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
 
   const fuzz::World::State before = world.Snapshot();
   ApiResponse res = world.Post(path, body);
@@ -57,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(res.status != 500, "internal error: " + where);
   FUZZ_CHECK(res.status >= 200 && res.status < 600, where);
   if (res.status >= 400) {
-    FUZZ_CHECK(res.body.is_object() && res.body.contains("error") && res.body["error"].is_object(), where);
+    FUZZ_CHECK(res.body.is_object() && res.body.contains("error") && res.body["error"].is_object(),
+               where);
     const Json& e = res.body["error"];
     FUZZ_CHECK(e.contains("code") && e["code"].is_string() && e.contains("message") &&
                    e["message"].is_string() && e.contains("details") && e["details"].is_object(),
@@ -71,11 +87,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // entry is null (the text was there already).
   const bool unchanged_write =
       res.status == 200 && ((res.body.contains("changed") && res.body["changed"] == false) ||
-                            (std::string(path) == "/v1/memory/remember" && res.body.contains("entry") &&
-                             res.body["entry"].is_null()));
+                            (std::string(path) == "/v1/memory/remember" &&
+                             res.body.contains("entry") && res.body["entry"].is_null()));
   if (res.status >= 400 || unchanged_write) {
     const fuzz::World::State after = world.Snapshot();
-    FUZZ_CHECK(after == before, "changed " + before.ToString() + " → " + after.ToString() + ": " + where);
+    FUZZ_CHECK(after == before,
+               "changed " + before.ToString() + " → " + after.ToString() + ": " + where);
   }
   return 0;
 }

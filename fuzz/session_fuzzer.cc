@@ -5,9 +5,8 @@
 // length, never adds characters, and a second pass with the same policy changes nothing.
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/json_parse.h"
 #include "fuzz_check.h"
@@ -27,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     int64_t chars = 0;
     for (const TranscriptEntry& e : t->entries) {
-      FUZZ_CHECK(e.line >= 1 && e.line <= static_cast<int64_t>(text.size()) + 1, std::to_string(e.line));
+      FUZZ_CHECK(e.line >= 1 && e.line <= static_cast<int64_t>(text.size()) + 1,
+                 std::to_string(e.line));
       chars += TextChars(e.text);
     }
     FUZZ_CHECK(CountSession("s", *t).total() == chars, fuzz::Printable(text));

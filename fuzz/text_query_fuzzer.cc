@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(!t.text.empty(), shown);
       FUZZ_CHECK(IsValidUtf8(t.text), shown + " token " + fuzz::Printable(t.text));
       FUZZ_CHECK(0 <= t.start && t.start < t.end && static_cast<size_t>(t.end) <= size,
-                 shown + " token " + t.text + " at " + std::to_string(t.start) + ".." + std::to_string(t.end));
+                 shown + " token " + t.text + " at " + std::to_string(t.start) + ".." +
+                     std::to_string(t.end));
       FUZZ_CHECK(t.start >= last_start, shown + " token out of order: " + t.text);
       FUZZ_CHECK(i > 0 || !t.colocated, shown + " first token colocated");
       last_start = t.start;

@@ -10,14 +10,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pc {
 
 inline double MillisSince(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
 }
 
 // The p-th percentile (0 < p ≤ 1) by the nearest-rank method.

@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "search/hash_embedder.h"
@@ -26,11 +25,13 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
       res.set_content(R"({"error":{"message":"overloaded"}})", "application/json");
       return;
     }
-    res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})", "application/json");
+    res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})",
+                    "application/json");
   });
   impl_->server.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
     ++requests_;
-    if (int delay = delay_ms_.load(); delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    if (int delay = delay_ms_.load(); delay > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (failing_) {
       res.status = 503;
       res.set_content(R"({"error":{"message":"overloaded"}})", "application/json");
@@ -53,7 +54,8 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
   // can predict the order.
   impl_->server.Post("/v1/rerank", [this](const httplib::Request& req, httplib::Response& res) {
     ++requests_;
-    if (int delay = delay_ms_.load(); delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    if (int delay = delay_ms_.load(); delay > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (failing_) {
       res.status = 503;
       return;
@@ -79,47 +81,49 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
     }
     res.set_content(nlohmann::json{{"results", results}}.dump(), "application/json");
   });
-  impl_->server.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-    ++chat_requests_;
-    auto body = nlohmann::json::parse(req.body, nullptr, false);
-    if (refuse_schema_ && body.is_object() && body.contains("response_format")) {
-      res.status = 400;
-      res.set_content(R"({"error":{"message":"response_format json_schema is not supported"}})",
-                      "application/json");
-      return;
-    }
-    ChatReply reply{R"({"operations": []})"};
-    ChatResponder responder;
-    {
-      std::lock_guard<std::mutex> lock(chat_mu_);
-      chat_bodies_.push_back(req.body);
-      if (!replies_.empty()) {
-        reply = replies_.front();
-        replies_.pop_front();
-      } else {
-        responder = responder_;
-      }
-    }
-    if (responder) reply = responder(req.body);
-    if (reply.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
-    res.status = reply.status;
-    if (!reply.raw_body.empty()) {
-      res.set_content(reply.raw_body, "application/json");
-      return;
-    }
-    nlohmann::json answer{
-        {"id", "chatcmpl-fake"},
-        {"object", "chat.completion"},
-        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", reply.content}}},
-                      {"finish_reason", "stop"}}}}};
-    const int prompt = usage_chat_prompt_, completion = usage_chat_completion_;
-    if (prompt >= 0 || completion >= 0) {
-      answer["usage"] = nlohmann::json::object();
-      if (prompt >= 0) answer["usage"]["prompt_tokens"] = prompt;
-      if (completion >= 0) answer["usage"]["completion_tokens"] = completion;
-    }
-    res.set_content(answer.dump(), "application/json");
-  });
+  impl_->server.Post(
+      "/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+        ++chat_requests_;
+        auto body = nlohmann::json::parse(req.body, nullptr, false);
+        if (refuse_schema_ && body.is_object() && body.contains("response_format")) {
+          res.status = 400;
+          res.set_content(R"({"error":{"message":"response_format json_schema is not supported"}})",
+                          "application/json");
+          return;
+        }
+        ChatReply reply{R"({"operations": []})"};
+        ChatResponder responder;
+        {
+          std::lock_guard<std::mutex> lock(chat_mu_);
+          chat_bodies_.push_back(req.body);
+          if (!replies_.empty()) {
+            reply = replies_.front();
+            replies_.pop_front();
+          } else {
+            responder = responder_;
+          }
+        }
+        if (responder) reply = responder(req.body);
+        if (reply.delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
+        res.status = reply.status;
+        if (!reply.raw_body.empty()) {
+          res.set_content(reply.raw_body, "application/json");
+          return;
+        }
+        nlohmann::json answer{{"id", "chatcmpl-fake"},
+                              {"object", "chat.completion"},
+                              {"choices",
+                               {{{"index", 0},
+                                 {"message", {{"role", "assistant"}, {"content", reply.content}}},
+                                 {"finish_reason", "stop"}}}}};
+        const int prompt = usage_chat_prompt_, completion = usage_chat_completion_;
+        if (prompt >= 0 || completion >= 0) {
+          answer["usage"] = nlohmann::json::object();
+          if (prompt >= 0) answer["usage"]["prompt_tokens"] = prompt;
+          if (completion >= 0) answer["usage"]["completion_tokens"] = completion;
+        }
+        res.set_content(answer.dump(), "application/json");
+      });
   // As a real server would: no Nagle delay (headers and body go out in two writes, and the body
   // would wait for the client's delayed ACK, ~40 ms), and connections kept alive.
   impl_->server.set_tcp_nodelay(true);

@@ -12,8 +12,8 @@ struct JsonShape {
   std::string (*make)(size_t bytes);
 };
 
-inline std::string Repeat(const std::string& open, const std::string& item, const std::string& close,
-                          size_t bytes) {
+inline std::string Repeat(const std::string& open, const std::string& item,
+                          const std::string& close, size_t bytes) {
   std::string out = open;
   while (out.size() + item.size() + close.size() < bytes) out += item;
   if (!item.empty() && out.size() > open.size() && out.back() == ',') out.pop_back();
@@ -35,7 +35,9 @@ inline std::vector<JsonShape> JsonShapes() {
        }},
       {"long_string", [](size_t n) { return "\"" + std::string(n > 2 ? n - 2 : 0, 'a') + "\""; }},
       {"deep_nesting",  // blocks 60 levels deep, side by side (deeper is refused at 64)
-       [](size_t n) { return Repeat("[", std::string(60, '[') + std::string(60, ']') + ",", "]", n); }},
+       [](size_t n) {
+         return Repeat("[", std::string(60, '[') + std::string(60, ']') + ",", "]", n);
+       }},
   };
 }
 

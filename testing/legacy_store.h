@@ -16,10 +16,11 @@ namespace pc::testing {
 
 // Deterministic prose of `words` words drawn from a small vocabulary (so phrases repeat).
 inline std::string LegacyText(uint64_t seed, int words) {
-  static const char* kWords[] = {"importer", "invoice", "amount", "cents", "deploy", "staging", "release",
-                                 "freeze", "parquet", "export", "schema", "migration", "token", "review",
-                                 "handoff", "budget", "latency", "index", "cursor", "backfill", "scope",
-                                 "wednesday", "customer", "ledger", "currency", "rounding", "retry", "queue"};
+  static const char* kWords[] = {
+      "importer",  "invoice",  "amount",  "cents",    "deploy",    "staging",  "release",
+      "freeze",    "parquet",  "export",  "schema",   "migration", "token",    "review",
+      "handoff",   "budget",   "latency", "index",    "cursor",    "backfill", "scope",
+      "wednesday", "customer", "ledger",  "currency", "rounding",  "retry",    "queue"};
   constexpr uint64_t kCount = sizeof(kWords) / sizeof(kWords[0]);
   std::string out;
   uint64_t x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -43,23 +44,31 @@ inline std::string BuildSchema4Store(const std::string& dir, int entries) {
   Status s = run("PRAGMA journal_mode=WAL");
   if (s.ok()) s = run("BEGIN");
   if (s.ok())
-    s = run("INSERT INTO scopes(scope_id, key, created_at) VALUES('scp_legacy', 'project:legacy', " +
-            std::to_string(t) + ");"
-            "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at, vector_missing)"
-            " VALUES('mem_legacy', 'scp_legacy', 'memory', 1, " + std::to_string(entries) + ", " + std::to_string(t) +
-            ", " + std::to_string(entries) + ");"
-            "CREATE VIRTUAL TABLE fts_1 USING fts5(text, state, entry_version_id UNINDEXED, tokenize = 'porter pc');"
-            "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');");
+    s = run(
+        "INSERT INTO scopes(scope_id, key, created_at) VALUES('scp_legacy', 'project:legacy', " +
+        std::to_string(t) +
+        ");"
+        "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, "
+        "created_at, vector_missing)"
+        " VALUES('mem_legacy', 'scp_legacy', 'memory', 1, " +
+        std::to_string(entries) + ", " + std::to_string(t) + ", " + std::to_string(entries) +
+        ");"
+        "CREATE VIRTUAL TABLE fts_1 USING fts5(text, state, entry_version_id UNINDEXED, tokenize = "
+        "'porter pc');"
+        "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');");
   const char* kInserts[] = {
       "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
       " VALUES('mem_legacy', ?1, 'local', '', '[]', ?2)",
-      "INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id)"
+      "INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id, "
+      "to_version_id)"
       " VALUES('mem_legacy', ?1, 0, 'add', ?3, NULL, ?4)",
       "INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES(?3, 'mem_legacy', ?1)",
-      "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind, text,"
+      "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind, "
+      "text,"
       " content_hash, source_refs, created_by_revision, reason, created_at)"
       " VALUES(?4, ?3, 1, NULL, 'fact', ?5, ?4, '[]', ?1, '', ?2)",
-      "INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision, to_revision)"
+      "INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision, "
+      "to_revision)"
       " VALUES('mem_legacy', ?3, ?4, 1, ?1, NULL)",
       "INSERT INTO entry_vectors(entry_rowid, artifact_id, entry_id, entry_version_id, active)"
       " VALUES((SELECT rowid FROM entries WHERE entry_id = ?3), 'mem_legacy', ?3, ?4, 1)",
@@ -86,14 +95,19 @@ inline std::string BuildSchema4Store(const std::string& dir, int entries) {
     if (s.ok() && i % 4 == 0) {
       const int64_t position = i / 4;
       auto src = db.Prepare(
-          "INSERT INTO sources(scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key,"
+          "INSERT INTO sources(scope_id, position, source_id, kind, purpose, content, metadata, "
+          "idempotency_key,"
           " created_at) VALUES('scp_legacy', ?1, ?2, 'work_log', 'memory', ?3, '{}', NULL, ?4)");
       if (!src.ok()) return src.status().ToString();
-      src->Bind(1, position).Bind(2, std::string("src_") + id).Bind(3, LegacyText(1000000 + position, 24)).Bind(4, t + i);
+      src->Bind(1, position)
+          .Bind(2, std::string("src_") + id)
+          .Bind(3, LegacyText(1000000 + position, 24))
+          .Bind(4, t + i);
       s = src->Run();
       if (s.ok()) {
-        auto fts = db.Prepare("INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources"
-                              " WHERE scope_id = 'scp_legacy' AND position = ?1");
+        auto fts = db.Prepare(
+            "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources"
+            " WHERE scope_id = 'scp_legacy' AND position = ?1");
         if (!fts.ok()) return fts.status().ToString();
         fts->Bind(1, position);
         s = fts->Run();

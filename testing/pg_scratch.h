@@ -19,8 +19,10 @@ class PgScratchSchema {
     name_ = "t" + std::to_string(std::random_device{}()) + "_" + std::to_string(::getpid());
     auto admin = pg::Conn::Open(base_);
     if (!admin.ok()) throw std::runtime_error(admin.status().ToString());
-    if (Status s = (*admin)->Exec("CREATE SCHEMA " + name_); !s.ok()) throw std::runtime_error(s.ToString());
-    url_ = base_ + (base_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + name_;
+    if (Status s = (*admin)->Exec("CREATE SCHEMA " + name_); !s.ok())
+      throw std::runtime_error(s.ToString());
+    url_ = base_ + (base_.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
+           name_;
   }
   ~PgScratchSchema() {
     auto admin = pg::Conn::Open(base_);

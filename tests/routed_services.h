@@ -27,7 +27,8 @@ struct RoutedServices {
         tokens(*f.store),
         audit(*f.store),
         review(*f.store) {
-    AddRoutes(router, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens, audit, review});
+    AddRoutes(router, Services{*f.memory, search, sources, flush, handoff, context, stats, tokens,
+                               audit, review});
   }
 
   SearchService search;

@@ -1,7 +1,6 @@
 #include "test_util.h"
 
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -42,12 +41,15 @@ class PostgresAvailable : public ::testing::Environment {
     if (!TestingPostgres()) return;
     const char* url = std::getenv("POWERCONTEXT_TEST_PG");
     if (url && *url) return;
-    if (std::getenv("CI")) FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";
-    GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against "
-                    "(scripts/test starts one when PostgreSQL is installed: apt-get install postgresql)";
+    if (std::getenv("CI"))
+      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";
+    GTEST_SKIP()
+        << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against "
+           "(scripts/test starts one when PostgreSQL is installed: apt-get install postgresql)";
   }
 };
-[[maybe_unused]] const auto* const kPostgresAvailable = ::testing::AddGlobalTestEnvironment(new PostgresAvailable);
+[[maybe_unused]] const auto* const kPostgresAvailable =
+    ::testing::AddGlobalTestEnvironment(new PostgresAvailable);
 
 }  // namespace
 
@@ -55,7 +57,8 @@ namespace {
 std::string TestPgUrl() {
   const char* base = std::getenv("POWERCONTEXT_TEST_PG");
   if (!base || !*base)
-    throw std::runtime_error("POWERCONTEXT_TEST_STORE=postgresql needs POWERCONTEXT_TEST_PG (scripts/with-pg sets it)");
+    throw std::runtime_error(
+        "POWERCONTEXT_TEST_STORE=postgresql needs POWERCONTEXT_TEST_PG (scripts/with-pg sets it)");
   return base;
 }
 }  // namespace
@@ -97,7 +100,8 @@ Status Fixture::ExecBehindTheStore(const std::string& sqlite_sql, const std::str
     return conn->Exec(pg_sql);
   }
   sqlite3* db = nullptr;
-  if (sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &db) != SQLITE_OK) {
+  if (sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &db) !=
+      SQLITE_OK) {
     sqlite3_close(db);
     return Internal("cannot open the test database");
   }

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "pg_scratch.h"
 #include "service/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
-#include "pg_scratch.h"
 
 namespace pc::testing {
 
@@ -29,14 +29,15 @@ bool TestingPostgres();
 // In a fixture's SetUp or a test that needs the test cluster itself: skips (with how to get one)
 // when POWERCONTEXT_TEST_PG is unset on a developer's machine; fails in CI, where a skip would hide
 // a broken setup.
-#define PC_REQUIRE_TEST_PG()                                                                          \
-  do {                                                                                                \
-    const char* pc_test_pg = std::getenv("POWERCONTEXT_TEST_PG");                                      \
-    if ((!pc_test_pg || !*pc_test_pg) && std::getenv("CI"))                                           \
-      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)";          \
-    if (!pc_test_pg || !*pc_test_pg)                                                                  \
-      GTEST_SKIP() << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against (scripts/test " \
-                      "starts one when PostgreSQL is installed: apt-get install postgresql)";         \
+#define PC_REQUIRE_TEST_PG()                                                                  \
+  do {                                                                                        \
+    const char* pc_test_pg = std::getenv("POWERCONTEXT_TEST_PG");                             \
+    if ((!pc_test_pg || !*pc_test_pg) && std::getenv("CI"))                                   \
+      FAIL() << "POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)"; \
+    if (!pc_test_pg || !*pc_test_pg)                                                          \
+      GTEST_SKIP()                                                                            \
+          << "POWERCONTEXT_TEST_PG is not set: no PostgreSQL to test against (scripts/test "  \
+             "starts one when PostgreSQL is installed: apt-get install postgresql)";          \
   } while (0)
 // With PostgreSQL: a fresh schema on the test cluster, dropped on destruction; its URL (the
 // search_path set in the connection options) is what a store or a server opens.
@@ -71,9 +72,9 @@ struct Fixture {
 // Asserts that a Status or Result is OK, printing the error otherwise.
 // `expr` is held by reference: give it a Result or Status that outlives the statement, never a
 // reference into a temporary (`Call().status()` dangles: ASan's stack-use-after-scope).
-#define PC_ASSERT_OK(expr)                                   \
-  do {                                                       \
-    const auto& pc_r_ = (expr);                              \
+#define PC_ASSERT_OK(expr)                                     \
+  do {                                                         \
+    const auto& pc_r_ = (expr);                                \
     ASSERT_TRUE(pc_r_.ok()) << ::pc::testing::Describe(pc_r_); \
   } while (0)
 

@@ -1,7 +1,8 @@
 // How large a request body may be, by route: the HTTP layer reads no more than the route's limit
-// (413 `too_large` with details.limit_bytes, before the body is read), and parses what it read once,
-// with at most one JSON value per kBytesPerValue bytes of the limit, so that neither the read nor the
-// parse costs more than a small multiple of the route's limit (docs/api.md, "Request bodies").
+// (413 `too_large` with details.limit_bytes, before the body is read), and parses what it read
+// once, with at most one JSON value per kBytesPerValue bytes of the limit, so that neither the read
+// nor the parse costs more than a small multiple of the route's limit (docs/api.md, "Request
+// bodies").
 #pragma once
 
 #include <algorithm>
@@ -30,7 +31,7 @@ inline constexpr size_t kMinJsonValues = 4096;
 
 struct BodyLimits {
   size_t small = 64 * kKiB;
-  size_t entry = 160 * kKiB;   // 64 KiB + 6 × max_entry_bytes (each byte escaped as \u00XX at worst)
+  size_t entry = 160 * kKiB;  // 64 KiB + 6 × max_entry_bytes (each byte escaped as \u00XX at worst)
   size_t large = 1 * kMiB;
   size_t source = 1600 * kKiB;  // 64 KiB + 6 × max_source_bytes
   size_t batch = 8 * kMiB;
@@ -45,11 +46,16 @@ struct BodyLimits {
   }
   size_t Of(BodySize s) const {
     switch (s) {
-      case BodySize::kSmall: return small;
-      case BodySize::kEntry: return entry;
-      case BodySize::kLarge: return large;
-      case BodySize::kSource: return source;
-      case BodySize::kBatch: return batch;
+      case BodySize::kSmall:
+        return small;
+      case BodySize::kEntry:
+        return entry;
+      case BodySize::kLarge:
+        return large;
+      case BodySize::kSource:
+        return source;
+      case BodySize::kBatch:
+        return batch;
     }
     return small;
   }

@@ -8,7 +8,8 @@ namespace pc {
 namespace {
 
 constexpr const char* kConsoleCsp =
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' "
+    "data:; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 ApiHandler Asset(const char* body, const char* content_type) {
@@ -27,7 +28,8 @@ ApiHandler Asset(const char* body, const char* content_type) {
 }  // namespace
 
 void AddConsoleRoutes(Router& router) {
-  router.Add("GET", "/ui", {"get_console", Permission::kPublic, ScopeIn::kNone}, Asset(kConsoleHtml, "text/html; charset=utf-8"));
+  router.Add("GET", "/ui", {"get_console", Permission::kPublic, ScopeIn::kNone},
+             Asset(kConsoleHtml, "text/html; charset=utf-8"));
   router.Add("GET", "/ui/console.js", {"get_console_script", Permission::kPublic, ScopeIn::kNone},
              Asset(kConsoleJs, "text/javascript; charset=utf-8"));
   router.Add("GET", "/ui/console.css", {"get_console_style", Permission::kPublic, ScopeIn::kNone},

@@ -10,11 +10,12 @@ namespace pc {
 namespace {
 
 // PreparedContext, exactly; with `explain` (ours), also the items picked, the memory revision
-// they cite and the search mode used. `mode`, `include_handoff`, `min_revision` and `rerank` are ours too.
+// they cite and the search mode used. `mode`, `include_handoff`, `min_revision` and `rerank` are
+// ours too.
 Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "max_bytes", "mode",
-                                                        "include_handoff", "explain",
-                                                        "min_revision", "rerank"}));
+  PC_ASSIGN_OR_RETURN(Body body,
+                      ParseBody(req, {"scope_id", "query", "max_bytes", "mode", "include_handoff",
+                                      "explain", "min_revision", "rerank"}));
   PrepareRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -38,7 +39,8 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
   if (!explain.value_or(false)) return ApiResponse{200, j};
   Json items = Json::array();
   for (const ContextItem& i : out.items) {
-    Json item{{"type", ContextItemTypeName(i.type)}, {"ref", i.ref}, {"bytes", i.bytes}, {"cut", i.cut}};
+    Json item{
+        {"type", ContextItemTypeName(i.type)}, {"ref", i.ref}, {"bytes", i.bytes}, {"cut", i.cut}};
     item["score"] = i.type == ContextItemType::kHandoff ? Json() : Json(i.score);
     items.push_back(std::move(item));
   }
@@ -51,12 +53,13 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
 // Ours (seed 002): the cache-ttl pruning of a message list, a pure function of the request (and
 // the server's clock when it gives no `now`). No scope, no store.
 Result<ApiResponse> Prune(const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"messages", "ttl", "min_prunable_tool_chars",
-                                                        "hard_clear_ratio", "keep_recent_turns",
-                                                        "context_window_tokens", "now"}));
+  PC_ASSIGN_OR_RETURN(
+      Body body, ParseBody(req, {"messages", "ttl", "min_prunable_tool_chars", "hard_clear_ratio",
+                                 "keep_recent_turns", "context_window_tokens", "now"}));
   PC_ASSIGN_OR_RETURN(Json messages, body.Array("messages"));
   if (messages.size() > kMaxPruneMessages)
-    return Status(Code::kTooLarge, "messages has more than " + std::to_string(kMaxPruneMessages) + " items")
+    return Status(Code::kTooLarge,
+                  "messages has more than " + std::to_string(kMaxPruneMessages) + " items")
         .WithDetail("field", "messages");
   PrunePolicy policy;
   PC_ASSIGN_OR_RETURN(auto ttl, body.OptNumber("ttl"));
@@ -72,7 +75,8 @@ Result<ApiResponse> Prune(const ApiRequest& req) {
   policy.context_window_tokens = window.value_or(policy.context_window_tokens);
   if (now) {
     policy.now_ms = ParseRfc3339(*now);
-    if (!policy.now_ms) return InvalidArgument("now must be an RFC 3339 time").WithDetail("field", "now");
+    if (!policy.now_ms)
+      return InvalidArgument("now must be an RFC 3339 time").WithDetail("field", "now");
   }
   PC_ASSIGN_OR_RETURN(PruneResult out, PruneMessages(messages, policy, NowMillis()));
   return ApiResponse{200, PruneResultJson(out, std::move(messages))};
@@ -81,8 +85,10 @@ Result<ApiResponse> Prune(const ApiRequest& req) {
 }  // namespace
 
 void AddContextRoutes(Router& router, Services services) {
-  router.Add("POST", "/v1/context/prepare", {"prepare_context", Permission::kRead, ScopeIn::kBody}, Bind(services.context, Prepare));
-  router.Add("POST", "/v1/context/prune", {"prune_context", Permission::kRead, ScopeIn::kNone, BodySize::kBatch}, Prune);
+  router.Add("POST", "/v1/context/prepare", {"prepare_context", Permission::kRead, ScopeIn::kBody},
+             Bind(services.context, Prepare));
+  router.Add("POST", "/v1/context/prune",
+             {"prune_context", Permission::kRead, ScopeIn::kNone, BodySize::kBatch}, Prune);
 }
 
 }  // namespace pc

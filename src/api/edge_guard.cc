@@ -38,7 +38,8 @@ bool IsIpLiteral(const std::string& host, bool* loopback) {
 }
 
 bool IsWildcard(const std::string& listen_host) {
-  return listen_host.empty() || listen_host == "0.0.0.0" || listen_host == "::" || listen_host == "[::]";
+  return listen_host.empty() || listen_host == "0.0.0.0" || listen_host == "::" ||
+         listen_host == "[::]";
 }
 
 // The listen host as a Host header writes it ("::1" → "[::1]").
@@ -64,7 +65,8 @@ bool HostAllowed(const EdgePolicy& policy, const std::string& name) {
 }
 
 bool AllDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // The host part of a Host header, lower-case, without the port ("[::1]:8787" → "[::1]",
@@ -109,19 +111,22 @@ bool IsFieldValue(std::string_view s) {
   return true;
 }
 
-Status Forbidden(std::string message) { return Status(Code::kPermissionDenied, std::move(message)); }
+Status Forbidden(std::string message) {
+  return Status(Code::kPermissionDenied, std::move(message));
+}
 
 }  // namespace
 
-
 Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
   if (r.headers_malformed)
-    return InvalidArgument("a header name must be a token and its value hold no control character "
-                           "(no NUL, no line folding)");
+    return InvalidArgument(
+        "a header name must be a token and its value hold no control character "
+        "(no NUL, no line folding)");
   for (const auto& [name, value] : r.headers)
     if (!IsToken(name) || !IsFieldValue(value))
-      return InvalidArgument("a header name must be a token and its value hold no control character "
-                             "(no NUL, no line folding)");
+      return InvalidArgument(
+          "a header name must be a token and its value hold no control character "
+          "(no NUL, no line folding)");
   const std::string host = HostName(r.host);
   if (!HostAllowed(policy, host))
     return Forbidden(r.host.empty() ? "the Host header is missing"
@@ -141,24 +146,29 @@ Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
           .WithDetail("origin", std::string(Trim(r.origin)));
   }
   if (r.content_length_headers > 1 || (r.content_length_headers > 0 && r.has_transfer_encoding))
-    return InvalidArgument("a request may have one Content-Length and no Transfer-Encoding with it");
+    return InvalidArgument(
+        "a request may have one Content-Length and no Transfer-Encoding with it");
   if (r.content_length_headers == 1 && !AllDigits(Trim(r.content_length)))
     return InvalidArgument("Content-Length must be a number of bytes")
         .WithDetail("content_length", std::string(Trim(r.content_length)));
   {
     const std::string_view path = std::string_view(r.target).substr(0, r.target.find('?'));
     for (size_t at = path.find('%'); at != std::string_view::npos; at = path.find('%', at + 1))
-      if (path.size() > at + 2 && path[at + 1] == '2' && (path[at + 2] == 'f' || path[at + 2] == 'F'))
-        return InvalidArgument("an encoded '/' (%2F) is not accepted in a path: name a scope with a '/' "
-                               "by its server id (scp_…), or in the body or the query");
+      if (path.size() > at + 2 && path[at + 1] == '2' &&
+          (path[at + 2] == 'f' || path[at + 2] == 'F'))
+        return InvalidArgument(
+            "an encoded '/' (%2F) is not accepted in a path: name a scope with a '/' "
+            "by its server id (scp_…), or in the body or the query");
   }
   if (r.has_body) {
-    std::string media = Lower(Trim(std::string_view(r.content_type).substr(0, r.content_type.find(';'))));
+    std::string media =
+        Lower(Trim(std::string_view(r.content_type).substr(0, r.content_type.find(';'))));
     if (media != "application/json")
-      return Status(Code::kUnsupportedMediaType,
-                    "request bodies must be JSON, sent with Content-Type: application/json" +
-                        (r.content_type.empty() ? std::string(" (none was given)")
-                                                : " (not " + std::string(Trim(r.content_type)) + ")"))
+      return Status(
+                 Code::kUnsupportedMediaType,
+                 "request bodies must be JSON, sent with Content-Type: application/json" +
+                     (r.content_type.empty() ? std::string(" (none was given)")
+                                             : " (not " + std::string(Trim(r.content_type)) + ")"))
           .WithDetail("content_type", std::string(Trim(r.content_type)));
   }
   return Status::Ok();

@@ -1,7 +1,8 @@
 // The one guard at the edge of every HTTP route (/v1, /mcp, /health …), before any handler runs:
 //   - Host must name this server: a loopback name (localhost, 127.0.0.1, [::1]), the listen host,
-//     or one of `allowed_hosts` ("*" allows any, e.g. behind a reverse proxy that checks it). A page
-//     elsewhere that rebinds its DNS name to 127.0.0.1 sends its own name, and is refused (403).
+//     or one of `allowed_hosts` ("*" allows any, e.g. behind a reverse proxy that checks it). A
+//     page elsewhere that rebinds its DNS name to 127.0.0.1 sends its own name, and is refused
+//     (403).
 //   - A request with an Origin (a browser's) must come from this server's own origin or one of
 //     `allowed_origins` (default: none), else 403: no web page can read or write memory.
 //   - A body must be application/json (else 415): an HTML form posts text/plain or

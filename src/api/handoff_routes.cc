@@ -40,7 +40,8 @@ Result<std::string> Str(const Json& j, const char* name, const std::string& at) 
 }
 
 Result<MemoryRef> RefFromJson(const Json& j, const std::string& at) {
-  PC_RETURN_IF_ERROR(Shape(j, at, {"family", "artifact_id", "revision"}, {"family", "artifact_id", "revision"}));
+  PC_RETURN_IF_ERROR(
+      Shape(j, at, {"family", "artifact_id", "revision"}, {"family", "artifact_id", "revision"}));
   MemoryRef r;
   PC_ASSIGN_OR_RETURN(r.family, Str(j, "family", at));
   PC_ASSIGN_OR_RETURN(r.artifact_id, Str(j, "artifact_id", at));
@@ -70,7 +71,8 @@ Result<HandoffCitation> CitationFrom(const Json& j, const std::string& at) {
   } else if (kind == "memory") {
     PC_RETURN_IF_ERROR(Shape(j, at, {"kind", "memory_citation"}, {"memory_citation"}));
     const std::string mat = at + ".memory_citation";
-    if (!j["memory_citation"].is_object()) return Bad(mat, mat + " must be a MemoryCitation object");
+    if (!j["memory_citation"].is_object())
+      return Bad(mat, mat + " must be a MemoryCitation object");
     Result<Citation> m = CitationFromJson(j["memory_citation"]);
     if (!m.ok()) return Bad(mat, mat + ": " + m.status().message());
     c.kind = HandoffCitationKind::kMemory;
@@ -104,25 +106,30 @@ Result<HandoffStatement> StatementFrom(const Json& j, const std::string& at) {
 // A HandoffDraft, or with `schema` a HandoffContent.
 Result<HandoffContent> ContentFrom(const Json& j, const std::string& at, bool schema) {
   if (schema) {
-    PC_RETURN_IF_ERROR(Shape(j, at, {"schema", "objective", "state", "disposition", "next_action", "omissions"},
-                             {"schema", "objective", "state", "disposition", "next_action", "omissions"}));
+    PC_RETURN_IF_ERROR(
+        Shape(j, at, {"schema", "objective", "state", "disposition", "next_action", "omissions"},
+              {"schema", "objective", "state", "disposition", "next_action", "omissions"}));
     if (j["schema"] != kContentSchema)
       return Bad(at + ".schema", at + ".schema must be \"" + std::string(kContentSchema) +
                                      "\"; this server reads no other handoff version");
   } else {
-    PC_RETURN_IF_ERROR(Shape(j, at, {"objective", "state", "disposition", "next_action", "omissions"},
+    PC_RETURN_IF_ERROR(Shape(j, at,
+                             {"objective", "state", "disposition", "next_action", "omissions"},
                              {"objective", "state", "disposition", "next_action", "omissions"}));
   }
   HandoffContent c;
   PC_ASSIGN_OR_RETURN(c.objective, Str(j, "objective", at));
-  if (!j["state"].is_array()) return Bad(at + ".state", at + ".state must be an array of statements");
+  if (!j["state"].is_array())
+    return Bad(at + ".state", at + ".state must be an array of statements");
   for (size_t i = 0; i < j["state"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(HandoffStatement st, StatementFrom(j["state"][i], at + ".state[" + std::to_string(i) + "]"));
+    PC_ASSIGN_OR_RETURN(HandoffStatement st,
+                        StatementFrom(j["state"][i], at + ".state[" + std::to_string(i) + "]"));
     c.state.push_back(std::move(st));
   }
   PC_ASSIGN_OR_RETURN(std::string d, Str(j, "disposition", at));
   std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
-  if (!disposition) return Bad(at + ".disposition", at + ".disposition must be continuable, blocked or complete");
+  if (!disposition)
+    return Bad(at + ".disposition", at + ".disposition must be continuable, blocked or complete");
   c.disposition = *disposition;
   if (!j["next_action"].is_null()) {
     PC_ASSIGN_OR_RETURN(HandoffStatement st, StatementFrom(j["next_action"], at + ".next_action"));
@@ -145,7 +152,8 @@ Result<HandoffContent> ContentFrom(const Json& j, const std::string& at, bool sc
 }
 
 Result<PreparedHandoff> PreparedFrom(const Json& j, const std::string& at) {
-  PC_RETURN_IF_ERROR(Shape(j, at, {"schema", "scope_id", "base", "content"}, {"schema", "scope_id", "base", "content"}));
+  PC_RETURN_IF_ERROR(Shape(j, at, {"schema", "scope_id", "base", "content"},
+                           {"schema", "scope_id", "base", "content"}));
   if (j["schema"] != kPreparedSchema)
     return Bad(at + ".schema", at + ".schema must be \"" + std::string(kPreparedSchema) +
                                    "\"; this server reads no other prepared handoff version");
@@ -162,13 +170,15 @@ Result<PreparedHandoff> PreparedFrom(const Json& j, const std::string& at) {
 Json CitationJson(const HandoffCitation& c) {
   switch (c.kind) {
     case HandoffCitationKind::kSource:
-      return Json{{"kind", "source"}, {"source_ref", {{"name", c.source_name}, {"source_id", c.source_id}}}};
+      return Json{{"kind", "source"},
+                  {"source_ref", {{"name", c.source_name}, {"source_id", c.source_id}}}};
     case HandoffCitationKind::kArtifact:
       return Json{{"kind", "artifact"}, {"artifact_ref", ToJson(c.artifact)}};
     case HandoffCitationKind::kMemory:
       break;
   }
-  return Json{{"kind", "memory"}, {"memory_citation", ToJson(Citation{c.artifact, c.entry_id, c.entry_version_id})}};
+  return Json{{"kind", "memory"},
+              {"memory_citation", ToJson(Citation{c.artifact, c.entry_id, c.entry_version_id})}};
 }
 
 Json StatementJson(const HandoffStatement& st) {
@@ -183,7 +193,8 @@ Json ContentJson(const HandoffContent& c, bool schema) {
   for (const HandoffStatement& st : c.state) state.push_back(StatementJson(st));
   Json omissions = Json::array();
   for (const HandoffOmission& o : c.omissions)
-    omissions.push_back(Json{{"text", o.text}, {"citation", o.citation ? CitationJson(*o.citation) : Json()}});
+    omissions.push_back(
+        Json{{"text", o.text}, {"citation", o.citation ? CitationJson(*o.citation) : Json()}});
   Json j{{"objective", c.objective},
          {"state", state},
          {"disposition", HandoffDispositionName(c.disposition)},
@@ -211,7 +222,9 @@ Json HandoffJson(const Handoff& h) {
 }
 
 const char* SelectionName(HandoffSelection s) {
-  return s == HandoffSelection::kPrepared ? "prepared" : s == HandoffSelection::kExact ? "exact" : "latest";
+  return s == HandoffSelection::kPrepared ? "prepared"
+         : s == HandoffSelection::kExact  ? "exact"
+                                          : "latest";
 }
 
 Result<Json> Parsed(const ApiRequest& req) {
@@ -225,7 +238,8 @@ Result<int64_t> MaxBytes(const Body& body) {
 }
 
 Result<ApiResponse> Prepare(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "objective", "evidence", "max_bytes"}));
+  PC_ASSIGN_OR_RETURN(Body body,
+                      ParseBody(req, {"scope_id", "objective", "evidence", "max_bytes"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   PrepareHandoffRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -238,15 +252,17 @@ Result<ApiResponse> Prepare(HandoffService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Activate(HandoffService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "boundary_source", "objective", "evidence",
-                                                        "max_bytes"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "boundary_source", "objective",
+                                                 "evidence", "max_bytes"}));
   PC_ASSIGN_OR_RETURN(Json j, Parsed(req));
   ActivateHandoffRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   if (!j.contains("boundary_source")) return Bad("boundary_source", "boundary_source is required");
-  PC_RETURN_IF_ERROR(Shape(j["boundary_source"], "boundary_source", {"name", "source_id"}, {"name", "source_id"}));
+  PC_RETURN_IF_ERROR(
+      Shape(j["boundary_source"], "boundary_source", {"name", "source_id"}, {"name", "source_id"}));
   PC_ASSIGN_OR_RETURN(r.boundary_name, Str(j["boundary_source"], "name", "boundary_source"));
-  PC_ASSIGN_OR_RETURN(r.boundary_source_id, Str(j["boundary_source"], "source_id", "boundary_source"));
+  PC_ASSIGN_OR_RETURN(r.boundary_source_id,
+                      Str(j["boundary_source"], "source_id", "boundary_source"));
   PC_ASSIGN_OR_RETURN(r.objective, body.String("objective"));
   if (j.contains("evidence")) {
     PC_ASSIGN_OR_RETURN(r.evidence, CitationsFrom(j["evidence"], "evidence"));
@@ -254,7 +270,8 @@ Result<ApiResponse> Activate(HandoffService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.max_bytes, MaxBytes(body));
   PC_ASSIGN_OR_RETURN(HandoffActivation a, svc.Activate(r));
   return ApiResponse{200, Json{{"status", a.generated ? "generated" : "ignored"},
-                               {"boundary_source", {{"name", r.boundary_name}, {"source_id", r.boundary_source_id}}},
+                               {"boundary_source",
+                                {{"name", r.boundary_name}, {"source_id", r.boundary_source_id}}},
                                {"previous_position", a.previous_position},
                                {"current_position", a.current_position},
                                {"draft", a.draft ? ContentJson(*a.draft, false) : Json()}}};
@@ -277,9 +294,11 @@ Result<ApiResponse> Commit(HandoffService& svc, const ApiRequest& req) {
   if (!j.contains("handoff")) return Bad("handoff", "handoff is required");
   PC_ASSIGN_OR_RETURN(PreparedHandoff p, PreparedFrom(j["handoff"], "handoff"));
   const Principal& who = CurrentPrincipal();  // the token's name with auth on
-  PC_ASSIGN_OR_RETURN(CommittedHandoff c, svc.Commit(scope_id, p, who.authenticated ? who.name : "api"));
+  PC_ASSIGN_OR_RETURN(CommittedHandoff c,
+                      svc.Commit(scope_id, p, who.authenticated ? who.name : "api"));
   Json sources = Json::array(), artifacts = Json::array();
-  for (const HandoffCitation& s : c.sources) sources.push_back({{"name", s.source_name}, {"source_id", s.source_id}});
+  for (const HandoffCitation& s : c.sources)
+    sources.push_back({{"name", s.source_name}, {"source_id", s.source_id}});
   for (const MemoryRef& a : c.artifacts) artifacts.push_back(ToJson(a));
   return ApiResponse{200, Json{{"reference", ToJson(c.handoff.ref)},
                                {"content", ContentJson(c.handoff.content, true)},
@@ -293,10 +312,14 @@ Result<ApiResponse> Continue(HandoffService& svc, const ApiRequest& req) {
   ContinueHandoffRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(std::string selection, body.String("selection"));
-  if (selection == "prepared") r.selection = HandoffSelection::kPrepared;
-  else if (selection == "exact") r.selection = HandoffSelection::kExact;
-  else if (selection == "latest") r.selection = HandoffSelection::kLatest;
-  else return Bad("selection", "selection must be prepared, exact or latest");
+  if (selection == "prepared")
+    r.selection = HandoffSelection::kPrepared;
+  else if (selection == "exact")
+    r.selection = HandoffSelection::kExact;
+  else if (selection == "latest")
+    r.selection = HandoffSelection::kLatest;
+  else
+    return Bad("selection", "selection must be prepared, exact or latest");
   if (j.contains("prepared") && !j["prepared"].is_null()) {
     PC_ASSIGN_OR_RETURN(PreparedHandoff p, PreparedFrom(j["prepared"], "prepared"));
     r.prepared = std::move(p);
@@ -315,14 +338,16 @@ Result<ApiResponse> Continue(HandoffService& svc, const ApiRequest& req) {
                           {"status", c.unavailable.empty() ? "available" : "unavailable"},
                           {"unavailable_evidence", unavailable}});
   }
-  return ApiResponse{200, Json{{"trust", "untrusted_history"},
-                               {"status", res.content ? "resolved" : "empty"},
-                               {"scope_id", res.scope_id},
-                               {"content", res.content ? ContentJson(*res.content, true) : Json()},
-                               {"selection", SelectionName(res.selection)},
-                               {"selected_revision", res.selected_revision ? ToJson(*res.selected_revision) : Json()},
-                               {"current_revision", res.current_revision ? ToJson(*res.current_revision) : Json()},
-                               {"evidence_checks", checks}}};
+  return ApiResponse{
+      200,
+      Json{{"trust", "untrusted_history"},
+           {"status", res.content ? "resolved" : "empty"},
+           {"scope_id", res.scope_id},
+           {"content", res.content ? ContentJson(*res.content, true) : Json()},
+           {"selection", SelectionName(res.selection)},
+           {"selected_revision", res.selected_revision ? ToJson(*res.selected_revision) : Json()},
+           {"current_revision", res.current_revision ? ToJson(*res.current_revision) : Json()},
+           {"evidence_checks", checks}}};
 }
 
 Result<ApiResponse> ReadHandoff(HandoffService& svc, const ApiRequest& req) {
@@ -347,13 +372,25 @@ Result<ApiResponse> HandoffHistory(HandoffService& svc, const ApiRequest& req) {
 
 void AddHandoffRoutes(Router& router, Services services) {
   HandoffService& h = services.handoff;
-  router.Add("POST", "/v1/handoff/activate", {"activate_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Activate));
-  router.Add("POST", "/v1/handoff/prepare", {"prepare_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Prepare));
-  router.Add("POST", "/v1/handoff/finalize", {"finalize_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Finalize));
-  router.Add("POST", "/v1/handoff/commit", {"commit_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Commit));
-  router.Add("POST", "/v1/handoff/continue", {"continue_handoff", Permission::kRead, ScopeIn::kBody, BodySize::kLarge}, Bind(h, Continue));
-  router.Add("GET", "/v1/handoff", {"get_handoff", Permission::kRead, ScopeIn::kQuery}, Bind(h, ReadHandoff));
-  router.Add("GET", "/v1/handoff/history", {"list_handoff_history", Permission::kRead, ScopeIn::kQuery}, Bind(h, HandoffHistory));
+  router.Add("POST", "/v1/handoff/activate",
+             {"activate_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(h, Activate));
+  router.Add("POST", "/v1/handoff/prepare",
+             {"prepare_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(h, Prepare));
+  router.Add("POST", "/v1/handoff/finalize",
+             {"finalize_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(h, Finalize));
+  router.Add("POST", "/v1/handoff/commit",
+             {"commit_handoff", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(h, Commit));
+  router.Add("POST", "/v1/handoff/continue",
+             {"continue_handoff", Permission::kRead, ScopeIn::kBody, BodySize::kLarge},
+             Bind(h, Continue));
+  router.Add("GET", "/v1/handoff", {"get_handoff", Permission::kRead, ScopeIn::kQuery},
+             Bind(h, ReadHandoff));
+  router.Add("GET", "/v1/handoff/history",
+             {"list_handoff_history", Permission::kRead, ScopeIn::kQuery}, Bind(h, HandoffHistory));
 }
 
 }  // namespace pc

@@ -3,9 +3,8 @@
 // reasons is GET /v1/capabilities/search (api/routes.cc).
 #include <chrono>
 #include <mutex>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "api/router.h"
 
@@ -26,7 +25,7 @@ constexpr std::chrono::seconds kProbeEvery{10};
 struct ProviderProbes {
   std::mutex mu;
   std::optional<std::chrono::steady_clock::time_point> at;  // unset: never probed
-  std::string embedding, extraction;  // empty: not configured (no check)
+  std::string embedding, extraction;                        // empty: not configured (no check)
 };
 
 // Readiness (interfaces.md "HTTP and MCP"): 200 ready when every check passes, 200 degraded when
@@ -72,27 +71,31 @@ Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
   }
   const bool extraction = s.flush.available();
   const bool generation = s.generate && s.generate->available();
-  return ApiResponse{200, Json{{"source_types", Json::array({kContentSourceName})},
-                               {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily, kExperienceFamily})},
-                               {"memory_extraction", extraction},
-                               {"experience_generation", generation},
-                               {"managed_skill_generation", false},
-                               {"external_skill_registry", false},
-                               {"handoff_generation", extraction},
-                               {"search_modes", modes},
-                               {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};
+  return ApiResponse{
+      200,
+      Json{{"source_types", Json::array({kContentSourceName})},
+           {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily, kExperienceFamily})},
+           {"memory_extraction", extraction},
+           {"experience_generation", generation},
+           {"managed_skill_generation", false},
+           {"external_skill_registry", false},
+           {"handoff_generation", extraction},
+           {"search_modes", modes},
+           {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};
 }
 
 }  // namespace
 
 void AddHealthRoutes(Router& router, Services services, const RouteOptions& options) {
   auto shared = std::make_shared<Services>(services);
-  router.Add("GET", "/health/live", {"get_liveness", Permission::kPublic, ScopeIn::kNone}, [](const ApiRequest&) -> Result<ApiResponse> {
-    return ApiResponse{200, Json{{"status", "alive"}}};
-  });
+  router.Add("GET", "/health/live", {"get_liveness", Permission::kPublic, ScopeIn::kNone},
+             [](const ApiRequest&) -> Result<ApiResponse> {
+               return ApiResponse{200, Json{{"status", "alive"}}};
+             });
   auto probes = std::make_shared<ProviderProbes>();
-  router.Add("GET", "/health/ready", {"get_readiness", Permission::kPublic, ScopeIn::kNone}, 
-             [shared, probes, warning = options.security_warning](const ApiRequest& r) -> Result<ApiResponse> {
+  router.Add("GET", "/health/ready", {"get_readiness", Permission::kPublic, ScopeIn::kNone},
+             [shared, probes,
+              warning = options.security_warning](const ApiRequest& r) -> Result<ApiResponse> {
                PC_ASSIGN_OR_RETURN(ApiResponse out, Ready(*shared, *probes, r));
                if (!warning.empty()) {
                  out.body["checks"]["authentication"] = warning;
@@ -100,7 +103,8 @@ void AddHealthRoutes(Router& router, Services services, const RouteOptions& opti
                }
                return out;
              });
-  router.Add("GET", "/v1/capabilities", {"get_capabilities", Permission::kRead, ScopeIn::kNone}, [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
+  router.Add("GET", "/v1/capabilities", {"get_capabilities", Permission::kRead, ScopeIn::kNone},
+             [shared](const ApiRequest& r) { return Capabilities(*shared, r); });
 }
 
 }  // namespace pc

@@ -188,8 +188,12 @@ class ConnStream final : public httplib::Stream {
     return n;
   }
 
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { AddressOf(fd_, true, ip, port); }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { AddressOf(fd_, false, ip, port); }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(fd_, true, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(fd_, false, ip, port);
+  }
   socket_t socket() const override { return fd_; }
 
  private:
@@ -272,14 +276,16 @@ class ConnStream final : public httplib::Stream {
 void AnswerPlainHttpOnTlsPort(socket_t fd) {
   static const std::string kBody =
       R"({"error":{"code":"invalid_request","message":"this port serves HTTPS only: use an https:// URL"}})";
-  static const std::string kAnswer = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
-                                     "Connection: close\r\nContent-Length: " + std::to_string(kBody.size()) +
-                                     "\r\n\r\n" + kBody;
+  static const std::string kAnswer =
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+      "Connection: close\r\nContent-Length: " +
+      std::to_string(kBody.size()) + "\r\n\r\n" + kBody;
   (void)::send(fd, kAnswer.data(), kAnswer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   ::shutdown(fd, SHUT_WR);
   const auto until = Clock::now() + kPlainHttpDrain;
   char chunk[kReadChunk];
-  for (size_t drained = 0; drained < kPlainHttpDrainBytes && Poll(fd, POLLIN, MillisUntil(until));) {
+  for (size_t drained = 0;
+       drained < kPlainHttpDrainBytes && Poll(fd, POLLIN, MillisUntil(until));) {
     const ssize_t n = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
     if (n <= 0) break;
     drained += static_cast<size_t>(n);
@@ -289,7 +295,8 @@ void AnswerPlainHttpOnTlsPort(socket_t fd) {
 // The TLS handshake of a new connection, within `deadline` (the header deadline): a client that
 // connects and says nothing, or trickles its hello, is cut off like a slowloris. A server that is
 // stopping gives up at once.
-bool Handshake(TlsSession& tls, socket_t fd, Clock::time_point deadline, const std::atomic<socket_t>& listening) {
+bool Handshake(TlsSession& tls, socket_t fd, Clock::time_point deadline,
+               const std::atomic<socket_t>& listening) {
   int rc;
   while ((rc = tls.Accept()) == 0) {
     bool ready = false;
@@ -319,7 +326,8 @@ struct GuardedHttpServer::Table {
   };
   using Handle = std::list<Conn>::iterator;
 
-  std::optional<Handle> Open(socket_t fd, const std::string& address, const ConnectionLimits& limits) {
+  std::optional<Handle> Open(socket_t fd, const std::string& address,
+                             const ConnectionLimits& limits) {
     std::lock_guard<std::mutex> lock(mu);
     if (per_address[address] >= limits.max_per_address && !EvictOldestIdle(&address)) {
       return std::nullopt;
@@ -402,7 +410,8 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     static constexpr char kBusy[] =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
         "Connection: close\r\nContent-Length: 111\r\n\r\n"
-        "{\"error\":{\"code\":\"rate_limited\",\"message\":\"too many connections from this address\","
+        "{\"error\":{\"code\":\"rate_limited\",\"message\":\"too many connections from this "
+        "address\","
         "\"details\":{\"retry_after\":1}}}";
     if (!tls_) (void)::send(sock, kBusy, sizeof kBusy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     ::shutdown(sock, SHUT_RDWR);
@@ -412,7 +421,8 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   ops::metrics().HttpConnectionOpened();
   std::unique_ptr<TlsSession> tls;
   if (tls_) tls = std::make_unique<TlsSession>(tls_.get(), sock);
-  const bool secured = !tls || Handshake(*tls, sock, Clock::now() + limits_.header_deadline, svr_sock_);
+  const bool secured =
+      !tls || Handshake(*tls, sock, Clock::now() + limits_.header_deadline, svr_sock_);
   ConnStream stream(sock, limits_, tls.get());
   for (size_t n = 0; secured && n < limits_.keep_alive_max_requests; ++n) {
     if (!stream.buffered()) {

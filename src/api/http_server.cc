@@ -1,24 +1,22 @@
 #include "api/http_server.h"
 
 #include <httplib.h>
-
+#include <malloc.h>
 #include <sys/socket.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <cstdlib>
-#include <cctype>
-#include <cstdio>
-#include <malloc.h>
 #include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "api/edge_guard.h"
 #include "api/http_connections.h"
@@ -34,7 +32,9 @@ namespace pc {
 
 struct HttpServer::Impl {
   Impl(Services s, HttpOptions o)
-      : services(s), options(std::move(o)), server(options.connections),
+      : services(s),
+        options(std::move(o)),
+        server(options.connections),
         limiter(options.rate_limit_per_second, options.rate_limit_burst) {}
   Services services;
   HttpOptions options;
@@ -51,7 +51,8 @@ namespace {
 
 constexpr int kListenBacklog = 1024;
 // A body refused for its size is still read (and dropped) up to this size: see ServeRequest.
-constexpr uint64_t kDrainRefusedBodyBytes = uint64_t{16} << 20;  // bursts of new connections wait in the kernel, not fail
+constexpr uint64_t kDrainRefusedBodyBytes =
+    uint64_t{16} << 20;  // bursts of new connections wait in the kernel, not fail
 
 // Every response carries a request id (RFC 0046, issue 14): the client's X-PowerContext-Request-ID
 // when it is well-formed (1–128 of [A-Za-z0-9._:-]), else a new one shaped like an OpenTelemetry
@@ -66,8 +67,9 @@ bool IsWellFormedRequestId(const std::string& id) {
 }
 
 std::string NewRequestId() {
-  thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                   static_cast<uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()))};
+  thread_local std::mt19937_64 rng{
+      std::random_device{}() ^
+      static_cast<uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()))};
   uint64_t v = rng();
   if (v == 0) v = 1;  // an all-zero span id is invalid in OpenTelemetry
   char buf[17];
@@ -118,8 +120,9 @@ bool PassesEdge(const HttpServer::Impl& impl, const httplib::Request& req, httpl
 }
 
 // The answer to a request; the operation it was (for the access log and metrics).
-const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
-                   std::string body, const Router::Match& match, const JsonLimits& json_limits) {
+const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req,
+                   httplib::Response& res, std::string body, const Router::Match& match,
+                   const JsonLimits& json_limits) {
   if (auto raw = impl.raw.find(req.path); raw != impl.raw.end()) {
     std::map<std::string, std::string> headers;
     for (const auto& [k, v] : req.headers) {
@@ -130,12 +133,18 @@ const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, ht
     }
     RawHttpReply reply = raw->second(req.method, headers, body);
     res.status = reply.status;
-    if (!reply.body.empty() || !reply.content_type.empty()) res.set_content(reply.body, reply.content_type);
+    if (!reply.body.empty() || !reply.content_type.empty())
+      res.set_content(reply.body, reply.content_type);
     return "mcp";
   }
   const Router& router = impl.router;
   // HEAD is GET without the body (RFC 9110); the library drops the body when it answers.
-  ApiRequest api{req.method == "HEAD" ? "GET" : req.method, req.path, {}, {}, std::move(body), BaseUrl(impl, req)};
+  ApiRequest api{req.method == "HEAD" ? "GET" : req.method,
+                 req.path,
+                 {},
+                 {},
+                 std::move(body),
+                 BaseUrl(impl, req)};
   api.json_limits = json_limits;
   for (const auto& [k, v] : req.params) api.query.emplace(k, v);
   ApiResponse out = router.Dispatch(api, match);
@@ -157,8 +166,8 @@ const char* Handle(const HttpServer::Impl& impl, const httplib::Request& req, ht
 // principal of a valid `Authorization: Bearer` token, else Anonymous (public routes only).
 // A token that could not be checked (the store failed) is `broken`, not a 401: the client's
 // credentials may be fine.
-Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req, std::string& reason,
-                       std::optional<Status>& broken) {
+Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req,
+                       std::string& reason, std::optional<Status>& broken) {
   if (!impl.options.auth) return LocalAdministrator();
   std::string header = req.get_header_value("Authorization");
   if (header.empty()) {
@@ -169,7 +178,8 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
   const size_t space = header.find(' ');
   std::string scheme = header.substr(0, space);
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const size_t start = space == std::string::npos ? std::string::npos : header.find_first_not_of(' ', space);
+  const size_t start =
+      space == std::string::npos ? std::string::npos : header.find_first_not_of(' ', space);
   const std::string secret = start == std::string::npos ? "" : header.substr(start);
   if (scheme != "bearer" || secret.empty()) {
     reason = "malformed";
@@ -179,7 +189,8 @@ Principal Authenticate(const HttpServer::Impl& impl, const httplib::Request& req
   if (who.ok()) return std::move(who).value();
   reason = "invalid";
   for (const Detail& d : who.status().details())
-    if (d.key == "reason" && std::holds_alternative<std::string>(d.value)) reason = std::get<std::string>(d.value);
+    if (d.key == "reason" && std::holds_alternative<std::string>(d.value))
+      reason = std::get<std::string>(d.value);
   if (who.status().code() != Code::kUnauthenticated) broken = who.status();
   return Anonymous();
 }
@@ -200,7 +211,7 @@ struct Served {
 
 // Authentication, the rate limit, then the route.
 Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
-             const httplib::ContentReader* reader) {
+                    const httplib::ContentReader* reader) {
   Served served;
   if (!PassesEdge(impl, req, res)) {
     served.operation = "edge";
@@ -214,33 +225,41 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
   const bool raw = impl.raw.count(req.path) > 0;
   // Resolved once: who may call it is known before the body is read, and Dispatch reuses it.
   const Router::Match match =
-      raw ? Router::Match{} : impl.router.Resolve(req.method == "HEAD" ? "GET" : req.method, req.path);
+      raw ? Router::Match{}
+          : impl.router.Resolve(req.method == "HEAD" ? "GET" : req.method, req.path);
   const RouteInfo* route = match.info();
   const char* operation = route ? route->access.operation : raw ? "mcp" : "unmatched";
   served.operation = operation;
   auto refuse = [&](const Status& s) {
     if (reader) CloseConnectionAfterResponse();  // the body is never read
     WriteJson(res, HttpStatusFor(s.code()), ErrorJson(s));
-    impl.services.audit.RecordDenied(operation, res.status, reason);  // bounded, outside the write path
+    impl.services.audit.RecordDenied(operation, res.status,
+                                     reason);  // bounded, outside the write path
   };
   if (broken && (raw || !route || route->access.permission != Permission::kPublic)) {
     if (reader) CloseConnectionAfterResponse();
-    WriteJson(res, 500, ErrorJson(Internal("could not check the bearer token: " + broken->message())));
+    WriteJson(res, 500,
+              ErrorJson(Internal("could not check the bearer token: " + broken->message())));
     return served;
   }
-  if (who.role == Role::kNone && (raw || !route || route->access.permission != Permission::kPublic)) {
+  if (who.role == Role::kNone &&
+      (raw || !route || route->access.permission != Permission::kPublic)) {
     // RFC 6750 §3; MCP clients also learn where the resource's metadata is (RFC 9728 §5.1).
     std::string challenge = "Bearer";
-    if (raw) challenge += " resource_metadata=\"" + BaseUrl(impl, req) + "/.well-known/oauth-protected-resource\"";
+    if (raw)
+      challenge +=
+          " resource_metadata=\"" + BaseUrl(impl, req) + "/.well-known/oauth-protected-resource\"";
     res.set_header("WWW-Authenticate", challenge);
-    refuse(Status(Code::kUnauthenticated, "A valid bearer token is required.").WithDetail("reason", reason));
+    refuse(Status(Code::kUnauthenticated, "A valid bearer token is required.")
+               .WithDetail("reason", reason));
     return served;
   }
   if (who.authenticated) {
     if (int wait = impl.limiter.Take(who.name); wait > 0) {
       res.set_header("Retry-After", std::to_string(wait));
       reason = "rate limit";
-      refuse(Status(Code::kRateLimited, "token " + who.name + " is over its request rate; retry after " +
+      refuse(Status(Code::kRateLimited, "token " + who.name +
+                                            " is over its request rate; retry after " +
                                             std::to_string(wait) + " s")
                  .WithDetail("retry_after_seconds", int64_t{wait}));
       return served;
@@ -253,15 +272,17 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
                                 : impl.options.body_limits.small;
   // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
   if (reader && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
-    if (const uint64_t declared = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+    if (const uint64_t declared =
+            std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
         declared > max_body) {
       // Refused before a byte of it is kept. A body of a plausible size is read and dropped
       // (memory O(1), within the body deadline), so that a client that sends before it reads gets
       // this answer rather than a reset connection; a larger one is not read at all.
       if (declared <= kDrainRefusedBodyBytes) (*reader)([](const char*, size_t) { return true; });
       CloseConnectionAfterResponse();
-      WriteJson(res, 413, ErrorJson(TooLarge("request body is too large for " + std::string(operation))
-                                        .WithDetail("limit_bytes", static_cast<int64_t>(max_body))));
+      WriteJson(res, 413,
+                ErrorJson(TooLarge("request body is too large for " + std::string(operation))
+                              .WithDetail("limit_bytes", static_cast<int64_t>(max_body))));
       return served;
     }
     bool complete = (*reader)([&body, max_body](const char* data, size_t n) {
@@ -270,8 +291,9 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
     });
     if (!complete) {
       // The library drains (skips) a body whose Content-Length is over the limit, then fails.
-      bool too_large = body.size() > max_body ||
-                       std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
+      bool too_large =
+          body.size() > max_body ||
+          std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
       CloseConnectionAfterResponse();
       WriteJson(res, too_large ? 413 : 400,
                 ErrorJson(too_large ? TooLarge("request body is too large")
@@ -288,8 +310,10 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
       if (int wait = impl.limiter.Take(who.name, calls - 1); wait > 0) {
         res.set_header("Retry-After", std::to_string(wait));
         reason = "rate limit";
-        refuse(Status(Code::kRateLimited, "token " + who.name + " is over its request rate (a batch of " +
-                                              std::to_string(calls) + " calls); retry after " + std::to_string(wait) + " s")
+        refuse(Status(Code::kRateLimited, "token " + who.name +
+                                              " is over its request rate (a batch of " +
+                                              std::to_string(calls) + " calls); retry after " +
+                                              std::to_string(wait) + " s")
                    .WithDetail("retry_after_seconds", int64_t{wait}));
         return served;
       }
@@ -311,21 +335,29 @@ void LogAccess(HttpServer::Impl& impl, const httplib::Request& req, const httpli
   if (format == AccessLog::kOff) return;
   const std::string op = served.operation;
   if (op == "get_liveness" || op == "get_readiness" || op == "get_metrics") return;
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.3f", ms);
   std::string line;
   const std::string request_id = res.get_header_value(kRequestIdHeader);
   if (format == AccessLog::kJson) {
-    Json j{{"time", FormatTimestamp(NowMillis())}, {"event", "transport.request.completed"},
-           {"transport", "http"}, {"request_id", request_id}, {"method", req.method},
-           {"operation", op}, {"status_code", res.status}, {"duration_ms", std::stod(duration)},
-           {"outcome", res.status < 400 ? "success" : "failure"}, {"actor", served.actor},
+    Json j{{"time", FormatTimestamp(NowMillis())},
+           {"event", "transport.request.completed"},
+           {"transport", "http"},
+           {"request_id", request_id},
+           {"method", req.method},
+           {"operation", op},
+           {"status_code", res.status},
+           {"duration_ms", std::stod(duration)},
+           {"outcome", res.status < 400 ? "success" : "failure"},
+           {"actor", served.actor},
            {"client", req.remote_addr}};
     line = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   } else {
-    line = FormatTimestamp(NowMillis()) + " http " + req.method + " " + op + " " + std::to_string(res.status) +
-           " " + duration + "ms request_id=" + request_id + " actor=" + served.actor + " client=" + req.remote_addr;
+    line = FormatTimestamp(NowMillis()) + " http " + req.method + " " + op + " " +
+           std::to_string(res.status) + " " + duration + "ms request_id=" + request_id +
+           " actor=" + served.actor + " client=" + req.remote_addr;
   }
   line += '\n';
   std::lock_guard<std::mutex> lock(impl.log_mu);
@@ -337,21 +369,26 @@ void LogAccess(HttpServer::Impl& impl, const httplib::Request& req, const httpli
 HttpServer::HttpServer(Services services, HttpOptions options)
     : impl_(new Impl(services, std::move(options))) {
   AddRoutes(impl_->router, services, RouteOptions{impl_->options.security_warning});
-  for (const RouteInfo& r : impl_->router.Routes()) ops::metrics().DeclareHttpOperation(r.access.operation);
+  for (const RouteInfo& r : impl_->router.Routes())
+    ops::metrics().DeclareHttpOperation(r.access.operation);
 
   httplib::Server& s = impl_->server;
   Impl& impl = *impl_;
   // Bodies are read through a content reader: the library's plain handlers cap a body sent as
   // application/x-www-form-urlencoded (what `curl -d` sends) at 8 KiB before routing.
-  auto serve = [&impl](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* reader) {
+  auto serve = [&impl](const httplib::Request& req, httplib::Response& res,
+                       const httplib::ContentReader* reader) {
     auto started = std::chrono::steady_clock::now();
     TagRequest(req, res);
     Served served = ServeRequest(impl, req, res, reader);
     LogAccess(impl, req, res, served, started);
-    ops::metrics().ObserveHttpRequest(served.operation, res.status,
-                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    ops::metrics().ObserveHttpRequest(
+        served.operation, res.status,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
-  auto handler = [serve](const httplib::Request& req, httplib::Response& res) { serve(req, res, nullptr); };
+  auto handler = [serve](const httplib::Request& req, httplib::Response& res) {
+    serve(req, res, nullptr);
+  };
   auto with_body = [serve](const httplib::Request& req, httplib::Response& res,
                            const httplib::ContentReader& reader) { serve(req, res, &reader); };
   // Every method goes through the one route table, which knows 404 from 405.
@@ -359,8 +396,8 @@ HttpServer::HttpServer(Services services, HttpOptions options)
   s.Post(".*", with_body).Put(".*", with_body).Patch(".*", with_body).Delete(".*", with_body);
 
   // Responses the library makes itself (413 body too large, 400 bad request line) become JSON.
-  s.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request& req, httplib::Response& res) {
+  s.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req,
+                                                              httplib::Response& res) {
     TagRequest(req, res);
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     Code code = CodeForHttpStatus(res.status);
@@ -368,10 +405,11 @@ HttpServer::HttpServer(Services services, HttpOptions options)
     WriteJson(res, res.status, ErrorJson(Status(code, msg)));
     return httplib::Server::HandlerResponse::Handled;
   }));
-  s.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-    TagRequest(req, res);
-    WriteJson(res, 500, ErrorJson(Internal("unexpected error while handling the request")));
-  });
+  s.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
+        TagRequest(req, res);
+        WriteJson(res, 500, ErrorJson(Internal("unexpected error while handling the request")));
+      });
   s.set_tcp_nodelay(true);  // without it every response waits ~40 ms (Nagle + delayed ACK)
   s.set_payload_max_length(impl_->options.body_limits.Largest());
   // The library sets only SO_REUSEPORT on Linux, so a second server bound the same port and the

@@ -35,9 +35,9 @@ enum class AccessLog { kOff, kText, kJson };
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
-  BodyLimits body_limits;                   // per route (api/body_limits.h); larger bodies answer 413
-  ConnectionLimits connections;             // workers, deadlines, per-address cap
-  EdgePolicy edge;                          // Host, Origin, content type (listen_host set from host)
+  BodyLimits body_limits;        // per route (api/body_limits.h); larger bodies answer 413
+  ConnectionLimits connections;  // workers, deadlines, per-address cap
+  EdgePolicy edge;               // Host, Origin, content type (listen_host set from host)
   // Authentication (DESIGN §11): off = every caller is the local administrator (loopback only,
   // unless the operator overrides it); on = a bearer token on every non-public route.
   bool auth = false;

@@ -1,20 +1,19 @@
 #include "api/json_codec.h"
 
 #include <algorithm>
-
 #include <charconv>
-
 #include <nlohmann/json.hpp>
 
-#include "wire/error_map.h"
 #include "common/clock.h"
 #include "common/json_parse.h"
 #include "model/citation.h"
+#include "wire/error_map.h"
 
 namespace pc {
 
-Json NextCursor(const std::optional<std::string>& cursor) { return cursor ? Json(*cursor) : Json(); }
-
+Json NextCursor(const std::optional<std::string>& cursor) {
+  return cursor ? Json(*cursor) : Json();
+}
 
 Json ToJson(const MemoryRef& m) {
   return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};
@@ -32,7 +31,8 @@ Json MemoryRefOrNull(const MemoryRef& m) {
 
 Json SourceRefJson(std::string_view ref) {
   std::optional<SourceRefParts> parts = ParseSourceRef(ref);
-  return Json{{"name", kContentSourceName}, {"source_id", parts ? parts->source_id : std::string(ref)}};
+  return Json{{"name", kContentSourceName},
+              {"source_id", parts ? parts->source_id : std::string(ref)}};
 }
 
 Json ToJson(const MemoryEntryView& e) {
@@ -44,7 +44,8 @@ Json ToJson(const MemoryEntryView& e) {
       sources.push_back(Json{{"name", "url"}, {"source_id", ref.substr(4)}});
     } else if (Result<Citation> c = ParseCitation(ref); c.ok()) {
       Json a = ToJson(c->memory);
-      if (std::find(artifacts.begin(), artifacts.end(), a) == artifacts.end()) artifacts.push_back(std::move(a));
+      if (std::find(artifacts.begin(), artifacts.end(), a) == artifacts.end())
+        artifacts.push_back(std::move(a));
     } else {
       sources.push_back(SourceRefJson(ref));
     }
@@ -59,18 +60,19 @@ Json ToJson(const MemoryEntryView& e) {
 }
 
 Json ToJson(const EntryVersion& v) {
-  return Json{{"entry_id", v.entry_id},
-              {"entry_version_id", v.entry_version_id},
-              {"version", v.version},
-              {"previous_version_id", v.previous_version_id ? Json(*v.previous_version_id) : Json()},
-              {"kind", v.kind},
-              {"text", v.text},
-              {"content_hash", v.content_hash},
-              {"source_refs", v.source_refs},
-              {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
-              {"created_by_revision", v.created_by_revision},
-              {"reason", v.reason},
-              {"created_at", FormatTimestamp(v.created_at_ms)}};
+  return Json{
+      {"entry_id", v.entry_id},
+      {"entry_version_id", v.entry_version_id},
+      {"version", v.version},
+      {"previous_version_id", v.previous_version_id ? Json(*v.previous_version_id) : Json()},
+      {"kind", v.kind},
+      {"text", v.text},
+      {"content_hash", v.content_hash},
+      {"source_refs", v.source_refs},
+      {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
+      {"created_by_revision", v.created_by_revision},
+      {"reason", v.reason},
+      {"created_at", FormatTimestamp(v.created_at_ms)}};
 }
 
 Json ToJson(const Source& s) {
@@ -100,20 +102,17 @@ Json ToJson(const Change& c) {
 Json ToJson(const RevisionInfo& r) {
   Json changes = Json::array();
   for (const Change& c : r.changes) changes.push_back(ToJson(c));
-  return Json{{"memory", ToJson(r.memory)},
-              {"actor", r.actor},
-              {"reason", r.reason},
-              {"created_at", FormatTimestamp(r.created_at_ms)},
-              {"lineage", r.lineage},
-              {"changes", changes}};
+  return Json{{"memory", ToJson(r.memory)}, {"actor", r.actor},
+              {"reason", r.reason},         {"created_at", FormatTimestamp(r.created_at_ms)},
+              {"lineage", r.lineage},       {"changes", changes}};
 }
 
 Json ToJson(const Scope& s) {
-  return Json{{"scope_id", s.scope_id},
-              {"key", s.key},
-              {"created_at", FormatTimestamp(s.created_at_ms)},
-              {"memory", ToJson(MemoryRef{kMemoryFamily, s.memory_artifact_id,
-                                          s.memory_head_revision})}};
+  return Json{
+      {"scope_id", s.scope_id},
+      {"key", s.key},
+      {"created_at", FormatTimestamp(s.created_at_ms)},
+      {"memory", ToJson(MemoryRef{kMemoryFamily, s.memory_artifact_id, s.memory_head_revision})}};
 }
 
 Json ToJson(const WriteOutcome& w) {
@@ -176,11 +175,11 @@ Result<Citation> CitationObject(const Json& j) {
 }  // namespace
 
 Result<Citation> CitationFromJson(const Json& j) {
-  Result<Citation> c = j.is_string() ? ParseCitation(j.get<std::string>())
-                       : j.is_object()
-                           ? CitationObject(j)
-                           : Result<Citation>(InvalidArgument(
-                                 "citation must be a string (memory/mem_…@R#ent_…@env_…) or an object"));
+  Result<Citation> c =
+      j.is_string()   ? ParseCitation(j.get<std::string>())
+      : j.is_object() ? CitationObject(j)
+                      : Result<Citation>(InvalidArgument(
+                            "citation must be a string (memory/mem_…@R#ent_…@env_…) or an object"));
   if (!c.ok()) return std::move(c).TakeStatus().WithDetail("field", "citation");
   return c;
 }
@@ -194,7 +193,8 @@ Result<Body> Body::Parse(const std::string& text, std::initializer_list<const ch
 }
 
 Result<Body> Body::Parse(Result<Json> parsed, std::initializer_list<const char*> allowed) {
-  if (!parsed.ok()) return Status(parsed.status().code(), "request body: " + parsed.status().message());
+  if (!parsed.ok())
+    return Status(parsed.status().code(), "request body: " + parsed.status().message());
   if (!parsed->is_object()) return InvalidArgument("request body must be a JSON object");
   return FromJson(std::move(parsed).value(), allowed, "");
 }
@@ -202,7 +202,8 @@ Result<Body> Body::Parse(Result<Json> parsed, std::initializer_list<const char*>
 Result<Body> Body::FromJson(Json j, std::initializer_list<const char*> allowed,
                             const std::string& at) {
   if (!j.is_object()) {
-    std::string field = at.empty() ? at : at.substr(0, at.size() - 1);  // "sources[2]." → "sources[2]"
+    std::string field =
+        at.empty() ? at : at.substr(0, at.size() - 1);  // "sources[2]." → "sources[2]"
     return InvalidArgument(field + " must be a JSON object").WithDetail("field", field);
   }
   for (const auto& [key, value] : j.items()) {
@@ -274,7 +275,8 @@ Result<std::vector<std::string>> Body::Strings(const char* name) const {
   if (it == json_->end() || it->is_null()) return out;
   if (!it->is_array()) return WrongType(at_ + name, "an array of strings");
   for (size_t i = 0; i < it->size(); ++i) {
-    if (!(*it)[i].is_string()) return WrongType(at_ + name + "[" + std::to_string(i) + "]", "a string");
+    if (!(*it)[i].is_string())
+      return WrongType(at_ + name + "[" + std::to_string(i) + "]", "a string");
     out.push_back((*it)[i].get<std::string>());
   }
   return out;
@@ -295,14 +297,16 @@ Result<std::string> Body::ObjectText(const char* name) const {
   return it->dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-Result<std::vector<Body>> Body::Objects(const char* name, std::initializer_list<const char*> allowed) const {
+Result<std::vector<Body>> Body::Objects(const char* name,
+                                        std::initializer_list<const char*> allowed) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())
     return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
   if (!it->is_array() || it->empty()) return WrongType(at_ + name, "a non-empty array of objects");
   std::vector<Body> out;
   for (size_t i = 0; i < it->size(); ++i) {
-    PC_ASSIGN_OR_RETURN(Body item, FromJson((*it)[i], allowed, at_ + name + "[" + std::to_string(i) + "]."));
+    PC_ASSIGN_OR_RETURN(Body item,
+                        FromJson((*it)[i], allowed, at_ + name + "[" + std::to_string(i) + "]."));
     out.push_back(std::move(item));
   }
   return out;
@@ -317,7 +321,8 @@ Result<Query> Query::From(const std::multimap<std::string, std::string>& params,
     if (!known)
       return InvalidArgument("unknown query parameter \"" + key + "\"").WithDetail("field", key);
     if (q.values_.count(key))
-      return InvalidArgument("query parameter \"" + key + "\" given twice").WithDetail("field", key);
+      return InvalidArgument("query parameter \"" + key + "\" given twice")
+          .WithDetail("field", key);
     q.values_[key] = value;
   }
   return q;

@@ -71,7 +71,8 @@ class Body {
   Result<std::string> ObjectText(const char* name) const;
   // A required non-empty array of objects, each read as a Body with only `allowed` fields (errors
   // name the item: sources[2].kind).
-  Result<std::vector<Body>> Objects(const char* name, std::initializer_list<const char*> allowed) const;
+  Result<std::vector<Body>> Objects(const char* name,
+                                    std::initializer_list<const char*> allowed) const;
   // The field's path in the request, for errors ("sources[2].purpose").
   std::string Path(const char* name) const { return at_ + name; }
 

@@ -71,17 +71,21 @@ Json MutationJson(const WriteOutcome& w, bool explain) {
     // The reconcile gate's warning: entries that already say nearly the same; revise one of them.
     Json near = Json::array();
     for (const NearDuplicate& d : w.near_duplicates)
-      near.push_back(Json{{"citation", ToJson(d.citation)}, {"text", d.text}, {"similarity", d.similarity},
-                          {"cosine", d.cosine ? Json(*d.cosine) : Json()},
-                          {"suggestion", "revise this entry instead of keeping two that say the same"}});
+      near.push_back(
+          Json{{"citation", ToJson(d.citation)},
+               {"text", d.text},
+               {"similarity", d.similarity},
+               {"cosine", d.cosine ? Json(*d.cosine) : Json()},
+               {"suggestion", "revise this entry instead of keeping two that say the same"}});
     j["near_duplicates"] = near;
   }
   return j;
 }
 
 Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "kind", "text", "reason",
-                                                        "expected_revision", "actor", "explain", "evidence"}));
+  PC_ASSIGN_OR_RETURN(
+      Body body, ParseBody(req, {"scope_id", "kind", "text", "reason", "expected_revision", "actor",
+                                 "explain", "evidence"}));
   RememberRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -98,10 +102,12 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
 // ours: entries for one scope written as one revision (docs/api.md); each entry's answer is
 // remember's with explain, in the request's order.
 Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "entries", "reason", "expected_revision", "actor"}));
+  PC_ASSIGN_OR_RETURN(
+      Body body, ParseBody(req, {"scope_id", "entries", "reason", "expected_revision", "actor"}));
   RememberBatchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
-  PC_ASSIGN_OR_RETURN(std::vector<Body> items, body.Objects("entries", {"kind", "text", "reason", "evidence"}));
+  PC_ASSIGN_OR_RETURN(std::vector<Body> items,
+                      body.Objects("entries", {"kind", "text", "reason", "evidence"}));
   for (const Body& item : items) {
     RememberRequest e;
     PC_ASSIGN_OR_RETURN(e.kind, item.String("kind"));
@@ -117,12 +123,13 @@ Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(BatchOutcome out, svc.RememberBatch(r));
   Json entries = Json::array();
   for (const WriteOutcome& e : out.entries) entries.push_back(MutationJson(e, true));
-  return Ok(Json{{"memory", ToJson(out.memory)}, {"changed", out.changed}, {"entries", std::move(entries)}});
+  return Ok(Json{
+      {"memory", ToJson(out.memory)}, {"changed", out.changed}, {"entries", std::move(entries)}});
 }
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "kind", "text",
-                                                        "reason", "actor", "explain", "evidence"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "kind", "text", "reason",
+                                                 "actor", "explain", "evidence"}));
   ReviseRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
@@ -137,8 +144,8 @@ Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "reason", "actor",
-                                                        "explain"}));
+  PC_ASSIGN_OR_RETURN(Body body,
+                      ParseBody(req, {"scope_id", "citation", "reason", "actor", "explain"}));
   RetireRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
@@ -167,8 +174,7 @@ Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
 // The head's entries (active ones; all with include_inactive). Our listings at any revision, with
 // pages, are GET /v1/memory/entries.
 Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "include_inactive",
-                                                        "min_revision"}));
+  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "include_inactive", "min_revision"}));
   ListEntriesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -184,9 +190,10 @@ Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
       entries.push_back(ToJson(MemoryEntryView{m.version, out.memory, m.active}));
     if (!out.next_cursor) break;
     if (entries.size() >= kMaxUnpagedEntries)
-      return TooLarge("this memory holds more than " + std::to_string(kMaxUnpagedEntries) +
-                      " entries, more than entries/list answers at once: page through them with GET "
-                      "/v1/memory/entries?scope_id=…&limit=1000&cursor=…")
+      return TooLarge(
+                 "this memory holds more than " + std::to_string(kMaxUnpagedEntries) +
+                 " entries, more than entries/list answers at once: page through them with GET "
+                 "/v1/memory/entries?scope_id=…&limit=1000&cursor=…")
           .WithDetail("limit", static_cast<int64_t>(kMaxUnpagedEntries))
           .WithDetail("field", "scope_id");
     r.page.cursor = *out.next_cursor;
@@ -196,7 +203,9 @@ Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
 }
 
 Json ChangeJson(const Change& c, const std::string& reason) {
-  const char* op = c.op == ChangeOp::kAdd ? "add" : c.op == ChangeOp::kRevise ? "revise" : "deactivate";
+  const char* op = c.op == ChangeOp::kAdd      ? "add"
+                   : c.op == ChangeOp::kRevise ? "revise"
+                                               : "deactivate";
   return Json{{"op", op},
               {"entry_id", c.entry_id},
               {"from_entry_version_id",
@@ -220,10 +229,10 @@ Result<ApiResponse> Changes(MemoryService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "query", "mode", "limit",
-                                                        "include_inactive", "min_similarity",
-                                                        "rerank", "explain", "min_revision", "graph_hops",
-                                                        "feedback"}));
+  PC_ASSIGN_OR_RETURN(
+      Body body,
+      ParseBody(req, {"scope_id", "query", "mode", "limit", "include_inactive", "min_similarity",
+                      "rerank", "explain", "min_revision", "graph_hops", "feedback"}));
   SearchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
@@ -255,8 +264,8 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   const bool found = !out.memory.artifact_id.empty();
   Json hits = Json::array();
   for (const SearchHit& h : out.hits) {
-    Json j{{"citation", ToJson(Citation{out.memory, h.item.version.entry_id,
-                                        h.item.version.entry_version_id})},
+    Json j{{"citation",
+            ToJson(Citation{out.memory, h.item.version.entry_id, h.item.version.entry_version_id})},
            {"text", h.item.version.text},
            {"score", h.score},
            {"matched_by", h.matched_by}};
@@ -277,14 +286,25 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
 
 void AddMemoryRoutes(Router& router, Services services) {
   MemoryService& memory = services.memory;
-  router.Add("POST", "/v1/memory/remember", {"remember_memory", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Remember));
-  router.Add("POST", "/v1/memory/remember/batch", {"remember_memory_batch", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch}, Bind(memory, RememberBatch));
-  router.Add("POST", "/v1/memory/entries/list", {"list_memory_entries", Permission::kRead, ScopeIn::kBody}, Bind(memory, ListEntries));
-  router.Add("POST", "/v1/memory/entries/get", {"get_memory_entry", Permission::kRead, ScopeIn::kBody}, Bind(memory, GetEntry));
-  router.Add("POST", "/v1/memory/entries/revise", {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry}, Bind(memory, Revise));
-  router.Add("POST", "/v1/memory/entries/retire", {"retire_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Retire));
-  router.Add("POST", "/v1/memory/changes", {"list_memory_changes", Permission::kRead, ScopeIn::kBody}, Bind(memory, Changes));
-  router.Add("POST", "/v1/memory/search", {"search_memory", Permission::kRead, ScopeIn::kBody}, Bind(services.search, Search));
+  router.Add("POST", "/v1/memory/remember",
+             {"remember_memory", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry},
+             Bind(memory, Remember));
+  router.Add("POST", "/v1/memory/remember/batch",
+             {"remember_memory_batch", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch},
+             Bind(memory, RememberBatch));
+  router.Add("POST", "/v1/memory/entries/list",
+             {"list_memory_entries", Permission::kRead, ScopeIn::kBody}, Bind(memory, ListEntries));
+  router.Add("POST", "/v1/memory/entries/get",
+             {"get_memory_entry", Permission::kRead, ScopeIn::kBody}, Bind(memory, GetEntry));
+  router.Add("POST", "/v1/memory/entries/revise",
+             {"revise_memory_entry", Permission::kWrite, ScopeIn::kBody, BodySize::kEntry},
+             Bind(memory, Revise));
+  router.Add("POST", "/v1/memory/entries/retire",
+             {"retire_memory_entry", Permission::kWrite, ScopeIn::kBody}, Bind(memory, Retire));
+  router.Add("POST", "/v1/memory/changes",
+             {"list_memory_changes", Permission::kRead, ScopeIn::kBody}, Bind(memory, Changes));
+  router.Add("POST", "/v1/memory/search", {"search_memory", Permission::kRead, ScopeIn::kBody},
+             Bind(services.search, Search));
 }
 
 }  // namespace pc

@@ -1,6 +1,6 @@
 // The review routes (RFC 0050, docs/review.md): the spec's five artifact-candidates operations and
-// the Experience slice (propose, generate, get), exactly their schemas both ways (unknown fields are refused
-// at every level), and our Experience search. Decode, call the service, encode.
+// the Experience slice (propose, generate, get), exactly their schemas both ways (unknown fields
+// are refused at every level), and our Experience search. Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
@@ -17,7 +17,8 @@ Status Bad(const std::string& field, const std::string& message) {
 Status Shape(const Json& j, const std::string& at, std::initializer_list<const char*> allowed,
              std::initializer_list<const char*> required) {
   const std::string prefix = at.empty() ? "" : at + ".";
-  if (!j.is_object()) return Bad(at.empty() ? "body" : at, (at.empty() ? "the body" : at) + " must be a JSON object");
+  if (!j.is_object())
+    return Bad(at.empty() ? "body" : at, (at.empty() ? "the body" : at) + " must be a JSON object");
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
@@ -50,7 +51,8 @@ Result<int64_t> Int(const Json& j, const char* name, const std::string& at) {
 }
 
 Result<MemoryRef> RefFrom(const Json& j, const std::string& at) {
-  PC_RETURN_IF_ERROR(Shape(j, at, {"family", "artifact_id", "revision"}, {"family", "artifact_id", "revision"}));
+  PC_RETURN_IF_ERROR(
+      Shape(j, at, {"family", "artifact_id", "revision"}, {"family", "artifact_id", "revision"}));
   MemoryRef r;
   PC_ASSIGN_OR_RETURN(r.family, Str(j, "family", at));
   PC_ASSIGN_OR_RETURN(r.artifact_id, Str(j, "artifact_id", at));
@@ -83,7 +85,8 @@ Status EvidenceFrom(const Json& j, Evidence& e, std::optional<MemoryRef>& target
     e.sources.push_back(std::move(ev));
   }
   for (size_t i = 0; i < j["artifact_refs"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(MemoryRef r, RefFrom(j["artifact_refs"][i], "artifact_refs[" + std::to_string(i) + "]"));
+    PC_ASSIGN_OR_RETURN(MemoryRef r,
+                        RefFrom(j["artifact_refs"][i], "artifact_refs[" + std::to_string(i) + "]"));
     e.artifacts.push_back(std::move(r));
   }
   if (j.contains("target") && !j["target"].is_null()) {
@@ -94,12 +97,16 @@ Status EvidenceFrom(const Json& j, Evidence& e, std::optional<MemoryRef>& target
 }
 
 Json ProposalJson(const ExperienceContent& c) {
-  return Json{{"situation", c.situation}, {"action", c.action}, {"outcome", c.outcome}, {"lesson", c.lesson}};
+  return Json{{"situation", c.situation},
+              {"action", c.action},
+              {"outcome", c.outcome},
+              {"lesson", c.lesson}};
 }
 
 Json SourcesJson(const Evidence& e) {
   Json out = Json::array();
-  for (const SourceEvidence& s : e.sources) out.push_back(Json{{"name", s.name}, {"source_id", s.source_id}});
+  for (const SourceEvidence& s : e.sources)
+    out.push_back(Json{{"name", s.name}, {"source_id", s.source_id}});
   return out;
 }
 
@@ -114,11 +121,14 @@ Json OptJson(const std::optional<std::string>& s) { return s ? Json(*s) : Json()
 // A memory candidate's proposal (ours): the operation, and the entry version it revises.
 Json MemoryProposalJson(const MemoryProposal& m) {
   Json j{{"op", m.op}, {"kind", m.kind}, {"text", m.text}};
-  if (m.op != "add") j["target_entry"] = Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
+  if (m.op != "add")
+    j["target_entry"] =
+        Json{{"entry_id", m.target_entry_id}, {"entry_version_id", m.target_version_id}};
   if (!m.triples.empty()) {  // the graph edges its approval adds (docs/graph.md)
     Json triples = Json::array();
     for (const GraphTriple& t : m.triples)
-      triples.push_back(Json{{"subject", t.subject}, {"relation", t.relation}, {"object", t.object}});
+      triples.push_back(
+          Json{{"subject", t.subject}, {"relation", t.relation}, {"object", t.object}});
     j["triples"] = std::move(triples);
   }
   return j;
@@ -130,7 +140,8 @@ Json CandidateJson(const ArtifactCandidate& c) {
               {"version", c.current.version},
               {"family", c.family},
               {"status", CandidateStatusName(c.status)},
-              {"proposal", c.current.memory ? MemoryProposalJson(*c.current.memory) : ProposalJson(c.current.proposal)},
+              {"proposal", c.current.memory ? MemoryProposalJson(*c.current.memory)
+                                            : ProposalJson(c.current.proposal)},
               {"source_refs", SourcesJson(c.current.evidence)},
               {"artifact_refs", ArtifactsJson(c.current.evidence)},
               {"target", c.current.target ? ToJson(*c.current.target) : Json()},
@@ -154,8 +165,9 @@ std::string Actor() {
 
 Result<ApiResponse> Propose(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
-  PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "proposal", "source_refs", "artifact_refs", "target", "reason"},
-                           {"scope_id", "proposal", "source_refs", "artifact_refs"}));
+  PC_RETURN_IF_ERROR(
+      Shape(j, "", {"scope_id", "proposal", "source_refs", "artifact_refs", "target", "reason"},
+            {"scope_id", "proposal", "source_refs", "artifact_refs"}));
   ProposeExperienceRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(r.proposal, ProposalFrom(j["proposal"], "proposal"));
@@ -174,10 +186,13 @@ Result<ApiResponse> Generate(ExperienceGenerator* svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
   PC_RETURN_IF_ERROR(EvidenceFrom(j, r.evidence, r.target));
   PC_ASSIGN_OR_RETURN(r.reason, OptStr(j, "reason"));
-  if (!svc) return Status(Code::kCapabilityUnavailable, "generating an Experience is not available in this server");
+  if (!svc)
+    return Status(Code::kCapabilityUnavailable,
+                  "generating an Experience is not available in this server");
   PC_ASSIGN_OR_RETURN(GeneratedExperience out, svc->Generate(r, "generate:" + Actor()));
   if (!out.candidate) return ApiResponse{200, Json{{"status", "no_op"}, {"candidate", Json()}}};
-  return ApiResponse{200, Json{{"status", "pending"}, {"candidate", CandidateJson(*out.candidate)}}};
+  return ApiResponse{200,
+                     Json{{"status", "pending"}, {"candidate", CandidateJson(*out.candidate)}}};
 }
 
 Result<ApiResponse> GetExperience(ReviewService& svc, const ApiRequest& req) {
@@ -198,7 +213,8 @@ Result<ApiResponse> SearchExperience(ReviewService& svc, const ApiRequest& req) 
   if (j.contains("limit") && !j["limit"].is_null()) {
     PC_ASSIGN_OR_RETURN(limit, Int(j, "limit", ""));
   }
-  if (limit < 1 || limit > kMaxCandidatePage) return Bad("limit", "limit must be between 1 and 100");
+  if (limit < 1 || limit > kMaxCandidatePage)
+    return Bad("limit", "limit must be between 1 and 100");
   PC_ASSIGN_OR_RETURN(auto hits, svc.SearchExperience(scope_id, query, static_cast<int>(limit)));
   Json items = Json::array();
   for (const ExperienceHit& h : hits) {
@@ -211,7 +227,8 @@ Result<ApiResponse> SearchExperience(ReviewService& svc, const ApiRequest& req) 
 
 Result<ApiResponse> List(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
-  PC_RETURN_IF_ERROR(Shape(j, "", {"scope_id", "status", "family", "cursor", "limit"}, {"scope_id"}));
+  PC_RETURN_IF_ERROR(
+      Shape(j, "", {"scope_id", "status", "family", "cursor", "limit"}, {"scope_id"}));
   ListCandidatesRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
   if (j.contains("status")) {
@@ -222,14 +239,17 @@ Result<ApiResponse> List(ReviewService& svc, const ApiRequest& req) {
   }
   PC_ASSIGN_OR_RETURN(std::optional<std::string> family, OptStr(j, "family"));
   if (family) {
-    if (*family != kExperienceFamily && *family != kSkillFamily && *family != kMemoryCandidateFamily)
-      return Bad("family", "family must be experience or skill (or memory: ours, a flush's proposals)");
+    if (*family != kExperienceFamily && *family != kSkillFamily &&
+        *family != kMemoryCandidateFamily)
+      return Bad("family",
+                 "family must be experience or skill (or memory: ours, a flush's proposals)");
     r.family = *family;
   }
   PC_ASSIGN_OR_RETURN(r.cursor, OptStr(j, "cursor"));
   if (j.contains("limit")) {
     PC_ASSIGN_OR_RETURN(int64_t limit, Int(j, "limit", ""));
-    if (limit < 1 || limit > kMaxCandidatePage) return Bad("limit", "limit must be between 1 and 100");
+    if (limit < 1 || limit > kMaxCandidatePage)
+      return Bad("limit", "limit must be between 1 and 100");
     r.limit = static_cast<int>(limit);
   }
   PC_ASSIGN_OR_RETURN(CandidatePage page, svc.List(r));
@@ -273,10 +293,10 @@ Result<ApiResponse> Reject(ReviewService& svc, const ApiRequest& req) {
 Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
   PC_RETURN_IF_ERROR(Shape(j, "",
-                           {"scope_id", "candidate_id", "expected_version", "proposal", "source_refs",
-                            "artifact_refs", "target", "reason"},
-                           {"scope_id", "candidate_id", "expected_version", "proposal", "source_refs",
-                            "artifact_refs"}));
+                           {"scope_id", "candidate_id", "expected_version", "proposal",
+                            "source_refs", "artifact_refs", "target", "reason"},
+                           {"scope_id", "candidate_id", "expected_version", "proposal",
+                            "source_refs", "artifact_refs"}));
   ReviseCandidateRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, Str(j, "scope_id", ""));
   PC_ASSIGN_OR_RETURN(r.candidate_id, Str(j, "candidate_id", ""));
@@ -288,9 +308,11 @@ Result<ApiResponse> Revise(ReviewService& svc, const ApiRequest& req) {
     PC_ASSIGN_OR_RETURN(std::string text, Str(p, "text", "proposal"));
     r.memory_edit = std::make_pair(kind, text);
     // A memory candidate keeps its window's evidence: an edit names none.
-    if (!j["source_refs"].empty() || !j["artifact_refs"].empty() || (j.contains("target") && !j["target"].is_null()))
-      return Bad("source_refs", "a memory candidate keeps its evidence: give empty source_refs and artifact_refs "
-                                "and no target when revising its kind and text");
+    if (!j["source_refs"].empty() || !j["artifact_refs"].empty() ||
+        (j.contains("target") && !j["target"].is_null()))
+      return Bad("source_refs",
+                 "a memory candidate keeps its evidence: give empty source_refs and artifact_refs "
+                 "and no target when revising its kind and text");
   } else {
     PC_ASSIGN_OR_RETURN(r.proposal, ProposalFrom(p, "proposal"));
   }
@@ -305,41 +327,51 @@ Result<ApiResponse> RunDailyReview(DailyReviewService* svc, const ApiRequest& re
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "date"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(auto date, body.OptString("date"));
-  if (!svc) return Status(Code::kCapabilityUnavailable, "the daily review is not available in this server");
-  PC_ASSIGN_OR_RETURN(DailyReviewOutcome out, svc->Run(scope_id, date.value_or(""), "review:" + Actor()));
+  if (!svc)
+    return Status(Code::kCapabilityUnavailable, "the daily review is not available in this server");
+  PC_ASSIGN_OR_RETURN(DailyReviewOutcome out,
+                      svc->Run(scope_id, date.value_or(""), "review:" + Actor()));
   Json rejected = Json::array();
-  for (const Rejection& r : out.rejected) rejected.push_back(Json{{"candidate", r.candidate_json}, {"reason", r.reason}});
+  for (const Rejection& r : out.rejected)
+    rejected.push_back(Json{{"candidate", r.candidate_json}, {"reason", r.reason}});
   return ApiResponse{200, Json{{"date", out.date},
-                 {"already_reviewed", out.already_reviewed},
-                 {"sources_reviewed", out.sources_reviewed},
-                 {"cursor", out.cursor},
-                 {"experience_candidates", out.experience_candidates},
-                 {"retire_candidates", out.retire_candidates},
-                 {"handoff", out.handoff ? ToJson(*out.handoff) : Json()},
-                 {"rejected", rejected}}};
+                               {"already_reviewed", out.already_reviewed},
+                               {"sources_reviewed", out.sources_reviewed},
+                               {"cursor", out.cursor},
+                               {"experience_candidates", out.experience_candidates},
+                               {"retire_candidates", out.retire_candidates},
+                               {"handoff", out.handoff ? ToJson(*out.handoff) : Json()},
+                               {"rejected", rejected}}};
 }
 
 }  // namespace
 
 void AddReviewRoutes(Router& router, Services services) {
   ReviewService& r = services.review;
-  router.Add("POST", "/v1/experience/propose", {"propose_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Propose));
+  router.Add("POST", "/v1/experience/propose",
+             {"propose_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(r, Propose));
   ExperienceGenerator* generate = services.generate;
-  router.Add("POST", "/v1/experience/generate", {"generate_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+  router.Add("POST", "/v1/experience/generate",
+             {"generate_experience", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
              [generate](const ApiRequest& req) { return Generate(generate, req); });
-  router.Add("POST", "/v1/experience/get", {"get_experience", Permission::kRead, ScopeIn::kBody}, Bind(r, GetExperience));
-  router.Add("POST", "/v1/experience/search", {"search_experience", Permission::kRead, ScopeIn::kBody},
-             Bind(r, SearchExperience));
-  router.Add("POST", "/v1/artifact-candidates/list", {"list_artifact_candidates", Permission::kRead, ScopeIn::kBody},
-             Bind(r, List));
-  router.Add("POST", "/v1/artifact-candidates/get", {"get_artifact_candidate", Permission::kRead, ScopeIn::kBody},
-             Bind(r, Get));
+  router.Add("POST", "/v1/experience/get", {"get_experience", Permission::kRead, ScopeIn::kBody},
+             Bind(r, GetExperience));
+  router.Add("POST", "/v1/experience/search",
+             {"search_experience", Permission::kRead, ScopeIn::kBody}, Bind(r, SearchExperience));
+  router.Add("POST", "/v1/artifact-candidates/list",
+             {"list_artifact_candidates", Permission::kRead, ScopeIn::kBody}, Bind(r, List));
+  router.Add("POST", "/v1/artifact-candidates/get",
+             {"get_artifact_candidate", Permission::kRead, ScopeIn::kBody}, Bind(r, Get));
   router.Add("POST", "/v1/artifact-candidates/approve",
-             {"approve_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Approve));
+             {"approve_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(r, Approve));
   router.Add("POST", "/v1/artifact-candidates/reject",
-             {"reject_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Reject));
+             {"reject_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(r, Reject));
   router.Add("POST", "/v1/artifact-candidates/revise",
-             {"revise_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge}, Bind(r, Revise));
+             {"revise_artifact_candidate", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+             Bind(r, Revise));
   DailyReviewService* daily = services.daily;
   router.Add("POST", "/v1/review/run", {"run_daily_review", Permission::kWrite, ScopeIn::kBody},
              [daily](const ApiRequest& req) { return RunDailyReview(daily, req); });

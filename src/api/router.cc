@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "auth/request_context.h"
 #include "common/json_parse.h"
@@ -17,7 +16,8 @@ namespace {
 // Retry-After, as the HTTP layer's own rate limit does.
 ApiResponse Fail(const Status& s) {
   ApiResponse out{HttpStatusFor(s.code()), ErrorJson(s)};
-  if (std::optional<int64_t> wait = RetryAfterSeconds(s)) out.headers.emplace_back("Retry-After", std::to_string(*wait));
+  if (std::optional<int64_t> wait = RetryAfterSeconds(s))
+    out.headers.emplace_back("Retry-After", std::to_string(*wait));
   return out;
 }
 
@@ -36,12 +36,17 @@ std::optional<std::string> NamedScope(ScopeIn where, const ApiRequest& req) {
     return it->get<std::string>();
   };
   switch (where) {
-    case ScopeIn::kBody: return from_body("scope_id");
-    case ScopeIn::kBodyKey: return from_body("key");
+    case ScopeIn::kBody:
+      return from_body("scope_id");
+    case ScopeIn::kBodyKey:
+      return from_body("key");
     case ScopeIn::kQuery:
-    case ScopeIn::kQueryOptional: return from_query();
-    case ScopeIn::kPath: return req.path_params.empty() ? std::nullopt : std::optional(req.path_params[0]);
-    default: return std::nullopt;
+    case ScopeIn::kQueryOptional:
+      return from_query();
+    case ScopeIn::kPath:
+      return req.path_params.empty() ? std::nullopt : std::optional(req.path_params[0]);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -73,7 +78,8 @@ std::vector<std::string_view> SplitPath(std::string_view path) {
   size_t start = 0;
   while (true) {
     const size_t slash = path.find('/', start);
-    parts.push_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    parts.push_back(path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
     if (slash == std::string_view::npos) return parts;
     start = slash + 1;
   }
@@ -81,8 +87,10 @@ std::vector<std::string_view> SplitPath(std::string_view path) {
 
 }  // namespace
 
-void Router::Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler) {
-  auto route = std::make_unique<Route>(Route{RouteInfo{std::move(method), pattern, access}, {}, std::move(handler)});
+void Router::Add(std::string method, const std::string& pattern, RouteAccess access,
+                 ApiHandler handler) {
+  auto route = std::make_unique<Route>(
+      Route{RouteInfo{std::move(method), pattern, access}, {}, std::move(handler)});
   route->order = routes_.size();
   // The parameter's pattern has a '/' of its own: mark it before splitting.
   std::string marked = pattern;
@@ -93,16 +101,20 @@ void Router::Add(std::string method, const std::string& pattern, RouteAccess acc
       part = kParam;
       route->parameterized = true;
     } else if (part.find_first_of("()[]{}*+?|^$\\") != std::string_view::npos) {
-      throw std::logic_error("route pattern " + pattern + ": a segment is a literal or " + std::string(kParam));
+      throw std::logic_error("route pattern " + pattern + ": a segment is a literal or " +
+                             std::string(kParam));
     }
     route->segments.emplace_back(part);
   }
-  if (route->parameterized) parameterized_.push_back(route.get());
-  else literal_[pattern].push_back(route.get());
+  if (route->parameterized)
+    parameterized_.push_back(route.get());
+  else
+    literal_[pattern].push_back(route.get());
   routes_.push_back(std::move(route));
 }
 
-bool Router::Matches(const Route& r, const std::vector<std::string_view>& parts, std::vector<std::string>* params) {
+bool Router::Matches(const Route& r, const std::vector<std::string_view>& parts,
+                     std::vector<std::string>* params) {
   if (r.segments.size() != parts.size()) return false;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (r.segments[i] == kParam) {
@@ -130,7 +142,8 @@ Router::Match Router::Resolve(const std::string& method, const std::string& path
       std::vector<std::string> params;
       if (Matches(*r, parts, &params)) found.emplace_back(r, std::move(params));
     }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
+    std::sort(found.begin(), found.end(),
+              [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
   }
   for (auto& [r, params] : found) {
     if (r->info.method != method) {
@@ -157,27 +170,33 @@ Status Router::Authorize(const Route& route, const ApiRequest& req) const {
   const RouteAccess& access = route.info.access;
   if (!who.Allows(access.permission)) {
     if (who.role == Role::kNone)
-      return Status(Code::kUnauthenticated, "A valid bearer token is required.").WithDetail("reason", "missing");
-    return Status(Code::kPermissionDenied, std::string("a ") + RoleName(who.role) + " token may not " +
-                                               access.operation + " (it needs " +
-                                               PermissionName(access.permission) + ")")
+      return Status(Code::kUnauthenticated, "A valid bearer token is required.")
+          .WithDetail("reason", "missing");
+    return Status(Code::kPermissionDenied,
+                  std::string("a ") + RoleName(who.role) + " token may not " + access.operation +
+                      " (it needs " + PermissionName(access.permission) + ")")
         .WithDetail("role", std::string(RoleName(who.role)))
         .WithDetail("required", std::string(PermissionName(access.permission)));
   }
   if (!who.Restricted()) return Status::Ok();
   auto limited = [&](const std::string& what) {
-    return Status(Code::kPermissionDenied, "token " + who.name + " is limited to some scopes; " + what)
+    return Status(Code::kPermissionDenied,
+                  "token " + who.name + " is limited to some scopes; " + what)
         .WithDetail("token", who.name);
   };
   switch (access.scope) {
     case ScopeIn::kNone:
-    case ScopeIn::kFiltered: return Status::Ok();
-    case ScopeIn::kAll: return limited(std::string(access.operation) + " covers every scope");
-    default: break;
+    case ScopeIn::kFiltered:
+      return Status::Ok();
+    case ScopeIn::kAll:
+      return limited(std::string(access.operation) + " covers every scope");
+    default:
+      break;
   }
   std::optional<std::string> name = NamedScope(access.scope, req);
   if (!name) {
-    if (access.scope == ScopeIn::kQueryOptional && !req.query.count("scope_id")) return Status::Ok();
+    if (access.scope == ScopeIn::kQueryOptional && !req.query.count("scope_id"))
+      return Status::Ok();
     return limited("name one of them in scope_id");
   }
   std::optional<std::string> key = *name;
@@ -189,7 +208,9 @@ Status Router::Authorize(const Route& route, const ApiRequest& req) const {
   return Status::Ok();
 }
 
-ApiResponse Router::Dispatch(ApiRequest& req) const { return Dispatch(req, Resolve(req.method, req.path)); }
+ApiResponse Router::Dispatch(ApiRequest& req) const {
+  return Dispatch(req, Resolve(req.method, req.path));
+}
 
 ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
   if (!match.route) {
@@ -206,16 +227,19 @@ ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
     if (r.info.method != "GET" && !req.body.empty()) {
       const Result<Json>& parsed = req.JsonBody();
       if (!parsed.ok() && parsed.status().code() == Code::kTooLarge)
-        return ApiResponse{413, ErrorJson(Status(parsed.status()).WithDetail(
-                                    "limit_values", static_cast<int64_t>(req.json_limits.max_values)))};
+        return ApiResponse{
+            413, ErrorJson(Status(parsed.status())
+                               .WithDetail("limit_values",
+                                           static_cast<int64_t>(req.json_limits.max_values)))};
     }
     if (Status s = Authorize(r, req); !s.ok()) {
       if (on_denied_ && CurrentPrincipal().authenticated) on_denied_(s, r.info.access.operation);
       return Fail(s);
     }
     if (r.info.method != "GET" && !req.query.empty())  // POST routes take everything in the body
-      return Fail(InvalidArgument("query parameters are not accepted here; send them in the JSON body")
-                      .WithDetail("field", req.query.begin()->first));
+      return Fail(
+          InvalidArgument("query parameters are not accepted here; send them in the JSON body")
+              .WithDetail("field", req.query.begin()->first));
     try {
       Result<ApiResponse> res = r.handler(req);
       if (!res.ok()) return Fail(res.status());

@@ -5,13 +5,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <string_view>
-#include <optional>
-#include <unordered_map>
-#include <string>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "api/body_limits.h"
 #include "api/json_codec.h"
@@ -122,7 +121,8 @@ class Router {
     size_t order = 0;  // its place in the table
     bool parameterized = false;
   };
-  static bool Matches(const Route& r, const std::vector<std::string_view>& parts, std::vector<std::string>* params);
+  static bool Matches(const Route& r, const std::vector<std::string_view>& parts,
+                      std::vector<std::string>* params);
   Status Authorize(const Route& route, const ApiRequest& req) const;
   // Table order is kept (it decides which of two routes of one path and method answers). A path
   // without parameters is one hash lookup; the few patterns with one are compared segment by
@@ -134,7 +134,8 @@ class Router {
   std::function<void(const Status&, const char*)> on_denied_;
 };
 
-// The request's body as a JSON object with only `allowed` fields (api/json_codec.h), from its one parse.
+// The request's body as a JSON object with only `allowed` fields (api/json_codec.h), from its one
+// parse.
 Result<Body> ParseBody(const ApiRequest& req, std::initializer_list<const char*> allowed);
 
 // A route handler of a service: `fn(service, request)` as an ApiHandler. The service must outlive

@@ -2,7 +2,6 @@
 // revision with pages, entry versions, revision history, reindexing, per-mode search
 // capabilities. Decode, call the service, encode. No logic of their own.
 #include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
@@ -15,7 +14,6 @@ namespace pc {
 namespace {
 
 ApiResponse Ok(Json body, int status = 200) { return ApiResponse{status, std::move(body)}; }
-
 
 Result<int64_t> PathInt(const std::string& s, const char* name) {
   int64_t v = 0;
@@ -41,7 +39,8 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
   Json items = Json::array();
   if (auto key = q.OptString("key")) {  // lookup by key: a page of zero or one
     if (!page.cursor.empty())
-      return InvalidArgument("cursor does not apply to a lookup by key").WithDetail("field", "cursor");
+      return InvalidArgument("cursor does not apply to a lookup by key")
+          .WithDetail("field", "cursor");
     Result<Scope> s = svc.GetScopeByKey(*key);
     if (!s.ok() && s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     if (s.ok() && CurrentPrincipal().MaySee(s->key)) items.push_back(ToJson(*s));
@@ -83,16 +82,24 @@ Result<ApiResponse> GetSettings(MemoryService& svc, const ApiRequest& req) {
   return Ok(SettingsJson(v));
 }
 
-// {"reconcile": "reject", "require_evidence": null, …}: a value sets, null goes back to the default.
+// {"reconcile": "reject", "require_evidence": null, …}: a value sets, null goes back to the
+// default.
 Result<ApiResponse> PutSettings(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
-  if (!j.is_object()) return InvalidArgument("the body must be a JSON object of settings").WithDetail("field", "body");
+  if (!j.is_object())
+    return InvalidArgument("the body must be a JSON object of settings")
+        .WithDetail("field", "body");
   std::map<std::string, std::optional<std::string>> changes;
   for (const auto& [name, value] : j.items()) {
-    if (value.is_null()) changes[name] = std::nullopt;
-    else if (value.is_string()) changes[name] = value.get<std::string>();
-    else if (value.is_boolean()) changes[name] = value.get<bool>() ? "true" : "false";
-    else return InvalidArgument(name + " must be a string, a boolean or null").WithDetail("field", name);
+    if (value.is_null())
+      changes[name] = std::nullopt;
+    else if (value.is_string())
+      changes[name] = value.get<std::string>();
+    else if (value.is_boolean())
+      changes[name] = value.get<bool>() ? "true" : "false";
+    else
+      return InvalidArgument(name + " must be a string, a boolean or null")
+          .WithDetail("field", name);
   }
   PC_ASSIGN_OR_RETURN(ScopeSettingsView v, svc.SetSettings(req.path_params[0], changes));
   return Ok(SettingsJson(v));
@@ -170,7 +177,8 @@ Result<ApiResponse> SearchCapabilities(SearchService& svc, const ApiRequest& req
   PC_ASSIGN_OR_RETURN(auto caps, svc.Capabilities(scope_id.value_or("")));
   Json modes = Json::object();
   for (const Capability& c : caps)
-    modes[c.mode] = Json{{"available", c.available}, {"reason", c.available ? Json() : Json(c.reason)}};
+    modes[c.mode] =
+        Json{{"available", c.available}, {"reason", c.available ? Json() : Json(c.reason)}};
   return Ok(Json{{"modes", modes}});
 }
 
@@ -186,22 +194,35 @@ Result<ApiResponse> Reindex(SearchService& svc, const ApiRequest& req) {
 void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   MemoryService& memory = services.memory;
   SearchService& search = services.search;
-  router.Add("GET", "/v1/health", {"get_health", Permission::kRead, ScopeIn::kNone}, [](const ApiRequest&) -> Result<ApiResponse> {
-    return Ok(Json{{"status", "ok"}, {"version", POWERCONTEXT_VERSION}});
-  });
-  router.Add("POST", "/v1/scopes", {"create_scope", Permission::kWrite, ScopeIn::kBodyKey}, Bind(memory, CreateScope));
-  router.Add("GET", "/v1/scopes", {"list_scopes", Permission::kRead, ScopeIn::kFiltered}, Bind(memory, ListScopes));
-  router.Add("GET", "/v1/scopes/([^/]+)", {"get_scope", Permission::kRead, ScopeIn::kPath}, Bind(memory, GetScope));
-  router.Add("GET", "/v1/scopes/([^/]+)/settings", {"get_scope_settings", Permission::kRead, ScopeIn::kPath},
-             Bind(memory, GetSettings));
-  router.Add("PUT", "/v1/scopes/([^/]+)/settings", {"set_scope_settings", Permission::kAdmin, ScopeIn::kPath},
-             Bind(memory, PutSettings));
-  router.Add("GET", "/v1/memory/entries", {"list_entries_at_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListEntries));
-  router.Add("GET", "/v1/memory/entries/([^/]+)/versions", {"list_entry_versions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListVersions));
-  router.Add("GET", "/v1/memory/revisions", {"list_revisions", Permission::kRead, ScopeIn::kQuery}, Bind(memory, ListRevisions));
-  router.Add("GET", "/v1/memory/revisions/([^/]+)", {"get_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, GetRevision));
-  router.Add("POST", "/v1/memory/reindex", {"reindex_memory", Permission::kAdmin, ScopeIn::kBody}, Bind(search, Reindex));
-  router.Add("GET", "/v1/capabilities/search", {"get_search_capabilities", Permission::kRead, ScopeIn::kQueryOptional}, Bind(search, SearchCapabilities));
+  router.Add("GET", "/v1/health", {"get_health", Permission::kRead, ScopeIn::kNone},
+             [](const ApiRequest&) -> Result<ApiResponse> {
+               return Ok(Json{{"status", "ok"}, {"version", POWERCONTEXT_VERSION}});
+             });
+  router.Add("POST", "/v1/scopes", {"create_scope", Permission::kWrite, ScopeIn::kBodyKey},
+             Bind(memory, CreateScope));
+  router.Add("GET", "/v1/scopes", {"list_scopes", Permission::kRead, ScopeIn::kFiltered},
+             Bind(memory, ListScopes));
+  router.Add("GET", "/v1/scopes/([^/]+)", {"get_scope", Permission::kRead, ScopeIn::kPath},
+             Bind(memory, GetScope));
+  router.Add("GET", "/v1/scopes/([^/]+)/settings",
+             {"get_scope_settings", Permission::kRead, ScopeIn::kPath}, Bind(memory, GetSettings));
+  router.Add("PUT", "/v1/scopes/([^/]+)/settings",
+             {"set_scope_settings", Permission::kAdmin, ScopeIn::kPath}, Bind(memory, PutSettings));
+  router.Add("GET", "/v1/memory/entries",
+             {"list_entries_at_revision", Permission::kRead, ScopeIn::kQuery},
+             Bind(memory, ListEntries));
+  router.Add("GET", "/v1/memory/entries/([^/]+)/versions",
+             {"list_entry_versions", Permission::kRead, ScopeIn::kQuery},
+             Bind(memory, ListVersions));
+  router.Add("GET", "/v1/memory/revisions", {"list_revisions", Permission::kRead, ScopeIn::kQuery},
+             Bind(memory, ListRevisions));
+  router.Add("GET", "/v1/memory/revisions/([^/]+)",
+             {"get_revision", Permission::kRead, ScopeIn::kQuery}, Bind(memory, GetRevision));
+  router.Add("POST", "/v1/memory/reindex", {"reindex_memory", Permission::kAdmin, ScopeIn::kBody},
+             Bind(search, Reindex));
+  router.Add("GET", "/v1/capabilities/search",
+             {"get_search_capabilities", Permission::kRead, ScopeIn::kQueryOptional},
+             Bind(search, SearchCapabilities));
   AddMemoryRoutes(router, services);
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);

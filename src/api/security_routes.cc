@@ -10,10 +10,12 @@ namespace pc {
 namespace {
 
 Json TokenJson(const ApiToken& t) {
-  auto opt_time = [](const std::optional<int64_t>& ms) { return ms ? Json(FormatTimestamp(*ms)) : Json(); };
-  const char* state = t.revoked_at_ms                                         ? "revoked"
+  auto opt_time = [](const std::optional<int64_t>& ms) {
+    return ms ? Json(FormatTimestamp(*ms)) : Json();
+  };
+  const char* state = t.revoked_at_ms                                      ? "revoked"
                       : t.expires_at_ms && *t.expires_at_ms <= NowMillis() ? "expired"
-                                                                            : "active";
+                                                                           : "active";
   return Json{{"name", t.name},
               {"role", t.role},
               {"scopes", t.scope_patterns},
@@ -59,12 +61,15 @@ Result<int64_t> TimeParam(const Query& q, const char* name) {
   auto v = q.OptString(name);
   if (!v) return int64_t{0};
   auto ms = ParseTimestamp(*v);
-  if (!ms) return InvalidArgument(std::string(name) + " is a UTC time like 2026-12-01T08:00:00Z").WithDetail("field", name);
+  if (!ms)
+    return InvalidArgument(std::string(name) + " is a UTC time like 2026-12-01T08:00:00Z")
+        .WithDetail("field", name);
   return *ms;
 }
 
 Result<ApiResponse> ListAudit(AuditService& svc, const ApiRequest& req) {
-  PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id", "actor", "since", "until", "limit", "cursor"}));
+  PC_ASSIGN_OR_RETURN(
+      Query q, Query::From(req.query, {"scope_id", "actor", "since", "until", "limit", "cursor"}));
   AuditListRequest r;
   r.scope_id = q.OptString("scope_id").value_or("");
   r.actor = q.OptString("actor").value_or("");
@@ -84,7 +89,9 @@ Result<ApiResponse> ListAudit(AuditService& svc, const ApiRequest& req) {
                          {"result", a.result},
                          {"request_id", a.request_id.empty() ? Json() : Json(a.request_id)}});
   }
-  return ApiResponse{200, Json{{"events", items}, {"next_cursor", page.next_cursor ? Json(*page.next_cursor) : Json()}}};
+  return ApiResponse{200,
+                     Json{{"events", items},
+                          {"next_cursor", page.next_cursor ? Json(*page.next_cursor) : Json()}}};
 }
 
 // RFC 9728 §3: where the MCP endpoint's tokens come from. This server issues its own tokens
@@ -102,12 +109,19 @@ Result<ApiResponse> ProtectedResource(const ApiRequest& req) {
 void AddSecurityRoutes(Router& router, Services services) {
   TokenService& tokens = services.tokens;
   AuditService& audit = services.audit;
-  router.Add("POST", "/v1/tokens", {"create_token", Permission::kAdmin, ScopeIn::kAll}, Bind(tokens, CreateToken));
-  router.Add("GET", "/v1/tokens", {"list_tokens", Permission::kAdmin, ScopeIn::kAll}, Bind(tokens, ListTokens));
-  router.Add("POST", "/v1/tokens/revoke", {"revoke_token", Permission::kAdmin, ScopeIn::kAll}, Bind(tokens, RevokeToken));
-  router.Add("GET", "/v1/audit", {"list_audit", Permission::kAdmin, ScopeIn::kAll}, Bind(audit, ListAudit));
-  for (const char* path : {"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"})
-    router.Add("GET", path, {"get_protected_resource_metadata", Permission::kPublic, ScopeIn::kNone}, ProtectedResource);
+  router.Add("POST", "/v1/tokens", {"create_token", Permission::kAdmin, ScopeIn::kAll},
+             Bind(tokens, CreateToken));
+  router.Add("GET", "/v1/tokens", {"list_tokens", Permission::kAdmin, ScopeIn::kAll},
+             Bind(tokens, ListTokens));
+  router.Add("POST", "/v1/tokens/revoke", {"revoke_token", Permission::kAdmin, ScopeIn::kAll},
+             Bind(tokens, RevokeToken));
+  router.Add("GET", "/v1/audit", {"list_audit", Permission::kAdmin, ScopeIn::kAll},
+             Bind(audit, ListAudit));
+  for (const char* path :
+       {"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"})
+    router.Add("GET", path,
+               {"get_protected_resource_metadata", Permission::kPublic, ScopeIn::kNone},
+               ProtectedResource);
 }
 
 }  // namespace pc

@@ -1,6 +1,7 @@
 // The use cases the HTTP API serves, handed to the server and its routes together.
 #pragma once
 
+#include "service/audit_service.h"
 #include "service/context_service.h"
 #include "service/daily_review.h"
 #include "service/experience_generator.h"
@@ -11,7 +12,6 @@
 #include "service/search_service.h"
 #include "service/source_service.h"
 #include "service/stats_service.h"
-#include "service/audit_service.h"
 #include "service/token_service.h"
 
 namespace pc {
@@ -28,7 +28,8 @@ struct Services {
   AuditService& audit;
   ReviewService& review;
   DailyReviewService* daily = nullptr;  // null: POST /v1/review/run is capability_unavailable
-  ExperienceGenerator* generate = nullptr;  // null: POST /v1/experience/generate is capability_unavailable
+  ExperienceGenerator* generate =
+      nullptr;  // null: POST /v1/experience/generate is capability_unavailable
 };
 
 }  // namespace pc

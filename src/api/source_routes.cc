@@ -3,15 +3,16 @@
 // Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
+#include "api/router.h"
 #include "common/clock.h"
 #include "common/json_parse.h"
-#include "api/router.h"
 #include "common/utf8.h"
 
 namespace pc {
 namespace {
 
-constexpr const char* kSourceFields[] = {"kind", "purpose", "content", "metadata", "idempotency_key"};
+constexpr const char* kSourceFields[] = {"kind", "purpose", "content", "metadata",
+                                         "idempotency_key"};
 
 Result<SourceInput> ReadSource(const Body& body) {
   SourceInput in;
@@ -35,7 +36,7 @@ Json ToJson(const SourceOutcome& o) {
 
 Result<ApiResponse> AddSource(SourceService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "kind", "purpose", "content",
-                                                        "metadata", "idempotency_key"}));
+                                                 "metadata", "idempotency_key"}));
   PC_ASSIGN_OR_RETURN(std::string scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(SourceInput in, ReadSource(body));
   PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, {in}));
@@ -71,8 +72,9 @@ Result<ApiResponse> ListSources(SourceService& svc, const ApiRequest& req) {
   if (limit && (*limit < 1 || *limit > kMaxPageLimit))
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
         .WithDetail("field", "limit");
-  PC_ASSIGN_OR_RETURN(SourcesPage page, svc.List(scope_id, after.value_or(0),
-                                                 static_cast<int>(limit.value_or(kDefaultPageLimit))));
+  PC_ASSIGN_OR_RETURN(
+      SourcesPage page,
+      svc.List(scope_id, after.value_or(0), static_cast<int>(limit.value_or(kDefaultPageLimit))));
   Json items = Json::array();
   for (const Source& s : page.items) items.push_back(ToJson(s));
   return ApiResponse{200, Json{{"sources", items},
@@ -94,11 +96,13 @@ Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(std::string source_id, body.String("source_id"));
   const std::optional<size_t> id_chars = CountCodePoints(source_id);
   if (source_id.empty() || !id_chars || *id_chars > kMaxSourceIdChars)
-    return InvalidArgument("source_id must be 1 to 256 characters of UTF-8").WithDetail("field", "source_id");
+    return InvalidArgument("source_id must be 1 to 256 characters of UTF-8")
+        .WithDetail("field", "source_id");
   PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
   const std::optional<size_t> content_chars = CountCodePoints(in.content);
   if (in.content.empty() || !content_chars || *content_chars > kMaxContentChars)
-    return InvalidArgument("content must be 1 to 200000 characters of UTF-8").WithDetail("field", "content");
+    return InvalidArgument("content must be 1 to 200000 characters of UTF-8")
+        .WithDetail("field", "content");
   PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
   in.idempotency_key = std::move(source_id);
   PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, {in}));
@@ -126,8 +130,9 @@ Json FlushJson(const FlushOutcome& out, bool explain) {
   Json rejected = Json::array();
   for (const Rejection& r : out.rejected) {
     Result<Json> candidate = ParseJson(r.candidate_json);
-    rejected.push_back({{"candidate", candidate.ok() ? std::move(candidate).value() : Json(r.candidate_json)},
-                        {"reason", r.reason}});
+    rejected.push_back(
+        {{"candidate", candidate.ok() ? std::move(candidate).value() : Json(r.candidate_json)},
+         {"reason", r.reason}});
   }
   j["changes"] = changes;
   j["rejected"] = rejected;
@@ -161,11 +166,19 @@ Result<ApiResponse> LastFlush(FlushService& svc, const ApiRequest& req) {
 
 void AddSourceRoutes(Router& router, Services services) {
   SourceService& sources = services.sources;
-  router.Add("POST", "/v1/sources/content", {"capture_content_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource}, Bind(sources, CaptureContent));
-  router.Add("POST", "/v1/sources", {"add_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource}, Bind(sources, AddSource));
-  router.Add("POST", "/v1/sources/batch", {"add_sources", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch}, Bind(sources, AddSources));
-  router.Add("GET", "/v1/sources", {"list_sources", Permission::kRead, ScopeIn::kQuery}, Bind(sources, ListSources));
-  router.Add("POST", "/v1/memory/flush", {"flush_memory", Permission::kWrite, ScopeIn::kBody}, Bind(services.flush, Flush));
+  router.Add("POST", "/v1/sources/content",
+             {"capture_content_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource},
+             Bind(sources, CaptureContent));
+  router.Add("POST", "/v1/sources",
+             {"add_source", Permission::kWrite, ScopeIn::kBody, BodySize::kSource},
+             Bind(sources, AddSource));
+  router.Add("POST", "/v1/sources/batch",
+             {"add_sources", Permission::kWrite, ScopeIn::kBody, BodySize::kBatch},
+             Bind(sources, AddSources));
+  router.Add("GET", "/v1/sources", {"list_sources", Permission::kRead, ScopeIn::kQuery},
+             Bind(sources, ListSources));
+  router.Add("POST", "/v1/memory/flush", {"flush_memory", Permission::kWrite, ScopeIn::kBody},
+             Bind(services.flush, Flush));
   router.Add("GET", "/v1/memory/flush/last", {"get_last_flush", Permission::kRead, ScopeIn::kQuery},
              Bind(services.flush, LastFlush));
 }

@@ -16,7 +16,8 @@ namespace {
 
 constexpr size_t kMaxPemBytes = 1 << 20;  // a certificate chain or key is a few KiB
 
-// The first (root-cause) reason OpenSSL queued on this thread, e.g. "no start line"; clears the queue.
+// The first (root-cause) reason OpenSSL queued on this thread, e.g. "no start line"; clears the
+// queue.
 std::string OpenSslReason() {
   std::string reason;
   for (unsigned long e; (e = ERR_get_error()) != 0;) {
@@ -29,12 +30,14 @@ std::string OpenSslReason() {
 
 // A PEM file's text, with the system's reason when it cannot be read (OpenSSL's is "system lib").
 Result<std::string> ReadPem(const char* setting, const std::string& path) {
-  if (path.empty()) return InvalidArgument(std::string(setting) + " is empty: TLS needs tls_cert and tls_key");
+  if (path.empty())
+    return InvalidArgument(std::string(setting) + " is empty: TLS needs tls_cert and tls_key");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return InvalidArgument(std::string(setting) + " " + path + ": " + std::strerror(errno));
   std::string text;
   char chunk[4096];
-  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0 && text.size() < kMaxPemBytes;) text.append(chunk, n);
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0 && text.size() < kMaxPemBytes;)
+    text.append(chunk, n);
   const bool failed = std::ferror(f);
   std::fclose(f);
   if (failed) return InvalidArgument(std::string(setting) + " " + path + ": cannot read it");
@@ -48,8 +51,10 @@ int NoPassphrase(char*, int, int, void*) { return 0; }
 Status KeyError(const std::string& path, bool encrypted) {
   ERR_clear_error();
   if (encrypted)
-    return InvalidArgument("tls_key " + path + ": the key is encrypted and serve cannot ask for its passphrase; "
-                           "decrypt it (openssl pkey -in " + path + " -out KEY.pem) and keep that file private");
+    return InvalidArgument("tls_key " + path +
+                           ": the key is encrypted and serve cannot ask for its passphrase; "
+                           "decrypt it (openssl pkey -in " +
+                           path + " -out KEY.pem) and keep that file private");
   return InvalidArgument("tls_key " + path + ": no PEM private key in it");
 }
 
@@ -76,23 +81,28 @@ Result<TlsContext> LoadTlsContext(const std::string& cert_path, const std::strin
   TlsContext ctx(SSL_CTX_new(TLS_server_method()));
   if (!ctx) return Internal("cannot create a TLS context (" + OpenSslReason() + ")");
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
-  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(
+      ctx.get(), SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   // Idle keep-alive connections give back their record buffers (~34 KiB each) while they wait.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_default_passwd_cb(ctx.get(), NoPassphrase);
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_path.c_str()) != 1)
-    return InvalidArgument("tls_cert " + cert_path + ": no PEM certificate chain in it (" + OpenSslReason() + ")");
+    return InvalidArgument("tls_cert " + cert_path + ": no PEM certificate chain in it (" +
+                           OpenSslReason() + ")");
   PC_ASSIGN_OR_RETURN(auto key, ReadKey(key_path));
-  if (SSL_CTX_use_PrivateKey(ctx.get(), key.get()) != 1 || SSL_CTX_check_private_key(ctx.get()) != 1) {
+  if (SSL_CTX_use_PrivateKey(ctx.get(), key.get()) != 1 ||
+      SSL_CTX_check_private_key(ctx.get()) != 1) {
     ERR_clear_error();  // "key values mismatch" or "no certificate assigned" (another key type)
-    return InvalidArgument("tls_key " + key_path + " does not match the certificate in tls_cert " + cert_path);
+    return InvalidArgument("tls_key " + key_path + " does not match the certificate in tls_cert " +
+                           cert_path);
   }
   return ctx;
 }
 
 TlsSession::TlsSession(SSL_CTX* ctx, int fd) : ssl_(SSL_new(ctx)) {
   const int flags = ::fcntl(fd, F_GETFL, 0);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 || (ssl_ && SSL_set_fd(ssl_, fd) != 1)) {
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+      (ssl_ && SSL_set_fd(ssl_, fd) != 1)) {
     SSL_free(ssl_);
     ssl_ = nullptr;
   }
@@ -128,7 +138,8 @@ int TlsSession::Accept() {
   if (rc == 1) return 1;
   if (Step(rc) == 0) return 0;
   for (unsigned long e; (e = ERR_get_error()) != 0;)
-    if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_HTTP_REQUEST) plain_http_ = true;
+    if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_HTTP_REQUEST)
+      plain_http_ = true;
   return -1;
 }
 

@@ -1,15 +1,14 @@
 #include "app/admin_commands.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
 #include "app/runtime.h"
-#include "client/api_client.h"
 #include "cli/commands.h"
+#include "client/api_client.h"
 #include "client/call_route.h"
 #include "mcp/transports.h"
 #include "wire/error_map.h"
@@ -36,7 +35,9 @@ int WithRoutes(const Config& config, bool local, const std::function<int(const C
   return fn(InProcessRoutes(router));
 }
 
-std::string Or(const Json& j, const char* dash = "-") { return j.is_string() ? j.get<std::string>() : dash; }
+std::string Or(const Json& j, const char* dash = "-") {
+  return j.is_string() ? j.get<std::string>() : dash;
+}
 
 std::string Scopes(const Json& t) {
   if (!t["scopes"].is_array() || t["scopes"].empty()) return "*";
@@ -50,34 +51,42 @@ std::string Scopes(const Json& t) {
 std::vector<AdminCommand> AddAdminCommands(CLI::App& app) {
   auto o = std::make_shared<AdminOpts>();
   std::vector<AdminCommand> cmds;
-  CLI::App* token = app.add_subcommand("token", "create, list or revoke API tokens (admin; docs/security.md)");
+  CLI::App* token =
+      app.add_subcommand("token", "create, list or revoke API tokens (admin; docs/security.md)");
   token->require_subcommand(1);
 
   CLI::App* create = token->add_subcommand("create", "create a token; its secret is printed once");
-  create->add_option("--name", o->name, "a name for the token (the actor of everything it writes)")->required();
+  create->add_option("--name", o->name, "a name for the token (the actor of everything it writes)")
+      ->required();
   create->add_option("--role", o->role, "reader, writer, admin or metrics")->required();
-  create->add_option("--scope", o->scopes, "scope pattern it is limited to, e.g. project:orders-* (repeatable)");
-  create->add_option("--expires", o->expires, "90d, 12h, 30m, or a UTC date (2027-01-31); default never");
-  cmds.push_back({create, [o](const Config& c, bool local, bool json) {
-                    return WithRoutes(c, local, [&](const CallRoute& call) {
-                      Json body{{"name", o->name}, {"role", o->role}, {"scopes", o->scopes}};
-                      if (!o->expires.empty()) body["expires"] = o->expires;
-                      Result<Json> r = call("POST", "/v1/tokens", {}, body);
-                      if (!r.ok()) return Fail(r.status());
-                      if (json) {
-                        std::cout << r->dump(2) << "\n";
-                        return 0;
-                      }
-                      std::cout << "created token " << (*r)["name"].get<std::string>() << " (role "
-                                << (*r)["role"].get<std::string>() << ", scopes " << Scopes(*r) << ", expires "
-                                << Or((*r)["expires_at"], "never") << ")\n\n  " << (*r)["token"].get<std::string>()
-                                << "\n\nIt is shown this once: keep it in a secret store. Clients send it as "
-                                   "`Authorization: Bearer …`; the CLI and `mcp --server` read POWERCONTEXT_TOKEN.\n";
-                      return 0;
-                    });
-                  }});
+  create->add_option("--scope", o->scopes,
+                     "scope pattern it is limited to, e.g. project:orders-* (repeatable)");
+  create->add_option("--expires", o->expires,
+                     "90d, 12h, 30m, or a UTC date (2027-01-31); default never");
+  cmds.push_back(
+      {create, [o](const Config& c, bool local, bool json) {
+         return WithRoutes(c, local, [&](const CallRoute& call) {
+           Json body{{"name", o->name}, {"role", o->role}, {"scopes", o->scopes}};
+           if (!o->expires.empty()) body["expires"] = o->expires;
+           Result<Json> r = call("POST", "/v1/tokens", {}, body);
+           if (!r.ok()) return Fail(r.status());
+           if (json) {
+             std::cout << r->dump(2) << "\n";
+             return 0;
+           }
+           std::cout << "created token " << (*r)["name"].get<std::string>() << " (role "
+                     << (*r)["role"].get<std::string>() << ", scopes " << Scopes(*r) << ", expires "
+                     << Or((*r)["expires_at"], "never") << ")\n\n  "
+                     << (*r)["token"].get<std::string>()
+                     << "\n\nIt is shown this once: keep it in a secret store. Clients send it as "
+                        "`Authorization: Bearer …`; the CLI and `mcp --server` read "
+                        "POWERCONTEXT_TOKEN.\n";
+           return 0;
+         });
+       }});
 
-  CLI::App* list = token->add_subcommand("list", "every token: name, role, state, scopes (never secrets)");
+  CLI::App* list =
+      token->add_subcommand("list", "every token: name, role, state, scopes (never secrets)");
   cmds.push_back({list, [](const Config& c, bool local, bool json) {
                     return WithRoutes(c, local, [&](const CallRoute& call) {
                       Result<Json> r = call("GET", "/v1/tokens", {}, Json());
@@ -87,57 +96,63 @@ std::vector<AdminCommand> AddAdminCommands(CLI::App& app) {
                         return 0;
                       }
                       for (const Json& t : (*r)["tokens"])
-                        std::cout << t["name"].get<std::string>() << "  " << t["role"].get<std::string>() << "  "
-                                  << t["state"].get<std::string>() << "  scopes " << Scopes(t) << "  expires "
-                                  << Or(t["expires_at"], "never") << "  created " << Or(t["created_at"]) << "\n";
+                        std::cout << t["name"].get<std::string>() << "  "
+                                  << t["role"].get<std::string>() << "  "
+                                  << t["state"].get<std::string>() << "  scopes " << Scopes(t)
+                                  << "  expires " << Or(t["expires_at"], "never") << "  created "
+                                  << Or(t["created_at"]) << "\n";
                       if ((*r)["tokens"].empty()) std::cout << "no tokens\n";
                       return 0;
                     });
                   }});
 
-  CLI::App* revoke = token->add_subcommand("revoke", "revoke a token: refused from the next request on");
+  CLI::App* revoke =
+      token->add_subcommand("revoke", "revoke a token: refused from the next request on");
   revoke->add_option("name", o->name, "the token's name")->required();
-  cmds.push_back({revoke, [o](const Config& c, bool local, bool json) {
-                    return WithRoutes(c, local, [&](const CallRoute& call) {
-                      Result<Json> r = call("POST", "/v1/tokens/revoke", {}, Json{{"name", o->name}});
-                      if (!r.ok()) return Fail(r.status());
-                      std::cout << (json ? r->dump(2) + "\n" : "revoked token " + o->name + "\n");
-                      return 0;
-                    });
-                  }});
+  cmds.push_back(
+      {revoke, [o](const Config& c, bool local, bool json) {
+         return WithRoutes(c, local, [&](const CallRoute& call) {
+           Result<Json> r = call("POST", "/v1/tokens/revoke", {}, Json{{"name", o->name}});
+           if (!r.ok()) return Fail(r.status());
+           std::cout << (json ? r->dump(2) + "\n" : "revoked token " + o->name + "\n");
+           return 0;
+         });
+       }});
 
-  CLI::App* audit = app.add_subcommand("audit", "the audit log, newest first: acknowledged writes and refused requests");
+  CLI::App* audit = app.add_subcommand(
+      "audit", "the audit log, newest first: acknowledged writes and refused requests");
   audit->add_option("--scope,-s", o->scope, "only this scope (name or scp_…)");
   audit->add_option("--actor", o->actor, "only this actor (a token's name)");
   audit->add_option("--since", o->since, "from this UTC time, e.g. 2026-12-01T08:00:00Z");
   audit->add_option("--until", o->until, "before this UTC time");
   audit->add_option("--limit", o->limit, "rows per page (1-1000, default 100)");
   audit->add_option("--cursor", o->cursor, "next_cursor from the previous page");
-  cmds.push_back({audit, [o](const Config& c, bool local, bool json) {
-                    return WithRoutes(c, local, [&](const CallRoute& call) {
-                      std::map<std::string, std::string> q;
-                      if (!o->scope.empty()) q["scope_id"] = o->scope;
-                      if (!o->actor.empty()) q["actor"] = o->actor;
-                      if (!o->since.empty()) q["since"] = o->since;
-                      if (!o->until.empty()) q["until"] = o->until;
-                      if (o->limit > 0) q["limit"] = std::to_string(o->limit);
-                      if (!o->cursor.empty()) q["cursor"] = o->cursor;
-                      Result<Json> r = call("GET", "/v1/audit", q, Json());
-                      if (!r.ok()) return Fail(r.status());
-                      if (json) {
-                        std::cout << r->dump(2) << "\n";
-                        return 0;
-                      }
-                      for (const Json& e : (*r)["events"])
-                        std::cout << e["at"].get<std::string>() << "  " << e["actor"].get<std::string>() << "  "
-                                  << e["operation"].get<std::string>() << "  " << e["result"].get<std::string>()
-                                  << "  " << Or(e["scope_id"]) << "  " << e["targets"].dump() << "  "
-                                  << Or(e["request_id"]) << "\n";
-                      if (!(*r)["next_cursor"].is_null())
-                        std::cout << "next page: --cursor " << (*r)["next_cursor"].get<std::string>() << "\n";
-                      return 0;
-                    });
-                  }});
+  cmds.push_back(
+      {audit, [o](const Config& c, bool local, bool json) {
+         return WithRoutes(c, local, [&](const CallRoute& call) {
+           std::map<std::string, std::string> q;
+           if (!o->scope.empty()) q["scope_id"] = o->scope;
+           if (!o->actor.empty()) q["actor"] = o->actor;
+           if (!o->since.empty()) q["since"] = o->since;
+           if (!o->until.empty()) q["until"] = o->until;
+           if (o->limit > 0) q["limit"] = std::to_string(o->limit);
+           if (!o->cursor.empty()) q["cursor"] = o->cursor;
+           Result<Json> r = call("GET", "/v1/audit", q, Json());
+           if (!r.ok()) return Fail(r.status());
+           if (json) {
+             std::cout << r->dump(2) << "\n";
+             return 0;
+           }
+           for (const Json& e : (*r)["events"])
+             std::cout << e["at"].get<std::string>() << "  " << e["actor"].get<std::string>()
+                       << "  " << e["operation"].get<std::string>() << "  "
+                       << e["result"].get<std::string>() << "  " << Or(e["scope_id"]) << "  "
+                       << e["targets"].dump() << "  " << Or(e["request_id"]) << "\n";
+           if (!(*r)["next_cursor"].is_null())
+             std::cout << "next page: --cursor " << (*r)["next_cursor"].get<std::string>() << "\n";
+           return 0;
+         });
+       }});
   return cmds;
 }
 

@@ -1,10 +1,10 @@
 #include "app/config.h"
 
+#include <toml++/toml.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <functional>
-
-#include <toml++/toml.h>
 
 #include "service/daily_review.h"
 #include "service/write_policy.h"
@@ -54,34 +54,43 @@ const std::vector<Setting>& Table() {
       Text("listen", "POWERCONTEXT_LISTEN", "--listen", "HTTP listen address HOST:PORT",
            &Config::listen),
       Text("store", "POWERCONTEXT_STORE", "--store",
-           "store backend: sqlite (in the data directory) or postgresql://user@host:port/db (password from PGPASSWORD or ~/.pgpass)",
+           "store backend: sqlite (in the data directory) or postgresql://user@host:port/db "
+           "(password from PGPASSWORD or ~/.pgpass)",
            &Config::store),
       Text("server", "POWERCONTEXT_SERVER", "--server",
-           "server the client commands talk to (https:// is verified: system CAs, or the PEM file in POWERCONTEXT_TLS_CA)",
+           "server the client commands talk to (https:// is verified: system CAs, or the PEM file "
+           "in POWERCONTEXT_TLS_CA)",
            &Config::server),
       Text("durability", "POWERCONTEXT_DURABILITY", "--durability",
-           "full (fsync every commit) or normal (faster; last commits may be lost on power loss; on PostgreSQL: synchronous_commit off)",
+           "full (fsync every commit) or normal (faster; last commits may be lost on power loss; "
+           "on PostgreSQL: synchronous_commit off)",
            &Config::durability),
       Text("reconcile", "POWERCONTEXT_RECONCILE", "--reconcile",
-           "a write nearly repeating an active entry: warn (write, and name it), reject (409 near_duplicate) or off; a scope may override",
+           "a write nearly repeating an active entry: warn (write, and name it), reject (409 "
+           "near_duplicate) or off; a scope may override",
            &Config::reconcile),
       Text("extraction_review", "POWERCONTEXT_EXTRACTION_REVIEW", "--extraction-review",
-           "auto (flush commits what the model extracts) or review (it proposes memory candidates for the inbox); a scope may override",
+           "auto (flush commits what the model extracts) or review (it proposes memory candidates "
+           "for the inbox); a scope may override",
            &Config::extraction_review),
       Text("review_schedule", "POWERCONTEXT_REVIEW_SCHEDULE", "--review-schedule",
-           "HH:MM (server local time): from then each day, review every scope with new sources (experience and retire candidates, a tomorrow note); off (default)",
+           "HH:MM (server local time): from then each day, review every scope with new sources "
+           "(experience and retire candidates, a tomorrow note); off (default)",
            &Config::review_schedule),
       Text("require_evidence", "POWERCONTEXT_REQUIRE_EVIDENCE", "--require-evidence",
-           "true: refuse a remember or revise without evidence (a URL, source id or citation); a scope may override",
+           "true: refuse a remember or revise without evidence (a URL, source id or citation); a "
+           "scope may override",
            &Config::require_evidence),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
-           "embeddings: none, hash (offline, lexical), static (offline word vectors, scripts/install-deps vectors) "
+           "embeddings: none, hash (offline, lexical), static (offline word vectors, "
+           "scripts/install-deps vectors) "
            "or openai (any OpenAI-compatible endpoint)",
            &Config::embed_provider),
       Text("embed_base_url", "POWERCONTEXT_EMBED_BASE_URL", "--embed-base-url",
            "embedding endpoint root, e.g. http://127.0.0.1:11434/v1", &Config::embed_base_url),
       Text("embed_model", "POWERCONTEXT_EMBED_MODEL", "--embed-model",
-           "embedding model name (static: the word-vector file, by default the installed wink-sg-100d.pcwv)",
+           "embedding model name (static: the word-vector file, by default the installed "
+           "wink-sg-100d.pcwv)",
            &Config::embed_model),
       Text("embed_api_key", "POWERCONTEXT_EMBED_API_KEY", "--embed-api-key",
            "embedding API key (sent as a Bearer token)", &Config::embed_api_key),
@@ -93,7 +102,9 @@ const std::vector<Setting>& Table() {
           "after a failure, skip the embedding endpoint this long (writes keep vectors missing)",
           &Config::embed_rest_seconds),
       Text("rerank_provider", "POWERCONTEXT_RERANK_PROVIDER", "--rerank-provider",
-           "reranking for requests with rerank: true: none, openai (a /rerank endpoint: TEI, llama.cpp, Jina, Cohere shape) or chat (the extract_* chat model ranks the top 30 listwise)",
+           "reranking for requests with rerank: true: none, openai (a /rerank endpoint: TEI, "
+           "llama.cpp, Jina, Cohere shape) or chat (the extract_* chat model ranks the top 30 "
+           "listwise)",
            &Config::rerank_provider),
       Text("rerank_base_url", "POWERCONTEXT_RERANK_BASE_URL", "--rerank-base-url",
            "rerank endpoint root, e.g. http://127.0.0.1:8080/v1", &Config::rerank_base_url),
@@ -101,8 +112,8 @@ const std::vector<Setting>& Table() {
            &Config::rerank_model),
       Text("rerank_api_key", "POWERCONTEXT_RERANK_API_KEY", "--rerank-api-key",
            "rerank API key (sent as a Bearer token)", &Config::rerank_api_key),
-      Int("rerank_timeout_seconds", "POWERCONTEXT_RERANK_TIMEOUT_SECONDS", "--rerank-timeout-seconds",
-          "longest rerank call", &Config::rerank_timeout_seconds),
+      Int("rerank_timeout_seconds", "POWERCONTEXT_RERANK_TIMEOUT_SECONDS",
+          "--rerank-timeout-seconds", "longest rerank call", &Config::rerank_timeout_seconds),
       Int("rerank_rest_seconds", "POWERCONTEXT_RERANK_REST_SECONDS", "--rerank-rest-seconds",
           "after a failure, skip the rerank endpoint this long", &Config::rerank_rest_seconds),
       Text("extract_provider", "POWERCONTEXT_EXTRACT_PROVIDER", "--extract-provider",
@@ -115,35 +126,44 @@ const std::vector<Setting>& Table() {
       Text("extract_api_key", "POWERCONTEXT_EXTRACT_API_KEY", "--extract-api-key",
            "chat API key (sent as a Bearer token)", &Config::extract_api_key),
       Text("extract_command", "POWERCONTEXT_EXTRACT_COMMAND", "--extract-command",
-           "program run with /bin/sh -c: request JSON on stdin, answer on stdout (docs/extraction.md)",
+           "program run with /bin/sh -c: request JSON on stdin, answer on stdout "
+           "(docs/extraction.md)",
            &Config::extract_command),
-      Int("extract_timeout_seconds", "POWERCONTEXT_EXTRACT_TIMEOUT_SECONDS", "--extract-timeout-seconds",
-          "longest wait for one model answer", &Config::extract_timeout_seconds),
+      Int("extract_timeout_seconds", "POWERCONTEXT_EXTRACT_TIMEOUT_SECONDS",
+          "--extract-timeout-seconds", "longest wait for one model answer",
+          &Config::extract_timeout_seconds),
       Int("source_window_limit", "POWERCONTEXT_SOURCE_WINDOW_LIMIT", "--source-window-limit",
           "sources per flush window", &Config::source_window_limit),
-      Int("memory_schedule_seconds", "POWERCONTEXT_MEMORY_SCHEDULE_SECONDS", "--memory-schedule-seconds",
-          "flush scopes with pending sources every N seconds (0: off)", &Config::memory_schedule_seconds),
-      Int("shutdown_grace_seconds", "POWERCONTEXT_SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
+      Int("memory_schedule_seconds", "POWERCONTEXT_MEMORY_SCHEDULE_SECONDS",
+          "--memory-schedule-seconds", "flush scopes with pending sources every N seconds (0: off)",
+          &Config::memory_schedule_seconds),
+      Int("shutdown_grace_seconds", "POWERCONTEXT_SHUTDOWN_GRACE_SECONDS",
+          "--shutdown-grace-seconds",
           "after SIGTERM, how long requests in flight may finish before serve exits without them",
           &Config::shutdown_grace_seconds),
       Int("statistics_interval_seconds", "POWERCONTEXT_STATISTICS_INTERVAL_SECONDS",
           "--statistics-interval-seconds",
-          "how often serve writes the statistics it adds up in memory (a crash loses at most this much)",
+          "how often serve writes the statistics it adds up in memory (a crash loses at most this "
+          "much)",
           &Config::statistics_interval_seconds),
       Int("max_source_bytes", "POWERCONTEXT_MAX_SOURCE_BYTES", "--max-source-bytes",
           "largest source content in UTF-8 bytes (larger is 413)", &Config::max_source_bytes),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
           "largest entry text in UTF-8 bytes (larger is 413)", &Config::max_entry_bytes),
       Int("http_threads", "POWERCONTEXT_HTTP_THREADS", "--http-threads",
-          "most HTTP connections at once (a worker thread each, made on demand)", &Config::http_threads),
+          "most HTTP connections at once (a worker thread each, made on demand)",
+          &Config::http_threads),
       Text("allowed_hosts", "POWERCONTEXT_ALLOWED_HOSTS", "--allowed-hosts",
-           "Host names that name this server besides loopback and the listen host (comma-separated; * = any)",
+           "Host names that name this server besides loopback and the listen host "
+           "(comma-separated; * = any)",
            &Config::allowed_hosts),
-      Text("allowed_origins", "POWERCONTEXT_ALLOWED_ORIGINS", "--allowed-origins",
-           "browser origins allowed to call the API, e.g. https://console.example (comma-separated)",
-           &Config::allowed_origins),
+      Text(
+          "allowed_origins", "POWERCONTEXT_ALLOWED_ORIGINS", "--allowed-origins",
+          "browser origins allowed to call the API, e.g. https://console.example (comma-separated)",
+          &Config::allowed_origins),
       Text("auth", "POWERCONTEXT_AUTH", "--auth",
-           "on: every route but /health/* needs a bearer token (powercontext token create); off: loopback only",
+           "on: every route but /health/* needs a bearer token (powercontext token create); off: "
+           "loopback only",
            &Config::auth),
       Text("auth_token", "POWERCONTEXT_SERVER_AUTH_TOKEN", "--auth-token",
            "one static admin token, as PowerContext's own servers take it (also turns auth on)",
@@ -161,16 +181,19 @@ const std::vector<Setting>& Table() {
           &Config::audit_retention_days),
       Int("audit_denied_retention_days", "POWERCONTEXT_AUDIT_DENIED_RETENTION_DAYS",
           "--audit-denied-retention-days",
-          "refused requests' audit rows (401, 403, 429) older than this many days are deleted (0: as other rows)",
+          "refused requests' audit rows (401, 403, 429) older than this many days are deleted (0: "
+          "as other rows)",
           &Config::audit_denied_retention_days),
       Int("audit_denied_max_rows", "POWERCONTEXT_AUDIT_DENIED_MAX_ROWS", "--audit-denied-max-rows",
-          "refused requests' audit rows kept at most, the newest (0: no cap)", &Config::audit_denied_max_rows),
+          "refused requests' audit rows kept at most, the newest (0: no cap)",
+          &Config::audit_denied_max_rows),
       Text("access_log", "POWERCONTEXT_ACCESS_LOG", "--access-log",
            "one line per request on stderr: text, json or off (never bodies, queries or tokens)",
            &Config::access_log),
-      Text("tls_cert", "POWERCONTEXT_TLS_CERT", "--tls-cert", "TLS certificate chain (PEM); with tls_key, serve HTTPS",
-           &Config::tls_cert),
-      Text("tls_key", "POWERCONTEXT_TLS_KEY", "--tls-key", "TLS private key (PEM)", &Config::tls_key),
+      Text("tls_cert", "POWERCONTEXT_TLS_CERT", "--tls-cert",
+           "TLS certificate chain (PEM); with tls_key, serve HTTPS", &Config::tls_cert),
+      Text("tls_key", "POWERCONTEXT_TLS_KEY", "--tls-key", "TLS private key (PEM)",
+           &Config::tls_key),
   };
   return kTable;
 }
@@ -181,7 +204,8 @@ const Setting* Find(const std::string& key) {
   return nullptr;
 }
 
-Status Apply(Config& c, const std::string& key, const std::string& value, const std::string& origin) {
+Status Apply(Config& c, const std::string& key, const std::string& value,
+             const std::string& origin) {
   Status s = SetSetting(c, key, value);
   if (!s.ok()) return InvalidArgument(origin + ": " + s.message());
   return Status::Ok();
@@ -196,11 +220,15 @@ Status ApplyFile(Config& c, const std::string& path) {
   }
   for (const auto& [k, node] : table) {
     std::string key(k.str());
-    if (!Find(key)) return InvalidArgument("config file " + path + ": unknown setting \"" + key + "\"");
+    if (!Find(key))
+      return InvalidArgument("config file " + path + ": unknown setting \"" + key + "\"");
     std::string value;
-    if (auto s = node.value<std::string>()) value = *s;
-    else if (auto i = node.value<int64_t>()) value = std::to_string(*i);
-    else return InvalidArgument("config file " + path + ": " + key + " must be a string or integer");
+    if (auto s = node.value<std::string>())
+      value = *s;
+    else if (auto i = node.value<int64_t>())
+      value = std::to_string(*i);
+    else
+      return InvalidArgument("config file " + path + ": " + key + " must be a string or integer");
     PC_RETURN_IF_ERROR(Apply(c, key, value, "config file " + path));
   }
   return Status::Ok();
@@ -238,13 +266,16 @@ Status Validate(Config& c) {
     c.listen_host = c.listen_host.substr(1, c.listen_host.size() - 2);
   auto port = ParseInt("listen port", c.listen.substr(colon + 1));
   if (!port.ok() || *port < 0 || *port > 65535)
-    return InvalidArgument("listen port must be 0..65535, got \"" + c.listen.substr(colon + 1) + "\"");
+    return InvalidArgument("listen port must be 0..65535, got \"" + c.listen.substr(colon + 1) +
+                           "\"");
   c.listen_port = static_cast<int>(*port);
-  if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 && c.store.rfind("postgres://", 0) != 0)
+  if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 &&
+      c.store.rfind("postgres://", 0) != 0)
     return InvalidArgument("store must be \"sqlite\" or a postgresql:// URL");
-  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
-                                    {"extraction_review", &c.extraction_review},
-                                    {"require_evidence", &c.require_evidence}})
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
+        {"extraction_review", &c.extraction_review},
+        {"require_evidence", &c.require_evidence}})
     PC_RETURN_IF_ERROR(CheckSetting(name, *value));
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");
@@ -261,8 +292,10 @@ Status Validate(Config& c) {
   if (c.rerank_provider == "openai" && c.rerank_base_url.empty())
     return InvalidArgument("rerank_provider openai needs rerank_base_url");
   if (c.rerank_provider == "chat" && (c.extract_base_url.empty() || c.extract_model.empty()))
-    return InvalidArgument("rerank_provider chat needs a chat model: extract_base_url and extract_model");
-  if (c.extract_provider != "none" && c.extract_provider != "openai" && c.extract_provider != "command")
+    return InvalidArgument(
+        "rerank_provider chat needs a chat model: extract_base_url and extract_model");
+  if (c.extract_provider != "none" && c.extract_provider != "openai" &&
+      c.extract_provider != "command")
     return InvalidArgument("extract_provider must be none, openai or command");
   if (c.extract_provider == "openai" && (c.extract_base_url.empty() || c.extract_model.empty()))
     return InvalidArgument("extract_provider openai needs extract_base_url and extract_model");
@@ -284,12 +317,16 @@ Status Validate(Config& c) {
     return InvalidArgument("shutdown_grace_seconds must be between 0 and 3600");
   if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)
     return InvalidArgument("max_source_bytes must be between 1 and 16777216");
-  for (auto [name, value] : {std::pair<const char*, int64_t>{"embed_timeout_seconds", c.embed_timeout_seconds},
-                              {"rerank_timeout_seconds", c.rerank_timeout_seconds}})
-    if (value < 1 || value > 600) return InvalidArgument(std::string(name) + " must be between 1 and 600");
-  for (auto [name, value] : {std::pair<const char*, int64_t>{"embed_rest_seconds", c.embed_rest_seconds},
-                              {"rerank_rest_seconds", c.rerank_rest_seconds}})
-    if (value < 0 || value > 3600) return InvalidArgument(std::string(name) + " must be between 0 and 3600");
+  for (auto [name, value] :
+       {std::pair<const char*, int64_t>{"embed_timeout_seconds", c.embed_timeout_seconds},
+        {"rerank_timeout_seconds", c.rerank_timeout_seconds}})
+    if (value < 1 || value > 600)
+      return InvalidArgument(std::string(name) + " must be between 1 and 600");
+  for (auto [name, value] :
+       {std::pair<const char*, int64_t>{"embed_rest_seconds", c.embed_rest_seconds},
+        {"rerank_rest_seconds", c.rerank_rest_seconds}})
+    if (value < 0 || value > 3600)
+      return InvalidArgument(std::string(name) + " must be between 0 and 3600");
   if (c.embed_dimension < 0 || c.embed_dimension > 8192)
     return InvalidArgument("embed_dimension must be between 0 and 8192");
   if (c.max_entry_bytes < 1 || c.max_entry_bytes > 1024 * 1024)
@@ -304,28 +341,34 @@ Status Validate(Config& c) {
       return InvalidArgument("allowed_origins: \"" + origin +
                              "\" is not an origin (scheme://host[:port], no path)");
   // PowerContext's servers turn static-token auth on with POWERCONTEXT_SERVER_AUTH_ENABLED.
-  if (const char* v = std::getenv("POWERCONTEXT_SERVER_AUTH_ENABLED"); v && (std::string(v) == "true" || std::string(v) == "1"))
+  if (const char* v = std::getenv("POWERCONTEXT_SERVER_AUTH_ENABLED");
+      v && (std::string(v) == "true" || std::string(v) == "1"))
     c.auth = "on";
-  if (!c.auth_token.empty() && c.auth == "off") c.auth = "on";  // a token given means auth is wanted
+  if (!c.auth_token.empty() && c.auth == "off")
+    c.auth = "on";  // a token given means auth is wanted
   if (c.auth != "on" && c.auth != "off") return InvalidArgument("auth must be on or off");
   if (c.allow_unauthenticated != "true" && c.allow_unauthenticated != "false")
     return InvalidArgument("allow_unauthenticated must be true or false");
   if (!c.auth_token.empty() && c.auth_token.size() < 16)
     return InvalidArgument("auth_token must be at least 16 characters");
-  if (c.rate_limit < 0 || c.rate_limit > 1000000) return InvalidArgument("rate_limit must be between 0 and 1000000");
+  if (c.rate_limit < 0 || c.rate_limit > 1000000)
+    return InvalidArgument("rate_limit must be between 0 and 1000000");
   if (c.rate_limit_burst < 1 || c.rate_limit_burst > 1000000)
     return InvalidArgument("rate_limit_burst must be between 1 and 1000000");
   if (c.audit_retention_days < 0 || c.audit_retention_days > 36500)
     return InvalidArgument("audit_retention_days must be between 0 (kept for ever) and 36500");
   if (c.audit_denied_retention_days < 0 || c.audit_denied_retention_days > 36500)
-    return InvalidArgument("audit_denied_retention_days must be between 0 (as other rows) and 36500");
+    return InvalidArgument(
+        "audit_denied_retention_days must be between 0 (as other rows) and 36500");
   if (c.audit_denied_max_rows < 0 || c.audit_denied_max_rows > 1000000000)
     return InvalidArgument("audit_denied_max_rows must be between 0 (no cap) and 1000000000");
   if (c.access_log != "text" && c.access_log != "json" && c.access_log != "off")
     return InvalidArgument("access_log must be text, json or off");
-  if (c.tls_cert.empty() != c.tls_key.empty()) return InvalidArgument("tls_cert and tls_key go together");
+  if (c.tls_cert.empty() != c.tls_key.empty())
+    return InvalidArgument("tls_cert and tls_key go together");
   for (const std::string& host : SplitList(c.allowed_hosts))
-    if (host.find_first_of("/ ") != std::string::npos || (host != "*" && host.find("://") != std::string::npos))
+    if (host.find_first_of("/ ") != std::string::npos ||
+        (host != "*" && host.find("://") != std::string::npos))
       return InvalidArgument("allowed_hosts: \"" + host + "\" is not a host name");
   return Status::Ok();
 }
@@ -362,5 +405,3 @@ Result<Config> LoadConfig(const std::string& config_file,
 }
 
 }  // namespace pc
-
-

@@ -22,7 +22,8 @@ struct Config {
   std::string reconcile = "warn";
   std::string extraction_review = "auto";
   std::string require_evidence = "false";
-  std::string review_schedule = "off";  // the daily review: HH:MM local, or off (service/daily_review.h)
+  std::string review_schedule =
+      "off";  // the daily review: HH:MM local, or off (service/daily_review.h)
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
   // openai: any OpenAI-compatible /embeddings endpoint.
   std::string embed_provider = "none";
@@ -76,10 +77,10 @@ struct Config {
   int64_t rate_limit_burst = 200;  // a token's bucket
   // The audit log's retention (service/audit_service.h AuditRetention; 0: kept for ever / no cap).
   int64_t audit_retention_days = 90;
-  int64_t audit_denied_retention_days = 7;      // refused requests' rows (401, 403, 429)
+  int64_t audit_denied_retention_days = 7;  // refused requests' rows (401, 403, 429)
   int64_t audit_denied_max_rows = 1000000;
   std::string access_log = "text";  // text, json or off
-  std::string tls_cert;  // PEM files; both set = HTTPS
+  std::string tls_cert;             // PEM files; both set = HTTPS
   std::string tls_key;
 
   // Derived by Validate().

@@ -24,7 +24,8 @@ Result<std::unique_ptr<DataDirLock>> DataDirLock::Acquire(const std::string& dat
     std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
     return Status(Code::kPermissionDenied,
-                  "another powercontext serve" + (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                  "another powercontext serve" +
+                      (holder.empty() ? std::string() : " (pid " + holder + ")") +
                       " is using the data directory " + data_dir +
                       "; stop it first, or give this one its own --data");
   }

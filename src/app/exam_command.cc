@@ -7,10 +7,9 @@
 // (remember is idempotent: a second run changes nothing).
 #include "app/exam_command.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -32,11 +31,15 @@ struct ExamOpts {
 // What the answering model is told: the context is all it knows; refuse what it does not say;
 // correct false premises from it.
 constexpr const char* kAnswerInstructions =
-    "You answer questions about a project from its memory, given below as a prepared context block. "
+    "You answer questions about a project from its memory, given below as a prepared context "
+    "block. "
     "Use only that context. If the context does not contain the answer, say plainly that it is not "
-    "stored in memory (in the question's language: \"not stored\" / \"没有存过\") and do not guess. "
-    "If the question states something the context contradicts, say so and give what the context says. "
-    "Say who decided something (the user or the agent) when the context says it. Answer briefly, in the "
+    "stored in memory (in the question's language: \"not stored\" / \"没有存过\") and do not "
+    "guess. "
+    "If the question states something the context contradicts, say so and give what the context "
+    "says. "
+    "Say who decided something (the user or the agent) when the context says it. Answer briefly, "
+    "in the "
     "language of the question.";
 
 // An exam is questions and a little memory: the sample is 14 KiB; 16 MiB is far past any real one.
@@ -45,13 +48,18 @@ constexpr size_t kMaxExamBytes = 16u << 20;
 Result<std::string> ReadExam(const std::string& name) {
   if (name == "sample") return exam::SampleExamJson();
   auto text = ReadBoundedFile(name, kMaxExamBytes, FollowLinks::kYes);
-  if (!text.ok()) return Status(text.status().code(), "the exam file " + text.status().message()).WithDetail("file", name);
+  if (!text.ok())
+    return Status(text.status().code(), "the exam file " + text.status().message())
+        .WithDetail("file", name);
   return text;
 }
 
 Status Load(ApiClient& api, const std::string& scope, const exam::Exam& e) {
   for (const exam::MemoryItem& m : e.memory) {
-    Json body{{"scope_id", scope}, {"kind", m.kind}, {"text", m.text}, {"actor", "exam"},
+    Json body{{"scope_id", scope},
+              {"kind", m.kind},
+              {"text", m.text},
+              {"actor", "exam"},
               {"reason", "memory exam " + e.name + " " + m.id}};
     if (!m.evidence.empty()) body["evidence"] = m.evidence;
     PC_RETURN_IF_ERROR(api.Post("/v1/memory/remember", body).status());
@@ -80,22 +88,26 @@ int Run(const ExamOpts& o, const Config& config, bool json) {
   }
   ApiClient api(config.server);
   if (o.load) {
-    if (e.memory.empty()) return ReportError(InvalidArgument("--load: the exam has no memory section"));
+    if (e.memory.empty())
+      return ReportError(InvalidArgument("--load: the exam has no memory section"));
     if (Status s = Load(api, o.scope, e); !s.ok()) return ReportError(s);
   }
   std::vector<exam::QuestionResult> results;
   for (const exam::Question& q : e.questions) {
-    Result<Json> prepared = api.Post("/v1/context/prepare", Json{{"scope_id", o.scope}, {"query", q.question},
-                                                                 {"max_bytes", o.max_bytes}});
+    Result<Json> prepared =
+        api.Post("/v1/context/prepare",
+                 Json{{"scope_id", o.scope}, {"query", q.question}, {"max_bytes", o.max_bytes}});
     if (!prepared.ok()) return ReportError(prepared.status());
-    const std::string context = (*prepared)["content"].is_string() ? (*prepared)["content"].get<std::string>() : "";
+    const std::string context =
+        (*prepared)["content"].is_string() ? (*prepared)["content"].get<std::string>() : "";
     std::optional<std::string> answer;
     if (model) {
       ExtractionRequest request;
       request.prompt_version = "exam_answer_v1";
       request.instructions = kAnswerInstructions;
-      request.input_json = (context.empty() ? std::string("(the memory has nothing for this question)") : context) +
-                           "\n\nQuestion: " + q.question;
+      request.input_json =
+          (context.empty() ? std::string("(the memory has nothing for this question)") : context) +
+          "\n\nQuestion: " + q.question;
       Result<std::string> a = model->Extract(request);
       if (!a.ok()) return ReportError(a.status());
       answer = *a;
@@ -111,22 +123,29 @@ int Run(const ExamOpts& o, const Config& config, bool json) {
 
 std::vector<ExamCommand> AddExamCommands(CLI::App& app) {
   auto o = std::make_shared<ExamOpts>();
-  CLI::App* exam = app.add_subcommand("exam", "the memory exam: is what an agent needs retrieved, and answered right?");
+  CLI::App* exam = app.add_subcommand(
+      "exam", "the memory exam: is what an agent needs retrieved, and answered right?");
   exam->require_subcommand(1);
-  CLI::App* run = exam->add_subcommand("run", "prepare context for each question, answer, grade, attribute each zero");
+  CLI::App* run = exam->add_subcommand(
+      "run", "prepare context for each question, answer, grade, attribute each zero");
   run->add_option("--scope,-s,--scope-id", o->scope, "the scope examined")->required();
-  run->add_option("--exam", o->exam, "an exam file (docs/exam.md), or sample (the default): the built-in one");
+  run->add_option("--exam", o->exam,
+                  "an exam file (docs/exam.md), or sample (the default): the built-in one");
   run->add_flag("--load", o->load, "first write the exam's own memory into the scope (idempotent)");
-  run->add_option("--answer-provider", o->provider, "none (the retrieval half only; default) or openai")
+  run->add_option("--answer-provider", o->provider,
+                  "none (the retrieval half only; default) or openai")
       ->envname("POWERCONTEXT_ANSWER_PROVIDER");
-  run->add_option("--answer-base-url", o->base_url, "chat endpoint root (default: the extraction provider's)")
+  run->add_option("--answer-base-url", o->base_url,
+                  "chat endpoint root (default: the extraction provider's)")
       ->envname("POWERCONTEXT_ANSWER_BASE_URL");
   run->add_option("--answer-model", o->model, "chat model (default: the extraction model)")
       ->envname("POWERCONTEXT_ANSWER_MODEL");
   run->add_option("--answer-api-key", o->api_key, "API key (default: the extraction provider's)")
       ->envname("POWERCONTEXT_ANSWER_API_KEY");
-  run->add_option("--answer-timeout-seconds", o->timeout_seconds, "longest wait for one answer (default 120)");
-  run->add_option("--max-bytes", o->max_bytes, "the prepared context's budget (512-32768, default 8000)");
+  run->add_option("--answer-timeout-seconds", o->timeout_seconds,
+                  "longest wait for one answer (default 120)");
+  run->add_option("--max-bytes", o->max_bytes,
+                  "the prepared context's budget (512-32768, default 8000)");
   return {{run, [o](const Config& config, bool json) { return Run(*o, config, json); }}};
 }
 

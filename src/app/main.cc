@@ -1,21 +1,20 @@
 // powercontext: the one binary — server, and client subcommands.
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 
-#include <CLI/CLI.hpp>
-
-#include "wire/error_map.h"
 #include "app/admin_commands.h"
 #include "app/config.h"
-#include "app/mcp.h"
 #include "app/exam_command.h"
+#include "app/mcp.h"
 #include "app/memory_md_command.h"
 #include "app/migrate_command.h"
 #include "app/serve.h"
 #include "cli/commands.h"
 #include "cli/session_commands.h"
+#include "wire/error_map.h"
 
 namespace {
 
@@ -40,7 +39,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   std::string allow_unauthenticated;
   for (const pc::SettingInfo& s : pc::Settings()) {
-    if (s.key == "allow_unauthenticated") {  // a bare flag means true (--allow-unauthenticated=false too)
+    if (s.key ==
+        "allow_unauthenticated") {  // a bare flag means true (--allow-unauthenticated=false too)
       app.add_flag(s.flag + "{true}", allow_unauthenticated, s.help + " [env " + s.env + "]");
       continue;
     }
@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
 
   CLI::App* serve = app.add_subcommand("serve", "run the HTTP API server (and MCP at /mcp)");
   CLI::App* mcp = app.add_subcommand(
-      "mcp", "speak MCP over stdio: on the data directory (--data), or to a server given with --server");
+      "mcp",
+      "speak MCP over stdio: on the data directory (--data), or to a server given with --server");
   CLI::App* config = app.add_subcommand("config", "show the effective configuration");
   config->require_subcommand(1);
   CLI::App* config_show = config->add_subcommand("show", "print every setting and its value");
@@ -75,8 +76,10 @@ int main(int argc, char** argv) {
 
   if (!allow_unauthenticated.empty()) flags["allow_unauthenticated"] = allow_unauthenticated;
   if (flags.count("auth_token"))  // other local users can read a process's arguments
-    std::cerr << "powercontext: WARNING: --auth-token puts the secret on the command line, where other local "
-                 "users can read it (ps, /proc); prefer POWERCONTEXT_SERVER_AUTH_TOKEN or the config file\n";
+    std::cerr << "powercontext: WARNING: --auth-token puts the secret on the command line, where "
+                 "other local "
+                 "users can read it (ps, /proc); prefer POWERCONTEXT_SERVER_AUTH_TOKEN or the "
+                 "config file\n";
   auto loaded = pc::LoadConfig(config_file, flags);
   if (!loaded.ok()) {
     std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";
@@ -103,7 +106,8 @@ int main(int argc, char** argv) {
     if (*c.sub) return c.run(cfg.server, json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.
-  const bool local = !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
+  const bool local =
+      !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
   for (const pc::AdminCommand& c : admin)
     if (*c.sub) return c.run(cfg, local, json);
   for (const pc::MemoryMdCommand& c : memory_md)

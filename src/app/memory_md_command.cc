@@ -1,10 +1,9 @@
 #include "app/memory_md_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
@@ -31,11 +30,14 @@ int WithRoutes(const Config& config, bool local, const std::function<int(const C
   return fn(InProcessRoutes(router));
 }
 
-// `import jsonl`: entries from JSON lines through POST /v1/memory/remember/batch (client/jsonl_import.h).
-void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o, std::vector<MemoryMdCommand>& out) {
+// `import jsonl`: entries from JSON lines through POST /v1/memory/remember/batch
+// (client/jsonl_import.h).
+void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o,
+                    std::vector<MemoryMdCommand>& out) {
   CLI::App* cmd = imp->add_subcommand(
-      "jsonl", "entries from a file of JSON lines ({\"kind\", \"text\", \"reason\", \"evidence\"} each), "
-               "written through POST /v1/memory/remember/batch: up to 1,000 entries a revision");
+      "jsonl",
+      "entries from a file of JSON lines ({\"kind\", \"text\", \"reason\", \"evidence\"} each), "
+      "written through POST /v1/memory/remember/batch: up to 1,000 entries a revision");
   cmd->add_option("path", o->path, "the file, or - for standard input")->required();
   cmd->add_option("--scope,-s", o->scope, "the scope")->required();
   out.push_back({cmd, [o](const Config& config, bool local, bool json) {
@@ -49,13 +51,17 @@ void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o, std::vector<M
                      auto r = ImportJsonl(call, o->scope, in);
                      if (!r.ok()) return ReportError(r.status());
                      if (json)
-                       std::cout << nlohmann::json{{"lines", r->lines}, {"batches", r->batches}, {"added", r->added},
-                                                   {"duplicates", r->duplicates}, {"revision", r->revision}}.dump(2)
+                       std::cout << nlohmann::json{{"lines", r->lines},
+                                                   {"batches", r->batches},
+                                                   {"added", r->added},
+                                                   {"duplicates", r->duplicates},
+                                                   {"revision", r->revision}}
+                                        .dump(2)
                                  << "\n";
                      else
-                       std::cout << r->lines << " entries: " << r->added << " added, " << r->duplicates
-                                 << " already there, in " << r->batches << " revisions (now at revision "
-                                 << r->revision << ")\n";
+                       std::cout << r->lines << " entries: " << r->added << " added, "
+                                 << r->duplicates << " already there, in " << r->batches
+                                 << " revisions (now at revision " << r->revision << ")\n";
                      return 0;
                    });
                  }});
@@ -66,9 +72,11 @@ void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o, std::vector<M
 std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   std::vector<MemoryMdCommand> out;
-  CLI::App* exp = app.add_subcommand("export", "write a scope's memory as files")->require_subcommand(1);
-  CLI::App* exp_md = exp->add_subcommand(
-      "memory-md", "a pointer-only MEMORY.md (under 5,000 characters) and memory/<topic>.md with every entry and its citation");
+  CLI::App* exp =
+      app.add_subcommand("export", "write a scope's memory as files")->require_subcommand(1);
+  CLI::App* exp_md = exp->add_subcommand("memory-md",
+                                         "a pointer-only MEMORY.md (under 5,000 characters) and "
+                                         "memory/<topic>.md with every entry and its citation");
   exp_md->add_option("--scope,-s", o->scope, "the scope")->required();
   exp_md->add_option("--out", o->out, "the folder to write MEMORY.md and memory/ into")->required();
   out.push_back({exp_md, [o](const Config& config, bool local, bool json) {
@@ -79,20 +87,25 @@ std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
                      nlohmann::json files = nlohmann::json::array();
                      for (const auto& [rel, text] : e->files) files.push_back(rel);
                      if (json)
-                       std::cout << nlohmann::json{{"revision", e->revision}, {"entries", e->entries},
-                                                   {"index_chars", e->index_chars}, {"files", files}}.dump(2)
+                       std::cout << nlohmann::json{{"revision", e->revision},
+                                                   {"entries", e->entries},
+                                                   {"index_chars", e->index_chars},
+                                                   {"files", files}}
+                                        .dump(2)
                                  << "\n";
                      else
-                       std::cout << "wrote " << e->files.size() << " files to " << o->out << ": " << e->entries
-                                 << " entries at revision " << e->revision << ", MEMORY.md " << e->index_chars
-                                 << " characters\n";
+                       std::cout << "wrote " << e->files.size() << " files to " << o->out << ": "
+                                 << e->entries << " entries at revision " << e->revision
+                                 << ", MEMORY.md " << e->index_chars << " characters\n";
                      return 0;
                    });
                  }});
-  CLI::App* imp = app.add_subcommand("import", "read memory files into a scope")->require_subcommand(1);
+  CLI::App* imp =
+      app.add_subcommand("import", "read memory files into a scope")->require_subcommand(1);
   CLI::App* imp_md = imp->add_subcommand(
-      "memory-md", "a MEMORY.md (and its memory/ folder) as sources, then entries: by the extraction provider, "
-                   "or one per bullet or table row");
+      "memory-md",
+      "a MEMORY.md (and its memory/ folder) as sources, then entries: by the extraction provider, "
+      "or one per bullet or table row");
   imp_md->add_option("path", o->path, "MEMORY.md, or the folder holding it")->required();
   imp_md->add_option("--scope,-s", o->scope, "the scope")->required();
   out.push_back({imp_md, [o](const Config& config, bool local, bool json) {
@@ -100,15 +113,21 @@ std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
                      auto r = ImportMemoryMd(call, o->scope, o->path);
                      if (!r.ok()) return ReportError(r.status());
                      if (json) {
-                       std::cout << nlohmann::json{{"files", r->files}, {"sources_new", r->sources_new},
-                                                   {"sources_existing", r->sources_existing}, {"mode", r->mode},
-                                                   {"entries_added", r->entries_added}, {"duplicates", r->duplicates},
-                                                   {"skipped", r->skipped}, {"notes", r->notes}}.dump(2)
+                       std::cout << nlohmann::json{{"files", r->files},
+                                                   {"sources_new", r->sources_new},
+                                                   {"sources_existing", r->sources_existing},
+                                                   {"mode", r->mode},
+                                                   {"entries_added", r->entries_added},
+                                                   {"duplicates", r->duplicates},
+                                                   {"skipped", r->skipped},
+                                                   {"notes", r->notes}}
+                                        .dump(2)
                                  << "\n";
                      } else {
-                       std::cout << r->files << " files: " << r->sources_new << " new sources (" << r->sources_existing
-                                 << " already kept); " << r->mode << ": " << r->entries_added << " entries added, "
-                                 << r->duplicates << " duplicates, " << r->skipped << " skipped\n";
+                       std::cout << r->files << " files: " << r->sources_new << " new sources ("
+                                 << r->sources_existing << " already kept); " << r->mode << ": "
+                                 << r->entries_added << " entries added, " << r->duplicates
+                                 << " duplicates, " << r->skipped << " skipped\n";
                        for (const std::string& n : r->notes) std::cout << "note: " << n << "\n";
                      }
                      return 0;

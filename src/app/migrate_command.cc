@@ -2,14 +2,13 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <string>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/commands.h"
 #include "store/postgres/pg_conn.h"
@@ -40,7 +39,8 @@ nlohmann::ordered_json ReportJson(const pg::ImportReport& r, const std::string& 
         {"source_logs", r.text_source_logs},
         {"source_documents", r.text_source_docs}}},
       {"not_copied",
-       {{"legacy_handoff_versions", r.legacy_handoff_versions}, {"legacy_handoff_items", r.legacy_handoff_items}}},
+       {{"legacy_handoff_versions", r.legacy_handoff_versions},
+        {"legacy_handoff_items", r.legacy_handoff_items}}},
       {"verification",
        {{"result", "identical"},
         {"artifacts", v.artifacts},
@@ -60,24 +60,30 @@ nlohmann::ordered_json ReportJson(const pg::ImportReport& r, const std::string& 
 
 void PrintReport(const pg::ImportReport& r, const std::string& to) {
   std::cout << "migrated " << r.source_path << " (schema " << r.source_schema_version << ") into "
-            << pg::RedactUrl(to) << " (schema " << pg::LatestSchemaVersion() << ")\n\nrows copied:\n";
+            << pg::RedactUrl(to) << " (schema " << pg::LatestSchemaVersion()
+            << ")\n\nrows copied:\n";
   for (const auto& [name, rows] : r.tables) {
     std::string padded = name;
     padded.resize(std::max<size_t>(padded.size(), 20), ' ');
     std::cout << "  " << padded << rows << "\n";
   }
-  std::cout << "full text built: " << r.text_memories << " memories (" << r.text_memory_docs << " documents), "
-            << r.text_source_logs << " source logs (" << r.text_source_docs << " documents)\n";
+  std::cout << "full text built: " << r.text_memories << " memories (" << r.text_memory_docs
+            << " documents), " << r.text_source_logs << " source logs (" << r.text_source_docs
+            << " documents)\n";
   if (r.legacy_handoff_versions > 0)
     std::cout << "not copied: " << r.legacy_handoff_versions << " free-text handoff revisions ("
-              << r.legacy_handoff_items << " items) of SQLite's schema 4, kept there read-only; their structured "
+              << r.legacy_handoff_items
+              << " items) of SQLite's schema 4, kept there read-only; their structured "
               << "form (handoff_contents, …) was copied\n";
   const pg::ImportReport::Verified& v = r.verified;
-  std::cout << "\nverified, identical in both stores: " << v.artifacts << " artifacts, " << v.revisions
-            << " revisions, the manifests of " << v.manifests << " memory revisions (" << v.manifest_lines
-            << " lines), " << v.entry_versions << " entry versions, " << v.handoffs << " handoff revisions, "
-            << v.sources << " sources, " << v.vectors << " vector rows, " << v.tokens << " tokens, " << v.audit_rows << " audit rows, and the row "
-            << "counts of " << v.tables << " tables\ncommitted: serve it with --store " << pg::RedactUrl(to) << "\n";
+  std::cout << "\nverified, identical in both stores: " << v.artifacts << " artifacts, "
+            << v.revisions << " revisions, the manifests of " << v.manifests
+            << " memory revisions (" << v.manifest_lines << " lines), " << v.entry_versions
+            << " entry versions, " << v.handoffs << " handoff revisions, " << v.sources
+            << " sources, " << v.vectors << " vector rows, " << v.tokens << " tokens, "
+            << v.audit_rows << " audit rows, and the row "
+            << "counts of " << v.tables << " tables\ncommitted: serve it with --store "
+            << pg::RedactUrl(to) << "\n";
 }
 
 }  // namespace
@@ -85,12 +91,18 @@ void PrintReport(const pg::ImportReport& r, const std::string& to) {
 MigrateCommand AddMigrateCommand(CLI::App& app) {
   auto o = std::make_shared<MigrateOpts>();
   MigrateCommand cmd;
-  cmd.sub = app.add_subcommand(
-      "migrate",
-      "copy a SQLite data directory's store into an empty PostgreSQL database, verified, all or nothing "
-      "(docs/deploy.md)");
-  cmd.sub->add_option("--from", o->from, "the SQLite data directory (holds powercontext.db); read only")->required();
-  cmd.sub->add_option("--to", o->to, "postgresql://user@host:port/db: an empty database (password: PGPASSWORD or ~/.pgpass)")
+  cmd.sub = app.add_subcommand("migrate",
+                               "copy a SQLite data directory's store into an empty PostgreSQL "
+                               "database, verified, all or nothing "
+                               "(docs/deploy.md)");
+  cmd.sub
+      ->add_option("--from", o->from,
+                   "the SQLite data directory (holds powercontext.db); read only")
+      ->required();
+  cmd.sub
+      ->add_option(
+          "--to", o->to,
+          "postgresql://user@host:port/db: an empty database (password: PGPASSWORD or ~/.pgpass)")
       ->required();
   cmd.run = [o](bool json) {
     pg::ImportOptions options;
@@ -100,8 +112,10 @@ MigrateCommand AddMigrateCommand(CLI::App& app) {
       options.progress = [](const std::string& step) { std::cerr << "migrate: " << step << "…\n"; };
     Result<pg::ImportReport> report = pg::ImportSqlite(options);
     if (!report.ok()) return ReportError(report.status());
-    if (json) std::cout << ReportJson(*report, o->to).dump(2) << "\n";
-    else PrintReport(*report, o->to);
+    if (json)
+      std::cout << ReportJson(*report, o->to).dump(2) << "\n";
+    else
+      PrintReport(*report, o->to);
     return 0;
   };
   return cmd;

@@ -14,12 +14,14 @@ namespace pc {
 Result<std::unique_ptr<Embedder>> MakeEmbedder(const Config& config) {
   if (config.embed_provider == "hash")
     return std::unique_ptr<Embedder>(std::make_unique<HashEmbedder>(
-        config.embed_dimension > 0 ? static_cast<int>(config.embed_dimension) : kDefaultHashDimension));
+        config.embed_dimension > 0 ? static_cast<int>(config.embed_dimension)
+                                   : kDefaultHashDimension));
   if (config.embed_provider == "static") {
     // Word vectors from a file (embed_model, or where scripts/install-deps vectors puts them);
     // a missing or damaged file stops the start-up with its name and what is wrong.
-    PC_ASSIGN_OR_RETURN(auto e, StaticEmbedder::Open(config.embed_model.empty() ? DefaultStaticVectorsFile()
-                                                                                 : config.embed_model));
+    PC_ASSIGN_OR_RETURN(auto e,
+                        StaticEmbedder::Open(config.embed_model.empty() ? DefaultStaticVectorsFile()
+                                                                        : config.embed_model));
     return std::unique_ptr<Embedder>(std::move(e));
   }
   if (config.embed_provider == "openai") {
@@ -46,8 +48,9 @@ Result<std::unique_ptr<Reranker>> MakeReranker(const Config& config) {
     o.timeout_seconds = static_cast<int>(config.rerank_timeout_seconds);
     o.measured_as_extraction = false;  // ResilientReranker counts it, as a rerank
     PC_ASSIGN_OR_RETURN(auto chat, OpenAiChatExtractor::Create(o));
-    return std::unique_ptr<Reranker>(std::make_unique<ResilientReranker>(
-        std::make_unique<ChatReranker>(std::move(chat)), std::chrono::seconds(config.rerank_rest_seconds)));
+    return std::unique_ptr<Reranker>(
+        std::make_unique<ResilientReranker>(std::make_unique<ChatReranker>(std::move(chat)),
+                                            std::chrono::seconds(config.rerank_rest_seconds)));
   }
   if (config.rerank_provider != "openai") return std::unique_ptr<Reranker>();
   HttpRerankerOptions o;

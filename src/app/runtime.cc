@@ -20,7 +20,8 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
     // The data directory still holds this server's caches (saved vector graphs).
     std::error_code ec;
     std::filesystem::create_directories(config.data_dir, ec);
-    if (ec) return Internal("cannot create data directory " + config.data_dir + ": " + ec.message());
+    if (ec)
+      return Internal("cannot create data directory " + config.data_dir + ": " + ec.message());
     pg::PgOptions store_options;
     store_options.url = config.store;
     store_options.relaxed_commit = config.durability == "normal";
@@ -31,24 +32,30 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   PC_ASSIGN_OR_RETURN(rt->extractor, MakeExtractor(config));
   ServiceLimits limits;
   limits.max_entry_bytes = static_cast<size_t>(config.max_entry_bytes);
-  PC_ASSIGN_OR_RETURN(limits.policy, ApplySettings(WritePolicy{}, {{kSettingReconcile, config.reconcile},
-                                                                  {kSettingExtractionReview, config.extraction_review},
-                                                                  {kSettingRequireEvidence, config.require_evidence}}));
+  PC_ASSIGN_OR_RETURN(
+      limits.policy,
+      ApplySettings(WritePolicy{}, {{kSettingReconcile, config.reconcile},
+                                    {kSettingExtractionReview, config.extraction_review},
+                                    {kSettingRequireEvidence, config.require_evidence}}));
   rt->memory = std::make_unique<MemoryService>(*rt->store, limits, rt->embedder.get());
   VectorCacheOptions vector_options;
   vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
   rt->search = std::make_unique<SearchService>(*rt->store, rt->embedder.get(), rt->reranker.get(),
                                                vector_options);
-  rt->sources = std::make_unique<SourceService>(*rt->store, static_cast<size_t>(config.max_source_bytes));
+  rt->sources =
+      std::make_unique<SourceService>(*rt->store, static_cast<size_t>(config.max_source_bytes));
   FlushOptions flush_options;
   flush_options.source_window_limit = static_cast<int>(config.source_window_limit);
   flush_options.max_entry_bytes = limits.max_entry_bytes;
   flush_options.policy = limits.policy;
-  rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(), flush_options);
+  rt->flush = std::make_unique<FlushService>(*rt->store, rt->extractor.get(), rt->embedder.get(),
+                                             flush_options);
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->review = std::make_unique<ReviewService>(*rt->store, limits);
-  rt->daily = std::make_unique<DailyReviewService>(*rt->store, rt->extractor.get(), *rt->review, *rt->handoff);
-  rt->generate = std::make_unique<ExperienceGenerator>(*rt->store, rt->extractor.get(), *rt->review);
+  rt->daily = std::make_unique<DailyReviewService>(*rt->store, rt->extractor.get(), *rt->review,
+                                                   *rt->handoff);
+  rt->generate =
+      std::make_unique<ExperienceGenerator>(*rt->store, rt->extractor.get(), *rt->review);
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);
   rt->stats = std::make_unique<StatsService>(*rt->store);
   rt->tokens = std::make_unique<TokenService>(*rt->store, config.auth_token);

@@ -33,7 +33,7 @@ struct Runtime {
   std::unique_ptr<ExperienceGenerator> generate;
 
   Services services() {
-    return Services{*memory, *search, *sources, *flush,  *handoff,   *context,
+    return Services{*memory, *search, *sources, *flush,  *handoff,    *context,
                     *stats,  *tokens, *audit,   *review, daily.get(), generate.get()};
   }
 };

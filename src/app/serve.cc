@@ -1,13 +1,15 @@
 #include "app/serve.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -15,9 +17,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-
-#include <arpa/inet.h>
-#include <sys/resource.h>
 
 #include "api/http_server.h"
 #include "app/data_lock.h"
@@ -70,29 +69,34 @@ void BackfillPass(MemoryService& memory, SearchService& search, Embedder& embedd
     return;
   }
   ForEachScope(memory, stopping, [&](const Scope& scope) {
-    // Only the vector projection's state: not every mode's capabilities (the graph's is not needed).
+    // Only the vector projection's state: not every mode's capabilities (the graph's is not
+    // needed).
     auto complete_or = search.VectorsComplete(scope.scope_id);
     const bool complete = complete_or.ok() && *complete_or;
     if (complete && warm) {
       auto t0 = std::chrono::steady_clock::now();
       auto warmed = search.WarmVectors(scope.scope_id);
-      auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      auto ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (warmed.ok() && *warmed)
-        std::cerr << "powercontext: vectors of " << scope.key << " loaded in " << static_cast<int>(ms)
-                  << " ms" << std::endl;
+        std::cerr << "powercontext: vectors of " << scope.key << " loaded in "
+                  << static_cast<int>(ms) << " ms" << std::endl;
     }
     if (complete || !reindex) return;
     auto done = search.Reindex(scope.scope_id, &stopping);
     if (done.ok() && done->embedded > 0)
-      std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key << std::endl;
+      std::cerr << "powercontext: reindexed " << done->embedded << " entries of " << scope.key
+                << std::endl;
     else if (!done.ok())
-      std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message() << std::endl;
+      std::cerr << "powercontext: reindex of " << scope.key << ": " << done.status().message()
+                << std::endl;
   });
 }
 
 // One daily-review pass (review_schedule): once the local time is past the schedule, reviews
 // today every scope with sources it has not reviewed yet; a day reviewed is not reviewed again.
-// A scope whose review failed (the model, a conflict) is tried again an hour later, not every minute.
+// A scope whose review failed (the model, a conflict) is tried again an hour later, not every
+// minute.
 void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_minutes,
                      std::map<std::string, std::chrono::steady_clock::time_point>& retry_at,
                      const std::atomic<bool>& stopping) {
@@ -112,7 +116,8 @@ void DailyReviewPass(MemoryService& memory, DailyReviewService& daily, int at_mi
     }
     retry_at.erase(scope.scope_id);
     for (const Rejection& r : done->rejected)
-      std::cerr << "powercontext: daily review of " << scope.key << ": not usable: " << r.reason << std::endl;
+      std::cerr << "powercontext: daily review of " << scope.key << ": not usable: " << r.reason
+                << std::endl;
   });
 }
 
@@ -124,7 +129,8 @@ void FlushPass(MemoryService& memory, FlushService& flush, const std::atomic<boo
       if (!pending.ok() || !*pending) break;
       auto done = flush.Flush(scope.scope_id);
       if (!done.ok()) {
-        std::cerr << "powercontext: scheduled flush of " << scope.key << ": " << done.status().message() << std::endl;
+        std::cerr << "powercontext: scheduled flush of " << scope.key << ": "
+                  << done.status().message() << std::endl;
         break;
       }
       if (!done->processed) break;
@@ -145,7 +151,7 @@ HttpOptions HttpOptionsFrom(const Config& config) {
   http.auth = config.auth == "on";
   http.rate_limit_per_second = static_cast<double>(config.rate_limit);
   http.rate_limit_burst = static_cast<double>(config.rate_limit_burst);
-  http.access_log = config.access_log == "json" ? AccessLog::kJson
+  http.access_log = config.access_log == "json"  ? AccessLog::kJson
                     : config.access_log == "off" ? AccessLog::kOff
                                                  : AccessLog::kText;
   http.tls = !config.tls_cert.empty();
@@ -168,15 +174,22 @@ bool IsLoopbackHost(const std::string& host) {
 Status CheckExposure(const Config& config, HttpOptions& http) {
   if (config.auth == "on" || IsLoopbackHost(config.listen_host)) return Status::Ok();
   if (config.allow_unauthenticated != "true")
-    return Status(Code::kPermissionDenied,
-                  "refusing to serve " + config.listen + " without authentication: anyone who can reach it "
-                  "could read and rewrite every memory. Turn auth on (--auth on, then `powercontext token create "
-                  "--data " + config.data_dir + " --name admin --role admin`), listen on 127.0.0.1, or pass "
-                  "--allow-unauthenticated if something in front of this server authenticates callers");
-  http.security_warning = "off on a network address (" + config.listen + "): --allow-unauthenticated";
-  std::cerr << "powercontext: WARNING: serving " << config.listen
-            << " with authentication off (--allow-unauthenticated): every caller is an administrator"
-            << std::endl;
+    return Status(
+        Code::kPermissionDenied,
+        "refusing to serve " + config.listen +
+            " without authentication: anyone who can reach it "
+            "could read and rewrite every memory. Turn auth on (--auth on, then `powercontext "
+            "token create "
+            "--data " +
+            config.data_dir +
+            " --name admin --role admin`), listen on 127.0.0.1, or pass "
+            "--allow-unauthenticated if something in front of this server authenticates callers");
+  http.security_warning =
+      "off on a network address (" + config.listen + "): --allow-unauthenticated";
+  std::cerr
+      << "powercontext: WARNING: serving " << config.listen
+      << " with authentication off (--allow-unauthenticated): every caller is an administrator"
+      << std::endl;
   return Status::Ok();
 }
 
@@ -203,8 +216,10 @@ sigset_t BlockStopSignals() {
 // MCP over streamable HTTP at /mcp: the same tools as `powercontext mcp`, calling this server's
 // routes in process.
 void AddMcpRoute(HttpServer& server, McpServer& mcp) {
-  server.AddRawRoute("/mcp", [&mcp](const std::string& method, const std::map<std::string, std::string>& headers,
-                                    const std::string& body) { return HandleMcpHttp(mcp, method, headers, body); });
+  server.AddRawRoute(
+      "/mcp",
+      [&mcp](const std::string& method, const std::map<std::string, std::string>& headers,
+             const std::string& body) { return HandleMcpHttp(mcp, method, headers, body); });
 }
 
 int Fail(const Status& s) {
@@ -233,14 +248,17 @@ int RunServe(const Config& config) {
   McpServer mcp(mcp_tools);
   AddMcpRoute(server, mcp);
   if (Status s = server.Bind(); !s.ok()) return Fail(s);
-  std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving " << (http.tls ? "https://" : "http://")
-            << config.listen_host << ":" << server.port() << " (store " << pg::RedactUrl(config.store) << ", data " << config.data_dir << ", auth "
-            << config.auth << ")" << std::endl;
+  std::cerr << "powercontext " << POWERCONTEXT_VERSION << " serving "
+            << (http.tls ? "https://" : "http://") << config.listen_host << ":" << server.port()
+            << " (store " << pg::RedactUrl(config.store) << ", data " << config.data_dir
+            << ", auth " << config.auth << ")" << std::endl;
   if (config.auth == "on" && config.auth_token.empty()) {
     auto tokens = rt.tokens->List();
-    bool any = tokens.ok() && std::any_of(tokens->begin(), tokens->end(), [](const ApiToken& t) { return !t.revoked_at_ms; });
+    bool any = tokens.ok() && std::any_of(tokens->begin(), tokens->end(),
+                                          [](const ApiToken& t) { return !t.revoked_at_ms; });
     if (!any)
-      std::cerr << "powercontext: auth is on and no token exists yet: create one with `powercontext token create "
+      std::cerr << "powercontext: auth is on and no token exists yet: create one with "
+                   "`powercontext token create "
                 << "--data " << config.data_dir << " --name admin --role admin`" << std::endl;
   }
 
@@ -262,10 +280,12 @@ int RunServe(const Config& config) {
                        ScopedRequest as_system(SystemPrincipal(), "", "backfill");
                        // Warming loads this server's own indexes: every server does it. Filling
                        // missing vectors is one pass for all servers on one database.
-                       const bool filled = rt.store->RunExclusive(
-                           "backfill", [&] { BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first); });
+                       const bool filled = rt.store->RunExclusive("backfill", [&] {
+                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first);
+                       });
                        if (first && !filled)  // another server is filling: only load ours
-                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, true, /*reindex=*/false);
+                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, true,
+                                      /*reindex=*/false);
                      });
   // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
   // scope with pending sources, window after window, until it is caught up or a flush fails.
@@ -276,7 +296,8 @@ int RunServe(const Config& config) {
                         ScopedRequest as_system(SystemPrincipal(), "", "scheduled_flush");
                         // One server at a time asks the model (the cursor would refuse a second
                         // commit of a window anyway; this saves the second model call).
-                        rt.store->RunExclusive("scheduled_flush", [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
+                        rt.store->RunExclusive("scheduled_flush",
+                                               [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
                       });
 
   // The audit log's retention (audit_retention_days, audit_denied_*): one server at a time.
@@ -285,28 +306,38 @@ int RunServe(const Config& config) {
   retention.denied_days = config.audit_denied_retention_days;
   retention.denied_max_rows = config.audit_denied_max_rows;
   std::optional<Periodic> audit_pruner;
-  audit_pruner.emplace(kAuditRetentionInterval, /*at_start=*/true, [&](bool, const std::atomic<bool>& stopping) {
-    ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
-    rt.store->RunExclusive("audit_retention", [&] {
-      auto pruned = rt.audit->Prune(retention, NowMillis(), &stopping);
-      if (!pruned.ok())
-        std::cerr << "powercontext: warning: the audit retention pass stopped: " << pruned.status().message() << std::endl;
-      else if (*pruned > 0)
-        std::cerr << "powercontext: audit retention deleted " << *pruned << " rows" << std::endl;
-    });
-  });
+  audit_pruner.emplace(
+      kAuditRetentionInterval, /*at_start=*/true, [&](bool, const std::atomic<bool>& stopping) {
+        ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
+        rt.store->RunExclusive("audit_retention", [&] {
+          auto pruned = rt.audit->Prune(retention, NowMillis(), &stopping);
+          if (!pruned.ok())
+            std::cerr << "powercontext: warning: the audit retention pass stopped: "
+                      << pruned.status().message() << std::endl;
+          else if (*pruned > 0)
+            std::cerr << "powercontext: audit retention deleted " << *pruned << " rows"
+                      << std::endl;
+        });
+      });
 
   // The daily review (review_schedule, off by default): checked every minute; one server at a time.
-  std::map<std::string, std::chrono::steady_clock::time_point> review_retry_at;  // the reviewer's thread only
+  std::map<std::string, std::chrono::steady_clock::time_point>
+      review_retry_at;  // the reviewer's thread only
   std::optional<Periodic> reviewer;
-  const std::optional<int> review_at = ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
+  const std::optional<int> review_at =
+      ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
   if (review_at && rt.daily->available())
-    reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true, [&, at = *review_at](bool, const std::atomic<bool>& stopping) {
-      ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
-      rt.store->RunExclusive("daily_review", [&] { DailyReviewPass(*rt.memory, *rt.daily, at, review_retry_at, stopping); });
-    });
+    reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true,
+                     [&, at = *review_at](bool, const std::atomic<bool>& stopping) {
+                       ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
+                       rt.store->RunExclusive("daily_review", [&] {
+                         DailyReviewPass(*rt.memory, *rt.daily, at, review_retry_at, stopping);
+                       });
+                     });
   else if (review_at)
-    std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; no daily review" << std::endl;
+    std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; "
+                 "no daily review"
+              << std::endl;
 
   // The stop: SIGTERM or SIGINT stops accepting and lets what is in flight finish, for at most
   // shutdown_grace_seconds (a request trickling its body, a model call, a background pass); then,
@@ -324,7 +355,8 @@ int RunServe(const Config& config) {
     const timespec tick{0, 100 * 1000 * 1000};
     while (!finished) {
       if (sigtimedwait(&stop_signals, nullptr, &tick) > 0 && !finished) {
-        std::cerr << "powercontext: second signal: exiting without the requests in flight" << std::endl;
+        std::cerr << "powercontext: second signal: exiting without the requests in flight"
+                  << std::endl;
         std::_Exit(1);
       }
       if (!finished && std::chrono::steady_clock::now() >= deadline) {

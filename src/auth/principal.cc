@@ -6,11 +6,16 @@ namespace pc {
 
 const char* RoleName(Role role) {
   switch (role) {
-    case Role::kNone: return "none";
-    case Role::kMetrics: return "metrics";
-    case Role::kReader: return "reader";
-    case Role::kWriter: return "writer";
-    case Role::kAdmin: return "admin";
+    case Role::kNone:
+      return "none";
+    case Role::kMetrics:
+      return "metrics";
+    case Role::kReader:
+      return "reader";
+    case Role::kWriter:
+      return "writer";
+    case Role::kAdmin:
+      return "admin";
   }
   return "reader";
 }
@@ -25,11 +30,16 @@ std::optional<Role> ParseRole(std::string_view name) {
 
 const char* PermissionName(Permission p) {
   switch (p) {
-    case Permission::kPublic: return "public";
-    case Permission::kRead: return "read";
-    case Permission::kWrite: return "write";
-    case Permission::kAdmin: return "admin";
-    case Permission::kMetrics: return "metrics";
+    case Permission::kPublic:
+      return "public";
+    case Permission::kRead:
+      return "read";
+    case Permission::kWrite:
+      return "write";
+    case Permission::kAdmin:
+      return "admin";
+    case Permission::kMetrics:
+      return "metrics";
   }
   return "admin";
 }
@@ -41,7 +51,8 @@ Status CheckScopePattern(std::string_view pattern) {
     return InvalidArgument("a scope pattern must be valid UTF-8").WithDetail("field", "scope");
   for (unsigned char c : pattern)
     if (c < 0x20 || c == 0x7f)
-      return InvalidArgument("a scope pattern has no control characters").WithDetail("field", "scope");
+      return InvalidArgument("a scope pattern has no control characters")
+          .WithDetail("field", "scope");
   return Status::Ok();
 }
 
@@ -68,11 +79,16 @@ bool MatchScopePattern(std::string_view p, std::string_view s) {
 
 bool Principal::Allows(Permission p) const {
   switch (p) {
-    case Permission::kPublic: return true;
-    case Permission::kMetrics: return role == Role::kMetrics || role == Role::kAdmin;
-    case Permission::kRead: return role >= Role::kReader;
-    case Permission::kWrite: return role >= Role::kWriter;
-    case Permission::kAdmin: return role == Role::kAdmin;
+    case Permission::kPublic:
+      return true;
+    case Permission::kMetrics:
+      return role == Role::kMetrics || role == Role::kAdmin;
+    case Permission::kRead:
+      return role >= Role::kReader;
+    case Permission::kWrite:
+      return role >= Role::kWriter;
+    case Permission::kAdmin:
+      return role == Role::kAdmin;
   }
   return false;
 }

@@ -5,7 +5,9 @@
 
 namespace pc {
 
-int RateLimiter::Take(const std::string& who, int n) { return TakeAt(who, std::chrono::steady_clock::now(), n); }
+int RateLimiter::Take(const std::string& who, int n) {
+  return TakeAt(who, std::chrono::steady_clock::now(), n);
+}
 
 int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_point now, int n) {
   if (!enabled()) return 0;
@@ -15,8 +17,10 @@ int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_
     if (buckets_.size() >= kMaxBuckets) {  // drop buckets that would be full by now anyway
       for (auto b = buckets_.begin(); b != buckets_.end();) {
         double full_after = (burst_ - b->second.tokens) / rate_;
-        if (std::chrono::duration<double>(now - b->second.at).count() >= full_after) b = buckets_.erase(b);
-        else ++b;
+        if (std::chrono::duration<double>(now - b->second.at).count() >= full_after)
+          b = buckets_.erase(b);
+        else
+          ++b;
       }
     }
     it = buckets_.emplace(who, Bucket{burst_, now}).first;
@@ -30,7 +34,9 @@ int RateLimiter::TakeAt(const std::string& who, std::chrono::steady_clock::time_
     b.tokens -= want;
     return 0;
   }
-  if (want > burst_) return std::max(1, static_cast<int>(std::ceil(burst_ / rate_)));  // never fits: a full bucket's wait
+  if (want > burst_)
+    return std::max(
+        1, static_cast<int>(std::ceil(burst_ / rate_)));  // never fits: a full bucket's wait
   return std::max(1, static_cast<int>(std::ceil((want - b.tokens) / rate_)));
 }
 

@@ -14,7 +14,8 @@ thread_local RequestContext* current = nullptr;
 
 const RequestContext& CurrentRequest() { return current ? *current : LocalContext(); }
 
-ScopedRequest::ScopedRequest(const Principal& principal, std::string request_id, std::string operation)
+ScopedRequest::ScopedRequest(const Principal& principal, std::string request_id,
+                             std::string operation)
     : mine_{&principal, std::move(request_id), std::move(operation)}, previous_(current) {
   current = &mine_;
 }

@@ -1,19 +1,18 @@
 #include "cli/commands.h"
 
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "common/json_parse.h"
-#include "wire/error_map.h"
-#include "client/api_client.h"
 #include "cli/format.h"
+#include "client/api_client.h"
+#include "common/json_parse.h"
 #include "hooks/doctor.h"
+#include "wire/error_map.h"
 
 namespace pc {
 namespace {
@@ -78,14 +77,16 @@ Result<std::string> EntryText(const Opts& o) {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   if (o.text == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-  if (o.text.empty()) return InvalidArgument("give the text as an argument, - for stdin, or --file");
+  if (o.text.empty())
+    return InvalidArgument("give the text as an argument, - for stdin, or --file");
   return o.text;
 }
 
 // --scope is the request's scope_id as it is: a caller-chosen name (project:orders-importer) or a
 // server id (scp_…). A write to a name nobody used creates the scope; a read of one finds nothing.
 Result<std::string> ResolveScope(ApiClient&, const std::string& scope, bool) {
-  if (scope.empty()) return InvalidArgument("give --scope (a name such as project:orders, or scp_…)");
+  if (scope.empty())
+    return InvalidArgument("give --scope (a name such as project:orders, or scp_…)");
   return scope;
 }
 
@@ -167,7 +168,8 @@ void AddScopeCommands(Registry& r) {
       Json body = Json::object();
       for (const std::string& s : o->settings) {
         const size_t eq = s.find('=');
-        if (eq == std::string::npos || eq == 0) return Fail(InvalidArgument("--set takes NAME=VALUE, got \"" + s + "\""));
+        if (eq == std::string::npos || eq == 0)
+          return Fail(InvalidArgument("--set takes NAME=VALUE, got \"" + s + "\""));
         body[s.substr(0, eq)] = s.substr(eq + 1);
       }
       for (const std::string& c : o->clear) body[c] = nullptr;
@@ -207,21 +209,28 @@ void AddWriteCommands(Registry& r) {
   std::shared_ptr<Opts> o = r.o;
   CLI::App* remember = app.add_subcommand("remember", "keep a new entry");
   AddScopeOption(remember, *o);
-  remember->add_option("--kind,-k", o->kind, "fact, preference, decision, constraint, working_note, …")
+  remember
+      ->add_option("--kind,-k", o->kind, "fact, preference, decision, constraint, working_note, …")
       ->required();
   remember->add_option("text", o->text, "the entry text, or - to read standard input");
   remember->add_option("--file", o->file, "read the text from a file");
   remember->add_option("--reason", o->reason, "why this is kept");
   remember->add_option("--expected-revision", o->expected_revision,
                        "fail with a conflict unless the memory is at this revision");
-  remember->add_option("--evidence", o->evidence, "what it stands on: a URL, a source id or a citation (repeatable)")
+  remember
+      ->add_option("--evidence", o->evidence,
+                   "what it stands on: a URL, a source id or a citation (repeatable)")
       ->allow_extra_args(false);
   r.Add(remember, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
     if (!text.ok()) return Fail(text.status());
     auto scope_id = ResolveScope(api, o->scope, true);
     if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id}, {"kind", o->kind}, {"text", *text}, {"actor", "cli"}, {"explain", true}};
+    Json body{{"scope_id", *scope_id},
+              {"kind", o->kind},
+              {"text", *text},
+              {"actor", "cli"},
+              {"explain", true}};
     if (!o->reason.empty()) body["reason"] = o->reason;
     if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
     if (!o->evidence.empty()) body["evidence"] = o->evidence;
@@ -235,7 +244,9 @@ void AddWriteCommands(Registry& r) {
   revise->add_option("--file", o->file, "read the text from a file");
   revise->add_option("--kind,-k", o->kind, "change the kind");
   revise->add_option("--reason", o->reason, "why it changed");
-  revise->add_option("--evidence", o->evidence, "evidence to add: a URL, a source id or a citation (repeatable)")
+  revise
+      ->add_option("--evidence", o->evidence,
+                   "evidence to add: a URL, a source id or a citation (repeatable)")
       ->allow_extra_args(false);
   r.Add(revise, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
@@ -244,7 +255,10 @@ void AddWriteCommands(Registry& r) {
     if (!scope_id.ok()) return Fail(scope_id.status());
     auto cite = CitationArgument(o->citation);
     if (!cite.ok()) return Fail(cite.status());
-    Json body{{"scope_id", *scope_id}, {"citation", *cite}, {"text", *text}, {"actor", "cli"},
+    Json body{{"scope_id", *scope_id},
+              {"citation", *cite},
+              {"text", *text},
+              {"actor", "cli"},
               {"explain", true}};
     if (!o->kind.empty()) body["kind"] = o->kind;
     if (!o->reason.empty()) body["reason"] = o->reason;
@@ -276,7 +290,8 @@ void AddReadCommands(Registry& r) {
   AddScopeOption(entries, *o);
   entries->add_flag("--include-inactive", o->include_inactive, "also list retired entries");
   entries->add_option("--revision", o->revision, "list the manifest at this revision");
-  entries->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
+  entries->add_option("--min-revision", o->min_revision,
+                      "answer only from this revision or later (read-your-writes)");
   AddPageOptions(entries, *o);
   r.Scoped(entries, [o](ApiClient& api, const std::string& scope_id, bool json) {
     auto q = PageQuery(scope_id, *o);
@@ -287,7 +302,8 @@ void AddReadCommands(Registry& r) {
   });
 
   CLI::App* history = app.add_subcommand(
-      "history", "the memory's revisions, one revision (--revision) or an entry's versions (--entry)");
+      "history",
+      "the memory's revisions, one revision (--revision) or an entry's versions (--entry)");
   AddScopeOption(history, *o);
   history->add_option("--revision", o->revision, "show this revision: changes and manifest");
   history->add_option("--entry", o->entry, "show every version of this entry");
@@ -295,24 +311,30 @@ void AddReadCommands(Registry& r) {
   r.Scoped(history, [o](ApiClient& api, const std::string& scope_id, bool json) {
     auto q = PageQuery(scope_id, *o);
     if (!o->entry.empty())
-      return Print(api.Get("/v1/memory/entries/" + o->entry + "/versions", q), json, FormatVersions);
+      return Print(api.Get("/v1/memory/entries/" + o->entry + "/versions", q), json,
+                   FormatVersions);
     if (o->revision)
       return Print(api.Get("/v1/memory/revisions/" + std::to_string(*o->revision), q), json,
                    FormatRevision);
     return Print(api.Get("/v1/memory/revisions", q), json, FormatRevisions);
   });
 
-  CLI::App* search = app.add_subcommand("search", "find entries by full-text, vector, graph or hybrid search");
+  CLI::App* search =
+      app.add_subcommand("search", "find entries by full-text, vector, graph or hybrid search");
   AddScopeOption(search, *o);
   search->add_option("query", o->text, "what to look for, in any language")->required();
   search->add_option("--mode,-m", o->mode, "fts, vector, graph, hybrid or auto (default auto)");
   search->add_option("--limit", o->limit, "hits to return (1-50, default 10)");
   search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
-  search->add_option("--graph-hops", o->graph_hops, "graph channel: entries linked within this many hops (1-3, default 2)");
-  search->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
+  search->add_option("--graph-hops", o->graph_hops,
+                     "graph channel: entries linked within this many hops (1-3, default 2)");
+  search->add_option("--min-revision", o->min_revision,
+                     "answer only from this revision or later (read-your-writes)");
   search->add_flag("--feedback", o->feedback,
-                   "full text: expand the query from its best hits and let them lift their neighbours (docs/quality.md)");
-  search->add_flag("--rerank", o->rerank, "reorder the best 30 with the configured reranker (rerank_provider)");
+                   "full text: expand the query from its best hits and let them lift their "
+                   "neighbours (docs/quality.md)");
+  search->add_flag("--rerank", o->rerank,
+                   "reorder the best 30 with the configured reranker (rerank_provider)");
   r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
     if (!o->mode.empty()) body["mode"] = o->mode;
@@ -325,11 +347,14 @@ void AddReadCommands(Registry& r) {
     return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
   });
 
-  CLI::App* doctor = app.add_subcommand(
-      "doctor", "which search modes work, and why not; with a host (claude-code, codex, cursor): is it wired up");
-  doctor->add_option("--scope,-s", o->scope, "also check this scope's vector projection (with a host: its scope)");
+  CLI::App* doctor = app.add_subcommand("doctor",
+                                        "which search modes work, and why not; with a host "
+                                        "(claude-code, codex, cursor): is it wired up");
+  doctor->add_option("--scope,-s", o->scope,
+                     "also check this scope's vector projection (with a host: its scope)");
   doctor->add_option("host", o->host, "check a host's setup: claude-code, codex or cursor");
-  doctor->add_option("--project", o->project, "with a host: the project folder (default: this one)");
+  doctor->add_option("--project", o->project,
+                     "with a host: the project folder (default: this one)");
   doctor->add_flag("--user", o->user, "with a host: the user's configuration, not the project's");
   r.cmds.push_back({doctor, [o](const std::string& server, bool json) {
                       if (o->host.empty()) {
@@ -358,8 +383,10 @@ int SearchDoctor(ApiClient& api, const Opts& opts, bool json) {
     auto format = [](const Json& r) {
       std::string out;
       for (const auto& [mode, c] : r["modes"].items())
-        out += mode + ": " + (c["available"].get<bool>() ? "available" : "unavailable — " +
-                                                              c["reason"].get<std::string>()) + "\n";
+        out += mode + ": " +
+               (c["available"].get<bool>() ? "available"
+                                           : "unavailable — " + c["reason"].get<std::string>()) +
+               "\n";
       return out;
     };
     Result<Json> r = api.Get("/v1/capabilities/search", q);
@@ -422,9 +449,12 @@ void AddSourceCommands(Registry& r) {
   AddScopeOption(source_add, *o);
   source_add->add_option("text", o->text, "the content, or - to read standard input");
   source_add->add_option("--file", o->file, "read the content from a file");
-  source_add->add_option("--kind,-k", o->kind, "what it is: work_log (default), chat, tool_output, …");
-  source_add->add_option("--purpose", o->purpose, "memory (default: extraction reads it) or archive");
-  source_add->add_option("--idempotency-key", o->idempotency_key, "a retry with the same key adds nothing");
+  source_add->add_option("--kind,-k", o->kind,
+                         "what it is: work_log (default), chat, tool_output, …");
+  source_add->add_option("--purpose", o->purpose,
+                         "memory (default: extraction reads it) or archive");
+  source_add->add_option("--idempotency-key", o->idempotency_key,
+                         "a retry with the same key adds nothing");
   source_add->add_option("--metadata", o->metadata, "a JSON object kept with the source");
   r.Add(source_add, [o](ApiClient& api, bool json) {
     auto text = EntryText(*o);
@@ -457,12 +487,15 @@ void AddSourceCommands(Registry& r) {
 
   CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
   AddScopeOption(flush, *o);
-  flush->add_flag("--last", o->last,
-                  "flush nothing; show the scope's last flush that processed a window (whoever ran it)");
+  flush->add_flag(
+      "--last", o->last,
+      "flush nothing; show the scope's last flush that processed a window (whoever ran it)");
   r.Scoped(flush, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    if (o->last) return Print(api.Get("/v1/memory/flush/last", {{"scope_id", scope_id}}), json, FormatLastFlush);
-    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}, {"explain", true}}), json,
-                 FormatFlush);
+    if (o->last)
+      return Print(api.Get("/v1/memory/flush/last", {{"scope_id", scope_id}}), json,
+                   FormatLastFlush);
+    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}, {"explain", true}}),
+                 json, FormatFlush);
   });
 }
 
@@ -470,16 +503,23 @@ void AddSourceCommands(Registry& r) {
 void AddContextCommands(Registry& r) {
   CLI::App& app = r.app;
   std::shared_ptr<Opts> o = r.o;
-  CLI::App* prepare = app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
+  CLI::App* prepare =
+      app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
   AddScopeOption(prepare, *o);
   prepare->add_option("query", o->text, "what the agent is about to do")->required();
-  prepare->add_option("--max-bytes", o->max_bytes, "budget in UTF-8 bytes (512-32768, default 8000)");
-  prepare->add_option("--mode", o->mode, "memory search mode: auto (default), fts, vector, graph, hybrid");
+  prepare->add_option("--max-bytes", o->max_bytes,
+                      "budget in UTF-8 bytes (512-32768, default 8000)");
+  prepare->add_option("--mode", o->mode,
+                      "memory search mode: auto (default), fts, vector, graph, hybrid");
   prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
-  prepare->add_option("--min-revision", o->min_revision, "answer only from this revision or later (read-your-writes)");
-  prepare->add_flag("--rerank", o->rerank, "rerank the memory hits with the configured reranker first");
+  prepare->add_option("--min-revision", o->min_revision,
+                      "answer only from this revision or later (read-your-writes)");
+  prepare->add_flag("--rerank", o->rerank,
+                    "rerank the memory hits with the configured reranker first");
   r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id}, {"query", o->text}, {"max_bytes", o->max_bytes},
+    Json body{{"scope_id", scope_id},
+              {"query", o->text},
+              {"max_bytes", o->max_bytes},
               {"include_handoff", !o->no_handoff}};
     if (!o->mode.empty()) body["mode"] = o->mode;
     if (o->min_revision) body["min_revision"] = *o->min_revision;
@@ -490,13 +530,18 @@ void AddContextCommands(Registry& r) {
   // The handoff (RFC 0048, docs/handoff.md): prepare a draft from exact evidence, inspect it,
   // finalize, commit by compare-and-set; continue re-checks every cited statement. The JSON each
   // step prints (--json) is what the next one reads (a file, or - for standard input).
-  CLI::App* handoff = app.add_subcommand("handoff", "prepare, commit, continue or read where the work stands");
+  CLI::App* handoff =
+      app.add_subcommand("handoff", "prepare, commit, continue or read where the work stands");
   handoff->require_subcommand(1);
-  CLI::App* handoff_prepare = handoff->add_subcommand("prepare", "draft a handoff from exact evidence (needs an extraction provider)");
+  CLI::App* handoff_prepare = handoff->add_subcommand(
+      "prepare", "draft a handoff from exact evidence (needs an extraction provider)");
   AddScopeOption(handoff_prepare, *o);
   handoff_prepare->add_option("objective", o->text, "what the work is for")->required();
-  handoff_prepare->add_option("--cite", o->citations, "a memory citation the handoff rests on (repeatable)")->required();
-  handoff_prepare->add_option("--max-bytes", o->max_bytes, "the draft's budget in UTF-8 bytes (512-32768, default 8000)");
+  handoff_prepare
+      ->add_option("--cite", o->citations, "a memory citation the handoff rests on (repeatable)")
+      ->required();
+  handoff_prepare->add_option("--max-bytes", o->max_bytes,
+                              "the draft's budget in UTF-8 bytes (512-32768, default 8000)");
   r.Scoped(handoff_prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
     Json evidence = Json::array();
     for (const std::string& c : o->citations) {
@@ -504,32 +549,45 @@ void AddContextCommands(Registry& r) {
       if (!cite.ok()) return Fail(cite.status());
       evidence.push_back(Json{{"kind", "memory"}, {"memory_citation", *cite}});
     }
-    Json body{{"scope_id", scope_id}, {"objective", o->text}, {"evidence", evidence}, {"max_bytes", o->max_bytes}};
+    Json body{{"scope_id", scope_id},
+              {"objective", o->text},
+              {"evidence", evidence},
+              {"max_bytes", o->max_bytes}};
     return Print(api.Post("/v1/handoff/prepare", body), json, FormatHandoffDraft);
   });
-  CLI::App* handoff_finalize = handoff->add_subcommand("finalize", "turn an inspected draft into a prepared handoff");
+  CLI::App* handoff_finalize =
+      handoff->add_subcommand("finalize", "turn an inspected draft into a prepared handoff");
   AddScopeOption(handoff_finalize, *o);
-  handoff_finalize->add_option("draft", o->file, "the draft's JSON (a file, or - for standard input)")->required();
+  handoff_finalize
+      ->add_option("draft", o->file, "the draft's JSON (a file, or - for standard input)")
+      ->required();
   r.Scoped(handoff_finalize, [o](ApiClient& api, const std::string& scope_id, bool json) {
     auto draft = JsonArgument(o->file);
     if (!draft.ok()) return Fail(draft.status());
-    return Print(api.Post("/v1/handoff/finalize", Json{{"scope_id", scope_id}, {"draft", *draft}}), json,
-                 FormatPreparedHandoff);
+    return Print(api.Post("/v1/handoff/finalize", Json{{"scope_id", scope_id}, {"draft", *draft}}),
+                 json, FormatPreparedHandoff);
   });
-  CLI::App* handoff_commit = handoff->add_subcommand("commit", "commit a prepared handoff (409 if the handoff moved on)");
+  CLI::App* handoff_commit =
+      handoff->add_subcommand("commit", "commit a prepared handoff (409 if the handoff moved on)");
   AddScopeOption(handoff_commit, *o);
-  handoff_commit->add_option("prepared", o->file, "the prepared handoff's JSON (a file, or - for standard input)")->required();
+  handoff_commit
+      ->add_option("prepared", o->file,
+                   "the prepared handoff's JSON (a file, or - for standard input)")
+      ->required();
   r.Scoped(handoff_commit, [o](ApiClient& api, const std::string& scope_id, bool json) {
     auto prepared = JsonArgument(o->file);
     if (!prepared.ok()) return Fail(prepared.status());
-    return Print(api.Post("/v1/handoff/commit", Json{{"scope_id", scope_id}, {"handoff", *prepared}}), json,
-                 FormatCommittedHandoff);
+    return Print(
+        api.Post("/v1/handoff/commit", Json{{"scope_id", scope_id}, {"handoff", *prepared}}), json,
+        FormatCommittedHandoff);
   });
-  CLI::App* handoff_continue = handoff->add_subcommand("continue", "the latest handoff, each statement re-checked against the current state");
+  CLI::App* handoff_continue = handoff->add_subcommand(
+      "continue", "the latest handoff, each statement re-checked against the current state");
   AddScopeOption(handoff_continue, *o);
   r.Scoped(handoff_continue, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    return Print(api.Post("/v1/handoff/continue", Json{{"scope_id", scope_id}, {"selection", "latest"}}), json,
-                 FormatHandoffResolution);
+    return Print(
+        api.Post("/v1/handoff/continue", Json{{"scope_id", scope_id}, {"selection", "latest"}}),
+        json, FormatHandoffResolution);
   });
   CLI::App* handoff_show = handoff->add_subcommand("show", "the latest handoff (or --revision R)");
   AddScopeOption(handoff_show, *o);
@@ -539,7 +597,8 @@ void AddContextCommands(Registry& r) {
     if (o->revision) q["revision"] = std::to_string(*o->revision);
     return Print(api.Get("/v1/handoff", q), json, FormatHandoff);
   });
-  CLI::App* handoff_history = handoff->add_subcommand("history", "every handoff revision, newest first");
+  CLI::App* handoff_history =
+      handoff->add_subcommand("history", "every handoff revision, newest first");
   AddScopeOption(handoff_history, *o);
   AddPageOptions(handoff_history, *o);
   r.Scoped(handoff_history, [o](ApiClient& api, const std::string& scope_id, bool json) {
@@ -550,8 +609,11 @@ void AddContextCommands(Registry& r) {
 // stats (RFC 0072): inventory, model usage and recall tokens of a scope; never creates it.
 void AddStatsCommand(Registry& r) {
   auto& o = r.o;
-  CLI::App* stats = r.app.add_subcommand("stats", "a scope's inventory, model usage and recall tokens");
-  stats->add_option("--scope,-s,--scope-id", o->scope, "scope id (scp_…) or key (e.g. project:orders-importer)")
+  CLI::App* stats =
+      r.app.add_subcommand("stats", "a scope's inventory, model usage and recall tokens");
+  stats
+      ->add_option("--scope,-s,--scope-id", o->scope,
+                   "scope id (scp_…) or key (e.g. project:orders-importer)")
       ->required();
   stats->add_option("--period", o->period, "today, 7d or 30d (default 30d; UTC days)");
   r.Scoped(stats, [o](ApiClient& api, const std::string& scope_id, bool json) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
@@ -19,7 +18,8 @@ std::string MemoryRefText(const Json& m) {
 // command that takes a citation accepts.
 std::string CitationText(const Json& c) {
   if (!c.is_object()) return "";
-  return MemoryRefText(c["memory_ref"]) + "#" + c.value("entry_id", "") + "@" + c.value("entry_version_id", "");
+  return MemoryRefText(c["memory_ref"]) + "#" + c.value("entry_id", "") + "@" +
+         c.value("entry_version_id", "");
 }
 
 std::string Indent(const std::string& text, const std::string& pad) {
@@ -66,11 +66,12 @@ std::string FormatWrite(const Json& w) {
                     std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
                     "] " + e.value("state", "") + " -> " + MemoryRefText(w["memory"]) + "\n";
   out += "citation: " + CitationText(e["citation"]) + "\n";
-  if (w.value("hypothesis", false)) out += "hypothesis: no evidence recorded (revise with --evidence to support it)\n";
+  if (w.value("hypothesis", false))
+    out += "hypothesis: no evidence recorded (revise with --evidence to support it)\n";
   if (w.contains("near_duplicates") && w["near_duplicates"].is_array())
     for (const Json& d : w["near_duplicates"])
-      out += "warning: nearly the same as " + CitationText(d["citation"]) + ": \"" + d.value("text", "") +
-             "\" (consider revising that entry instead)\n";
+      out += "warning: nearly the same as " + CitationText(d["citation"]) + ": \"" +
+             d.value("text", "") + "\" (consider revising that entry instead)\n";
   return out;
 }
 
@@ -110,8 +111,8 @@ std::string FormatRevision(const Json& r) {
   out += "manifest:\n";
   for (const Json& e : r["manifest"])
     out += "  " + e.value("entry_id", "") + " v" + std::to_string(e.value("version", int64_t{0})) +
-           (e.value("active", true) ? "" : " (retired)") + "  " + e.value("content_hash", "").substr(0, 12) +
-           "\n";
+           (e.value("active", true) ? "" : " (retired)") + "  " +
+           e.value("content_hash", "").substr(0, 12) + "\n";
   return out + More(r);
 }
 
@@ -131,9 +132,12 @@ std::string FormatVersions(const Json& page) {
 std::string FormatRead(const Json& r) {
   std::string out = r.value("text", "") + "\n\n";
   out += "citation: " + CitationText(r["citation"]) + "\n";
-  out += "kind: " + r.value("kind", "") + ", version " + std::to_string(r.value("version", int64_t{0}));
-  out += r.value("state", "") == "active" ? ", active at that revision" : ", retired at that revision";
-  out += r.value("current", false) ? "; still current at the head " : "; no longer current at the head ";
+  out += "kind: " + r.value("kind", "") + ", version " +
+         std::to_string(r.value("version", int64_t{0}));
+  out +=
+      r.value("state", "") == "active" ? ", active at that revision" : ", retired at that revision";
+  out += r.value("current", false) ? "; still current at the head "
+                                   : "; no longer current at the head ";
   out += MemoryRefText(r["head"]) + "\n";
   return out;
 }
@@ -172,8 +176,10 @@ std::string FormatSearch(const Json& r) {
 }
 
 std::string FormatSource(const Json& s) {
-  std::string out = s.value("source_ref", "") + "  " + s.value("kind", "") + "  (" + s.value("purpose", "") + ")";
-  if (s.contains("created") && !s.value("created", true)) out += "  already added with this idempotency key";
+  std::string out =
+      s.value("source_ref", "") + "  " + s.value("kind", "") + "  (" + s.value("purpose", "") + ")";
+  if (s.contains("created") && !s.value("created", true))
+    out += "  already added with this idempotency key";
   std::string content = s.value("content", "");
   if (content.size() > 200) content = CutUtf8(content, 200, " …");
   return out + "\n" + Indent(content, "  ") + "\n";
@@ -183,16 +189,18 @@ std::string FormatSources(const Json& page) {
   std::string out;
   for (const Json& s : page["sources"]) out += FormatSource(s);
   out += "high watermark " + std::to_string(page.value("high_watermark", int64_t{0})) + "\n";
-  if (page["next_after"].is_number()) out += "(more: --after " + std::to_string(page["next_after"].get<int64_t>()) + ")\n";
+  if (page["next_after"].is_number())
+    out += "(more: --after " + std::to_string(page["next_after"].get<int64_t>()) + ")\n";
   return out;
 }
 
 // A FlushMemoryResponse asked with explain (changes, rejected).
 std::string FormatFlush(const Json& f) {
-  std::string out = f.value("status", "") + ": cursor " + std::to_string(f.value("previous_cursor", int64_t{0})) +
-                    " -> " + std::to_string(f.value("current_cursor", int64_t{0})) + " of " +
-                    std::to_string(f.value("high_watermark", int64_t{0})) + ", " +
-                    std::to_string(f.value("processed_source_count", int64_t{0})) + " sources to the model\n";
+  std::string out =
+      f.value("status", "") + ": cursor " + std::to_string(f.value("previous_cursor", int64_t{0})) +
+      " -> " + std::to_string(f.value("current_cursor", int64_t{0})) + " of " +
+      std::to_string(f.value("high_watermark", int64_t{0})) + ", " +
+      std::to_string(f.value("processed_source_count", int64_t{0})) + " sources to the model\n";
   if (f["memory"].is_object()) out += "memory " + MemoryRefText(f["memory"]) + "\n";
   for (const Json& c : f["changes"])
     out += "  " + ChangeText(c) + "  " + c["entry"].value("text", "") + "\n";
@@ -203,10 +211,12 @@ std::string FormatFlush(const Json& f) {
 std::string FormatLastFlush(const Json& response) {
   const Json& f = response["last_flush"];
   if (!f.is_object()) return "(no flush has processed a window of this scope yet)\n";
-  std::string out = "last flush " + f.value("at", "") + " by " + f.value("actor", "") + "\n" + FormatFlush(f);
+  std::string out =
+      "last flush " + f.value("at", "") + " by " + f.value("actor", "") + "\n" + FormatFlush(f);
   for (const Json& id : f["candidates"]) out += "  proposed: " + id.get<std::string>() + "\n";
   if (f.value("rejected_omitted", int64_t{0}) > 0)
-    out += "  (" + std::to_string(f.value("rejected_omitted", int64_t{0})) + " more rejections not kept)\n";
+    out += "  (" + std::to_string(f.value("rejected_omitted", int64_t{0})) +
+           " more rejections not kept)\n";
   return out;
 }
 
@@ -217,22 +227,24 @@ std::string FormatPrepared(const Json& p) {
 
 // Our GET /v1/handoff: {reference, ref, content, text, actor, created_at}.
 std::string FormatHandoff(const Json& h) {
-  return h.value("ref", "") + "  " + h.value("created_at", "") + "  " + h.value("actor", "") + "\n" +
-         Indent(h.value("text", ""), "  ") + "\n";
+  return h.value("ref", "") + "  " + h.value("created_at", "") + "  " + h.value("actor", "") +
+         "\n" + Indent(h.value("text", ""), "  ") + "\n";
 }
 
 namespace {
 
-// A HandoffContent or HandoffDraft: objective, cited statements, disposition, next action, omissions.
+// A HandoffContent or HandoffDraft: objective, cited statements, disposition, next action,
+// omissions.
 std::string HandoffContentText(const Json& c) {
   std::string out = "objective: " + c.value("objective", "") + "\n";
   for (const Json& st : c.value("state", Json::array()))
-    out += "  - " + st.value("text", "") + " (" + std::to_string(st.value("citations", Json::array()).size()) +
-           " citations)\n";
+    out += "  - " + st.value("text", "") + " (" +
+           std::to_string(st.value("citations", Json::array()).size()) + " citations)\n";
   out += "disposition: " + c.value("disposition", "") + "\n";
   if (c.contains("next_action") && c["next_action"].is_object())
     out += "next: " + c["next_action"].value("text", "") + "\n";
-  for (const Json& om : c.value("omissions", Json::array())) out += "  omitted: " + om.value("text", "") + "\n";
+  for (const Json& om : c.value("omissions", Json::array()))
+    out += "  omitted: " + om.value("text", "") + "\n";
   return out;
 }
 
@@ -258,7 +270,9 @@ std::string FormatHandoffResolution(const Json& r) {
   for (const Json& check : r.value("evidence_checks", Json::array()))
     if (check.value("status", "") != "available")
       out += "  unavailable evidence for " + check.value("claim", "") +
-             (check["state_index"].is_number() ? " " + std::to_string(check["state_index"].get<int64_t>()) : "") +
+             (check["state_index"].is_number()
+                  ? " " + std::to_string(check["state_index"].get<int64_t>())
+                  : "") +
              ": re-establish it from current facts\n";
   return out;
 }

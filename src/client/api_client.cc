@@ -8,14 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
 
 #include "client/call_route.h"
 #include "client/token_file.h"
 #include "common/json_parse.h"
 #include "wire/error_json.h"
-
 
 namespace pc {
 namespace {
@@ -38,15 +36,19 @@ struct ApiClient::Impl {
     http.set_read_timeout(60);
     // A server with auth on wants a bearer token (docs/security.md); never put one in a URL.
     // Else the token `powercontext setup --token` kept for the hosts' hooks (client/token_file.h).
-    if (const char* token = std::getenv("POWERCONTEXT_TOKEN"); token && *token) http.set_bearer_token_auth(token);
-    else if (std::string kept = ReadTokenFile(); !kept.empty()) http.set_bearer_token_auth(kept);
+    if (const char* token = std::getenv("POWERCONTEXT_TOKEN"); token && *token)
+      http.set_bearer_token_auth(token);
+    else if (std::string kept = ReadTokenFile(); !kept.empty())
+      http.set_bearer_token_auth(kept);
     // An https:// server is verified (certificate chain and host name), always: against the
     // system's CAs, or the CA bundle in POWERCONTEXT_TLS_CA for a private CA or a self-signed
     // certificate (docs/tls.md).
     if (const char* ca = std::getenv("POWERCONTEXT_TLS_CA"); ca && *ca) {
       trust.ca = ca;
-      if (std::FILE* f = std::fopen(ca, "r")) std::fclose(f);
-      else trust.problem = std::strerror(errno);
+      if (std::FILE* f = std::fopen(ca, "r"))
+        std::fclose(f);
+      else
+        trust.problem = std::strerror(errno);
       http.set_ca_cert_path(trust.ca);
     }
   }
@@ -68,11 +70,13 @@ namespace {
 std::string TlsProblem(httplib::Error error, const TlsTrust& trust) {
   switch (error) {
     case httplib::Error::SSLLoadingCerts:
-      return trust.ca.empty() ? "cannot load the system's CA certificates"
-                              : "cannot load POWERCONTEXT_TLS_CA " + trust.ca + " (" +
-                                    (trust.problem.empty() ? "not a PEM CA bundle" : trust.problem) + ")";
+      return trust.ca.empty()
+                 ? "cannot load the system's CA certificates"
+                 : "cannot load POWERCONTEXT_TLS_CA " + trust.ca + " (" +
+                       (trust.problem.empty() ? "not a PEM CA bundle" : trust.problem) + ")";
     case httplib::Error::SSLServerVerification:
-      return "its TLS certificate is not trusted or does not name this host; for a private CA or a self-signed "
+      return "its TLS certificate is not trusted or does not name this host; for a private CA or a "
+             "self-signed "
              "certificate, set POWERCONTEXT_TLS_CA to the CA bundle (PEM) that signed it";
     case httplib::Error::SSLConnection:
       return "the TLS handshake failed (is the server serving https://?)";
@@ -84,7 +88,8 @@ std::string TlsProblem(httplib::Error error, const TlsTrust& trust) {
 Result<Json> Decode(const httplib::Result& res, const std::string& server, const TlsTrust& trust) {
   if (!res) {
     if (std::string why = TlsProblem(res.error(), trust); !why.empty())
-      return Status(Code::kProviderUnavailable, "cannot talk to the PowerContext server at " + server + ": " + why);
+      return Status(Code::kProviderUnavailable,
+                    "cannot talk to the PowerContext server at " + server + ": " + why);
     return Status(Code::kProviderUnavailable,
                   "cannot reach the PowerContext server at " + server + " (" +
                       httplib::to_string(res.error()) +
@@ -101,34 +106,39 @@ Result<Json> Decode(const httplib::Result& res, const std::string& server, const
 
 }  // namespace
 
-Result<Json> ApiClient::Get(const std::string& path, const std::map<std::string, std::string>& query) {
+Result<Json> ApiClient::Get(const std::string& path,
+                            const std::map<std::string, std::string>& query) {
   httplib::Params params(query.begin(), query.end());
   return Decode(impl_->http.Get(path, params, httplib::Headers{}), impl_->server, impl_->trust);
 }
 
 Result<Json> ApiClient::Put(const std::string& path, const Json& body) {
-  return Decode(impl_->http.Put(path, body.dump(), "application/json"), impl_->server, impl_->trust);
+  return Decode(impl_->http.Put(path, body.dump(), "application/json"), impl_->server,
+                impl_->trust);
 }
 
 Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
-  return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server, impl_->trust);
+  return Decode(impl_->http.Post(path, body.dump(), "application/json"), impl_->server,
+                impl_->trust);
 }
 
 CallRoute RemoteRoutes(const std::string& server_url) {
   auto client = std::make_shared<ApiClient>(server_url);
   auto mu = std::make_shared<std::mutex>();  // one connection, one request at a time
   return [client, mu](const std::string& method, const std::string& path,
-                      const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+                      const std::map<std::string, std::string>& query,
+                      const Json& body) -> Result<Json> {
     std::lock_guard<std::mutex> lock(*mu);
     return method == "GET" ? client->Get(path, query) : client->Post(path, body);
   };
 }
 
 CallRoute RoutesOf(ApiClient& client) {
-  return [&client](const std::string& method, const std::string& path,
-                   const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
-    return method == "GET" ? client.Get(path, query) : client.Post(path, body);
-  };
+  return
+      [&client](const std::string& method, const std::string& path,
+                const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
+        return method == "GET" ? client.Get(path, query) : client.Post(path, body);
+      };
 }
 
 }  // namespace pc

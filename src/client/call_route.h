@@ -14,9 +14,9 @@ namespace pc {
 
 class ApiClient;
 
-using CallRoute = std::function<Result<Json>(const std::string& method, const std::string& path,
-                                             const std::map<std::string, std::string>& query,
-                                             const Json& body)>;
+using CallRoute =
+    std::function<Result<Json>(const std::string& method, const std::string& path,
+                               const std::map<std::string, std::string>& query, const Json& body)>;
 
 // Requests to a running server at `server_url`: one connection, one request at a time.
 CallRoute RemoteRoutes(const std::string& server_url);

@@ -1,9 +1,8 @@
 #include "client/jsonl_import.h"
 
+#include <nlohmann/json.hpp>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace pc {
 namespace {
@@ -21,7 +20,8 @@ Result<std::vector<Line>> ReadLines(std::istream& in) {
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     Json entry = Json::parse(text, nullptr, false);
     if (entry.is_discarded() || !entry.is_object())
-      return InvalidArgument("line " + std::to_string(number) + " is not a JSON object (one entry a line: " +
+      return InvalidArgument("line " + std::to_string(number) +
+                             " is not a JSON object (one entry a line: " +
                              "{\"kind\": \"fact\", \"text\": \"…\"}); nothing was imported")
           .WithDetail("line", number);
     out.push_back({number, std::move(entry), text.size()});
@@ -36,9 +36,10 @@ Status AtLine(const Status& s, const std::vector<Line>& lines, size_t from) {
     if (d.key == "entry" && std::holds_alternative<int64_t>(d.value)) {
       const size_t at = from + static_cast<size_t>(std::get<int64_t>(d.value));
       if (at < lines.size())
-        return Status(s.code(), "line " + std::to_string(lines[at].number) + ": " + s.message() +
-                                    " (the batches before it were written; fix it and import again: entries "
-                                    "already there change nothing)");
+        return Status(s.code(),
+                      "line " + std::to_string(lines[at].number) + ": " + s.message() +
+                          " (the batches before it were written; fix it and import again: entries "
+                          "already there change nothing)");
     }
   return s;
 }
@@ -52,12 +53,15 @@ Result<JsonlImport> ImportJsonl(const CallRoute& call, const std::string& scope,
   for (size_t from = 0; from < lines.size();) {
     Json entries = Json::array();
     size_t to = from, bytes = 0;
-    while (to < lines.size() && to - from < kImportBatchEntries && (to == from || bytes + lines[to].bytes <= kImportBatchBytes))
+    while (to < lines.size() && to - from < kImportBatchEntries &&
+           (to == from || bytes + lines[to].bytes <= kImportBatchBytes))
       bytes += lines[to].bytes, entries.push_back(lines[to++].entry);
-    Result<Json> answer = call("POST", "/v1/memory/remember/batch", {}, Json{{"scope_id", scope}, {"entries", entries}});
+    Result<Json> answer = call("POST", "/v1/memory/remember/batch", {},
+                               Json{{"scope_id", scope}, {"entries", entries}});
     if (!answer.ok()) return AtLine(answer.status(), lines, from);
     ++out.batches;
-    for (const Json& e : (*answer)["entries"]) (e.value("changed", false) ? out.added : out.duplicates)++;
+    for (const Json& e : (*answer)["entries"])
+      (e.value("changed", false) ? out.added : out.duplicates)++;
     out.revision = (*answer)["memory"].value("revision", int64_t{0});
     from = to;
   }

@@ -26,9 +26,9 @@ struct JsonlImport {
 };
 
 // Reads every line first: a line that is not a JSON object is an InvalidArgument naming it, and
-// nothing is sent. Then posts the batches in order; a batch the server refuses stops the import with
-// its error, naming the file's line ("line 1234: …"): the batches before it are written (each its
-// own revision), and running the import again after a fix adds only what is missing (an entry
+// nothing is sent. Then posts the batches in order; a batch the server refuses stops the import
+// with its error, naming the file's line ("line 1234: …"): the batches before it are written (each
+// its own revision), and running the import again after a fix adds only what is missing (an entry
 // already there is a duplicate, which changes nothing).
 Result<JsonlImport> ImportJsonl(const CallRoute& call, const std::string& scope, std::istream& in);
 

@@ -9,8 +9,10 @@
 namespace pc {
 
 std::string TokenFilePath() {
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/powercontext/token";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/powercontext/token";
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+    return std::string(x) + "/powercontext/token";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.config/powercontext/token";
   return "";
 }
 
@@ -26,7 +28,8 @@ std::string ReadTokenFile() {
 
 Status WriteTokenFile(const std::string& token) {
   const std::string path = TokenFilePath();
-  if (path.empty()) return InvalidArgument("no home directory to keep the token in (set HOME or XDG_CONFIG_HOME)");
+  if (path.empty())
+    return InvalidArgument("no home directory to keep the token in (set HOME or XDG_CONFIG_HOME)");
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   const std::string tmp = path + ".tmp";

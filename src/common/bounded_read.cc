@@ -51,7 +51,8 @@ const char* KindOf(mode_t mode) {
 // Opens `path` for reading without blocking or following a last-component link (unless asked),
 // and checks it is a regular file.
 Result<int> OpenRegular(const std::string& path, FollowLinks follow, struct stat& st) {
-  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow == FollowLinks::kNo ? O_NOFOLLOW : 0);
+  const int flags =
+      O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow == FollowLinks::kNo ? O_NOFOLLOW : 0);
   int fd = open(path.c_str(), flags);
   if (fd < 0) {
     const int e = errno;
@@ -98,30 +99,36 @@ Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes, F
   if (static_cast<uint64_t>(st.st_size) > max_bytes) return OverLimit(path, max_bytes, "the file");
   std::string out;
   out.reserve(static_cast<size_t>(st.st_size));
-  if (!ReadUpTo(fd.get(), max_bytes, out)) return Refuse(path, std::string("cannot read it: ") + std::strerror(errno));
+  if (!ReadUpTo(fd.get(), max_bytes, out))
+    return Refuse(path, std::string("cannot read it: ") + std::strerror(errno));
   if (out.size() > max_bytes) return OverLimit(path, max_bytes, "the file");  // it grew while read
   return out;
 }
 
-Result<FileTail> ReadFileTail(const std::string& path, size_t tail_bytes, uint64_t max_file_bytes, FollowLinks follow) {
+Result<FileTail> ReadFileTail(const std::string& path, size_t tail_bytes, uint64_t max_file_bytes,
+                              FollowLinks follow) {
   struct stat st {};
   PC_ASSIGN_OR_RETURN(int raw, OpenRegular(path, follow, st));
   Fd fd(raw);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_file_bytes) return OverLimit(path, max_file_bytes, "the file");
-  auto failed = [&] { return Refuse(path, std::string("cannot read it: ") + std::strerror(errno)); };
+  auto failed = [&] {
+    return Refuse(path, std::string("cannot read it: ") + std::strerror(errno));
+  };
   FileTail tail;
   const uint64_t cut = size > tail_bytes ? size - tail_bytes : 0;
   bool on_line_start = true;  // does `cut` start a line?
   if (cut > 0) {
     char buf[kChunk];
     for (uint64_t at = 0; at < cut;) {
-      const ssize_t n = pread(fd.get(), buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, cut - at)),
-                              static_cast<off_t>(at));
+      const ssize_t n =
+          pread(fd.get(), buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, cut - at)),
+                static_cast<off_t>(at));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return failed();
       if (n == 0) break;  // it shrank
-      for (const char* p = buf; (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(buf + n - p))));
+      for (const char* p = buf;
+           (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(buf + n - p))));
            ++p)
         ++tail.skipped_lines;
       at += static_cast<uint64_t>(n);
@@ -143,19 +150,22 @@ Result<FileTail> ReadFileTail(const std::string& path, size_t tail_bytes, uint64
   return tail;
 }
 
-Result<std::string> ReadBoundedFd(int fd, size_t max_bytes, int64_t timeout_ms, const std::string& what) {
+Result<std::string> ReadBoundedFd(int fd, size_t max_bytes, int64_t timeout_ms,
+                                  const std::string& what) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   std::string out;
   char buf[kChunk];
   while (out.size() <= max_bytes) {
     if (timeout_ms > 0) {
-      const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const int64_t left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       pollfd p{fd, POLLIN, 0};
       const int ready = left > 0 ? poll(&p, 1, static_cast<int>(left)) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0)
-        return InvalidArgument(what + ": nothing more came for " + std::to_string(timeout_ms) + " ms and it was not closed");
+        return InvalidArgument(what + ": nothing more came for " + std::to_string(timeout_ms) +
+                               " ms and it was not closed");
       if (ready < 0) return InvalidArgument(what + ": cannot read it: " + std::strerror(errno));
     }
     const ssize_t n = read(fd, buf, std::min(sizeof buf, max_bytes + 1 - out.size()));

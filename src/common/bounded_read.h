@@ -25,7 +25,8 @@ Result<std::string> ReadBoundedFile(const std::string& path, size_t max_bytes,
 // The end of a regular file of up to `max_file_bytes`: all of it when it is at most `tail_bytes`,
 // else the whole lines within its last `tail_bytes` (the line cut by that boundary is left out),
 // with the lines before them counted, so a line keeps its number. A line-oriented reader (JSONL)
-// reads a big file's recent part this way. Bytes written after it was opened are left for next time.
+// reads a big file's recent part this way. Bytes written after it was opened are left for next
+// time.
 struct FileTail {
   std::string text;
   uint64_t skipped_bytes = 0;  // bytes before `text`
@@ -37,7 +38,8 @@ Result<FileTail> ReadFileTail(const std::string& path, size_t tail_bytes, uint64
 // What `fd` (standard input, a pipe) gives until its end, at most `max_bytes`; more is refused.
 // With `timeout_ms` > 0, a writer that neither writes nor closes for that long is refused too.
 // `what` names the input in messages ("standard input").
-Result<std::string> ReadBoundedFd(int fd, size_t max_bytes, int64_t timeout_ms, const std::string& what);
+Result<std::string> ReadBoundedFd(int fd, size_t max_bytes, int64_t timeout_ms,
+                                  const std::string& what);
 
 // "16 MiB", "512 KiB" or "1000 bytes": a limit as messages and docs state it.
 std::string ByteLimitText(uint64_t bytes);

@@ -45,8 +45,8 @@ std::optional<int64_t> ParseRfc3339(const std::string& text) {
   int64_t offset_min = 0;
   if (*end == 'Z' || *end == 'z') {
     ++end;
-  } else if ((*end == '+' || *end == '-') && std::isdigit(end[1]) && std::isdigit(end[2]) && end[3] == ':' &&
-             std::isdigit(end[4]) && std::isdigit(end[5])) {
+  } else if ((*end == '+' || *end == '-') && std::isdigit(end[1]) && std::isdigit(end[2]) &&
+             end[3] == ':' && std::isdigit(end[4]) && std::isdigit(end[5])) {
     offset_min = ((end[1] - '0') * 10 + (end[2] - '0')) * 60 + (end[4] - '0') * 10 + (end[5] - '0');
     if (*end == '-') offset_min = -offset_min;
     end += 6;

@@ -60,7 +60,8 @@ std::string NewId(std::string_view prefix) {
 }
 
 bool IsWellFormedId(std::string_view id, std::string_view prefix) {
-  if (id.size() != prefix.size() + kUlidChars || id.substr(0, prefix.size()) != prefix) return false;
+  if (id.size() != prefix.size() + kUlidChars || id.substr(0, prefix.size()) != prefix)
+    return false;
   for (char c : id.substr(prefix.size())) {
     bool digit = c >= '0' && c <= '9';
     bool upper = c >= 'A' && c <= 'Z' && c != 'I' && c != 'L' && c != 'O' && c != 'U';

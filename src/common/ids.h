@@ -1,5 +1,5 @@
-// Server-issued identifiers: a prefix naming the thing, then a ULID (48-bit milliseconds + 80 random
-// bits, Crockford base32), so ids sort by creation time and never collide in practice.
+// Server-issued identifiers: a prefix naming the thing, then a ULID (48-bit milliseconds + 80
+// random bits, Crockford base32), so ids sort by creation time and never collide in practice.
 #pragma once
 
 #include <string>

@@ -1,8 +1,7 @@
 #include "common/json_parse.h"
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "common/utf8.h"
 
@@ -30,7 +29,9 @@ class Builder {
   bool number_unsigned(Json::number_unsigned_t v) { return Put(v); }
   bool number_float(Json::number_float_t v, const std::string&) { return Put(v); }
   bool string(std::string& v) { return Put(std::move(v)); }
-  bool binary(Json::binary_t&) { throw Refused{Code::kInvalidArgument, "binary values are not JSON"}; }
+  bool binary(Json::binary_t&) {
+    throw Refused{Code::kInvalidArgument, "binary values are not JSON"};
+  }
 
   bool start_object(std::size_t) { return Open(Json::value_t::object); }
   bool start_array(std::size_t) { return Open(Json::value_t::array); }
@@ -40,7 +41,8 @@ class Builder {
   bool key(std::string& k) {
     auto& members = open_.back()->get_ref<Json::object_t&>();
     auto [it, inserted] = members.emplace(std::move(k), nullptr);
-    if (!inserted) throw Refused{Code::kInvalidArgument, "duplicate key \"" + it->first + "\" in a JSON object"};
+    if (!inserted)
+      throw Refused{Code::kInvalidArgument, "duplicate key \"" + it->first + "\" in a JSON object"};
     slot_ = &it->second;
     return true;
   }
@@ -53,7 +55,8 @@ class Builder {
  private:
   Json* Put(Json&& v) {
     if (++values_ > limits_.max_values)
-      throw Refused{Code::kTooLarge, "JSON holds more than " + std::to_string(limits_.max_values) + " values"};
+      throw Refused{Code::kTooLarge,
+                    "JSON holds more than " + std::to_string(limits_.max_values) + " values"};
     if (open_.empty()) {
       root_ = std::move(v);
       return &root_;
@@ -69,8 +72,8 @@ class Builder {
   }
   bool Open(Json::value_t type) {
     if (static_cast<int>(open_.size()) >= limits_.max_depth)
-      throw Refused{Code::kInvalidArgument,
-                    "JSON is nested more than " + std::to_string(limits_.max_depth) + " levels deep"};
+      throw Refused{Code::kInvalidArgument, "JSON is nested more than " +
+                                                std::to_string(limits_.max_depth) + " levels deep"};
     open_.push_back(Put(Json(type)));
     return true;
   }
@@ -81,8 +84,8 @@ class Builder {
 
   Json& root_;
   const JsonLimits& limits_;
-  std::vector<Json*> open_;  // the open arrays and objects, innermost last (pointers stay valid: only
-                             // the innermost grows)
+  std::vector<Json*> open_;  // the open arrays and objects, innermost last (pointers stay valid:
+                             // only the innermost grows)
   Json* slot_ = nullptr;     // where the value after the last key goes
   size_t values_ = 0;
 };
@@ -104,7 +107,9 @@ class Counter : public nlohmann::json_sax<Json> {
   bool end_object() override { return Close(); }
   bool end_array() override { return Close(); }
   bool key(string_t&) override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
   bool Value() {

@@ -8,10 +8,9 @@
 
 #include <cstddef>
 #include <limits>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "common/status.h"
 
@@ -21,8 +20,8 @@ namespace pc {
 inline constexpr int kMaxJsonDepth = 64;
 
 // What one parse may build. A value (number, string, array, object, each element and member) costs
-// a fixed ~16–80 bytes in memory however short its text: `[0,0,0…]` is 2 bytes a value in and 16+ in
-// memory, so a cap on values is what keeps a parse's memory a small multiple of its text.
+// a fixed ~16–80 bytes in memory however short its text: `[0,0,0…]` is 2 bytes a value in and 16+
+// in memory, so a cap on values is what keeps a parse's memory a small multiple of its text.
 struct JsonLimits {
   int max_depth = kMaxJsonDepth;
   size_t max_values = std::numeric_limits<size_t>::max();

@@ -4,39 +4,74 @@ namespace pc {
 
 const char* CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid_request";
-    case Code::kUnauthenticated: return "unauthorized";
-    case Code::kPermissionDenied: return "permission_denied";
-    case Code::kNotFound: return "not_found";
-    case Code::kMethodNotAllowed: return "method_not_allowed";
-    case Code::kConflict: return "revision_conflict";
-    case Code::kSourceConflict: return "source_conflict";
-    case Code::kRevisionNotVisible: return "revision_not_visible";
-    case Code::kCandidateConflict: return "candidate_conflict";
-    case Code::kArtifactConflict: return "artifact_conflict";
-    case Code::kNearDuplicate: return "near_duplicate";
-    case Code::kEvidenceRequired: return "evidence_required";
-    case Code::kTooLarge: return "too_large";
-    case Code::kCapabilityUnavailable: return "capability_unavailable";
-    case Code::kRateLimited: return "rate_limited";
-    case Code::kUnsupportedMediaType: return "unsupported_media_type";
-    case Code::kInternal: return "internal";
-    case Code::kProviderUnavailable: return "provider_unavailable";
-    case Code::kProviderError: return "provider_error";
-    case Code::kUnavailable: return "unavailable";
+    case Code::kOk:
+      return "ok";
+    case Code::kInvalidArgument:
+      return "invalid_request";
+    case Code::kUnauthenticated:
+      return "unauthorized";
+    case Code::kPermissionDenied:
+      return "permission_denied";
+    case Code::kNotFound:
+      return "not_found";
+    case Code::kMethodNotAllowed:
+      return "method_not_allowed";
+    case Code::kConflict:
+      return "revision_conflict";
+    case Code::kSourceConflict:
+      return "source_conflict";
+    case Code::kRevisionNotVisible:
+      return "revision_not_visible";
+    case Code::kCandidateConflict:
+      return "candidate_conflict";
+    case Code::kArtifactConflict:
+      return "artifact_conflict";
+    case Code::kNearDuplicate:
+      return "near_duplicate";
+    case Code::kEvidenceRequired:
+      return "evidence_required";
+    case Code::kTooLarge:
+      return "too_large";
+    case Code::kCapabilityUnavailable:
+      return "capability_unavailable";
+    case Code::kRateLimited:
+      return "rate_limited";
+    case Code::kUnsupportedMediaType:
+      return "unsupported_media_type";
+    case Code::kInternal:
+      return "internal";
+    case Code::kProviderUnavailable:
+      return "provider_unavailable";
+    case Code::kProviderError:
+      return "provider_error";
+    case Code::kUnavailable:
+      return "unavailable";
   }
   return "internal";
 }
 
 std::optional<Code> CodeFromName(std::string_view name) {
-  for (Code c : {Code::kOk, Code::kInvalidArgument, Code::kUnauthenticated, Code::kPermissionDenied,
-                 Code::kNotFound, Code::kMethodNotAllowed, Code::kConflict, Code::kSourceConflict,
-                 Code::kRevisionNotVisible, Code::kCandidateConflict, Code::kArtifactConflict,
-                 Code::kNearDuplicate, Code::kEvidenceRequired,
-                 Code::kTooLarge, Code::kUnsupportedMediaType, Code::kCapabilityUnavailable,
-                 Code::kRateLimited, Code::kInternal, Code::kProviderUnavailable,
-                 Code::kProviderError, Code::kUnavailable})
+  for (Code c : {Code::kOk,
+                 Code::kInvalidArgument,
+                 Code::kUnauthenticated,
+                 Code::kPermissionDenied,
+                 Code::kNotFound,
+                 Code::kMethodNotAllowed,
+                 Code::kConflict,
+                 Code::kSourceConflict,
+                 Code::kRevisionNotVisible,
+                 Code::kCandidateConflict,
+                 Code::kArtifactConflict,
+                 Code::kNearDuplicate,
+                 Code::kEvidenceRequired,
+                 Code::kTooLarge,
+                 Code::kUnsupportedMediaType,
+                 Code::kCapabilityUnavailable,
+                 Code::kRateLimited,
+                 Code::kInternal,
+                 Code::kProviderUnavailable,
+                 Code::kProviderError,
+                 Code::kUnavailable})
     if (name == CodeName(c)) return c;
   return std::nullopt;
 }

@@ -20,8 +20,8 @@ enum class Code {
   kPermissionDenied,
   kNotFound,
   kMethodNotAllowed,
-  kConflict,        // a stale citation or revision (409 revision_conflict)
-  kSourceConflict,  // a source id already names other content (409 source_conflict)
+  kConflict,            // a stale citation or revision (409 revision_conflict)
+  kSourceConflict,      // a source id already names other content (409 source_conflict)
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
@@ -34,7 +34,8 @@ enum class Code {
   kInternal,
   kProviderUnavailable,  // a model service cannot be reached or did not answer in time
   kProviderError,        // a model service answered, but not usably
-  kUnavailable,  // the store cannot take the request now (busy, a full pool); retry_after_seconds says when
+  kUnavailable,  // the store cannot take the request now (busy, a full pool); retry_after_seconds
+                 // says when
 };
 
 // The stable, lower_snake_case name of a code, as it appears in JSON errors (PowerContext's
@@ -80,20 +81,23 @@ class [[nodiscard]] Status {
   std::vector<Detail> details_;
 };
 
-inline Status InvalidArgument(std::string m) { return Status(Code::kInvalidArgument, std::move(m)); }
+inline Status InvalidArgument(std::string m) {
+  return Status(Code::kInvalidArgument, std::move(m));
+}
 inline Status NotFound(std::string m) { return Status(Code::kNotFound, std::move(m)); }
 inline Status Conflict(std::string m) { return Status(Code::kConflict, std::move(m)); }
 inline Status TooLarge(std::string m) { return Status(Code::kTooLarge, std::move(m)); }
 inline Status Internal(std::string m) { return Status(Code::kInternal, std::move(m)); }
 // The store is busy now and a retry soon should succeed: 503 with Retry-After (wire/error_map).
 inline Status Unavailable(std::string m, int64_t retry_after_seconds = 1) {
-  return Status(Code::kUnavailable, std::move(m)).WithDetail("retry_after_seconds", retry_after_seconds);
+  return Status(Code::kUnavailable, std::move(m))
+      .WithDetail("retry_after_seconds", retry_after_seconds);
 }
 
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     assert(!status_.ok() && "Result from an OK status needs a value");
   }
@@ -121,14 +125,14 @@ class [[nodiscard]] Result {
 #define PC_CONCAT_INNER(a, b) a##b
 #define PC_CONCAT(a, b) PC_CONCAT_INNER(a, b)
 
-#define PC_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::pc::Status pc_status_ = (expr);     \
+#define PC_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::pc::Status pc_status_ = (expr);        \
     if (!pc_status_.ok()) return pc_status_; \
   } while (0)
 
-#define PC_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                             \
+#define PC_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)     \
+  auto tmp = (expr);                                 \
   if (!tmp.ok()) return std::move(tmp).TakeStatus(); \
   lhs = std::move(tmp).value()
 

@@ -30,7 +30,8 @@ bool ForEachCodePoint(std::string_view s, Visit visit) {
 std::optional<size_t> CountCodePoints(std::string_view s) {
   if (!IsValidUtf8(s)) return std::nullopt;
   size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // every byte but a continuation byte starts one
+  for (unsigned char c : s)
+    n += (c & 0xC0) != 0x80;  // every byte but a continuation byte starts one
   return n;
 }
 
@@ -126,15 +127,19 @@ std::string FoldForMatch(std::string_view text) {
 }
 
 namespace {
-bool AsciiWordChar(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+bool AsciiWordChar(char c) {
+  return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
 }  // namespace
 
 bool FoldedContains(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return true;
-  for (size_t at = haystack.find(needle); at != std::string_view::npos; at = haystack.find(needle, at + 1)) {
+  for (size_t at = haystack.find(needle); at != std::string_view::npos;
+       at = haystack.find(needle, at + 1)) {
     const bool left = !AsciiWordChar(needle.front()) || at == 0 || !AsciiWordChar(haystack[at - 1]);
     const size_t end = at + needle.size();
-    const bool right = !AsciiWordChar(needle.back()) || end == haystack.size() || !AsciiWordChar(haystack[end]);
+    const bool right =
+        !AsciiWordChar(needle.back()) || end == haystack.size() || !AsciiWordChar(haystack[end]);
     if (left && right) return true;
   }
   return false;

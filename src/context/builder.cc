@@ -26,7 +26,7 @@ struct Picked {
 
 std::string RenderItem(const Picked& p) {
   const std::string ref = p.candidate->ref_json.empty() ? "\"ref\":" + QuoteJson(p.candidate->ref)
-                                                         : p.candidate->ref_json;
+                                                        : p.candidate->ref_json;
   return "{" + ref + ",\"content\":" + QuoteJson(p.text) +
          ",\"truncated\":" + (p.cut ? "true" : "false") + "}";
 }
@@ -52,7 +52,8 @@ bool CutToFit(std::vector<Picked>& picked, const std::string& text, size_t max_b
   Picked& last = picked.back();
   // A cut keeps less than the whole text, and with its mark stays within kMaxItemBytes.
   if (text.empty()) return false;
-  size_t lo = kMinCutItemBytes, hi = std::min(text.size() - 1, kMaxItemBytes - kContextCutMark.size());
+  size_t lo = kMinCutItemBytes,
+         hi = std::min(text.size() - 1, kMaxItemBytes - kContextCutMark.size());
   bool found = false;
   std::string best;
   while (lo <= hi) {  // the rendered size grows with the prefix: the largest that fits
@@ -78,9 +79,12 @@ bool CutToFit(std::vector<Picked>& picked, const std::string& text, size_t max_b
 
 const char* ContextItemTypeName(ContextItemType t) {
   switch (t) {
-    case ContextItemType::kHandoff: return "handoff";
-    case ContextItemType::kMemory: return "memory";
-    case ContextItemType::kExperience: return "experience";
+    case ContextItemType::kHandoff:
+      return "handoff";
+    case ContextItemType::kMemory:
+      return "memory";
+    case ContextItemType::kExperience:
+      return "experience";
   }
   return "memory";
 }
@@ -88,9 +92,12 @@ const char* ContextItemTypeName(ContextItemType t) {
 BuiltContext BuildContext(const std::vector<ContextCandidate>& candidates, size_t max_bytes) {
   std::vector<const ContextCandidate*> handoff, memory, experience;
   for (const ContextCandidate& c : candidates) {
-    if (c.type == ContextItemType::kHandoff) handoff.push_back(&c);
-    else if (c.type == ContextItemType::kMemory) memory.push_back(&c);
-    else experience.push_back(&c);
+    if (c.type == ContextItemType::kHandoff)
+      handoff.push_back(&c);
+    else if (c.type == ContextItemType::kMemory)
+      memory.push_back(&c);
+    else
+      experience.push_back(&c);
   }
   // Priority: the handoff; memory, leaving room for experience; experience; the rest of memory.
   const size_t reserved = std::min(kMaxExperienceItems, experience.size());
@@ -106,7 +113,8 @@ BuiltContext BuildContext(const std::vector<ContextCandidate>& candidates, size_
   size_t experience_items = 0;
   for (const ContextCandidate* c : order) {
     if (picked.size() >= kMaxContextItems) break;
-    if (c->type == ContextItemType::kExperience && experience_items >= kMaxExperienceItems) continue;
+    if (c->type == ContextItemType::kExperience && experience_items >= kMaxExperienceItems)
+      continue;
     std::string f = FoldForMatch(c->text);
     if (f.empty()) continue;
     bool duplicate = false;
@@ -131,7 +139,8 @@ BuiltContext BuildContext(const std::vector<ContextCandidate>& candidates, size_
   for (int type = 0; type < 3; ++type)  // in the content's order
     for (const Picked& p : picked)
       if (static_cast<int>(p.candidate->type) == type)
-        out.items.push_back({p.candidate->type, p.candidate->ref, p.text.size(), p.candidate->score, p.cut});
+        out.items.push_back(
+            {p.candidate->type, p.candidate->ref, p.text.size(), p.candidate->score, p.cut});
   return out;
 }
 

@@ -60,8 +60,8 @@ struct BuiltContext {
 // Candidates in priority order within each type (best first). Picks the handoff, then memory
 // items leaving room for up to kMaxExperienceItems experience items, then experience, then more
 // memory; drops near-duplicates (the same text after case and white-space folding as an item
-// already picked, or contained in one); every item at most kMaxItemBytes; the whole content at most max_bytes, counted over the
-// final text.
+// already picked, or contained in one); every item at most kMaxItemBytes; the whole content at most
+// max_bytes, counted over the final text.
 BuiltContext BuildContext(const std::vector<ContextCandidate>& candidates, size_t max_bytes);
 
 }  // namespace pc

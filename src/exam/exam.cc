@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
@@ -20,12 +19,14 @@ Status Bad(const std::string& field, const std::string& message) {
   return InvalidArgument(field + ": " + message).WithDetail("field", field);
 }
 
-Result<std::string> Text(const json& j, const char* name, const std::string& at, bool required = true) {
+Result<std::string> Text(const json& j, const char* name, const std::string& at,
+                         bool required = true) {
   if (!j.contains(name)) {
     if (!required) return std::string();
     return Bad(at + name, "is required");
   }
-  if (!j[name].is_string() || j[name].get<std::string>().empty()) return Bad(at + name, "must be a non-empty string");
+  if (!j[name].is_string() || j[name].get<std::string>().empty())
+    return Bad(at + name, "must be a non-empty string");
   return j[name].get<std::string>();
 }
 
@@ -34,7 +35,8 @@ Result<std::vector<std::string>> Strings(const json& j, const char* name, const 
   if (!j.contains(name)) return out;
   if (!j[name].is_array()) return Bad(at + name, "must be an array of strings");
   for (const json& s : j[name]) {
-    if (!s.is_string() || s.get<std::string>().empty()) return Bad(at + name, "must hold non-empty strings");
+    if (!s.is_string() || s.get<std::string>().empty())
+      return Bad(at + name, "must hold non-empty strings");
     out.push_back(s.get<std::string>());
   }
   return out;
@@ -50,7 +52,9 @@ Status Only(const json& j, const std::string& at, std::initializer_list<const ch
 }
 
 bool AnyOf(const std::string& folded_answer, const Alternatives& a) {
-  return std::any_of(a.begin(), a.end(), [&](const std::string& p) { return FoldedContains(folded_answer, FoldForMatch(p)); });
+  return std::any_of(a.begin(), a.end(), [&](const std::string& p) {
+    return FoldedContains(folded_answer, FoldForMatch(p));
+  });
 }
 
 std::string Num(double v) {
@@ -63,9 +67,12 @@ std::string Num(double v) {
 
 const char* AttributionName(Attribution a) {
   switch (a) {
-    case Attribution::kRetrievalFailure: return "RETRIEVAL_FAILURE";
-    case Attribution::kGenerationFailure: return "GENERATION_FAILURE";
-    case Attribution::kNone: break;
+    case Attribution::kRetrievalFailure:
+      return "RETRIEVAL_FAILURE";
+    case Attribution::kGenerationFailure:
+      return "GENERATION_FAILURE";
+    case Attribution::kNone:
+      break;
   }
   return "";
 }
@@ -76,7 +83,8 @@ Result<Exam> ParseExam(const std::string& json_text) {
   const json& j = *parsed;
   if (!j.is_object()) return InvalidArgument("the exam must be a JSON object");
   PC_RETURN_IF_ERROR(Only(j, "", {"schema", "name", "memory", "questions", "pass"}));
-  if (!j.contains("schema") || !j["schema"].is_string() || j["schema"].get<std::string>() != kExamSchema)
+  if (!j.contains("schema") || !j["schema"].is_string() ||
+      j["schema"].get<std::string>() != kExamSchema)
     return Bad("schema", std::string("must be \"") + kExamSchema + "\"");
   Exam exam;
   PC_ASSIGN_OR_RETURN(exam.name, Text(j, "name", ""));
@@ -102,29 +110,37 @@ Result<Exam> ParseExam(const std::string& json_text) {
     const json& q = j["questions"][i];
     const std::string at = "questions[" + std::to_string(i) + "].";
     if (!q.is_object()) return Bad(at, "must be an object");
-    PC_RETURN_IF_ERROR(Only(q, at, {"id", "category", "question", "grading", "assertions", "forbidden",
-                                    "context_must_include", "note"}));
+    PC_RETURN_IF_ERROR(Only(q, at,
+                            {"id", "category", "question", "grading", "assertions", "forbidden",
+                             "context_must_include", "note"}));
     Question out;
     PC_ASSIGN_OR_RETURN(out.id, Text(q, "id", at));
-    if (std::find(ids.begin(), ids.end(), out.id) != ids.end()) return Bad(at + "id", "repeats " + out.id);
+    if (std::find(ids.begin(), ids.end(), out.id) != ids.end())
+      return Bad(at + "id", "repeats " + out.id);
     ids.push_back(out.id);
     PC_ASSIGN_OR_RETURN(std::string category, Text(q, "category", at));
     int n = 0;
-    if (category.rfind("CAT", 0) != 0 || std::sscanf(category.c_str() + 3, "%d", &n) != 1 || n < 1 ||
-        n > kCategories || category != "CAT" + std::to_string(n))
+    if (category.rfind("CAT", 0) != 0 || std::sscanf(category.c_str() + 3, "%d", &n) != 1 ||
+        n < 1 || n > kCategories || category != "CAT" + std::to_string(n))
       return Bad(at + "category", "must be CAT1 … CAT10");
     out.category = n;
     PC_ASSIGN_OR_RETURN(out.question, Text(q, "question", at));
     PC_ASSIGN_OR_RETURN(std::string grading, Text(q, "grading", at));
-    if (grading == "exact") out.grading = Grading::kExact;
-    else if (grading == "judgment") out.grading = Grading::kJudgment;
-    else if (grading == "list") out.grading = Grading::kList;
-    else return Bad(at + "grading", "must be exact, judgment or list");
+    if (grading == "exact")
+      out.grading = Grading::kExact;
+    else if (grading == "judgment")
+      out.grading = Grading::kJudgment;
+    else if (grading == "list")
+      out.grading = Grading::kList;
+    else
+      return Bad(at + "grading", "must be exact, judgment or list");
     if (!q.contains("assertions") || !q["assertions"].is_array() || q["assertions"].empty())
-      return Bad(at + "assertions", "must be a non-empty array (a phrase, or an array of alternative phrases)");
+      return Bad(at + "assertions",
+                 "must be a non-empty array (a phrase, or an array of alternative phrases)");
     for (const json& a : q["assertions"]) {
       Alternatives alt;
-      if (a.is_string() && !a.get<std::string>().empty()) alt.push_back(a.get<std::string>());
+      if (a.is_string() && !a.get<std::string>().empty())
+        alt.push_back(a.get<std::string>());
       else if (a.is_array())
         for (const json& s : a)
           if (s.is_string() && !s.get<std::string>().empty()) alt.push_back(s.get<std::string>());
@@ -136,14 +152,16 @@ Result<Exam> ParseExam(const std::string& json_text) {
     PC_ASSIGN_OR_RETURN(out.context_must_include, Strings(q, "context_must_include", at));
     exam.questions.push_back(std::move(out));
   }
-  // Without a pass section: the seed's line scaled to the exam (25 of 31; CAT6 and CAT8 each 2 of 3).
+  // Without a pass section: the seed's line scaled to the exam (25 of 31; CAT6 and CAT8 each 2 of
+  // 3).
   std::map<int, int> per_category;
   for (const Question& q : exam.questions) ++per_category[q.category];
   const double n = static_cast<double>(exam.questions.size());
   exam.pass.min_score = std::ceil(25.0 / 31.0 * n);
   exam.pass.min_category.clear();
   for (int cat : {6, 8})
-    if (per_category.count(cat)) exam.pass.min_category[cat] = std::ceil(2.0 / 3.0 * per_category[cat]);
+    if (per_category.count(cat))
+      exam.pass.min_category[cat] = std::ceil(2.0 / 3.0 * per_category[cat]);
   if (j.contains("pass")) {
     const json& p = j["pass"];
     if (!p.is_object()) return Bad("pass", "must be an object");
@@ -155,11 +173,13 @@ Result<Exam> ParseExam(const std::string& json_text) {
         return Bad("pass.min_score", "must be between 0 and the number of questions");
     }
     if (p.contains("min_category")) {
-      if (!p["min_category"].is_object()) return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
+      if (!p["min_category"].is_object())
+        return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
       exam.pass.min_category.clear();
       for (const auto& [cat, v] : p["min_category"].items()) {
         int c = 0;
-        if (std::sscanf(cat.c_str(), "CAT%d", &c) != 1 || c < 1 || c > kCategories || !v.is_number())
+        if (std::sscanf(cat.c_str(), "CAT%d", &c) != 1 || c < 1 || c > kCategories ||
+            !v.is_number())
           return Bad("pass.min_category." + cat, "must be CATn: number");
         const double min = v.get<double>();
         if (!(min >= 0 && min <= per_category[c]))
@@ -187,12 +207,16 @@ Graded Grade(const Question& q, const std::string& answer) {
     if (FoldedContains(folded, FoldForMatch(f))) g.forbidden.push_back(f);
   size_t found = 0;
   for (const Alternatives& a : q.assertions) {
-    if (AnyOf(folded, a)) ++found;
-    else g.missing.push_back(a.front());
+    if (AnyOf(folded, a))
+      ++found;
+    else
+      g.missing.push_back(a.front());
   }
   if (!g.forbidden.empty()) return g;  // score 0
   switch (q.grading) {
-    case Grading::kExact: g.score = found == q.assertions.size() ? 1 : 0; break;
+    case Grading::kExact:
+      g.score = found == q.assertions.size() ? 1 : 0;
+      break;
     case Grading::kJudgment:
       g.score = found > 0 ? 1 : 0;
       if (found > 0) g.missing.clear();
@@ -209,7 +233,8 @@ bool Retrieved(const Question& q, const std::string& context) {
                      [&](const std::string& p) { return Contains(context, p); });
 }
 
-QuestionResult Score(const Question& q, const std::string& context, const std::optional<std::string>& answer) {
+QuestionResult Score(const Question& q, const std::string& context,
+                     const std::optional<std::string>& answer) {
   QuestionResult r;
   r.question = &q;
   r.retrieved = Retrieved(q, context);
@@ -243,14 +268,16 @@ Report Summarize(const Exam& exam, std::vector<QuestionResult> results, bool ans
     r.pass_failures.push_back("score " + Num(r.score) + " < " + Num(exam.pass.min_score));
   for (const auto& [cat, min] : exam.pass.min_category)
     if (by_category[cat] < min)
-      r.pass_failures.push_back("CAT" + std::to_string(cat) + " " + Num(by_category[cat]) + " < " + Num(min));
+      r.pass_failures.push_back("CAT" + std::to_string(cat) + " " + Num(by_category[cat]) + " < " +
+                                Num(min));
   r.passed = r.pass_failures.empty();
   return r;
 }
 
 std::string ReportTable(const Report& r) {
   struct Row {
-    int questions = 0, retrieved = 0, expecting = 0, retrieval_failures = 0, generation_failures = 0;
+    int questions = 0, retrieved = 0, expecting = 0, retrieval_failures = 0,
+        generation_failures = 0;
     double score = 0;
   };
   std::map<int, Row> rows;
@@ -268,30 +295,36 @@ std::string ReportTable(const Report& r) {
     }
   }
   auto line = [&](const std::string& name, const Row& row) {
-    std::string coverage = row.expecting ? std::to_string(row.retrieved) + "/" + std::to_string(row.expecting) : "n/a";
+    std::string coverage =
+        row.expecting ? std::to_string(row.retrieved) + "/" + std::to_string(row.expecting) : "n/a";
     return "| " + name + " | " + std::to_string(row.questions) + " | " + coverage + " | " +
-           (r.answered ? Num(row.score) : "-") + " | " + std::to_string(row.retrieval_failures) + " | " +
-           (r.answered ? std::to_string(row.generation_failures) : "-") + " |\n";
+           (r.answered ? Num(row.score) : "-") + " | " + std::to_string(row.retrieval_failures) +
+           " | " + (r.answered ? std::to_string(row.generation_failures) : "-") + " |\n";
   };
-  std::string out = "| category | questions | facts in context | score | RETRIEVAL_FAILURE | GENERATION_FAILURE |\n"
-                    "|---|---|---|---|---|---|\n";
+  std::string out =
+      "| category | questions | facts in context | score | RETRIEVAL_FAILURE | GENERATION_FAILURE "
+      "|\n"
+      "|---|---|---|---|---|---|\n";
   for (const auto& [cat, row] : rows) out += line("CAT" + std::to_string(cat), row);
   out += line("total", total);
   out += "\n";
   for (const QuestionResult& q : r.results) {
     if (q.attribution == Attribution::kNone) continue;
-    out += q.question->id + " (CAT" + std::to_string(q.question->category) + ") " + AttributionName(q.attribution);
+    out += q.question->id + " (CAT" + std::to_string(q.question->category) + ") " +
+           AttributionName(q.attribution);
     if (!q.graded.missing.empty()) out += "; missing: " + q.graded.missing.front();
     if (!q.graded.forbidden.empty()) out += "; forbidden: " + q.graded.forbidden.front();
     out += "\n";
   }
   if (r.answered) {
-    out += "\nscore " + Num(r.score) + "/" + std::to_string(r.results.size()) + ": " + (r.passed ? "PASS" : "FAIL");
+    out += "\nscore " + Num(r.score) + "/" + std::to_string(r.results.size()) + ": " +
+           (r.passed ? "PASS" : "FAIL");
     for (const std::string& f : r.pass_failures) out += "; " + f;
     out += "\n";
   } else {
-    out += "\nretrieval only (no answer provider): facts in context for " + std::to_string(total.retrieved) + " of " +
-           std::to_string(total.expecting) + " questions that expect some\n";
+    out += "\nretrieval only (no answer provider): facts in context for " +
+           std::to_string(total.retrieved) + " of " + std::to_string(total.expecting) +
+           " questions that expect some\n";
   }
   return out;
 }
@@ -300,11 +333,13 @@ std::string ReportJson(const Exam& exam, const Report& r) {
   json questions = json::array();
   std::map<int, json> categories;
   for (const QuestionResult& q : r.results) {
-    json item{{"id", q.question->id},
-              {"category", "CAT" + std::to_string(q.question->category)},
-              {"retrieved", q.retrieved},
-              {"context_bytes", q.context_bytes},
-              {"attribution", q.attribution == Attribution::kNone ? json() : json(AttributionName(q.attribution))}};
+    json item{
+        {"id", q.question->id},
+        {"category", "CAT" + std::to_string(q.question->category)},
+        {"retrieved", q.retrieved},
+        {"context_bytes", q.context_bytes},
+        {"attribution",
+         q.attribution == Attribution::kNone ? json() : json(AttributionName(q.attribution))}};
     if (r.answered) {
       item["score"] = q.graded.score;
       item["answer"] = q.answer;
@@ -313,12 +348,19 @@ std::string ReportJson(const Exam& exam, const Report& r) {
     }
     questions.push_back(std::move(item));
     json& c = categories[q.question->category];
-    if (c.is_null()) c = json{{"category", "CAT" + std::to_string(q.question->category)}, {"questions", 0}, {"score", 0.0},
-                              {"retrieved", 0}, {"retrieval_failures", 0}, {"generation_failures", 0}};
+    if (c.is_null())
+      c = json{{"category", "CAT" + std::to_string(q.question->category)},
+               {"questions", 0},
+               {"score", 0.0},
+               {"retrieved", 0},
+               {"retrieval_failures", 0},
+               {"generation_failures", 0}};
     c["questions"] = c["questions"].get<int>() + 1;
     c["score"] = c["score"].get<double>() + q.graded.score;
-    if (q.retrieved && !q.question->context_must_include.empty()) c["retrieved"] = c["retrieved"].get<int>() + 1;
-    if (q.attribution == Attribution::kRetrievalFailure) c["retrieval_failures"] = c["retrieval_failures"].get<int>() + 1;
+    if (q.retrieved && !q.question->context_must_include.empty())
+      c["retrieved"] = c["retrieved"].get<int>() + 1;
+    if (q.attribution == Attribution::kRetrievalFailure)
+      c["retrieval_failures"] = c["retrieval_failures"].get<int>() + 1;
     if (q.attribution == Attribution::kGenerationFailure)
       c["generation_failures"] = c["generation_failures"].get<int>() + 1;
   }

@@ -20,7 +20,8 @@ inline constexpr int kCategories = 10;  // CAT1 … CAT10
 
 enum class Grading { kExact, kJudgment, kList };
 
-// One assertion: the answer must contain one of these phrases (alternatives, e.g. "48 days" / "48天").
+// One assertion: the answer must contain one of these phrases (alternatives, e.g. "48 days" /
+// "48天").
 using Alternatives = std::vector<std::string>;
 
 struct Question {
@@ -62,9 +63,9 @@ enum class Attribution { kNone, kRetrievalFailure, kGenerationFailure };
 const char* AttributionName(Attribution a);
 
 struct Graded {
-  double score = 0;  // 0, 0.5 (list, partly) or 1
-  std::vector<std::string> missing;     // assertions not found (their first alternative)
-  std::vector<std::string> forbidden;   // forbidden phrases found
+  double score = 0;                    // 0, 0.5 (list, partly) or 1
+  std::vector<std::string> missing;    // assertions not found (their first alternative)
+  std::vector<std::string> forbidden;  // forbidden phrases found
 };
 
 // Case-, width- and space-insensitive phrase containment (NFKC case folding).
@@ -83,7 +84,8 @@ struct QuestionResult {
   size_t context_bytes = 0;
 };
 
-QuestionResult Score(const Question& q, const std::string& context, const std::optional<std::string>& answer);
+QuestionResult Score(const Question& q, const std::string& context,
+                     const std::optional<std::string>& answer);
 
 struct Report {
   std::vector<QuestionResult> results;

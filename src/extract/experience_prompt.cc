@@ -36,9 +36,10 @@ Status Unusable(const std::string& why) {
 
 }  // namespace
 
-ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries,
-                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces,
-                                         bool entries_cut) {
+ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries,
+                                         const std::vector<ShownArtifact>& artifacts,
+                                         std::optional<size_t> replaces, bool entries_cut) {
   json in = PromptInput(sources, entries);
   in["artifacts"] = json::array();
   for (size_t i = 0; i < artifacts.size(); ++i)
@@ -53,7 +54,8 @@ ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, con
 
 Result<std::optional<ExperienceContent>> ParseExperienceAnswer(const std::string& answer) {
   PC_ASSIGN_OR_RETURN(json doc, ModelAnswerObject(answer));
-  if (!doc.contains("experience")) return Unusable("it has no \"experience\" (null when there is no lesson)");
+  if (!doc.contains("experience"))
+    return Unusable("it has no \"experience\" (null when there is no lesson)");
   const json& e = doc["experience"];
   if (e.is_null()) return std::optional<ExperienceContent>();
   if (!e.is_object()) return Unusable("\"experience\" is not an object");
@@ -62,7 +64,8 @@ Result<std::optional<ExperienceContent>> ParseExperienceAnswer(const std::string
                              std::pair{"outcome", &c.outcome}, std::pair{"lesson", &c.lesson}}) {
     if (!e.contains(name) || !e[name].is_string()) return Unusable(std::string("no ") + name);
     *field = e[name].get<std::string>();
-    if (Status s = CheckText(name, *field, kGeneratedFieldBytes); !s.ok()) return Unusable(s.message());
+    if (Status s = CheckText(name, *field, kGeneratedFieldBytes); !s.ok())
+      return Unusable(s.message());
   }
   return std::optional<ExperienceContent>(std::move(c));
 }

@@ -1,7 +1,7 @@
-// Generating one Experience from caller-selected evidence (POST /v1/experience/generate, docs/review.md
-// "Generating an Experience"): what the model is shown (the exact sources, entries and artifacts
-// the caller cited) and what its answer may be — one complete {situation, action, outcome,
-// lesson}, or an explicit null when the evidence shows no lesson. The answer is untrusted.
+// Generating one Experience from caller-selected evidence (POST /v1/experience/generate,
+// docs/review.md "Generating an Experience"): what the model is shown (the exact sources, entries
+// and artifacts the caller cited) and what its answer may be — one complete {situation, action,
+// outcome, lesson}, or an explicit null when the evidence shows no lesson. The answer is untrusted.
 #pragma once
 
 #include <optional>
@@ -29,9 +29,10 @@ struct ShownArtifact {
 
 // `replaces`: the index in `artifacts` of the Experience this one replaces (the request's target).
 // `entries_cut`: the cited memories hold more active entries than `entries` (the model is told).
-ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources, const std::vector<ManifestItem>& entries,
-                                         const std::vector<ShownArtifact>& artifacts, std::optional<size_t> replaces,
-                                         bool entries_cut = false);
+ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries,
+                                         const std::vector<ShownArtifact>& artifacts,
+                                         std::optional<size_t> replaces, bool entries_cut = false);
 
 // nullopt: the model answered {"experience": null}, the evidence shows no lesson. ProviderError
 // when the answer is not one JSON object or its experience is not complete and well formed.

@@ -1,8 +1,7 @@
 #include "extract/operations.h"
 
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -38,7 +37,9 @@ void ParseTriples(const json& doc, size_t sources_shown, ParsedAnswer& out) {
   }
   for (const json& t : doc["triples"]) {
     std::string raw = t.dump(-1, ' ', false, json::error_handler_t::replace);
-    auto reject = [&](std::string reason) { out.rejected.push_back({raw, "triple: " + std::move(reason)}); };
+    auto reject = [&](std::string reason) {
+      out.rejected.push_back({raw, "triple: " + std::move(reason)});
+    };
     if (out.triples.size() >= kMaxTriples) {
       reject("more than " + std::to_string(kMaxTriples) + " triples in one answer");
       continue;
@@ -51,7 +52,8 @@ void ParseTriples(const json& doc, size_t sources_shown, ParsedAnswer& out) {
     triple.json = raw;
     bool ok = true;
     for (auto [field, value] : {std::pair<const char*, std::string*>{"subject", &triple.subject},
-                                {"relation", &triple.relation}, {"object", &triple.object}}) {
+                                {"relation", &triple.relation},
+                                {"object", &triple.object}}) {
       if (!t.contains(field) || !t[field].is_string()) {
         reject(std::string("no ") + field);
         ok = false;
@@ -78,7 +80,8 @@ void ParseTriples(const json& doc, size_t sources_shown, ParsedAnswer& out) {
     for (const json& e : t["evidence"]) {
       size_t index = 0;
       if (!ParseId(e, 'S', sources_shown, index)) {
-        reject("evidence " + e.dump() + " is not a source of this call (S1…S" + std::to_string(sources_shown) + ")");
+        reject("evidence " + e.dump() + " is not a source of this call (S1…S" +
+               std::to_string(sources_shown) + ")");
         ok = false;
         break;
       }
@@ -96,7 +99,8 @@ void ParseTriples(const json& doc, size_t sources_shown, ParsedAnswer& out) {
 Result<Json> ModelAnswerObject(const std::string& answer) {
   const size_t first = answer.find_first_not_of(" \t\r\n");
   const size_t last = answer.find_last_not_of(" \t\r\n");
-  if (first == std::string::npos) return Status(Code::kProviderError, "the model's answer is empty");
+  if (first == std::string::npos)
+    return Status(Code::kProviderError, "the model's answer is empty");
   std::string_view body(answer.data() + first, last - first + 1);
   constexpr std::string_view kFence = "```";
   if (body.size() >= 2 * kFence.size() && body.substr(0, kFence.size()) == kFence &&
@@ -110,12 +114,12 @@ Result<Json> ModelAnswerObject(const std::string& answer) {
   }
   Result<Json> doc = ParseJson(body);
   if (!doc.ok() || !doc->is_object())
-    return Status(Code::kProviderError, "the model's answer is not one JSON object (" +
-                                            (doc.ok() ? std::string("another JSON value") : doc.status().message()) +
-                                            "): " + CutUtf8(answer, 200));
+    return Status(Code::kProviderError,
+                  "the model's answer is not one JSON object (" +
+                      (doc.ok() ? std::string("another JSON value") : doc.status().message()) +
+                      "): " + CutUtf8(answer, 200));
   return doc;
 }
-
 
 bool IsExtractionKind(const std::string& kind) {
   static const std::set<std::string> kKinds = {"fact", "preference", "decision", "constraint",
@@ -127,7 +131,8 @@ Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown
                                  size_t entries_shown, size_t max_text_bytes) {
   PC_ASSIGN_OR_RETURN(json doc, ModelAnswerObject(answer));
   if (!doc.is_object())
-    return Status(Code::kProviderError, "the model's answer is not a JSON object: " + CutUtf8(answer, 200));
+    return Status(Code::kProviderError,
+                  "the model's answer is not a JSON object: " + CutUtf8(answer, 200));
   if (!doc.contains("operations") || !doc["operations"].is_array())
     return Status(Code::kProviderError, "the model's answer has no \"operations\" array");
   ParsedAnswer out;
@@ -141,9 +146,12 @@ Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown
     }
     Candidate c;
     c.json = raw;
-    const std::string name = op.contains("op") && op["op"].is_string() ? op["op"].get<std::string>() : "";
-    if (name == "add") c.op = ChangeOp::kAdd;
-    else if (name == "revise") c.op = ChangeOp::kRevise;
+    const std::string name =
+        op.contains("op") && op["op"].is_string() ? op["op"].get<std::string>() : "";
+    if (name == "add")
+      c.op = ChangeOp::kAdd;
+    else if (name == "revise")
+      c.op = ChangeOp::kRevise;
     else {
       reject(name.empty() ? "no \"op\"" : "unknown op \"" + name + "\" (add or revise)");
       continue;

@@ -1,15 +1,15 @@
 // Reads and validates a model's answer (DESIGN invariant 7). The answer must be one JSON object
-// {"operations": [...], "triples": [...] (optional)}, alone or as the only content of one Markdown code fence; otherwise the
-// whole answer is unusable and nothing is committed. Each operation is then checked on its own;
-// a bad one is rejected with its reason and the others go on.
+// {"operations": [...], "triples": [...] (optional)}, alone or as the only content of one Markdown
+// code fence; otherwise the whole answer is unusable and nothing is committed. Each operation is
+// then checked on its own; a bad one is rejected with its reason and the others go on.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "common/status.h"
-#include "wire/json.h"
 #include "model/types.h"
+#include "wire/json.h"
 
 namespace pc {
 

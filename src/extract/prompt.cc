@@ -13,34 +13,35 @@ const std::string& ExtractionInstructions() {
 }
 
 const std::string& ExtractionOutputSchema() {
-  static const std::string kSchema = nlohmann::json{
-      {"type", "object"},
-      {"required", {"operations"}},
-      {"properties",
-       {{"operations",
-         {{"type", "array"},
-          {"items",
-           {{"type", "object"},
-            {"required", {"op", "text", "evidence"}},
-            {"properties",
-             {{"op", {{"type", "string"}, {"enum", {"add", "revise"}}}},
-              {"kind",
-               {{"type", "string"},
-                {"enum", {"fact", "preference", "decision", "constraint", "working_note"}}}},
-              {"text", {{"type", "string"}}},
-              {"target", {{"type", "string"}}},
-              {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}},
-         {"triples",
-          {{"type", "array"},
-           {"items",
-            {{"type", "object"},
-             {"required", {"subject", "relation", "object", "evidence"}},
-             {"properties",
-              {{"subject", {{"type", "string"}}},
-               {"relation", {{"type", "string"}}},
-               {"object", {{"type", "string"}}},
-               {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
-                                           .dump();
+  static const std::string kSchema =
+      nlohmann::json{
+          {"type", "object"},
+          {"required", {"operations"}},
+          {"properties",
+           {{"operations",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"op", "text", "evidence"}},
+                {"properties",
+                 {{"op", {{"type", "string"}, {"enum", {"add", "revise"}}}},
+                  {"kind",
+                   {{"type", "string"},
+                    {"enum", {"fact", "preference", "decision", "constraint", "working_note"}}}},
+                  {"text", {{"type", "string"}}},
+                  {"target", {{"type", "string"}}},
+                  {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}},
+            {"triples",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"subject", "relation", "object", "evidence"}},
+                {"properties",
+                 {{"subject", {{"type", "string"}}},
+                  {"relation", {{"type", "string"}}},
+                  {"object", {{"type", "string"}}},
+                  {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}}}
+          .dump();
   return kSchema;
 }
 
@@ -60,9 +61,10 @@ Json PromptInput(const std::vector<Source>& sources, const std::vector<ManifestI
 
 ExtractionRequest BuildExtractionRequest(const std::vector<Source>& sources,
                                          const std::vector<ManifestItem>& entries) {
-  return ExtractionRequest{kPromptVersion, ExtractionInstructions(),
-                           PromptInput(sources, entries).dump(2, ' ', false, nlohmann::json::error_handler_t::replace),
-                           ExtractionOutputSchema()};
+  return ExtractionRequest{
+      kPromptVersion, ExtractionInstructions(),
+      PromptInput(sources, entries).dump(2, ' ', false, nlohmann::json::error_handler_t::replace),
+      ExtractionOutputSchema()};
 }
 
 }  // namespace pc

@@ -1,12 +1,11 @@
 #include "extract/review_prompt.h"
 
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "common/utf8.h"
-#include "extract/prompt.h"
 #include "extract/generated_prompt.h"
+#include "extract/prompt.h"
 #include "model/text_check.h"
 
 namespace pc {
@@ -32,7 +31,8 @@ bool ReadEvidence(const json& item, size_t shown, std::vector<size_t>& out, std:
       n = n * 10 + static_cast<size_t>(s[i] - '0');
     }
     if (!ok || n < 1 || n > shown) {
-      why = "evidence " + e.dump() + " is not a source of this call (S1…S" + std::to_string(shown) + ")";
+      why = "evidence " + e.dump() + " is not a source of this call (S1…S" + std::to_string(shown) +
+            ")";
       return false;
     }
     if (seen.insert(n - 1).second) out.push_back(n - 1);
@@ -55,7 +55,8 @@ bool ReadField(const json& item, const char* name, std::string& out, std::string
 
 }  // namespace
 
-ExtractionRequest BuildDailyReviewRequest(const std::string& date, const std::vector<Source>& sources,
+ExtractionRequest BuildDailyReviewRequest(const std::string& date,
+                                          const std::vector<Source>& sources,
                                           const std::vector<ManifestItem>& entries) {
   json in = PromptInput(sources, entries);
   in["date"] = date;
@@ -77,7 +78,8 @@ ExtractionRequest BuildDailyReviewRequest(const std::string& date, const std::ve
              {"tomorrow",
               {{"type", {"object", "null"}},
                {"properties",
-                {{"text", {{"type", "string"}}}, {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}
+                {{"text", {{"type", "string"}}},
+                 {"evidence", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}}}}}
           .dump();
   return ExtractionRequest{kReviewPromptVersion, kReviewPrompt,
                            in.dump(2, ' ', false, json::error_handler_t::replace), kSchema};
@@ -88,14 +90,16 @@ Result<DailyReviewAnswer> ParseDailyReviewAnswer(const std::string& answer, size
   DailyReviewAnswer out;
   if (doc.contains("experiences") && !doc["experiences"].is_null()) {
     if (!doc["experiences"].is_array())
-      return Status(Code::kProviderError, "the model's answer has an \"experiences\" that is not an array");
+      return Status(Code::kProviderError,
+                    "the model's answer has an \"experiences\" that is not an array");
     for (const json& e : doc["experiences"]) {
       std::string raw = e.dump(-1, ' ', false, json::error_handler_t::replace), why;
       ReviewedExperience x;
       x.json = raw;
-      const bool ok = e.is_object() && ReadField(e, "situation", x.situation, why) &&
-                      ReadField(e, "action", x.action, why) && ReadField(e, "outcome", x.outcome, why) &&
-                      ReadField(e, "lesson", x.lesson, why) && ReadEvidence(e, sources_shown, x.evidence, why);
+      const bool ok =
+          e.is_object() && ReadField(e, "situation", x.situation, why) &&
+          ReadField(e, "action", x.action, why) && ReadField(e, "outcome", x.outcome, why) &&
+          ReadField(e, "lesson", x.lesson, why) && ReadEvidence(e, sources_shown, x.evidence, why);
       if (!e.is_object()) why = "not an object";
       if (ok && out.experiences.size() >= kMaxReviewExperiences)
         why = "more than " + std::to_string(kMaxReviewExperiences) + " experiences";
@@ -110,7 +114,8 @@ Result<DailyReviewAnswer> ParseDailyReviewAnswer(const std::string& answer, size
     const json& t = doc["tomorrow"];
     std::string why;
     ReviewNote note;
-    if (t.is_object() && ReadField(t, "text", note.text, why) && ReadEvidence(t, sources_shown, note.evidence, why))
+    if (t.is_object() && ReadField(t, "text", note.text, why) &&
+        ReadEvidence(t, sources_shown, note.evidence, why))
       out.tomorrow = std::move(note);
     else
       out.rejected.push_back({t.dump(-1, ' ', false, json::error_handler_t::replace),

@@ -17,7 +17,8 @@ namespace pc {
 inline constexpr const char* kReviewPromptVersion = "review_v1";
 inline constexpr size_t kMaxReviewExperiences = 5;
 
-ExtractionRequest BuildDailyReviewRequest(const std::string& date, const std::vector<Source>& sources,
+ExtractionRequest BuildDailyReviewRequest(const std::string& date,
+                                          const std::vector<Source>& sources,
                                           const std::vector<ManifestItem>& entries);
 
 struct ReviewedExperience {

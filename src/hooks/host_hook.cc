@@ -10,7 +10,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "client/api_client.h"
@@ -42,11 +41,11 @@ constexpr uint64_t kMaxTranscriptBytes = 1ull << 30;
 constexpr size_t kMaxHookInputBytes = 16u << 20;  // the host's JSON on stdin (a prompt, paths, ids)
 constexpr int64_t kHookInputWaitMs = 2000;        // hosts write it at once and close stdin
 constexpr size_t kMaxStateBytes = 4096;           // our own offset file: {"line": N}
-constexpr size_t kSourceBatch = 100;             // POST /v1/sources/batch takes at most 100
-constexpr size_t kSourceBatchBytes = 4u << 20;   // and one request's body is at most 8 MiB
-constexpr int64_t kCaptureAllowanceMs = 8000;    // git, reading the transcript and the uploads
+constexpr size_t kSourceBatch = 100;              // POST /v1/sources/batch takes at most 100
+constexpr size_t kSourceBatchBytes = 4u << 20;    // and one request's body is at most 8 MiB
+constexpr int64_t kCaptureAllowanceMs = 8000;     // git, reading the transcript and the uploads
 constexpr int64_t kMinPrepareBytes = 512;
-constexpr size_t kRecentEntries = 8;             // session start's newest entries, when nothing else
+constexpr size_t kRecentEntries = 8;  // session start's newest entries, when nothing else
 constexpr int64_t kBackgroundTimeoutMs = 600000;  // a handoff finished in the background
 
 int64_t MillisSince(SteadyClock::time_point t) {
@@ -83,7 +82,9 @@ std::string HostEventName(const std::string& event) {
 }
 
 void EmitContext(std::ostream& out, const std::string& event, const std::string& context) {
-  out << Json{{"hookSpecificOutput", {{"hookEventName", HostEventName(event)}, {"additionalContext", context}}}}.dump(-1, ' ', false, Json::error_handler_t::replace)
+  out << Json{{"hookSpecificOutput",
+               {{"hookEventName", HostEventName(event)}, {"additionalContext", context}}}}
+             .dump(-1, ' ', false, Json::error_handler_t::replace)
       << "\n";
 }
 
@@ -100,13 +101,17 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
   ApiClient api(o.server);
   api.SetTimeout(o.timeout_ms - MillisSince(start));
   Json diag;
-  auto prepared = api.Post("/v1/context/prepare", Json{{"scope_id", scope},
-                                                       {"query", CutUtf8(prompt, kMaxQueryBytes, "")},
-                                                       {"max_bytes", o.max_bytes}});
+  auto prepared =
+      api.Post("/v1/context/prepare", Json{{"scope_id", scope},
+                                           {"query", CutUtf8(prompt, kMaxQueryBytes, "")},
+                                           {"max_bytes", o.max_bytes}});
   if (!prepared.ok()) {
     diag["outcome"] = OutcomeOf(prepared.status());
-  } else if (!prepared->is_object() || StringField(*prepared, "status") != "ready" || !(*prepared)["content"].is_string()) {
-    diag["outcome"] = prepared->is_object() && StringField(*prepared, "status") == "empty" ? "empty" : "invalid_response";
+  } else if (!prepared->is_object() || StringField(*prepared, "status") != "ready" ||
+             !(*prepared)["content"].is_string()) {
+    diag["outcome"] = prepared->is_object() && StringField(*prepared, "status") == "empty"
+                          ? "empty"
+                          : "invalid_response";
   } else {
     const std::string content = (*prepared)["content"].get<std::string>();
     EmitContext(out, "prompt", content);
@@ -117,17 +122,21 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
   // that failed above is not retried: the server is down.
   if (o.capture && diag["outcome"] != "server_unavailable") {
     api.SetTimeout(o.timeout_ms);
-    const std::string session = StringField(payload, "session_id"), turn = StringField(payload, "turn_id");
+    const std::string session = StringField(payload, "session_id"),
+                      turn = StringField(payload, "turn_id");
     const std::string id = o.host + "-prompt:" +
-                           Sha256Hex(scope + std::string(1, '\0') + session + std::string(1, '\0') + turn +
-                                     std::string(1, '\0') + prompt);
-    Json metadata{{"origin", o.host}, {"event", "user_prompt_submit"}, {"session_id", session},
+                           Sha256Hex(scope + std::string(1, '\0') + session + std::string(1, '\0') +
+                                     turn + std::string(1, '\0') + prompt);
+    Json metadata{{"origin", o.host},
+                  {"event", "user_prompt_submit"},
+                  {"session_id", session},
                   {"cwd", StringField(payload, "cwd")}};
     if (!turn.empty()) metadata["turn_id"] = turn;
-    auto captured = api.Post("/v1/sources/content", Json{{"scope_id", scope},
-                                                          {"source_id", id},
-                                                          {"content", CutUtf8(prompt, kMaxPromptSourceBytes)},
-                                                          {"metadata", metadata}});
+    auto captured =
+        api.Post("/v1/sources/content", Json{{"scope_id", scope},
+                                             {"source_id", id},
+                                             {"content", CutUtf8(prompt, kMaxPromptSourceBytes)},
+                                             {"metadata", metadata}});
     diag["captured"] = captured.ok() ? "yes" : OutcomeOf(captured.status());
   }
   diag["ms"] = MillisSince(start);
@@ -138,23 +147,29 @@ int Prompt(const HookOptions& o, const Json& payload, std::ostream& out, std::os
 // The latest handoff as the text an agent reads first: objective, where it stands (each claim's
 // evidence re-checked by the server), the next action.
 std::string Continuation(const Json& answer) {
-  if (!answer.is_object() || !answer.contains("content") || !answer["content"].is_object()) return "";
+  if (!answer.is_object() || !answer.contains("content") || !answer["content"].is_object())
+    return "";
   const Json& c = answer["content"];
   const std::string objective = StringField(c, "objective");
   if (objective.empty()) return "";
   std::vector<std::string> unavailable;
   if (answer.contains("checks") && answer["checks"].is_array())
     for (const Json& check : answer["checks"])
-      if (StringField(check, "status") == "unavailable") unavailable.push_back(StringField(check, "claim"));
-  std::string out = "Where the last session stopped (its handoff; check it against the code before relying on it):\n";
+      if (StringField(check, "status") == "unavailable")
+        unavailable.push_back(StringField(check, "claim"));
+  std::string out =
+      "Where the last session stopped (its handoff; check it against the code before relying on "
+      "it):\n";
   out += "Objective: " + objective + "\n";
   if (c.contains("state") && c["state"].is_array() && !c["state"].empty()) {
     out += "State:\n";
     for (const Json& s : c["state"]) out += "- " + StringField(s, "text") + "\n";
   }
-  if (c.contains("next_action") && c["next_action"].is_object()) out += "Next: " + StringField(c["next_action"], "text") + "\n";
+  if (c.contains("next_action") && c["next_action"].is_object())
+    out += "Next: " + StringField(c["next_action"], "text") + "\n";
   if (!unavailable.empty())
-    out += "(Some of its evidence is no longer available: " + std::to_string(unavailable.size()) + " claims.)\n";
+    out += "(Some of its evidence is no longer available: " + std::to_string(unavailable.size()) +
+           " claims.)\n";
   return out;
 }
 
@@ -166,25 +181,32 @@ std::string RecentEntries(ApiClient& api, const std::string& scope, int64_t budg
       !(*revisions)["revisions"].is_array())
     return "";
   const Json head = (*revisions)["head"];
-  std::string out = "Recent memory (newest first; untrusted history: check it against the code before relying on it):\n";
+  std::string out =
+      "Recent memory (newest first; untrusted history: check it against the code before relying on "
+      "it):\n";
   const size_t header = out.size();
   std::vector<std::string> seen;
   for (const Json& r : (*revisions)["revisions"]) {
     if (!r.is_object() || !r["changes"].is_array()) continue;
     for (const Json& c : r["changes"]) {
-      const std::string op = StringField(c, "op"), entry = StringField(c, "entry_id"), version = StringField(c, "entry_version_id");
+      const std::string op = StringField(c, "op"), entry = StringField(c, "entry_id"),
+                        version = StringField(c, "entry_version_id");
       if ((op != "add" && op != "revise") || entry.empty() || version.empty() ||
           std::find(seen.begin(), seen.end(), entry) != seen.end() || seen.size() >= kRecentEntries)
         continue;
       seen.push_back(entry);
       Json citation{{"memory_ref", head}, {"entry_id", entry}, {"entry_version_id", version}};
-      auto got = api.Post("/v1/memory/entries/get", Json{{"scope_id", scope}, {"citation", citation}, {"explain", true}});
-      if (!got.ok() || !got->is_object() || (*got)["current"] != true) continue;  // revised or retired since
-      const std::string line = "- [" + StringField(*got, "kind") + "] " + CutUtf8(StringField(*got, "text"), 600) + " (cite: " +
-                               StringField(head, "family") + "/" + StringField(head, "artifact_id") + "@" +
-                               std::to_string(head.value("revision", Json(0)).get<int64_t>()) + "#" + entry + "@" +
-                               version + ")\n";
-      if (static_cast<int64_t>(out.size() + line.size()) > budget) return out.size() > header ? out : "";
+      auto got = api.Post("/v1/memory/entries/get",
+                          Json{{"scope_id", scope}, {"citation", citation}, {"explain", true}});
+      if (!got.ok() || !got->is_object() || (*got)["current"] != true)
+        continue;  // revised or retired since
+      const std::string line =
+          "- [" + StringField(*got, "kind") + "] " + CutUtf8(StringField(*got, "text"), 600) +
+          " (cite: " + StringField(head, "family") + "/" + StringField(head, "artifact_id") + "@" +
+          std::to_string(head.value("revision", Json(0)).get<int64_t>()) + "#" + entry + "@" +
+          version + ")\n";
+      if (static_cast<int64_t>(out.size() + line.size()) > budget)
+        return out.size() > header ? out : "";
       out += line;
     }
   }
@@ -208,20 +230,25 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
     context += "\n" + text;
     const Json& c = (*cont)["content"];
     query = StringField(c, "objective") + (c.contains("next_action") && c["next_action"].is_object()
-                                       ? " " + StringField(c["next_action"], "text") : "");
+                                               ? " " + StringField(c["next_action"], "text")
+                                               : "");
     diag["handoff"] = "continued";
   } else {
     diag["handoff"] = "none";
   }
   const int64_t left = o.max_bytes - static_cast<int64_t>(context.size()) - 2;
-  if (left >= kMinPrepareBytes && (cont.ok() || cont.status().code() != Code::kProviderUnavailable)) {
+  if (left >= kMinPrepareBytes &&
+      (cont.ok() || cont.status().code() != Code::kProviderUnavailable)) {
     api.SetTimeout(o.timeout_ms - MillisSince(start));
-    auto prepared = api.Post("/v1/context/prepare", Json{{"scope_id", scope},
-                                                         {"query", CutUtf8(query, kMaxQueryBytes, "")},
-                                                         {"max_bytes", std::min<int64_t>(left, 32768)},
-                                                         {"include_handoff", false}});
-    if (!prepared.ok()) diag["outcome"] = OutcomeOf(prepared.status());
-    else if (prepared->is_object() && StringField(*prepared, "status") == "ready" && (*prepared)["content"].is_string()) {
+    auto prepared =
+        api.Post("/v1/context/prepare", Json{{"scope_id", scope},
+                                             {"query", CutUtf8(query, kMaxQueryBytes, "")},
+                                             {"max_bytes", std::min<int64_t>(left, 32768)},
+                                             {"include_handoff", false}});
+    if (!prepared.ok())
+      diag["outcome"] = OutcomeOf(prepared.status());
+    else if (prepared->is_object() && StringField(*prepared, "status") == "ready" &&
+             (*prepared)["content"].is_string()) {
       context += "\n" + (*prepared)["content"].get<std::string>();
       diag["outcome"] = "ready";
     } else if (std::string recent = RecentEntries(api, scope, left); !recent.empty()) {
@@ -246,12 +273,14 @@ int SessionStart(const HookOptions& o, const Json& payload, std::ostream& out, s
 struct Turn {
   int64_t first_line = 0, last_line = 0;
   std::string text;
-  std::array<int64_t, kContextCategories> chars{};  // the turn's whole text, by category (session_stats.h)
+  std::array<int64_t, kContextCategories>
+      chars{};  // the turn's whole text, by category (session_stats.h)
 };
 
 std::vector<Turn> Turns(const Transcript& t) {
   std::vector<Turn> out;
-  bool prompted = false;  // the current turn has its user's prompt (what comes before the first is its)
+  bool prompted =
+      false;  // the current turn has its user's prompt (what comes before the first is its)
   for (const TranscriptEntry& e : t.entries) {
     if (out.empty() || (e.part == TranscriptPart::kUser && prompted)) {
       out.push_back(Turn{e.line, e.line, ""});
@@ -263,10 +292,18 @@ std::vector<Turn> Turns(const Transcript& t) {
     turn.chars[static_cast<size_t>(CategoryOf(e.part))] += TextChars(e.text);
     std::string piece;
     switch (e.part) {
-      case TranscriptPart::kUser: piece = "User: " + e.text; break;
-      case TranscriptPart::kAssistant: piece = "Assistant: " + e.text; break;
-      case TranscriptPart::kSystem: piece = "System: " + CutUtf8(e.text, kToolResultBytes); break;
-      case TranscriptPart::kToolCall: piece = "Tool call: " + CutUtf8(e.text, kToolCallBytes); break;
+      case TranscriptPart::kUser:
+        piece = "User: " + e.text;
+        break;
+      case TranscriptPart::kAssistant:
+        piece = "Assistant: " + e.text;
+        break;
+      case TranscriptPart::kSystem:
+        piece = "System: " + CutUtf8(e.text, kToolResultBytes);
+        break;
+      case TranscriptPart::kToolCall:
+        piece = "Tool call: " + CutUtf8(e.text, kToolCallBytes);
+        break;
       case TranscriptPart::kToolResult:
         piece = "Tool result" + (e.tool.empty() ? std::string() : " (" + e.tool + ")") + ": " +
                 CutUtf8(e.text, kToolResultBytes);
@@ -288,7 +325,9 @@ int64_t CapturedUpTo(const std::string& state) {
   auto text = ReadBoundedFile(state, kMaxStateBytes);
   if (!text.ok()) return 0;
   auto j = ParseJson(*text);
-  return j.ok() && j->is_object() && j->value("line", Json()).is_number_integer() ? (*j)["line"].get<int64_t>() : 0;
+  return j.ok() && j->is_object() && j->value("line", Json()).is_number_integer()
+             ? (*j)["line"].get<int64_t>()
+             : 0;
 }
 
 void SaveCaptured(const std::string& state, int64_t line) {
@@ -302,35 +341,43 @@ void SaveCaptured(const std::string& state, int64_t line) {
 
 // Memory updates and a handoff from what was captured: flush, then activate at the boundary,
 // finalize and commit. The outcome as one JSON object.
-Json Handoff(const HookOptions& o, const std::string& scope, const std::string& boundary, const std::string& objective,
-             int64_t timeout_ms) {
+Json Handoff(const HookOptions& o, const std::string& scope, const std::string& boundary,
+             const std::string& objective, int64_t timeout_ms) {
   ApiClient api(o.server);
   api.SetTimeout(timeout_ms);
   Json result;
   auto flushed = api.Post("/v1/memory/flush", Json{{"scope_id", scope}});
   result["memory"] = flushed.ok() ? "flushed"
-                     : flushed.status().code() == Code::kCapabilityUnavailable ? "needs_provider"
-                                                                               : OutcomeOf(flushed.status());
-  auto activated = api.Post("/v1/handoff/activate", Json{{"scope_id", scope},
-                                                         {"boundary_source", {{"name", "content"}, {"source_id", boundary}}},
-                                                         {"objective", objective}});
+                     : flushed.status().code() == Code::kCapabilityUnavailable
+                         ? "needs_provider"
+                         : OutcomeOf(flushed.status());
+  auto activated =
+      api.Post("/v1/handoff/activate",
+               Json{{"scope_id", scope},
+                    {"boundary_source", {{"name", "content"}, {"source_id", boundary}}},
+                    {"objective", objective}});
   if (!activated.ok()) {
-    result["handoff"] = activated.status().code() == Code::kCapabilityUnavailable ? "needs_provider"
-                                                                                 : OutcomeOf(activated.status());
+    result["handoff"] = activated.status().code() == Code::kCapabilityUnavailable
+                            ? "needs_provider"
+                            : OutcomeOf(activated.status());
     if (result["handoff"] == "needs_provider")
-      result["message"] = "the sources are captured; the handoff needs an extraction provider (docs/extraction.md)";
+      result["message"] =
+          "the sources are captured; the handoff needs an extraction provider (docs/extraction.md)";
     return result;
   }
-  if (!activated->is_object() || StringField(*activated, "status") != "generated" || !(*activated)["draft"].is_object()) {
+  if (!activated->is_object() || StringField(*activated, "status") != "generated" ||
+      !(*activated)["draft"].is_object()) {
     result["handoff"] = "ignored";  // another activation consumed this boundary
     return result;
   }
-  auto prepared = api.Post("/v1/handoff/finalize", Json{{"scope_id", scope}, {"draft", (*activated)["draft"]}});
+  auto prepared =
+      api.Post("/v1/handoff/finalize", Json{{"scope_id", scope}, {"draft", (*activated)["draft"]}});
   if (!prepared.ok()) {
     result["handoff"] = OutcomeOf(prepared.status());
     return result;
   }
-  auto committed = api.Post("/v1/handoff/commit", Json{{"scope_id", scope}, {"handoff", *prepared}});
+  auto committed =
+      api.Post("/v1/handoff/commit", Json{{"scope_id", scope}, {"handoff", *prepared}});
   result["handoff"] = committed.ok() ? "committed" : OutcomeOf(committed.status());
   return result;
 }
@@ -355,7 +402,8 @@ Json HandoffWithin(const HookOptions& o, const std::string& scope, const std::st
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    const std::string line = Handoff(o, scope, boundary, objective, kBackgroundTimeoutMs).dump() + "\n";
+    const std::string line =
+        Handoff(o, scope, boundary, objective, kBackgroundTimeoutMs).dump() + "\n";
     (void)!write(fds[1], line.data(), line.size());
     _exit(0);
   }
@@ -363,7 +411,9 @@ Json HandoffWithin(const HookOptions& o, const std::string& scope, const std::st
   std::string text;
   const auto deadline = SteadyClock::now() + std::chrono::milliseconds(o.handoff_wait_ms);
   while (true) {
-    const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+    const int64_t left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now())
+            .count();
     if (left <= 0) break;
     pollfd p{fds[0], POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
@@ -379,7 +429,8 @@ Json HandoffWithin(const HookOptions& o, const std::string& scope, const std::st
 }
 
 // Stop, SessionEnd, PreCompact: the transcript's new turns as sources, then the handoff.
-int Capture(const HookOptions& o, const std::string& event, const Json& payload, std::ostream& err) {
+int Capture(const HookOptions& o, const std::string& event, const Json& payload,
+            std::ostream& err) {
   const auto start = SteadyClock::now();
   const std::string path = StringField(payload, "transcript_path");
   if (path.empty()) {
@@ -392,7 +443,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     // The reason without the path (a diagnostic line names no content).
     const std::string& m = file.status().message();
     const std::string why = m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
-    Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "cannot read the transcript: " + why}});
+    Diagnose(err, o, event,
+             {{"outcome", "skipped"}, {"why", "cannot read the transcript: " + why}});
     return 0;
   }
   auto transcript = ParseTranscript(file->text, file->skipped_lines + 1);
@@ -417,13 +469,18 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
   std::string boundary;
   for (const Turn& t : turns) {
     if (t.first_line <= from || t.text.empty()) continue;
-    boundary = o.host + "-transcript:" + session + ":" + std::to_string(t.first_line) + "-" + std::to_string(t.last_line);
-    sources.push_back(Json{{"kind", "transcript"},
-                           {"content", t.text},
-                           {"idempotency_key", boundary},
-                           {"metadata", {{"origin", o.host}, {"event", event}, {"session_id", session},
-                                         {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)},
-                                         {kContextCharsKey, ContextCharsJson(t.chars)}}}});
+    boundary = o.host + "-transcript:" + session + ":" + std::to_string(t.first_line) + "-" +
+               std::to_string(t.last_line);
+    sources.push_back(
+        Json{{"kind", "transcript"},
+             {"content", t.text},
+             {"idempotency_key", boundary},
+             {"metadata",
+              {{"origin", o.host},
+               {"event", event},
+               {"session_id", session},
+               {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)},
+               {kContextCharsKey, ContextCharsJson(t.chars)}}}});
   }
   Json diag{{"turns", sources.size()}};
   if (sources.empty()) {
@@ -456,7 +513,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
       return 0;
     }
     if (added->is_object() && (*added)["sources"].is_array())
-      for (const Json& s : (*added)["sources"]) created += s.is_object() && s.value("created", Json(false)) == true;
+      for (const Json& s : (*added)["sources"])
+        created += s.is_object() && s.value("created", Json(false)) == true;
   }
   // The last turn stays open: a host may add to it after this event (another Stop hook that keeps
   // the agent going, a compaction mid-turn). It is sent again next time: unchanged it is the same
@@ -472,7 +530,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
   diag["outcome"] = "captured";
   if (objective.empty()) objective = "Carry on from this session.";
   HookOptions within = o;
-  within.handoff_wait_ms = std::max<int64_t>(0, std::min<int64_t>(o.handoff_wait_ms, left(capture_deadline) + o.handoff_wait_ms));
+  within.handoff_wait_ms = std::max<int64_t>(
+      0, std::min<int64_t>(o.handoff_wait_ms, left(capture_deadline) + o.handoff_wait_ms));
   diag.update(HandoffWithin(within, scope, boundary, objective));
   diag["ms"] = MillisSince(start);
   Diagnose(err, o, event, diag);
@@ -484,7 +543,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
 std::string HookEventName(const std::string& name) {
   std::string k;
   for (char c : name)
-    if (c != '-' && c != '_' && c != ' ') k.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c != '-' && c != '_' && c != ' ')
+      k.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   if (k == "prompt" || k == "userpromptsubmit") return "prompt";
   if (k == "sessionstart") return "session-start";
   if (k == "stop") return "stop";
@@ -500,13 +560,16 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
   }
   Result<Json> parsed = ParseJson(input);  // depth bounded: the payload is copied and walked
   if (!parsed.ok() || !parsed->is_object()) {
-    Diagnose(err, o, o.event, {{"outcome", "skipped"}, {"why", "the hook input is not a JSON object"}});
+    Diagnose(err, o, o.event,
+             {{"outcome", "skipped"}, {"why", "the hook input is not a JSON object"}});
     return 0;
   }
   const Json& payload = *parsed;
-  std::string event = HookEventName(o.event.empty() ? StringField(payload, "hook_event_name") : o.event);
+  std::string event =
+      HookEventName(o.event.empty() ? StringField(payload, "hook_event_name") : o.event);
   if (event.empty()) {
-    err << "powercontext hook: unknown event \"" << (o.event.empty() ? StringField(payload, "hook_event_name") : o.event)
+    err << "powercontext hook: unknown event \""
+        << (o.event.empty() ? StringField(payload, "hook_event_name") : o.event)
         << "\" (prompt, session-start, stop, session-end, pre-compact)\n";
     return 1;
   }
@@ -516,7 +579,8 @@ int RunHook(const HookOptions& o, const std::string& input, std::ostream& out, s
     if (event == "session-start") return SessionStart(o, payload, out, err);
     return Capture(o, event, payload, err);
   } catch (const std::exception& e) {
-    Diagnose(err, o, event, {{"outcome", "internal"}, {"why", CutUtf8(EscapeInvalidUtf8(e.what()), 200)}});
+    Diagnose(err, o, event,
+             {{"outcome", "internal"}, {"why", CutUtf8(EscapeInvalidUtf8(e.what()), 200)}});
     return 0;
   }
 }

@@ -25,7 +25,8 @@ struct HookOptions {
   std::string event;   // prompt, session-start, stop, session-end, pre-compact (or the host's name)
   std::string server;  // base URL; the token comes from POWERCONTEXT_TOKEN
   std::string scope;   // configured scope; empty: derived from the payload's cwd
-  int64_t max_bytes = 8000;         // prepared context budget (Claude Code shows at most 10,000 characters)
+  int64_t max_bytes =
+      8000;  // prepared context budget (Claude Code shows at most 10,000 characters)
   int64_t timeout_ms = 1000;        // prompt / session-start: the whole answer's deadline
   int64_t handoff_wait_ms = 20000;  // session end: how long the host waits for the handoff
   std::string state_dir;            // where captured transcript offsets are kept ("" : none)
@@ -33,7 +34,8 @@ struct HookOptions {
 };
 
 // The hook's exit code (0, or 1 for a usage error: the host shows it and goes on).
-int RunHook(const HookOptions& options, const std::string& input, std::ostream& out, std::ostream& err);
+int RunHook(const HookOptions& options, const std::string& input, std::ostream& out,
+            std::ostream& err);
 // RunHook on what `fd` (standard input) gives: at most 16 MiB, within 2 s, else it fails open.
 int RunHookOnInput(const HookOptions& options, int fd, std::ostream& out, std::ostream& err);
 

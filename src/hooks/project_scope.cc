@@ -55,7 +55,8 @@ std::optional<std::string> Git(const std::string& dir, std::vector<std::string> 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   bool timed_out = false;
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -115,11 +116,14 @@ std::string Bounded(const std::string& prefix, const std::string& value) {
 std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
   std::string value = remote;
   while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
-  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.erase(0, 1);
-  if (value.empty() || value.size() > kMaxRemoteBytes || !IsValidUtf8(value)) return std::nullopt;  // UTF-8 text
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front())))
+    value.erase(0, 1);
+  if (value.empty() || value.size() > kMaxRemoteBytes || !IsValidUtf8(value))
+    return std::nullopt;  // UTF-8 text
   // No URL holds a control character, and one (a line break the regexes' `.` does not match)
   // made them backtrack: the fuzzer's 733-byte remote took 18 s.
-  if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+  if (std::any_of(value.begin(), value.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
     return std::nullopt;
   static const std::regex kScp(R"(^(?:[^@/\s]+@)?([^:/\s]+):(.+)$)");
   std::smatch m;
@@ -129,10 +133,12 @@ std::optional<std::string> NormalizeGitRemote(const std::string& remote) {
     if (path.empty()) return std::nullopt;
     return Lower(m[1].str()) + "/" + path;
   }
-  static const std::regex kUrl(R"(^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)(?::([0-9]+))?([^?#]*).*$)");
+  static const std::regex kUrl(
+      R"(^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)(?::([0-9]+))?([^?#]*).*$)");
   if (!std::regex_match(value, m, kUrl)) return std::nullopt;
   const std::string scheme = Lower(m[1].str());
-  if (scheme != "http" && scheme != "https" && scheme != "ssh" && scheme != "git") return std::nullopt;
+  if (scheme != "http" && scheme != "https" && scheme != "ssh" && scheme != "git")
+    return std::nullopt;
   std::string host = Lower(m[2].str());
   if (host.empty()) return std::nullopt;
   if (m[3].matched && !m[3].str().empty()) {

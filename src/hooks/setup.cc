@@ -1,14 +1,13 @@
 #include "hooks/setup.h"
 
 #include <sys/stat.h>
+#include <toml++/toml.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
+#include <sstream>
 
 #include "client/token_file.h"
 
@@ -24,17 +23,24 @@ struct HookEvent {
 };
 // Prompt and session start answer within our own deadline (1 s); the end of a session waits up
 // to 20 s for the handoff, then leaves it to a background process.
-constexpr HookEvent kClaudeEvents[] = {{"UserPromptSubmit", "prompt", 10}, {"SessionStart", "session-start", 10},
-                                       {"Stop", "stop", 30}, {"SessionEnd", "session-end", 30},
+constexpr HookEvent kClaudeEvents[] = {{"UserPromptSubmit", "prompt", 10},
+                                       {"SessionStart", "session-start", 10},
+                                       {"Stop", "stop", 30},
+                                       {"SessionEnd", "session-end", 30},
                                        {"PreCompact", "pre-compact", 30}};
-constexpr HookEvent kCodexEvents[] = {{"UserPromptSubmit", "prompt", 10}, {"SessionStart", "session-start", 10},
-                                      {"Stop", "stop", 30}, {"PreCompact", "pre-compact", 30}};
-constexpr const char* kTomlBegin = "# BEGIN powercontext (written by `powercontext setup codex`; `--remove` takes it out)";
+constexpr HookEvent kCodexEvents[] = {{"UserPromptSubmit", "prompt", 10},
+                                      {"SessionStart", "session-start", 10},
+                                      {"Stop", "stop", 30},
+                                      {"PreCompact", "pre-compact", 30}};
+constexpr const char* kTomlBegin =
+    "# BEGIN powercontext (written by `powercontext setup codex`; `--remove` takes it out)";
 constexpr const char* kTomlEnd = "# END powercontext";
 
 std::string Quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_-+=:,./") ==
-                        std::string::npos)
+  if (!s.empty() &&
+      s.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_-+=:,./") ==
+          std::string::npos)
     return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -72,7 +78,9 @@ Result<std::string> ReadText(const std::string& path, bool& exists) {
 Status WriteText(const std::string& given, const std::string& text) {
   std::error_code ec;
   // A symlinked file (a dotfile manager's) is written where it points, and stays a link.
-  const std::string path = std::filesystem::is_symlink(given, ec) ? std::filesystem::canonical(given, ec).string() : given;
+  const std::string path = std::filesystem::is_symlink(given, ec)
+                               ? std::filesystem::canonical(given, ec).string()
+                               : given;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   const std::string tmp = path + ".powercontext-tmp";
   {
@@ -85,7 +93,8 @@ Status WriteText(const std::string& given, const std::string& text) {
     }
   }
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) ::chmod(tmp.c_str(), st.st_mode & 07777);  // keep a private file private
+  if (::stat(path.c_str(), &st) == 0)
+    ::chmod(tmp.c_str(), st.st_mode & 07777);  // keep a private file private
   std::filesystem::rename(tmp, path, ec);
   if (ec) return InvalidArgument("cannot write " + path + ": " + ec.message());
   return Status::Ok();
@@ -95,18 +104,21 @@ Status WriteText(const std::string& given, const std::string& text) {
 bool IsOurHandler(const OJson& h, const std::string& host) {
   if (!h.is_object() || !h.contains("command") || !h["command"].is_string()) return false;
   const std::string cmd = h["command"].get<std::string>();
-  return cmd.find(" hook " + host + " ") != std::string::npos && cmd.find(" --server ") != std::string::npos;
+  return cmd.find(" hook " + host + " ") != std::string::npos &&
+         cmd.find(" --server ") != std::string::npos;
 }
 
 bool IsOurServer(const OJson& s) {
-  if (!s.is_object() || !s.contains("args") || !s["args"].is_array() || s["args"].size() != 3) return false;
+  if (!s.is_object() || !s.contains("args") || !s["args"].is_array() || s["args"].size() != 3)
+    return false;
   return s["args"][0] == "mcp" && s["args"][1] == "--server";
 }
 
 // Our hooks in a Claude Code settings file or a Codex hooks.json (the same shape).
 Status MergeHooks(OJson& root, const SetupOptions& o) {
   if (!root.is_object()) return InvalidArgument("is not a JSON object");
-  if (root.contains("hooks") && !root["hooks"].is_object()) return InvalidArgument("has \"hooks\" that is not an object");
+  if (root.contains("hooks") && !root["hooks"].is_object())
+    return InvalidArgument("has \"hooks\" that is not an object");
   const bool claude = o.host == "claude-code";
   const HookEvent* begin = claude ? std::begin(kClaudeEvents) : std::begin(kCodexEvents);
   const HookEvent* end = claude ? std::end(kClaudeEvents) : std::end(kCodexEvents);
@@ -117,7 +129,8 @@ Status MergeHooks(OJson& root, const SetupOptions& o) {
   for (const HookEvent* e = begin; e != end; ++e) {
     if (o.remove && !hooks.contains(e->host_name)) continue;
     OJson groups = hooks.contains(e->host_name) ? hooks[e->host_name] : OJson::array();
-    if (!groups.is_array()) return InvalidArgument("has hooks." + std::string(e->host_name) + " that is not an array");
+    if (!groups.is_array())
+      return InvalidArgument("has hooks." + std::string(e->host_name) + " that is not an array");
     OJson kept = OJson::array();
     bool removed = false;
     for (OJson group : groups) {
@@ -125,8 +138,10 @@ Status MergeHooks(OJson& root, const SetupOptions& o) {
         OJson handlers = OJson::array();
         bool had_ours = false;
         for (const OJson& h : group["hooks"]) {
-          if (IsOurHandler(h, o.host)) had_ours = true;
-          else handlers.push_back(h);
+          if (IsOurHandler(h, o.host))
+            had_ours = true;
+          else
+            handlers.push_back(h);
         }
         removed = removed || had_ours;
         if (had_ours && handlers.empty()) continue;  // a group that was only ours
@@ -155,7 +170,8 @@ Status MergeMcp(OJson& root, const SetupOptions& o) {
     return InvalidArgument("has \"mcpServers\" that is not an object");
   if (root.contains("mcpServers") && root["mcpServers"].contains("powercontext") &&
       !IsOurServer(root["mcpServers"]["powercontext"]))
-    return InvalidArgument("has an mcpServers.powercontext entry that setup did not write; rename or remove it first");
+    return InvalidArgument(
+        "has an mcpServers.powercontext entry that setup did not write; rename or remove it first");
   if (o.remove) {
     if (root.contains("mcpServers") && root["mcpServers"].contains("powercontext")) {
       root["mcpServers"].erase("powercontext");
@@ -163,15 +179,18 @@ Status MergeMcp(OJson& root, const SetupOptions& o) {
     }
     return Status::Ok();
   }
-  root["mcpServers"]["powercontext"] = OJson{{"command", Binary(o)}, {"args", {"mcp", "--server", o.server}}};
+  root["mcpServers"]["powercontext"] =
+      OJson{{"command", Binary(o)}, {"args", {"mcp", "--server", o.server}}};
   return Status::Ok();
 }
 
 // Codex's config.toml: our table inside a marked block, the rest of the file byte for byte as the
 // user wrote it: added after a blank line at the end, replaced in place, and taken out with that
 // blank line.
-Result<std::string> MergeToml(const std::string& text, const SetupOptions& o, const std::string& path) {
-  const std::string begin_line = std::string(kTomlBegin) + "\n", end_line = std::string(kTomlEnd) + "\n";
+Result<std::string> MergeToml(const std::string& text, const SetupOptions& o,
+                              const std::string& path) {
+  const std::string begin_line = std::string(kTomlBegin) + "\n",
+                    end_line = std::string(kTomlEnd) + "\n";
   size_t b = text.rfind(begin_line, 0) == 0 ? 0 : text.find("\n" + begin_line);
   if (b != std::string::npos && b != 0) ++b;  // past the newline
   size_t e = b == std::string::npos ? std::string::npos : text.find("\n" + end_line, b);
@@ -181,15 +200,20 @@ Result<std::string> MergeToml(const std::string& text, const SetupOptions& o, co
   const std::string before = b == std::string::npos ? text : text.substr(0, b);
   const std::string after = e == std::string::npos ? "" : text.substr(e);
   if ((before + after).find("[mcp_servers.powercontext]") != std::string::npos)
-    return InvalidArgument(path + " has an [mcp_servers.powercontext] table that setup did not write; rename or remove it first");
-  const std::string block = begin_line + "[mcp_servers.powercontext]\ncommand = " + OJson(Binary(o)).dump() + "\nargs = " +
-                            OJson::array({"mcp", "--server", o.server}).dump() + "\n" + end_line;
+    return InvalidArgument(path +
+                           " has an [mcp_servers.powercontext] table that setup did not write; "
+                           "rename or remove it first");
+  const std::string block =
+      begin_line + "[mcp_servers.powercontext]\ncommand = " + OJson(Binary(o)).dump() +
+      "\nargs = " + OJson::array({"mcp", "--server", o.server}).dump() + "\n" + end_line;
   std::string out;
   if (o.remove) {
     if (b == std::string::npos) return text;  // nothing of ours
     std::string head = before;
-    if (head.size() >= 2 && head.compare(head.size() - 2, 2, "\n\n") == 0) head.pop_back();  // our separator
-    else if (head == "\n") head.clear();
+    if (head.size() >= 2 && head.compare(head.size() - 2, 2, "\n\n") == 0)
+      head.pop_back();  // our separator
+    else if (head == "\n")
+      head.clear();
     out = head + after;
   } else if (b != std::string::npos) {
     out = before + block + after;  // in place
@@ -199,7 +223,8 @@ Result<std::string> MergeToml(const std::string& text, const SetupOptions& o, co
   try {
     (void)toml::parse(out);
   } catch (const toml::parse_error& err) {
-    return InvalidArgument(path + " would not be valid TOML (" + std::string(err.description()) + "); nothing was changed");
+    return InvalidArgument(path + " would not be valid TOML (" + std::string(err.description()) +
+                           "); nothing was changed");
   }
   return out;
 }
@@ -209,17 +234,21 @@ struct Planned {
   bool existed = false;
 };
 
-Result<Planned> PlanJson(const std::string& path, const SetupOptions& o, Status (*merge)(OJson&, const SetupOptions&)) {
+Result<Planned> PlanJson(const std::string& path, const SetupOptions& o,
+                         Status (*merge)(OJson&, const SetupOptions&)) {
   Planned p;
   p.path = path;
   PC_ASSIGN_OR_RETURN(p.before, ReadText(path, p.existed));
   OJson root = OJson::object();
   if (p.existed && p.before.find_first_not_of(" \t\r\n") != std::string::npos) {
     root = OJson::parse(p.before, nullptr, false);
-    if (root.is_discarded()) return InvalidArgument(path + " is not valid JSON; nothing was changed").WithDetail("file", path);
+    if (root.is_discarded())
+      return InvalidArgument(path + " is not valid JSON; nothing was changed")
+          .WithDetail("file", path);
   }
   const OJson original = root;
-  if (Status s = merge(root, o); !s.ok()) return InvalidArgument(path + " " + s.message()).WithDetail("file", path);
+  if (Status s = merge(root, o); !s.ok())
+    return InvalidArgument(path + " " + s.message()).WithDetail("file", path);
   if (root == original) {  // nothing of ours to add or take out: the file is left as it is
     p.after = p.before;
     return p;
@@ -240,15 +269,18 @@ SetupFiles FilesFor(const SetupOptions& o) {
 }
 
 std::string HookCommand(const SetupOptions& o, const std::string& event) {
-  std::string cmd = Quote(Binary(o)) + " hook " + o.host + " " + event + " --server " + Quote(o.server);
+  std::string cmd =
+      Quote(Binary(o)) + " hook " + o.host + " " + event + " --server " + Quote(o.server);
   if (!o.scope.empty()) cmd += " --scope " + Quote(o.scope);
   return cmd;
 }
 
 Result<std::vector<SetupChange>> RunSetup(const SetupOptions& o) {
   if (o.host != "claude-code" && o.host != "codex" && o.host != "cursor")
-    return InvalidArgument("the host must be claude-code, codex or cursor").WithDetail("field", "host");
-  if (o.server.empty() && !o.remove) return InvalidArgument("a server URL is needed (--server)").WithDetail("field", "server");
+    return InvalidArgument("the host must be claude-code, codex or cursor")
+        .WithDetail("field", "host");
+  if (o.server.empty() && !o.remove)
+    return InvalidArgument("a server URL is needed (--server)").WithDetail("field", "server");
   if (o.user && Home(o).empty()) return InvalidArgument("no home directory (HOME) for --user");
   const SetupFiles files = FilesFor(o);
   // Plan every file first: a file we cannot merge into stops everything before anything is written.

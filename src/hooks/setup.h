@@ -1,9 +1,10 @@
-// `powercontext setup claude-code|codex|cursor`: our MCP server entry and our hooks, merged into the
-// host's own configuration files — never clobbering what is there, the same files after a second
-// run, and `--remove` takes exactly our entries out (docs/integrations.md).
+// `powercontext setup claude-code|codex|cursor`: our MCP server entry and our hooks, merged into
+// the host's own configuration files — never clobbering what is there, the same files after a
+// second run, and `--remove` takes exactly our entries out (docs/integrations.md).
 //   Claude Code: .mcp.json (project) or ~/.claude.json (user): mcpServers.powercontext;
 //                .claude/settings.json or ~/.claude/settings.json: hooks (UserPromptSubmit,
-//                SessionStart, Stop, SessionEnd, PreCompact) running `powercontext hook claude-code`.
+//                SessionStart, Stop, SessionEnd, PreCompact) running `powercontext hook
+//                claude-code`.
 //   Codex:       .codex/config.toml or ~/.codex/config.toml: [mcp_servers.powercontext], in a
 //                marked block; .codex/hooks.json or ~/.codex/hooks.json: the hooks.
 //   Cursor:      .cursor/mcp.json or ~/.cursor/mcp.json: mcpServers.powercontext.

@@ -20,7 +20,9 @@ Json Error(const Json& id, int code, const std::string& message) {
   return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
-Json Ok(const Json& id, Json result) { return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}; }
+Json Ok(const Json& id, Json result) {
+  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
 
 // The member `name` of an object, or null: never throws, whatever the member's type.
 const Json* Find(const Json& object, const char* name) {
@@ -36,8 +38,10 @@ std::string Dump(const Json& j, int indent = -1) {
 }  // namespace
 
 std::string McpServer::TooLarge() {
-  return Error(nullptr, -32600, "invalid request: a message may have at most " +
-                                    std::to_string(kMaxMcpMessageBytes) + " bytes").dump();
+  return Error(nullptr, -32600,
+               "invalid request: a message may have at most " +
+                   std::to_string(kMaxMcpMessageBytes) + " bytes")
+      .dump();
 }
 
 std::string McpServer::Handle(const std::string& message) {
@@ -46,7 +50,8 @@ std::string McpServer::Handle(const std::string& message) {
     // At most one JSON value per 8 bytes of the largest message: its memory stays a small multiple
     // of its size (common/json_parse.h).
     Result<Json> parsed = ParseJson(message, JsonLimits{kMaxJsonDepth, kMaxMcpMessageBytes / 8});
-    if (!parsed.ok()) return Error(nullptr, -32700, "parse error: " + parsed.status().message()).dump();
+    if (!parsed.ok())
+      return Error(nullptr, -32700, "parse error: " + parsed.status().message()).dump();
     const Json& request = *parsed;
     if (request.is_array()) {  // a batch (protocol 2025-03-26)
       if (request.empty()) return Error(nullptr, -32600, "invalid request: empty batch").dump();
@@ -101,10 +106,13 @@ Json McpServer::HandleOne(const Json& request) {
     std::string version = kMcpProtocolVersions[0];
     for (const char* v : kMcpProtocolVersions)
       if (asked && *asked == v) version = v;
-    return Ok(reply_id, {{"protocolVersion", version},
-                         {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                         {"serverInfo", {{"name", "powercontext"}, {"title", "PowerContext"}, {"version", POWERCONTEXT_VERSION}}},
-                         {"instructions", kInstructions}});
+    return Ok(
+        reply_id,
+        {{"protocolVersion", version},
+         {"capabilities", {{"tools", {{"listChanged", false}}}}},
+         {"serverInfo",
+          {{"name", "powercontext"}, {"title", "PowerContext"}, {"version", POWERCONTEXT_VERSION}}},
+         {"instructions", kInstructions}});
   }
   if (method == "ping") return Ok(reply_id, Json::object());
   if (method == "tools/list") return Ok(reply_id, {{"tools", McpTools::List()}});

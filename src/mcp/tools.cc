@@ -9,7 +9,8 @@ namespace {
 
 constexpr const char* kCitationHelp =
     "A citation names one exact entry version at one memory revision: "
-    "{memory_ref: {family, artifact_id, revision}, entry_id, entry_version_id}; every entry you get "
+    "{memory_ref: {family, artifact_id, revision}, entry_id, entry_version_id}; every entry you "
+    "get "
     "back carries one. Pass it back as it is (or as its string form memory/mem_…@7#ent_…@env_…).";
 constexpr const char* kConflictHelp =
     "If the answer is an error with code revision_conflict (HTTP 409), the memory moved on since "
@@ -26,8 +27,9 @@ struct Hints {
   bool idempotent;
 };
 constexpr Hints kReads{true, false, true};
-constexpr Hints kAdds{false, false, true};      // the same text or source id again changes nothing
-constexpr Hints kReplaces{false, true, false};  // revise / retire: a new head, the old one no longer current
+constexpr Hints kAdds{false, false, true};  // the same text or source id again changes nothing
+constexpr Hints kReplaces{false, true,
+                          false};  // revise / retire: a new head, the old one no longer current
 constexpr Hints kRuns{false, false, false};
 
 Json CitationSchema() {
@@ -39,7 +41,7 @@ struct Tool {
   const char* name;
   const char* title;
   std::string description;
-  Json properties;               // besides scope_id / scope_key
+  Json properties;  // besides scope_id / scope_key
   std::vector<std::string> required;
   // Whether the tool takes scope_id: a name the caller chooses (project:orders-importer) or a
   // server id (scp_…). A write creates the scope; a read of one nobody wrote to finds nothing.
@@ -51,127 +53,260 @@ struct Tool {
 };
 
 Json ScopeProperties() {
-  return Json{{"scope_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256},
-                            {"description", "The scope: a name you choose, e.g. project:orders-importer "
-                                            "(created by the first write), or a scope id scp_…."}}},
+  return Json{{"scope_id",
+               {{"type", "string"},
+                {"minLength", 1},
+                {"maxLength", 256},
+                {"description",
+                 "The scope: a name you choose, e.g. project:orders-importer "
+                 "(created by the first write), or a scope id scp_…."}}},
               {"scope_key", {{"type", "string"}, {"description", "Older name of scope_id."}}}};
 }
 
 // What an entry stands on (docs/write-gates.md): without it the entry is a hypothesis.
 Json EvidenceSchema() {
-  return Json{{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "string"}}},
-              {"description", "What this stands on: http(s) URLs, source ids of this scope, or citations. "
-                              "Without evidence the entry is kept as a hypothesis."}};
+  return Json{{"type", "array"},
+              {"maxItems", 32},
+              {"items", {{"type", "string"}}},
+              {"description",
+               "What this stands on: http(s) URLs, source ids of this scope, or citations. "
+               "Without evidence the entry is kept as a hypothesis."}};
 }
 
 // The spec's ExperienceProposal as an input schema.
 Json ExperienceSchema() {
   Json field = {{"type", "string"}, {"minLength", 1}, {"maxLength", 8000}};
   return Json{{"type", "object"},
-              {"properties", {{"situation", field}, {"action", field}, {"outcome", field}, {"lesson", field}}},
+              {"properties",
+               {{"situation", field}, {"action", field}, {"outcome", field}, {"lesson", field}}},
               {"required", {"situation", "action", "outcome", "lesson"}},
               {"additionalProperties", false}};
 }
 
 const std::vector<Tool>& Tools() {
   static const std::vector<Tool> kTools = {
-      {"remember_memory", "Remember",
-       std::string("Keep a conclusion that will matter in later sessions: a decision, constraint, fact, "
-                   "preference or working note, as one short self-contained statement. Writing the same "
-                   "text again changes nothing (entry null, changed false, duplicate_of the existing "
-                   "entry). The answer carries the new entry's citation. ") + kConflictHelp,
-       {{"kind", {{"type", "string"}, {"description", "fact, preference, decision, constraint, working_note (or another short label)"}}},
-        {"text", {{"type", "string"}, {"description", "The statement, with the names and numbers that make it exact."}}},
+      {"remember_memory",
+       "Remember",
+       std::string(
+           "Keep a conclusion that will matter in later sessions: a decision, constraint, fact, "
+           "preference or working note, as one short self-contained statement. Writing the same "
+           "text again changes nothing (entry null, changed false, duplicate_of the existing "
+           "entry). The answer carries the new entry's citation. ") +
+           kConflictHelp,
+       {{"kind",
+         {{"type", "string"},
+          {"description",
+           "fact, preference, decision, constraint, working_note (or another short label)"}}},
+        {"text",
+         {{"type", "string"},
+          {"description", "The statement, with the names and numbers that make it exact."}}},
         {"reason", {{"type", "string"}, {"description", "Why it is kept."}}},
-        {"expected_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Write only if the memory is still at this revision."}}},
+        {"expected_revision",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"description", "Write only if the memory is still at this revision."}}},
         {"evidence", EvidenceSchema()}},
-       {"kind", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/remember", kAdds,
+       {"kind", "text"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/remember",
+       kAdds,
        {{"actor", "mcp"}, {"explain", true}}},
-      {"search_memory", "Search memory",
-       std::string("Find entries by full-text (Chinese and English), vector, graph or hybrid search over "
-                   "the current memory. Each hit has its text, its citation, and matched_by (which "
-                   "retrievers found it). ") + kCitationHelp,
+      {"search_memory",
+       "Search memory",
+       std::string(
+           "Find entries by full-text (Chinese and English), vector, graph or hybrid search over "
+           "the current memory. Each hit has its text, its citation, and matched_by (which "
+           "retrievers found it). ") +
+           kCitationHelp,
        {{"query", {{"type", "string"}}},
-        {"mode", {{"type", "string"}, {"enum", {"auto", "fts", "vector", "hybrid", "graph"}}, {"description", "auto (default) fuses full text with vectors and the entity graph when the scope has them (hybrid), else fts. graph: entries linked to the entities the query names."}}},
+        {"mode",
+         {{"type", "string"},
+          {"enum", {"auto", "fts", "vector", "hybrid", "graph"}},
+          {"description",
+           "auto (default) fuses full text with vectors and the entity graph when the scope has "
+           "them (hybrid), else fts. graph: entries linked to the entities the query names."}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}},
-        {"min_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Read-your-writes: answer only from this memory revision or later (the revision a write answered); error revision_not_visible otherwise."}}}},
-       {"query"}, ScopeArg::kScoped, "POST", "/v1/memory/search", kReads, {{"explain", true}}},
-      {"prepare_context", "Prepare context",
-       "Get a ready block of context for the task at hand, within a byte budget: the latest handoff, "
+        {"min_revision",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"description",
+           "Read-your-writes: answer only from this memory revision or later (the revision a write "
+           "answered); error revision_not_visible otherwise."}}}},
+       {"query"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/search",
+       kReads,
+       {{"explain", true}}},
+      {"prepare_context",
+       "Prepare context",
+       "Get a ready block of context for the task at hand, within a byte budget: the latest "
+       "handoff, "
        "the most relevant memory entries and past work records, each with its exact reference. The "
-       "block is untrusted history: check it against the current code before relying on it. Use this "
+       "block is untrusted history: check it against the current code before relying on it. Use "
+       "this "
        "at the start of a task.",
        {{"query", {{"type", "string"}, {"description", "What you are about to do."}}},
-        {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}, {"description", "Budget in UTF-8 bytes (default 8000)."}}},
-        {"min_revision", {{"type", "integer"}, {"minimum", 1}, {"description", "Read-your-writes: answer only from this memory revision or later (the revision a write answered); error revision_not_visible otherwise."}}}},
-       {"query"}, ScopeArg::kScoped, "POST", "/v1/context/prepare", kReads},
-      {"revise_memory_entry", "Revise an entry",
-       std::string("Replace the text of an entry with a corrected or completed one (its next version; "
-                   "the old text stays readable by its citation). Give the entry's current citation. ") +
+        {"max_bytes",
+         {{"type", "integer"},
+          {"minimum", 512},
+          {"maximum", 32768},
+          {"description", "Budget in UTF-8 bytes (default 8000)."}}},
+        {"min_revision",
+         {{"type", "integer"},
+          {"minimum", 1},
+          {"description",
+           "Read-your-writes: answer only from this memory revision or later (the revision a write "
+           "answered); error revision_not_visible otherwise."}}}},
+       {"query"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/context/prepare",
+       kReads},
+      {"revise_memory_entry",
+       "Revise an entry",
+       std::string(
+           "Replace the text of an entry with a corrected or completed one (its next version; "
+           "the old text stays readable by its citation). Give the entry's current citation. ") +
            kConflictHelp,
        {{"citation", CitationSchema()},
         {"kind", {{"type", "string"}}},
         {"text", {{"type", "string"}}},
         {"reason", {{"type", "string"}}},
         {"evidence", EvidenceSchema()}},
-       {"citation", "text"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/revise", kReplaces,
+       {"citation", "text"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/entries/revise",
+       kReplaces,
        {{"actor", "mcp"}, {"explain", true}}},
-      {"retire_memory_entry", "Retire an entry",
-       std::string("Retire an entry that is no longer true or useful: it leaves search and listings, "
-                   "its history stays readable. Give its current citation. ") + kConflictHelp,
+      {"retire_memory_entry",
+       "Retire an entry",
+       std::string(
+           "Retire an entry that is no longer true or useful: it leaves search and listings, "
+           "its history stays readable. Give its current citation. ") +
+           kConflictHelp,
        {{"citation", CitationSchema()}, {"reason", {{"type", "string"}}}},
-       {"citation"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/retire", kReplaces,
+       {"citation"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/entries/retire",
+       kReplaces,
        {{"actor", "mcp"}, {"explain", true}}},
-      {"list_memory_entries", "List entries",
+      {"list_memory_entries",
+       "List entries",
        std::string("List the memory's current entries, each with its citation. ") + kCitationHelp,
-       {{"include_inactive", {{"type", "boolean"}, {"description", "Also list retired entries (for audit)."}}}},
-       {}, ScopeArg::kScoped, "POST", "/v1/memory/entries/list", kReads},
-      {"get_memory_entry", "Get an entry",
-       std::string("Read the exact entry version behind any citation ever issued, and whether it is "
-                   "still the current version. ") + kCitationHelp,
+       {{"include_inactive",
+         {{"type", "boolean"}, {"description", "Also list retired entries (for audit)."}}}},
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/entries/list",
+       kReads},
+      {"get_memory_entry",
+       "Get an entry",
+       std::string(
+           "Read the exact entry version behind any citation ever issued, and whether it is "
+           "still the current version. ") +
+           kCitationHelp,
        {{"citation", CitationSchema()}},
-       {"citation"}, ScopeArg::kScoped, "POST", "/v1/memory/entries/get", kReads, {{"explain", true}}},
-      {"list_memory_changes", "List memory changes",
+       {"citation"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/entries/get",
+       kReads,
+       {{"explain", true}}},
+      {"list_memory_changes",
+       "List memory changes",
        "The memory's revisions after since_revision (0: all), oldest first, each with its entry "
        "changes (add, revise, deactivate) and reason.",
        {{"since_revision", {{"type", "integer"}, {"minimum", 0}}}},
-       {}, ScopeArg::kScoped, "POST", "/v1/memory/changes", kReads},
-      {"capture_content_source", "Capture a source",
-       "Hand in raw content (what was done, tried, decided, a chat excerpt, tool output) under an id "
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/changes",
+       kReads},
+      {"capture_content_source",
+       "Capture a source",
+       "Hand in raw content (what was done, tried, decided, a chat excerpt, tool output) under an "
+       "id "
        "you choose, for later extraction by flush_memory. The same id and content again changes "
        "nothing; the same id with other content is a source_conflict.",
        {{"source_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}}},
         {"content", {{"type", "string"}}},
         {"metadata", {{"type", "object"}}}},
-       {"source_id", "content"}, ScopeArg::kScoped, "POST", "/v1/sources/content", kAdds},
-      {"ingest_source", "Add a work record",
-       "Hand in a raw work record with a kind and purpose (archive: kept, never extracted) for later "
+       {"source_id", "content"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/sources/content",
+       kAdds},
+      {"ingest_source",
+       "Add a work record",
+       "Hand in a raw work record with a kind and purpose (archive: kept, never extracted) for "
+       "later "
        "extraction by flush_memory. Use idempotency_key to make a retry safe.",
        {{"content", {{"type", "string"}}},
         {"kind", {{"type", "string"}, {"description", "work_log (default), chat, tool_output, …"}}},
-        {"purpose", {{"type", "string"}, {"enum", {"memory", "archive"}}, {"description", "archive: kept, never extracted."}}},
+        {"purpose",
+         {{"type", "string"},
+          {"enum", {"memory", "archive"}},
+          {"description", "archive: kept, never extracted."}}},
         {"metadata", {{"type", "object"}}},
         {"idempotency_key", {{"type", "string"}}}},
-       {"content"}, ScopeArg::kScoped, "POST", "/v1/sources", kRuns, {{"kind", "work_log"}}},
-      {"flush_memory", "Flush sources into memory",
-       "Have the configured model propose entries from the next window of work records and commit the "
-       "ones that pass validation (each with its source references); rejected proposals come back with "
+       {"content"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/sources",
+       kRuns,
+       {{"kind", "work_log"}}},
+      {"flush_memory",
+       "Flush sources into memory",
+       "Have the configured model propose entries from the next window of work records and commit "
+       "the "
+       "ones that pass validation (each with its source references); rejected proposals come back "
+       "with "
        "their reasons. Needs an extraction provider on the server (else capability_unavailable).",
-       Json::object(), {}, ScopeArg::kScoped, "POST", "/v1/memory/flush", kRuns, {{"explain", true}}},
-      {"get_last_flush", "Read the last flush",
-       "What the scope's last flush that processed sources did, whoever ran it (an agent, the console, "
-       "the server's schedule: actor system): when, the cursors, the entries it wrote, the candidates it "
-       "proposed, and every proposal it rejected with the reason. last_flush is null before the first one. "
+       Json::object(),
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/memory/flush",
+       kRuns,
+       {{"explain", true}}},
+      {"get_last_flush",
+       "Read the last flush",
+       "What the scope's last flush that processed sources did, whoever ran it (an agent, the "
+       "console, "
+       "the server's schedule: actor system): when, the cursors, the entries it wrote, the "
+       "candidates it "
+       "proposed, and every proposal it rejected with the reason. last_flush is null before the "
+       "first one. "
        "Use it to see why something was not remembered. Needs no model.",
-       Json::object(), {}, ScopeArg::kScoped, "GET", "/v1/memory/flush/last", kReads},
-      {"run_daily_review", "Run the daily review",
-       "Review the scope's new work records of a day (default today, the server's time zone) through the "
-       "server's model: lessons become pending Experience candidates, near-duplicate entries become retire "
-       "candidates, and an open thread becomes a tomorrow note in the handoff. Everything is proposed for a "
-       "reviewer, never silently changed; a day reviewed once answers already_reviewed and changes nothing.",
+       Json::object(),
+       {},
+       ScopeArg::kScoped,
+       "GET",
+       "/v1/memory/flush/last",
+       kReads},
+      {"run_daily_review",
+       "Run the daily review",
+       "Review the scope's new work records of a day (default today, the server's time zone) "
+       "through the "
+       "server's model: lessons become pending Experience candidates, near-duplicate entries "
+       "become retire "
+       "candidates, and an open thread becomes a tomorrow note in the handoff. Everything is "
+       "proposed for a "
+       "reviewer, never silently changed; a day reviewed once answers already_reviewed and changes "
+       "nothing.",
        {{"date", {{"type", "string"}, {"description", "YYYY-MM-DD (default today)"}}}},
-       {}, ScopeArg::kScoped, "POST", "/v1/review/run", kAdds},
-      {"prepare_handoff", "Prepare a handoff",
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/review/run",
+       kAdds},
+      {"prepare_handoff",
+       "Prepare a handoff",
        "At the end of a session, draft where the work stands for whoever continues, from exact "
        "evidence: an objective, state statements each citing its evidence, a disposition "
        "(continuable, blocked, complete), a cited next action and what was left out. Nothing is "
@@ -179,118 +314,232 @@ const std::vector<Tool>& Tools() {
        "memory_citation}, {kind: source, source_ref: {name, source_id}} or {kind: artifact, "
        "artifact_ref}. Needs an extraction provider on the server (else capability_unavailable).",
        {{"objective", {{"type", "string"}}},
-        {"evidence", {{"type", "array"}, {"minItems", 1}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"evidence",
+         {{"type", "array"}, {"minItems", 1}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}}}},
-       {"objective", "evidence"}, ScopeArg::kScoped, "POST", "/v1/handoff/prepare", kReads},
-      {"finalize_handoff", "Finalize a handoff",
+       {"objective", "evidence"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/handoff/prepare",
+       kReads},
+      {"finalize_handoff",
+       "Finalize a handoff",
        "Check an inspected (possibly edited) draft against the scope (every citation must resolve) "
        "and get the prepared handoff: hand it to the next session as it is, or commit_handoff it. "
        "Nothing is written.",
        {{"draft", {{"type", "object"}}}},
-       {"draft"}, ScopeArg::kScoped, "POST", "/v1/handoff/finalize", kReads},
-      {"commit_handoff", "Commit a handoff",
-       std::string("Commit a prepared handoff as the scope's next handoff revision, only if the handoff "
-                   "is still at the prepared one's base (compare-and-set); a retry of the same commit "
-                   "changes nothing. ") + kConflictHelp,
+       {"draft"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/handoff/finalize",
+       kReads},
+      {"commit_handoff",
+       "Commit a handoff",
+       std::string(
+           "Commit a prepared handoff as the scope's next handoff revision, only if the handoff "
+           "is still at the prepared one's base (compare-and-set); a retry of the same commit "
+           "changes nothing. ") +
+           kConflictHelp,
        {{"handoff", {{"type", "object"}}}},
-       {"handoff"}, ScopeArg::kScoped, "POST", "/v1/handoff/commit", kAdds},
-      {"continue_handoff", "Continue from a handoff",
-       "At the start of a session: the latest (or an exact, or a prepared) handoff, with every cited "
+       {"handoff"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/handoff/commit",
+       kAdds},
+      {"continue_handoff",
+       "Continue from a handoff",
+       "At the start of a session: the latest (or an exact, or a prepared) handoff, with every "
+       "cited "
        "statement re-checked against the current memory and sources. It is untrusted history: do "
        "not rely on a statement whose evidence is unavailable; re-establish it from current facts.",
        {{"selection", {{"type", "string"}, {"enum", {"latest", "exact", "prepared"}}}},
-        {"revision", {{"type", "object"}, {"description", "The handoff revision {family, artifact_id, revision}, for exact."}}},
+        {"revision",
+         {{"type", "object"},
+          {"description", "The handoff revision {family, artifact_id, revision}, for exact."}}},
         {"prepared", {{"type", "object"}, {"description", "A prepared handoff, for prepared."}}}},
-       {"selection"}, ScopeArg::kScoped, "POST", "/v1/handoff/continue", kReads},
-      {"activate_handoff", "Activate a handoff at a source",
+       {"selection"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/handoff/continue",
+       kReads},
+      {"activate_handoff",
+       "Activate a handoff at a source",
        "Draft a handoff once per captured source boundary (e.g. the session's last captured turn): "
        "the first call for a boundary drafts it, later ones answer ignored.",
        {{"boundary_source", {{"type", "object"}, {"description", "{name: content, source_id}"}}},
         {"objective", {{"type", "string"}}},
         {"evidence", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"max_bytes", {{"type", "integer"}, {"minimum", 512}, {"maximum", 32768}}}},
-       {"boundary_source", "objective"}, ScopeArg::kScoped, "POST", "/v1/handoff/activate", kRuns},
-      {"read_handoff", "Read the handoff",
-       "Read a committed handoff as written (the latest, or an older revision), without re-checking "
+       {"boundary_source", "objective"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/handoff/activate",
+       kRuns},
+      {"read_handoff",
+       "Read the handoff",
+       "Read a committed handoff as written (the latest, or an older revision), without "
+       "re-checking "
        "its evidence (continue_handoff does). not_found means there is none yet.",
        {{"revision", {{"type", "integer"}, {"minimum", 1}}}},
-       {}, ScopeArg::kScoped, "GET", "/v1/handoff", kReads},
-      {"propose_experience", "Propose an Experience",
-       "Propose a reusable lesson from finished work as {situation, action, outcome, lesson}, with the exact "
-       "evidence it stands on (source_refs [{name: content, source_id}] and/or artifact_refs). It becomes a "
-       "pending candidate in the review inbox, never an artifact by itself: a reviewer approves, revises or "
-       "rejects it. To replace an approved Experience, set target to its exact head and include it in artifact_refs.",
+       {},
+       ScopeArg::kScoped,
+       "GET",
+       "/v1/handoff",
+       kReads},
+      {"propose_experience",
+       "Propose an Experience",
+       "Propose a reusable lesson from finished work as {situation, action, outcome, lesson}, with "
+       "the exact "
+       "evidence it stands on (source_refs [{name: content, source_id}] and/or artifact_refs). It "
+       "becomes a "
+       "pending candidate in the review inbox, never an artifact by itself: a reviewer approves, "
+       "revises or "
+       "rejects it. To replace an approved Experience, set target to its exact head and include it "
+       "in artifact_refs.",
        {{"proposal", ExperienceSchema()},
         {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
-        {"target", {{"type", "object"}, {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
+        {"target",
+         {{"type", "object"},
+          {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
         {"reason", {{"type", "string"}}}},
-       {"proposal"}, ScopeArg::kScoped, "POST", "/v1/experience/propose", kRuns,
+       {"proposal"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/experience/propose",
+       kRuns,
        {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
-      {"generate_experience", "Generate an Experience",
-       "Ask the server's model to draft one reusable lesson {situation, action, outcome, lesson} from exactly the "
-       "evidence you select (source_refs [{name: content, source_id}] and/or artifact_refs: a memory, Experience or "
-       "handoff revision). It answers status pending with the candidate (in the review inbox, never an artifact by "
-       "itself) or no_op when the evidence shows no lesson. Needs an extraction provider. To replace an approved "
+      {"generate_experience",
+       "Generate an Experience",
+       "Ask the server's model to draft one reusable lesson {situation, action, outcome, lesson} "
+       "from exactly the "
+       "evidence you select (source_refs [{name: content, source_id}] and/or artifact_refs: a "
+       "memory, Experience or "
+       "handoff revision). It answers status pending with the candidate (in the review inbox, "
+       "never an artifact by "
+       "itself) or no_op when the evidence shows no lesson. Needs an extraction provider. To "
+       "replace an approved "
        "Experience, set target to its exact head and include it in artifact_refs.",
        {{"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
-        {"target", {{"type", "object"}, {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
+        {"target",
+         {{"type", "object"},
+          {"description", "The Experience head {family, artifact_id, revision} this replaces."}}},
         {"reason", {{"type", "string"}}}},
-       {}, ScopeArg::kScoped, "POST", "/v1/experience/generate", kRuns,
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/experience/generate",
+       kRuns,
        {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
-      {"get_experience", "Get an Experience",
-       "Read an approved Experience revision by its exact reference {family: experience, artifact_id, revision}, "
+      {"get_experience",
+       "Get an Experience",
+       "Read an approved Experience revision by its exact reference {family: experience, "
+       "artifact_id, revision}, "
        "with its evidence.",
        {{"artifact", {{"type", "object"}}}},
-       {"artifact"}, ScopeArg::kScoped, "POST", "/v1/experience/get", kReads},
-      {"search_experience", "Search Experience",
-       "Find approved Experience (reviewed lessons) that match a query, best first. Pending and rejected "
+       {"artifact"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/experience/get",
+       kReads},
+      {"search_experience",
+       "Search Experience",
+       "Find approved Experience (reviewed lessons) that match a query, best first. Pending and "
+       "rejected "
        "candidates are never found.",
-       {{"query", {{"type", "string"}}}, {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
-       {"query"}, ScopeArg::kScoped, "POST", "/v1/experience/search", kReads},
-      {"list_artifact_candidates", "List the review inbox",
-       "List candidates waiting for review (status pending by default; approved or rejected on request), "
+       {{"query", {{"type", "string"}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
+       {"query"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/experience/search",
+       kReads},
+      {"list_artifact_candidates",
+       "List the review inbox",
+       "List candidates waiting for review (status pending by default; approved or rejected on "
+       "request), "
        "oldest first, with their proposal, evidence and current version.",
        {{"status", {{"type", "string"}, {"enum", {"pending", "approved", "rejected"}}}},
-        {"family", {{"type", "string"}, {"enum", {"experience", "skill", "memory"}},
-                    {"description", "memory: what a flush proposed in extraction_review = review (listed only when asked)"}}},
+        {"family",
+         {{"type", "string"},
+          {"enum", {"experience", "skill", "memory"}},
+          {"description",
+           "memory: what a flush proposed in extraction_review = review (listed only when "
+           "asked)"}}},
         {"cursor", {{"type", "string"}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}}},
-       {}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/list", kReads},
-      {"get_artifact_candidate", "Get a candidate",
-       "Read one candidate: its current version, status, proposal, evidence, and (once decided) the approved "
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/artifact-candidates/list",
+       kReads},
+      {"get_artifact_candidate",
+       "Get a candidate",
+       "Read one candidate: its current version, status, proposal, evidence, and (once decided) "
+       "the approved "
        "artifact or the rejection reason.",
        {{"candidate_id", {{"type", "string"}}}},
-       {"candidate_id"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/get", kReads},
-      {"approve_artifact_candidate", "Approve a candidate",
-       "Approve exactly the candidate version you reviewed (expected_version): it becomes an artifact revision "
-       "in the same transaction. candidate_conflict: the candidate changed or was decided; artifact_conflict: "
+       {"candidate_id"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/artifact-candidates/get",
+       kReads},
+      {"approve_artifact_candidate",
+       "Approve a candidate",
+       "Approve exactly the candidate version you reviewed (expected_version): it becomes an "
+       "artifact revision "
+       "in the same transaction. candidate_conflict: the candidate changed or was decided; "
+       "artifact_conflict: "
        "the Experience it replaces changed. Nothing is merged for you.",
-       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}}},
-       {"candidate_id", "expected_version"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/approve", kRuns},
-      {"reject_artifact_candidate", "Reject a candidate",
-       "Reject the candidate version you reviewed, with a reason. Terminal: no artifact is written.",
-       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
+       {{"candidate_id", {{"type", "string"}}},
+        {"expected_version", {{"type", "integer"}, {"minimum", 1}}}},
+       {"candidate_id", "expected_version"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/artifact-candidates/approve",
+       kRuns},
+      {"reject_artifact_candidate",
+       "Reject a candidate",
+       "Reject the candidate version you reviewed, with a reason. Terminal: no artifact is "
+       "written.",
+       {{"candidate_id", {{"type", "string"}}},
+        {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
         {"reason", {{"type", "string"}}}},
-       {"candidate_id", "expected_version", "reason"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/reject", kRuns},
-      {"revise_artifact_candidate", "Revise a candidate",
-       "Replace a pending candidate's proposal with a complete new one (and its evidence): the next version, "
+       {"candidate_id", "expected_version", "reason"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/artifact-candidates/reject",
+       kRuns},
+      {"revise_artifact_candidate",
+       "Revise a candidate",
+       "Replace a pending candidate's proposal with a complete new one (and its evidence): the "
+       "next version, "
        "still pending. Approve that version afterwards.",
-       {{"candidate_id", {{"type", "string"}}}, {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
+       {{"candidate_id", {{"type", "string"}}},
+        {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
         {"proposal", ExperienceSchema()},
         {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"target", {{"type", "object"}}},
         {"reason", {{"type", "string"}}}},
-       {"candidate_id", "expected_version", "proposal"}, ScopeArg::kScoped, "POST", "/v1/artifact-candidates/revise",
-       kRuns, {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
-      {"list_scopes", "List scopes",
+       {"candidate_id", "expected_version", "proposal"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/artifact-candidates/revise",
+       kRuns,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"list_scopes",
+       "List scopes",
        "List the scopes (isolated memories, e.g. one per project), or look one up by key.",
        {{"key", {{"type", "string"}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
         {"cursor", {{"type", "string"}}}},
-       {}, ScopeArg::kNone, "GET", "/v1/scopes", kReads},
+       {},
+       ScopeArg::kNone,
+       "GET",
+       "/v1/scopes",
+       kReads},
   };
   return kTools;
 }
@@ -304,9 +553,11 @@ Status CheckArguments(const Tool& tool, const Json& arguments) {
   for (const auto& [name, value] : arguments.items()) {
     const Json* schema = nullptr;
     if (auto it = tool.properties.find(name); it != tool.properties.end()) schema = &*it;
-    if (auto it = scope.find(name); tool.scope != ScopeArg::kNone && it != scope.end()) schema = &*it;
+    if (auto it = scope.find(name); tool.scope != ScopeArg::kNone && it != scope.end())
+      schema = &*it;
     if (!schema)
-      return InvalidArgument("unknown argument \"" + name + "\" for " + tool.name).WithDetail("field", name);
+      return InvalidArgument("unknown argument \"" + name + "\" for " + tool.name)
+          .WithDetail("field", name);
     const std::string type = schema->value("type", "");
     const bool ok = value.is_null() || type.empty() ||  // anyOf (a citation): the route checks it
                     (type == "string" && value.is_string()) ||
@@ -314,8 +565,9 @@ Status CheckArguments(const Tool& tool, const Json& arguments) {
                     (type == "boolean" && value.is_boolean()) ||
                     (type == "object" && value.is_object()) ||
                     (type == "array" && value.is_array());
-    if (!ok) return InvalidArgument(name + " must be " + (type == "integer" ? "an " : "a ") + type)
-                 .WithDetail("field", name);
+    if (!ok)
+      return InvalidArgument(name + " must be " + (type == "integer" ? "an " : "a ") + type)
+          .WithDetail("field", name);
   }
   for (const std::string& name : tool.required)
     if (!arguments.contains(name) || arguments[name].is_null())
@@ -332,20 +584,24 @@ Json McpTools::List() {
     for (const auto& [k, v] : t.properties.items()) props[k] = v;
     Json schema{{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
     if (!t.required.empty()) schema["required"] = t.required;
-    tools.push_back({{"name", t.name}, {"title", t.title}, {"description", t.description},
+    tools.push_back({{"name", t.name},
+                     {"title", t.title},
+                     {"description", t.description},
                      {"inputSchema", schema},
-                     {"annotations", {{"title", t.title},
-                                      {"readOnlyHint", t.hints.read_only},
-                                      {"destructiveHint", t.hints.destructive},
-                                      {"idempotentHint", t.hints.idempotent},
-                                      {"openWorldHint", false}}}});
+                     {"annotations",
+                      {{"title", t.title},
+                       {"readOnlyHint", t.hints.read_only},
+                       {"destructiveHint", t.hints.destructive},
+                       {"idempotentHint", t.hints.idempotent},
+                       {"openWorldHint", false}}}});
   }
   return tools;
 }
 
 Result<std::string> McpTools::ResolveScope(const Json& arguments) {
   for (const char* name : {"scope_id", "scope_key"})
-    if (arguments.contains(name) && arguments[name].is_string()) return arguments[name].get<std::string>();
+    if (arguments.contains(name) && arguments[name].is_string())
+      return arguments[name].get<std::string>();
   return InvalidArgument("scope_id is required").WithDetail("field", "scope_id");
 }
 

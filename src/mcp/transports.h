@@ -27,6 +27,7 @@ void ServeMcpStdio(McpServer& server, std::istream& in, std::ostream& out);
 
 // One streamable-HTTP request to /mcp. `headers` are lower-case names.
 RawHttpReply HandleMcpHttp(McpServer& server, const std::string& method,
-                           const std::map<std::string, std::string>& headers, const std::string& body);
+                           const std::map<std::string, std::string>& headers,
+                           const std::string& body);
 
 }  // namespace pc

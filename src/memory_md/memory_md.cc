@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "common/bounded_read.h"
 #include "common/sha256.h"
@@ -41,7 +40,8 @@ size_t Chars(const std::string& s) {
 std::string Slug(const std::string& kind) {
   std::string out;
   for (unsigned char c : kind)
-    out.push_back((std::isalnum(c) && !std::isupper(c)) || c == '-' || c == '_' ? static_cast<char>(c) : '-');
+    out.push_back(
+        (std::isalnum(c) && !std::isupper(c)) || c == '-' || c == '_' ? static_cast<char>(c) : '-');
   if (out == kind && !out.empty() && out[0] != '_') return out;
   while (!out.empty() && (out.back() == '-' || out.front() == '_' || out.front() == '-'))
     out.erase(out.back() == '-' ? out.size() - 1 : 0, 1);
@@ -60,33 +60,38 @@ struct Entry {
   std::string id;
 };
 
-std::string Index(const std::string& scope, int64_t revision, const std::map<std::string, std::vector<Entry>>& by_kind,
+std::string Index(const std::string& scope, int64_t revision,
+                  const std::map<std::string, std::vector<Entry>>& by_kind,
                   const std::vector<Entry>& recent, size_t recent_bytes, bool topics_inline,
                   std::string* topics_file) {
   std::string topics = "| topic | entries | latest | file |\n| --- | --- | --- | --- |\n";
   for (const auto& [kind, list] : by_kind)
     topics += "| " + OneLine(kind, 80) + " | " + std::to_string(list.size()) + " | r" +
               std::to_string(list.back().revision) + " | memory/" + Slug(kind) + ".md |\n";
-  std::string out = "# MEMORY\n\n" + std::string(kIndexMark) + " scope=" + OneLine(scope, 256) + " revision=" +
-                    std::to_string(revision) + ": pointers only; every entry, with its citation, is in memory/*.md -->\n\n";
+  std::string out = "# MEMORY\n\n" + std::string(kIndexMark) + " scope=" + OneLine(scope, 256) +
+                    " revision=" + std::to_string(revision) +
+                    ": pointers only; every entry, with its citation, is in memory/*.md -->\n\n";
   out += "## Topics\n\n";
   if (topics_inline) {
     out += topics;
   } else {
-    *topics_file = "# Topics\n\n" + std::string(kIndexMark) + " scope=" + OneLine(scope, 256) + " revision=" +
-                   std::to_string(revision) + ": the topic table of MEMORY.md -->\n\n" + topics;
+    *topics_file = "# Topics\n\n" + std::string(kIndexMark) + " scope=" + OneLine(scope, 256) +
+                   " revision=" + std::to_string(revision) +
+                   ": the topic table of MEMORY.md -->\n\n" + topics;
     out += "See memory/_topics.md (" + std::to_string(by_kind.size()) + " topics).\n";
   }
   out += "\n## Recent (last " + std::to_string(kMemoryMdRecent) + ")\n\n";
   if (recent.empty()) out += "Nothing yet.\n";
   for (const Entry& e : recent)
-    out += "- r" + std::to_string(e.revision) + " " + OneLine(e.kind, 40) + ": " + OneLine(e.text, recent_bytes) +
-           " (memory/" + Slug(e.kind) + ".md)\n";
+    out += "- r" + std::to_string(e.revision) + " " + OneLine(e.kind, 40) + ": " +
+           OneLine(e.text, recent_bytes) + " (memory/" + Slug(e.kind) + ".md)\n";
   return out;
 }
 
 // A memory file: a regular file, never a link (in a cloned repository one could point anywhere).
-Result<std::string> ReadFile(const std::string& path) { return ReadBoundedFile(path, kMaxImportFileBytes); }
+Result<std::string> ReadFile(const std::string& path) {
+  return ReadBoundedFile(path, kMaxImportFileBytes);
+}
 
 // A Markdown list item: ` ?([-*+]|[0-9]+[.)])\s+(.*)`, its text after the marker and the white
 // space that follows it. A linear scan: std::regex recursed per character and a 5 MB bullet line
@@ -98,10 +103,13 @@ std::optional<std::string> BulletText(const std::string& line) {
   } else {
     const size_t digits = at;
     while (at < line.size() && line[at] >= '0' && line[at] <= '9') ++at;
-    if (at == digits || at >= line.size() || (line[at] != '.' && line[at] != ')')) return std::nullopt;
+    if (at == digits || at >= line.size() || (line[at] != '.' && line[at] != ')'))
+      return std::nullopt;
     ++at;
   }
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
   if (at >= line.size() || !space(line[at])) return std::nullopt;
   while (at < line.size() && space(line[at])) ++at;
   return line.substr(at);
@@ -119,13 +127,15 @@ std::string KindOfHeading(const std::string& heading, const std::string& fallbac
   if (has({"constraint", "rule", "limit", "约束", "规则", "限制"})) return "constraint";
   if (has({"preference", "偏好"})) return "preference";
   if (has({"todo", "next", "recent", "待办", "最近", "下一步"})) return "working_note";
-  if (has({"user", "project", "infra", "contact", "service", "用户", "项目", "基础设施"})) return "fact";
+  if (has({"user", "project", "infra", "contact", "service", "用户", "项目", "基础设施"}))
+    return "fact";
   return fallback;
 }
 
 }  // namespace
 
-std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::string& default_kind) {
+std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown,
+                                        const std::string& default_kind) {
   std::vector<MemoryMdItem> out;
   if (markdown.find(kIndexMark) != std::string::npos) return out;  // our pointer-only index
   // Our topic files name their kind exactly in their heading.
@@ -174,7 +184,8 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::
       header.clear();
       continue;
     }
-    if (in_bullet && line.rfind("  ", 0) == 0) {  // a continuation; "  " alone is a blank line in it
+    if (in_bullet &&
+        line.rfind("  ", 0) == 0) {  // a continuation; "  " alone is a blank line in it
       const size_t at = line.find_first_not_of(' ');
       out.back().text += "\n" + (at == std::string::npos ? std::string() : line.substr(at));
       continue;
@@ -194,7 +205,8 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::
       std::string text;
       for (size_t i = 0; i < row.size(); ++i) {
         if (row[i].empty()) continue;
-        text += (text.empty() ? "" : "; ") + (i < header.size() && !header[i].empty() ? header[i] + ": " : "") + row[i];
+        text += (text.empty() ? "" : "; ") +
+                (i < header.size() && !header[i].empty() ? header[i] + ": " : "") + row[i];
       }
       if (!text.empty()) out.push_back({kind, text});
       continue;
@@ -228,8 +240,10 @@ Result<MemoryMdExport> ExportMemoryMd(const CallRoute& call, const std::string& 
   std::map<std::string, std::vector<Entry>> by_kind;
   for (const Entry& e : entries) by_kind[e.kind].push_back(e);
   for (const auto& [kind, list] : by_kind) {
-    std::string text = "# " + OneLine(kind, 80) + "\n\n<!-- powercontext: scope=" + OneLine(scope, 256) + " revision=" +
-                       std::to_string(out.revision) + ", " + std::to_string(list.size()) + " entries -->\n\n";
+    std::string text = "# " + OneLine(kind, 80) +
+                       "\n\n<!-- powercontext: scope=" + OneLine(scope, 256) +
+                       " revision=" + std::to_string(out.revision) + ", " +
+                       std::to_string(list.size()) + " entries -->\n\n";
     for (const Entry& e : list) {
       std::string body;
       for (char c : e.text) body += c == '\n' ? std::string("\n  ") : std::string(1, c);
@@ -237,8 +251,9 @@ Result<MemoryMdExport> ExportMemoryMd(const CallRoute& call, const std::string& 
     }
     out.files["memory/" + Slug(kind) + ".md"] = text;
   }
-  std::vector<Entry> recent(entries.end() - static_cast<std::ptrdiff_t>(std::min(entries.size(), kMemoryMdRecent)),
-                            entries.end());
+  std::vector<Entry> recent(
+      entries.end() - static_cast<std::ptrdiff_t>(std::min(entries.size(), kMemoryMdRecent)),
+      entries.end());
   std::reverse(recent.begin(), recent.end());
   // The limit is enforced: shorter recent lines first, then the topic table behind a pointer.
   std::string topics_file, index;
@@ -250,7 +265,8 @@ Result<MemoryMdExport> ExportMemoryMd(const CallRoute& call, const std::string& 
     index = Index(scope, out.revision, by_kind, recent, 60, false, &topics_file);
     out.files["memory/_topics.md"] = topics_file;
   }
-  if (Chars(index) > kMemoryMdMaxChars) index = CutUtf8(index, kMemoryMdMaxChars, "\n");  // only a huge scope name
+  if (Chars(index) > kMemoryMdMaxChars)
+    index = CutUtf8(index, kMemoryMdMaxChars, "\n");  // only a huge scope name
   out.files["MEMORY.md"] = index;
   out.index_chars = Chars(index);
   out.entries = entries.size();
@@ -264,16 +280,19 @@ Status WriteMemoryMd(const MemoryMdExport& e, const std::string& out_dir) {
   if (fs::exists(index)) {
     auto existing = ReadFile(index.string());
     if (!existing.ok() || existing->find(kIndexMark) == std::string::npos)
-      return InvalidArgument(index.string() + " was not written by export memory-md; move it (or import it first)")
+      return InvalidArgument(index.string() +
+                             " was not written by export memory-md; move it (or import it first)")
           .WithDetail("file", index.string());
   }
   // Topic files of an earlier export that this one no longer has (a kind with no active entry).
   std::error_code ec;
-  for (auto it = fs::directory_iterator(fs::path(out_dir) / "memory", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(fs::path(out_dir) / "memory", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const std::string rel = "memory/" + it->path().filename().string();
     if (!it->is_regular_file() || it->path().extension() != ".md" || e.files.count(rel)) continue;
     auto old = ReadFile(it->path().string());
-    if (old.ok() && (old->find("<!-- powercontext: scope=") != std::string::npos || old->find(kIndexMark) != std::string::npos))
+    if (old.ok() && (old->find("<!-- powercontext: scope=") != std::string::npos ||
+                     old->find(kIndexMark) != std::string::npos))
       fs::remove(it->path(), ec);
   }
   for (const auto& [rel, text] : e.files) {
@@ -282,7 +301,8 @@ Status WriteMemoryMd(const MemoryMdExport& e, const std::string& out_dir) {
     std::filesystem::create_directories(path.parent_path(), ec);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;
-    if (!out) return InvalidArgument("cannot write " + path.string()).WithDetail("file", path.string());
+    if (!out)
+      return InvalidArgument("cannot write " + path.string()).WithDetail("file", path.string());
   }
   return Status::Ok();
 }
@@ -293,16 +313,19 @@ namespace {
 // beside it, in name order. Inside the folder nothing is followed: a symbolic link anywhere under
 // memory/ (or a MEMORY.md or memory/ that is one) refuses the import, as does a *.md that is not
 // a regular file, so a cloned repository cannot have a file from elsewhere uploaded.
-Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path, std::filesystem::path& base) {
+Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path,
+                                                       std::filesystem::path& base) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const bool folder = fs::is_directory(path, ec);  // the folder named: followed, the user chose it
   base = folder ? fs::path(path) : fs::path(path).parent_path();
   auto refuse = [&](const fs::path& p, const std::string& why) {
-    return InvalidArgument(p.string() + " " + why + "; nothing was imported").WithDetail("file", p.string());
+    return InvalidArgument(p.string() + " " + why + "; nothing was imported")
+        .WithDetail("file", p.string());
   };
-  const char* kLink = "is a symbolic link: import reads only regular files inside the folder (a link could point "
-                      "anywhere); copy the file in instead";
+  const char* kLink =
+      "is a symbolic link: import reads only regular files inside the folder (a link could point "
+      "anywhere); copy the file in instead";
   std::vector<fs::path> files;
   const fs::path index = folder ? base / "MEMORY.md" : fs::path(path);
   const fs::file_status index_status = fs::symlink_status(index, ec);
@@ -319,8 +342,8 @@ Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path, 
   std::vector<fs::path> topics;
   if (fs::is_directory(memory_status)) {
     ec.clear();
-    for (auto it = fs::recursive_directory_iterator(memory, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(memory, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const fs::file_status st = it->symlink_status(ec);
       if (ec) break;
       if (fs::is_symlink(st)) return refuse(it->path(), kLink);
@@ -334,13 +357,15 @@ Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path, 
   }
   std::sort(topics.begin(), topics.end());
   files.insert(files.end(), topics.begin(), topics.end());
-  if (files.empty()) return InvalidArgument("no MEMORY.md or memory/*.md under " + path).WithDetail("file", path);
+  if (files.empty())
+    return InvalidArgument("no MEMORY.md or memory/*.md under " + path).WithDetail("file", path);
   return files;
 }
 
 }  // namespace
 
-Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope, const std::string& path) {
+Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope,
+                                      const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path base;
@@ -351,13 +376,15 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
   Json sources = Json::array();
   size_t total = 0;
   for (const fs::path& f : files) {
-    PC_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));  // O_NOFOLLOW: swapped for a link since, refused
+    PC_ASSIGN_OR_RETURN(std::string text,
+                        ReadFile(f.string()));  // O_NOFOLLOW: swapped for a link since, refused
     total += text.size();
     if (total > kMaxImportBytes)
       return TooLarge("the memory files under " + base.string() + " are over the limit of " +
                       ByteLimitText(kMaxImportBytes) + " in all; nothing was imported")
           .WithDetail("file", f.string());
-    if (!IsValidUtf8(text)) return InvalidArgument(f.string() + " is not UTF-8 text").WithDetail("file", f.string());
+    if (!IsValidUtf8(text))
+      return InvalidArgument(f.string() + " is not UTF-8 text").WithDetail("file", f.string());
     const std::string rel = fs::relative(f, base, ec).generic_string();
     texts.emplace_back(rel, text);
     // The file as evidence, in pieces at line boundaries under the source limit.
@@ -366,12 +393,15 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
       size_t end = std::min(text.size(), at + kSourceChunkBytes);
       if (end < text.size()) {
         size_t nl = text.rfind('\n', end);
-        end = nl != std::string::npos && nl > at ? nl + 1 : at + Utf8Prefix(text.substr(at), kSourceChunkBytes).size();
+        end = nl != std::string::npos && nl > at
+                  ? nl + 1
+                  : at + Utf8Prefix(text.substr(at), kSourceChunkBytes).size();
       }
       const std::string chunk = text.substr(at, end - at);
       sources.push_back(Json{{"kind", "memory_md"},
                              {"content", chunk},
-                             {"idempotency_key", "memory-md:" + rel + ":" + std::to_string(part) + ":" + Sha256Hex(chunk).substr(0, 16)},
+                             {"idempotency_key", "memory-md:" + rel + ":" + std::to_string(part) +
+                                                     ":" + Sha256Hex(chunk).substr(0, 16)},
                              {"metadata", {{"file", rel}, {"part", part}}}});
       at = end;
       ++part;
@@ -380,22 +410,27 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
   out.files = files.size();
   for (size_t at = 0; at < sources.size();) {
     Json batch = Json::array();  // at most 100 sources, and a body well under the 8 MiB limit
-    for (size_t bytes = 0; at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
+    for (size_t bytes = 0;
+         at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
       bytes += sources[at]["content"].get_ref<const std::string&>().size();
       batch.push_back(sources[at]);
     }
-    PC_ASSIGN_OR_RETURN(Json added, call("POST", "/v1/sources/batch", {}, Json{{"scope_id", scope}, {"sources", batch}}));
-    for (const Json& s : added["sources"]) (s.value("created", false) ? out.sources_new : out.sources_existing)++;
+    PC_ASSIGN_OR_RETURN(Json added, call("POST", "/v1/sources/batch", {},
+                                         Json{{"scope_id", scope}, {"sources", batch}}));
+    for (const Json& s : added["sources"])
+      (s.value("created", false) ? out.sources_new : out.sources_existing)++;
   }
   // Entries: through the extraction provider's flush (its validation), window by window.
   auto flushed = call("POST", "/v1/memory/flush", {}, Json{{"scope_id", scope}, {"explain", true}});
   if (flushed.ok()) {
     out.mode = "flush";
     for (int i = 0; i < kMaxFlushes && flushed.ok(); ++i) {
-      if (flushed->contains("changes") && (*flushed)["changes"].is_array()) out.entries_added += (*flushed)["changes"].size();
-      if (flushed->contains("rejected") && (*flushed)["rejected"].is_array()) out.skipped += (*flushed)["rejected"].size();
-      if ((*flushed)["status"] != "processed" ||
-          (*flushed)["current_cursor"].get<int64_t>() >= (*flushed)["high_watermark"].get<int64_t>())
+      if (flushed->contains("changes") && (*flushed)["changes"].is_array())
+        out.entries_added += (*flushed)["changes"].size();
+      if (flushed->contains("rejected") && (*flushed)["rejected"].is_array())
+        out.skipped += (*flushed)["rejected"].size();
+      if ((*flushed)["status"] != "processed" || (*flushed)["current_cursor"].get<int64_t>() >=
+                                                     (*flushed)["high_watermark"].get<int64_t>())
         break;
       flushed = call("POST", "/v1/memory/flush", {}, Json{{"scope_id", scope}, {"explain", true}});
     }
@@ -408,11 +443,17 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
   out.notes.push_back("no extraction provider: one entry per bullet or table row");
   for (const auto& [rel, text] : texts) {
     const std::string stem = fs::path(rel).stem().string();
-    const std::string fallback = rel.rfind("memory/", 0) == 0 ? KindOfHeading(stem, stem == "_topics" ? "fact" : stem) : "fact";
+    const std::string fallback = rel.rfind("memory/", 0) == 0
+                                     ? KindOfHeading(stem, stem == "_topics" ? "fact" : stem)
+                                     : "fact";
     for (const MemoryMdItem& item : MemoryMdItems(text, fallback)) {
       auto r = call("POST", "/v1/memory/remember", {},
-                    Json{{"scope_id", scope}, {"kind", item.kind}, {"text", item.text}, {"actor", "memory-md-import"},
-                         {"reason", "imported from " + rel}, {"explain", true}});
+                    Json{{"scope_id", scope},
+                         {"kind", item.kind},
+                         {"text", item.text},
+                         {"actor", "memory-md-import"},
+                         {"reason", "imported from " + rel},
+                         {"explain", true}});
       if (!r.ok()) {
         ++out.skipped;
         if (out.notes.size() < 10) out.notes.push_back(rel + ": " + r.status().message());

@@ -40,13 +40,15 @@ struct MemoryMdImport {
 };
 
 // `path`: a MEMORY.md (its memory/ folder beside it is read too) or a folder holding one.
-Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope, const std::string& path);
+Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope,
+                                      const std::string& path);
 
 // The items of a Markdown memory file: bullets (with their continuation lines) and table rows,
 // each with the kind its section suggests. Our own index (MEMORY.md as exported) has none.
 struct MemoryMdItem {
   std::string kind, text;
 };
-std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown, const std::string& default_kind);
+std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown,
+                                        const std::string& default_kind);
 
 }  // namespace pc

@@ -55,7 +55,8 @@ bool IsValidKind(std::string_view kind) {
   if (kind.empty() || !DecodeUtf8(kind, cps) || cps.size() > kMaxKindChars) return false;
   bool visible = false;
   for (int32_t cp : cps) {
-    if (cp < 0x20 || cp == 0x7f) return false;  // keeps "kind\ntext" (the hash's material) unambiguous
+    if (cp < 0x20 || cp == 0x7f)
+      return false;  // keeps "kind\ntext" (the hash's material) unambiguous
     visible = visible || (!IsSpace(cp) && cp != ' ');
   }
   return visible;

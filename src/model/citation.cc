@@ -15,11 +15,21 @@ std::string QuoteJson(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -44,8 +54,8 @@ std::string CitationJson(const Citation& c) {
 }
 
 std::string SourceRefJsonText(const Source& s) {
-  return "{\"name\":" + QuoteJson(kContentSourceName) + ",\"source_id\":" +
-         QuoteJson(s.idempotency_key.value_or(s.source_id)) + "}";
+  return "{\"name\":" + QuoteJson(kContentSourceName) +
+         ",\"source_id\":" + QuoteJson(s.idempotency_key.value_or(s.source_id)) + "}";
 }
 
 std::string FormatCitation(const Citation& c) {
@@ -71,7 +81,8 @@ Result<Citation> ParseCitation(std::string_view s) {
   };
   size_t slash = s.find('/');
   size_t hash = s.find('#');
-  if (slash == std::string_view::npos || hash == std::string_view::npos || hash < slash) return bad();
+  if (slash == std::string_view::npos || hash == std::string_view::npos || hash < slash)
+    return bad();
   std::string_view ref = s.substr(slash + 1, hash - slash - 1);
   std::string_view entry = s.substr(hash + 1);
   size_t at1 = ref.rfind('@');

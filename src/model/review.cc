@@ -4,9 +4,12 @@ namespace pc {
 
 const char* CandidateStatusName(CandidateStatus s) {
   switch (s) {
-    case CandidateStatus::kApproved: return "approved";
-    case CandidateStatus::kRejected: return "rejected";
-    case CandidateStatus::kPending: break;
+    case CandidateStatus::kApproved:
+      return "approved";
+    case CandidateStatus::kRejected:
+      return "rejected";
+    case CandidateStatus::kPending:
+      break;
   }
   return "pending";
 }

@@ -13,7 +13,8 @@
 namespace pc {
 
 inline constexpr const char* kExperienceFamily = "experience";
-inline constexpr const char* kSkillFamily = "skill";  // a review family the spec names; not built yet
+inline constexpr const char* kSkillFamily =
+    "skill";  // a review family the spec names; not built yet
 // Memory candidates (ours): listed only when a request asks for family "memory".
 inline constexpr const char* kMemoryCandidateFamily = "memory";
 
@@ -60,8 +61,8 @@ std::optional<CandidateStatus> CandidateStatusFrom(const std::string& name);
 // One immutable version of a candidate's proposal.
 struct CandidateVersion {
   int64_t version = 0;
-  ExperienceContent proposal;                // family experience
-  std::optional<MemoryProposal> memory;      // family memory
+  ExperienceContent proposal;            // family experience
+  std::optional<MemoryProposal> memory;  // family memory
   Evidence evidence;
   std::optional<MemoryRef> target;  // the exact head this proposal replaces
   std::optional<std::string> reason;
@@ -76,7 +77,7 @@ struct ArtifactCandidate {
   std::string family = kExperienceFamily;
   CandidateStatus status = CandidateStatus::kPending;
   CandidateVersion current;
-  std::optional<MemoryRef> result;  // approved: the revision it became
+  std::optional<MemoryRef> result;             // approved: the revision it became
   std::optional<std::string> decision_reason;  // rejected: why
   int64_t created_at_ms = 0, updated_at_ms = 0;
 };

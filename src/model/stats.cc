@@ -9,8 +9,10 @@ namespace pc {
 namespace {
 
 void AddCount(std::optional<int64_t>& total, const std::optional<int64_t>& v) {
-  if (total && v) *total += *v;
-  else total.reset();
+  if (total && v)
+    *total += *v;
+  else
+    total.reset();
 }
 
 constexpr int64_t kAsciiCharsPerToken = 4;  // RFC 0072's initial estimator
@@ -32,10 +34,14 @@ void ModelUsage::Add(const ModelUsage& other) {
 
 const char* UsagePurposeName(UsagePurpose p) {
   switch (p) {
-    case UsagePurpose::kMemoryExtraction: return "memory_extraction";
-    case UsagePurpose::kMemoryIndexing: return "memory_indexing";
-    case UsagePurpose::kMemoryRecall: return "memory_recall";
-    case UsagePurpose::kHandoffGeneration: return "handoff_generation";
+    case UsagePurpose::kMemoryExtraction:
+      return "memory_extraction";
+    case UsagePurpose::kMemoryIndexing:
+      return "memory_indexing";
+    case UsagePurpose::kMemoryRecall:
+      return "memory_recall";
+    case UsagePurpose::kHandoffGeneration:
+      return "handoff_generation";
   }
   return "memory_extraction";
 }
@@ -47,8 +53,10 @@ const char* UsageOperationName(UsageOperation o) {
 int64_t EstimateTokens(std::string_view text) {
   int64_t ascii = 0, other = 0;
   for (unsigned char c : text) {
-    if (c < 0x80) ++ascii;
-    else if ((c & 0xC0) != 0x80) ++other;  // a lead byte: one code point
+    if (c < 0x80)
+      ++ascii;
+    else if ((c & 0xC0) != 0x80)
+      ++other;  // a lead byte: one code point
   }
   return (ascii + kAsciiCharsPerToken - 1) / kAsciiCharsPerToken + other;
 }
@@ -70,9 +78,12 @@ Result<StatsPeriod> ParseStatsPeriod(std::string_view s) {
 
 const char* StatsPeriodName(StatsPeriod p) {
   switch (p) {
-    case StatsPeriod::kToday: return "today";
-    case StatsPeriod::k7d: return "7d";
-    case StatsPeriod::k30d: return "30d";
+    case StatsPeriod::kToday:
+      return "today";
+    case StatsPeriod::k7d:
+      return "7d";
+    case StatsPeriod::k30d:
+      return "30d";
   }
   return "30d";
 }
@@ -104,7 +115,8 @@ ResolvedPeriod ResolvePeriod(StatsPeriod preset, int64_t now_unix_ms) {
   return out;
 }
 
-void AggregateUsage(const ResolvedPeriod& period, const std::vector<UsageRow>& rows, ScopedStats& out) {
+void AggregateUsage(const ResolvedPeriod& period, const std::vector<UsageRow>& rows,
+                    ScopedStats& out) {
   std::map<std::string, UsageDay> days;
   for (const std::string& d : period.dates) days[d].date = d;
   std::map<std::string, UsageValues> purposes;
@@ -114,20 +126,24 @@ void AggregateUsage(const ResolvedPeriod& period, const std::vector<UsageRow>& r
     auto day = days.find(r.date);
     if (day == days.end()) continue;
     const bool generation = r.operation == UsageOperationName(UsageOperation::kGeneration);
-    auto pick = [&](UsageValues& v) -> ModelUsage& { return generation ? v.generation : v.embedding; };
+    auto pick = [&](UsageValues& v) -> ModelUsage& {
+      return generation ? v.generation : v.embedding;
+    };
     pick(out.usage_totals).Add(r.usage);
     pick(day->second.values).Add(r.usage);
     pick(purposes[r.purpose]).Add(r.usage);
     pick(day_purposes[{r.date, r.purpose}]).Add(r.usage);
   }
-  for (const auto& [key, values] : day_purposes) days[key.first].by_purpose.push_back({key.second, values});
+  for (const auto& [key, values] : day_purposes)
+    days[key.first].by_purpose.push_back({key.second, values});
   out.usage_by_purpose.clear();
   for (const auto& [purpose, values] : purposes) out.usage_by_purpose.push_back({purpose, values});
   out.usage_daily.clear();
   for (auto& [date, day] : days) out.usage_daily.push_back(std::move(day));
 }
 
-void AggregateRecall(const ResolvedPeriod& period, const std::vector<RecallRow>& rows, ScopedStats& out) {
+void AggregateRecall(const ResolvedPeriod& period, const std::vector<RecallRow>& rows,
+                     ScopedStats& out) {
   std::map<std::string, RecallMeasurement> days;
   for (const std::string& d : period.dates) days[d];
   out.recall_totals = {};

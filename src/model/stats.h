@@ -2,7 +2,6 @@
 // resolved UTC period, and the plain structs of one statistics answer. Pure: no store, no clock.
 #pragma once
 
-#include "model/review.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/review.h"
 
 namespace pc {
 
@@ -77,7 +77,7 @@ struct RecallRow {
 struct Inventory {
   int64_t sources_total = 0, memory_processed = 0;
   struct Count {
-    std::string name;  // family or kind
+    std::string name;                  // family or kind
     int64_t active = 0, inactive = 0;  // artifacts: `active` is the total
   };
   std::vector<Count> artifacts_by_family;  // by UTF-8 byte order
@@ -111,12 +111,14 @@ struct ScopedStats {
   std::vector<PurposeUsage> usage_by_purpose;  // by name
   std::vector<UsageDay> usage_daily;           // every date of the period
   RecallMeasurement recall_totals;
-  std::vector<RecallDay> recall_daily;         // every date of the period
+  std::vector<RecallDay> recall_daily;  // every date of the period
 };
 
 // Folds stored rows into the period's totals, breakdowns and zero-filled days. Rows outside the
 // period are ignored.
-void AggregateUsage(const ResolvedPeriod& period, const std::vector<UsageRow>& rows, ScopedStats& out);
-void AggregateRecall(const ResolvedPeriod& period, const std::vector<RecallRow>& rows, ScopedStats& out);
+void AggregateUsage(const ResolvedPeriod& period, const std::vector<UsageRow>& rows,
+                    ScopedStats& out);
+void AggregateRecall(const ResolvedPeriod& period, const std::vector<RecallRow>& rows,
+                     ScopedStats& out);
 
 }  // namespace pc

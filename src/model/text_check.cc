@@ -18,7 +18,8 @@ Status FieldError(std::string_view field, std::string message) {
 bool IsInvisible(std::string_view canonical) {
   std::vector<int32_t> cps;
   if (!DecodeUtf8(canonical, cps)) return false;
-  return std::all_of(cps.begin(), cps.end(), [](int32_t cp) { return cp == ' ' || IsInvisibleCodePoint(cp); });
+  return std::all_of(cps.begin(), cps.end(),
+                     [](int32_t cp) { return cp == ' ' || IsInvisibleCodePoint(cp); });
 }
 
 bool IsBlank(std::string_view s) {
@@ -32,9 +33,9 @@ bool IsBlank(std::string_view s) {
 bool HasInvisible(std::string_view s) {
   std::vector<int32_t> cps;
   DecodeUtf8(s, cps);
-  return std::any_of(cps.begin(), cps.end(), [](int32_t cp) { return cp != ' ' && IsInvisibleCodePoint(cp); });
+  return std::any_of(cps.begin(), cps.end(),
+                     [](int32_t cp) { return cp != ' ' && IsInvisibleCodePoint(cp); });
 }
-
 
 Status CheckOptionalText(std::string_view field, std::string_view text, size_t max_bytes) {
   if (!IsValidUtf8(text)) return FieldError(field, std::string(field) + " is not valid UTF-8");
@@ -52,7 +53,8 @@ Status CheckText(std::string_view field, std::string_view text, size_t max_bytes
   // Unicode white space (e.g. U+3000) and invisible characters (U+200B) are blank too.
   PC_ASSIGN_OR_RETURN(std::string canon, CanonicalText(text));
   if (canon.empty() || IsInvisible(canon))
-    return FieldError(field, std::string(field) + " must not be empty or only invisible characters");
+    return FieldError(field,
+                      std::string(field) + " must not be empty or only invisible characters");
   return Status::Ok();
 }
 

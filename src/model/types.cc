@@ -1,16 +1,18 @@
 #include "model/types.h"
 
 #include <charconv>
-
 #include <string>
 
 namespace pc {
 
 const char* ChangeOpName(ChangeOp op) {
   switch (op) {
-    case ChangeOp::kAdd: return "add";
-    case ChangeOp::kRevise: return "revise";
-    case ChangeOp::kRetire: return "retire";
+    case ChangeOp::kAdd:
+      return "add";
+    case ChangeOp::kRevise:
+      return "revise";
+    case ChangeOp::kRetire:
+      return "retire";
   }
   return "add";
 }
@@ -24,9 +26,12 @@ std::optional<ChangeOp> ParseChangeOp(std::string_view name) {
 
 const char* HandoffCitationKindName(HandoffCitationKind k) {
   switch (k) {
-    case HandoffCitationKind::kSource: return "source";
-    case HandoffCitationKind::kArtifact: return "artifact";
-    case HandoffCitationKind::kMemory: return "memory";
+    case HandoffCitationKind::kSource:
+      return "source";
+    case HandoffCitationKind::kArtifact:
+      return "artifact";
+    case HandoffCitationKind::kMemory:
+      return "memory";
   }
   return "memory";
 }
@@ -40,9 +45,12 @@ std::optional<HandoffCitationKind> ParseHandoffCitationKind(std::string_view nam
 
 const char* HandoffDispositionName(HandoffDisposition d) {
   switch (d) {
-    case HandoffDisposition::kContinuable: return "continuable";
-    case HandoffDisposition::kBlocked: return "blocked";
-    case HandoffDisposition::kComplete: return "complete";
+    case HandoffDisposition::kContinuable:
+      return "continuable";
+    case HandoffDisposition::kBlocked:
+      return "blocked";
+    case HandoffDisposition::kComplete:
+      return "complete";
   }
   return "continuable";
 }
@@ -61,11 +69,13 @@ std::string SourceRef(const Source& s) {
 std::optional<SourceRefParts> ParseSourceRef(std::string_view ref) {
   constexpr std::string_view kPrefix = "source/";
   const size_t at = ref.rfind('@');  // an id may hold '@'; the position after the last is digits
-  if (!ref.starts_with(kPrefix) || at == std::string_view::npos || at <= kPrefix.size()) return std::nullopt;
+  if (!ref.starts_with(kPrefix) || at == std::string_view::npos || at <= kPrefix.size())
+    return std::nullopt;
   std::string_view digits = ref.substr(at + 1);
   int64_t position = 0;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), position);
-  if (ec != std::errc() || ptr != digits.data() + digits.size() || position < 1) return std::nullopt;
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || position < 1)
+    return std::nullopt;
   return SourceRefParts{std::string(ref.substr(kPrefix.size(), at - kPrefix.size())), position};
 }
 

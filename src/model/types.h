@@ -67,7 +67,7 @@ struct GraphTriple {
 // version is its entry's active version at R.
 struct GraphEdge {
   std::string entry_id, entry_version_id;
-  int64_t revision = 0;                // the revision that added it
+  int64_t revision = 0;  // the revision that added it
   GraphTriple triple;
   std::string subject_key, object_key;  // the entities: FoldForMatch of subject and object
 };
@@ -88,7 +88,8 @@ struct ManifestItem {
 };
 
 enum class ChangeOp { kAdd, kRevise, kRetire };
-// "add", "revise", "retire": the wire's and the stores' names. The parse answers nullopt for any other text.
+// "add", "revise", "retire": the wire's and the stores' names. The parse answers nullopt for any
+// other text.
 const char* ChangeOpName(ChangeOp op);
 std::optional<ChangeOp> ParseChangeOp(std::string_view name);
 
@@ -96,8 +97,9 @@ std::optional<ChangeOp> ParseChangeOp(std::string_view name);
 struct Change {
   ChangeOp op = ChangeOp::kAdd;
   std::string entry_id;
-  std::optional<std::string> from_version_id;  // revise: the replaced version; retire: the retired one
-  std::string to_version_id;                   // add/revise: the new version; retire: unchanged version
+  std::optional<std::string>
+      from_version_id;        // revise: the replaced version; retire: the retired one
+  std::string to_version_id;  // add/revise: the new version; retire: unchanged version
 };
 
 struct RevisionInfo {
@@ -115,8 +117,9 @@ struct Source {
   std::string source_id;
   std::string scope_id;
   int64_t position = 0;
-  std::string kind;     // e.g. "chat", "work_log", "tool_output"
-  std::string purpose;  // kPurposeMemory: extraction reads it; kPurposeArchive: kept, never extracted
+  std::string kind;  // e.g. "chat", "work_log", "tool_output"
+  std::string
+      purpose;  // kPurposeMemory: extraction reads it; kPurposeArchive: kept, never extracted
   std::string content;
   std::string metadata_json;  // a JSON object as given, or "{}"
   std::optional<std::string> idempotency_key;
@@ -135,7 +138,7 @@ struct HandoffCitation {
   HandoffCitationKind kind = HandoffCitationKind::kMemory;
   std::string source_name;  // kSource: SourceReference.name (kContentSourceName)
   std::string source_id;    // kSource: the id the caller knows the source by
-  MemoryRef artifact;       // kArtifact: the exact revision; kMemory: the citation's memory revision
+  MemoryRef artifact;  // kArtifact: the exact revision; kMemory: the citation's memory revision
   std::string entry_id, entry_version_id;  // kMemory
 
   bool operator==(const HandoffCitation&) const = default;
@@ -160,8 +163,8 @@ std::optional<HandoffCitationKind> ParseHandoffCitationKind(std::string_view nam
 const char* HandoffDispositionName(HandoffDisposition d);
 std::optional<HandoffDisposition> ParseHandoffDisposition(std::string_view name);
 struct HandoffContent {
-  std::string objective;                   // the caller's; never the model's
-  std::vector<HandoffStatement> state;     // 1 … 64
+  std::string objective;                // the caller's; never the model's
+  std::vector<HandoffStatement> state;  // 1 … 64
   HandoffDisposition disposition = HandoffDisposition::kContinuable;
   std::optional<HandoffStatement> next_action;
   std::vector<HandoffOmission> omissions;  // 0 … 64
@@ -191,7 +194,6 @@ std::optional<SourceRefParts> ParseSourceRef(std::string_view ref);
 // The spec's name of every source type this server captures (SourceReference.name).
 inline constexpr const char* kContentSourceName = "content";
 
-
 // An API token (DESIGN §11): its name, role and scope patterns, and the SHA-256 of its secret;
 // the secret itself is shown once, at creation, and never stored.
 struct ApiToken {
@@ -209,20 +211,20 @@ struct ApiToken {
 struct AuditRecord {
   int64_t seq = 0;  // assigned by the store, increasing
   int64_t at_ms = 0;
-  std::string actor;      // the authenticated token's name ("local", "system" without auth)
-  std::string operation;  // the route's operation id, e.g. remember_memory
-  std::string scope_id;   // the server id of the scope written (empty: none)
+  std::string actor;         // the authenticated token's name ("local", "system" without auth)
+  std::string operation;     // the route's operation id, e.g. remember_memory
+  std::string scope_id;      // the server id of the scope written (empty: none)
   std::string targets_json;  // what changed: {"revision": 3, "entries": [...], ...}
-  std::string result;     // "ok", or "denied" with the HTTP status in targets_json
+  std::string result;        // "ok", or "denied" with the HTTP status in targets_json
   std::string request_id;
 };
 
 // A page of the audit log, newest first.
 struct AuditQuery {
-  std::string scope_id;  // server id; empty: all
-  std::string actor;     // empty: all
-  int64_t since_ms = 0;  // at >= since (0: from the start)
-  int64_t until_ms = 0;  // at < until (0: to now)
+  std::string scope_id;    // server id; empty: all
+  std::string actor;       // empty: all
+  int64_t since_ms = 0;    // at >= since (0: from the start)
+  int64_t until_ms = 0;    // at < until (0: to now)
   int64_t before_seq = 0;  // 0: from the newest
   int limit = 100;
 };

@@ -116,7 +116,9 @@ class Metrics {
 
   // Store: the writes one group's COMMIT acknowledged; the time of that COMMIT (the WAL fsync);
   // a group run again with a savepoint per write after one of its writes failed halfway.
-  void ObserveCommitGroup(size_t writes) { commit_group_size_.Observe(static_cast<double>(writes)); }
+  void ObserveCommitGroup(size_t writes) {
+    commit_group_size_.Observe(static_cast<double>(writes));
+  }
   void ObserveCommitSeconds(double seconds) { commit_seconds_.Observe(seconds); }
   void CountCommitRerun() { commit_reruns_.Add(); }
 
@@ -156,10 +158,10 @@ class Metrics {
   Histogram commit_group_size_;
   Histogram commit_seconds_;
   Counter commit_reruns_;
-  std::array<Histogram, 4> search_seconds_;                     // by SearchModeLabel
-  std::array<std::array<Counter, 4>, 3> provider_calls_;        // by Provider, ProviderOutcome
-  std::array<Histogram, 3> provider_seconds_;                   // by Provider
-  std::array<Counter, 5> flushes_;                              // by FlushResult
+  std::array<Histogram, 4> search_seconds_;               // by SearchModeLabel
+  std::array<std::array<Counter, 4>, 3> provider_calls_;  // by Provider, ProviderOutcome
+  std::array<Histogram, 3> provider_seconds_;             // by Provider
+  std::array<Counter, 5> flushes_;                        // by FlushResult
   Counter vector_graphs_built_;
   Counter vector_graphs_restored_;
 
@@ -173,7 +175,8 @@ class Metrics {
 Metrics& metrics();
 // metrics().Render(): the body of GET /metrics (Content-Type kPrometheusContentType).
 std::string RenderPrometheus();
-inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr std::string_view kPrometheusContentType =
+    "text/plain; version=0.0.4; charset=utf-8";
 
 // Seconds from `start` to now, on the steady clock.
 inline double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -185,7 +188,8 @@ template <typename Call>
 auto MeasureProviderCall(Provider provider, Call&& call) -> decltype(call()) {
   const auto started = std::chrono::steady_clock::now();
   auto out = call();
-  metrics().ObserveProviderCall(provider, out.ok() ? Code::kOk : out.status().code(), SecondsSince(started));
+  metrics().ObserveProviderCall(provider, out.ok() ? Code::kOk : out.status().code(),
+                                SecondsSince(started));
   return out;
 }
 

@@ -25,7 +25,8 @@ inline constexpr size_t kListwiseCandidateBytes = 1024;
 // order), then every other candidate in its original order. Unknown, duplicate and out-of-range
 // numbers (and anything not an integer) are dropped. ProviderError, saying why, when the answer is
 // not {"ranking": [...]} or names no shown candidate: never a silent fallback to the coarse order.
-Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t shown, size_t count);
+Result<std::vector<size_t>> ParseListwiseOrder(const std::string& answer, size_t shown,
+                                               size_t count);
 
 class ChatReranker final : public Reranker {
  public:
@@ -35,12 +36,14 @@ class ChatReranker final : public Reranker {
   // stable sort by score gives ParseListwiseOrder's order. Every failure is ProviderUnavailable
   // ("rerank unavailable: " and the reason): the model's, or an answer without a usable ranking.
   // Thread-safe (the chat client is).
-  Result<std::vector<double>> Score(const std::string& query, const std::vector<std::string>& texts) override;
+  Result<std::vector<double>> Score(const std::string& query,
+                                    const std::vector<std::string>& texts) override;
   // An unusable answer is not an outage: the model answered, and the next query may do well.
   bool IsOutage(const Status& failure) const override;
 
   // The request the model is given for `query` and `texts` (exposed for tests).
-  static ExtractionRequest BuildRequest(const std::string& query, const std::vector<std::string>& texts);
+  static ExtractionRequest BuildRequest(const std::string& query,
+                                        const std::vector<std::string>& texts);
 
  private:
   std::unique_ptr<Extractor> chat_;

@@ -2,17 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <pthread.h>
-
 #include <cerrno>
-#include <cstring>
 #include <chrono>
-
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "common/json_parse.h"
@@ -43,13 +41,15 @@ Result<std::string> CommandExtractor::Extract(const ExtractionRequest& request) 
 }
 
 Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
-  const std::string input = nlohmann::json{{"prompt_version", request.prompt_version},
-                                           {"instructions", request.instructions},
-                                           {"input", ParseJson(request.input_json).value_or(nlohmann::json())},
-                                           {"output_schema", ParseJson(request.output_schema).value_or(nlohmann::json())}}
-                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string input =
+      nlohmann::json{{"prompt_version", request.prompt_version},
+                     {"instructions", request.instructions},
+                     {"input", ParseJson(request.input_json).value_or(nlohmann::json())},
+                     {"output_schema", ParseJson(request.output_schema).value_or(nlohmann::json())}}
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Pipe in, out, err;
-  if (pipe2(in.fd, O_CLOEXEC) != 0 || pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0)
+  if (pipe2(in.fd, O_CLOEXEC) != 0 || pipe2(out.fd, O_CLOEXEC) != 0 ||
+      pipe2(err.fd, O_CLOEXEC) != 0)
     return Internal("cannot create pipes for extract_command");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -65,7 +65,9 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) return Status(Code::kProviderUnavailable, "cannot run extract_command: " + std::string(strerror(rc)));
+  if (rc != 0)
+    return Status(Code::kProviderUnavailable,
+                  "cannot run extract_command: " + std::string(strerror(rc)));
   in.CloseEnd(0);
   out.CloseEnd(1);
   err.CloseEnd(1);
@@ -77,7 +79,8 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options_.timeout_seconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(options_.timeout_seconds);
   std::string answer, errors;
   size_t written = 0;
   bool too_much = false, timed_out = false;
@@ -87,7 +90,9 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
     if (in.fd[1] >= 0) fds[n++] = {in.fd[1], POLLOUT, 0};
     if (out.fd[0] >= 0) fds[n++] = {out.fd[0], POLLIN, 0};
     if (err.fd[0] >= 0) fds[n++] = {err.fd[0], POLLIN, 0};
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       timed_out = true;
       break;
@@ -110,8 +115,10 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
         continue;
       }
       std::string& sink = is_out ? answer : errors;
-      if (sink.size() < options_.max_output_bytes) sink.append(buf, static_cast<size_t>(r));
-      else too_much = true;
+      if (sink.size() < options_.max_output_bytes)
+        sink.append(buf, static_cast<size_t>(r));
+      else
+        too_much = true;
     }
   }
   if (timed_out) kill(-pid, SIGKILL);
@@ -124,8 +131,9 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   if (timed_out)
     return Status(Code::kProviderUnavailable, "extract_command did not finish within " +
                                                   std::to_string(options_.timeout_seconds) + " s");
-  if (too_much) return Status(Code::kProviderError, "extract_command wrote more than " +
-                                                        std::to_string(options_.max_output_bytes) + " bytes");
+  if (too_much)
+    return Status(Code::kProviderError, "extract_command wrote more than " +
+                                            std::to_string(options_.max_output_bytes) + " bytes");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Status(Code::kProviderError,
                   "extract_command failed (" +

@@ -1,9 +1,8 @@
 #include "providers/endpoint.h"
 
-#include <algorithm>
-
 #include <httplib.h>
 
+#include <algorithm>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -32,8 +31,8 @@ struct Endpoint::Impl {
   }
 };
 
-// The largest answer read from a model endpoint: a chat answer is a few KiB, an embeddings answer for
-// a batch of 100 texts at 8,192 dimensions about 16 MiB as JSON text.
+// The largest answer read from a model endpoint: a chat answer is a few KiB, an embeddings answer
+// for a batch of 100 texts at 8,192 dimensions about 16 MiB as JSON text.
 constexpr size_t kMaxAnswerBytes = size_t{32} << 20;
 
 // Connections kept open beyond this many concurrent requests are closed when given back.
@@ -43,7 +42,8 @@ Endpoint::Endpoint(std::string base_url, std::unique_ptr<Impl> impl)
     : base_url_(std::move(base_url)), impl_(std::move(impl)) {}
 Endpoint::~Endpoint() = default;
 
-Result<std::unique_ptr<Endpoint>> Endpoint::Open(const std::string& setting, const std::string& base_url,
+Result<std::unique_ptr<Endpoint>> Endpoint::Open(const std::string& setting,
+                                                 const std::string& base_url,
                                                  const std::string& api_key, int timeout_seconds) {
   size_t scheme = base_url.find("://");
   if (scheme == std::string::npos || base_url.size() <= scheme + 3)
@@ -51,7 +51,8 @@ Result<std::unique_ptr<Endpoint>> Endpoint::Open(const std::string& setting, con
   size_t slash = base_url.find('/', scheme + 3);
   auto impl = std::make_unique<Impl>();
   impl->path_prefix = slash == std::string::npos ? "" : base_url.substr(slash);
-  while (!impl->path_prefix.empty() && impl->path_prefix.back() == '/') impl->path_prefix.pop_back();
+  while (!impl->path_prefix.empty() && impl->path_prefix.back() == '/')
+    impl->path_prefix.pop_back();
   impl->origin = base_url.substr(0, slash);
   impl->api_key = api_key;
   impl->timeout_seconds = timeout_seconds;
@@ -74,7 +75,8 @@ bool Endpoint::BackOff(std::chrono::milliseconds backoff, Deadline deadline) {
   return std::chrono::steady_clock::now() < deadline;
 }
 
-Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body, Deadline deadline) {
+Result<HttpAnswer> Endpoint::PostJson(const std::string& path, const std::string& body,
+                                      Deadline deadline) {
   return Send(true, path, body, deadline);
 }
 
@@ -86,19 +88,22 @@ std::string Endpoint::Probe() {
   using namespace std::chrono;
   const auto deadline = steady_clock::now() + seconds(std::min(impl_->timeout_seconds, 5));
   Result<HttpAnswer> res = Get("/models", deadline);
-  if (!res.ok()) return res.status().message().find("timed out") != std::string::npos ? "timeout" : "unavailable";
+  if (!res.ok())
+    return res.status().message().find("timed out") != std::string::npos ? "timeout"
+                                                                         : "unavailable";
   if (res->status >= 200 && res->status < 300) return "ready";
   if (res->status == 401 || res->status == 403 || res->status == 404) return "misconfigured";
   return "unavailable";
 }
 
-Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std::string& body, Deadline deadline) {
+Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std::string& body,
+                                  Deadline deadline) {
   using namespace std::chrono;
   const auto start = steady_clock::now();
   const auto left = duration_cast<microseconds>(deadline - start);
   if (left.count() <= 0)
-    return Status(Code::kProviderUnavailable,
-                  base_url_ + path + " timed out after " + std::to_string(impl_->timeout_seconds) + " s");
+    return Status(Code::kProviderUnavailable, base_url_ + path + " timed out after " +
+                                                  std::to_string(impl_->timeout_seconds) + " s");
   std::unique_ptr<httplib::Client> client;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -141,12 +146,13 @@ Result<HttpAnswer> Endpoint::Send(bool post, const std::string& path, const std:
   }
   if (too_large)
     return Status(Code::kProviderError, base_url_ + path + " answered more than " +
-                                            std::to_string(kMaxAnswerBytes >> 20) + " MiB; the answer was not read")
+                                            std::to_string(kMaxAnswerBytes >> 20) +
+                                            " MiB; the answer was not read")
         .WithDetail("limit_bytes", static_cast<int64_t>(kMaxAnswerBytes));
   if (!res) {
     if (steady_clock::now() + milliseconds(20) >= deadline)
-      return Status(Code::kProviderUnavailable,
-                    base_url_ + path + " timed out after " + std::to_string(impl_->timeout_seconds) + " s");
+      return Status(Code::kProviderUnavailable, base_url_ + path + " timed out after " +
+                                                    std::to_string(impl_->timeout_seconds) + " s");
     return Status(Code::kProviderUnavailable, base_url_ + path + " unreachable (" +
                                                   httplib::to_string(res.error()) + " error)");
   }

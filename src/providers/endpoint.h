@@ -21,16 +21,17 @@ class Endpoint {
  public:
   ~Endpoint();
   // `setting` names the base URL's setting in errors (e.g. "embed_base_url").
-  static Result<std::unique_ptr<Endpoint>> Open(const std::string& setting, const std::string& base_url,
+  static Result<std::unique_ptr<Endpoint>> Open(const std::string& setting,
+                                                const std::string& base_url,
                                                 const std::string& api_key, int timeout_seconds);
   using Deadline = std::chrono::steady_clock::time_point;
   // The deadline of a call that starts now: now + the endpoint's timeout. A caller that retries
   // passes the same deadline to every attempt, so the whole call, retries and back-off included,
   // takes at most the timeout.
   Deadline CallDeadline() const;
-  // POSTs a JSON body to base path + `path`. ProviderUnavailable when the endpoint cannot be reached
-  // or does not answer by `deadline` (the message then says "timed out after N s"); any HTTP
-  // answer is returned as it is.
+  // POSTs a JSON body to base path + `path`. ProviderUnavailable when the endpoint cannot be
+  // reached or does not answer by `deadline` (the message then says "timed out after N s"); any
+  // HTTP answer is returned as it is.
   Result<HttpAnswer> PostJson(const std::string& path, const std::string& body, Deadline deadline);
   Result<HttpAnswer> PostJson(const std::string& path, const std::string& body) {
     return PostJson(path, body, CallDeadline());
@@ -49,7 +50,8 @@ class Endpoint {
  private:
   struct Impl;
   Endpoint(std::string base_url, std::unique_ptr<Impl> impl);
-  Result<HttpAnswer> Send(bool post, const std::string& path, const std::string& body, Deadline deadline);
+  Result<HttpAnswer> Send(bool post, const std::string& path, const std::string& body,
+                          Deadline deadline);
   std::string base_url_;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,9 +1,8 @@
 #include "providers/openai_chat_extractor.h"
 
 #include <chrono>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -13,11 +12,14 @@ namespace pc {
 
 using nlohmann::json;
 
-Result<std::unique_ptr<OpenAiChatExtractor>> OpenAiChatExtractor::Create(OpenAiChatOptions options) {
-  if (options.model.empty()) return InvalidArgument("extract_model is required with extract_provider = openai");
-  PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("extract_base_url", options.base_url, options.api_key,
-                                                 options.timeout_seconds));
-  return std::unique_ptr<OpenAiChatExtractor>(new OpenAiChatExtractor(std::move(options), std::move(http)));
+Result<std::unique_ptr<OpenAiChatExtractor>> OpenAiChatExtractor::Create(
+    OpenAiChatOptions options) {
+  if (options.model.empty())
+    return InvalidArgument("extract_model is required with extract_provider = openai");
+  PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("extract_base_url", options.base_url,
+                                                options.api_key, options.timeout_seconds));
+  return std::unique_ptr<OpenAiChatExtractor>(
+      new OpenAiChatExtractor(std::move(options), std::move(http)));
 }
 
 Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, bool with_schema,
@@ -30,9 +32,11 @@ Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, b
   if (with_schema)
     body["response_format"] = {
         {"type", "json_schema"},
-        {"json_schema", {{"name", "memory_operations"}, {"schema", ParseJson(request.output_schema).value_or(json::object())}}}};
-  return http_->PostJson("/chat/completions", body.dump(-1, ' ', false, json::error_handler_t::replace),
-                         deadline);
+        {"json_schema",
+         {{"name", "memory_operations"},
+          {"schema", ParseJson(request.output_schema).value_or(json::object())}}}};
+  return http_->PostJson("/chat/completions",
+                         body.dump(-1, ' ', false, json::error_handler_t::replace), deadline);
 }
 
 namespace {
@@ -40,7 +44,8 @@ namespace {
 std::optional<int64_t> UsageField(const json& answer, const char* field) {
   if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
   const auto& u = answer["usage"];
-  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0) return std::nullopt;
+  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0)
+    return std::nullopt;
   return u[field].get<int64_t>();
 }
 
@@ -51,7 +56,8 @@ Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& reques
   return Extract(request, ignored);
 }
 
-Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request, ModelUsage& usage) {
+Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request,
+                                                 ModelUsage& usage) {
   if (!options_.measured_as_extraction) return Ask(request, usage);
   return ops::MeasureProviderCall(ops::Provider::kExtract, [&] { return Ask(request, usage); });
 }
@@ -62,10 +68,13 @@ Result<std::string> OpenAiChatExtractor::Ask(const ExtractionRequest& request, M
   Status last(Code::kProviderUnavailable, "no attempt made");
   for (int attempt = 0; attempt <= options_.retries; ++attempt) {
     // 500 ms, 1 s, 2 s … but never past the deadline.
-    if (attempt > 0 && !Endpoint::BackOff(std::chrono::milliseconds(500 << (attempt - 1)), deadline)) {
+    if (attempt > 0 &&
+        !Endpoint::BackOff(std::chrono::milliseconds(500 << (attempt - 1)), deadline)) {
       if (last.message().find("timed out") == std::string::npos)
-        last = Status(last.code(), "chat endpoint timed out after " + std::to_string(options_.timeout_seconds) +
-                                       " s (" + std::to_string(attempt) + " attempts; the last: " + last.message() + ")");
+        last = Status(last.code(), "chat endpoint timed out after " +
+                                       std::to_string(options_.timeout_seconds) + " s (" +
+                                       std::to_string(attempt) +
+                                       " attempts; the last: " + last.message() + ")");
       break;
     }
     bool with_schema = !schema_refused_;
@@ -85,14 +94,16 @@ Result<std::string> OpenAiChatExtractor::Ask(const ExtractionRequest& request, M
       continue;
     }
     if (res->status != 200)
-      return Status(Code::kProviderError, "chat endpoint answered HTTP " + std::to_string(res->status) +
-                                              ": " + CutUtf8(res->body, 200));
+      return Status(Code::kProviderError, "chat endpoint answered HTTP " +
+                                              std::to_string(res->status) + ": " +
+                                              CutUtf8(res->body, 200));
     json answer = ParseJson(res->body).value_or(json());
     if (!answer.is_object() || !answer.contains("choices") || !answer["choices"].is_array() ||
         answer["choices"].empty() || !answer["choices"][0].contains("message") ||
         !answer["choices"][0]["message"].contains("content") ||
         !answer["choices"][0]["message"]["content"].is_string())
-      return Status(Code::kProviderError, "chat endpoint answered without choices[0].message.content");
+      return Status(Code::kProviderError,
+                    "chat endpoint answered without choices[0].message.content");
     usage.AddCall(UsageField(answer, "prompt_tokens"), UsageField(answer, "completion_tokens"));
     return answer["choices"][0]["message"]["content"].get<std::string>();
   }

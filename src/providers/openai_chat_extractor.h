@@ -40,7 +40,8 @@ class OpenAiChatExtractor final : public Extractor {
       : options_(std::move(options)), http_(std::move(http)) {}
   // Extract without its metrics: every attempt within one deadline.
   Result<std::string> Ask(const ExtractionRequest& request, ModelUsage& usage);
-  Result<HttpAnswer> Post(const ExtractionRequest& request, bool with_schema, Endpoint::Deadline deadline);
+  Result<HttpAnswer> Post(const ExtractionRequest& request, bool with_schema,
+                          Endpoint::Deadline deadline);
   OpenAiChatOptions options_;
   std::unique_ptr<Endpoint> http_;
   std::atomic<bool> schema_refused_{false};

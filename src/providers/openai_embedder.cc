@@ -2,9 +2,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -42,7 +41,7 @@ std::string OpenAiEmbedder::Unavailable() const {
 
 Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOptions options) {
   PC_ASSIGN_OR_RETURN(auto http, Endpoint::Open("embed_base_url", options.base_url, options.api_key,
-                                                 options.timeout_seconds));
+                                                options.timeout_seconds));
   std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(options, std::move(http)));
   return e;
 }
@@ -53,21 +52,24 @@ namespace {
 std::optional<int64_t> UsageField(const nlohmann::json& answer, const char* field) {
   if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
   const auto& u = answer["usage"];
-  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0) return std::nullopt;
+  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0)
+    return std::nullopt;
   return u[field].get<int64_t>();
 }
 
 }  // namespace
 
-Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::vector<std::string>& texts,
-                                                                   ModelUsage& usage) {
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(
+    const std::vector<std::string>& texts, ModelUsage& usage) {
   nlohmann::json body{{"model", options_.model}, {"input", texts}};
   const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const Endpoint::Deadline deadline = http_->CallDeadline();
   Status last = Status(Code::kProviderUnavailable, "no attempt made");
   for (int attempt = 0; attempt <= options_.retries; ++attempt) {
     // 200 ms, 400 ms, 800 ms … but never past the call's deadline.
-    if (attempt > 0 && !Endpoint::BackOff(std::chrono::milliseconds(200 << (attempt - 1)), deadline)) break;
+    if (attempt > 0 &&
+        !Endpoint::BackOff(std::chrono::milliseconds(200 << (attempt - 1)), deadline))
+      break;
     auto res = http_->PostJson("/embeddings", payload, deadline);
     if (!res.ok()) {
       last = res.status();
@@ -86,11 +88,13 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
     nlohmann::json answer = ParseJson(res->body).value_or(nlohmann::json());
     if (!answer.is_object() || !answer.contains("data") || !answer["data"].is_array() ||
         answer["data"].size() != texts.size())
-      return Status(Code::kProviderUnavailable, "embedding endpoint answered without one vector per input");
+      return Status(Code::kProviderUnavailable,
+                    "embedding endpoint answered without one vector per input");
     std::vector<std::vector<float>> out(texts.size());
     for (const auto& item : answer["data"]) {
       size_t index = item.contains("index") && item["index"].is_number_unsigned()
-                         ? item["index"].get<size_t>() : static_cast<size_t>(&item - &answer["data"][0]);
+                         ? item["index"].get<size_t>()
+                         : static_cast<size_t>(&item - &answer["data"][0]);
       if (index >= out.size() || !item.contains("embedding") || !item["embedding"].is_array())
         return Status(Code::kProviderUnavailable, "embedding endpoint answered a malformed item");
       for (const auto& x : item["embedding"]) {
@@ -104,19 +108,21 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(const std::ve
       }
       if (static_cast<int>(out[index].size()) != expected)
         return Status(Code::kProviderUnavailable,
-                      "embedding has " + std::to_string(out[index].size()) + " dimensions, expected " +
-                          std::to_string(expected));
+                      "embedding has " + std::to_string(out[index].size()) +
+                          " dimensions, expected " + std::to_string(expected));
       Normalize(out[index]);
     }
     for (const auto& v : out)
-      if (v.empty()) return Status(Code::kProviderUnavailable, "embedding endpoint skipped an input");
+      if (v.empty())
+        return Status(Code::kProviderUnavailable, "embedding endpoint skipped an input");
     usage.AddCall(UsageField(answer, "prompt_tokens"), std::nullopt);
     return out;
   }
   return last;
 }
 
-Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(const std::vector<std::string>& texts) {
+Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(
+    const std::vector<std::string>& texts) {
   ModelUsage ignored;
   return Embed(texts, ignored);
 }
@@ -127,9 +133,10 @@ Result<std::vector<std::vector<float>>> OpenAiEmbedder::Embed(const std::vector<
   std::vector<std::vector<float>> out;
   out.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); i += static_cast<size_t>(options_.batch_size)) {
-    std::vector<std::string> batch(texts.begin() + static_cast<std::ptrdiff_t>(i),
-                                   texts.begin() + static_cast<std::ptrdiff_t>(
-                                       std::min(texts.size(), i + static_cast<size_t>(options_.batch_size))));
+    std::vector<std::string> batch(
+        texts.begin() + static_cast<std::ptrdiff_t>(i),
+        texts.begin() + static_cast<std::ptrdiff_t>(
+                            std::min(texts.size(), i + static_cast<size_t>(options_.batch_size))));
     PC_ASSIGN_OR_RETURN(auto vectors, EmbedBatch(batch, mine));
     for (auto& v : vectors) out.push_back(std::move(v));
   }

@@ -15,11 +15,11 @@ namespace pc {
 struct OpenAiEmbedderOptions {
   std::string base_url;  // e.g. http://127.0.0.1:11434/v1
   std::string model;
-  std::string api_key;   // optional; sent as "Authorization: Bearer …"
-  int dimension = 0;     // 0: learn it from the endpoint (at creation, or its first answer)
+  std::string api_key;  // optional; sent as "Authorization: Bearer …"
+  int dimension = 0;    // 0: learn it from the endpoint (at creation, or its first answer)
   int batch_size = 64;
   int timeout_seconds = 10;  // one call (a batch), retries and back-off included
-  int retries = 2;           // after the first try, on transport errors, 429 and 5xx, within the timeout
+  int retries = 2;  // after the first try, on transport errors, 429 and 5xx, within the timeout
 };
 
 class OpenAiEmbedder final : public Embedder {
@@ -41,7 +41,8 @@ class OpenAiEmbedder final : public Embedder {
 
  private:
   OpenAiEmbedder(OpenAiEmbedderOptions options, std::unique_ptr<Endpoint> http);
-  Result<std::vector<std::vector<float>>> EmbedBatch(const std::vector<std::string>& texts, ModelUsage& usage);
+  Result<std::vector<std::vector<float>>> EmbedBatch(const std::vector<std::string>& texts,
+                                                     ModelUsage& usage);
 
   OpenAiEmbedderOptions options_;
   std::unique_ptr<Endpoint> http_;

@@ -6,7 +6,8 @@ namespace pc {
 
 using Clock = std::chrono::steady_clock;
 
-CircuitBreaker::CircuitBreaker(std::string what, std::chrono::milliseconds rest, ops::Provider provider)
+CircuitBreaker::CircuitBreaker(std::string what, std::chrono::milliseconds rest,
+                               ops::Provider provider)
     : what_(std::move(what)), rest_(rest), provider_(provider) {}
 
 Status CircuitBreaker::Admit() {
@@ -20,8 +21,9 @@ Status CircuitBreaker::Admit() {
   const auto left = std::chrono::duration_cast<std::chrono::seconds>(until_ - now).count();
   return Status(Code::kProviderUnavailable,
                 what_ + " failed (" + last_error_ + "); it is rested" +
-                    (state_ == State::kProbing ? std::string(" while one call tries it again")
-                                               : " for " + std::to_string(std::max<int64_t>(left, 1)) + " s more"));
+                    (state_ == State::kProbing
+                         ? std::string(" while one call tries it again")
+                         : " for " + std::to_string(std::max<int64_t>(left, 1)) + " s more"));
 }
 
 void CircuitBreaker::Record(const Status& outcome) {
@@ -33,8 +35,9 @@ void CircuitBreaker::Record(const Status& outcome) {
     return;
   }
   if (state_ == State::kClosed)
-    std::cerr << "powercontext: warning: " << what_ << " failed (" << outcome.message() << "); skipping it for "
-              << rest_.count() << " ms (writes keep their vectors missing for the backfill)" << std::endl;
+    std::cerr << "powercontext: warning: " << what_ << " failed (" << outcome.message()
+              << "); skipping it for " << rest_.count()
+              << " ms (writes keep their vectors missing for the backfill)" << std::endl;
   state_ = State::kOpen;
   until_ = Clock::now() + rest_;
   last_error_ = outcome.message();
@@ -46,7 +49,8 @@ std::string CircuitBreaker::Resting() const {
   return what_ + " failed moments ago (" + last_error_ + "); it is rested and tried again shortly";
 }
 
-ResilientEmbedder::ResilientEmbedder(std::unique_ptr<Embedder> inner, std::chrono::milliseconds rest)
+ResilientEmbedder::ResilientEmbedder(std::unique_ptr<Embedder> inner,
+                                     std::chrono::milliseconds rest)
     : inner_(std::move(inner)), breaker_("embedding endpoint", rest, ops::Provider::kEmbed) {}
 
 std::string ResilientEmbedder::Unavailable() const {
@@ -54,16 +58,18 @@ std::string ResilientEmbedder::Unavailable() const {
   return resting.empty() ? inner_->Unavailable() : resting;
 }
 
-Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vector<std::string>& texts) {
+Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(
+    const std::vector<std::string>& texts) {
   return breaker_.Through([&] { return inner_->Embed(texts); });
 }
 
-Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(const std::vector<std::string>& texts,
-                                                                 ModelUsage& usage) {
+Result<std::vector<std::vector<float>>> ResilientEmbedder::Embed(
+    const std::vector<std::string>& texts, ModelUsage& usage) {
   return breaker_.Through([&] { return inner_->Embed(texts, usage); });
 }
 
-ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest)
+ResilientReranker::ResilientReranker(std::unique_ptr<Reranker> inner,
+                                     std::chrono::milliseconds rest)
     : inner_(std::move(inner)), breaker_("rerank endpoint", rest, ops::Provider::kRerank) {}
 
 Result<std::vector<double>> ResilientReranker::Score(const std::string& query,

@@ -65,7 +65,9 @@ class ResilientEmbedder final : public Embedder {
   std::string Unavailable() const override;
   double convex_fusion_weight() const override { return inner_->convex_fusion_weight(); }
   // "unavailable" while resting after a failure (without asking the endpoint), else the inner's.
-  std::string Probe() override { return breaker_.Resting().empty() ? inner_->Probe() : "unavailable"; }
+  std::string Probe() override {
+    return breaker_.Resting().empty() ? inner_->Probe() : "unavailable";
+  }
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override;
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts,
                                                 ModelUsage& usage) override;
@@ -78,7 +80,8 @@ class ResilientEmbedder final : public Embedder {
 class ResilientReranker final : public Reranker {
  public:
   ResilientReranker(std::unique_ptr<Reranker> inner, std::chrono::milliseconds rest);
-  Result<std::vector<double>> Score(const std::string& query, const std::vector<std::string>& texts) override;
+  Result<std::vector<double>> Score(const std::string& query,
+                                    const std::vector<std::string>& texts) override;
 
  private:
   std::unique_ptr<Reranker> inner_;

@@ -50,7 +50,8 @@ Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const float* rows,
   insert(std::min<size_t>(1, members.size()));
   if (failed.empty()) next = std::min<size_t>(1, members.size());
   std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads && members.size() > 1; ++t) helpers.emplace_back(insert, members.size());
+  for (size_t t = 1; t < threads && members.size() > 1; ++t)
+    helpers.emplace_back(insert, members.size());
   insert(members.size());
   for (std::thread& h : helpers) h.join();
   if (!failed.empty()) return Internal("ann build failed: " + failed);

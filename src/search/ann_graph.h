@@ -38,7 +38,8 @@ class AnnGraph {
   // true, checked between rows.
   static Result<std::unique_ptr<AnnGraph>> Build(size_t dim, const float* rows,
                                                  std::vector<Member> members,
-                                                 const std::atomic<bool>* stop = nullptr, size_t threads = 1);
+                                                 const std::atomic<bool>* stop = nullptr,
+                                                 size_t threads = 1);
   // Reads a graph written by Save; an error when the file is missing, damaged or of another
   // dimension.
   static Result<std::unique_ptr<AnnGraph>> Load(const std::string& path, size_t dim);

@@ -22,8 +22,8 @@ EntityGraph::EntityGraph(const std::vector<GraphEdge>& edges) {
   for (const GraphEdge& e : edges) Add(e.subject_key, e.object_key, e.entry_id, e.entry_version_id);
 }
 
-void EntityGraph::Add(const std::string& subject_key, const std::string& object_key, const std::string& entry_id,
-                      const std::string& entry_version_id) {
+void EntityGraph::Add(const std::string& subject_key, const std::string& object_key,
+                      const std::string& entry_id, const std::string& entry_version_id) {
   auto entity = [&](const std::string& key) {
     auto [it, added] = entity_index_.emplace(key, entities_.size());
     if (added) {
@@ -55,10 +55,12 @@ EntityGraph EntityGraph::Changed(const std::vector<std::string>& removed_version
     std::unordered_set<std::string> gone(removed_versions.begin(), removed_versions.end());
     for (const Edge& e : edges_) {
       const auto& [entry_id, version_id] = versions_[e.version];
-      if (!gone.count(version_id)) out.Add(entities_[e.subject], entities_[e.object], entry_id, version_id);
+      if (!gone.count(version_id))
+        out.Add(entities_[e.subject], entities_[e.object], entry_id, version_id);
     }
   }
-  for (const GraphEdge& e : added) out.Add(e.subject_key, e.object_key, e.entry_id, e.entry_version_id);
+  for (const GraphEdge& e : added)
+    out.Add(e.subject_key, e.object_key, e.entry_id, e.entry_version_id);
   return out;
 }
 
@@ -75,11 +77,13 @@ std::vector<std::string> EntityGraph::NamedEntities(std::string_view query) cons
   return out;
 }
 
-std::vector<EntityGraph::Hit> EntityGraph::Search(std::string_view query, int hops, size_t limit) const {
+std::vector<EntityGraph::Hit> EntityGraph::Search(std::string_view query, int hops,
+                                                  size_t limit) const {
   constexpr int kUnreached = std::numeric_limits<int>::max();
   const std::vector<size_t> named = Named(FoldForMatch(query));
   if (named.empty() || limit == 0) return {};
-  std::vector<int> entity_hops(entities_.size(), kUnreached), version_hops(versions_.size(), kUnreached);
+  std::vector<int> entity_hops(entities_.size(), kUnreached),
+      version_hops(versions_.size(), kUnreached);
   std::vector<int> version_named(versions_.size(), 0);
   std::vector<size_t> frontier = named;
   for (size_t e : named) entity_hops[e] = 0;

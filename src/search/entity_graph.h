@@ -25,7 +25,8 @@ class EntityGraph {
   // The next revision's graph from this one and what changed between them (ReadTxn::GraphDelta):
   // the edges of `removed_versions` leave, `added` join. Costs the graph's size in memory, not a
   // read of every edge from the store.
-  EntityGraph Changed(const std::vector<std::string>& removed_versions, const std::vector<GraphEdge>& added) const;
+  EntityGraph Changed(const std::vector<std::string>& removed_versions,
+                      const std::vector<GraphEdge>& added) const;
   // Whether any of `versions` has an edge here (if none has and nothing is added, a change leaves
   // the graph as it is).
   bool HasAnyVersion(const std::vector<std::string>& versions) const;
@@ -35,9 +36,9 @@ class EntityGraph {
 
   struct Hit {
     std::string entry_id, entry_version_id;
-    int hops = 0;       // 1: an edge of the entry touches an entity the query names
-    int named = 0;      // how many entities the query names its edges touch
-    double score = 0;   // in (0, 1): 1 / (hops + 1 / (1 + named))
+    int hops = 0;      // 1: an edge of the entry touches an entity the query names
+    int named = 0;     // how many entities the query names its edges touch
+    double score = 0;  // in (0, 1): 1 / (hops + 1 / (1 + named))
   };
   // The entities whose name occurs in the query (case- and width-folded; ASCII names as whole
   // words), then breadth first over edges: an entry is at hop h when one of its edges touches an
@@ -50,15 +51,15 @@ class EntityGraph {
   struct Edge {
     size_t subject, object, version;
   };
-  std::vector<std::string> entities_;                        // keys
-  std::unordered_map<std::string, size_t> entity_index_;     // key → entities_
-  std::vector<std::vector<size_t>> edges_of_;                // entity → edges_
+  std::vector<std::string> entities_;                     // keys
+  std::unordered_map<std::string, size_t> entity_index_;  // key → entities_
+  std::vector<std::vector<size_t>> edges_of_;             // entity → edges_
   std::vector<Edge> edges_;
   std::vector<std::pair<std::string, std::string>> versions_;  // entry_id, entry_version_id
   std::unordered_map<std::string, size_t> version_index_;      // entry_version_id → versions_
 
-  void Add(const std::string& subject_key, const std::string& object_key, const std::string& entry_id,
-           const std::string& entry_version_id);
+  void Add(const std::string& subject_key, const std::string& object_key,
+           const std::string& entry_id, const std::string& entry_version_id);
   std::vector<size_t> Named(const std::string& folded_query) const;
 };
 

@@ -18,7 +18,8 @@ std::set<std::string> TopicTerms(std::string_view text, size_t min_word_bytes) {
       continue;
     }
     for (size_t i = 0; i + 1 < u.chars.size(); ++i)
-      if (!IsFunctionChar(u.chars[i]) && !IsFunctionChar(u.chars[i + 1])) out.insert(u.chars[i] + u.chars[i + 1]);
+      if (!IsFunctionChar(u.chars[i]) && !IsFunctionChar(u.chars[i + 1]))
+        out.insert(u.chars[i] + u.chars[i + 1]);
   }
   return out;
 }
@@ -40,7 +41,8 @@ std::vector<std::string> FeedbackTerms(const TextQuery& query, const std::vector
   std::map<std::string, double> weight;
   for (size_t i = 0; i < k; ++i) {
     if (terms[i].empty()) continue;
-    const double doc_share = total > 0 ? std::max(0.0, pool[i].score) / total : 1.0 / static_cast<double>(k);
+    const double doc_share =
+        total > 0 ? std::max(0.0, pool[i].score) / total : 1.0 / static_cast<double>(k);
     for (const std::string& t : terms[i])
       if (!own.count(t)) weight[t] += doc_share / static_cast<double>(terms[i].size());
   }

@@ -13,15 +13,15 @@ namespace pc {
 
 // Tuned on the dev splits of MADial-Bench and MemoryBank (docs/quality.md).
 struct FeedbackOptions {
-  int docs = 5;             // k: the first pass's best hits that vote for terms
-  int terms = 8;            // m: expansion terms searched in the second pass
-  double keep = 0.5;        // λ: the first pass's share of a hit's score (RM3's interpolation)
-  int pool = 30;            // first-pass depth: the hits a term's local rarity is counted over
+  int docs = 5;       // k: the first pass's best hits that vote for terms
+  int terms = 8;      // m: expansion terms searched in the second pass
+  double keep = 0.5;  // λ: the first pass's share of a hit's score (RM3's interpolation)
+  int pool = 30;      // first-pass depth: the hits a term's local rarity is counted over
   // Only a query of at most this many phrases is expanded: a long one (a whole dialogue) already
   // holds its topic's words, and expansion only adds noise to it (MADial dev: −0.01 to −0.05).
   int max_query_phrases = 32;
-  int lenders = 3;          // the best hits that lend to the entries written next to them
-  double lend = 0.3;        // the share of a lender's score its neighbours get
+  int lenders = 3;    // the best hits that lend to the entries written next to them
+  double lend = 0.3;  // the share of a lender's score its neighbours get
 };
 
 // A text's distinct topic terms: its words of at least `min_word_bytes` bytes that are not stop

@@ -55,7 +55,8 @@ std::vector<FusedItem> FuseRrf(const std::vector<std::string>& first,
 }
 
 std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, double>>& text,
-                                  const std::vector<std::pair<std::string, double>>& vector, double weight) {
+                                  const std::vector<std::pair<std::string, double>>& vector,
+                                  double weight) {
   std::unordered_map<std::string, size_t> index;
   std::vector<FusedMany> items;
   std::vector<size_t> text_rank;

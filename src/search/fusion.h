@@ -37,7 +37,8 @@ std::vector<FusedMany> FuseRrfMany(const std::vector<std::vector<std::string>>& 
 // adds 0. Bit 0 of `in`:
 // in the text list, bit 1: in the vector list. Ties by the better text rank, then by id.
 std::vector<FusedMany> FuseConvex(const std::vector<std::pair<std::string, double>>& text,
-                                  const std::vector<std::pair<std::string, double>>& vector, double weight);
+                                  const std::vector<std::pair<std::string, double>>& vector,
+                                  double weight);
 
 // RRF over two rankings: score = Σ 1 / (k + rank), rank from 1. Ties are broken by the better
 // rank in the first list, then by id, so the order is deterministic.

@@ -32,7 +32,9 @@ uint64_t Fnv1a(std::string_view s, uint64_t salt) {
   return h;
 }
 
-bool IsCjkToken(const std::string& t) { return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3; }
+bool IsCjkToken(const std::string& t) {
+  return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3;
+}
 
 size_t CharCount(const std::string& s) {
   size_t n = 0;
@@ -57,8 +59,10 @@ std::vector<float> HashEmbedder::EmbedOne(const std::string& text) const {
   for (const Token& t : Tokenize(text, TokenizeMode::kDocument)) {
     if (IsCjkToken(t.text)) {
       size_t chars = CharCount(t.text);
-      if (chars == 1 && !IsFunctionChar(t.text)) add(t.text, 1, kCharWeight);
-      else if (chars == 2) add(t.text, 2, kBigramWeight);
+      if (chars == 1 && !IsFunctionChar(t.text))
+        add(t.text, 1, kCharWeight);
+      else if (chars == 2)
+        add(t.text, 2, kBigramWeight);
       continue;
     }
     if (t.colocated || IsStopWord(t.text)) continue;  // whole identifiers repeat their parts

@@ -38,7 +38,9 @@ void PutU32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-bool IsCjkToken(const std::string& t) { return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3; }
+bool IsCjkToken(const std::string& t) {
+  return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3;
+}
 
 }  // namespace
 
@@ -48,11 +50,13 @@ std::string DefaultStaticVectorsFile() {
   return in ? package : "/usr/local/share/powercontext/wink-sg-100d.pcwv";
 }
 
-Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path, bool remove_mean,
-                                                             int remove_components) {
+Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path,
+                                                               bool remove_mean,
+                                                               int remove_components) {
   const std::string what = "word vectors " + path + ": ";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(what + "cannot open (install them with scripts/install-deps vectors)");
+  if (!in)
+    return InvalidArgument(what + "cannot open (install them with scripts/install-deps vectors)");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < kHeader + 8 || std::memcmp(p, kMagic, 8) != 0)
@@ -61,11 +65,12 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   if (dim == 0 || dim > 8192) return InvalidArgument(what + "bad dimension " + std::to_string(dim));
   const uint64_t expected = kHeader + words_bytes + count * 4 + count * dim + 8;
   if (bytes.size() != expected)
-    return InvalidArgument(what + "truncated or padded: " + std::to_string(bytes.size()) + " bytes, the header says " +
-                           std::to_string(expected));
+    return InvalidArgument(what + "truncated or padded: " + std::to_string(bytes.size()) +
+                           " bytes, the header says " + std::to_string(expected));
   uint64_t stored = 0;
   for (int i = 7; i >= 0; --i) stored = stored << 8 | p[bytes.size() - 8 + i];
-  if (Fnv1a64(p, bytes.size() - 8) != stored) return InvalidArgument(what + "checksum mismatch (a corrupt file)");
+  if (Fnv1a64(p, bytes.size() - 8) != stored)
+    return InvalidArgument(what + "checksum mismatch (a corrupt file)");
 
   if (count == 0) return InvalidArgument(what + "holds no words");
   auto v = std::make_shared<StaticVectors>();
@@ -76,14 +81,15 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   size_t at = kHeader, end = kHeader + words_bytes;
   while (at < end) {
     size_t nl = bytes.find('\n', at);
-    if (nl == std::string::npos || nl >= end) return InvalidArgument(what + "word list not ended by a newline");
+    if (nl == std::string::npos || nl >= end)
+      return InvalidArgument(what + "word list not ended by a newline");
     v->index.emplace(bytes.substr(at, nl - at), static_cast<int>(v->words.size()));
     v->words.push_back(bytes.substr(at, nl - at));
     at = nl + 1;
   }
   if (v->words.size() != count)
-    return InvalidArgument(what + "holds " + std::to_string(v->words.size()) + " words, the header says " +
-                           std::to_string(count));
+    return InvalidArgument(what + "holds " + std::to_string(v->words.size()) +
+                           " words, the header says " + std::to_string(count));
   const unsigned char* scales = p + end;
   const auto* q = reinterpret_cast<const int8_t*>(p + end + count * 4);
   v->data.resize(count * dim);
@@ -96,13 +102,15 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
     for (uint64_t d = 0; d < dim; ++d) v->data[r * dim + d] = q[r * dim + d] * s;
   }
   // Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
-  // direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads them.
+  // direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads
+  // them.
   if (count > 0 && remove_mean) {
     std::vector<double> mean(dim, 0.0);
     for (uint64_t r = 0; r < count; ++r)
       for (uint64_t d = 0; d < dim; ++d) mean[d] += v->data[r * dim + d];
     for (uint64_t r = 0; r < count; ++r)
-      for (uint64_t d = 0; d < dim; ++d) v->data[r * dim + d] -= static_cast<float>(mean[d] / count);
+      for (uint64_t d = 0; d < dim; ++d)
+        v->data[r * dim + d] -= static_cast<float>(mean[d] / count);
     // ... and the top principal directions of the (centred) vocabulary, found by power iteration.
     const uint64_t rows = std::min<uint64_t>(count, 30000);
     for (int c = 0; c < remove_components; ++c) {
@@ -132,7 +140,8 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
   return std::shared_ptr<const StaticVectors>(std::move(v));
 }
 
-Status WriteStaticVectors(const std::string& path, int dimension, const std::vector<std::string>& words,
+Status WriteStaticVectors(const std::string& path, int dimension,
+                          const std::vector<std::string>& words,
                           const std::vector<std::vector<float>>& rows) {
   std::string out(kMagic, 8), blob, scales, data;
   for (const std::string& w : words) blob += w + "\n";
@@ -144,7 +153,9 @@ Status WriteStaticVectors(const std::string& path, int dimension, const std::vec
     for (float x : row) m = std::max(m, std::fabs(x));
     float s = m > 0 ? m / 127.0f : 1.0f;
     scales.append(reinterpret_cast<const char*>(&s), 4);
-    for (float x : row) data.push_back(static_cast<char>(static_cast<int8_t>(std::lround(std::clamp(x / s, -127.0f, 127.0f)))));
+    for (float x : row)
+      data.push_back(
+          static_cast<char>(static_cast<int8_t>(std::lround(std::clamp(x / s, -127.0f, 127.0f)))));
   }
   out += blob + scales + data;
   uint64_t h = Fnv1a64(reinterpret_cast<const unsigned char*>(out.data()), out.size());
@@ -166,7 +177,8 @@ StaticEmbedder::StaticEmbedder(std::shared_ptr<const StaticVectors> vectors, std
   }
 }
 
-Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& path, StaticEmbedderOptions options) {
+Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& path,
+                                                             StaticEmbedderOptions options) {
   PC_ASSIGN_OR_RETURN(std::shared_ptr<const StaticVectors> v,
                       LoadStaticVectors(path, true, options.remove_components));
   std::string model = path.substr(path.find_last_of('/') + 1);
@@ -174,7 +186,8 @@ Result<std::unique_ptr<StaticEmbedder>> StaticEmbedder::Open(const std::string& 
   // The profile names the vectors exactly (their file's checksum) and how texts are made from
   // them: stored vectors of another file or other options are then a gap the reindex fills.
   char tag[40];
-  std::snprintf(tag, sizeof tag, "@%08llx-c%d", static_cast<unsigned long long>(v->checksum & 0xffffffffULL),
+  std::snprintf(tag, sizeof tag, "@%08llx-c%d",
+                static_cast<unsigned long long>(v->checksum & 0xffffffffULL),
                 options.remove_components);
   model += tag;
   return std::make_unique<StaticEmbedder>(std::move(v), std::move(model), options);
@@ -201,7 +214,8 @@ std::vector<float> StaticEmbedder::EmbedOne(const std::string& text) const {
   return v;
 }
 
-Result<std::vector<std::vector<float>>> StaticEmbedder::Embed(const std::vector<std::string>& texts) {
+Result<std::vector<std::vector<float>>> StaticEmbedder::Embed(
+    const std::vector<std::string>& texts) {
   std::vector<std::vector<float>> out;
   out.reserve(texts.size());
   for (const std::string& t : texts) out.push_back(EmbedOne(t));

@@ -30,26 +30,28 @@ std::string DefaultStaticVectorsFile();
 
 struct StaticVectors {
   int dimension = 0;
-  std::vector<std::string> words;                 // most frequent first
-  std::unordered_map<std::string, int> index;     // word -> row
-  std::vector<float> data;                        // rows x dimension, dequantized
-  uint64_t checksum = 0;                          // the file's, so a profile names its vectors
+  std::vector<std::string> words;              // most frequent first
+  std::unordered_map<std::string, int> index;  // word -> row
+  std::vector<float> data;                     // rows x dimension, dequantized
+  uint64_t checksum = 0;                       // the file's, so a profile names its vectors
 };
 
 // Reads and checks a vector file: InvalidArgument naming the file and what is wrong when it is
 // missing, truncated, of another format or fails its checksum. `remove_mean` takes the
 // vocabulary's mean vector away from every word's.
 // `remove_components` (with remove_mean) also takes away that many top principal directions.
-Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path, bool remove_mean = true,
-                                                             int remove_components = 0);
+Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string& path,
+                                                               bool remove_mean = true,
+                                                               int remove_components = 0);
 
 // Writes `vectors` in the format above (quantized to int8 per row): for tests and tools.
-Status WriteStaticVectors(const std::string& path, int dimension, const std::vector<std::string>& words,
+Status WriteStaticVectors(const std::string& path, int dimension,
+                          const std::vector<std::string>& words,
                           const std::vector<std::vector<float>>& rows);
 
 struct StaticEmbedderOptions {
-  double sif_a = 1e-3;          // SIF's a: smaller weighs frequent words down harder
-  int remove_components = 6;    // top principal directions of the vocabulary taken away
+  double sif_a = 1e-3;                // SIF's a: smaller weighs frequent words down harder
+  int remove_components = 6;          // top principal directions of the vocabulary taken away
   double convex_fusion_weight = 1.0;  // hybrid's fusion (Embedder::convex_fusion_weight)
 };
 
@@ -58,7 +60,8 @@ class StaticEmbedder final : public Embedder {
   // `model` names the vectors in the profile (e.g. "wink-sg-100d").
   StaticEmbedder(std::shared_ptr<const StaticVectors> vectors, std::string model,
                  StaticEmbedderOptions options = {});
-  static Result<std::unique_ptr<StaticEmbedder>> Open(const std::string& path, StaticEmbedderOptions options = {});
+  static Result<std::unique_ptr<StaticEmbedder>> Open(const std::string& path,
+                                                      StaticEmbedderOptions options = {});
   double convex_fusion_weight() const override { return options_.convex_fusion_weight; }
 
   EmbeddingProfile profile() const override { return profile_; }

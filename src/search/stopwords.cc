@@ -16,12 +16,13 @@ bool IsFunctionChar(const std::string& c) {
 // English function words, for the same reason. A query made only of them still searches them.
 bool IsStopWord(const std::string& w) {
   static const std::unordered_set<std::string> kWords = {
-      "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "for", "with",
-      "by", "from", "as", "is", "are", "was", "were", "be", "been", "am", "do", "does", "did",
-      "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "my", "your",
-      "his", "its", "our", "their", "this", "that", "these", "those", "so", "not", "no", "can",
-      "will", "would", "could", "should", "have", "has", "had", "what", "how", "there", "here",
-      "just", "too", "very", "oh", "s", "t", "m", "re", "ll", "ve", "d"};
+      "a",     "an",     "the",  "and",   "or",    "but",  "if",  "of",    "to",   "in",   "on",
+      "at",    "for",    "with", "by",    "from",  "as",   "is",  "are",   "was",  "were", "be",
+      "been",  "am",     "do",   "does",  "did",   "i",    "you", "he",    "she",  "it",   "we",
+      "they",  "me",     "him",  "her",   "us",    "them", "my",  "your",  "his",  "its",  "our",
+      "their", "this",   "that", "these", "those", "so",   "not", "no",    "can",  "will", "would",
+      "could", "should", "have", "has",   "had",   "what", "how", "there", "here", "just", "too",
+      "very",  "oh",     "s",    "t",     "m",     "re",   "ll",  "ve",    "d"};
   return kWords.count(w) > 0;
 }
 

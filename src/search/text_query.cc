@@ -29,7 +29,8 @@ TextQuery BuildTextQuery(std::string_view query) {
   }
   if (out.phrases.empty()) {  // nothing but function words: search them after all
     for (QueryUnit& u : QueryUnits(query))
-      if (u.kind == UnitKind::kWord && seen.insert(u.text).second) out.phrases.push_back(u.text);
+      if (u.kind == UnitKind::kWord && seen.insert(u.text).second)
+        out.phrases.push_back(u.text);
       else if (u.kind == UnitKind::kCjk)
         for (const std::string& c : u.chars)
           if (seen.insert(c).second) out.phrases.push_back(c);

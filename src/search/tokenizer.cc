@@ -30,10 +30,17 @@ Cls Classify(int32_t cp) {
   if (IsCjk(cp)) return Cls::kCjk;
   if (IsConnector(cp)) return Cls::kConnector;
   switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
       return Cls::kWord;
     default:
       return Cls::kSep;
@@ -44,9 +51,9 @@ Cls Classify(int32_t cp) {
 struct Char {
   std::string text;  // UTF-8 of the folded code point
   Cls cls;
-  bool upper;        // original was upper/title case (for camelCase splitting)
-  bool lower;        // original was a lower-case letter
-  int start, end;    // byte range of the original character it came from
+  bool upper;      // original was upper/title case (for camelCase splitting)
+  bool lower;      // original was a lower-case letter
+  int start, end;  // byte range of the original character it came from
 };
 
 std::string Encode(int32_t cp) {
@@ -73,19 +80,22 @@ std::vector<Char> Normalize(std::string_view text) {
     bool lower = cat == UTF8PROC_CATEGORY_LL;
     if (cp < 0x80) {  // ASCII fast path
       int32_t folded = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
-      out.push_back(Char{std::string(1, static_cast<char>(folded)), Classify(folded), upper, lower, start, end});
+      out.push_back(Char{std::string(1, static_cast<char>(folded)), Classify(folded), upper, lower,
+                         start, end});
       continue;
     }
     if (IsCjk(cp) && !(cp >= 0xF900 && cp <= 0xFAFF)) {  // already NFKC and caseless
-      out.push_back(Char{std::string(text.substr(static_cast<size_t>(start), static_cast<size_t>(n))),
-                         Cls::kCjk, false, false, start, end});
+      out.push_back(
+          Char{std::string(text.substr(static_cast<size_t>(start), static_cast<size_t>(n))),
+               Cls::kCjk, false, false, start, end});
       continue;
     }
     // NFKC + case folding of this one character (so "ＡＢ" → "ab", "①" → "1", "ﬁ" → "fi").
     utf8proc_uint8_t* mapped = nullptr;
-    utf8proc_ssize_t m = utf8proc_map(base + start, n, &mapped,
-                                      static_cast<utf8proc_option_t>(UTF8PROC_STABLE |
-                                          UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD));
+    utf8proc_ssize_t m =
+        utf8proc_map(base + start, n, &mapped,
+                     static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE |
+                                                    UTF8PROC_COMPAT | UTF8PROC_CASEFOLD));
     if (m < 0) {
       std::free(mapped);
       continue;
@@ -121,10 +131,13 @@ std::vector<Segment> Segments(const std::vector<Char>& chars) {
     } else if (chars[i].cls == Cls::kWord) {
       size_t j = i;
       while (j < chars.size()) {
-        if (chars[j].cls == Cls::kWord) ++j;
+        if (chars[j].cls == Cls::kWord)
+          ++j;
         else if (chars[j].cls == Cls::kConnector && j + 1 < chars.size() &&
-                 chars[j + 1].cls == Cls::kWord) ++j;
-        else break;
+                 chars[j + 1].cls == Cls::kWord)
+          ++j;
+        else
+          break;
       }
       out.push_back({false, i, j});
       i = j;
@@ -140,7 +153,9 @@ std::vector<Segment> Segments(const std::vector<Char>& chars) {
 std::vector<std::pair<size_t, size_t>> Parts(const std::vector<Char>& c, const Segment& s) {
   std::vector<std::pair<size_t, size_t>> parts;
   size_t start = s.begin;
-  auto is_digit = [&](size_t k) { return c[k].text.size() == 1 && c[k].text[0] >= '0' && c[k].text[0] <= '9'; };
+  auto is_digit = [&](size_t k) {
+    return c[k].text.size() == 1 && c[k].text[0] >= '0' && c[k].text[0] <= '9';
+  };
   for (size_t k = s.begin; k < s.end; ++k) {
     if (c[k].cls == Cls::kConnector) {
       if (k > start) parts.push_back({start, k});

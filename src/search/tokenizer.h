@@ -19,8 +19,8 @@ namespace pc {
 enum class TokenizeMode { kDocument, kQuery };
 
 struct Token {
-  std::string text;        // normalized, case-folded
-  int start = 0;           // byte offsets into the original text
+  std::string text;  // normalized, case-folded
+  int start = 0;     // byte offsets into the original text
   int end = 0;
   bool colocated = false;  // at the same position as the previous token
 };
@@ -33,8 +33,8 @@ std::vector<Token> Tokenize(std::string_view text, TokenizeMode mode);
 enum class UnitKind { kWord, kCjk };
 struct QueryUnit {
   UnitKind kind;
-  std::string text;                 // normalized
-  std::vector<std::string> chars;   // kCjk: the run's characters
+  std::string text;                // normalized
+  std::vector<std::string> chars;  // kCjk: the run's characters
 };
 std::vector<QueryUnit> QueryUnits(std::string_view query);
 

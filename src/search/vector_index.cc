@@ -151,7 +151,8 @@ std::vector<VectorIndex::Hit> VectorIndex::NearestExact(const std::vector<float>
     rough.reserve(state_.size());
     for (size_t row = 0; row < state_.size(); ++row)
       if (wanted(row))
-        rough.push_back({static_cast<float>(DotInt8(q.data(), &codes_[row * dim_], dim_)) * scales_[row], row});
+        rough.push_back(
+            {static_cast<float>(DotInt8(q.data(), &codes_[row * dim_], dim_)) * scales_[row], row});
     size_t keep = std::min(want, rough.size());
     std::nth_element(rough.begin(), rough.begin() + static_cast<std::ptrdiff_t>(keep), rough.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -176,7 +177,8 @@ std::vector<VectorIndex::Hit> VectorIndex::Rank(const std::vector<float>& query,
     if (a.first != b.first) return a.first > b.first;
     return version_ids_[a.second] < version_ids_[b.second];
   };
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(), better);
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep),
+                    scored.end(), better);
   std::vector<Hit> out;
   for (size_t i = 0; i < keep; ++i) {
     size_t row = scored[i].second;

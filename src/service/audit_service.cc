@@ -1,7 +1,6 @@
 #include "service/audit_service.h"
 
 #include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "auth/request_context.h"
@@ -51,12 +50,13 @@ Result<AuditPage> AuditService::List(const AuditListRequest& r) {
   return out;
 }
 
-void AuditService::RecordDenied(std::string_view operation, int http_status, const std::string& reason) {
+void AuditService::RecordDenied(std::string_view operation, int http_status,
+                                const std::string& reason) {
   const RequestContext& rc = CurrentRequest();
   nlohmann::json targets{{"status", http_status}};
   if (!reason.empty()) targets["reason"] = reason;
-  AuditRecord row{0, NowMillis(), rc.principal->name, std::string(operation), "", targets.dump(), "denied",
-                  rc.request_id};
+  AuditRecord row{0,  NowMillis(),    rc.principal->name, std::string(operation),
+                  "", targets.dump(), "denied",           rc.request_id};
   std::lock_guard<std::mutex> lock(mu_);
   if (queued_.size() >= kMaxQueued) {
     ++dropped_;
@@ -75,7 +75,8 @@ void AuditService::Flush() {
   }
   if (dropped > 0)
     rows.push_back(AuditRecord{0, NowMillis(), "system", "audit", "",
-                               "{\"dropped_denials\": " + std::to_string(dropped) + "}", "dropped", ""});
+                               "{\"dropped_denials\": " + std::to_string(dropped) + "}", "dropped",
+                               ""});
   if (rows.empty()) return;
   Status written = store_.Write([&](WriteTxn& txn) -> Status {
     for (const AuditRecord& row : rows) PC_RETURN_IF_ERROR(txn.AppendAudit(row));
@@ -87,7 +88,8 @@ void AuditService::Flush() {
   }
 }
 
-Result<int64_t> AuditService::Prune(const AuditRetention& r, int64_t now_ms, const std::atomic<bool>* stop) {
+Result<int64_t> AuditService::Prune(const AuditRetention& r, int64_t now_ms,
+                                    const std::atomic<bool>* stop) {
   constexpr int64_t kDayMs = 86400000;
   if (r.days < 0 || r.denied_days < 0 || r.denied_max_rows < 0 || r.batch_rows < 1)
     return InvalidArgument("audit retention values are 0 or more, and the batch at least 1 row");
@@ -96,7 +98,8 @@ Result<int64_t> AuditService::Prune(const AuditRetention& r, int64_t now_ms, con
   prune.denied_before_ms = r.denied_days > 0 ? now_ms - r.denied_days * kDayMs : 0;
   prune.denied_keep = r.denied_max_rows;
   prune.limit = r.batch_rows;
-  if (prune.before_ms == 0 && prune.denied_before_ms == 0 && prune.denied_keep == 0) return int64_t{0};
+  if (prune.before_ms == 0 && prune.denied_before_ms == 0 && prune.denied_keep == 0)
+    return int64_t{0};
   int64_t total = 0;
   while (!(stop && stop->load())) {
     int64_t deleted = 0;

@@ -38,10 +38,10 @@ struct AuditPage {
 // audit_denied_max_rows; docs/security.md). Refused requests' rows come at up to 200 a second
 // (~17 million a day, ~4 GB), so they have a shorter age and a cap of their own.
 struct AuditRetention {
-  int64_t days = 90;                   // every row (0: kept for ever)
-  int64_t denied_days = 7;             // refused requests' rows (0: as every row)
-  int64_t denied_max_rows = 1000000;   // refused requests' rows, newest kept (0: no cap)
-  int64_t batch_rows = 1000;           // rows deleted per write transaction
+  int64_t days = 90;                  // every row (0: kept for ever)
+  int64_t denied_days = 7;            // refused requests' rows (0: as every row)
+  int64_t denied_max_rows = 1000000;  // refused requests' rows, newest kept (0: no cap)
+  int64_t batch_rows = 1000;          // rows deleted per write transaction
 };
 
 class AuditService {
@@ -59,7 +59,8 @@ class AuditService {
   // Deletes what `retention` no longer keeps as of `now_ms`, in write transactions of at most
   // batch_rows rows each (other writes go between them), until nothing is left to delete or
   // *stop is set; returns how many rows went. A failed batch stops the pass (the next one resumes).
-  Result<int64_t> Prune(const AuditRetention& retention, int64_t now_ms, const std::atomic<bool>* stop = nullptr);
+  Result<int64_t> Prune(const AuditRetention& retention, int64_t now_ms,
+                        const std::atomic<bool>* stop = nullptr);
 
  private:
   void Loop();

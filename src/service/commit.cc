@@ -6,7 +6,8 @@ namespace pc {
 
 Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std::string& actor,
                                 const std::string& reason, const std::vector<std::string>& lineage,
-                                std::vector<OneChange>& changes, const std::vector<GraphEdge>& edges) {
+                                std::vector<OneChange>& changes,
+                                const std::vector<GraphEdge>& edges) {
   NewRevision rev;
   rev.info.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision + 1};
   rev.info.actor = actor;
@@ -23,7 +24,8 @@ Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std
       if (change.vector) rev.vectors[v.entry_version_id] = *change.vector;  // copied: may run again
     }
     if (!change.vector_profile.empty()) rev.vector_profile = change.vector_profile;
-    rev.info.changes.push_back(Change{change.op, v.entry_id, change.from_version_id, v.entry_version_id});
+    rev.info.changes.push_back(
+        Change{change.op, v.entry_id, change.from_version_id, v.entry_version_id});
     rev.manifest.push_back(ManifestUpdate{v.entry_id, v.entry_version_id, !retire});
   }
   for (GraphEdge e : edges) {
@@ -34,9 +36,9 @@ Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std
   return rev.info.memory;
 }
 
-Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
-                                     const std::string& reason, const OneChange& change,
-                                     const std::vector<GraphEdge>& edges) {
+Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory,
+                                     const std::string& actor, const std::string& reason,
+                                     const OneChange& change, const std::vector<GraphEdge>& edges) {
   std::vector<OneChange> one{change};
   PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, actor, reason, {}, one, edges));
   return ChangeOutcome(ref, one[0]);

@@ -26,15 +26,18 @@ struct OneChange {
 };
 
 // Appends revision head + 1 of `memory` with these changes (each to a different entry),
-// `lineage`, and the graph edges `edges` (each on a version these changes create). Must run inside `txn`. Returns the new revision's ref and fills in each change's
-// version (revision, time). Consumes nothing: a Write callback that calls it may run again.
+// `lineage`, and the graph edges `edges` (each on a version these changes create). Must run inside
+// `txn`. Returns the new revision's ref and fills in each change's version (revision, time).
+// Consumes nothing: a Write callback that calls it may run again.
 Result<MemoryRef> CommitChanges(WriteTxn& txn, const Artifact& memory, const std::string& actor,
                                 const std::string& reason, const std::vector<std::string>& lineage,
-                                std::vector<OneChange>& changes, const std::vector<GraphEdge>& edges = {});
+                                std::vector<OneChange>& changes,
+                                const std::vector<GraphEdge>& edges = {});
 
 // One change, answered as a write (the new version and its citation).
-Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory, const std::string& actor,
-                                     const std::string& reason, const OneChange& change,
+Result<WriteOutcome> CommitOneChange(WriteTxn& txn, const Artifact& memory,
+                                     const std::string& actor, const std::string& reason,
+                                     const OneChange& change,
                                      const std::vector<GraphEdge>& edges = {});
 
 // A committed change (CommitChanges filled it in), answered as a write at revision `ref`: its new

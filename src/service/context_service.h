@@ -22,7 +22,8 @@ struct PrepareRequest {
   SearchMode mode = SearchMode::kAuto;
   bool include_handoff = true;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
-  // Rerank the memory candidates (SearchRequest::rerank) before they are packed: never unless asked.
+  // Rerank the memory candidates (SearchRequest::rerank) before they are packed: never unless
+  // asked.
   bool rerank = false;
 };
 
@@ -30,7 +31,7 @@ struct PreparedContext {
   bool ready = false;   // false: "empty" (nothing fitted, or nothing found)
   std::string content;  // empty when not ready
   std::vector<ContextItem> items;
-  MemoryRef memory;     // the memory revision the memory items cite
+  MemoryRef memory;  // the memory revision the memory items cite
   SearchMode mode_used = SearchMode::kFts;
 };
 

@@ -27,16 +27,19 @@ namespace pc {
 class ReviewService;
 class HandoffService;
 
-inline constexpr int kMaxReviewSources = 200;        // sources one review reads at most (the oldest first)
-inline constexpr size_t kMaxRetireProposals = 20;    // near-duplicate proposals one review makes at most
-inline constexpr size_t kMaxReviewScan = 500;        // changed entries one review compares at most
-inline constexpr const char* kDailyReviewConsumer = "daily_review";  // cursor: the last source reviewed
+inline constexpr int kMaxReviewSources =
+    200;  // sources one review reads at most (the oldest first)
+inline constexpr size_t kMaxRetireProposals =
+    20;                                        // near-duplicate proposals one review makes at most
+inline constexpr size_t kMaxReviewScan = 500;  // changed entries one review compares at most
+inline constexpr const char* kDailyReviewConsumer =
+    "daily_review";  // cursor: the last source reviewed
 
 struct DailyReviewOutcome {
   std::string date;               // YYYY-MM-DD, the server's local time zone
   bool already_reviewed = false;  // this day was reviewed before: nothing was done now
   int64_t sources_reviewed = 0;
-  int64_t cursor = 0;             // the last source position reviewed
+  int64_t cursor = 0;  // the last source position reviewed
   std::vector<std::string> experience_candidates, retire_candidates;
   std::optional<MemoryRef> handoff;  // the handoff revision carrying the tomorrow note
   std::vector<Rejection> rejected;   // what the model answered that was not usable, with reasons
@@ -45,14 +48,16 @@ struct DailyReviewOutcome {
 class DailyReviewService {
  public:
   // `extractor` may be null: Run is then CapabilityUnavailable.
-  DailyReviewService(Store& store, Extractor* extractor, ReviewService& review, HandoffService& handoff)
+  DailyReviewService(Store& store, Extractor* extractor, ReviewService& review,
+                     HandoffService& handoff)
       : store_(store), extractor_(extractor), review_(review), handoff_(handoff) {}
 
   bool available() const { return extractor_ != nullptr; }
   // Reviews the scope's sources after its review cursor that were captured before the end of
   // `date` (empty: today). One review at a time in this process; a review that another process
   // overtook answers Conflict and proposes nothing.
-  Result<DailyReviewOutcome> Run(const std::string& scope_id, const std::string& date, const std::string& actor);
+  Result<DailyReviewOutcome> Run(const std::string& scope_id, const std::string& date,
+                                 const std::string& actor);
   // Whether `date` (empty: today) is unreviewed and the scope has sources after its review cursor.
   Result<bool> Due(const std::string& scope_id, const std::string& date);
 

@@ -21,7 +21,8 @@ class ReviewService;
 struct GenerateExperienceRequest {
   std::string scope_id;
   Evidence evidence;
-  std::optional<MemoryRef> target;  // the Experience head this replaces (also among evidence.artifacts)
+  std::optional<MemoryRef>
+      target;  // the Experience head this replaces (also among evidence.artifacts)
   std::optional<std::string> reason;
 };
 
@@ -39,7 +40,8 @@ class ExperienceGenerator {
   // InvalidArgument for a bad request or evidence the scope does not have, before the model is
   // asked; ArtifactConflict when the target is not (or no longer) its Experience's head; the
   // provider's error (nothing proposed) when the model fails or answers unusably.
-  Result<GeneratedExperience> Generate(const GenerateExperienceRequest& req, const std::string& actor);
+  Result<GeneratedExperience> Generate(const GenerateExperienceRequest& req,
+                                       const std::string& actor);
 
  private:
   Store& store_;

@@ -40,7 +40,8 @@ std::string EncodeFlushRecord(const FlushRecord& record) {
       ++omitted;
       continue;
     }
-    rejected.push_back({{"candidate", CutUtf8(r.candidate_json, kMaxRecordedCandidateBytes)}, {"reason", r.reason}});
+    rejected.push_back({{"candidate", CutUtf8(r.candidate_json, kMaxRecordedCandidateBytes)},
+                        {"reason", r.reason}});
   }
   Json j{{"format", kFormat},
          {"at_ms", record.at_ms},
@@ -62,7 +63,8 @@ std::string EncodeFlushRecord(const FlushRecord& record) {
 
 Result<FlushRecord> DecodeFlushRecord(std::string_view text) {
   Result<Json> parsed = ParseJson(text);
-  if (!parsed.ok()) return Internal("a last-flush record that does not parse: " + parsed.status().message());
+  if (!parsed.ok())
+    return Internal("a last-flush record that does not parse: " + parsed.status().message());
   const Json& j = *parsed;
   try {
     if (j.at("format") != kFormat)
@@ -85,13 +87,15 @@ Result<FlushRecord> DecodeFlushRecord(std::string_view text) {
       fc.change.op = *op;
       fc.change.entry_id = c.at("entry_id").get<std::string>();
       fc.change.to_version_id = c.at("to_version_id").get<std::string>();
-      if (c.contains("from_version_id")) fc.change.from_version_id = c.at("from_version_id").get<std::string>();
+      if (c.contains("from_version_id"))
+        fc.change.from_version_id = c.at("from_version_id").get<std::string>();
       fc.citation = Citation{RefFrom(c.at("memory")), fc.change.entry_id, fc.change.to_version_id};
       o.changes.push_back(std::move(fc));
     }
     o.candidates = j.at("candidates").get<std::vector<std::string>>();
     for (const Json& x : j.at("rejected"))
-      o.rejected.push_back({x.at("candidate").get<std::string>(), x.at("reason").get<std::string>()});
+      o.rejected.push_back(
+          {x.at("candidate").get<std::string>(), x.at("reason").get<std::string>()});
     return r;
   } catch (const Json::exception& e) {
     return Internal(std::string("a last-flush record that does not read: ") + e.what());

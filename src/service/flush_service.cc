@@ -1,14 +1,10 @@
 #include "service/flush_service.h"
 
-#include "auth/request_context.h"
-#include "service/flush_record.h"
-
-#include "service/write_gates.h"
-
 #include <algorithm>
 #include <chrono>
 #include <set>
 
+#include "auth/request_context.h"
 #include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
@@ -19,8 +15,10 @@
 #include "search/entity_graph.h"
 #include "search/text_query.h"
 #include "service/commit.h"
+#include "service/flush_record.h"
 #include "service/usage_log.h"
 #include "service/validation.h"
+#include "service/write_gates.h"
 
 namespace pc {
 
@@ -42,15 +40,17 @@ constexpr size_t kRelevanceQueryBytes = 4096;
 constexpr size_t kRelevanceQueryPhrases = 64;
 
 Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& memory,
-                                               const std::vector<Source>& usable) {
+                                                const std::vector<Source>& usable) {
   if (memory.head_revision == 0) return std::vector<ManifestItem>{};
-  PC_ASSIGN_OR_RETURN(auto all, txn.ListManifest(memory.artifact_id, memory.head_revision, false, "",
-                                                 static_cast<int>(kMaxPromptEntries) + 1));
+  PC_ASSIGN_OR_RETURN(auto all, txn.ListManifest(memory.artifact_id, memory.head_revision, false,
+                                                 "", static_cast<int>(kMaxPromptEntries) + 1));
   if (all.size() <= kMaxPromptEntries) return all;
   std::string text;
   for (const Source& s : usable) {
     if (text.size() >= kRelevanceQueryBytes) break;
-    text += CutUtf8(s.content, std::min(kRelevanceSnippetBytes, kRelevanceQueryBytes - text.size())) + "\n";
+    text +=
+        CutUtf8(s.content, std::min(kRelevanceSnippetBytes, kRelevanceQueryBytes - text.size())) +
+        "\n";
   }
   TextQuery query = BuildTextQuery(text);
   if (query.phrases.size() > kRelevanceQueryPhrases) query.phrases.resize(kRelevanceQueryPhrases);
@@ -70,16 +70,20 @@ Result<std::vector<ManifestItem>> EntriesToShow(ReadTxn& txn, const Artifact& me
 ops::FlushResult FlushResultOf(const Result<FlushOutcome>& out) {
   if (out.ok()) return out->processed ? ops::FlushResult::kProcessed : ops::FlushResult::kIdle;
   switch (out.status().code()) {
-    case Code::kCapabilityUnavailable: return ops::FlushResult::kUnavailable;
+    case Code::kCapabilityUnavailable:
+      return ops::FlushResult::kUnavailable;
     case Code::kProviderError:
-    case Code::kProviderUnavailable: return ops::FlushResult::kModelFailed;
-    default: return ops::FlushResult::kError;
+    case Code::kProviderUnavailable:
+      return ops::FlushResult::kModelFailed;
+    default:
+      return ops::FlushResult::kError;
   }
 }
 
 std::string Ids(char prefix, const std::vector<size_t>& indexes) {
   std::string out;
-  for (size_t i : indexes) out += (out.empty() ? "" : ", ") + std::string(1, prefix) + std::to_string(i + 1);
+  for (size_t i : indexes)
+    out += (out.empty() ? "" : ", ") + std::string(1, prefix) + std::to_string(i + 1);
   return out;
 }
 
@@ -119,7 +123,8 @@ Result<bool> FlushService::HasPending(const std::string& scope_id) {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
     if (!memory) return Status::Ok();
     const std::string& id = memory->scope_id;
-    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(int64_t cursor,
+                        txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
     PC_ASSIGN_OR_RETURN(int64_t high, txn.SourceHighWatermark(id));
     pending = high > cursor;
     return Status::Ok();
@@ -140,10 +145,11 @@ Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
   Window w;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     if (!extractor_)
-      return Status(Code::kCapabilityUnavailable,
-                    "flush needs an extraction provider and none is configured: set extract_provider "
-                    "to openai (with extract_base_url and extract_model) or to command (with "
-                    "extract_command); sources are kept meanwhile");
+      return Status(
+          Code::kCapabilityUnavailable,
+          "flush needs an extraction provider and none is configured: set extract_provider "
+          "to openai (with extract_base_url and extract_model) or to command (with "
+          "extract_command); sources are kept meanwhile");
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
     if (!memory) return Status::Ok();  // a scope nobody wrote to: idle at 0
     w.memory = std::move(*memory);
@@ -152,7 +158,8 @@ Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
     PC_ASSIGN_OR_RETURN(w.high_watermark, txn.SourceHighWatermark(id));
     w.end = std::min(w.cursor + options_.source_window_limit, w.high_watermark);
     if (w.end <= w.cursor) return Status::Ok();
-    PC_ASSIGN_OR_RETURN(auto window, txn.ListSources(id, w.cursor, static_cast<int>(w.end - w.cursor)));
+    PC_ASSIGN_OR_RETURN(auto window,
+                        txn.ListSources(id, w.cursor, static_cast<int>(w.end - w.cursor)));
     for (Source& s : window)
       if (s.purpose != kPurposeArchive) w.usable.push_back(std::move(s));
     if (w.usable.empty()) return Status::Ok();
@@ -174,23 +181,27 @@ Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
   if (!w.usable.empty()) {  // a window of archive sources only just moves the cursor
     auto started = std::chrono::steady_clock::now();
     auto raw = extractor_->Extract(BuildExtractionRequest(w.usable, w.shown), extraction_usage);
-    model_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    model_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                   .count();
     if (!raw.ok())
-      return Status(raw.status().code(), "extraction failed, nothing was committed and the cursor "
-                                         "stays at " + std::to_string(w.cursor) + ": " +
-                                         raw.status().message());
+      return Status(raw.status().code(),
+                    "extraction failed, nothing was committed and the cursor "
+                    "stays at " +
+                        std::to_string(w.cursor) + ": " + raw.status().message());
     auto parsed = ParseAnswer(*raw, w.usable.size(), w.shown.size(), options_.max_entry_bytes);
     if (!parsed.ok())
-      return Status(parsed.status().code(), "extraction failed, nothing was committed and the "
-                                            "cursor stays at " + std::to_string(w.cursor) + ": " +
-                                            parsed.status().message());
+      return Status(parsed.status().code(),
+                    "extraction failed, nothing was committed and the "
+                    "cursor stays at " +
+                        std::to_string(w.cursor) + ": " + parsed.status().message());
     answer = std::move(parsed).value();
   }
   PC_ASSIGN_OR_RETURN(FlushOutcome out, Commit(scope_id, w, std::move(answer), indexing_usage));
   out.model_ms = model_ms;
-  RecordStatistics(store_, scope_id,
-                   {{UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, extraction_usage},
-                    {UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, indexing_usage}});
+  RecordStatistics(
+      store_, scope_id,
+      {{UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, extraction_usage},
+       {UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, indexing_usage}});
   return out;
 }
 
@@ -202,7 +213,8 @@ struct FlushService::Prepared {
   std::optional<std::vector<float>> vector;
 };
 
-std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::vector<Candidate> valid,
+std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w,
+                                                          std::vector<Candidate> valid,
                                                           std::vector<Rejection>& rejected,
                                                           std::string& profile, ModelUsage& usage) {
   std::vector<Prepared> prepared;
@@ -218,7 +230,8 @@ std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::
   if (embedder_ && !prepared.empty()) {
     std::vector<std::string> texts;
     for (const Prepared& p : prepared) texts.push_back(p.candidate.text);
-    auto vectors = embedder_->Embed(texts, usage);  // on failure the vectors are recorded as missing
+    auto vectors =
+        embedder_->Embed(texts, usage);  // on failure the vectors are recorded as missing
     if (vectors.ok() && vectors->size() == prepared.size())
       for (size_t i = 0; i < prepared.size(); ++i) prepared[i].vector = std::move((*vectors)[i]);
     if (embedder_->profile().dimension > 0) profile = embedder_->profile().Key();
@@ -228,17 +241,17 @@ std::vector<FlushService::Prepared> FlushService::Prepare(const Window& w, std::
 
 // One operation against the memory as it is now (inside the commit's transaction): the change to
 // make, or nothing (with its reason in `late`) when it would change nothing or its entry moved.
-Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, const Window& w,
-                                                                const Artifact& memory, const WritePolicy& policy,
-                                                                const MemoryRef& head, const Prepared& p,
-                                                                const std::string& profile,
-                                                                std::vector<Rejection>& late) {
+Result<std::optional<OneChange>> FlushService::CheckAgainstHead(
+    WriteTxn& txn, const Window& w, const Artifact& memory, const WritePolicy& policy,
+    const MemoryRef& head, const Prepared& p, const std::string& profile,
+    std::vector<Rejection>& late) {
   const Candidate& c = p.candidate;
   auto reject = [&](std::string reason) -> std::optional<OneChange> {
     late.push_back({c.json, std::move(reason)});
     return std::nullopt;
   };
-  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(head.artifact_id, p.hash));
+  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup,
+                      txn.FindActiveByHash(head.artifact_id, p.hash));
   OneChange change{c.op, {}, std::nullopt, profile, p.vector};
   EntryVersion& v = change.version;
   if (c.op == ChangeOp::kRevise) {
@@ -282,14 +295,15 @@ Result<std::optional<OneChange>> FlushService::CheckAgainstHead(WriteTxn& txn, c
 // The window's changes and the cursor's move, in one transaction (DESIGN invariant 8). The
 // callback may run more than once (store.h): it builds everything from `prepared`, consumes
 // nothing, and resets what it fills in.
-Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w, ParsedAnswer answer,
-                                          ModelUsage& usage) {
+Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w,
+                                          ParsedAnswer answer, ModelUsage& usage) {
   FlushOutcome out;
   out.previous_cursor = w.cursor;
   out.high_watermark = w.high_watermark;
   out.rejected = std::move(answer.rejected);
   std::string profile;
-  const std::vector<Prepared> prepared = Prepare(w, std::move(answer.valid), out.rejected, profile, usage);
+  const std::vector<Prepared> prepared =
+      Prepare(w, std::move(answer.valid), out.rejected, profile, usage);
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
   std::vector<GraphTriple> triples;  // with their evidence as source refs
@@ -301,7 +315,8 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     triple_json.push_back(t.json);
   }
 
-  std::vector<Rejection> late;  // rejections found against the store, reset on a retried transaction
+  std::vector<Rejection>
+      late;  // rejections found against the store, reset on a retried transaction
   const std::string actor = CurrentPrincipal().name;  // a group commit may run the write elsewhere
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     late.clear();
@@ -309,7 +324,8 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     out.candidates.clear();  // every result this callback fills in, reset (store.h)
     out.memory.reset();
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    PC_ASSIGN_OR_RETURN(int64_t cursor, txn.GetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(int64_t cursor,
+                        txn.GetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer));
     if (cursor != w.cursor) {  // another process flushed this window meanwhile: nothing to do here
       out.previous_cursor = out.current_cursor = cursor;
       out.processed = false;
@@ -321,10 +337,12 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     std::set<std::string> batch_hashes;
     for (const Prepared& p : prepared) {
       if (batch_hashes.count(p.hash)) {
-        late.push_back({p.candidate.json, "no change: same text as an earlier operation of this answer"});
+        late.push_back(
+            {p.candidate.json, "no change: same text as an earlier operation of this answer"});
         continue;
       }
-      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change, CheckAgainstHead(txn, w, memory, policy, head, p, profile, late));
+      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change,
+                          CheckAgainstHead(txn, w, memory, policy, head, p, profile, late));
       if (!change) continue;
       batch_hashes.insert(p.hash);
       changes.push_back(std::move(*change));
@@ -339,15 +357,18 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
       bool attached = false;
       for (size_t i = 0; i < changes.size(); ++i) {
         const std::vector<std::string>& refs = changes[i].version.source_refs;
-        if (std::none_of(triples[t].evidence.begin(), triples[t].evidence.end(), [&](const std::string& r) {
-              return std::find(refs.begin(), refs.end(), r) != refs.end();
-            }))
+        if (std::none_of(triples[t].evidence.begin(), triples[t].evidence.end(),
+                         [&](const std::string& r) {
+                           return std::find(refs.begin(), refs.end(), r) != refs.end();
+                         }))
           continue;
         triples_of[i].push_back(triples[t]);
         edges.push_back(MakeGraphEdge(triples[t], changes[i].version));
         attached = true;
       }
-      if (!attached) late.push_back({triple_json[t], "triple: no operation kept from its sources to attach it to"});
+      if (!attached)
+        late.push_back(
+            {triple_json[t], "triple: no operation kept from its sources to attach it to"});
     }
     if (policy.extraction_review == ExtractionReview::kReview) {
       // Proposed, not committed (docs/review.md): one pending memory candidate per operation, with
@@ -357,11 +378,16 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
         c.scope_id = memory.scope_id;
         c.candidate_id = NewId(kCandidatePrefix);
         c.family = kMemoryCandidateFamily;
-        MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add", ch.version.kind, ch.version.text,
-                         ch.op == ChangeOp::kRevise ? ch.version.entry_id : "", ch.from_version_id.value_or(""),
-                         ch.version.source_refs, triples_of[static_cast<size_t>(&ch - changes.data())]};
+        MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add",
+                         ch.version.kind,
+                         ch.version.text,
+                         ch.op == ChangeOp::kRevise ? ch.version.entry_id : "",
+                         ch.from_version_id.value_or(""),
+                         ch.version.source_refs,
+                         triples_of[static_cast<size_t>(&ch - changes.data())]};
         for (const std::string& ref : ch.version.source_refs)
-          if (auto parts = ParseSourceRef(ref)) c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
+          if (auto parts = ParseSourceRef(ref))
+            c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
         c.current.version = 1;
         c.current.memory = m;
         if (head.revision > 0) c.current.target = head;  // the memory the model was shown
@@ -374,16 +400,20 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
       changes.clear();
     }
     if (!changes.empty()) {
-      const std::string reason = "flush of sources " + std::to_string(w.cursor + 1) + ".." + std::to_string(w.end);
-      PC_ASSIGN_OR_RETURN(MemoryRef ref, CommitChanges(txn, memory, "extraction:" + extractor_->name(),
-                                                       reason, lineage, changes, edges));
+      const std::string reason =
+          "flush of sources " + std::to_string(w.cursor + 1) + ".." + std::to_string(w.end);
+      PC_ASSIGN_OR_RETURN(MemoryRef ref,
+                          CommitChanges(txn, memory, "extraction:" + extractor_->name(), reason,
+                                        lineage, changes, edges));
       out.memory = ref;
       for (OneChange& ch : changes)
-        out.changes.push_back({Change{ch.op, ch.version.entry_id, ch.from_version_id, ch.version.entry_version_id},
-                               Citation{ref, ch.version.entry_id, ch.version.entry_version_id},
-                               std::move(ch.version)});
+        out.changes.push_back(
+            {Change{ch.op, ch.version.entry_id, ch.from_version_id, ch.version.entry_version_id},
+             Citation{ref, ch.version.entry_id, ch.version.entry_version_id},
+             std::move(ch.version)});
     }
-    PC_RETURN_IF_ERROR(txn.SetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer, w.end));
+    PC_RETURN_IF_ERROR(
+        txn.SetCursor(memory.scope_id, memory.artifact_id, kExtractionConsumer, w.end));
     out.processed = true;
     out.current_cursor = w.end;
     out.processed_source_count = static_cast<int64_t>(w.usable.size());
@@ -407,8 +437,11 @@ Result<std::optional<FlushRecord>> FlushService::Last(const std::string& scope_i
     if (!text) return Status::Ok();
     PC_ASSIGN_OR_RETURN(FlushRecord record, DecodeFlushRecord(*text));
     for (FlushChange& c : record.outcome.changes) {  // versions are immutable: read them back
-      PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v, txn.FindEntryVersion(c.change.to_version_id));
-      if (!v) return Internal("the last flush names a version the store does not have: " + c.change.to_version_id);
+      PC_ASSIGN_OR_RETURN(std::optional<EntryVersion> v,
+                          txn.FindEntryVersion(c.change.to_version_id));
+      if (!v)
+        return Internal("the last flush names a version the store does not have: " +
+                        c.change.to_version_id);
       c.version = std::move(*v);
     }
     last = std::move(record);

@@ -11,12 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "service/write_policy.h"
 #include "common/status.h"
 #include "extract/extractor.h"
 #include "extract/operations.h"
 #include "model/types.h"
 #include "service/commit.h"  // OneChange
+#include "service/write_policy.h"
 #include "store/store.h"
 
 namespace pc {
@@ -100,13 +100,17 @@ class FlushService {
   // Flush without its outcome metric.
   Result<FlushOutcome> FlushWindow(const std::string& scope_id);
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
-                                std::vector<Rejection>& rejected, std::string& profile, ModelUsage& usage);
-  Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w, const Artifact& memory,
-                                                    const WritePolicy& policy, const MemoryRef& head,
-                                                    const Prepared& p, const std::string& profile,
+                                std::vector<Rejection>& rejected, std::string& profile,
+                                ModelUsage& usage);
+  Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w,
+                                                    const Artifact& memory,
+                                                    const WritePolicy& policy,
+                                                    const MemoryRef& head, const Prepared& p,
+                                                    const std::string& profile,
                                                     std::vector<Rejection>& late);
   // `usage` gains what the embedding model reported for the new versions' vectors.
-  Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer, ModelUsage& usage);
+  Result<FlushOutcome> Commit(const std::string& scope_id, Window& w, ParsedAnswer answer,
+                              ModelUsage& usage);
 
   Store& store_;
   Extractor* extractor_;

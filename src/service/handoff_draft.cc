@@ -1,8 +1,7 @@
 #include "service/handoff_draft.h"
 
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -15,7 +14,8 @@ namespace {
 using nlohmann::json;
 
 // The prompt (docs/handoff.md): the objective is the caller's, the model writes the rest.
-constexpr const char* kHandoffPrompt = R"PCPROMPT(You prepare a handoff: the note one working session leaves so the next one can continue.
+constexpr const char* kHandoffPrompt =
+    R"PCPROMPT(You prepare a handoff: the note one working session leaves so the next one can continue.
 
 You are given the caller's OBJECTIVE and a list of EVIDENCE items, each with an id (C1, C2, ...), a kind and its text. Write the handoff from that evidence only.
 
@@ -49,13 +49,14 @@ const std::string& OutputSchema() {
                    {{"text", {{"type", "string"}}}, {"evidence", {{"type", {"string", "null"}}}}}}};
     json next = cited;
     next["type"] = {"object", "null"};
-    return json{{"type", "object"},
-                {"required", {"state", "disposition", "next_action", "omissions"}},
-                {"properties",
-                 {{"state", {{"type", "array"}, {"items", cited}}},
-                  {"disposition", {{"type", "string"}, {"enum", {"continuable", "blocked", "complete"}}}},
-                  {"next_action", next},
-                  {"omissions", {{"type", "array"}, {"items", omission}}}}}}
+    return json{
+        {"type", "object"},
+        {"required", {"state", "disposition", "next_action", "omissions"}},
+        {"properties",
+         {{"state", {{"type", "array"}, {"items", cited}}},
+          {"disposition", {{"type", "string"}, {"enum", {"continuable", "blocked", "complete"}}}},
+          {"next_action", next},
+          {"omissions", {{"type", "array"}, {"items", omission}}}}}}
         .dump();
   }();
   return kSchema;
@@ -82,8 +83,8 @@ Result<size_t> EvidenceIndex(const json& id, size_t shown, const std::string& at
     n = n * 10 + static_cast<size_t>(s[i] - '0');
   }
   if (!ok || n < 1 || n > shown)
-    return Unusable(at + " cites \"" + CutUtf8(s, 40) + "\", which is not one of the evidence ids C1…C" +
-                    std::to_string(shown));
+    return Unusable(at + " cites \"" + CutUtf8(s, 40) +
+                    "\", which is not one of the evidence ids C1…C" + std::to_string(shown));
   return n - 1;
 }
 
@@ -104,7 +105,8 @@ Result<HandoffStatement> Statement(const json& j, const std::vector<ShownEvidenc
 
 }  // namespace
 
-ExtractionRequest BuildHandoffRequest(const std::string& objective, const std::vector<ShownEvidence>& evidence,
+ExtractionRequest BuildHandoffRequest(const std::string& objective,
+                                      const std::vector<ShownEvidence>& evidence,
                                       int64_t max_bytes) {
   json in{{"objective", objective}, {"max_bytes", max_bytes}, {"evidence", json::array()}};
   for (size_t i = 0; i < evidence.size(); ++i)
@@ -123,18 +125,23 @@ Result<HandoffContent> ParseHandoffAnswer(const std::string& answer, const std::
       return Unusable("unknown field \"" + CutUtf8(key, 40) + "\"");
   HandoffContent c;
   c.objective = objective;
-  if (!doc.contains("state") || !doc["state"].is_array()) return Unusable("it has no \"state\" array");
+  if (!doc.contains("state") || !doc["state"].is_array())
+    return Unusable("it has no \"state\" array");
   for (size_t i = 0; i < doc["state"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(HandoffStatement st, Statement(doc["state"][i], evidence, "state[" + std::to_string(i) + "]"));
+    PC_ASSIGN_OR_RETURN(HandoffStatement st,
+                        Statement(doc["state"][i], evidence, "state[" + std::to_string(i) + "]"));
     c.state.push_back(std::move(st));
   }
   const std::string d = doc.contains("disposition") && doc["disposition"].is_string()
-                            ? doc["disposition"].get<std::string>() : "";
+                            ? doc["disposition"].get<std::string>()
+                            : "";
   std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
-  if (!disposition) return Unusable("disposition must be \"continuable\", \"blocked\" or \"complete\"");
+  if (!disposition)
+    return Unusable("disposition must be \"continuable\", \"blocked\" or \"complete\"");
   c.disposition = *disposition;
   if (doc.contains("next_action") && !doc["next_action"].is_null()) {
-    PC_ASSIGN_OR_RETURN(HandoffStatement st, Statement(doc["next_action"], evidence, "next_action"));
+    PC_ASSIGN_OR_RETURN(HandoffStatement st,
+                        Statement(doc["next_action"], evidence, "next_action"));
     c.next_action = std::move(st);
   }
   if (doc.contains("omissions")) {
@@ -146,7 +153,8 @@ Result<HandoffContent> ParseHandoffAnswer(const std::string& answer, const std::
         return Unusable(at + " must be {\"text\": …, \"evidence\": id or null}");
       HandoffOmission om{o["text"].get<std::string>(), std::nullopt};
       if (o.contains("evidence") && !o["evidence"].is_null()) {
-        PC_ASSIGN_OR_RETURN(size_t k, EvidenceIndex(o["evidence"], evidence.size(), at + ".evidence"));
+        PC_ASSIGN_OR_RETURN(size_t k,
+                            EvidenceIndex(o["evidence"], evidence.size(), at + ".evidence"));
         om.citation = evidence[k].citation;
       }
       c.omissions.push_back(std::move(om));
@@ -182,7 +190,8 @@ Result<HandoffContent> FitHandoff(HandoffContent c, int64_t max_bytes) {
       ++cut_state;
     } else {
       return Status(Code::kProviderError, "the model's handoff draft does not fit max_bytes " +
-                                              std::to_string(max_bytes) + " even cut to one state statement");
+                                              std::to_string(max_bytes) +
+                                              " even cut to one state statement");
     }
   }
   return with_note();

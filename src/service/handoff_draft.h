@@ -22,7 +22,8 @@ struct ShownEvidence {
   std::string text;  // cut to kEvidencePromptBytes
 };
 
-ExtractionRequest BuildHandoffRequest(const std::string& objective, const std::vector<ShownEvidence>& evidence,
+ExtractionRequest BuildHandoffRequest(const std::string& objective,
+                                      const std::vector<ShownEvidence>& evidence,
                                       int64_t max_bytes);
 // The draft in the answer, with the caller's objective (never the model's). ProviderError when
 // unusable.

@@ -15,9 +15,9 @@ namespace {
 
 // Bytes a text of kMaxHandoffTextChars characters may take (4 per character at most).
 constexpr size_t kMaxHandoffTextBytes = 4 * kMaxHandoffTextChars;
-constexpr size_t kMaxRefChars = 128;                // ArtifactReference ids and family
-constexpr size_t kActivationWindowSources = 8;      // the boundary and the sources just before it
-constexpr size_t kArtifactPromptEntries = 20;       // a memory revision shown as evidence
+constexpr size_t kMaxRefChars = 128;            // ArtifactReference ids and family
+constexpr size_t kActivationWindowSources = 8;  // the boundary and the sources just before it
+constexpr size_t kArtifactPromptEntries = 20;   // a memory revision shown as evidence
 constexpr size_t kArtifactPromptEntryBytes = 300;
 
 Status FieldError(const std::string& field, const std::string& message) {
@@ -33,7 +33,8 @@ size_t CountChars(std::string_view s) {
 Status CheckClaimText(const std::string& field, const std::string& text) {
   PC_RETURN_IF_ERROR(CheckText(field, text, kMaxHandoffTextBytes));
   if (CountChars(text) > kMaxHandoffTextChars)
-    return FieldError(field, field + " is longer than " + std::to_string(kMaxHandoffTextChars) + " characters");
+    return FieldError(
+        field, field + " is longer than " + std::to_string(kMaxHandoffTextChars) + " characters");
   return Status::Ok();
 }
 
@@ -44,7 +45,8 @@ bool IsRefPart(const std::string& s) {
 
 Status CheckRef(const MemoryRef& r, const std::string& field) {
   if (!IsRefPart(r.family) || !IsRefPart(r.artifact_id))
-    return FieldError(field, field + " needs a family and an artifact_id of 1–128 printable ASCII characters");
+    return FieldError(
+        field, field + " needs a family and an artifact_id of 1–128 printable ASCII characters");
   if (r.revision < 1) return FieldError(field, field + ".revision must be 1 or more");
   return Status::Ok();
 }
@@ -52,7 +54,8 @@ Status CheckRef(const MemoryRef& r, const std::string& field) {
 Status CheckCitation(const HandoffCitation& c, const std::string& field) {
   switch (c.kind) {
     case HandoffCitationKind::kSource:
-      if (c.source_name.empty() || c.source_id.empty() || !IsValidUtf8(c.source_id) || c.source_id.size() > 256)
+      if (c.source_name.empty() || c.source_id.empty() || !IsValidUtf8(c.source_id) ||
+          c.source_id.size() > 256)
         return FieldError(field, field + ".source_ref needs a name and a source_id");
       return Status::Ok();
     case HandoffCitationKind::kArtifact:
@@ -69,10 +72,12 @@ Status CheckCitation(const HandoffCitation& c, const std::string& field) {
 Status CheckStatement(const HandoffStatement& st, const std::string& field) {
   PC_RETURN_IF_ERROR(CheckClaimText(field + ".text", st.text));
   if (st.citations.empty() || st.citations.size() > kMaxHandoffCitations)
-    return FieldError(field + ".citations", field + ".citations must hold 1 to " +
-                                                std::to_string(kMaxHandoffCitations) + " citations");
+    return FieldError(
+        field + ".citations",
+        field + ".citations must hold 1 to " + std::to_string(kMaxHandoffCitations) + " citations");
   for (size_t i = 0; i < st.citations.size(); ++i)
-    PC_RETURN_IF_ERROR(CheckCitation(st.citations[i], field + ".citations[" + std::to_string(i) + "]"));
+    PC_RETURN_IF_ERROR(
+        CheckCitation(st.citations[i], field + ".citations[" + std::to_string(i) + "]"));
   return Status::Ok();
 }
 
@@ -87,16 +92,18 @@ Status CheckEvidenceList(const std::vector<HandoffCitation>& evidence, size_t mi
 
 Status CheckMaxBytes(int64_t max_bytes) {
   if (max_bytes < kMinHandoffBytes || max_bytes > kMaxHandoffBytes)
-    return FieldError("max_bytes", "max_bytes must be " + std::to_string(kMinHandoffBytes) + " to " +
-                                       std::to_string(kMaxHandoffBytes));
+    return FieldError("max_bytes", "max_bytes must be " + std::to_string(kMinHandoffBytes) +
+                                       " to " + std::to_string(kMaxHandoffBytes));
   return Status::Ok();
 }
 
 Status NoExtractor(const char* what) {
-  return Status(Code::kCapabilityUnavailable,
-                std::string(what) + " needs an extraction provider and none is configured: set "
-                "extract_provider to openai (with extract_base_url and extract_model) or to command "
-                "(with extract_command)");
+  return Status(
+      Code::kCapabilityUnavailable,
+      std::string(what) +
+          " needs an extraction provider and none is configured: set "
+          "extract_provider to openai (with extract_base_url and extract_model) or to command "
+          "(with extract_command)");
 }
 
 // What a scope's evidence is checked against: its memory and its handoff, as they are in `txn`.
@@ -118,13 +125,14 @@ std::optional<MemoryRef> HeadRef(const Heads& h) {
 
 // Whether an artifact revision exists in the scope.
 bool ArtifactExists(const Heads& h, const MemoryRef& r) {
-  const Artifact* a = r.family == kMemoryFamily ? &h.memory
+  const Artifact* a = r.family == kMemoryFamily                 ? &h.memory
                       : r.family == kHandoffFamily && h.handoff ? &*h.handoff
                                                                 : nullptr;
   return a && a->artifact_id == r.artifact_id && r.revision >= 1 && r.revision <= a->head_revision;
 }
 
-Result<std::optional<Source>> FindCitedSource(ReadTxn& txn, const Heads& h, const HandoffCitation& c) {
+Result<std::optional<Source>> FindCitedSource(ReadTxn& txn, const Heads& h,
+                                              const HandoffCitation& c) {
   if (c.source_name != kContentSourceName) return std::optional<Source>();
   return txn.FindSourceByPublicId(h.memory.scope_id, c.source_id);
 }
@@ -143,14 +151,16 @@ Result<bool> Resolves(ReadTxn& txn, const Heads& h, const HandoffCitation& c, bo
     case HandoffCitationKind::kMemory: {
       if (c.artifact.family != kMemoryFamily || !ArtifactExists(h, c.artifact)) return false;
       const int64_t at = now ? h.memory.head_revision : c.artifact.revision;
-      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, txn.FindManifestItem(h.memory.artifact_id, at, c.entry_id));
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item,
+                          txn.FindManifestItem(h.memory.artifact_id, at, c.entry_id));
       return item && item->version.entry_version_id == c.entry_version_id && (!now || item->active);
     }
   }
   return false;
 }
 
-Status MustResolve(ReadTxn& txn, const Heads& h, const HandoffCitation& c, const std::string& field) {
+Status MustResolve(ReadTxn& txn, const Heads& h, const HandoffCitation& c,
+                   const std::string& field) {
   PC_ASSIGN_OR_RETURN(bool ok, Resolves(txn, h, c, false));
   if (!ok)
     return NotFound(field + " (" + HandoffCitationText(c) + ") does not resolve in this scope")
@@ -158,11 +168,13 @@ Status MustResolve(ReadTxn& txn, const Heads& h, const HandoffCitation& c, const
   return Status::Ok();
 }
 
-Status ResolveContent(ReadTxn& txn, const Heads& h, const HandoffContent& c, const std::string& at) {
+Status ResolveContent(ReadTxn& txn, const Heads& h, const HandoffContent& c,
+                      const std::string& at) {
   for (size_t i = 0; i < c.state.size(); ++i)
     for (size_t k = 0; k < c.state[i].citations.size(); ++k)
-      PC_RETURN_IF_ERROR(MustResolve(txn, h, c.state[i].citations[k],
-                                     at + "state[" + std::to_string(i) + "].citations[" + std::to_string(k) + "]"));
+      PC_RETURN_IF_ERROR(MustResolve(
+          txn, h, c.state[i].citations[k],
+          at + "state[" + std::to_string(i) + "].citations[" + std::to_string(k) + "]"));
   if (c.next_action)
     for (size_t k = 0; k < c.next_action->citations.size(); ++k)
       PC_RETURN_IF_ERROR(MustResolve(txn, h, c.next_action->citations[k],
@@ -175,7 +187,8 @@ Status ResolveContent(ReadTxn& txn, const Heads& h, const HandoffContent& c, con
 }
 
 // The evidence as the model is shown it (404 when a citation does not resolve).
-Result<ShownEvidence> Show(ReadTxn& txn, const Heads& h, const HandoffCitation& c, const std::string& field) {
+Result<ShownEvidence> Show(ReadTxn& txn, const Heads& h, const HandoffCitation& c,
+                           const std::string& field) {
   PC_RETURN_IF_ERROR(MustResolve(txn, h, c, field));
   ShownEvidence e{c, "", ""};
   switch (c.kind) {
@@ -193,15 +206,18 @@ Result<ShownEvidence> Show(ReadTxn& txn, const Heads& h, const HandoffCitation& 
     }
     case HandoffCitationKind::kArtifact:
       if (c.artifact.family == kHandoffFamily) {
-        PC_ASSIGN_OR_RETURN(std::optional<Handoff> old, txn.FindHandoff(c.artifact.artifact_id, c.artifact.revision));
+        PC_ASSIGN_OR_RETURN(std::optional<Handoff> old,
+                            txn.FindHandoff(c.artifact.artifact_id, c.artifact.revision));
         e.kind = "earlier handoff";
         e.text = old ? CutUtf8(HandoffText(*old), kEvidencePromptBytes) : std::string();
       } else {
-        PC_ASSIGN_OR_RETURN(auto items, txn.ListManifest(c.artifact.artifact_id, c.artifact.revision, false, "",
-                                                         static_cast<int>(kArtifactPromptEntries)));
+        PC_ASSIGN_OR_RETURN(auto items,
+                            txn.ListManifest(c.artifact.artifact_id, c.artifact.revision, false, "",
+                                             static_cast<int>(kArtifactPromptEntries)));
         e.kind = "memory revision " + std::to_string(c.artifact.revision);
         for (const ManifestItem& m : items)
-          e.text += "- (" + m.version.kind + ") " + CutUtf8(m.version.text, kArtifactPromptEntryBytes) + "\n";
+          e.text += "- (" + m.version.kind + ") " +
+                    CutUtf8(m.version.text, kArtifactPromptEntryBytes) + "\n";
         e.text = CutUtf8(e.text, kEvidencePromptBytes);
       }
       break;
@@ -216,7 +232,8 @@ std::string Cites(const std::vector<HandoffCitation>& cs) {
 }
 
 // The distinct sources and artifact revisions the content cites: the revision's lineage.
-void Lineage(const HandoffContent& c, std::vector<HandoffCitation>& sources, std::vector<MemoryRef>& artifacts) {
+void Lineage(const HandoffContent& c, std::vector<HandoffCitation>& sources,
+             std::vector<MemoryRef>& artifacts) {
   auto add = [&](const HandoffCitation& x) {
     if (x.kind == HandoffCitationKind::kSource) {
       if (std::find(sources.begin(), sources.end(), x) == sources.end()) sources.push_back(x);
@@ -234,7 +251,8 @@ void Lineage(const HandoffContent& c, std::vector<HandoffCitation>& sources, std
 
 // The prepared handoff must come from the scope the request names (RFC 0048: a handoff of
 // another scope is not the current scope's).
-Status CheckSameScope(ReadTxn& txn, const std::string& named, const Artifact& memory, const std::string& field) {
+Status CheckSameScope(ReadTxn& txn, const std::string& named, const Artifact& memory,
+                      const std::string& field) {
   if (named == memory.scope_id) return Status::Ok();
   PC_ASSIGN_OR_RETURN(std::optional<Scope> other, FindScopeNamed(txn, named));
   if (other && other->scope_id == memory.scope_id) return Status::Ok();
@@ -246,17 +264,22 @@ Status CheckSameScope(ReadTxn& txn, const std::string& named, const Artifact& me
 
 std::string HandoffCitationText(const HandoffCitation& c) {
   switch (c.kind) {
-    case HandoffCitationKind::kSource: return "source:" + c.source_name + "/" + c.source_id;
-    case HandoffCitationKind::kArtifact: return FormatMemoryRef(c.artifact);
-    case HandoffCitationKind::kMemory: return FormatCitation(Citation{c.artifact, c.entry_id, c.entry_version_id});
+    case HandoffCitationKind::kSource:
+      return "source:" + c.source_name + "/" + c.source_id;
+    case HandoffCitationKind::kArtifact:
+      return FormatMemoryRef(c.artifact);
+    case HandoffCitationKind::kMemory:
+      return FormatCitation(Citation{c.artifact, c.entry_id, c.entry_version_id});
   }
   return "";
 }
 
 std::string HandoffContentText(const HandoffContent& c) {
-  std::string out = "Objective: " + c.objective + "\nDisposition: " + HandoffDispositionName(c.disposition) + "\nState:";
+  std::string out = "Objective: " + c.objective +
+                    "\nDisposition: " + HandoffDispositionName(c.disposition) + "\nState:";
   for (const HandoffStatement& st : c.state) out += "\n- " + st.text + Cites(st.citations);
-  out += "\nNext action: " + (c.next_action ? c.next_action->text + Cites(c.next_action->citations) : "none");
+  out += "\nNext action: " +
+         (c.next_action ? c.next_action->text + Cites(c.next_action->citations) : "none");
   if (!c.omissions.empty()) {
     out += "\nOmissions:";
     for (const HandoffOmission& o : c.omissions)
@@ -270,16 +293,19 @@ std::string HandoffText(const Handoff& h) { return HandoffContentText(h.content)
 Status CheckHandoffContent(const HandoffContent& c, const std::string& at) {
   PC_RETURN_IF_ERROR(CheckClaimText(at + "objective", c.objective));
   if (c.state.empty() || c.state.size() > kMaxHandoffStatements)
-    return FieldError(at + "state", at + "state must hold 1 to " + std::to_string(kMaxHandoffStatements) + " statements");
+    return FieldError(at + "state", at + "state must hold 1 to " +
+                                        std::to_string(kMaxHandoffStatements) + " statements");
   for (size_t i = 0; i < c.state.size(); ++i)
     PC_RETURN_IF_ERROR(CheckStatement(c.state[i], at + "state[" + std::to_string(i) + "]"));
   if (c.next_action) PC_RETURN_IF_ERROR(CheckStatement(*c.next_action, at + "next_action"));
   if (c.omissions.size() > kMaxHandoffOmissions)
-    return FieldError(at + "omissions", at + "omissions holds more than " + std::to_string(kMaxHandoffOmissions));
+    return FieldError(at + "omissions",
+                      at + "omissions holds more than " + std::to_string(kMaxHandoffOmissions));
   for (size_t i = 0; i < c.omissions.size(); ++i) {
     const std::string f = at + "omissions[" + std::to_string(i) + "]";
     PC_RETURN_IF_ERROR(CheckClaimText(f + ".text", c.omissions[i].text));
-    if (c.omissions[i].citation) PC_RETURN_IF_ERROR(CheckCitation(*c.omissions[i].citation, f + ".citation"));
+    if (c.omissions[i].citation)
+      PC_RETURN_IF_ERROR(CheckCitation(*c.omissions[i].citation, f + ".citation"));
   }
   return Status::Ok();
 }
@@ -295,7 +321,8 @@ namespace {
 // The model's draft from the evidence shown; ProviderError / ProviderUnavailable as flush reports
 // them. What the provider reported is added to `usage` (recorded by the caller once it succeeded).
 Result<HandoffContent> Generate(Extractor& extractor, const std::string& objective,
-                                const std::vector<ShownEvidence>& shown, int64_t max_bytes, ModelUsage& usage) {
+                                const std::vector<ShownEvidence>& shown, int64_t max_bytes,
+                                ModelUsage& usage) {
   auto raw = extractor.Extract(BuildHandoffRequest(objective, shown, max_bytes), usage);
   if (!raw.ok())
     return Status(raw.status().code(), "handoff generation failed: " + raw.status().message());
@@ -327,16 +354,21 @@ Result<HandoffContent> HandoffService::Prepare(const PrepareHandoffRequest& req)
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(memory)));
     for (size_t i = 0; i < req.evidence.size(); ++i) {
-      if (std::find_if(shown.begin(), shown.end(), [&](const ShownEvidence& e) { return e.citation == req.evidence[i]; }) != shown.end())
+      if (std::find_if(shown.begin(), shown.end(), [&](const ShownEvidence& e) {
+            return e.citation == req.evidence[i];
+          }) != shown.end())
         continue;
-      PC_ASSIGN_OR_RETURN(ShownEvidence e, Show(txn, h, req.evidence[i], "evidence[" + std::to_string(i) + "]"));
+      PC_ASSIGN_OR_RETURN(ShownEvidence e,
+                          Show(txn, h, req.evidence[i], "evidence[" + std::to_string(i) + "]"));
       shown.push_back(std::move(e));
     }
     return Status::Ok();
   }));
   ModelUsage usage;
-  PC_ASSIGN_OR_RETURN(HandoffContent draft, Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
-  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration, usage);
+  PC_ASSIGN_OR_RETURN(HandoffContent draft,
+                      Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
+  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration,
+              usage);
   return draft;
 }
 
@@ -367,12 +399,16 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
       return NotFound("no source \"" + CutUtf8(req.boundary_source_id, 80) + "\" in this scope")
           .WithDetail("field", "boundary_source");
     boundary = source->position;
-    PC_ASSIGN_OR_RETURN(out.previous_position, txn.GetCursor(h.memory.scope_id, h.memory.artifact_id, kHandoffConsumer));
+    PC_ASSIGN_OR_RETURN(out.previous_position,
+                        txn.GetCursor(h.memory.scope_id, h.memory.artifact_id, kHandoffConsumer));
     out.current_position = out.previous_position;
     if (boundary <= out.previous_position) return Status::Ok();  // consumed already: ignored
     // The window since the last boundary, newest first: the boundary and the sources before it.
-    const int64_t from = std::max(out.previous_position, boundary - static_cast<int64_t>(kActivationWindowSources));
-    PC_ASSIGN_OR_RETURN(std::vector<Source> window, txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
+    const int64_t from =
+        std::max(out.previous_position, boundary - static_cast<int64_t>(kActivationWindowSources));
+    PC_ASSIGN_OR_RETURN(
+        std::vector<Source> window,
+        txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
     std::vector<HandoffCitation> all;
     for (auto it = window.rbegin(); it != window.rend(); ++it) {
       HandoffCitation c;
@@ -385,8 +421,9 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
       if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
     for (size_t i = 0; i < all.size(); ++i) {
       if (shown.size() == kMaxHandoffEvidence) {
-        not_shown = HandoffOmission{std::to_string(all.size() - i) + " more evidence items were not shown to the generator",
-                                    all[i]};
+        not_shown = HandoffOmission{
+            std::to_string(all.size() - i) + " more evidence items were not shown to the generator",
+            all[i]};
         break;
       }
       PC_ASSIGN_OR_RETURN(ShownEvidence e, Show(txn, h, all[i], "evidence"));
@@ -396,17 +433,20 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
       HandoffCitation oldest;
       oldest.kind = HandoffCitationKind::kSource;
       oldest.source_name = kContentSourceName;
-      PC_ASSIGN_OR_RETURN(std::vector<Source> older, txn.ListSources(h.memory.scope_id, from - 1, 1));
+      PC_ASSIGN_OR_RETURN(std::vector<Source> older,
+                          txn.ListSources(h.memory.scope_id, from - 1, 1));
       if (!older.empty()) oldest.source_id = older[0].idempotency_key.value_or(older[0].source_id);
-      not_shown = HandoffOmission{std::to_string(from - out.previous_position) +
-                                      " earlier sources since the last handoff boundary were not shown to the generator",
-                                  older.empty() ? std::nullopt : std::optional<HandoffCitation>(oldest)};
+      not_shown = HandoffOmission{
+          std::to_string(from - out.previous_position) +
+              " earlier sources since the last handoff boundary were not shown to the generator",
+          older.empty() ? std::nullopt : std::optional<HandoffCitation>(oldest)};
     }
     return Status::Ok();
   }));
   if (boundary <= out.previous_position) return out;
   ModelUsage usage;
-  PC_ASSIGN_OR_RETURN(HandoffContent draft, Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
+  PC_ASSIGN_OR_RETURN(HandoffContent draft,
+                      Generate(*extractor_, req.objective, shown, req.max_bytes, usage));
   if (not_shown && draft.omissions.size() < kMaxHandoffOmissions) {
     draft.omissions.push_back(*not_shown);
     PC_ASSIGN_OR_RETURN(draft, FitHandoff(std::move(draft), req.max_bytes));
@@ -417,12 +457,14 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     consumed = false;
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
-    PC_ASSIGN_OR_RETURN(cursor_now, txn.GetCursor(memory.scope_id, memory.artifact_id, kHandoffConsumer));
+    PC_ASSIGN_OR_RETURN(cursor_now,
+                        txn.GetCursor(memory.scope_id, memory.artifact_id, kHandoffConsumer));
     if (cursor_now >= boundary) return Status::Ok();
     consumed = true;
     return txn.SetCursor(memory.scope_id, memory.artifact_id, kHandoffConsumer, boundary);
   }));
-  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration, usage);
+  RecordUsage(store_, req.scope_id, UsagePurpose::kHandoffGeneration, UsageOperation::kGeneration,
+              usage);
   if (!consumed) {
     out.previous_position = out.current_position = cursor_now;
     return out;
@@ -433,7 +475,8 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
   return out;
 }
 
-Result<PreparedHandoff> HandoffService::Finalize(const std::string& scope_id, const HandoffContent& draft) {
+Result<PreparedHandoff> HandoffService::Finalize(const std::string& scope_id,
+                                                 const HandoffContent& draft) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckHandoffContent(draft, "draft."));
   PreparedHandoff out{scope_id, std::nullopt, draft};
@@ -447,7 +490,8 @@ Result<PreparedHandoff> HandoffService::Finalize(const std::string& scope_id, co
   return out;
 }
 
-Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id, const PreparedHandoff& prepared,
+Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id,
+                                                const PreparedHandoff& prepared,
                                                 const std::string& actor) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckScopeId(prepared.scope_id, "handoff.scope_id"));
@@ -464,7 +508,8 @@ Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id, con
     PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(memory)));
     const std::optional<MemoryRef> head = HeadRef(h);
     if (head) {
-      PC_ASSIGN_OR_RETURN(std::optional<Handoff> current, txn.FindHandoff(head->artifact_id, head->revision));
+      PC_ASSIGN_OR_RETURN(std::optional<Handoff> current,
+                          txn.FindHandoff(head->artifact_id, head->revision));
       // Content equal to the head is no new revision: a commit on the head, or the retry of the
       // commit that made it (its base is the revision before).
       const bool retry = prepared.base ? prepared.base->artifact_id == head->artifact_id &&
@@ -477,18 +522,21 @@ Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id, con
       }
     }
     if (prepared.base != head)
-      return Conflict("the prepared handoff was based on " +
-                      (prepared.base ? FormatMemoryRef(*prepared.base) : std::string("no handoff")) +
-                      " but the handoff is at " + (head ? FormatMemoryRef(*head) : std::string("no revision")) +
-                      "; continue from the current handoff and prepare a complete replacement")
+      return Conflict(
+                 "the prepared handoff was based on " +
+                 (prepared.base ? FormatMemoryRef(*prepared.base) : std::string("no handoff")) +
+                 " but the handoff is at " +
+                 (head ? FormatMemoryRef(*head) : std::string("no revision")) +
+                 "; continue from the current handoff and prepare a complete replacement")
           .WithDetail("current_revision", head ? head->revision : int64_t{0});
     PC_RETURN_IF_ERROR(ResolveContent(txn, h, prepared.content, "handoff.content."));
     if (!h.handoff) {
       PC_ASSIGN_OR_RETURN(Artifact created, txn.CreateArtifact(h.memory.scope_id, kHandoffFamily));
       h.handoff = created;
     }
-    out.handoff = Handoff{MemoryRef{kHandoffFamily, h.handoff->artifact_id, h.handoff->head_revision + 1},
-                          prepared.content, actor, NowMillis()};
+    out.handoff =
+        Handoff{MemoryRef{kHandoffFamily, h.handoff->artifact_id, h.handoff->head_revision + 1},
+                prepared.content, actor, NowMillis()};
     return txn.CommitHandoff(out.handoff, "handoff commit", lineage);
   }));
   return out;
@@ -502,7 +550,8 @@ Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest&
     return FieldError("prepared", is_prepared ? "selection prepared needs prepared"
                                               : "prepared is for selection prepared only");
   if (is_exact != req.revision.has_value())
-    return FieldError("revision", is_exact ? "selection exact needs revision" : "revision is for selection exact only");
+    return FieldError("revision", is_exact ? "selection exact needs revision"
+                                           : "revision is for selection exact only");
   if (req.prepared) {
     PC_RETURN_IF_ERROR(CheckScopeId(req.prepared->scope_id, "prepared.scope_id"));
     PC_RETURN_IF_ERROR(CheckHandoffContent(req.prepared->content, "prepared.content."));
@@ -523,15 +572,20 @@ Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest&
     PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(*memory)));
     out.current_revision = HeadRef(h);
     if (is_prepared) {
-      PC_RETURN_IF_ERROR(CheckSameScope(txn, req.prepared->scope_id, h.memory, "prepared.scope_id"));
+      PC_RETURN_IF_ERROR(
+          CheckSameScope(txn, req.prepared->scope_id, h.memory, "prepared.scope_id"));
       out.content = req.prepared->content;
     } else {
       const MemoryRef want = is_exact ? *req.revision : out.current_revision.value_or(MemoryRef{});
       if (!is_exact && !out.current_revision) return Status::Ok();  // latest, none yet
       if (want.family != kHandoffFamily || !ArtifactExists(h, want))
-        return NotFound("no handoff revision " + FormatMemoryRef(want) + " in this scope").WithDetail("field", "revision");
-      PC_ASSIGN_OR_RETURN(std::optional<Handoff> found, txn.FindHandoff(want.artifact_id, want.revision));
-      if (!found) return NotFound("no handoff revision " + FormatMemoryRef(want)).WithDetail("field", "revision");
+        return NotFound("no handoff revision " + FormatMemoryRef(want) + " in this scope")
+            .WithDetail("field", "revision");
+      PC_ASSIGN_OR_RETURN(std::optional<Handoff> found,
+                          txn.FindHandoff(want.artifact_id, want.revision));
+      if (!found)
+        return NotFound("no handoff revision " + FormatMemoryRef(want))
+            .WithDetail("field", "revision");
       out.selected_revision = want;
       out.content = found->content;
     }
@@ -546,7 +600,8 @@ Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest&
     };
     for (size_t i = 0; i < out.content->state.size(); ++i)
       PC_RETURN_IF_ERROR(check(out.content->state[i], static_cast<int64_t>(i)));
-    if (out.content->next_action) PC_RETURN_IF_ERROR(check(*out.content->next_action, std::nullopt));
+    if (out.content->next_action)
+      PC_RETURN_IF_ERROR(check(*out.content->next_action, std::nullopt));
     return Status::Ok();
   }));
   return out;
@@ -559,9 +614,11 @@ Result<Handoff> HandoffService::Get(const std::string& scope_id, std::optional<i
   std::optional<Handoff> found;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, txn.FindDefaultArtifact(memory.scope_id, kHandoffFamily));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> a,
+                        txn.FindDefaultArtifact(memory.scope_id, kHandoffFamily));
     if (!a || a->head_revision == 0) return NotFound("this scope has no handoff yet");
-    PC_ASSIGN_OR_RETURN(found, txn.FindHandoff(a->artifact_id, revision.value_or(a->head_revision)));
+    PC_ASSIGN_OR_RETURN(found,
+                        txn.FindHandoff(a->artifact_id, revision.value_or(a->head_revision)));
     if (!found)
       return NotFound("no handoff revision " + std::to_string(*revision) + "; the latest is " +
                       std::to_string(a->head_revision))
@@ -581,7 +638,8 @@ Result<HandoffPage> HandoffService::History(const std::string& scope_id, const P
   HandoffPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
-    PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, txn.FindDefaultArtifact(memory.scope_id, kHandoffFamily));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> a,
+                        txn.FindDefaultArtifact(memory.scope_id, kHandoffFamily));
     if (!a) return Status::Ok();
     PC_ASSIGN_OR_RETURN(out.items, txn.ListHandoffs(a->artifact_id, before, page.limit + 1));
     return Status::Ok();

@@ -22,9 +22,9 @@ namespace pc {
 // The spec's limits (powercontext.openapi.yaml, HandoffContent and the requests).
 inline constexpr size_t kMaxHandoffTextChars = 8192;  // objective, statements, omissions
 inline constexpr size_t kMaxHandoffStatements = 64;
-inline constexpr size_t kMaxHandoffCitations = 32;    // per statement
+inline constexpr size_t kMaxHandoffCitations = 32;  // per statement
 inline constexpr size_t kMaxHandoffOmissions = 64;
-inline constexpr size_t kMaxHandoffEvidence = 32;     // per prepare / activate request
+inline constexpr size_t kMaxHandoffEvidence = 32;  // per prepare / activate request
 inline constexpr int64_t kMinHandoffBytes = 512;
 inline constexpr int64_t kMaxHandoffBytes = 32768;
 inline constexpr int64_t kDefaultHandoffBytes = 8000;
@@ -63,7 +63,8 @@ struct PreparedHandoff {
 struct CommittedHandoff {
   Handoff handoff;
   std::vector<HandoffCitation> sources;  // the distinct source citations, in order
-  std::vector<MemoryRef> artifacts;      // the distinct artifact revisions cited (memory citations' too)
+  std::vector<MemoryRef>
+      artifacts;  // the distinct artifact revisions cited (memory citations' too)
 };
 
 enum class HandoffSelection { kPrepared, kExact, kLatest };
@@ -105,7 +106,8 @@ class HandoffService {
                                   const std::string& actor = "api");
   Result<HandoffResolution> Continue(const ContinueHandoffRequest& req);
 
-  // Our read routes: the latest revision, or `revision`; 404 when the scope has none (or not that one).
+  // Our read routes: the latest revision, or `revision`; 404 when the scope has none (or not that
+  // one).
   Result<Handoff> Get(const std::string& scope_id, std::optional<int64_t> revision);
   Result<HandoffPage> History(const std::string& scope_id, const PageRequest& page);
 

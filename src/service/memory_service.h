@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "service/write_gates.h"
-#include "service/write_policy.h"
 #include "common/status.h"
 #include "model/types.h"
+#include "service/write_gates.h"
+#include "service/write_policy.h"
 #include "store/store.h"
 
 namespace pc {
@@ -76,7 +76,8 @@ struct ReviseRequest {
   std::optional<std::string> kind;  // unset = keep the entry's kind
   std::string reason;
   std::string actor;
-  std::vector<std::string> evidence;  // ours: added to the version's evidence (a hypothesis is promoted)
+  std::vector<std::string>
+      evidence;  // ours: added to the version's evidence (a hypothesis is promoted)
 };
 
 struct RetireRequest {
@@ -184,8 +185,9 @@ class MemoryService {
   // The write gates' settings of a scope (write_policy.h); a scope nobody wrote to has none.
   Result<ScopeSettingsView> GetSettings(const std::string& scope_id);
   // Sets (a value) or clears (nullopt) settings, all or none; creates the scope.
-  Result<ScopeSettingsView> SetSettings(const std::string& scope_id,
-                                        const std::map<std::string, std::optional<std::string>>& changes);
+  Result<ScopeSettingsView> SetSettings(
+      const std::string& scope_id,
+      const std::map<std::string, std::optional<std::string>>& changes);
 
   Result<EntriesPage> ListEntries(const ListEntriesRequest& req);
   Result<RevisionsPage> ListRevisions(const std::string& scope_id, const PageRequest& page);
@@ -206,7 +208,8 @@ class MemoryService {
   void Embed(const std::string& text, std::string& profile, std::optional<std::vector<float>>& out,
              ModelUsage& usage);
   // The same for many texts, in chunks (one call per chunk); a failed chunk leaves its vectors out.
-  void EmbedAll(const std::vector<RememberRequest>& entries, std::vector<OneChange>& out, ModelUsage& usage);
+  void EmbedAll(const std::vector<RememberRequest>& entries, std::vector<OneChange>& out,
+                ModelUsage& usage);
 
   Store& store_;
   ServiceLimits limits_;

@@ -15,13 +15,14 @@ Status CheckNewEntry(const RememberRequest& req, const ServiceLimits& limits) {
 
 Status CheckExpectedRevision(const std::optional<int64_t>& expected, int64_t head_revision) {
   if (!expected || *expected == head_revision) return Status::Ok();
-  return Conflict("expected revision " + std::to_string(*expected) + " but the memory is at revision " +
-                  std::to_string(head_revision) + "; read it again and decide with the current state")
+  return Conflict("expected revision " + std::to_string(*expected) +
+                  " but the memory is at revision " + std::to_string(head_revision) +
+                  "; read it again and decide with the current state")
       .WithDetail("current_revision", head_revision);
 }
 
-Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory, const RememberRequest& req,
-                                      const std::string& content_hash) {
+Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory,
+                                      const RememberRequest& req, const std::string& content_hash) {
   ResolvedEntry out;
   // Evidence is checked first: a bad reference is a 422 even when the text is already there.
   // Evidence for an existing text is added by revising that entry (write_gates.h).
@@ -30,16 +31,19 @@ Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory, cons
   return out;
 }
 
-Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy, const Artifact& memory,
-                                                const RememberRequest& req, const std::string& content_hash,
-                                                std::vector<std::string> evidence, OneChange& change,
-                                                const ReconcileLookup* before) {
+Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy,
+                                                const Artifact& memory, const RememberRequest& req,
+                                                const std::string& content_hash,
+                                                std::vector<std::string> evidence,
+                                                OneChange& change, const ReconcileLookup* before) {
   if (policy.require_evidence && evidence.empty())
-    return Status(Code::kEvidenceRequired, "this scope requires evidence: give evidence (a URL, a source id or a "
-                                           "citation) for what the entry says")
+    return Status(Code::kEvidenceRequired,
+                  "this scope requires evidence: give evidence (a URL, a source id or a "
+                  "citation) for what the entry says")
         .WithDetail("field", "evidence");
   PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                      Reconcile(txn, policy.reconcile, memory, req.text, change.vector, change.vector_profile, "", before));
+                      Reconcile(txn, policy.reconcile, memory, req.text, change.vector,
+                                change.vector_profile, "", before));
   change.op = ChangeOp::kAdd;
   EntryVersion& v = change.version;
   v.entry_id = NewId(kEntryPrefix);
@@ -53,8 +57,8 @@ Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy
   return near;
 }
 
-Status FinishWrite(Store& store, const Status& written, const std::string& scope_id, const std::string& scope_named,
-                   const ModelUsage& usage) {
+Status FinishWrite(Store& store, const Status& written, const std::string& scope_id,
+                   const std::string& scope_named, const ModelUsage& usage) {
   if (!written.ok()) {
     if (IsGateRefusal(written)) RecordRefusal(store, scope_id, written);
     return written;

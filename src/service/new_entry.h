@@ -29,24 +29,26 @@ struct ResolvedEntry {
   std::vector<std::string> evidence;
   std::optional<ManifestItem> duplicate;
 };
-Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory, const RememberRequest& req,
-                                      const std::string& content_hash);
+Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory,
+                                      const RememberRequest& req, const std::string& content_hash);
 
 // The write gates on an entry that is not a duplicate (evidence required, reconcile in the scope's
 // mode), then the add itself in `change` (which already holds the entry's vector, if any): new ids,
 // version 1, kind, text, hash, reason and evidence. Returns the reconcile gate's warnings; a gate's
 // refusal is its error.
 // `before`: the entry's reconcile lookup made before the write (write_gates.h), if any.
-Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy, const Artifact& memory,
-                                                const RememberRequest& req, const std::string& content_hash,
-                                                std::vector<std::string> evidence, OneChange& change,
+Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy,
+                                                const Artifact& memory, const RememberRequest& req,
+                                                const std::string& content_hash,
+                                                std::vector<std::string> evidence,
+                                                OneChange& change,
                                                 const ReconcileLookup* before = nullptr);
 
 // After a write of entries (remember, remember/batch, revise): a gate's refusal gets its own audit
 // row (`scope_id`: internal, or empty for a scope the write would have created), and the model
 // usage of the entries' embeddings is recorded against `scope_named` once the write stands.
 // Returns `written`.
-Status FinishWrite(Store& store, const Status& written, const std::string& scope_id, const std::string& scope_named,
-                   const ModelUsage& usage);
+Status FinishWrite(Store& store, const Status& written, const std::string& scope_id,
+                   const std::string& scope_named, const ModelUsage& usage);
 
 }  // namespace pc

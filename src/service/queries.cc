@@ -52,8 +52,8 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   PC_RETURN_IF_ERROR(CheckEntryCursor(req.page.cursor));
   PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
   if (req.revision && req.min_revision && *req.revision < *req.min_revision)
-    return InvalidArgument("revision " + std::to_string(*req.revision) + " is before min_revision " +
-                           std::to_string(*req.min_revision))
+    return InvalidArgument("revision " + std::to_string(*req.revision) +
+                           " is before min_revision " + std::to_string(*req.min_revision))
         .WithDetail("field", "min_revision");
   EntriesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
@@ -66,13 +66,13 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
     PC_RETURN_IF_ERROR(CheckCursorInMemory(txn, req.page.cursor, memory));
     PC_ASSIGN_OR_RETURN(int64_t revision, PickRevision(memory, req.revision));
     out.memory = MemoryRef{memory.family, memory.artifact_id, revision};
-    PC_ASSIGN_OR_RETURN(out.items, txn.ListManifest(memory.artifact_id, revision,
-                                                    req.include_inactive, req.page.cursor,
-                                                    req.page.limit + 1));
+    PC_ASSIGN_OR_RETURN(out.items,
+                        txn.ListManifest(memory.artifact_id, revision, req.include_inactive,
+                                         req.page.cursor, req.page.limit + 1));
     return Status::Ok();
   }));
-  out.next_cursor = TrimPage(out.items, req.page.limit,
-                             [](const ManifestItem& m) { return m.version.entry_id; });
+  out.next_cursor =
+      TrimPage(out.items, req.page.limit, [](const ManifestItem& m) { return m.version.entry_id; });
   return out;
 }
 
@@ -97,9 +97,11 @@ Result<RevisionsPage> MemoryService::ListRevisions(const std::string& scope_id,
   return out;
 }
 
-Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id, int64_t since_revision) {
+Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id,
+                                               int64_t since_revision) {
   if (since_revision < 0)
-    return InvalidArgument("since_revision must be 0 or more").WithDetail("field", "since_revision");
+    return InvalidArgument("since_revision must be 0 or more")
+        .WithDetail("field", "since_revision");
   ChangesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
@@ -116,7 +118,8 @@ Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id, int6
     // the head asks again from there.
     const int64_t count = std::min<int64_t>(head - since_revision, kMaxChangesRevisions);
     const int64_t before = since_revision + count < head ? since_revision + count + 1 : 0;
-    PC_ASSIGN_OR_RETURN(out.revisions, txn.ListRevisions(memory->artifact_id, before, static_cast<int>(count)));
+    PC_ASSIGN_OR_RETURN(out.revisions,
+                        txn.ListRevisions(memory->artifact_id, before, static_cast<int>(count)));
     std::reverse(out.revisions.begin(), out.revisions.end());
     return Status::Ok();
   }));
@@ -135,12 +138,12 @@ Result<RevisionDetail> MemoryService::GetRevision(const std::string& scope_id, i
     PC_ASSIGN_OR_RETURN(std::optional<RevisionInfo> info, txn.FindRevision(memory.artifact_id, r));
     if (!info) return Internal("revision " + std::to_string(r) + " is missing from the history");
     out.info = std::move(*info);
-    PC_ASSIGN_OR_RETURN(out.manifest, txn.ListManifest(memory.artifact_id, r, true, page.cursor,
-                                                       page.limit + 1));
+    PC_ASSIGN_OR_RETURN(out.manifest,
+                        txn.ListManifest(memory.artifact_id, r, true, page.cursor, page.limit + 1));
     return Status::Ok();
   }));
-  out.next_cursor = TrimPage(out.manifest, page.limit,
-                             [](const ManifestItem& m) { return m.version.entry_id; });
+  out.next_cursor =
+      TrimPage(out.manifest, page.limit, [](const ManifestItem& m) { return m.version.entry_id; });
   return out;
 }
 
@@ -164,9 +167,8 @@ Result<VersionsPage> MemoryService::ListVersions(const std::string& scope_id,
     PC_ASSIGN_OR_RETURN(out.items, txn.ListEntryVersions(entry_id, after, page.limit + 1));
     return Status::Ok();
   }));
-  out.next_cursor = TrimPage(out.items, page.limit, [](const EntryVersion& v) {
-    return std::to_string(v.version);
-  });
+  out.next_cursor = TrimPage(out.items, page.limit,
+                             [](const EntryVersion& v) { return std::to_string(v.version); });
   return out;
 }
 
@@ -176,18 +178,18 @@ Result<ReadOutcome> MemoryService::Read(const std::string& scope_id, const Citat
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
     PC_RETURN_IF_ERROR(CheckCitationInMemory(citation, memory));
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> at,
-                        txn.FindManifestItem(memory.artifact_id, citation.memory.revision,
-                                             citation.entry_id));
+    PC_ASSIGN_OR_RETURN(
+        std::optional<ManifestItem> at,
+        txn.FindManifestItem(memory.artifact_id, citation.memory.revision, citation.entry_id));
     if (!at || at->version.entry_version_id != citation.entry_version_id)
       return NotFound("citation " + FormatCitation(citation) + " does not exist");
     out.citation = citation;
     out.version = at->version;
     out.active_at_revision = at->active;
     out.head = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
-                        txn.FindManifestItem(memory.artifact_id, memory.head_revision,
-                                             citation.entry_id));
+    PC_ASSIGN_OR_RETURN(
+        std::optional<ManifestItem> now,
+        txn.FindManifestItem(memory.artifact_id, memory.head_revision, citation.entry_id));
     out.current = now && now->active && now->version.entry_version_id == citation.entry_version_id;
     return Status::Ok();
   }));

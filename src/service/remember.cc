@@ -12,41 +12,50 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   PC_RETURN_IF_ERROR(CheckNewEntry(req, limits_));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
-  if (req.expected_revision && *req.expected_revision < 1)  // the spec's minimum: a revision that exists
-    return InvalidArgument("expected_revision must be 1 or more (leave it out for a memory with no revision yet)")
+  if (req.expected_revision &&
+      *req.expected_revision < 1)  // the spec's minimum: a revision that exists
+    return InvalidArgument(
+               "expected_revision must be 1 or more (leave it out for a memory with no revision "
+               "yet)")
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   OneChange planned{ChangeOp::kAdd, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
-  Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction: never hold it for a model
+  Embed(req.text, planned.vector_profile, planned.vector,
+        usage);  // before the transaction: never hold it for a model
   const ReconcileLookup before = LookUpBeforeWrite(  // and the gate's lookup (write_gates.h)
-      store_, req.scope_id, limits_.policy, {{req.text, planned.vector, planned.vector_profile, ""}})[0];
+      store_, req.scope_id, limits_.policy,
+      {{req.text, planned.vector, planned.vector_profile, ""}})[0];
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
-    out = WriteOutcome{};
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));  // a key is created
-    // A refusal rolls a new scope back too: its audit row then names no scope.
-    scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
-    MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
-    PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, head.revision));
-    PC_ASSIGN_OR_RETURN(ResolvedEntry entry, ResolveNewEntry(txn, memory, req, hash));
-    if (entry.duplicate) {
-      out.memory = head;
-      out.changed = false;
-      out.duplicate_of = Citation{head, entry.duplicate->version.entry_id, entry.duplicate->version.entry_version_id};
-      return Status::Ok();
-    }
-    // The write gates (write_gates.h), after the exact-duplicate answer above.
-    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
-    OneChange change = planned;
-    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                        GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence), change, &before));
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
-    out.near_duplicates = near;
-    return Status::Ok();
-  });
+  Status written = store_.WriteFor(
+      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+        out = WriteOutcome{};
+        PC_ASSIGN_OR_RETURN(Artifact memory,
+                            LoadMemoryForWrite(txn, req.scope_id));  // a key is created
+        // A refusal rolls a new scope back too: its audit row then names no scope.
+        scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
+        MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+        PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, head.revision));
+        PC_ASSIGN_OR_RETURN(ResolvedEntry entry, ResolveNewEntry(txn, memory, req, hash));
+        if (entry.duplicate) {
+          out.memory = head;
+          out.changed = false;
+          out.duplicate_of = Citation{head, entry.duplicate->version.entry_id,
+                                      entry.duplicate->version.entry_version_id};
+          return Status::Ok();
+        }
+        // The write gates (write_gates.h), after the exact-duplicate answer above.
+        PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
+        OneChange change = planned;
+        PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
+                            GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence),
+                                         change, &before));
+        PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+        out.near_duplicates = near;
+        return Status::Ok();
+      });
   PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }

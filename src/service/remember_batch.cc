@@ -36,7 +36,8 @@ Status AtEntry(size_t i, const Status& s) {
 
 Status CheckBatch(const RememberBatchRequest& req, const ServiceLimits& limits) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
-  if (req.entries.empty()) return InvalidArgument("no entries given").WithDetail("field", "entries");
+  if (req.entries.empty())
+    return InvalidArgument("no entries given").WithDetail("field", "entries");
   if (req.entries.size() > kMaxRememberBatch)
     return TooLarge("at most " + std::to_string(kMaxRememberBatch) + " entries per batch")
         .WithDetail("field", "entries")
@@ -46,26 +47,32 @@ Status CheckBatch(const RememberBatchRequest& req, const ServiceLimits& limits) 
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits.max_actor_bytes));
   if (req.expected_revision && *req.expected_revision < 1)
-    return InvalidArgument("expected_revision must be 1 or more (leave it out for a memory with no revision yet)")
+    return InvalidArgument(
+               "expected_revision must be 1 or more (leave it out for a memory with no revision "
+               "yet)")
         .WithDetail("field", "expected_revision");
   return Status::Ok();
 }
 
 // What a batch does, decided inside its write, entry by entry in the request's order.
 struct BatchPlan {
-  std::vector<OneChange> changes;                        // the adds, committed as one revision
-  std::vector<int> change_of;                            // entry → its add, or -1
-  std::vector<int> same_as;                              // entry → an earlier entry of the batch with its text, or -1
+  std::vector<OneChange> changes;  // the adds, committed as one revision
+  std::vector<int> change_of;      // entry → its add, or -1
+  std::vector<int> same_as;        // entry → an earlier entry of the batch with its text, or -1
   std::vector<std::optional<ManifestItem>> head_duplicate;  // entry → the head entry with its text
-  std::vector<std::vector<NearDuplicate>> near;          // entry → the reconcile gate's warnings
+  std::vector<std::vector<NearDuplicate>> near;  // entry → the reconcile gate's warnings
 };
 
 Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const RememberBatchRequest& req,
-                            const std::vector<std::string>& hashes, const std::vector<OneChange>& planned,
-                            const WritePolicy& defaults, const std::vector<ToReconcile>& writes,
+                            const std::vector<std::string>& hashes,
+                            const std::vector<OneChange>& planned, const WritePolicy& defaults,
+                            const std::vector<ToReconcile>& writes,
                             std::vector<ReconcileLookup> before) {
   const size_t n = req.entries.size();
-  BatchPlan plan{{}, std::vector<int>(n, -1), std::vector<int>(n, -1), std::vector<std::optional<ManifestItem>>(n),
+  BatchPlan plan{{},
+                 std::vector<int>(n, -1),
+                 std::vector<int>(n, -1),
+                 std::vector<std::optional<ManifestItem>>(n),
                  std::vector<std::vector<NearDuplicate>>(n)};
   std::map<std::string, size_t> first;  // content hash → the batch's entry that adds it
   std::optional<WritePolicy> policy;    // read once, at the first entry that needs the gates
@@ -86,7 +93,8 @@ Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const Remembe
     }
     OneChange change = planned[i];
     Result<std::vector<NearDuplicate>> near =
-        GateNewEntry(txn, *policy, memory, req.entries[i], hashes[i], std::move(resolved->evidence), change, &before[i]);
+        GateNewEntry(txn, *policy, memory, req.entries[i], hashes[i], std::move(resolved->evidence),
+                     change, &before[i]);
     if (!near.ok()) return AtEntry(i, near.status());
     plan.near[i] = std::move(near).value();
     plan.change_of[i] = static_cast<int>(plan.changes.size());
@@ -133,32 +141,36 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
   std::vector<OneChange> planned;
   ModelUsage usage;
   EmbedAll(req.entries, planned, usage);  // before the transaction: never hold it for a model
-  std::vector<ToReconcile> writes;         // and the gate's lookups (write_gates.h)
+  std::vector<ToReconcile> writes;        // and the gate's lookups (write_gates.h)
   for (size_t i = 0; i < req.entries.size(); ++i)
     writes.push_back({req.entries[i].text, planned[i].vector, planned[i].vector_profile, ""});
-  const std::vector<ReconcileLookup> before = LookUpBeforeWrite(store_, req.scope_id, limits_.policy, writes);
+  const std::vector<ReconcileLookup> before =
+      LookUpBeforeWrite(store_, req.scope_id, limits_.policy, writes);
 
   BatchOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
-    out = BatchOutcome{};
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
-    scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
-    PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, memory.head_revision));
-    PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned, limits_.policy, writes, before));
-    MemoryRef ref{memory.family, memory.artifact_id, memory.head_revision};
-    if (!plan.changes.empty()) {
-      PC_ASSIGN_OR_RETURN(ref, CommitChanges(txn, memory, req.actor, req.reason, {}, plan.changes));
-    }
-    out = Answer(ref, plan);
-    return Status::Ok();
-  });
+  Status written = store_.WriteFor(
+      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+        out = BatchOutcome{};
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
+        scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
+        PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, memory.head_revision));
+        PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned,
+                                                      limits_.policy, writes, before));
+        MemoryRef ref{memory.family, memory.artifact_id, memory.head_revision};
+        if (!plan.changes.empty()) {
+          PC_ASSIGN_OR_RETURN(ref,
+                              CommitChanges(txn, memory, req.actor, req.reason, {}, plan.changes));
+        }
+        out = Answer(ref, plan);
+        return Status::Ok();
+      });
   PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }
 
-void MemoryService::EmbedAll(const std::vector<RememberRequest>& entries, std::vector<OneChange>& out,
-                             ModelUsage& usage) {
+void MemoryService::EmbedAll(const std::vector<RememberRequest>& entries,
+                             std::vector<OneChange>& out, ModelUsage& usage) {
   out.assign(entries.size(), OneChange{});
   if (!embedder_) return;
   for (size_t at = 0; at < entries.size(); at += kEmbedChunk) {

@@ -10,9 +10,9 @@
 #include "common/utf8.h"
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "search/entity_graph.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
-#include "search/entity_graph.h"
 #include "service/commit.h"
 #include "service/validation.h"
 
@@ -28,16 +28,19 @@ Status CheckChars(const std::string& field, const std::string& text, size_t max_
   PC_RETURN_IF_ERROR(CheckText(field, text, 4 * max_chars));
   std::optional<size_t> n = CountCodePoints(text);
   if (!n || *n > max_chars)
-    return TooLarge(field + " is longer than " + std::to_string(max_chars) + " characters").WithDetail("field", field);
+    return TooLarge(field + " is longer than " + std::to_string(max_chars) + " characters")
+        .WithDetail("field", field);
   return Status::Ok();
 }
 
 // The spec's id pattern ^[\x21-\x7E]+$, 1 … 128 characters.
 Status CheckPrintableId(const std::string& field, const std::string& id) {
   if (id.empty() || id.size() > kMaxCandidateIdChars)
-    return Bad(field, field + " must be 1 to " + std::to_string(kMaxCandidateIdChars) + " characters");
+    return Bad(field,
+               field + " must be 1 to " + std::to_string(kMaxCandidateIdChars) + " characters");
   for (unsigned char ch : id)
-    if (ch < 0x21 || ch > 0x7E) return Bad(field, field + " must be printable ASCII without spaces");
+    if (ch < 0x21 || ch > 0x7E)
+      return Bad(field, field + " must be printable ASCII without spaces");
   return Status::Ok();
 }
 
@@ -61,45 +64,58 @@ Status CheckOptionalReason(const std::optional<std::string>& reason) {
 // target among the artifact references.
 Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& target) {
   const size_t n = e.sources.size() + e.artifacts.size();
-  if (n == 0) return Bad("source_refs", "a proposal needs at least one exact evidence reference (source_refs or artifact_refs)");
+  if (n == 0)
+    return Bad(
+        "source_refs",
+        "a proposal needs at least one exact evidence reference (source_refs or artifact_refs)");
   if (n > kMaxCandidateEvidence)
     return Bad("source_refs", "at most " + std::to_string(kMaxCandidateEvidence) +
                                   " evidence references in all (source_refs and artifact_refs)");
   for (size_t i = 0; i < e.sources.size(); ++i) {
     const std::string at = "source_refs[" + std::to_string(i) + "]";
     if (e.sources[i].name != kContentSourceName)
-      return Bad(at + ".name", at + ".name must be \"" + kContentSourceName + "\" (the only source type)");
+      return Bad(at + ".name",
+                 at + ".name must be \"" + kContentSourceName + "\" (the only source type)");
     PC_RETURN_IF_ERROR(CheckText(at + ".source_id", e.sources[i].source_id, 256));
     for (size_t j = 0; j < i; ++j)
-      if (e.sources[j] == e.sources[i]) return Bad(at, at + " repeats " + "source_refs[" + std::to_string(j) + "]");
+      if (e.sources[j] == e.sources[i])
+        return Bad(at, at + " repeats " + "source_refs[" + std::to_string(j) + "]");
   }
   for (size_t i = 0; i < e.artifacts.size(); ++i) {
     const std::string at = "artifact_refs[" + std::to_string(i) + "]";
     PC_RETURN_IF_ERROR(CheckPrintableId(at + ".family", e.artifacts[i].family));
     PC_RETURN_IF_ERROR(CheckPrintableId(at + ".artifact_id", e.artifacts[i].artifact_id));
-    if (e.artifacts[i].revision < 1) return Bad(at + ".revision", at + ".revision must be at least 1");
+    if (e.artifacts[i].revision < 1)
+      return Bad(at + ".revision", at + ".revision must be at least 1");
     for (size_t j = 0; j < i; ++j)
-      if (e.artifacts[j] == e.artifacts[i]) return Bad(at, at + " repeats artifact_refs[" + std::to_string(j) + "]");
+      if (e.artifacts[j] == e.artifacts[i])
+        return Bad(at, at + " repeats artifact_refs[" + std::to_string(j) + "]");
   }
   if (target) {
     PC_RETURN_IF_ERROR(CheckPrintableId("target.family", target->family));
     PC_RETURN_IF_ERROR(CheckPrintableId("target.artifact_id", target->artifact_id));
     if (target->family != kExperienceFamily)
-      return Bad("target.family", "an Experience proposal can only replace an Experience (target.family \"experience\")");
+      return Bad(
+          "target.family",
+          "an Experience proposal can only replace an Experience (target.family \"experience\")");
     if (target->revision < 1) return Bad("target.revision", "target.revision must be at least 1");
     if (std::find(e.artifacts.begin(), e.artifacts.end(), *target) == e.artifacts.end())
-      return Bad("target", "the target must also be among artifact_refs (it is the replaced revision's evidence)");
+      return Bad(
+          "target",
+          "the target must also be among artifact_refs (it is the replaced revision's evidence)");
   }
   return Status::Ok();
 }
 
 // Every reference resolves in the scope: the source exists, the artifact revision exists and is
-// the scope's; the target is the head of an Experience of the scope (artifact_conflict if it moved).
-// `sources`, when given, receives the sources found, in the order cited.
+// the scope's; the target is the head of an Experience of the scope (artifact_conflict if it
+// moved). `sources`, when given, receives the sources found, in the order cited.
 Status CheckEvidenceInScope(ReadTxn& txn, const std::string& scope_id, const Evidence& e,
-                            const std::optional<MemoryRef>& target, std::vector<Source>* sources = nullptr) {
+                            const std::optional<MemoryRef>& target,
+                            std::vector<Source>* sources = nullptr) {
   for (size_t i = 0; i < e.sources.size(); ++i) {
-    PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(scope_id, e.sources[i].source_id));
+    PC_ASSIGN_OR_RETURN(std::optional<Source> s,
+                        txn.FindSourceByPublicId(scope_id, e.sources[i].source_id));
     if (!s) {
       const std::string at = "source_refs[" + std::to_string(i) + "]";
       return Bad(at, at + ": the scope has no source \"" + e.sources[i].source_id + "\"");
@@ -119,36 +135,42 @@ Status CheckEvidenceInScope(ReadTxn& txn, const std::string& scope_id, const Evi
     if (!a || a->scope_id != scope_id || a->family != kExperienceFamily)
       return Bad("target", "the scope has no Experience " + target->artifact_id);
     if (a->head_revision != target->revision)
-      return Status(Code::kArtifactConflict, "the target " + FormatMemoryRef(*target) +
-                                                 " is no longer the head of its Experience (now revision " +
-                                                 std::to_string(a->head_revision) + ")")
+      return Status(Code::kArtifactConflict,
+                    "the target " + FormatMemoryRef(*target) +
+                        " is no longer the head of its Experience (now revision " +
+                        std::to_string(a->head_revision) + ")")
           .WithDetail("current_revision", a->head_revision);
   }
   return Status::Ok();
 }
 
 Status NoCandidate(const std::string& candidate_id) {
-  return NotFound("the scope has no candidate " + candidate_id).WithDetail("candidate_id", candidate_id);
+  return NotFound("the scope has no candidate " + candidate_id)
+      .WithDetail("candidate_id", candidate_id);
 }
 
 // A pending candidate at exactly `expected` (candidate_conflict otherwise).
 Status CheckPendingAt(const ArtifactCandidate& c, int64_t expected) {
   if (c.status != CandidateStatus::kPending)
-    return Status(Code::kCandidateConflict, "candidate " + c.candidate_id + " is " + CandidateStatusName(c.status) +
+    return Status(Code::kCandidateConflict, "candidate " + c.candidate_id + " is " +
+                                                CandidateStatusName(c.status) +
                                                 ": a decided candidate cannot be reviewed again")
         .WithDetail("current_version", c.current.version);
   if (c.current.version != expected)
     return Status(Code::kCandidateConflict, "candidate " + c.candidate_id + " is at version " +
-                                                std::to_string(c.current.version) + ", not " + std::to_string(expected))
+                                                std::to_string(c.current.version) + ", not " +
+                                                std::to_string(expected))
         .WithDetail("current_version", c.current.version);
   return Status::Ok();
 }
 
 // The scope and candidate of a review write (NotFound when either is missing).
-Result<ArtifactCandidate> LoadCandidate(ReadTxn& txn, const std::string& scope_name, const std::string& candidate_id) {
+Result<ArtifactCandidate> LoadCandidate(ReadTxn& txn, const std::string& scope_name,
+                                        const std::string& candidate_id) {
   PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_name));
   if (!scope) return NoCandidate(candidate_id);
-  PC_ASSIGN_OR_RETURN(std::optional<ArtifactCandidate> c, txn.FindCandidate(scope->scope_id, candidate_id));
+  PC_ASSIGN_OR_RETURN(std::optional<ArtifactCandidate> c,
+                      txn.FindCandidate(scope->scope_id, candidate_id));
   if (!c) return NoCandidate(candidate_id);
   return *c;
 }
@@ -172,7 +194,8 @@ std::vector<std::string> Terms(std::string_view text) {
 
 }  // namespace
 
-std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query, size_t limit) {
+std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query,
+                                           size_t limit) {
   std::set<std::string> wanted;
   for (std::string& t : Terms(query)) wanted.insert(std::move(t));
   if (wanted.empty() || heads.empty()) return {};
@@ -223,24 +246,30 @@ Status ReviewService::CheckEvidenceRequest(const std::string& scope_id, const Ev
   return CheckOptionalReason(reason);
 }
 
-Status ReviewService::CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
-                                      const std::optional<MemoryRef>& target, std::vector<Source>* sources) {
+Status ReviewService::CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id,
+                                      const Evidence& evidence,
+                                      const std::optional<MemoryRef>& target,
+                                      std::vector<Source>* sources) {
   return CheckEvidenceInScope(txn, scope_id, evidence, target, sources);
 }
 
-Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
-                                                             const std::string& actor, const std::string& candidate_id,
+Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn,
+                                                             const ProposeExperienceRequest& req,
+                                                             const std::string& actor,
+                                                             const std::string& candidate_id,
                                                              int64_t now) {
   PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
   // Evidence lives in a scope: a scope nobody wrote to has none to cite.
-  if (!scope) return Bad("source_refs", "the scope " + req.scope_id + " has no sources or artifacts to cite");
+  if (!scope)
+    return Bad("source_refs", "the scope " + req.scope_id + " has no sources or artifacts to cite");
   PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, scope->scope_id, req.evidence, req.target));
   ArtifactCandidate out;
   out.scope_id = scope->scope_id;
   out.candidate_id = candidate_id;
   out.family = kExperienceFamily;
   out.status = CandidateStatus::kPending;
-  out.current = CandidateVersion{1, req.proposal, std::nullopt, req.evidence, req.target, req.reason, actor, now};
+  out.current = CandidateVersion{1,          req.proposal, std::nullopt, req.evidence,
+                                 req.target, req.reason,   actor,        now};
   out.created_at_ms = out.updated_at_ms = now;
   PC_RETURN_IF_ERROR(txn.SaveCandidate(out, true));
   return out;
@@ -259,7 +288,8 @@ Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperien
   return out;
 }
 
-Result<ArtifactCandidate> ReviewService::Get(const std::string& scope_id, const std::string& candidate_id) {
+Result<ArtifactCandidate> ReviewService::Get(const std::string& scope_id,
+                                             const std::string& candidate_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", candidate_id));
   ArtifactCandidate out;
@@ -294,7 +324,8 @@ Result<CandidatePage> ReviewService::List(const ListCandidatesRequest& req) {
   return page;
 }
 
-Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& req, const std::string& actor) {
+Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& req,
+                                                const std::string& actor) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", req.candidate_id));
   PC_RETURN_IF_ERROR(CheckExpectedVersion(req.expected_version));
@@ -308,18 +339,27 @@ Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& re
     PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, req.scope_id, req.candidate_id));
     PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
     if (out.family == kMemoryCandidateFamily)
-      return Bad("proposal", "a memory candidate is revised with {kind, text}, not an Experience proposal");
+      return Bad("proposal",
+                 "a memory candidate is revised with {kind, text}, not an Experience proposal");
     PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target));
-    out.current = CandidateVersion{req.expected_version + 1, req.proposal, std::nullopt, req.evidence, req.target, req.reason,
-                                   actor, now};
+    out.current = CandidateVersion{req.expected_version + 1,
+                                   req.proposal,
+                                   std::nullopt,
+                                   req.evidence,
+                                   req.target,
+                                   req.reason,
+                                   actor,
+                                   now};
     out.updated_at_ms = now;
     return txn.SaveCandidate(out, true);
   }));
   return out;
 }
 
-Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id, const std::string& candidate_id,
-                                                 int64_t expected_version, const std::string& actor) {
+Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id,
+                                                 const std::string& candidate_id,
+                                                 int64_t expected_version,
+                                                 const std::string& actor) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", candidate_id));
   PC_RETURN_IF_ERROR(CheckExpectedVersion(expected_version));
@@ -335,7 +375,8 @@ Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id, co
       return txn.SaveCandidate(out, false);
     }
     if (out.family != kExperienceFamily)
-      return Status(Code::kCapabilityUnavailable, "approving a " + out.family + " candidate is not supported");
+      return Status(Code::kCapabilityUnavailable,
+                    "approving a " + out.family + " candidate is not supported");
     const CandidateVersion& v = out.current;
     // The target's head compare-and-set: a proposal made against an older head is refused.
     PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, Evidence{}, v.target));
@@ -351,7 +392,8 @@ Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id, co
     e.actor = actor;
     e.created_at_ms = now;
     Status committed = txn.CommitExperience(
-        e, "approved candidate " + out.candidate_id + "@" + std::to_string(v.version), Lineage(v.evidence));
+        e, "approved candidate " + out.candidate_id + "@" + std::to_string(v.version),
+        Lineage(v.evidence));
     if (committed.code() == Code::kConflict)  // another approval moved the target's head first
       return Status(Code::kArtifactConflict, committed.message());
     PC_RETURN_IF_ERROR(committed);
@@ -363,8 +405,10 @@ Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id, co
   return out;
 }
 
-Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id, const std::string& candidate_id,
-                                                int64_t expected_version, const std::string& reason) {
+Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id,
+                                                const std::string& candidate_id,
+                                                int64_t expected_version,
+                                                const std::string& reason) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", candidate_id));
   PC_RETURN_IF_ERROR(CheckExpectedVersion(expected_version));
@@ -385,27 +429,36 @@ Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id, con
 // A memory candidate's operation as a memory revision, in `txn`: the entry it revises must still
 // be at the version the model was shown, and nothing active may already say the same (both
 // artifact_conflict: re-flush or revise by hand; nothing is merged).
-Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c, const std::string& actor) {
+Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c,
+                                                      const std::string& actor) {
   const MemoryProposal& m = *c.current.memory;
-  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindDefaultArtifact(c.scope_id, kMemoryFamily));
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory,
+                      txn.FindDefaultArtifact(c.scope_id, kMemoryFamily));
   if (!memory) return Internal("the scope of candidate " + c.candidate_id + " has no memory");
   if (m.op == "retire") {  // the daily review's near-duplicate proposal (docs/review.md)
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
-                        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
+    PC_ASSIGN_OR_RETURN(
+        std::optional<ManifestItem> now,
+        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
     if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
-      return Status(Code::kArtifactConflict, "entry " + m.target_entry_id +
-                                                 " changed since the candidate was proposed; nothing was retired")
+      return Status(Code::kArtifactConflict,
+                    "entry " + m.target_entry_id +
+                        " changed since the candidate was proposed; nothing was retired")
           .WithDetail("current_revision", memory->head_revision);
-    const std::string reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
-    PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, reason,
-                                                        OneChange{ChangeOp::kRetire, now->version,
-                                                                  m.target_version_id, {}, std::nullopt}));
+    const std::string reason =
+        "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
+    PC_ASSIGN_OR_RETURN(
+        WriteOutcome w,
+        CommitOneChange(
+            txn, *memory, actor, reason,
+            OneChange{ChangeOp::kRetire, now->version, m.target_version_id, {}, std::nullopt}));
     return w.memory;
   }
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(m.kind, m.text));
-  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory->artifact_id, hash));
+  PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup,
+                      txn.FindActiveByHash(memory->artifact_id, hash));
   if (dup)
-    return Status(Code::kArtifactConflict, "an active entry already says this: " + dup->version.entry_id)
+    return Status(Code::kArtifactConflict,
+                  "an active entry already says this: " + dup->version.entry_id)
         .WithDetail("duplicate_of", dup->version.entry_id);
   // The write gates hold for an approval as for any write: under reject, a near-duplicate that
   // appeared since the flush refuses it (409 near_duplicate; the candidate stays pending).
@@ -416,11 +469,13 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   OneChange change;
   EntryVersion& v = change.version;
   if (m.op == "revise") {
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> now,
-                        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
+    PC_ASSIGN_OR_RETURN(
+        std::optional<ManifestItem> now,
+        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
     if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
-      return Status(Code::kArtifactConflict, "entry " + m.target_entry_id +
-                                                 " changed since the candidate was proposed; nothing was merged")
+      return Status(Code::kArtifactConflict,
+                    "entry " + m.target_entry_id +
+                        " changed since the candidate was proposed; nothing was merged")
           .WithDetail("current_revision", memory->head_revision);
     change.op = ChangeOp::kRevise;
     v.entry_id = m.target_entry_id;
@@ -440,12 +495,15 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   v.reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
   std::vector<GraphEdge> edges;  // the triples proposed with it (docs/graph.md)
   for (const GraphTriple& t : m.triples) edges.push_back(MakeGraphEdge(t, v));
-  PC_ASSIGN_OR_RETURN(WriteOutcome w, CommitOneChange(txn, *memory, actor, v.reason, change, edges));
+  PC_ASSIGN_OR_RETURN(WriteOutcome w,
+                      CommitOneChange(txn, *memory, actor, v.reason, change, edges));
   return w.memory;
 }
 
-Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor) {
-  const std::string& kind = req.memory_edit->first;  // named, not bound: lambdas capture them (clang 14)
+Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateRequest& req,
+                                                      const std::string& actor) {
+  const std::string& kind =
+      req.memory_edit->first;  // named, not bound: lambdas capture them (clang 14)
   const std::string& text = req.memory_edit->second;
   PC_RETURN_IF_ERROR(CheckKind(kind));
   PC_RETURN_IF_ERROR(CheckText("proposal.text", text, limits_.max_entry_bytes));
@@ -463,7 +521,8 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
     next.version = req.expected_version + 1;
     next.memory->kind = kind;
     next.memory->text = text;
-    next.memory->triples.clear();  // the model's triples described its text, not the reviewer's (docs/graph.md)
+    next.memory->triples
+        .clear();  // the model's triples described its text, not the reviewer's (docs/graph.md)
     next.reason = req.reason;
     next.actor = actor;
     next.created_at_ms = now;
@@ -479,7 +538,8 @@ Result<Experience> ReviewService::GetExperience(const std::string& scope_id, con
   PC_RETURN_IF_ERROR(CheckPrintableId("artifact.family", ref.family));
   PC_RETURN_IF_ERROR(CheckPrintableId("artifact.artifact_id", ref.artifact_id));
   if (ref.revision < 1) return Bad("artifact.revision", "artifact.revision must be at least 1");
-  if (ref.family != kExperienceFamily) return Bad("artifact.family", "artifact.family must be \"experience\"");
+  if (ref.family != kExperienceFamily)
+    return Bad("artifact.family", "artifact.family must be \"experience\"");
   std::optional<Experience> out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     out.reset();
@@ -495,7 +555,8 @@ Result<Experience> ReviewService::GetExperience(const std::string& scope_id, con
 }
 
 Result<std::vector<ExperienceHit>> ReviewService::SearchExperience(const std::string& scope_id,
-                                                                   const std::string& query, int limit) {
+                                                                   const std::string& query,
+                                                                   int limit) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckText("query", query, 4000));
   if (limit < 1 || limit > kMaxCandidatePage)

@@ -71,23 +71,29 @@ struct ExperienceHit {
 class ReviewService {
  public:
   // `limits`: the entry size and the write gates' defaults a memory candidate's approval keeps.
-  explicit ReviewService(Store& store, ServiceLimits limits = {}) : store_(store), limits_(std::move(limits)) {}
+  explicit ReviewService(Store& store, ServiceLimits limits = {})
+      : store_(store), limits_(std::move(limits)) {}
 
-  Result<ArtifactCandidate> ProposeExperience(const ProposeExperienceRequest& req, const std::string& actor);
+  Result<ArtifactCandidate> ProposeExperience(const ProposeExperienceRequest& req,
+                                              const std::string& actor);
   // The same in two steps, for a caller that proposes inside a transaction of its own (the daily
   // review): the checks that need no store, then the candidate saved in `txn` (safe to run again).
   static Status CheckProposeRequest(const ProposeExperienceRequest& req);
   // The parts of a proposal that are not its content (a generation's request): the scope's name,
   // 1 … 32 distinct evidence references, a target among them, the reason.
   static Status CheckEvidenceRequest(const std::string& scope_id, const Evidence& evidence,
-                                     const std::optional<MemoryRef>& target, const std::optional<std::string>& reason);
+                                     const std::optional<MemoryRef>& target,
+                                     const std::optional<std::string>& reason);
   // Every reference resolves in the scope (`scope_id` internal): the source exists, the artifact
   // revision exists; the target is its Experience's head (artifact_conflict if it moved).
   // `sources`, when given, receives the cited sources as read (in the order cited).
   static Status CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
-                                const std::optional<MemoryRef>& target, std::vector<Source>* sources = nullptr);
-  static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn, const ProposeExperienceRequest& req,
-                                                       const std::string& actor, const std::string& candidate_id,
+                                const std::optional<MemoryRef>& target,
+                                std::vector<Source>* sources = nullptr);
+  static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn,
+                                                       const ProposeExperienceRequest& req,
+                                                       const std::string& actor,
+                                                       const std::string& candidate_id,
                                                        int64_t now);
   Result<ArtifactCandidate> Get(const std::string& scope_id, const std::string& candidate_id);
   Result<CandidatePage> List(const ListCandidatesRequest& req);
@@ -99,12 +105,14 @@ class ReviewService {
   // An approved Experience revision by exact reference (404 when the scope has no such revision).
   Result<Experience> GetExperience(const std::string& scope_id, const MemoryRef& ref);
   // The scope's current approved Experience heads that match `query`, best first.
-  Result<std::vector<ExperienceHit>> SearchExperience(const std::string& scope_id, const std::string& query,
-                                                      int limit);
+  Result<std::vector<ExperienceHit>> SearchExperience(const std::string& scope_id,
+                                                      const std::string& query, int limit);
 
  private:
-  Result<MemoryRef> CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c, const std::string& actor);
-  Result<ArtifactCandidate> ReviseMemory(const ReviseCandidateRequest& req, const std::string& actor);
+  Result<MemoryRef> CommitMemoryProposal(WriteTxn& txn, const ArtifactCandidate& c,
+                                         const std::string& actor);
+  Result<ArtifactCandidate> ReviseMemory(const ReviseCandidateRequest& req,
+                                         const std::string& actor);
 
   Store& store_;
   ServiceLimits limits_;
@@ -113,6 +121,7 @@ class ReviewService {
 // Ranks `heads` against `query` (BM25 over PowerContext's tokenizer, the same text units as
 // full-text search; every CJK character a unit): those that match, best first, at most `limit`.
 // Pure; ContextService reads the heads in its own snapshot and calls this.
-std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query, size_t limit);
+std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query,
+                                           size_t limit);
 
 }  // namespace pc

@@ -41,73 +41,82 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   OneChange planned{ChangeOp::kRevise, {}, std::nullopt, {}, std::nullopt};
   ModelUsage usage;
-  Embed(req.text, planned.vector_profile, planned.vector, usage);  // before the transaction, as the gate's lookup
+  Embed(req.text, planned.vector_profile, planned.vector,
+        usage);  // before the transaction, as the gate's lookup
   const ReconcileLookup before = LookUpBeforeWrite(
       store_, req.scope_id, limits_.policy,
       {{req.text, planned.vector, planned.vector_profile, req.citation.entry_id}})[0];
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
-    out = WriteOutcome{};
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
-    scope_id = memory.scope_id;
-    PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
-    MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
-    if (!item.active)
-      return Conflict("entry " + item.version.entry_id +
-                      " is retired; remember the text as a new entry instead")
-          .WithDetail("current_revision", head.revision);
+  Status written = store_.WriteFor(
+      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+        out = WriteOutcome{};
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+        scope_id = memory.scope_id;
+        PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
+        MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
+        if (!item.active)
+          return Conflict("entry " + item.version.entry_id +
+                          " is retired; remember the text as a new entry instead")
+              .WithDetail("current_revision", head.revision);
 
-    const std::string kind = req.kind.value_or(item.version.kind);
-    PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(kind, req.text));
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence, ResolveEvidence(txn, memory, req.evidence));
-    const bool adds_evidence = std::any_of(evidence.begin(), evidence.end(), [&](const std::string& e) {
-      return std::find(item.version.source_refs.begin(), item.version.source_refs.end(), e) ==
-             item.version.source_refs.end();
-    });
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup, txn.FindActiveByHash(memory.artifact_id, hash));
-    if (dup && dup->version.entry_id == item.version.entry_id && adds_evidence) {
-      dup.reset();  // the same text with new evidence: the next version records it (a hypothesis promoted)
-    } else if (dup && dup->version.entry_id == item.version.entry_id) {
-      out.memory = head;  // same canonical content: no change (invariant 4)
-      out.changed = false;
-      out.duplicate_of = req.citation;
-      return Status::Ok();
-    }
-    if (dup)
-      return Conflict("another active entry already says this; retire one of them instead")
-          .WithDetail("duplicate_of",
-                      FormatCitation({head, dup->version.entry_id, dup->version.entry_version_id}));
+        const std::string kind = req.kind.value_or(item.version.kind);
+        PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(kind, req.text));
+        PC_ASSIGN_OR_RETURN(std::vector<std::string> evidence,
+                            ResolveEvidence(txn, memory, req.evidence));
+        const bool adds_evidence =
+            std::any_of(evidence.begin(), evidence.end(), [&](const std::string& e) {
+              return std::find(item.version.source_refs.begin(), item.version.source_refs.end(),
+                               e) == item.version.source_refs.end();
+            });
+        PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup,
+                            txn.FindActiveByHash(memory.artifact_id, hash));
+        if (dup && dup->version.entry_id == item.version.entry_id && adds_evidence) {
+          dup.reset();  // the same text with new evidence: the next version records it (a
+                        // hypothesis promoted)
+        } else if (dup && dup->version.entry_id == item.version.entry_id) {
+          out.memory = head;  // same canonical content: no change (invariant 4)
+          out.changed = false;
+          out.duplicate_of = req.citation;
+          return Status::Ok();
+        }
+        if (dup)
+          return Conflict("another active entry already says this; retire one of them instead")
+              .WithDetail("duplicate_of", FormatCitation({head, dup->version.entry_id,
+                                                          dup->version.entry_version_id}));
 
-    // The write gates (write_gates.h): the revised entry itself is no near-duplicate of its next version.
-    PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
-    if (policy.require_evidence && evidence.empty() && item.version.source_refs.empty())
-      return Status(Code::kEvidenceRequired, "this scope requires evidence and the entry has none: give evidence "
-                                             "(a URL, a source id or a citation)")
-          .WithDetail("field", "evidence");
-    PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
-                        Reconcile(txn, policy.reconcile, memory, req.text, planned.vector, planned.vector_profile,
-                                  item.version.entry_id, &before));
+        // The write gates (write_gates.h): the revised entry itself is no near-duplicate of its
+        // next version.
+        PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
+        if (policy.require_evidence && evidence.empty() && item.version.source_refs.empty())
+          return Status(Code::kEvidenceRequired,
+                        "this scope requires evidence and the entry has none: give evidence "
+                        "(a URL, a source id or a citation)")
+              .WithDetail("field", "evidence");
+        PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
+                            Reconcile(txn, policy.reconcile, memory, req.text, planned.vector,
+                                      planned.vector_profile, item.version.entry_id, &before));
 
-    OneChange change = planned;
-    EntryVersion& v = change.version;
-    v.entry_id = item.version.entry_id;
-    v.entry_version_id = NewId(kEntryVersionPrefix);
-    v.version = item.version.version + 1;
-    v.previous_version_id = item.version.entry_version_id;
-    v.kind = kind;
-    v.text = req.text;
-    v.content_hash = hash;
-    v.source_refs = item.version.source_refs;
-    for (const std::string& e : evidence)
-      if (std::find(v.source_refs.begin(), v.source_refs.end(), e) == v.source_refs.end()) v.source_refs.push_back(e);
-    v.reason = req.reason;
-    change.from_version_id = item.version.entry_version_id;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
-    out.near_duplicates = near;
-    return Status::Ok();
-  });
+        OneChange change = planned;
+        EntryVersion& v = change.version;
+        v.entry_id = item.version.entry_id;
+        v.entry_version_id = NewId(kEntryVersionPrefix);
+        v.version = item.version.version + 1;
+        v.previous_version_id = item.version.entry_version_id;
+        v.kind = kind;
+        v.text = req.text;
+        v.content_hash = hash;
+        v.source_refs = item.version.source_refs;
+        for (const std::string& e : evidence)
+          if (std::find(v.source_refs.begin(), v.source_refs.end(), e) == v.source_refs.end())
+            v.source_refs.push_back(e);
+        v.reason = req.reason;
+        change.from_version_id = item.version.entry_version_id;
+        PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+        out.near_duplicates = near;
+        return Status::Ok();
+      });
   PC_RETURN_IF_ERROR(FinishWrite(store_, written, scope_id, req.scope_id, usage));
   return out;
 }
@@ -119,20 +128,24 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
 
   WriteOutcome out;
-  PC_RETURN_IF_ERROR(store_.WriteFor(req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
-    out = WriteOutcome{};
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
-    PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
-    if (!item.active)
-      return Conflict("entry " + item.version.entry_id + " is already retired")
-          .WithDetail("current_revision", memory.head_revision);
+  PC_RETURN_IF_ERROR(store_.WriteFor(
+      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+        out = WriteOutcome{};
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+        PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
+        if (!item.active)
+          return Conflict("entry " + item.version.entry_id + " is already retired")
+              .WithDetail("current_revision", memory.head_revision);
 
-    std::string from = item.version.entry_version_id;
-    PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
-                                             OneChange{ChangeOp::kRetire, std::move(item.version),
-                                                       std::move(from), {}, std::nullopt}));
-    return Status::Ok();
-  }));
+        std::string from = item.version.entry_version_id;
+        PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason,
+                                                 OneChange{ChangeOp::kRetire,
+                                                           std::move(item.version),
+                                                           std::move(from),
+                                                           {},
+                                                           std::nullopt}));
+        return Status::Ok();
+      }));
   return out;
 }
 

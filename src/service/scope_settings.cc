@@ -23,18 +23,21 @@ Result<ScopeSettingsView> MemoryService::GetSettings(const std::string& scope_id
 Result<ScopeSettingsView> MemoryService::SetSettings(
     const std::string& scope_id, const std::map<std::string, std::optional<std::string>>& changes) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  if (changes.empty()) return InvalidArgument("give at least one setting to change").WithDetail("field", "settings");
+  if (changes.empty())
+    return InvalidArgument("give at least one setting to change").WithDetail("field", "settings");
   for (const auto& [name, value] : changes) {
     if (value) {
       PC_RETURN_IF_ERROR(CheckSetting(name, *value));
     } else {
-      PC_RETURN_IF_ERROR(CheckSetting(name, name == kSettingRequireEvidence ? "false"
-                                            : name == kSettingExtractionReview ? "auto" : "warn"));
+      PC_RETURN_IF_ERROR(CheckSetting(name, name == kSettingRequireEvidence    ? "false"
+                                            : name == kSettingExtractionReview ? "auto"
+                                                                               : "warn"));
     }
   }
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
-    for (const auto& [name, value] : changes) PC_RETURN_IF_ERROR(txn.PutScopeSetting(memory.scope_id, name, value));
+    for (const auto& [name, value] : changes)
+      PC_RETURN_IF_ERROR(txn.PutScopeSetting(memory.scope_id, name, value));
     return Status::Ok();
   }));
   return GetSettings(scope_id);

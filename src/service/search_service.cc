@@ -46,7 +46,10 @@ Result<std::vector<SearchHit>> VectorHits(ReadTxn& txn, const std::vector<Vector
   std::vector<SearchHit> out;
   for (const VectorIndex::Hit& c : hits) {
     PC_ASSIGN_OR_RETURN(ManifestItem item, LoadHit(txn, c.version_id, c.active));
-    out.push_back(SearchHit{std::move(item), std::clamp(static_cast<double>(c.similarity), 0.0, 1.0), {"vector"}, std::nullopt});
+    out.push_back(SearchHit{std::move(item),
+                            std::clamp(static_cast<double>(c.similarity), 0.0, 1.0),
+                            {"vector"},
+                            std::nullopt});
   }
   return out;
 }
@@ -87,14 +90,17 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
   }
   // RRF sums 1/(k+rank) over the rankings: n/(k+1) is the best a hit can score, n counting the
   // rankings that found anything (a query that names no entity leaves the graph's empty).
-  const auto ranked = std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
+  const auto ranked =
+      std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
   double best = static_cast<double>(std::max<std::ptrdiff_t>(ranked, 1)) / (kRrfK + 1.0);
   // A graph that found nothing for this query does not join (a memory with any edge has one).
   const bool convex = convex_weight > 0 && vector_hits && (!graph_hits || graph_hits->empty());
-  if (convex) best = (text_scores.empty() ? 0.0 : 1.0) + (vector_scores.empty() ? 0.0 : convex_weight);
+  if (convex)
+    best = (text_scores.empty() ? 0.0 : 1.0) + (vector_scores.empty() ? 0.0 : convex_weight);
   if (best <= 0) best = 1;
   std::vector<SearchHit> out;
-  for (FusedMany& f : convex ? FuseConvex(text_scores, vector_scores, convex_weight) : FuseRrfMany(lists)) {
+  for (FusedMany& f :
+       convex ? FuseConvex(text_scores, vector_scores, convex_weight) : FuseRrfMany(lists)) {
     if (out.size() >= static_cast<size_t>(limit)) break;
     auto it = items.find(f.id);
     ManifestItem item;
@@ -106,7 +112,8 @@ Result<std::vector<SearchHit>> FuseHits(ReadTxn& txn, std::vector<ReadTxn::TextH
     std::vector<std::string> by;
     for (size_t l = 0; l < names.size(); ++l)
       if (f.in & (1u << l)) by.push_back(names[l]);
-    out.push_back(SearchHit{std::move(item), std::min(1.0, f.score / best), std::move(by), std::nullopt});
+    out.push_back(
+        SearchHit{std::move(item), std::min(1.0, f.score / best), std::move(by), std::nullopt});
   }
   return out;
 }
@@ -122,16 +129,21 @@ Result<std::vector<SearchHit>> GraphHits(ReadTxn& txn, const std::vector<EntityG
 
 constexpr const char* kNoGraph =
     "the memory has no graph: triples come with model extraction (docs/graph.md)";
-constexpr size_t kCachedGraphs = 256;  // memories whose graph stays built; then the cache starts over
+constexpr size_t kCachedGraphs =
+    256;  // memories whose graph stays built; then the cache starts over
 
 // The label of the mode a search was served with.
 ops::SearchModeLabel ModeLabel(SearchMode m) {
   switch (m) {
-    case SearchMode::kVector: return ops::SearchModeLabel::kVector;
-    case SearchMode::kHybrid: return ops::SearchModeLabel::kHybrid;
-    case SearchMode::kGraph: return ops::SearchModeLabel::kGraph;
+    case SearchMode::kVector:
+      return ops::SearchModeLabel::kVector;
+    case SearchMode::kHybrid:
+      return ops::SearchModeLabel::kHybrid;
+    case SearchMode::kGraph:
+      return ops::SearchModeLabel::kGraph;
     case SearchMode::kFts:
-    case SearchMode::kAuto: break;  // a served search never reports auto
+    case SearchMode::kAuto:
+      break;  // a served search never reports auto
   }
   return ops::SearchModeLabel::kFts;
 }
@@ -140,29 +152,37 @@ ops::SearchModeLabel ModeLabel(SearchMode m) {
 
 const char* SearchModeName(SearchMode m) {
   switch (m) {
-    case SearchMode::kFts: return "fts";
-    case SearchMode::kVector: return "vector";
-    case SearchMode::kHybrid: return "hybrid";
-    case SearchMode::kAuto: return "auto";
-    case SearchMode::kGraph: return "graph";
+    case SearchMode::kFts:
+      return "fts";
+    case SearchMode::kVector:
+      return "vector";
+    case SearchMode::kHybrid:
+      return "hybrid";
+    case SearchMode::kAuto:
+      return "auto";
+    case SearchMode::kGraph:
+      return "graph";
   }
   return "auto";
 }
 
 Result<SearchMode> ParseSearchMode(const std::string& s) {
-  for (SearchMode m : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid, SearchMode::kAuto, SearchMode::kGraph})
+  for (SearchMode m : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid,
+                       SearchMode::kAuto, SearchMode::kGraph})
     if (s == SearchModeName(m)) return m;
-  return InvalidArgument("mode must be fts, vector, hybrid, graph or auto").WithDetail("field", "mode");
+  return InvalidArgument("mode must be fts, vector, hybrid, graph or auto")
+      .WithDetail("field", "mode");
 }
 
 Result<SearchResult> SearchService::Search(const SearchRequest& req) {
   PC_ASSIGN_OR_RETURN(SearchResult out, SearchWithoutRecording(req, nullptr));
-  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, out.query_usage);
+  RecordUsage(store_, req.scope_id, UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding,
+              out.query_usage);
   return out;
 }
 
-Result<SearchResult> SearchService::SearchWithoutRecording(const SearchRequest& req,
-                                                           const std::function<Status(ReadTxn&)>& also) {
+Result<SearchResult> SearchService::SearchWithoutRecording(
+    const SearchRequest& req, const std::function<Status(ReadTxn&)>& also) {
   const auto started = std::chrono::steady_clock::now();
   Result<SearchResult> out = SearchSnapshot(req, also);
   if (out.ok()) ops::metrics().ObserveSearch(ModeLabel(out->mode_used), ops::SecondsSince(started));
@@ -180,13 +200,15 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   // Before any read: every path below may end in Rerank (an unknown scope, a query that says
   // nothing). The fuzzer found a rerank of an unknown scope reaching a null reranker.
   if (req.rerank && !reranker_)
-    return Status(Code::kCapabilityUnavailable, "rerank needs a rerank provider; none is configured")
+    return Status(Code::kCapabilityUnavailable,
+                  "rerank needs a rerank provider; none is configured")
         .WithDetail("field", "rerank");
   if (req.limit < 1 || req.limit > kMaxSearchLimit)
     return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
         .WithDetail("field", "limit");
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
-    return InvalidArgument("min_similarity must be between -1 and 1").WithDetail("field", "min_similarity");
+    return InvalidArgument("min_similarity must be between -1 and 1")
+        .WithDetail("field", "min_similarity");
   PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
   if (req.graph_hops < 1 || req.graph_hops > kMaxGraphHops)
     return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
@@ -197,7 +219,8 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
       PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, memory, req.scope_id));
-      if (memory) out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
+      if (memory)
+        out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
       return also ? also(txn) : Status::Ok();
     }));
     out.mode_used = req.mode == SearchMode::kAuto ? SearchMode::kFts : req.mode;
@@ -211,8 +234,10 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   ModelUsage query_usage;
   if (embedder_ && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph) {
     auto v = embedder_->Embed({req.query}, query_usage);
-    if (v.ok() && v->size() == 1) query_vector = std::move((*v)[0]);
-    else embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
+    if (v.ok() && v->size() == 1)
+      query_vector = std::move((*v)[0]);
+    else
+      embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
   }
   TextQuery text = BuildTextQuery(req.query);
   const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
@@ -231,7 +256,8 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     // Which mode runs: an explicit mode is never silently changed; hybrid fuses what is there.
     const std::string projection_gap = VectorGap(embedder_, state);
     std::string gap = projection_gap;
-    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph)
+    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts &&
+        req.mode != SearchMode::kGraph)
       gap = "the embedding provider failed: " + embed_status.message();
     std::shared_ptr<const EntityGraph> graph;
     if (req.mode != SearchMode::kFts && req.mode != SearchMode::kVector) {
@@ -239,16 +265,21 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     }
     const bool has_graph = graph && graph->edge_count() > 0;
     SearchMode mode = req.mode;
-    if (mode == SearchMode::kAuto) mode = gap.empty() || has_graph ? SearchMode::kHybrid : SearchMode::kFts;
+    if (mode == SearchMode::kAuto)
+      mode = gap.empty() || has_graph ? SearchMode::kHybrid : SearchMode::kFts;
     if (mode == SearchMode::kGraph && !has_graph)
-      return Status(Code::kCapabilityUnavailable, std::string("graph search is unavailable: ") + kNoGraph)
+      return Status(Code::kCapabilityUnavailable,
+                    std::string("graph search is unavailable: ") + kNoGraph)
           .WithDetail("mode", "graph");
-    if ((mode == SearchMode::kVector || (mode == SearchMode::kHybrid && !has_graph)) && !gap.empty())
-      return Status(projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
-                    std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
+    if ((mode == SearchMode::kVector || (mode == SearchMode::kHybrid && !has_graph)) &&
+        !gap.empty())
+      return Status(
+                 projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
+                 std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
           .WithDetail("mode", SearchModeName(mode));
     out.mode_used = mode;
-    const bool use_vector = (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
+    const bool use_vector =
+        (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
     const bool use_graph = (mode == SearchMode::kGraph || mode == SearchMode::kHybrid) && has_graph;
 
     const int depth = mode == SearchMode::kHybrid ? std::max(pool, kFusionDepth) : pool;
@@ -268,13 +299,16 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
                                            min_similarity, static_cast<size_t>(depth)));
     }
     std::vector<EntityGraph::Hit> graph_hits;
-    if (use_graph) graph_hits = graph->Search(req.query, req.graph_hops, static_cast<size_t>(depth));
+    if (use_graph)
+      graph_hits = graph->Search(req.query, req.graph_hops, static_cast<size_t>(depth));
     switch (mode) {
       case SearchMode::kFts:
         for (auto& h : text_hits)
           // bm25 is unbounded: s/(1+s) keeps its order within [0, 1).
-          out.hits.push_back(SearchHit{std::move(h.item), std::max(0.0, h.score) / (1.0 + std::max(0.0, h.score)),
-                                       {"fts"}, std::nullopt});
+          out.hits.push_back(SearchHit{std::move(h.item),
+                                       std::max(0.0, h.score) / (1.0 + std::max(0.0, h.score)),
+                                       {"fts"},
+                                       std::nullopt});
         return Status::Ok();
       case SearchMode::kVector: {
         PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));
@@ -285,9 +319,10 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
         return Status::Ok();
       }
       default: {
-        PC_ASSIGN_OR_RETURN(out.hits, FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
-                                               use_graph ? &graph_hits : nullptr, pool,
-                                               embedder_ ? embedder_->convex_fusion_weight() : 0.0));
+        PC_ASSIGN_OR_RETURN(out.hits,
+                            FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
+                                     use_graph ? &graph_hits : nullptr, pool,
+                                     embedder_ ? embedder_->convex_fusion_weight() : 0.0));
         return Status::Ok();
       }
     }
@@ -298,7 +333,8 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     return also ? also(txn) : Status::Ok();
   }));
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
-  if (out.hits.size() > static_cast<size_t>(req.limit)) out.hits.resize(static_cast<size_t>(req.limit));
+  if (out.hits.size() > static_cast<size_t>(req.limit))
+    out.hits.resize(static_cast<size_t>(req.limit));
   out.query_usage = query_usage;
   return out;
 }
@@ -309,8 +345,8 @@ Status SearchService::Rerank(const std::string& query, std::vector<SearchHit>& h
   for (const SearchHit& h : hits) texts.push_back(h.item.version.text);
   PC_ASSIGN_OR_RETURN(std::vector<double> scores, reranker_->Score(query, texts));
   if (scores.size() != hits.size())
-    return Status(Code::kProviderError, "the reranker scored " + std::to_string(scores.size()) + " of " +
-                                            std::to_string(hits.size()) + " hits");
+    return Status(Code::kProviderError, "the reranker scored " + std::to_string(scores.size()) +
+                                            " of " + std::to_string(hits.size()) + " hits");
   for (size_t i = 0; i < hits.size(); ++i) hits[i].rerank_score = scores[i];
   std::stable_sort(hits.begin(), hits.end(), [](const SearchHit& a, const SearchHit& b) {
     return *a.rerank_score > *b.rerank_score;
@@ -340,7 +376,8 @@ Result<bool> SearchService::VectorsComplete(const std::string& scope_id) {
 Result<std::vector<Capability>> SearchService::Capabilities(const std::string& scope_id) {
   std::string gap = embedder_ ? embedder_->Unavailable() : VectorGap(nullptr, {});
   // Without a scope, the graph depends on the scope: say what it needs.
-  std::string graph_gap = scope_id.empty() ? "per scope: its memory needs triples from model extraction" : "";
+  std::string graph_gap =
+      scope_id.empty() ? "per scope: its memory needs triples from model extraction" : "";
   if (!scope_id.empty()) {
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
@@ -360,7 +397,8 @@ Result<std::vector<Capability>> SearchService::Capabilities(const std::string& s
   };
 }
 
-Result<std::shared_ptr<const EntityGraph>> SearchService::GraphAt(ReadTxn& txn, const Artifact& memory) {
+Result<std::shared_ptr<const EntityGraph>> SearchService::GraphAt(ReadTxn& txn,
+                                                                  const Artifact& memory) {
   CachedGraph base;
   {
     std::lock_guard<std::mutex> lock(graphs_mu_);
@@ -373,13 +411,16 @@ Result<std::shared_ptr<const EntityGraph>> SearchService::GraphAt(ReadTxn& txn, 
   // from every edge the first time (or for a snapshot older than the cached head).
   std::shared_ptr<const EntityGraph> graph;
   if (base.graph) {
-    PC_ASSIGN_OR_RETURN(ReadTxn::GraphDelta delta,
-                        txn.ListGraphChanges(memory.artifact_id, base.revision, memory.head_revision));
+    PC_ASSIGN_OR_RETURN(
+        ReadTxn::GraphDelta delta,
+        txn.ListGraphChanges(memory.artifact_id, base.revision, memory.head_revision));
     graph = delta.added.empty() && !base.graph->HasAnyVersion(delta.removed_versions)
                 ? base.graph
-                : std::make_shared<const EntityGraph>(base.graph->Changed(delta.removed_versions, delta.added));
+                : std::make_shared<const EntityGraph>(
+                      base.graph->Changed(delta.removed_versions, delta.added));
   } else {
-    PC_ASSIGN_OR_RETURN(std::vector<GraphEdge> edges, txn.ListGraphEdges(memory.artifact_id, memory.head_revision));
+    PC_ASSIGN_OR_RETURN(std::vector<GraphEdge> edges,
+                        txn.ListGraphEdges(memory.artifact_id, memory.head_revision));
     graph = std::make_shared<const EntityGraph>(edges);
   }
   std::lock_guard<std::mutex> lock(graphs_mu_);
@@ -402,8 +443,10 @@ Result<bool> SearchService::WarmVectors(const std::string& scope_id) {
     const int dim = embedder_ ? embedder_->profile().dimension : 0;
     if (dim <= 0 || !VectorGap(embedder_, state).empty()) return Status::Ok();
     std::vector<float> nothing(static_cast<size_t>(dim), 0.0f);  // k = 0: loads, finds nothing
-    PC_RETURN_IF_ERROR(vectors_.Nearest(txn, memory.artifact_id, memory.head_revision, state.profile,
-                                        nothing, false, -1, 0).status());
+    PC_RETURN_IF_ERROR(vectors_
+                           .Nearest(txn, memory.artifact_id, memory.head_revision, state.profile,
+                                    nothing, false, -1, 0)
+                           .status());
     warmed = true;
     return Status::Ok();
   }));
@@ -414,7 +457,8 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
                                              const std::atomic<bool>* stop) {
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) { return LoadMemory(txn, scope_id).status(); }));
   if (!embedder_)
-    return Status(Code::kCapabilityUnavailable, "no embedding provider is configured (set embed_provider)");
+    return Status(Code::kCapabilityUnavailable,
+                  "no embedding provider is configured (set embed_provider)");
   if (embedder_->profile().dimension == 0)  // learn it first: the profile names the dimension
     PC_RETURN_IF_ERROR(embedder_->Embed({"dimension probe"}).status());
   const std::string profile = embedder_->profile().Key();
@@ -444,9 +488,8 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
     std::unordered_map<std::string, std::vector<float>> by_version;
     for (size_t i = 0; i < batch.size() && i < vectors.size(); ++i)
       by_version[batch[i].entry_version_id] = std::move(vectors[i]);
-    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) {
-      return txn.PutVectors(artifact, profile, by_version);
-    }));
+    PC_RETURN_IF_ERROR(
+        store_.Write([&](WriteTxn& txn) { return txn.PutVectors(artifact, profile, by_version); }));
     RecordUsage(store_, scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
     out.embedded += static_cast<int64_t>(by_version.size());
   }

@@ -13,10 +13,10 @@
 
 #include "common/status.h"
 #include "model/types.h"
-#include "service/vector_cache.h"
 #include "search/embedder.h"
 #include "search/entity_graph.h"
 #include "search/feedback.h"
+#include "service/vector_cache.h"
 #include "store/store.h"
 
 namespace pc {
@@ -51,7 +51,7 @@ struct SearchRequest {
   // (503 capability_unavailable when none is configured; its failure fails the search).
   bool rerank = false;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
-  int graph_hops = kDefaultGraphHops;   // graph channel: entries linked within this many hops (1–3)
+  int graph_hops = kDefaultGraphHops;  // graph channel: entries linked within this many hops (1–3)
   // Full text: pseudo-relevance feedback and neighbour propagation (service/text_channel.h).
   // Off by default until it meets issue 29's bar (docs/quality.md: it lifts MemoryBank, costs
   // MADial held-out 0.02 and short queries 4× the latency); false is plain BM25.
@@ -64,7 +64,7 @@ struct SearchHit {
   double score = 0;  // relevance in [0, 1] within one mode: fts s/(1+s) of bm25, vector cosine,
                      // graph EntityGraph::Hit::score, hybrid RRF / its best
   std::vector<std::string> matched_by;  // "fts", "vector", "graph"
-  std::optional<double> rerank_score;    // set when the hits were reranked
+  std::optional<double> rerank_score;   // set when the hits were reranked
 };
 
 struct SearchResult {
@@ -94,7 +94,10 @@ class SearchService {
   // `embedder` may be null (fts only); it must outlive the service.
   SearchService(Store& store, Embedder* embedder = nullptr, Reranker* reranker = nullptr,
                 VectorCacheOptions vector_options = {})
-      : store_(store), embedder_(embedder), reranker_(reranker), vectors_(std::move(vector_options)) {}
+      : store_(store),
+        embedder_(embedder),
+        reranker_(reranker),
+        vectors_(std::move(vector_options)) {}
 
   // Thread-safe. An explicit vector or graph search without the capability is
   // CapabilityUnavailable, and so is a hybrid one with neither; hybrid fuses fts with each of
@@ -107,13 +110,14 @@ class SearchService {
   // `also` (if set) runs in the search's own read transaction, after its reads: what it reads comes
   // from the snapshot the hits come from (prepare_context's handoff and Experience). It runs even
   // when the scope has no memory yet, and not when the search fails first.
-  Result<SearchResult> SearchWithoutRecording(const SearchRequest& req,
-                                              const std::function<Status(ReadTxn&)>& also = nullptr);
+  Result<SearchResult> SearchWithoutRecording(
+      const SearchRequest& req, const std::function<Status(ReadTxn&)>& also = nullptr);
 
   // Each mode's availability; with a scope, including whether its vector projection is complete.
   Result<std::vector<Capability>> Capabilities(const std::string& scope_id);
   // Whether vector (and vector-hybrid) search can serve this scope now: the vector row of
-  // Capabilities alone, without the other modes' checks (the background backfill asks it per scope).
+  // Capabilities alone, without the other modes' checks (the background backfill asks it per
+  // scope).
   Result<bool> VectorsComplete(const std::string& scope_id);
   bool has_embedder() const { return embedder_ != nullptr; }
   // The embedding provider's readiness (Embedder::Probe); "ready" without one.
@@ -134,7 +138,8 @@ class SearchService {
 
  private:
   // SearchWithoutRecording without its latency metric.
-  Result<SearchResult> SearchSnapshot(const SearchRequest& req, const std::function<Status(ReadTxn&)>& also);
+  Result<SearchResult> SearchSnapshot(const SearchRequest& req,
+                                      const std::function<Status(ReadTxn&)>& also);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
   // Why vector search cannot serve `memory` now (empty: it can).
   Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);

@@ -15,15 +15,18 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
   };
   PC_RETURN_IF_ERROR(named(CheckKind(in.kind), "kind"));
   if (!in.purpose.empty() && in.purpose != kPurposeMemory && in.purpose != kPurposeArchive)
-    return InvalidArgument("purpose must be memory (the default: extraction reads it) or archive "
-                           "(kept, never extracted)").WithDetail("field", at + "purpose");
+    return InvalidArgument(
+               "purpose must be memory (the default: extraction reads it) or archive "
+               "(kept, never extracted)")
+        .WithDetail("field", at + "purpose");
   PC_RETURN_IF_ERROR(named(CheckText("content", in.content, max_source_bytes_), "content"));
   if (in.metadata_json.size() > kMaxSourceMetadataBytes)
     return TooLarge("metadata is over " + std::to_string(kMaxSourceMetadataBytes) + " bytes")
         .WithDetail("field", at + "metadata");
   if (in.idempotency_key)
-    PC_RETURN_IF_ERROR(named(CheckText("idempotency_key", *in.idempotency_key, kMaxIdempotencyKeyBytes),
-                             "idempotency_key"));
+    PC_RETURN_IF_ERROR(
+        named(CheckText("idempotency_key", *in.idempotency_key, kMaxIdempotencyKeyBytes),
+              "idempotency_key"));
   return Status::Ok();
 }
 
@@ -43,11 +46,13 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
     const int64_t now = NowMillis();
     for (const SourceInput& in : inputs) {
       if (in.idempotency_key) {
-        PC_ASSIGN_OR_RETURN(std::optional<Source> first, txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
+        PC_ASSIGN_OR_RETURN(std::optional<Source> first,
+                            txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
         if (first && (first->content != in.content || first->kind != in.kind))
           return Status(Code::kSourceConflict,
-                        "source " + *in.idempotency_key + " was captured already with other "
-                        "content; a source id names one content for good")
+                        "source " + *in.idempotency_key +
+                            " was captured already with other "
+                            "content; a source id names one content for good")
               .WithDetail("source_id", *in.idempotency_key)
               .WithDetail("position", first->position);
         if (first) {

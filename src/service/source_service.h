@@ -14,7 +14,7 @@
 namespace pc {
 
 inline constexpr size_t kDefaultMaxSourceBytes = 256 * 1024;
-inline constexpr size_t kMaxSourceBatch = 100;      // sources in one batch request
+inline constexpr size_t kMaxSourceBatch = 100;  // sources in one batch request
 inline constexpr size_t kMaxSourceMetadataBytes = 16 * 1024;
 inline constexpr size_t kMaxIdempotencyKeyBytes = 256;
 

@@ -1,17 +1,18 @@
 #include "service/stats_service.h"
 
+#include <map>
+
 #include "service/flush_service.h"  // kExtractionConsumer
 #include "service/usage_log.h"
 #include "service/validation.h"
-
-#include <map>
 
 namespace pc {
 namespace {
 constexpr int kSessionScanPage = 1000;
 }  // namespace
 
-Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod period, int64_t now_ms) {
+Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod period,
+                                      int64_t now_ms) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   FlushStatistics(store_);  // what this server has added up and not written yet: read your writes
   ScopedStats out;
@@ -29,7 +30,8 @@ Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod p
     const std::string& id = memory->scope_id;
     Inventory& inv = out.inventory;
     PC_ASSIGN_OR_RETURN(inv.sources_total, txn.SourceHighWatermark(id));
-    PC_ASSIGN_OR_RETURN(inv.memory_processed, txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
+    PC_ASSIGN_OR_RETURN(inv.memory_processed,
+                        txn.GetCursor(id, memory->artifact_id, kExtractionConsumer));
     PC_ASSIGN_OR_RETURN(inv.artifacts_by_family, txn.CountArtifactsByFamily(id));
     PC_ASSIGN_OR_RETURN(inv.entries_by_kind, txn.CountHeadEntriesByKind(memory->artifact_id));
     PC_ASSIGN_OR_RETURN(inv.candidates, txn.CountCandidates(id));
@@ -43,7 +45,8 @@ Result<ScopedStats> StatsService::Get(const std::string& scope_id, StatsPeriod p
   return out;
 }
 
-Result<SessionStats> StatsService::Sessions(const std::string& scope_id, StatsPeriod period, int64_t now_ms) {
+Result<SessionStats> StatsService::Sessions(const std::string& scope_id, StatsPeriod period,
+                                            int64_t now_ms) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   const ResolvedPeriod p = ResolvePeriod(period, now_ms);
   std::map<std::string, SessionChars> by_session;
@@ -52,7 +55,8 @@ Result<SessionStats> StatsService::Sessions(const std::string& scope_id, StatsPe
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
     if (!memory) return Status::Ok();
     for (int64_t after = 0;;) {
-      PC_ASSIGN_OR_RETURN(std::vector<Source> page, txn.ListSources(memory->scope_id, after, kSessionScanPage));
+      PC_ASSIGN_OR_RETURN(std::vector<Source> page,
+                          txn.ListSources(memory->scope_id, after, kSessionScanPage));
       for (const Source& s : page) {
         const std::string date = UtcDate(s.created_at_ms);
         if (date < p.start() || date > p.end()) continue;

@@ -27,7 +27,9 @@ class Board {
     }
   }
   bool Has(const std::string& entry_id) const { return index_.count(entry_id) > 0; }
-  void AddTo(const std::string& entry_id, double score) { rows_[index_.at(entry_id)].hit.score += score; }
+  void AddTo(const std::string& entry_id, double score) {
+    rows_[index_.at(entry_id)].hit.score += score;
+  }
   std::vector<Scored>& Sorted() {
     std::stable_sort(rows_.begin(), rows_.end(), [](const Scored& a, const Scored& b) {
       return a.hit.score != b.hit.score ? a.hit.score > b.hit.score : a.order < b.order;
@@ -49,15 +51,18 @@ double Best(const std::vector<ReadTxn::TextHit>& hits) {
 }
 
 // The entries the revision `revision` changed, if it is a small one (kMaxNeighbourRevision).
-Result<std::vector<std::string>> SmallRevision(ReadTxn& txn, const Artifact& memory, int64_t revision) {
+Result<std::vector<std::string>> SmallRevision(ReadTxn& txn, const Artifact& memory,
+                                               int64_t revision) {
   if (revision < 1 || revision > memory.head_revision) return std::vector<std::string>{};
-  PC_ASSIGN_OR_RETURN(std::vector<std::string> ids, txn.ChangedEntries(memory.artifact_id, revision - 1, revision,
-                                                                   static_cast<int64_t>(kMaxNeighbourRevision) + 1));
+  PC_ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                      txn.ChangedEntries(memory.artifact_id, revision - 1, revision,
+                                         static_cast<int64_t>(kMaxNeighbourRevision) + 1));
   if (ids.size() > kMaxNeighbourRevision) ids.clear();
   return ids;
 }
 
-Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions& options, Board& board) {
+Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions& options,
+                 Board& board) {
   const FeedbackOptions& fb = *options.feedback;
   std::vector<Scored>& rows = board.Sorted();
   const size_t lenders = std::min(rows.size(), static_cast<size_t>(std::max(0, fb.lenders)));
@@ -76,7 +81,8 @@ Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions&
       board.AddTo(id, loan);
       continue;
     }
-    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, txn.FindManifestItem(memory.artifact_id, memory.head_revision, id));
+    PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item,
+                        txn.FindManifestItem(memory.artifact_id, memory.head_revision, id));
     if (!item || (!item->active && !options.include_inactive)) continue;
     board.Add(ReadTxn::TextHit{std::move(*item), 0}, loan);
   }
@@ -88,7 +94,8 @@ Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions&
 Result<std::vector<ReadTxn::TextHit>> SearchTextChannel(ReadTxn& txn, const Artifact& memory,
                                                         const TextQuery& text,
                                                         const TextChannelOptions& options) {
-  if (!options.feedback) return txn.SearchText(memory.artifact_id, text, options.include_inactive, options.depth);
+  if (!options.feedback)
+    return txn.SearchText(memory.artifact_id, text, options.include_inactive, options.depth);
   const FeedbackOptions& fb = *options.feedback;
   const int pool = std::max(options.depth, fb.pool);
   PC_ASSIGN_OR_RETURN(std::vector<ReadTxn::TextHit> first,
@@ -106,8 +113,9 @@ Result<std::vector<ReadTxn::TextHit>> SearchTextChannel(ReadTxn& txn, const Arti
     board.Add(std::move(h), s);
   }
   if (!expansion.empty()) {
-    PC_ASSIGN_OR_RETURN(std::vector<ReadTxn::TextHit> second,
-                        txn.SearchText(memory.artifact_id, expansion, options.include_inactive, pool));
+    PC_ASSIGN_OR_RETURN(
+        std::vector<ReadTxn::TextHit> second,
+        txn.SearchText(memory.artifact_id, expansion, options.include_inactive, pool));
     const double best_second = Best(second);
     const double scale = best_second > 0 ? best_first / best_second : 0;
     for (auto& h : second) {

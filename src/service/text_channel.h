@@ -15,7 +15,7 @@ namespace pc {
 
 struct TextChannelOptions {
   bool include_inactive = false;
-  int depth = 10;                         // hits returned at most
+  int depth = 10;                             // hits returned at most
   const FeedbackOptions* feedback = nullptr;  // null: plain BM25
 };
 

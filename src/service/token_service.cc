@@ -14,7 +14,8 @@ Status CheckTokenName(const std::string& name) {
     return InvalidArgument("a token name is 1-64 characters").WithDetail("field", "name");
   for (unsigned char c : name)
     if (!std::isalnum(c) && c != '.' && c != '_' && c != ':' && c != '@' && c != '-')
-      return InvalidArgument("a token name has only letters, digits and . _ : @ -").WithDetail("field", "name");
+      return InvalidArgument("a token name has only letters, digits and . _ : @ -")
+          .WithDetail("field", "name");
   if (name == "local" || name == "system" || name == "static" || name == "anonymous")
     return InvalidArgument("\"" + name + "\" names the server's own actors; choose another name")
         .WithDetail("field", "name");
@@ -26,7 +27,8 @@ Principal PrincipalOf(const ApiToken& t) {
 }
 
 Status Unauthenticated(const char* reason) {
-  return Status(Code::kUnauthenticated, "A valid bearer token is required.").WithDetail("reason", std::string(reason));
+  return Status(Code::kUnauthenticated, "A valid bearer token is required.")
+      .WithDetail("reason", std::string(reason));
 }
 
 }  // namespace
@@ -34,14 +36,17 @@ Status Unauthenticated(const char* reason) {
 Result<std::optional<int64_t>> ParseExpiry(const std::string& e, int64_t now_ms) {
   if (e.empty() || e == "never") return std::optional<int64_t>();
   auto bad = [&] {
-    return InvalidArgument("expires is a duration (90d, 12h, 30m) or a UTC date (2027-01-31 or 2027-01-31T12:00:00Z)")
+    return InvalidArgument(
+               "expires is a duration (90d, 12h, 30m) or a UTC date (2027-01-31 or "
+               "2027-01-31T12:00:00Z)")
         .WithDetail("field", "expires");
   };
   char unit = e.back();
   if (unit == 'd' || unit == 'h' || unit == 'm') {
     int64_t n = 0;
     auto [ptr, ec] = std::from_chars(e.data(), e.data() + e.size() - 1, n);
-    if (ec != std::errc() || ptr != e.data() + e.size() - 1 || n <= 0 || n > 3650 * 24 * 60) return bad();
+    if (ec != std::errc() || ptr != e.data() + e.size() - 1 || n <= 0 || n > 3650 * 24 * 60)
+      return bad();
     int64_t ms = n * (unit == 'd' ? 86400000 : unit == 'h' ? 3600000 : 60000);
     return std::optional<int64_t>(now_ms + ms);
   }
@@ -57,13 +62,15 @@ Result<CreatedToken> TokenService::Create(const NewToken& r, const std::string& 
   PC_RETURN_IF_ERROR(CheckTokenName(r.name));
   if (!ParseRole(r.role) || r.role == "none")
     return InvalidArgument("role is reader, writer, admin or metrics").WithDetail("field", "role");
-  if (r.scope_patterns.size() > 64) return InvalidArgument("at most 64 scope patterns").WithDetail("field", "scope");
+  if (r.scope_patterns.size() > 64)
+    return InvalidArgument("at most 64 scope patterns").WithDetail("field", "scope");
   for (const std::string& p : r.scope_patterns) PC_RETURN_IF_ERROR(CheckScopePattern(p));
   const int64_t now = NowMillis();
   PC_ASSIGN_OR_RETURN(std::optional<int64_t> expires, ParseExpiry(r.expires, now));
   CreatedToken out;
   out.secret = NewTokenSecret();
-  out.token = ApiToken{r.name, r.role, r.scope_patterns, HashTokenSecret(out.secret), created_by, now, expires, {}};
+  out.token = ApiToken{r.name,     r.role, r.scope_patterns, HashTokenSecret(out.secret),
+                       created_by, now,    expires,          {}};
   PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) { return txn.CreateToken(out.token); }));
   return out;
 }
@@ -96,7 +103,8 @@ Result<Principal> TokenService::Authenticate(std::string_view secret) {
     return Principal{"static", Role::kAdmin, {}, true};
   // The lookup is by the secret's hash (an index seek); comparing hashes leaks nothing useful.
   const std::string hash = HashTokenSecret(secret);
-  const std::string stamp = store_.TokensStamp();  // before the lookup: a change after it shows next time
+  const std::string stamp =
+      store_.TokensStamp();  // before the lookup: a change after it shows next time
   std::optional<ApiToken> token;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -121,7 +129,8 @@ Result<Principal> TokenService::Authenticate(std::string_view secret) {
   }
   if (!token) return Unauthenticated("unknown");
   if (token->revoked_at_ms) return Unauthenticated("revoked");
-  if (token->expires_at_ms && *token->expires_at_ms <= NowMillis()) return Unauthenticated("expired");
+  if (token->expires_at_ms && *token->expires_at_ms <= NowMillis())
+    return Unauthenticated("expired");
   return PrincipalOf(*token);
 }
 

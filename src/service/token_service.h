@@ -8,8 +8,8 @@
 
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "auth/principal.h"
@@ -52,7 +52,7 @@ class TokenService {
   Store& store_;
   std::string static_token_;
   std::mutex mu_;
-  std::string stamp_;                                 // the stamp the cache was filled under
+  std::string stamp_;                                // the stamp the cache was filled under
   std::unordered_map<std::string, ApiToken> cache_;  // live tokens by secret hash
 };
 

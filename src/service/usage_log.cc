@@ -29,36 +29,40 @@ std::map<const Store*, Pending>& PendingByStore() {
 // One transaction for everything in `p`. A scope that does not exist records nothing (reads never
 // create scopes).
 void Write(Store& store, const Pending& p) {
-  Status s = store.Write([&](WriteTxn& txn) -> Status {  // may run more than once (store.h): reads `p` only
-    std::map<std::string, std::optional<Scope>> scopes;
-    auto scope_of = [&](const std::string& name) -> Result<std::optional<Scope>> {
-      auto it = scopes.find(name);
-      if (it != scopes.end()) return it->second;
-      PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, name));
-      scopes.emplace(name, scope);
-      return scope;
-    };
-    for (const auto& [key, usage] : p.usage) {
-      const auto& [name, date, purpose, operation] = key;
-      PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, scope_of(name));
-      if (scope)
-        PC_RETURN_IF_ERROR(txn.AddModelUsage(scope->scope_id, date, UsagePurposeName(purpose),
-                                             UsageOperationName(operation), usage));
-    }
-    for (const auto& [key, recall] : p.recall) {
-      PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, scope_of(key.first));
-      if (scope)
-        PC_RETURN_IF_ERROR(txn.AddRecall(scope->scope_id, key.second, kRecallEstimatorId, kRecallEstimatorVersion, recall));
-    }
-    return Status::Ok();
-  });
+  Status s = store.Write(
+      [&](WriteTxn& txn) -> Status {  // may run more than once (store.h): reads `p` only
+        std::map<std::string, std::optional<Scope>> scopes;
+        auto scope_of = [&](const std::string& name) -> Result<std::optional<Scope>> {
+          auto it = scopes.find(name);
+          if (it != scopes.end()) return it->second;
+          PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, name));
+          scopes.emplace(name, scope);
+          return scope;
+        };
+        for (const auto& [key, usage] : p.usage) {
+          const auto& [name, date, purpose, operation] = key;
+          PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, scope_of(name));
+          if (scope)
+            PC_RETURN_IF_ERROR(txn.AddModelUsage(scope->scope_id, date, UsagePurposeName(purpose),
+                                                 UsageOperationName(operation), usage));
+        }
+        for (const auto& [key, recall] : p.recall) {
+          PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, scope_of(key.first));
+          if (scope)
+            PC_RETURN_IF_ERROR(txn.AddRecall(scope->scope_id, key.second, kRecallEstimatorId,
+                                             kRecallEstimatorVersion, recall));
+        }
+        return Status::Ok();
+      });
   if (!s.ok())
-    std::cerr << "powercontext: warning: statistics not recorded (" << s.message() << ")" << std::endl;
+    std::cerr << "powercontext: warning: statistics not recorded (" << s.message() << ")"
+              << std::endl;
 }
 
 }  // namespace
 
-void RecordStatistics(Store& store, const std::string& scope_name, const std::vector<UsageRecord>& usage,
+void RecordStatistics(Store& store, const std::string& scope_name,
+                      const std::vector<UsageRecord>& usage,
                       const std::optional<RecallMeasurement>& recall) {
   bool any = recall.has_value();
   for (const UsageRecord& r : usage) any = any || !r.usage.empty();

@@ -27,7 +27,8 @@ struct UsageRecord {
 
 // `scope_name` is the caller's scope id or key. A scope that does not exist records nothing (reads
 // never create scopes); empty usage records nothing; with nothing to record there is no write.
-void RecordStatistics(Store& store, const std::string& scope_name, const std::vector<UsageRecord>& usage,
+void RecordStatistics(Store& store, const std::string& scope_name,
+                      const std::vector<UsageRecord>& usage,
                       const std::optional<RecallMeasurement>& recall = std::nullopt);
 
 // Whether `store`'s statistics are kept in memory until FlushStatistics (false: written at once).

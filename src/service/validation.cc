@@ -29,8 +29,9 @@ constexpr size_t kMaxScopeIdChars = 256;  // the spec's maxLength: characters, n
 
 Status CheckKind(std::string_view kind) {
   if (!IsValidKind(kind))
-    return FieldError("kind", "kind must be 1 to 128 characters, not blank, without control "
-                              "characters, e.g. fact, decision, constraint");
+    return FieldError("kind",
+                      "kind must be 1 to 128 characters, not blank, without control "
+                      "characters, e.g. fact, decision, constraint");
   return Status::Ok();
 }
 
@@ -39,19 +40,22 @@ bool IsServerScopeId(std::string_view scope_id) { return scope_id.starts_with(kS
 Status CheckScopeId(std::string_view scope_id, std::string_view field) {
   if (scope_id.empty()) return FieldError(field, std::string(field) + " is required");
   std::vector<int32_t> cps;
-  if (!DecodeUtf8(scope_id, cps)) return FieldError(field, std::string(field) + " is not valid UTF-8");
+  if (!DecodeUtf8(scope_id, cps))
+    return FieldError(field, std::string(field) + " is not valid UTF-8");
   if (cps.size() > kMaxScopeIdChars)
-    return FieldError(field, std::string(field) + " is longer than " + std::to_string(kMaxScopeIdChars) +
-                                      " characters");
-  if (std::all_of(cps.begin(), cps.end(), IsEcmaSpace)) return FieldError(field, std::string(field) + " must not be blank");
+    return FieldError(field, std::string(field) + " is longer than " +
+                                 std::to_string(kMaxScopeIdChars) + " characters");
+  if (std::all_of(cps.begin(), cps.end(), IsEcmaSpace))
+    return FieldError(field, std::string(field) + " must not be blank");
   return Status::Ok();
 }
 
 Status CheckScopeKey(std::string_view key, std::string_view field) {
   PC_RETURN_IF_ERROR(CheckScopeId(key, field));
   if (IsServerScopeId(key))
-    return FieldError(field, "scope ids beginning with scp_ are issued by the server; choose "
-                                  "another name (e.g. project:orders)");
+    return FieldError(field,
+                      "scope ids beginning with scp_ are issued by the server; choose "
+                      "another name (e.g. project:orders)");
   return Status::Ok();
 }
 
@@ -104,10 +108,10 @@ Status CheckMinRevision(std::optional<int64_t> min_revision, const std::optional
   if (!min_revision) return Status::Ok();
   const int64_t head = memory ? memory->head_revision : 0;
   if (head >= *min_revision) return Status::Ok();
-  return Status(Code::kRevisionNotVisible,
-                "the memory of " + scope_id + " is at revision " + std::to_string(head) +
-                    ", before min_revision " + std::to_string(*min_revision) +
-                    " (a revision this store has not committed)")
+  return Status(Code::kRevisionNotVisible, "the memory of " + scope_id + " is at revision " +
+                                               std::to_string(head) + ", before min_revision " +
+                                               std::to_string(*min_revision) +
+                                               " (a revision this store has not committed)")
       .WithDetail("min_revision", *min_revision)
       .WithDetail("revision", head);
 }

@@ -13,7 +13,8 @@
 namespace pc {
 namespace {
 
-constexpr int kBuildNice = 10;  // CFS gives a nice-10 thread ~1/10 of a core a busy request thread wants
+constexpr int kBuildNice =
+    10;  // CFS gives a nice-10 thread ~1/10 of a core a busy request thread wants
 constexpr size_t kMaxBuildThreads = 8;
 
 // Scans the store directly: for a snapshot older than the cache (another search moved it on).
@@ -23,11 +24,12 @@ Result<std::vector<VectorIndex::Hit>> ScanStore(ReadTxn& txn, const std::string&
                                                 bool include_inactive, double min_similarity,
                                                 size_t k) {
   VectorIndex scratch(query.size());
-  PC_RETURN_IF_ERROR(txn.ScanVectors(
-      artifact_id, profile, include_inactive,
-      [&](const std::string& entry, const std::string& version, bool active, const float* v, size_t dim) {
-        if (dim == query.size()) scratch.Upsert(entry, version, active, v);
-      }));
+  PC_RETURN_IF_ERROR(txn.ScanVectors(artifact_id, profile, include_inactive,
+                                     [&](const std::string& entry, const std::string& version,
+                                         bool active, const float* v, size_t dim) {
+                                       if (dim == query.size())
+                                         scratch.Upsert(entry, version, active, v);
+                                     }));
   return scratch.Nearest(query, include_inactive, min_similarity, k);
 }
 
@@ -36,7 +38,8 @@ Result<std::vector<VectorIndex::Hit>> ScanStore(ReadTxn& txn, const std::string&
 VectorCache::VectorCache(VectorCacheOptions options) : options_(std::move(options)) {
   metrics_reader_ = ops::metrics().AddVectorStateReader([this] {
     const Stats st = stats();
-    return ops::VectorState{static_cast<int64_t>(st.indexes), static_cast<int64_t>(st.cached_vectors),
+    return ops::VectorState{static_cast<int64_t>(st.indexes),
+                            static_cast<int64_t>(st.cached_vectors),
                             static_cast<int64_t>(st.graphs)};
   });
 }
@@ -51,7 +54,8 @@ VectorCache::~VectorCache() {
   if (builder_.joinable()) builder_.join();
 }
 
-std::string VectorCache::GraphPath(const std::string& artifact_id, const std::string& profile) const {
+std::string VectorCache::GraphPath(const std::string& artifact_id,
+                                   const std::string& profile) const {
   if (options_.ann_dir.empty()) return "";
   return (std::filesystem::path(options_.ann_dir) /
           (artifact_id + "-" + Sha256Hex(profile).substr(0, 16) + ".hnsw"))
@@ -92,8 +96,10 @@ Result<std::vector<VectorIndex::Hit>> VectorCache::Nearest(
     return ScanStore(txn, artifact_id, profile, query, include_inactive, min_similarity, k);
   auto upsert = [&](const std::string& entry, const std::string& version, bool active,
                     const float* v, size_t dim) {
-    if (v && dim == slot->index->dimension()) slot->index->Upsert(entry, version, active, v);
-    else slot->index->Remove(entry);
+    if (v && dim == slot->index->dimension())
+      slot->index->Upsert(entry, version, active, v);
+    else
+      slot->index->Remove(entry);
   };
   if (slot->revision < 0 || slot->profile != profile || slot->index->dimension() != query.size()) {
     slot->index = std::make_shared<VectorIndex>(query.size());
@@ -169,8 +175,10 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
     profile = slot->profile;
     snap = index->TakeSnapshot();
   }
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxBuildThreads);
-  auto graph = AnnGraph::Build(index->dimension(), snap.rows.data(), std::move(snap.members), &stopping_, threads);
+  const size_t threads =
+      std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxBuildThreads);
+  auto graph = AnnGraph::Build(index->dimension(), snap.rows.data(), std::move(snap.members),
+                               &stopping_, threads);
   snap.rows = {};
   if (graph.ok()) {
     if (std::string path = GraphPath(slot->artifact_id, profile); !path.empty()) {
@@ -181,7 +189,7 @@ void VectorCache::Build(const std::shared_ptr<Slot>& slot) {
   }
   std::unique_lock<std::shared_mutex> lock(slot->mu);
   slot->build_queued = false;
-  if (!graph.ok()) return;  // stopping; or hnswlib failed, and searches stay exact
+  if (!graph.ok()) return;           // stopping; or hnswlib failed, and searches stay exact
   if (slot->index != index) return;  // reloaded meanwhile (profile change, reindex)
   index->AttachGraph(std::move(graph).value());
   slot->has_graph = true;
@@ -208,7 +216,8 @@ void VectorCache::Evict(const std::shared_ptr<Slot>& keep) {
   while (total > options_.max_vectors) {
     auto oldest = slots_.end();
     for (auto it = slots_.begin(); it != slots_.end(); ++it)
-      if (it->second != keep && (oldest == slots_.end() || it->second->last_used < oldest->second->last_used))
+      if (it->second != keep &&
+          (oldest == slots_.end() || it->second->last_used < oldest->second->last_used))
         oldest = it;
     if (oldest == slots_.end()) return;  // only the memory being searched is left
     total -= oldest->second->rows;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iostream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "auth/request_context.h"
@@ -44,12 +43,14 @@ TextQuery ReconcileQuery(const std::vector<std::string>& similarity_terms) {
     cps.clear();
     if (!DecodeUtf8(t, cps) || cps.empty()) continue;
     const bool cjk = cps[0] >= 0x2E80;
-    if (cjk ? cps.size() != 1
-            : std::any_of(t.begin(), t.end(), [](unsigned char c) { return c < 0x80 && !std::isalnum(c); }))
+    if (cjk ? cps.size() != 1 : std::any_of(t.begin(), t.end(), [](unsigned char c) {
+          return c < 0x80 && !std::isalnum(c);
+        }))
       continue;
     terms.push_back(t);
   }
-  std::stable_sort(terms.begin(), terms.end(), [](const std::string& x, const std::string& y) { return x.size() > y.size(); });
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const std::string& x, const std::string& y) { return x.size() > y.size(); });
   if (terms.size() > kReconcilePhrases) terms.resize(kReconcilePhrases);
   return TextQuery{terms};
 }
@@ -58,17 +59,18 @@ namespace {
 
 // The near-duplicates of `mine` among `items` (head entries of `memory`), unsorted and uncapped.
 Status CompareWith(ReadTxn& txn, const MemoryRef& head, const std::vector<ManifestItem>& items,
-                   const std::vector<std::string>& mine, const std::optional<std::vector<float>>& vector,
-                   const std::string& profile, const std::string& skip_entry, std::vector<NearDuplicate>& out) {
+                   const std::vector<std::string>& mine,
+                   const std::optional<std::vector<float>>& vector, const std::string& profile,
+                   const std::string& skip_entry, std::vector<NearDuplicate>& out) {
   std::map<std::string, double> cosine;  // entry_id → cosine
   if (vector && !profile.empty() && !items.empty()) {
     std::vector<std::string> ids;
     for (const auto& h : items) ids.push_back(h.version.entry_id);
-    PC_RETURN_IF_ERROR(txn.VisitVectorRows(profile, ids,
-                                           [&](const std::string& entry_id, const std::string&, bool, const float* v,
-                                               size_t n) {
-                                             if (v) cosine[entry_id] = Cosine(*vector, v, n);
-                                           }));
+    PC_RETURN_IF_ERROR(txn.VisitVectorRows(
+        profile, ids,
+        [&](const std::string& entry_id, const std::string&, bool, const float* v, size_t n) {
+          if (v) cosine[entry_id] = Cosine(*vector, v, n);
+        }));
   }
   for (const ManifestItem& h : items) {
     const EntryVersion& v = h.version;
@@ -76,19 +78,23 @@ Status CompareWith(ReadTxn& txn, const MemoryRef& head, const std::vector<Manife
     NearDuplicate d{Citation{head, v.entry_id, v.entry_version_id}, v.text,
                     TermSimilarity(mine, SimilarityTerms(v.text)), std::nullopt};
     if (auto it = cosine.find(v.entry_id); it != cosine.end()) d.cosine = it->second;
-    if (d.similarity >= kNearDuplicateThreshold || (d.cosine && *d.cosine >= kNearDuplicateCosine)) out.push_back(d);
+    if (d.similarity >= kNearDuplicateThreshold || (d.cosine && *d.cosine >= kNearDuplicateCosine))
+      out.push_back(d);
   }
   return Status::Ok();
 }
 
 // Every near-duplicate among the lookup's candidates at the memory's head, unsorted and uncapped.
-Result<std::vector<NearDuplicate>> LookUp(ReadTxn& txn, const Artifact& memory, const std::vector<std::string>& mine,
+Result<std::vector<NearDuplicate>> LookUp(ReadTxn& txn, const Artifact& memory,
+                                          const std::vector<std::string>& mine,
                                           const std::optional<std::vector<float>>& vector,
-                                          const std::string& profile, const std::string& skip_entry) {
+                                          const std::string& profile,
+                                          const std::string& skip_entry) {
   std::vector<NearDuplicate> out;
   if (memory.head_revision == 0) return out;
-  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(mine), kReconcilePerTerm,
-                                                          kReconcileCandidates, kReconcileRecent));
+  PC_ASSIGN_OR_RETURN(auto hits, txn.SharedTermCandidates(memory.artifact_id, ReconcileQuery(mine),
+                                                          kReconcilePerTerm, kReconcileCandidates,
+                                                          kReconcileRecent));
   const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
   PC_RETURN_IF_ERROR(CompareWith(txn, head, hits, mine, vector, profile, skip_entry, out));
   return out;
@@ -107,8 +113,8 @@ Status BringToHead(ReadTxn& txn, const MemoryRef& head, const std::vector<Manife
     d.citation.memory = head;
     out.push_back(std::move(d));
   }
-  PC_RETURN_IF_ERROR(
-      CompareWith(txn, head, changed, SimilarityTerms(write.text), write.vector, write.profile, write.skip_entry, out));
+  PC_RETURN_IF_ERROR(CompareWith(txn, head, changed, SimilarityTerms(write.text), write.vector,
+                                 write.profile, write.skip_entry, out));
   lookup.near = std::move(out);
   lookup.revision = head.revision;
   return Status::Ok();
@@ -117,7 +123,8 @@ Status BringToHead(ReadTxn& txn, const MemoryRef& head, const std::vector<Manife
 // Most similar first (lexical or vector, whichever is higher), at most kMaxNearDuplicates.
 std::vector<NearDuplicate> MostSimilar(std::vector<NearDuplicate> found) {
   std::stable_sort(found.begin(), found.end(), [](const NearDuplicate& a, const NearDuplicate& b) {
-    return std::max(a.similarity, a.cosine.value_or(0)) > std::max(b.similarity, b.cosine.value_or(0));
+    return std::max(a.similarity, a.cosine.value_or(0)) >
+           std::max(b.similarity, b.cosine.value_or(0));
   });
   if (found.size() > kMaxNearDuplicates) found.resize(kMaxNearDuplicates);
   return found;
@@ -125,14 +132,17 @@ std::vector<NearDuplicate> MostSimilar(std::vector<NearDuplicate> found) {
 
 }  // namespace
 
-Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
-                                                      const std::optional<std::vector<float>>& vector,
-                                                      const std::string& profile, const std::string& skip_entry) {
-  PC_ASSIGN_OR_RETURN(auto found, LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
+Result<std::vector<NearDuplicate>> FindNearDuplicates(
+    ReadTxn& txn, const Artifact& memory, const std::string& text,
+    const std::optional<std::vector<float>>& vector, const std::string& profile,
+    const std::string& skip_entry) {
+  PC_ASSIGN_OR_RETURN(auto found,
+                      LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
   return MostSimilar(std::move(found));
 }
 
-std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id, const WritePolicy& defaults,
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id,
+                                               const WritePolicy& defaults,
                                                const std::vector<ToReconcile>& writes) {
   std::vector<ReconcileLookup> out(writes.size());
   if (!store.ReadsBeforeWritesPay()) return out;  // each write looks up inside its transaction
@@ -144,13 +154,15 @@ std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& 
     if (policy.reconcile == ReconcilePolicy::kOff) return Status::Ok();
     for (size_t i = 0; i < writes.size(); ++i) {
       const ToReconcile& w = writes[i];
-      PC_ASSIGN_OR_RETURN(out[i].near, LookUp(txn, *memory, SimilarityTerms(w.text), w.vector, w.profile, w.skip_entry));
+      PC_ASSIGN_OR_RETURN(out[i].near, LookUp(txn, *memory, SimilarityTerms(w.text), w.vector,
+                                              w.profile, w.skip_entry));
       out[i].artifact_id = memory->artifact_id;
       out[i].revision = memory->head_revision;
     }
     return Status::Ok();
   });
-  if (!read.ok()) out.assign(writes.size(), ReconcileLookup{});  // each write looks up inside instead
+  if (!read.ok())
+    out.assign(writes.size(), ReconcileLookup{});  // each write looks up inside instead
   return out;
 }
 
@@ -167,7 +179,8 @@ Status CatchUpLookups(ReadTxn& txn, const Artifact& memory, const std::vector<To
     if (l.revision == head.revision) continue;
     auto [it, fresh] = changed_since.emplace(l.revision, std::nullopt);
     if (fresh && head.revision - l.revision <= kReconcileCatchUp) {
-      PC_ASSIGN_OR_RETURN(auto changed, txn.ChangedItems(memory.artifact_id, l.revision, head.revision));
+      PC_ASSIGN_OR_RETURN(auto changed,
+                          txn.ChangedItems(memory.artifact_id, l.revision, head.revision));
       if (changed.size() <= static_cast<size_t>(kReconcileCatchUp)) it->second = std::move(changed);
     }
     if (!it->second) {
@@ -179,9 +192,11 @@ Status CatchUpLookups(ReadTxn& txn, const Artifact& memory, const std::vector<To
   return Status::Ok();
 }
 
-Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
-                                             const std::string& text, const std::optional<std::vector<float>>& vector,
-                                             const std::string& profile, const std::string& skip_entry,
+Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy,
+                                             const Artifact& memory, const std::string& text,
+                                             const std::optional<std::vector<float>>& vector,
+                                             const std::string& profile,
+                                             const std::string& skip_entry,
                                              const ReconcileLookup* before) {
   if (policy == ReconcilePolicy::kOff) return std::vector<NearDuplicate>();
   std::vector<ReconcileLookup> lookup;
@@ -193,7 +208,8 @@ Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy poli
   if (!lookup.empty() && lookup[0].revision == memory.head_revision && memory.head_revision > 0) {
     found = std::move(lookup[0].near);
   } else {
-    PC_ASSIGN_OR_RETURN(found, LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
+    PC_ASSIGN_OR_RETURN(found,
+                        LookUp(txn, memory, SimilarityTerms(text), vector, profile, skip_entry));
   }
   found = MostSimilar(std::move(found));
   if (found.empty()) return found;
@@ -201,13 +217,15 @@ Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy poli
     const NearDuplicate& d = found[0];
     char sim[16];
     std::snprintf(sim, sizeof sim, "%.2f", d.similarity);
-    return Status(Code::kNearDuplicate, "an active entry already says nearly the same (similarity " +
-                                            std::string(sim) + "): revise " + FormatCitation(d.citation) +
-                                            " instead, or write something it does not say")
+    return Status(Code::kNearDuplicate,
+                  "an active entry already says nearly the same (similarity " + std::string(sim) +
+                      "): revise " + FormatCitation(d.citation) +
+                      " instead, or write something it does not say")
         .WithDetail("near_duplicate_of", FormatCitation(d.citation))
         .WithDetail("similarity", std::string(sim));
   }
-  for (const NearDuplicate& d : found) txn.audit_trail().gates.push_back("reconcile:warn:" + d.citation.entry_id);
+  for (const NearDuplicate& d : found)
+    txn.audit_trail().gates.push_back("reconcile:warn:" + d.citation.entry_id);
   return found;
 }
 
@@ -218,13 +236,23 @@ void RecordRefusal(Store& store, const std::string& scope_id, const Status& refu
     if (d.key == "scope_id") continue;
     std::visit([&](const auto& v) { targets[d.key] = v; }, d.value);
   }
-  AuditRecord row{0, NowMillis(), rc.principal->name, rc.operation.empty() ? "internal" : rc.operation, scope_id,
-                  targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "refused", rc.request_id};
+  AuditRecord row{0,
+                  NowMillis(),
+                  rc.principal->name,
+                  rc.operation.empty() ? "internal" : rc.operation,
+                  scope_id,
+                  targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "refused",
+                  rc.request_id};
   Status s = store.Write([&](WriteTxn& txn) { return txn.AppendAudit(row); });
-  if (!s.ok()) std::cerr << "powercontext: warning: a refused write's audit row was not written: " << s.message() << "\n";
+  if (!s.ok())
+    std::cerr << "powercontext: warning: a refused write's audit row was not written: "
+              << s.message() << "\n";
 }
 
-bool IsGateRefusal(const Status& s) { return s.code() == Code::kNearDuplicate || s.code() == Code::kEvidenceRequired; }
+bool IsGateRefusal(const Status& s) {
+  return s.code() == Code::kNearDuplicate || s.code() == Code::kEvidenceRequired;
+}
 
 }  // namespace pc
 
@@ -232,15 +260,18 @@ namespace pc {
 
 Status CheckEvidence(const std::vector<std::string>& evidence) {
   if (evidence.size() > kMaxEvidence)
-    return InvalidArgument("at most " + std::to_string(kMaxEvidence) + " evidence items").WithDetail("field", "evidence");
+    return InvalidArgument("at most " + std::to_string(kMaxEvidence) + " evidence items")
+        .WithDetail("field", "evidence");
   for (size_t i = 0; i < evidence.size(); ++i) {
     const std::string at = "evidence[" + std::to_string(i) + "]";
     const std::string& e = evidence[i];
     if (e.empty() || e.size() > kMaxEvidenceBytes)
-      return InvalidArgument(at + " must be 1 to " + std::to_string(kMaxEvidenceBytes) + " bytes").WithDetail("field", at);
+      return InvalidArgument(at + " must be 1 to " + std::to_string(kMaxEvidenceBytes) + " bytes")
+          .WithDetail("field", at);
     for (unsigned char c : e)
       if (c < 0x20 || c == 0x7F || c == ' ')
-        return InvalidArgument(at + " must not contain spaces or control characters").WithDetail("field", at);
+        return InvalidArgument(at + " must not contain spaces or control characters")
+            .WithDetail("field", at);
     if (!IsValidUtf8(e)) return InvalidArgument(at + " is not valid UTF-8").WithDetail("field", at);
   }
   return Status::Ok();
@@ -257,18 +288,23 @@ Result<std::vector<std::string>> ResolveEvidence(ReadTxn& txn, const Artifact& m
       stored = kUrlEvidencePrefix + e;
     } else if (Result<Citation> c = ParseCitation(e); c.ok()) {
       bool found = false;
-      if (c->memory.artifact_id == memory.artifact_id && c->memory.revision <= memory.head_revision) {
-        PC_ASSIGN_OR_RETURN(auto line, txn.FindManifestItem(memory.artifact_id, c->memory.revision, c->entry_id));
+      if (c->memory.artifact_id == memory.artifact_id &&
+          c->memory.revision <= memory.head_revision) {
+        PC_ASSIGN_OR_RETURN(
+            auto line, txn.FindManifestItem(memory.artifact_id, c->memory.revision, c->entry_id));
         found = line && line->version.entry_version_id == c->entry_version_id;
       }
-      if (!found) return InvalidArgument(at + ": the scope's memory has no citation " + e).WithDetail("field", at);
+      if (!found)
+        return InvalidArgument(at + ": the scope's memory has no citation " + e)
+            .WithDetail("field", at);
       stored = FormatCitation(*c);
     } else {
       std::string id = e;
       if (auto parts = ParseSourceRef(e)) id = parts->source_id;
       PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(memory.scope_id, id));
       if (!s)
-        return InvalidArgument(at + " is not an http(s) URL, a source of the scope or a memory citation: " + e)
+        return InvalidArgument(
+                   at + " is not an http(s) URL, a source of the scope or a memory citation: " + e)
             .WithDetail("field", at);
       stored = SourceRef(*s);
     }

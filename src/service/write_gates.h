@@ -21,7 +21,7 @@ namespace pc {
 struct NearDuplicate {
   Citation citation;
   std::string text;
-  double similarity = 0;  // lexical, near_duplicate.h
+  double similarity = 0;         // lexical, near_duplicate.h
   std::optional<double> cosine;  // when both have a vector of the memory's profile
 };
 
@@ -45,9 +45,10 @@ TextQuery ReconcileQuery(const std::vector<std::string>& similarity_terms);
 
 // The active head entries of `memory` that nearly say `text`, most similar first; `skip_entry`
 // (the entry a revise replaces) is left out. `vector` / `profile`: the text's vector, if any.
-Result<std::vector<NearDuplicate>> FindNearDuplicates(ReadTxn& txn, const Artifact& memory, const std::string& text,
-                                                      const std::optional<std::vector<float>>& vector,
-                                                      const std::string& profile, const std::string& skip_entry);
+Result<std::vector<NearDuplicate>> FindNearDuplicates(
+    ReadTxn& txn, const Artifact& memory, const std::string& text,
+    const std::optional<std::vector<float>>& vector, const std::string& profile,
+    const std::string& skip_entry);
 
 // A reconcile's lookup made before its write, on a snapshot of the memory at `revision` (0: none
 // made: the scope's policy is off, the memory is empty, or the read failed). `near`: every
@@ -68,7 +69,8 @@ struct ToReconcile {
 };
 // Each write's lookup, all on one snapshot of the named scope's memory, in order; none made
 // (revision 0) where the store's reads before a write do not pay (Store::ReadsBeforeWritesPay).
-std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id, const WritePolicy& defaults,
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id,
+                                               const WritePolicy& defaults,
                                                const std::vector<ToReconcile>& writes);
 
 // Inside the write: brings each lookup (made before it, write_gates.h) to the memory's head by the
@@ -82,9 +84,11 @@ Status CatchUpLookups(ReadTxn& txn, const Artifact& memory, const std::vector<To
 // the transaction's audit trail); a near_duplicate refusal with kReject. With `before` (a lookup
 // of this memory at a revision up to the head), the lookup is brought to the head by the entries
 // changed since: the entries written meanwhile are compared too; without, it is made here.
-Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy, const Artifact& memory,
-                                             const std::string& text, const std::optional<std::vector<float>>& vector,
-                                             const std::string& profile, const std::string& skip_entry,
+Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy policy,
+                                             const Artifact& memory, const std::string& text,
+                                             const std::optional<std::vector<float>>& vector,
+                                             const std::string& profile,
+                                             const std::string& skip_entry,
                                              const ReconcileLookup* before = nullptr);
 
 // A refused write's own audit row (result "refused", the refusal's code and details as targets),
@@ -111,6 +115,8 @@ Status CheckEvidence(const std::vector<std::string>& evidence);
 Result<std::vector<std::string>> ResolveEvidence(ReadTxn& txn, const Artifact& memory,
                                                  const std::vector<std::string>& evidence);
 // Whether a version with these source_refs is a hypothesis: nothing it stands on is recorded.
-inline bool IsHypothesis(const std::vector<std::string>& source_refs) { return source_refs.empty(); }
+inline bool IsHypothesis(const std::vector<std::string>& source_refs) {
+  return source_refs.empty();
+}
 
 }  // namespace pc

@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <map>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/clock.h"
 #include "common/utf8.h"
@@ -26,9 +25,12 @@ int64_t ContentChars(const Json& c) {
     if (!b.is_object()) continue;
     const std::string type = StringField(b, "type");
     auto text = b.find("text");
-    if (text != b.end() && text->is_string()) n += TextChars(text->get_ref<const std::string&>());
-    else if (type == "tool_use" && b.contains("input")) n += TextChars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
-    else if (type == "tool_result" && b.contains("content")) n += ContentChars(b["content"]);
+    if (text != b.end() && text->is_string())
+      n += TextChars(text->get_ref<const std::string&>());
+    else if (type == "tool_use" && b.contains("input"))
+      n += TextChars(b["input"].dump(-1, ' ', false, Json::error_handler_t::replace));
+    else if (type == "tool_result" && b.contains("content"))
+      n += ContentChars(b["content"]);
   }
   return n;
 }
@@ -38,9 +40,11 @@ int64_t MessageChars(const Json& m) {
   auto calls = m.find("tool_calls");
   if (calls != m.end() && calls->is_array())
     for (const Json& call : *calls) {
-      if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
+      if (!call.is_object() || !call.contains("function") || !call["function"].is_object())
+        continue;
       auto args = call["function"].find("arguments");
-      if (args != call["function"].end() && args->is_string()) n += TextChars(args->get_ref<const std::string&>());
+      if (args != call["function"].end() && args->is_string())
+        n += TextChars(args->get_ref<const std::string&>());
     }
   return n;
 }
@@ -60,7 +64,8 @@ constexpr std::string_view kPlaceholderStart = "[PowerContext pruned this tool r
 // A result already pruned (by an earlier pass over the same list) is never pruned again: its
 // placeholder keeps the original size. (The fuzzer found a second pass re-pruning placeholders.)
 bool AlreadyPruned(const Json& content) {
-  return content.is_string() && content.get_ref<const std::string&>().rfind(kPlaceholderStart, 0) == 0;
+  return content.is_string() &&
+         content.get_ref<const std::string&>().rfind(kPlaceholderStart, 0) == 0;
 }
 
 // One tool result: a whole OpenAI `tool` message, or one Anthropic `tool_result` block.
@@ -85,7 +90,8 @@ Status Field(const std::string& field, const std::string& what) {
 
 }  // namespace
 
-std::string PrunePlaceholder(const std::string& tool, int64_t chars, std::optional<int64_t> age_seconds) {
+std::string PrunePlaceholder(const std::string& tool, int64_t chars,
+                             std::optional<int64_t> age_seconds) {
   std::string out = std::string(kPlaceholderStart) + WithThousands(chars) + " characters of " +
                     (tool.empty() ? std::string("tool") : tool) + " output";
   if (age_seconds) out += ", " + WithThousands(*age_seconds) + " s old";
@@ -118,8 +124,10 @@ Json PruneResultJson(const PruneResult& r, Json messages) {
 Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int64_t now_ms) {
   if (!messages.is_array()) return Field("messages", "must be an array of messages");
   if (policy.ttl_seconds < 0) return Field("ttl", "must be 0 or more seconds");
-  if (policy.min_prunable_tool_chars < 0) return Field("min_prunable_tool_chars", "must be 0 or more");
-  if (policy.hard_clear_ratio < 0 || policy.hard_clear_ratio > 1) return Field("hard_clear_ratio", "must be between 0 and 1");
+  if (policy.min_prunable_tool_chars < 0)
+    return Field("min_prunable_tool_chars", "must be 0 or more");
+  if (policy.hard_clear_ratio < 0 || policy.hard_clear_ratio > 1)
+    return Field("hard_clear_ratio", "must be between 0 and 1");
   if (policy.keep_recent_turns < 0) return Field("keep_recent_turns", "must be 0 or more");
   if (policy.context_window_tokens < 1) return Field("context_window_tokens", "must be 1 or more");
   const int64_t now = policy.now_ms.value_or(now_ms);
@@ -137,9 +145,12 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
       return Field(at, "must be an object with a string role");
     if (auto ts = m.find("timestamp"); ts != m.end() && !ts->is_null()) {
-      if (ts->is_number_integer()) clock = ts->get<int64_t>();
-      else if (ts->is_string() && ParseRfc3339(ts->get<std::string>())) clock = ParseRfc3339(ts->get<std::string>());
-      else return Field(at + ".timestamp", "must be an RFC 3339 time or milliseconds since the epoch");
+      if (ts->is_number_integer())
+        clock = ts->get<int64_t>();
+      else if (ts->is_string() && ParseRfc3339(ts->get<std::string>()))
+        clock = ParseRfc3339(ts->get<std::string>());
+      else
+        return Field(at + ".timestamp", "must be an RFC 3339 time or milliseconds since the epoch");
     }
     const std::string role = m["role"].get<std::string>();
     out.chars_before += MessageChars(m);
@@ -147,14 +158,16 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     if (role == "assistant") {
       if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
         for (const Json& call : *calls)
-          if (call.is_object() && call.contains("id") && call["id"].is_string() && call.contains("function") &&
-              call["function"].is_object() && call["function"].contains("name") && call["function"]["name"].is_string()) {
+          if (call.is_object() && call.contains("id") && call["id"].is_string() &&
+              call.contains("function") && call["function"].is_object() &&
+              call["function"].contains("name") && call["function"]["name"].is_string()) {
             tool_names[call["id"].get<std::string>()] = call["function"]["name"].get<std::string>();
             openai = true;
           }
       if (content && content->is_array())
         for (const Json& b : *content)
-          if (b.is_object() && StringField(b, "type") == "tool_use" && b.contains("id") && b["id"].is_string()) {
+          if (b.is_object() && StringField(b, "type") == "tool_use" && b.contains("id") &&
+              b["id"].is_string()) {
             tool_names[b["id"].get<std::string>()] = StringField(b, "name");
             anthropic = true;
           }
@@ -199,7 +212,8 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
   int64_t protected_from = static_cast<int64_t>(messages.size());
   if (policy.keep_recent_turns > 0) {
     if (static_cast<int64_t>(turn_starts.size()) >= policy.keep_recent_turns) {
-      protected_from = turn_starts[turn_starts.size() - static_cast<size_t>(policy.keep_recent_turns)];
+      protected_from =
+          turn_starts[turn_starts.size() - static_cast<size_t>(policy.keep_recent_turns)];
     } else {
       protected_from = 0;
       if (!results.empty())
@@ -224,7 +238,8 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
   };
   int64_t images = 0, undated = 0;
   for (ToolResult& r : results) {
-    if (r.pruned || r.message >= protected_from || r.chars < policy.min_prunable_tool_chars) continue;
+    if (r.pruned || r.message >= protected_from || r.chars < policy.min_prunable_tool_chars)
+      continue;
     if (r.image) {
       ++images;
       continue;
@@ -235,19 +250,23 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     }
     if (static_cast<double>(now - *r.at_ms) >= policy.ttl_seconds * 1000) prune(r, "ttl");
   }
-  if (images) out.notes.push_back(std::to_string(images) + " old tool results with images were kept");
+  if (images)
+    out.notes.push_back(std::to_string(images) + " old tool results with images were kept");
   if (undated)
-    out.notes.push_back(std::to_string(undated) +
-                        " old tool results have no timestamp (on them or before them) and were kept");
+    out.notes.push_back(
+        std::to_string(undated) +
+        " old tool results have no timestamp (on them or before them) and were kept");
   if (policy.hard_clear_ratio > 0) {
-    const double limit = policy.hard_clear_ratio * static_cast<double>(policy.context_window_tokens) * 4;
+    const double limit =
+        policy.hard_clear_ratio * static_cast<double>(policy.context_window_tokens) * 4;
     for (ToolResult& r : results) {
       if (static_cast<double>(out.chars_after) <= limit) break;
       if (r.pruned || r.image || r.chars < policy.min_prunable_tool_chars) continue;
       prune(r, "hard_clear");
     }
     if (static_cast<double>(out.chars_after) > limit)
-      out.notes.push_back("still above hard_clear_ratio of the context window: only tool results are pruned");
+      out.notes.push_back(
+          "still above hard_clear_ratio of the context window: only tool results are pruned");
   }
   messages = std::move(pruned);
   return out;

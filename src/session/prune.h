@@ -6,11 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "common/status.h"
 
@@ -19,7 +18,7 @@ namespace pc {
 inline constexpr size_t kMaxPruneMessages = 100000;  // one request's messages
 
 struct PrunePolicy {
-  double ttl_seconds = 30;             // a tool result older than this may be pruned (seed: 30)
+  double ttl_seconds = 30;                // a tool result older than this may be pruned (seed: 30)
   int64_t min_prunable_tool_chars = 100;  // smaller results are kept (seed: 100)
   // 0 (the seed's setting): the recent turns are always kept whole. Above 0: if the pruned list
   // is still longer than this share of the context window, tool results inside the recent turns
@@ -42,7 +41,7 @@ struct PrunedItem {
 struct PruneResult {
   std::string format;  // "openai", "anthropic" or "plain" (no tool results)
   std::vector<PrunedItem> pruned;
-  int64_t tool_results = 0;      // tool results seen
+  int64_t tool_results = 0;  // tool results seen
   int64_t chars_before = 0, chars_after = 0;
   std::vector<std::string> notes;  // why nothing (or less) was pruned, when that is not obvious
 };
@@ -52,12 +51,14 @@ struct PruneResult {
 // arguments, tool results). A message's time is its `timestamp` (RFC 3339, or milliseconds since
 // the epoch); one without inherits the previous message's. Bad input is an InvalidArgument
 // naming the field, and leaves `messages` as it was.
-Result<PruneResult> PruneMessages(nlohmann::json& messages, const PrunePolicy& policy, int64_t now_ms);
+Result<PruneResult> PruneMessages(nlohmann::json& messages, const PrunePolicy& policy,
+                                  int64_t now_ms);
 
 // The answer of POST /v1/context/prune: the pruned messages and what was removed.
 nlohmann::json PruneResultJson(const PruneResult& result, nlohmann::json messages);
 
 // The placeholder a pruned tool result becomes.
-std::string PrunePlaceholder(const std::string& tool, int64_t chars, std::optional<int64_t> age_seconds);
+std::string PrunePlaceholder(const std::string& tool, int64_t chars,
+                             std::optional<int64_t> age_seconds);
 
 }  // namespace pc

@@ -1,7 +1,6 @@
 #include "session/transcript.h"
 
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
@@ -30,9 +29,12 @@ std::string ContentText(const Json& c) {
   std::string out;
   for (const Json& b : c) {
     std::string piece;
-    if (b.is_string()) piece = b.get<std::string>();
-    else if (b.is_object() && b.contains("text") && b["text"].is_string()) piece = b["text"].get<std::string>();
-    else if (b.is_object() && StringField(b, "type") == "tool_result" && b.contains("content")) piece = ContentText(b["content"]);
+    if (b.is_string())
+      piece = b.get<std::string>();
+    else if (b.is_object() && b.contains("text") && b["text"].is_string())
+      piece = b["text"].get<std::string>();
+    else if (b.is_object() && StringField(b, "type") == "tool_result" && b.contains("content"))
+      piece = ContentText(b["content"]);
     if (piece.empty()) continue;
     if (!out.empty()) out.push_back('\n');
     out += piece;
@@ -53,7 +55,8 @@ class Reader {
  public:
   explicit Reader(Transcript& t) : t_(t) {}
 
-  void Add(TranscriptPart part, std::string text, std::optional<int64_t> at, int64_t line, std::string tool = "") {
+  void Add(TranscriptPart part, std::string text, std::optional<int64_t> at, int64_t line,
+           std::string tool = "") {
     if (text.empty()) return;
     t_.entries.push_back(TranscriptEntry{part, std::move(text), std::move(tool), at, line});
   }
@@ -66,7 +69,8 @@ class Reader {
     if (role == "system" || role == "developer") {
       Add(TranscriptPart::kSystem, ContentText(content), at, line);
     } else if (role == "tool") {
-      Add(TranscriptPart::kToolResult, ContentText(content), at, line, tool_of_call_[StringField(m, "tool_call_id")]);
+      Add(TranscriptPart::kToolResult, ContentText(content), at, line,
+          tool_of_call_[StringField(m, "tool_call_id")]);
     } else if (role == "user") {
       if (content.is_array()) {
         for (const Json& b : content) {
@@ -76,12 +80,14 @@ class Reader {
                 tool_of_call_[StringField(b, "tool_use_id")]);
           } else if (b.contains("text") && b["text"].is_string()) {
             const std::string text = b["text"].get<std::string>();
-            Add(meta || Injected(text) ? TranscriptPart::kSystem : TranscriptPart::kUser, text, at, line);
+            Add(meta || Injected(text) ? TranscriptPart::kSystem : TranscriptPart::kUser, text, at,
+                line);
           }
         }
       } else {
         const std::string text = ContentText(content);
-        Add(meta || Injected(text) ? TranscriptPart::kSystem : TranscriptPart::kUser, text, at, line);
+        Add(meta || Injected(text) ? TranscriptPart::kSystem : TranscriptPart::kUser, text, at,
+            line);
       }
     } else if (role == "assistant") {
       if (content.is_array()) {
@@ -91,7 +97,11 @@ class Reader {
           if (type == "tool_use") {
             const std::string name = StringField(b, "name");
             tool_of_call_[StringField(b, "id")] = name;
-            Add(TranscriptPart::kToolCall, name + " " + b.value("input", Json::object()).dump(-1, ' ', false, Json::error_handler_t::replace), at, line, name);
+            Add(TranscriptPart::kToolCall,
+                name + " " +
+                    b.value("input", Json::object())
+                        .dump(-1, ' ', false, Json::error_handler_t::replace),
+                at, line, name);
           } else if (type == "thinking") {
             Add(TranscriptPart::kAssistant, StringField(b, "thinking"), at, line);
           } else if (b.contains("text") && b["text"].is_string()) {
@@ -103,10 +113,12 @@ class Reader {
       }
       if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
         for (const Json& call : *calls) {
-          if (!call.is_object() || !call.contains("function") || !call["function"].is_object()) continue;
+          if (!call.is_object() || !call.contains("function") || !call["function"].is_object())
+            continue;
           const std::string name = StringField(call["function"], "name");
           tool_of_call_[StringField(call, "id")] = name;
-          Add(TranscriptPart::kToolCall, name + " " + StringField(call["function"], "arguments"), at, line, name);
+          Add(TranscriptPart::kToolCall, name + " " + StringField(call["function"], "arguments"),
+              at, line, name);
         }
     } else {
       return false;
@@ -120,7 +132,9 @@ class Reader {
     const auto at = TimeOf(j);
     if (t_.session_id.empty()) t_.session_id = StringField(j, "sessionId");
     if (t_.cwd.empty()) t_.cwd = StringField(j, "cwd");
-    if (type == "user" || type == "assistant") return Message(j.value("message", Json()), at, line, (j.contains("isMeta") && j["isMeta"].is_boolean() && j["isMeta"].get<bool>()));
+    if (type == "user" || type == "assistant")
+      return Message(j.value("message", Json()), at, line,
+                     (j.contains("isMeta") && j["isMeta"].is_boolean() && j["isMeta"].get<bool>()));
     if (type == "system") {
       Add(TranscriptPart::kSystem, StringField(j, "content"), at, line);
       return true;
@@ -144,7 +158,10 @@ class Reader {
       for (const char* key : {"instructions", "base_instructions"}) {
         auto it = p.find(key);
         if (it == p.end()) continue;
-        Add(TranscriptPart::kSystem, it->is_string() ? it->get<std::string>() : it->is_object() ? StringField(*it, "text") : "",
+        Add(TranscriptPart::kSystem,
+            it->is_string()   ? it->get<std::string>()
+            : it->is_object() ? StringField(*it, "text")
+                              : "",
             at, line);
       }
       return true;
@@ -160,9 +177,14 @@ class Reader {
     if (item == "function_call" || item == "custom_tool_call" || item == "local_shell_call") {
       const std::string name = item == "local_shell_call" ? "shell" : StringField(p, "name");
       tool_of_call_[StringField(p, "call_id")] = name;
-      const Json args = item == "function_call" ? p.value("arguments", Json()) :
-                        item == "custom_tool_call" ? p.value("input", Json()) : p.value("action", Json());
-      Add(TranscriptPart::kToolCall, name + " " + (args.is_string() ? args.get<std::string>() : args.dump(-1, ' ', false, Json::error_handler_t::replace)), at, line, name);
+      const Json args = item == "function_call"      ? p.value("arguments", Json())
+                        : item == "custom_tool_call" ? p.value("input", Json())
+                                                     : p.value("action", Json());
+      Add(TranscriptPart::kToolCall,
+          name + " " +
+              (args.is_string() ? args.get<std::string>()
+                                : args.dump(-1, ' ', false, Json::error_handler_t::replace)),
+          at, line, name);
       return true;
     }
     if (item == "function_call_output" || item == "custom_tool_call_output") {
@@ -183,8 +205,9 @@ class Reader {
 std::string Detect(const Json& j) {
   if (!j.is_object()) return "";
   const std::string type = StringField(j, "type");
-  if (j.contains("payload") && (type == "session_meta" || type == "response_item" || type == "event_msg" ||
-                                type == "turn_context" || type == "compacted"))
+  if (j.contains("payload") &&
+      (type == "session_meta" || type == "response_item" || type == "event_msg" ||
+       type == "turn_context" || type == "compacted"))
     return "codex";
   if (j.contains("sessionId") || j.contains("parentUuid") || type == "summary" ||
       ((type == "user" || type == "assistant") && j.contains("message")))
@@ -197,11 +220,16 @@ std::string Detect(const Json& j) {
 
 const char* TranscriptPartName(TranscriptPart p) {
   switch (p) {
-    case TranscriptPart::kSystem: return "system";
-    case TranscriptPart::kUser: return "user";
-    case TranscriptPart::kAssistant: return "assistant";
-    case TranscriptPart::kToolCall: return "tool_call";
-    case TranscriptPart::kToolResult: return "tool_result";
+    case TranscriptPart::kSystem:
+      return "system";
+    case TranscriptPart::kUser:
+      return "user";
+    case TranscriptPart::kAssistant:
+      return "assistant";
+    case TranscriptPart::kToolCall:
+      return "tool_call";
+    case TranscriptPart::kToolResult:
+      return "tool_result";
   }
   return "user";
 }
@@ -227,7 +255,8 @@ Result<Transcript> ParseTranscript(std::string_view text, int64_t first_line) {
     t.format = "chat";
     for (size_t i = 0; i < list.size(); ++i) {
       ++t.lines;
-      if (!reader.Message(list[i], TimeOf(list[i]), static_cast<int64_t>(i) + 1, false)) ++t.skipped;
+      if (!reader.Message(list[i], TimeOf(list[i]), static_cast<int64_t>(i) + 1, false))
+        ++t.skipped;
     }
     return t;
   }
@@ -253,13 +282,17 @@ Result<Transcript> ParseTranscript(std::string_view text, int64_t first_line) {
     const Json& j = *parsed;
     if (t.format.empty()) t.format = Detect(j);
     bool understood = false;
-    if (t.format == "codex") understood = reader.CodexLine(j, line);
-    else if (t.format == "claude-code") understood = reader.ClaudeLine(j, line);
-    else if (t.format == "chat") understood = reader.Message(j, TimeOf(j), line, false);
+    if (t.format == "codex")
+      understood = reader.CodexLine(j, line);
+    else if (t.format == "claude-code")
+      understood = reader.ClaudeLine(j, line);
+    else if (t.format == "chat")
+      understood = reader.Message(j, TimeOf(j), line, false);
     if (!understood) ++t.skipped;
   }
   if (t.format.empty())
-    return InvalidArgument("not a transcript this reader knows (Claude Code or Codex JSONL, or chat messages)");
+    return InvalidArgument(
+        "not a transcript this reader knows (Claude Code or Codex JSONL, or chat messages)");
   return t;
 }
 

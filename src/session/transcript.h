@@ -22,10 +22,10 @@ const char* TranscriptPartName(TranscriptPart p);
 
 struct TranscriptEntry {
   TranscriptPart part = TranscriptPart::kUser;
-  std::string text;                // a tool call: its name and arguments; a tool result: its text
-  std::string tool;                // the tool's name (calls; results when known)
-  std::optional<int64_t> at_ms;    // the line's time, when it has one
-  int64_t line = 0;                // 1-based line (or array item) it came from
+  std::string text;              // a tool call: its name and arguments; a tool result: its text
+  std::string tool;              // the tool's name (calls; results when known)
+  std::optional<int64_t> at_ms;  // the line's time, when it has one
+  int64_t line = 0;              // 1-based line (or array item) it came from
 };
 
 struct Transcript {

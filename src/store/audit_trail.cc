@@ -9,13 +9,16 @@
 namespace pc {
 
 bool AuditTrail::empty() const {
-  return !created_scope && !revision && !handoff_revision && candidates.empty() && !artifact && settings.empty() && entries.empty() && sources.empty() &&
-         tokens.empty() && !cursor && omitted == 0;
+  return !created_scope && !revision && !handoff_revision && candidates.empty() && !artifact &&
+         settings.empty() && entries.empty() && sources.empty() && tokens.empty() && !cursor &&
+         omitted == 0;
 }
 
 void AuditTrail::Add(std::vector<std::string>& ids, const std::string& id) {
-  if (ids.size() < kMaxIds) ids.push_back(id);
-  else ++omitted;
+  if (ids.size() < kMaxIds)
+    ids.push_back(id);
+  else
+    ++omitted;
 }
 
 std::string AuditTrail::TargetsJson() const {

@@ -20,18 +20,18 @@ namespace pc {
 class WriteTxn;
 
 struct AuditTrail {
-  std::string scope_id;     // the scope written, when the write names it
-  std::string artifact_id;  // the artifact a revision went to (its scope is looked up)
-  std::optional<int64_t> revision;          // memory revision committed
+  std::string scope_id;             // the scope written, when the write names it
+  std::string artifact_id;          // the artifact a revision went to (its scope is looked up)
+  std::optional<int64_t> revision;  // memory revision committed
   std::optional<int64_t> handoff_revision;  // handoff revision committed
   std::vector<std::string> candidates;      // candidate versions written, "cand_…@2:approved"
-  std::optional<std::string> artifact;      // another family's revision committed, "experience/exp_…@1"
-  std::vector<std::string> settings;        // scope settings changed, "reconcile=reject"
-  std::vector<std::string> gates;           // write-gate outcomes beside a change, "reconcile:warn:ent_…"
-  std::vector<std::string> entries;         // entries changed (at most kMaxIds)
-  std::vector<std::string> sources;         // sources appended (at most kMaxIds)
-  std::vector<std::string> tokens;          // tokens created or revoked
-  std::optional<int64_t> cursor;            // extraction cursor moved to
+  std::optional<std::string> artifact;  // another family's revision committed, "experience/exp_…@1"
+  std::vector<std::string> settings;    // scope settings changed, "reconcile=reject"
+  std::vector<std::string> gates;  // write-gate outcomes beside a change, "reconcile:warn:ent_…"
+  std::vector<std::string> entries;  // entries changed (at most kMaxIds)
+  std::vector<std::string> sources;  // sources appended (at most kMaxIds)
+  std::vector<std::string> tokens;   // tokens created or revoked
+  std::optional<int64_t> cursor;     // extraction cursor moved to
   bool created_scope = false;
   size_t omitted = 0;  // ids past kMaxIds, counted
 

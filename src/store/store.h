@@ -20,8 +20,8 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -95,7 +95,8 @@ class ReadTxn {
   // of them, a common one a bounded sample: SQLite its first, PostgreSQL its newest). Issue 28: a
   // full-text search here grew with the memory.
   virtual Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,
-                                                                 const TextQuery& terms, int per_term, int limit,
+                                                                 const TextQuery& terms,
+                                                                 int per_term, int limit,
                                                                  int recent) = 0;
 
   // The vector projection of an artifact's head: the embedding profile it is built for (empty if
@@ -106,27 +107,30 @@ class ReadTxn {
   };
   virtual Result<VectorState> GetVectorState(const std::string& artifact_id) = 0;
   // Visits every head vector of `profile` (active entries, and retired ones if asked).
-  using VectorVisitor = std::function<void(const std::string& entry_id,
-                                           const std::string& entry_version_id, bool active,
-                                           const float* vector, size_t dimension)>;
+  using VectorVisitor =
+      std::function<void(const std::string& entry_id, const std::string& entry_version_id,
+                         bool active, const float* vector, size_t dimension)>;
   virtual Status ScanVectors(const std::string& artifact_id, const std::string& profile,
                              bool include_inactive, const VectorVisitor& visit) = 0;
   // Visits the head vector rows of these entries; `vector` is null when the row has no vector of
   // `profile` (or the entry has no row).
-  virtual Status VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
+  virtual Status VisitVectorRows(const std::string& profile,
+                                 const std::vector<std::string>& entry_ids,
                                  const VectorVisitor& visit) = 0;
   // The entries that revisions (after, upto] of the artifact changed; `limit` of them at most
   // (negative: all).
   virtual Result<std::vector<std::string>> ChangedEntries(const std::string& artifact_id,
-                                                          int64_t after, int64_t upto, int64_t limit = -1) = 0;
+                                                          int64_t after, int64_t upto,
+                                                          int64_t limit = -1) = 0;
   // Their manifest lines at `upto`, each entry once. Here a statement per entry; PostgreSQL, where
   // the reconcile gate reads them inside a scope's group commit (write_gates.h), in one.
-  virtual Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id, int64_t after,
-                                                         int64_t upto) {
+  virtual Result<std::vector<ManifestItem>> ChangedItems(const std::string& artifact_id,
+                                                         int64_t after, int64_t upto) {
     PC_ASSIGN_OR_RETURN(std::vector<std::string> changed, ChangedEntries(artifact_id, after, upto));
     std::vector<ManifestItem> out;
     for (const std::string& entry_id : changed) {
-      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item, FindManifestItem(artifact_id, upto, entry_id));
+      PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item,
+                          FindManifestItem(artifact_id, upto, entry_id));
       if (item) out.push_back(std::move(*item));
     }
     return out;
@@ -157,14 +161,20 @@ class ReadTxn {
   // Statistics (RFC 0072), by internal scope id. The scope's artifacts with at least one revision,
   // counted by family; the entries of an artifact's head manifest, counted by kind (active and
   // inactive); both in UTF-8 byte order.
-  virtual Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) = 0;
-  virtual Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) = 0;
-  // The stored daily buckets with dates in [from, to] ("YYYY-MM-DD"); recall only for the estimator.
-  virtual Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
+  virtual Result<std::vector<Inventory::Count>> CountArtifactsByFamily(
+      const std::string& scope_id) = 0;
+  virtual Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(
+      const std::string& artifact_id) = 0;
+  // The stored daily buckets with dates in [from, to] ("YYYY-MM-DD"); recall only for the
+  // estimator.
+  virtual Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id,
+                                                       const std::string& from,
                                                        const std::string& to) = 0;
-  virtual Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
+  virtual Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id,
+                                                    const std::string& estimator_id,
                                                     const std::string& estimator_version,
-                                                    const std::string& from, const std::string& to) = 0;
+                                                    const std::string& from,
+                                                    const std::string& to) = 0;
   // API tokens (DESIGN §11). The token whose secret hashes to `secret_hash`, revoked or not.
   virtual Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) = 0;
   // Every token, revoked ones too, by name.
@@ -174,31 +184,35 @@ class ReadTxn {
 
   // Review (RFC 0050; sqlite_review.cc, pg_review.cc). A candidate's head with its current
   // version, by internal scope id.
-  virtual Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
-                                                                 const std::string& candidate_id) = 0;
+  virtual Result<std::optional<ArtifactCandidate>> FindCandidate(
+      const std::string& scope_id, const std::string& candidate_id) = 0;
   // Candidate heads of `status` (and `family`, when not empty), by candidate_id (creation order),
   // strictly after `after`.
   virtual Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id,
                                                                 CandidateStatus status,
                                                                 const std::string& family,
-                                                                const std::string& after, int limit) = 0;
+                                                                const std::string& after,
+                                                                int limit) = 0;
   // One version of a candidate, if it exists.
-  virtual Result<std::optional<CandidateVersion>> FindCandidateVersion(const std::string& scope_id,
-                                                                       const std::string& candidate_id,
-                                                                       int64_t version) = 0;
+  virtual Result<std::optional<CandidateVersion>> FindCandidateVersion(
+      const std::string& scope_id, const std::string& candidate_id, int64_t version) = 0;
   virtual Result<std::vector<CandidateCount>> CountCandidates(const std::string& scope_id) = 0;
   // An Experience revision, if it exists (any revision, head or not).
-  virtual Result<std::optional<Experience>> FindExperience(const std::string& artifact_id, int64_t revision) = 0;
+  virtual Result<std::optional<Experience>> FindExperience(const std::string& artifact_id,
+                                                           int64_t revision) = 0;
   // The head revision of every Experience artifact of the scope, newest artifact first, at most
   // `limit`.
-  virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) = 0;
+  virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id,
+                                                              int limit) = 0;
   // The scope's stored settings (service/write_policy.h), name → value.
-  virtual Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) = 0;
+  virtual Result<std::map<std::string, std::string>> ListScopeSettings(
+      const std::string& scope_id) = 0;
 
   // The graph projection of a memory at `revision` (docs/graph.md; sqlite_graph.cc, pg_graph.cc):
   // the edges added at or before it whose version is its entry's active version there, in the
   // order they were added.
-  virtual Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) = 0;
+  virtual Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id,
+                                                        int64_t revision) = 0;
   // How the projection changed from revision `after` to `revision` (after < revision): the edges
   // added in between whose versions are active at `revision`, in the order they were added, and
   // the versions that stopped being active (revised or retired). It reads what changed, not the
@@ -208,29 +222,32 @@ class ReadTxn {
     std::vector<GraphEdge> added;
     std::vector<std::string> removed_versions;
   };
-  virtual Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) = 0;
+  virtual Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after,
+                                              int64_t revision) = 0;
 
   // The record of the scope's last flush that processed a window (service/flush_record.h), as
   // that flush wrote it; nullopt before the first.
   virtual Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) = 0;
 };
 
-// One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or not.
+// One manifest line that a new revision sets: entry `entry_id` is at `entry_version_id`, active or
+// not.
 struct ManifestUpdate {
   std::string entry_id;
   std::string entry_version_id;
   bool active = true;
 };
 
-// Everything one revision writes. Cost of committing is O(size of this), never O(entries in memory).
-// The store updates its search projections (full text) in the same transaction.
+// Everything one revision writes. Cost of committing is O(size of this), never O(entries in
+// memory). The store updates its search projections (full text) in the same transaction.
 struct NewRevision {
-  RevisionInfo info;                       // info.memory.revision must be head + 1
-  std::vector<EntryVersion> new_versions;  // versions created by this revision (version 1 = new entry)
-  std::vector<ManifestUpdate> manifest;    // lines that change at this revision
+  RevisionInfo info;  // info.memory.revision must be head + 1
+  std::vector<EntryVersion>
+      new_versions;  // versions created by this revision (version 1 = new entry)
+  std::vector<ManifestUpdate> manifest;  // lines that change at this revision
   // Vectors of the new versions, computed before the transaction; a version without one is
   // recorded as missing (the embedder was down) for a later reindex.
-  std::string vector_profile;  // empty: no embedder configured
+  std::string vector_profile;                                   // empty: no embedder configured
   std::unordered_map<std::string, std::vector<float>> vectors;  // entry_version_id -> vector
   // Graph edges this revision adds (their revision is this one), each on a version it creates.
   std::vector<GraphEdge> edges;
@@ -265,7 +282,8 @@ class WriteTxn : public ReadTxn {
                             const std::unordered_map<std::string, std::vector<float>>& vectors) = 0;
 
   // Creates the scope's default artifact of `family` (revision 0).
-  virtual Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) = 0;
+  virtual Result<Artifact> CreateArtifact(const std::string& scope_id,
+                                          const std::string& family) = 0;
   // Appends handoff revision `h.ref.revision`, which must be the artifact's head + 1 (else
   // Conflict), with the sources and artifacts it cites as the revision's lineage.
   virtual Status CommitHandoff(const Handoff& h, const std::string& reason,
@@ -310,7 +328,8 @@ class WriteTxn : public ReadTxn {
   virtual Status PutScopeSetting(const std::string& scope_id, const std::string& name,
                                  const std::optional<std::string>& value) = 0;
   // Replaces the scope's last-flush record; the flush writes it in its own transaction.
-  virtual Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) = 0;
+  virtual Status PutLastFlush(const std::string& scope_id, int64_t at_ms,
+                              const std::string& record) = 0;
 
   // What this transaction's current write changed, for its audit row (store/audit_trail.h);
   // backends note every change here.
@@ -318,7 +337,6 @@ class WriteTxn : public ReadTxn {
 
  private:
   AuditTrail trail_;
-
 };
 
 class Store {

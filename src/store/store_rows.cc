@@ -32,7 +32,9 @@ namespace {
 
 using nlohmann::json;
 
-json RefJson(const MemoryRef& r) { return {{"family", r.family}, {"artifact_id", r.artifact_id}, {"revision", r.revision}}; }
+json RefJson(const MemoryRef& r) {
+  return {{"family", r.family}, {"artifact_id", r.artifact_id}, {"revision", r.revision}};
+}
 
 MemoryRef RefOf(const json& j) {
   return MemoryRef{j.at("family").get<std::string>(), j.at("artifact_id").get<std::string>(),
@@ -51,23 +53,35 @@ Result<T> Parse(const std::string& row, const char* what, Fn fn) {
 }  // namespace
 
 std::string ProposalToRow(const ExperienceContent& c) {
-  return json{{"situation", c.situation}, {"action", c.action}, {"outcome", c.outcome}, {"lesson", c.lesson}}.dump();
+  return json{{"situation", c.situation},
+              {"action", c.action},
+              {"outcome", c.outcome},
+              {"lesson", c.lesson}}
+      .dump();
 }
 
 Result<ExperienceContent> ProposalFromRow(const std::string& row) {
   return Parse<ExperienceContent>(row, "proposal", [](const json& j) {
-    return ExperienceContent{j.at("situation").get<std::string>(), j.at("action").get<std::string>(),
-                             j.at("outcome").get<std::string>(), j.at("lesson").get<std::string>()};
+    return ExperienceContent{j.at("situation").get<std::string>(),
+                             j.at("action").get<std::string>(), j.at("outcome").get<std::string>(),
+                             j.at("lesson").get<std::string>()};
   });
 }
 
 std::string ProposalToRow(const MemoryProposal& m) {
-  json row{{"op", m.op}, {"kind", m.kind}, {"text", m.text}, {"target_entry_id", m.target_entry_id},
-           {"target_version_id", m.target_version_id}, {"source_refs", m.source_refs}};
+  json row{{"op", m.op},
+           {"kind", m.kind},
+           {"text", m.text},
+           {"target_entry_id", m.target_entry_id},
+           {"target_version_id", m.target_version_id},
+           {"source_refs", m.source_refs}};
   if (!m.triples.empty()) {  // rows written before the graph channel have none
     json triples = json::array();
     for (const GraphTriple& t : m.triples)
-      triples.push_back({{"subject", t.subject}, {"relation", t.relation}, {"object", t.object}, {"evidence", t.evidence}});
+      triples.push_back({{"subject", t.subject},
+                         {"relation", t.relation},
+                         {"object", t.object},
+                         {"evidence", t.evidence}});
     row["triples"] = std::move(triples);
   }
   return row.dump();
@@ -77,15 +91,18 @@ Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
   try {
     json j = json::parse(row);
     if (j.contains("op")) {
-      v.memory = MemoryProposal{j.at("op").get<std::string>(), j.at("kind").get<std::string>(),
-                                j.at("text").get<std::string>(), j.at("target_entry_id").get<std::string>(),
+      v.memory = MemoryProposal{j.at("op").get<std::string>(),
+                                j.at("kind").get<std::string>(),
+                                j.at("text").get<std::string>(),
+                                j.at("target_entry_id").get<std::string>(),
                                 j.at("target_version_id").get<std::string>(),
-                                j.at("source_refs").get<std::vector<std::string>>(), {}};
+                                j.at("source_refs").get<std::vector<std::string>>(),
+                                {}};
       if (j.contains("triples"))
         for (const json& t : j.at("triples"))
-          v.memory->triples.push_back(GraphTriple{t.at("subject").get<std::string>(), t.at("relation").get<std::string>(),
-                                                  t.at("object").get<std::string>(),
-                                                  t.at("evidence").get<std::vector<std::string>>()});
+          v.memory->triples.push_back(GraphTriple{
+              t.at("subject").get<std::string>(), t.at("relation").get<std::string>(),
+              t.at("object").get<std::string>(), t.at("evidence").get<std::vector<std::string>>()});
       return Status::Ok();
     }
   } catch (const std::exception& e) {
@@ -101,7 +118,8 @@ std::string ProposalRowOf(const CandidateVersion& v) {
 
 std::string EvidenceToRow(const Evidence& e) {
   json sources = json::array(), artifacts = json::array();
-  for (const SourceEvidence& s : e.sources) sources.push_back({{"name", s.name}, {"source_id", s.source_id}});
+  for (const SourceEvidence& s : e.sources)
+    sources.push_back({{"name", s.name}, {"source_id", s.source_id}});
   for (const MemoryRef& r : e.artifacts) artifacts.push_back(RefJson(r));
   return json{{"source_refs", sources}, {"artifact_refs", artifacts}}.dump();
 }
@@ -123,8 +141,8 @@ std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref) {
 
 Result<std::optional<MemoryRef>> RefFromRow(const std::optional<std::string>& row) {
   if (!row) return std::optional<MemoryRef>();
-  return Parse<std::optional<MemoryRef>>(*row, "artifact reference",
-                                         [](const json& j) { return std::optional<MemoryRef>(RefOf(j)); });
+  return Parse<std::optional<MemoryRef>>(
+      *row, "artifact reference", [](const json& j) { return std::optional<MemoryRef>(RefOf(j)); });
 }
 
 }  // namespace pc

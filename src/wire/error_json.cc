@@ -1,8 +1,7 @@
 #include "wire/error_json.h"
 
-#include <variant>
-
 #include <nlohmann/json.hpp>
+#include <variant>
 
 #include "wire/error_map.h"
 
@@ -12,8 +11,8 @@ Json ErrorJson(const Status& s) {
   Json details = Json::object();
   for (const Detail& d : s.details())
     std::visit([&](const auto& v) { details[d.key] = v; }, d.value);
-  return Json{{"error", {{"code", CodeName(s.code())}, {"message", s.message()},
-                         {"details", details}}}};
+  return Json{
+      {"error", {{"code", CodeName(s.code())}, {"message", s.message()}, {"details", details}}}};
 }
 
 Status ErrorFromJson(int http_status, const Json& body) {
@@ -29,8 +28,10 @@ Status ErrorFromJson(int http_status, const Json& body) {
     s = Status(code, m != e.end() && m->is_string() ? m->get<std::string>() : message);
     if (e.contains("details") && e["details"].is_object())
       for (const auto& [k, v] : e["details"].items()) {
-        if (v.is_number_integer()) s.With(k, v.get<int64_t>());
-        else s.With(k, v.is_string() ? v.get<std::string>() : v.dump());
+        if (v.is_number_integer())
+          s.With(k, v.get<int64_t>());
+        else
+          s.With(k, v.is_string() ? v.get<std::string>() : v.dump());
       }
   }
   return s;

@@ -34,7 +34,8 @@ size_t PeakOfParse(const std::string& text, const JsonLimits& limits, bool* ok) 
 TEST(JsonCost, PeakHeapIsASmallMultipleOfTheBody) {
   const BodyLimits limits;
   for (const auto& shape : testing::JsonShapes()) {
-    for (size_t size : {size_t{1} << 10, size_t{16} << 10, size_t{64} << 10, size_t{1} << 20, size_t{8} << 20}) {
+    for (size_t size :
+         {size_t{1} << 10, size_t{16} << 10, size_t{64} << 10, size_t{1} << 20, size_t{8} << 20}) {
       const std::string text = shape.make(size);
       // Parsed as the largest route would (8 MiB), and as the route whose limit it fits.
       for (size_t limit : {limits.batch, limits.small, limits.large}) {
@@ -42,8 +43,8 @@ TEST(JsonCost, PeakHeapIsASmallMultipleOfTheBody) {
         bool ok = false;
         const size_t peak = PeakOfParse(text, JsonLimitsForBody(limit), &ok);
         EXPECT_LE(peak, kMaxTimesSize * text.size() + kSlackBytes)
-            << shape.name << " " << text.size() << " bytes under a " << limit << "-byte limit: peak "
-            << peak << " bytes (" << (ok ? "parsed" : "refused") << ")";
+            << shape.name << " " << text.size() << " bytes under a " << limit
+            << "-byte limit: peak " << peak << " bytes (" << (ok ? "parsed" : "refused") << ")";
       }
     }
   }

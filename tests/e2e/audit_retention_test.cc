@@ -1,7 +1,6 @@
 // The audit log's retention runs in `serve` (issue 27, N7): at start-up the background pass deletes
 // what the settings no longer keep, and the server logs how many rows went.
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 
 #include <chrono>
@@ -21,7 +20,8 @@ int64_t Count(const std::string& data, const std::string& where) {
   sqlite3* db = nullptr;
   sqlite3_open((std::filesystem::path(data) / "powercontext.db").c_str(), &db);
   sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(db, ("SELECT count(*) FROM audit_log WHERE " + where).c_str(), -1, &s, nullptr);
+  sqlite3_prepare_v2(db, ("SELECT count(*) FROM audit_log WHERE " + where).c_str(), -1, &s,
+                     nullptr);
   int64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
   sqlite3_finalize(s);
   sqlite3_close(db);
@@ -43,7 +43,7 @@ TEST(AuditRetentionServe, TheStartUpPassDeletesWhatTheSettingsNoLongerKeep) {
         return txn.AppendAudit(AuditRecord{0, at, "someone", "seeded", "", "{}", result, ""});
       });
     };
-    for (int i = 0; i < 3; ++i) PC_ASSERT_OK(row(now - 100 * day + i, "ok"));      // past 90 days
+    for (int i = 0; i < 3; ++i) PC_ASSERT_OK(row(now - 100 * day + i, "ok"));     // past 90 days
     for (int i = 0; i < 4; ++i) PC_ASSERT_OK(row(now - 3 * day + i, "denied"));   // past 2 days
     for (int i = 0; i < 2; ++i) PC_ASSERT_OK(row(now - 3 * day + 10 + i, "ok"));  // kept
   }

@@ -28,13 +28,14 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   ASSERT_EQ(made.exit_code, 0) << made.err;
   EXPECT_NE(made.out.find("project:cli"), std::string::npos);
 
-  CliResult r1 = Cli({"remember", "--scope", "project:cli", "--kind", "decision",
-                      "Ship on Tuesdays.", "--json"});
+  CliResult r1 = Cli(
+      {"remember", "--scope", "project:cli", "--kind", "decision", "Ship on Tuesdays.", "--json"});
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   json first = json::parse(r1.out);
   std::string cite1 = CitationString(first["entry"]["citation"]);
 
-  CliResult r2 = Cli({"remember", "-s", "project:cli", "-k", "fact", "-"}, "从标准输入读取的事实。\n");
+  CliResult r2 =
+      Cli({"remember", "-s", "project:cli", "-k", "fact", "-"}, "从标准输入读取的事实。\n");
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   EXPECT_NE(r2.out.find("citation: memory/"), std::string::npos);
 
@@ -49,8 +50,8 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   CliResult listed = Cli({"entries", "-s", "project:cli", "--json"});
   ASSERT_EQ(listed.exit_code, 0);
   std::string current = json::parse(listed.out)["entries"][0]["citation_ref"];
-  CliResult revised = Cli({"revise", "-s", "project:cli", current, "Ship on Wednesdays.",
-                           "--reason", "team moved"});
+  CliResult revised = Cli(
+      {"revise", "-s", "project:cli", current, "Ship on Wednesdays.", "--reason", "team moved"});
   ASSERT_EQ(revised.exit_code, 0) << revised.err;
   EXPECT_NE(revised.out.find("revise"), std::string::npos);
 
@@ -63,8 +64,8 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   EXPECT_EQ(old.out.rfind("Ship on Tuesdays.\n", 0), 0u) << old.out;
   EXPECT_NE(old.out.find("no longer current"), std::string::npos);
 
-  std::string head_cite = json::parse(Cli({"entries", "-s", "project:cli", "--json"}).out)
-                              ["entries"][0]["citation_ref"];
+  std::string head_cite = json::parse(
+      Cli({"entries", "-s", "project:cli", "--json"}).out)["entries"][0]["citation_ref"];
   CliResult retired = Cli({"retire", "-s", "project:cli", head_cite, "--reason", "obsolete"});
   ASSERT_EQ(retired.exit_code, 0) << retired.err;
 
@@ -86,7 +87,8 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   // In a memory this small every word is common and bm25 is near 0; the top hit still reads 100%.
   EXPECT_NE(found.out.find("1. [fact] relevance 100% (fts)"), std::string::npos) << found.out;
   EXPECT_EQ(found.out.find("0.000"), std::string::npos) << found.out;
-  CliResult found_json = Cli({"search", "-s", "project:cli", "Wednesdays", "--include-inactive", "--json"});
+  CliResult found_json =
+      Cli({"search", "-s", "project:cli", "Wednesdays", "--include-inactive", "--json"});
   ASSERT_EQ(found_json.exit_code, 0) << found_json.err;
   json result = json::parse(found_json.out);
   EXPECT_EQ(result["mode"], "fts");
@@ -140,19 +142,23 @@ TEST_F(CliTest, ErrorsHaveMessagesAndExitCodes) {
 // The handoff steps pass JSON from one to the next (no model here: prepare is a capability
 // error, exit 6; the draft is written by hand, as an agent that inspected and edited one would).
 TEST_F(CliTest, HandoffFinalizeCommitContinue) {
-  CliResult r1 = Cli({"remember", "-s", "project:cli", "-k", "decision", "Ship on Tuesdays.", "--json"});
+  CliResult r1 =
+      Cli({"remember", "-s", "project:cli", "-k", "decision", "Ship on Tuesdays.", "--json"});
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   json cite = json::parse(r1.out)["entry"]["citation"];
-  CliResult no_model = Cli({"handoff", "prepare", "-s", "project:cli", "Ship it", "--cite", cite.dump()});
+  CliResult no_model =
+      Cli({"handoff", "prepare", "-s", "project:cli", "Ship it", "--cite", cite.dump()});
   EXPECT_EQ(no_model.exit_code, 6) << no_model.err;
   EXPECT_NE(no_model.err.find("capability_unavailable"), std::string::npos) << no_model.err;
   json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
-  json draft{{"objective", "Ship the importer."},
-             {"state", json::array({{{"text", "Releases go out on Tuesdays."}, {"citations", evidence}}})},
-             {"disposition", "continuable"},
-             {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
-             {"omissions", json::array()}};
-  CliResult prepared = Cli({"handoff", "finalize", "-s", "project:cli", "-", "--json"}, draft.dump());
+  json draft{
+      {"objective", "Ship the importer."},
+      {"state", json::array({{{"text", "Releases go out on Tuesdays."}, {"citations", evidence}}})},
+      {"disposition", "continuable"},
+      {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
+      {"omissions", json::array()}};
+  CliResult prepared =
+      Cli({"handoff", "finalize", "-s", "project:cli", "-", "--json"}, draft.dump());
   ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
   EXPECT_EQ(json::parse(prepared.out)["schema"], "powercontext.prepared-handoff.v1");
   CliResult committed = Cli({"handoff", "commit", "-s", "project:cli", "-"}, prepared.out);

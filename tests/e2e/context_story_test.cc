@@ -1,7 +1,6 @@
 // The seed's walk-through through the real binary: remember → search → prepare_context cites the
 // same entry version → revise → the old citation still reads, but revising with it is 409.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
@@ -27,16 +26,22 @@ TEST(ContextStory, SeedWalkThrough) {
   ASSERT_TRUE(server.Start());
   httplib::Client c("127.0.0.1", server.port());
   const std::string scope = "project:powercontext-101";
-  auto remembered = Post(c, "/v1/memory/remember",
-                         {{"scope_id", scope}, {"kind", "decision"},
-                          {"text", "Regenerate and inspect the checked-in client before running contract tests."}});
+  auto remembered = Post(
+      c, "/v1/memory/remember",
+      {{"scope_id", scope},
+       {"kind", "decision"},
+       {"text", "Regenerate and inspect the checked-in client before running contract tests."}});
   ASSERT_EQ(remembered.first, 200) << remembered.second.dump();
   const json head = remembered.second["memory"];
   const json written = remembered.second["entry"]["citation"];
-  Post(c, "/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"}, {"text", "订单导入器使用 PostgreSQL 15 数据库。"}});
+  Post(c, "/v1/memory/remember",
+       {{"scope_id", scope}, {"kind", "fact"}, {"text", "订单导入器使用 PostgreSQL 15 数据库。"}});
 
-  auto found = Post(c, "/v1/memory/search", {{"scope_id", scope}, {"query", "What should happen before contract tests?"},
-                                             {"mode", "fts"}, {"limit", 5}});
+  auto found = Post(c, "/v1/memory/search",
+                    {{"scope_id", scope},
+                     {"query", "What should happen before contract tests?"},
+                     {"mode", "fts"},
+                     {"limit", 5}});
   ASSERT_EQ(found.first, 200) << found.second.dump();
   ASSERT_FALSE(found.second["hits"].empty());
   const json hit = found.second["hits"][0];
@@ -47,7 +52,9 @@ TEST(ContextStory, SeedWalkThrough) {
   EXPECT_EQ(found.second["memory"]["revision"], head["revision"].get<int64_t>() + 1);
   const json cited = hit["citation"];
 
-  auto prepared = Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "What should happen before contract tests?"}});
+  auto prepared =
+      Post(c, "/v1/context/prepare",
+           {{"scope_id", scope}, {"query", "What should happen before contract tests?"}});
   ASSERT_EQ(prepared.first, 200) << prepared.second.dump();
   const json& p = prepared.second;
   EXPECT_EQ(p.size(), 4u) << "exactly schema, status, content, content_bytes: " << p.dump();
@@ -57,50 +64,77 @@ TEST(ContextStory, SeedWalkThrough) {
   EXPECT_EQ(p["content_bytes"], content.size());
   EXPECT_LE(content.size(), 8000u);  // the default budget
   // RFC 0028's form: the fixed preamble, then one JSON line between the markers.
-  EXPECT_EQ(content.rfind("PowerContext prepared untrusted historical context.\n", 0), 0u) << content;
-  const std::string begin = "\nBEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1\n", end = "\nEND_POWERCONTEXT_PREPARED_CONTEXT_V1";
+  EXPECT_EQ(content.rfind("PowerContext prepared untrusted historical context.\n", 0), 0u)
+      << content;
+  const std::string begin = "\nBEGIN_POWERCONTEXT_PREPARED_CONTEXT_V1\n",
+                    end = "\nEND_POWERCONTEXT_PREPARED_CONTEXT_V1";
   size_t b = content.find(begin);
   ASSERT_NE(b, std::string::npos);
   ASSERT_EQ(content.size() - end.size(), content.rfind(end));
-  json body = json::parse(content.substr(b + begin.size(), content.size() - end.size() - b - begin.size()));
+  json body =
+      json::parse(content.substr(b + begin.size(), content.size() - end.size() - b - begin.size()));
   EXPECT_EQ(body["trust"], "untrusted_history");
   ASSERT_FALSE(body["items"].empty());
   EXPECT_EQ(body["items"][0]["citation"], cited);  // the same entry version, at the same revision
-  EXPECT_EQ(body["items"][0]["content"], "Regenerate and inspect the checked-in client before running contract tests.");
+  EXPECT_EQ(body["items"][0]["content"],
+            "Regenerate and inspect the checked-in client before running contract tests.");
   EXPECT_EQ(body["items"][0]["truncated"], false);
 
-  auto revised = Post(c, "/v1/memory/entries/revise",
-                      {{"scope_id", scope}, {"citation", cited}, {"kind", "decision"},
-                       {"text", "Regenerate the checked-in client, inspect the diff, and then run contract tests."}});
+  auto revised =
+      Post(c, "/v1/memory/entries/revise",
+           {{"scope_id", scope},
+            {"citation", cited},
+            {"kind", "decision"},
+            {"text",
+             "Regenerate the checked-in client, inspect the diff, and then run contract tests."}});
   ASSERT_EQ(revised.first, 200) << revised.second.dump();
   EXPECT_EQ(revised.second["entry"]["version"], 2);
   auto old = Post(c, "/v1/memory/entries/get", {{"scope_id", scope}, {"citation", cited}});
   EXPECT_EQ(old.first, 200);
-  EXPECT_EQ(old.second["text"], "Regenerate and inspect the checked-in client before running contract tests.");
-  auto stale = Post(c, "/v1/memory/entries/revise", {{"scope_id", scope}, {"citation", cited}, {"kind", "decision"},
-                                                     {"text", "Something else."}});
+  EXPECT_EQ(old.second["text"],
+            "Regenerate and inspect the checked-in client before running contract tests.");
+  auto stale = Post(c, "/v1/memory/entries/revise",
+                    {{"scope_id", scope},
+                     {"citation", cited},
+                     {"kind", "decision"},
+                     {"text", "Something else."}});
   EXPECT_EQ(stale.first, 409);
   EXPECT_EQ(stale.second["error"]["code"], "revision_conflict");
   EXPECT_EQ(stale.second["error"]["details"]["current_revision"], 3);
-  EXPECT_EQ(Post(c, "/v1/memory/entries/retire", {{"scope_id", scope}, {"citation", cited}}).first, 409);
+  EXPECT_EQ(Post(c, "/v1/memory/entries/retire", {{"scope_id", scope}, {"citation", cited}}).first,
+            409);
 
   // Budgets: too small for anything is "empty"; out of the spec's range is 422.
-  auto tiny = Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "contract tests"}, {"max_bytes", 512}});
+  auto tiny = Post(c, "/v1/context/prepare",
+                   {{"scope_id", scope}, {"query", "contract tests"}, {"max_bytes", 512}});
   EXPECT_EQ(tiny.first, 200);
   EXPECT_EQ(tiny.second["status"], "empty") << tiny.second.dump();
   EXPECT_TRUE(tiny.second["content"].is_null());
   EXPECT_EQ(tiny.second["content_bytes"], 0);
-  EXPECT_EQ(Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 511}}).first, 422);
-  EXPECT_EQ(Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 32769}}).first, 422);
-  EXPECT_EQ(Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 1000}, {"mode", "vector"}}).first, 503);
+  EXPECT_EQ(
+      Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 511}})
+          .first,
+      422);
+  EXPECT_EQ(
+      Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 32769}})
+          .first,
+      422);
+  EXPECT_EQ(Post(c, "/v1/context/prepare",
+                 {{"scope_id", scope}, {"query", "x"}, {"max_bytes", 1000}, {"mode", "vector"}})
+                .first,
+            503);
   // Our explanation, on request only.
-  auto explained = Post(c, "/v1/context/prepare", {{"scope_id", scope}, {"query", "contract tests"}, {"explain", true}});
+  auto explained = Post(c, "/v1/context/prepare",
+                        {{"scope_id", scope}, {"query", "contract tests"}, {"explain", true}});
   EXPECT_EQ(explained.second["items"][0]["type"], "memory");
   EXPECT_EQ(explained.second["mode_used"], "fts");
   // A scope nobody wrote to: the spec's empty answer, and still no such scope afterwards.
-  auto none = Post(c, "/v1/context/prepare", {{"scope_id", "project:nobody"}, {"query", "contract tests"}});
-  EXPECT_EQ(none.second, (json{{"schema", "powercontext.prepared-context.v1"}, {"status", "empty"},
-                              {"content", nullptr}, {"content_bytes", 0}}));
+  auto none =
+      Post(c, "/v1/context/prepare", {{"scope_id", "project:nobody"}, {"query", "contract tests"}});
+  EXPECT_EQ(none.second, (json{{"schema", "powercontext.prepared-context.v1"},
+                               {"status", "empty"},
+                               {"content", nullptr},
+                               {"content_bytes", 0}}));
   auto listed = c.Get("/v1/scopes?key=project:nobody");
   ASSERT_TRUE(listed);
   EXPECT_TRUE(json::parse(listed->body)["scopes"].empty());
@@ -114,7 +148,8 @@ TEST(ContextStory, SeedWalkThrough) {
   CliResult prepare = cli({"prepare", "--scope", scope, "--max-bytes", "3000", "contract tests"});
   EXPECT_EQ(prepare.exit_code, 0) << prepare.err;
   EXPECT_NE(prepare.out.find("untrusted historical context"), std::string::npos);
-  EXPECT_NE(prepare.out.find("Regenerate the checked-in client, inspect the diff"), std::string::npos);
+  EXPECT_NE(prepare.out.find("Regenerate the checked-in client, inspect the diff"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,15 +1,13 @@
 // SIGKILL in the middle of a burst of writes: after a restart every acknowledged write is there,
 // and no revision is half-committed.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
 #include <atomic>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "server_process.h"
 #include "test_util.h"
@@ -112,7 +110,8 @@ TEST(Crash, KillDuringBurstKeepsEveryAcknowledgedWrite) {
   int64_t remember_rows = 0;
   cursor.clear();
   do {
-    std::string path = "/v1/audit?scope_id=" + scope + "&limit=1000" + (cursor.empty() ? "" : "&cursor=" + cursor);
+    std::string path =
+        "/v1/audit?scope_id=" + scope + "&limit=1000" + (cursor.empty() ? "" : "&cursor=" + cursor);
     auto res = c.Get(path);
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 200) << res->body;

@@ -21,7 +21,6 @@
 //   POWERCONTEXT_CRASH_TRIALS=100 build/tests/e2e_tests --gtest_filter='CrashTrials.*'
 // A failing trial keeps a copy of the data directory (and the server's log) and names it.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -34,6 +33,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
@@ -42,8 +42,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fake_openai.h"
 #include "server_process.h"
@@ -140,12 +138,20 @@ class Model {
       texts.push_back(op["text"]);
       ops.push_back(std::move(op));
     };
-    add({{"op", "add"}, {"kind", "fact"}, {"text", "Extracted from " + sources[0]}, {"evidence", {"S1"}}});
+    add({{"op", "add"},
+         {"kind", "fact"},
+         {"text", "Extracted from " + sources[0]},
+         {"evidence", {"S1"}}});
     if (second)
-      add({{"op", "add"}, {"kind", "decision"}, {"text", "Also from " + sources[1]}, {"evidence", {"S2"}}});
+      add({{"op", "add"},
+           {"kind", "decision"},
+           {"text", "Also from " + sources[1]},
+           {"evidence", {"S2"}}});
     if (revise >= 0)
-      add({{"op", "revise"}, {"target", "E" + std::to_string(revise + 1)},
-           {"text", "Revised after " + sources[0]}, {"evidence", {"S1"}}});
+      add({{"op", "revise"},
+           {"target", "E" + std::to_string(revise + 1)},
+           {"text", "Revised after " + sources[0]},
+           {"evidence", {"S1"}}});
     {
       std::lock_guard<std::mutex> lock(mu_);
       calls_[Join(sources)].push_back(texts);
@@ -202,10 +208,10 @@ struct EntryState {
 
 struct ScopeWorld {
   std::string key, scope_id, artifact_id;
-  std::map<int64_t, RevisionRec> revisions;             // 1..head, as verified
-  std::map<std::string, EntryState> entries;            // the head, replayed from the revisions
-  std::unordered_map<std::string, std::string> texts;   // entry_version_id -> text
-  std::vector<SourceRec> sources;                       // position p at [p - 1]
+  std::map<int64_t, RevisionRec> revisions;            // 1..head, as verified
+  std::map<std::string, EntryState> entries;           // the head, replayed from the revisions
+  std::unordered_map<std::string, std::string> texts;  // entry_version_id -> text
+  std::vector<SourceRec> sources;                      // position p at [p - 1]
   int64_t cursor = 0;
 };
 
@@ -214,11 +220,16 @@ struct ScopeWorld {
 enum class Op { kRemember, kRevise, kRetire, kSource, kFlush };
 const char* OpName(Op op) {
   switch (op) {
-    case Op::kRemember: return "remember";
-    case Op::kRevise: return "revise";
-    case Op::kRetire: return "retire";
-    case Op::kSource: return "source";
-    case Op::kFlush: return "flush";
+    case Op::kRemember:
+      return "remember";
+    case Op::kRevise:
+      return "revise";
+    case Op::kRetire:
+      return "retire";
+    case Op::kSource:
+      return "source";
+    case Op::kFlush:
+      return "flush";
   }
   return "?";
 }
@@ -226,8 +237,8 @@ const char* OpName(Op op) {
 struct Attempt {
   Op op = Op::kRemember;
   int scope = 0;
-  Reply reply;                  // status 0: cut off by the kill
-  std::string kind, text;       // remember, revise
+  Reply reply;                       // status 0: cut off by the kill
+  std::string kind, text;            // remember, revise
   std::string entry_id, version_id;  // revise, retire: the version cited at the head
   std::vector<SourceRec> items;      // source: one, or a batch (source_id unknown here)
   bool batch = false;
@@ -257,7 +268,8 @@ json NormAll(const json& changes) {
 
 std::string CitationRef(const ScopeWorld& w, int64_t revision, const std::string& entry_id,
                         const std::string& version_id) {
-  return "memory/" + w.artifact_id + "@" + std::to_string(revision) + "#" + entry_id + "@" + version_id;
+  return "memory/" + w.artifact_id + "@" + std::to_string(revision) + "#" + entry_id + "@" +
+         version_id;
 }
 
 std::string Str(const json& j) { return j.dump(); }
@@ -267,9 +279,13 @@ std::string S(const json& j) { return j.is_string() ? j.get<std::string>() : j.d
 
 class Verifier {
  public:
-  Verifier(Http& http, ScopeWorld& world, std::vector<Attempt*> attempts, Model& model, Counts& counts,
-           std::vector<std::string>& problems)
-      : http_(http), w_(world), attempts_(std::move(attempts)), model_(model), counts_(counts),
+  Verifier(Http& http, ScopeWorld& world, std::vector<Attempt*> attempts, Model& model,
+           Counts& counts, std::vector<std::string>& problems)
+      : http_(http),
+        w_(world),
+        attempts_(std::move(attempts)),
+        model_(model),
+        counts_(counts),
         problems_(problems) {}
 
   void Run() {
@@ -303,17 +319,20 @@ class Verifier {
       }
       if (first) head_ = r.body["head"]["revision"];
       first = false;
-      for (const json& rev : r.body["revisions"]) revs_[rev["memory"]["revision"].get<int64_t>()] = rev;
+      for (const json& rev : r.body["revisions"])
+        revs_[rev["memory"]["revision"].get<int64_t>()] = rev;
       cursor = r.body["next_cursor"].is_string() ? r.body["next_cursor"].get<std::string>() : "";
     } while (!cursor.empty());
     old_head_ = w_.revisions.empty() ? 0 : w_.revisions.rbegin()->first;
     if (head_ < old_head_) Problem("head went back from ", old_head_, " to ", head_);
-    if (static_cast<int64_t>(revs_.size()) != head_ || (!revs_.empty() && (revs_.begin()->first != 1 ||
-                                                                           revs_.rbegin()->first != head_)))
+    if (static_cast<int64_t>(revs_.size()) != head_ ||
+        (!revs_.empty() && (revs_.begin()->first != 1 || revs_.rbegin()->first != head_)))
       Problem("revisions are not 1..", head_, ": ", revs_.size(), " listed, from ",
-              revs_.empty() ? 0 : revs_.begin()->first, " to ", revs_.empty() ? 0 : revs_.rbegin()->first);
+              revs_.empty() ? 0 : revs_.begin()->first, " to ",
+              revs_.empty() ? 0 : revs_.rbegin()->first);
     for (auto& [n, rev] : revs_) {
-      if (!rev["changes"].is_array() || rev["changes"].empty()) Problem("revision ", n, " has no changes");
+      if (!rev["changes"].is_array() || rev["changes"].empty())
+        Problem("revision ", n, " has no changes");
       std::set<std::string> seen;
       for (const json& c : rev["changes"])
         if (!seen.insert(S(c["entry_id"])).second)
@@ -337,7 +356,8 @@ class Verifier {
   bool FetchSources() {
     int64_t after = 0;
     while (true) {
-      Reply r = http_.Get("/v1/sources?scope_id=" + w_.scope_id + "&limit=1000&after=" + std::to_string(after));
+      Reply r = http_.Get("/v1/sources?scope_id=" + w_.scope_id +
+                          "&limit=1000&after=" + std::to_string(after));
       if (r.status != 200) {
         Problem("GET /v1/sources answered ", r.status, " ", Str(r.body));
         return false;
@@ -347,7 +367,8 @@ class Verifier {
         int64_t pos = s["position"];
         if (pos != static_cast<int64_t>(listed_.size()) + 1)
           Problem("source positions jump from ", listed_.size(), " to ", pos);
-        listed_.push_back({S(s["source_id"]), S(s["content"]), S(s["purpose"]), S(s["source_ref"])});
+        listed_.push_back(
+            {S(s["source_id"]), S(s["content"]), S(s["purpose"]), S(s["source_ref"])});
       }
       if (r.body["next_after"].is_null()) break;
       after = r.body["next_after"];
@@ -364,15 +385,16 @@ class Verifier {
       const SourceRec& a = w_.sources[i];
       const SourceRec& b = listed_[i];
       if (a.source_id != b.source_id || a.content != b.content || a.purpose != b.purpose)
-        Problem("source at position ", i + 1, " changed: was ", a.source_id, " ", a.content, ", now ",
-                b.source_id, " ", b.content);
+        Problem("source at position ", i + 1, " changed: was ", a.source_id, " ", a.content,
+                ", now ", b.source_id, " ", b.content);
     }
     // Each new source comes from exactly one request this trial, and each request is all or none.
     std::unordered_map<std::string, std::pair<Attempt*, size_t>> by_content;
     for (Attempt* a : attempts_)
       if (a->op == Op::kSource)
         for (size_t k = 0; k < a->items.size(); ++k) by_content[a->items[k].content] = {a, k};
-    std::map<Attempt*, std::vector<int64_t>> found;  // positions of each request's items, in item order
+    std::map<Attempt*, std::vector<int64_t>>
+        found;  // positions of each request's items, in item order
     std::set<std::string> seen;
     for (size_t i = w_.sources.size(); i < listed_.size(); ++i) {
       const SourceRec& s = listed_[i];
@@ -383,7 +405,8 @@ class Verifier {
       }
       if (!seen.insert(s.content).second) Problem("source ", s.content, " is in the log twice");
       auto& [a, k] = it->second;
-      if (s.purpose != a->items[k].purpose) Problem("source ", s.content, " has purpose ", s.purpose);
+      if (s.purpose != a->items[k].purpose)
+        Problem("source ", s.content, " has purpose ", s.purpose);
       auto& pos = found[a];
       pos.resize(a->items.size(), 0);
       pos[k] = static_cast<int64_t>(i) + 1;
@@ -395,20 +418,21 @@ class Verifier {
       if (it != found.end())
         for (int64_t p : it->second) present += p > 0 ? 1 : 0;
       if (a->acked()) {
-        if (a->reply.status != 201) Problem("a source request with new idempotency keys answered ", a->reply.status);
+        if (a->reply.status != 201)
+          Problem("a source request with new idempotency keys answered ", a->reply.status);
         json answered = a->batch ? a->reply.body["sources"] : json::array({a->reply.body});
         for (size_t k = 0; k < a->items.size(); ++k) {
           int64_t pos = answered[k]["position"];
           if (pos < 1 || pos > static_cast<int64_t>(listed_.size()) ||
               listed_[pos - 1].source_id != answered[k]["source_id"] ||
               listed_[pos - 1].content != a->items[k].content)
-            Problem("acknowledged source ", a->items[k].content, " (", Str(answered[k]["source_ref"]),
-                    ") is not listed as answered");
+            Problem("acknowledged source ", a->items[k].content, " (",
+                    Str(answered[k]["source_ref"]), ") is not listed as answered");
         }
       } else if (a->cut()) {
         if (present != 0 && present != a->items.size())
-          Problem("a cut-off batch is half there: ", present, " of ", a->items.size(), " sources, first ",
-                  a->items[0].content);
+          Problem("a cut-off batch is half there: ", present, " of ", a->items.size(),
+                  " sources, first ", a->items[0].content);
         if (present == a->items.size()) {
           for (size_t k = 1; k < a->items.size(); ++k)
             if (it->second[k] != it->second[k - 1] + 1)
@@ -418,18 +442,22 @@ class Verifier {
           ++counts_.cut_absent;
         }
       } else if (present != 0) {
-        Problem("refused source request (", a->reply.status, ") is in the log: ", a->items[0].content);
+        Problem("refused source request (", a->reply.status,
+                ") is in the log: ", a->items[0].content);
       }
     }
   }
 
   // The text of an entry version written at revision n: known, or read through its citation.
-  std::optional<json> ReadVersion(int64_t n, const std::string& entry_id, const std::string& version_id) {
-    Reply r = http_.Post("/v1/memory/entries/get", {{"scope_id", w_.scope_id},
-                                                    {"citation", CitationRef(w_, n, entry_id, version_id)}});
+  std::optional<json> ReadVersion(int64_t n, const std::string& entry_id,
+                                  const std::string& version_id) {
+    Reply r = http_.Post(
+        "/v1/memory/entries/get",
+        {{"scope_id", w_.scope_id}, {"citation", CitationRef(w_, n, entry_id, version_id)}});
     ++counts_.reads_checked;
     if (r.status != 200) {
-      Problem("version ", version_id, " of revision ", n, " cannot be read: ", r.status, " ", Str(r.body));
+      Problem("version ", version_id, " of revision ", n, " cannot be read: ", r.status, " ",
+              Str(r.body));
       return std::nullopt;
     }
     return r.body;  // a MemoryEntry: text, kind, source_refs
@@ -443,15 +471,16 @@ class Verifier {
       const json& b = a->reply.body;
       if (a->op == Op::kFlush && b["status"] == "processed" && b["changes"].empty() &&
           b["processed_source_count"] != 0)
-        Problem("acknowledged flush of ", S(b["processed_source_count"]), " usable sources made no change: ",
-                Str(b));
+        Problem("acknowledged flush of ", S(b["processed_source_count"]),
+                " usable sources made no change: ", Str(b));
       if (a->op == Op::kFlush && (b["status"] != "processed" || b["changes"].empty())) continue;
       if (a->op != Op::kFlush && b["changed"] != true) {
         Problem(OpName(a->op), " answered ", a->reply.status, " without a change: ", Str(b));
         continue;
       }
       int64_t n = b["memory"]["revision"];
-      if (n <= old_head_) Problem("acknowledged ", OpName(a->op), " answered revision ", n, ", verified before");
+      if (n <= old_head_)
+        Problem("acknowledged ", OpName(a->op), " answered revision ", n, ", verified before");
       if (!claimed.emplace(n, a).second) Problem("two acknowledged writes answered revision ", n);
     }
     std::set<Attempt*> matched;
@@ -466,17 +495,20 @@ class Verifier {
       if (cit != claimed.end()) {
         owner = cit->second;
         const json& b = owner->reply.body;
-        json expected = owner->op == Op::kFlush ? NormAll(b["changes"]) : json::array({Norm(b["change"])});
+        json expected =
+            owner->op == Op::kFlush ? NormAll(b["changes"]) : json::array({Norm(b["change"])});
         if (changes != expected)
-          Problem("acknowledged ", OpName(owner->op), " answered revision ", n, " with ", Str(expected),
-                  " but the revision holds ", Str(changes));
+          Problem("acknowledged ", OpName(owner->op), " answered revision ", n, " with ",
+                  Str(expected), " but the revision holds ", Str(changes));
         if ((owner->op == Op::kFlush) != is_flush)
           Problem("revision ", n, " has actor ", Str(rev["actor"]), " for a ", OpName(owner->op));
         if (owner->op == Op::kFlush) {
-          std::string reason = "flush of sources " + std::to_string(b["previous_cursor"].get<int64_t>() + 1) +
-                               ".." + std::to_string(b["current_cursor"].get<int64_t>());
+          std::string reason = "flush of sources " +
+                               std::to_string(b["previous_cursor"].get<int64_t>() + 1) + ".." +
+                               std::to_string(b["current_cursor"].get<int64_t>());
           if (rev["reason"] != reason)
-            Problem("acknowledged flush of revision ", n, " has reason ", Str(rev["reason"]), " not ", reason);
+            Problem("acknowledged flush of revision ", n, " has reason ", Str(rev["reason"]),
+                    " not ", reason);
         }
         matched.insert(owner);
       }
@@ -493,7 +525,8 @@ class Verifier {
         if (!owner) owner = MatchCut(Op::kFlush, matched, [](Attempt*) { return true; });
       } else {
         if (!rev["lineage"].empty() || rev["actor"] != "api")
-          Problem("explicit revision ", n, " has actor ", Str(rev["actor"]), " lineage ", Str(rev["lineage"]));
+          Problem("explicit revision ", n, " has actor ", Str(rev["actor"]), " lineage ",
+                  Str(rev["lineage"]));
         if (changes.size() != 1) {
           Problem("explicit revision ", n, " has ", changes.size(), " changes");
           continue;
@@ -503,16 +536,19 @@ class Verifier {
         const std::string text = written.empty() ? "" : S(written.begin()->second["text"]);
         const std::string kind = written.empty() ? "" : S(written.begin()->second["kind"]);
         if (op == "add" && !written.empty() && !written.begin()->second["source_refs"].empty())
-          Problem("remembered entry of revision ", n, " has source_refs");  // (a revise keeps the entry's)
+          Problem("remembered entry of revision ", n,
+                  " has source_refs");  // (a revise keeps the entry's)
         if (owner) {
           if (!written.empty() && text != owner->text)
-            Problem("acknowledged ", OpName(owner->op), " of revision ", n, " reads back ", text, " not ",
-                    owner->text);
+            Problem("acknowledged ", OpName(owner->op), " of revision ", n, " reads back ", text,
+                    " not ", owner->text);
         } else if (op == "add" && !written.empty()) {
-          owner = MatchCut(Op::kRemember, matched, [&](Attempt* a) { return a->text == text && a->kind == kind; });
+          owner = MatchCut(Op::kRemember, matched,
+                           [&](Attempt* a) { return a->text == text && a->kind == kind; });
         } else if (op == "revise" && !written.empty()) {
           owner = MatchCut(Op::kRevise, matched, [&](Attempt* a) {
-            return a->version_id == S(c["from_version_id"]) && a->entry_id == entry_id && a->text == text;
+            return a->version_id == S(c["from_version_id"]) && a->entry_id == entry_id &&
+                   a->text == text;
           });
         } else if (op == "retire") {
           owner = MatchCut(Op::kRetire, matched, [&](Attempt* a) {
@@ -530,7 +566,9 @@ class Verifier {
       w_.revisions[n] = {changes, S(rev["actor"]), S(rev["reason"]), rev["lineage"]};
     }
     for (auto& [n, a] : claimed)
-      if (n > head_) Problem("acknowledged ", OpName(a->op), " of revision ", n, " is lost: the head is ", head_);
+      if (n > head_)
+        Problem("acknowledged ", OpName(a->op), " of revision ", n, " is lost: the head is ",
+                head_);
     for (Attempt* a : attempts_)
       if (a->op != Op::kSource && a->cut() && !matched.count(a)) ++counts_.cut_absent;
   }
@@ -560,15 +598,17 @@ class Verifier {
         shown.push_back(listed_[p - 1].content);
       }
     if (rev["lineage"] != lineage)
-      Problem("flush revision ", n, " (", reason, ") has lineage ", Str(rev["lineage"]), ", not its window's ",
-              Str(lineage));
+      Problem("flush revision ", n, " (", reason, ") has lineage ", Str(rev["lineage"]),
+              ", not its window's ", Str(lineage));
     for (auto& [vid, v] : written) {
       bool cited = !v["source_refs"].empty();
       for (const json& ref : v["source_refs"])  // {name, source_id}
         cited = cited && std::any_of(lineage.begin(), lineage.end(), [&](const json& l) {
                   return S(l).rfind("source/" + S(ref["source_id"]) + "@", 0) == 0;
                 });
-      if (!cited) Problem("flush revision ", n, " wrote ", vid, " citing ", Str(v["source_refs"]), ", not its window");
+      if (!cited)
+        Problem("flush revision ", n, " wrote ", vid, " citing ", Str(v["source_refs"]),
+                ", not its window");
     }
     auto answers = model_.AnswersFor(shown);
     if (answers.empty()) {
@@ -585,7 +625,8 @@ class Verifier {
       }
       explained = explained || (all && first);
     }
-    if (!explained) Problem("flush revision ", n, " holds texts the model did not answer for its window");
+    if (!explained)
+      Problem("flush revision ", n, " holds texts the model did not answer for its window");
   }
 
   // Applies revision n to the replayed head, checking it is a step the history allows.
@@ -597,12 +638,14 @@ class Verifier {
         if (it != w_.entries.end()) Problem("revision ", n, " adds entry ", e, " which exists");
         w_.entries[e] = {S(c["entry_version_id"]), true};
       } else if (op == "revise") {
-        if (it == w_.entries.end() || !it->second.active || it->second.version_id != c["from_version_id"])
+        if (it == w_.entries.end() || !it->second.active ||
+            it->second.version_id != c["from_version_id"])
           Problem("revision ", n, " revises ", e, " from ", Str(c["from_version_id"]),
                   " which is not its active version");
         w_.entries[e] = {S(c["to_version_id"]), true};
       } else if (op == "retire") {
-        if (it == w_.entries.end() || !it->second.active || it->second.version_id != c["entry_version_id"])
+        if (it == w_.entries.end() || !it->second.active ||
+            it->second.version_id != c["entry_version_id"])
           Problem("revision ", n, " retires ", e, " at ", Str(c["entry_version_id"]),
                   " which is not its active version");
         w_.entries[e] = {S(c["entry_version_id"]), false};
@@ -617,19 +660,22 @@ class Verifier {
     std::map<std::string, json> listed;
     std::string cursor;
     do {
-      Reply r = http_.Get("/v1/memory/entries?scope_id=" + w_.scope_id + "&include_inactive=true&limit=1000" +
+      Reply r = http_.Get("/v1/memory/entries?scope_id=" + w_.scope_id +
+                          "&include_inactive=true&limit=1000" +
                           (cursor.empty() ? "" : "&cursor=" + cursor));
       if (r.status != 200) {
         Problem("GET /v1/memory/entries answered ", r.status, " ", Str(r.body));
         return;
       }
       if (head_ > 0 && r.body["memory"]["revision"] != head_)
-        Problem("the entry listing is at revision ", Str(r.body["memory"]), ", the head at ", head_);
+        Problem("the entry listing is at revision ", Str(r.body["memory"]), ", the head at ",
+                head_);
       for (const json& e : r.body["entries"]) listed[S(e["entry_id"])] = e;
       cursor = r.body["next_cursor"].is_string() ? r.body["next_cursor"].get<std::string>() : "";
     } while (!cursor.empty());
     if (listed.size() != w_.entries.size())
-      Problem("the head lists ", listed.size(), " entries, the history replayed has ", w_.entries.size());
+      Problem("the head lists ", listed.size(), " entries, the history replayed has ",
+              w_.entries.size());
     for (auto& [id, state] : w_.entries) {
       auto it = listed.find(id);
       if (it == listed.end()) {
@@ -638,8 +684,9 @@ class Verifier {
       }
       const json& e = it->second;
       if (S(e["entry_version_id"]) != state.version_id || e["active"] != state.active)
-        Problem("entry ", id, " is listed at ", Str(e["entry_version_id"]), " active ", Str(e["active"]),
-                ", the history says ", state.version_id, " active ", state.active);
+        Problem("entry ", id, " is listed at ", Str(e["entry_version_id"]), " active ",
+                Str(e["active"]), ", the history says ", state.version_id, " active ",
+                state.active);
       auto t = w_.texts.find(state.version_id);
       if (t == w_.texts.end() || S(e["text"]) != t->second)
         Problem("entry ", id, " is listed with text ", Str(e["text"]));
@@ -658,15 +705,17 @@ class Verifier {
         cites.push_back({b["entry"]["citation"], a->op == Op::kRetire ? "" : a->text});
       }
       for (auto& [citation, text] : cites) {
-        Reply r = http_.Post("/v1/memory/entries/get", {{"scope_id", w_.scope_id}, {"citation", citation}});
+        Reply r = http_.Post("/v1/memory/entries/get",
+                             {{"scope_id", w_.scope_id}, {"citation", citation}});
         ++counts_.reads_checked;
         if (r.status != 200) {
-          Problem("acknowledged ", OpName(a->op), " citation ", Str(citation), " reads ", r.status, " ",
-                  Str(r.body));
+          Problem("acknowledged ", OpName(a->op), " citation ", Str(citation), " reads ", r.status,
+                  " ", Str(r.body));
           continue;
         }
         if (a->op == Op::kRetire) {
-          if (r.body["state"] != "inactive" || S(r.body["citation"]["entry_version_id"]) != a->version_id)
+          if (r.body["state"] != "inactive" ||
+              S(r.body["citation"]["entry_version_id"]) != a->version_id)
             Problem("acknowledged retire ", Str(citation), " reads ", Str(r.body));
         } else if (S(r.body["text"]) != text) {
           Problem("acknowledged ", OpName(a->op), " ", Str(citation), " reads back ",
@@ -683,17 +732,22 @@ class Verifier {
       if (a->op != Op::kRemember || !a->acked() || checked >= 6) continue;
       const json& entry = a->reply.body["entry"]["citation"];
       auto it = w_.entries.find(S(entry["entry_id"]));
-      if (it == w_.entries.end() || !it->second.active || it->second.version_id != S(entry["entry_version_id"]))
+      if (it == w_.entries.end() || !it->second.active ||
+          it->second.version_id != S(entry["entry_version_id"]))
         continue;
       std::string token = a->text.substr(0, a->text.find(' '));
-      Reply r = http_.Post("/v1/memory/search",
-                           {{"scope_id", w_.scope_id}, {"query", token}, {"mode", "fts"}, {"limit", 5}});
+      Reply r =
+          http_.Post("/v1/memory/search",
+                     {{"scope_id", w_.scope_id}, {"query", token}, {"mode", "fts"}, {"limit", 5}});
       ++checked;
       ++counts_.searches_checked;
       bool hit = false;
       if (r.status == 200)
-        for (const json& h : r.body["hits"]) hit = hit || h["citation"]["entry_id"] == entry["entry_id"];
-      if (!hit) Problem("full text does not find ", token, " (", Str(entry["entry_id"]), "): ", r.status, " ", Str(r.body));
+        for (const json& h : r.body["hits"])
+          hit = hit || h["citation"]["entry_id"] == entry["entry_id"];
+      if (!hit)
+        Problem("full text does not find ", token, " (", Str(entry["entry_id"]), "): ", r.status,
+                " ", Str(r.body));
     }
   }
 
@@ -716,7 +770,8 @@ class Verifier {
         std::string msg = S(r.body["error"]["message"]);
         const std::string marker = "the cursor stays at ";
         auto at = msg.find(marker);
-        if (at != std::string::npos) cursor = std::strtoll(msg.c_str() + at + marker.size(), nullptr, 10);
+        if (at != std::string::npos)
+          cursor = std::strtoll(msg.c_str() + at + marker.size(), nullptr, 10);
       }
       if (cursor < 0) Problem("the cursor probe answered ", r.status, " ", Str(r.body));
       break;
@@ -724,10 +779,13 @@ class Verifier {
     model_.set_probe(false);
     if (cursor < 0) return;
     if (at_restart < 0) at_restart = cursor;
-    if (at_restart < w_.cursor) Problem("the cursor went back from ", w_.cursor, " to ", at_restart);
-    if (cursor > high_watermark_) Problem("the cursor ", cursor, " is past the log's end ", high_watermark_);
+    if (at_restart < w_.cursor)
+      Problem("the cursor went back from ", w_.cursor, " to ", at_restart);
+    if (cursor > high_watermark_)
+      Problem("the cursor ", cursor, " is past the log's end ", high_watermark_);
     for (Attempt* a : attempts_)
-      if (a->op == Op::kFlush && a->acked() && a->reply.body["current_cursor"].get<int64_t>() > at_restart)
+      if (a->op == Op::kFlush && a->acked() &&
+          a->reply.body["current_cursor"].get<int64_t>() > at_restart)
         Problem("an acknowledged flush moved the cursor to ", Str(a->reply.body["current_cursor"]),
                 " but after the restart it is at ", at_restart);
     // Positions 1..cursor: the windows of flush revisions, in revision order, and archive-only
@@ -743,14 +801,16 @@ class Verifier {
     auto archive_only = [&](long long from, long long to, const char* where) {
       for (long long p = from; p <= to && p <= static_cast<long long>(listed_.size()); ++p)
         if (listed_[p - 1].purpose != "archive")
-          Problem("source ", p, " (", listed_[p - 1].content, ") is ", where, " but in no flush revision's window");
+          Problem("source ", p, " (", listed_[p - 1].content, ") is ", where,
+                  " but in no flush revision's window");
     };
     for (auto& [a, b] : windows) {
       if (a <= done) Problem("flush windows overlap or go back: ", a, "..", b, " after ", done);
       archive_only(done + 1, a - 1, "before a later window");
       done = std::max(done, b);
     }
-    if (done > cursor) Problem("a flush revision's window ends at ", done, ", past the cursor ", cursor);
+    if (done > cursor)
+      Problem("a flush revision's window ends at ", done, ", past the cursor ", cursor);
     archive_only(done + 1, cursor, "behind the cursor");
     w_.cursor = cursor;
   }
@@ -758,7 +818,8 @@ class Verifier {
  public:
   // What this restart showed becomes what the next one is checked against.
   void Commit() {
-    counts_.new_sources += static_cast<int64_t>(listed_.size()) - static_cast<int64_t>(w_.sources.size());
+    counts_.new_sources +=
+        static_cast<int64_t>(listed_.size()) - static_cast<int64_t>(w_.sources.size());
     w_.sources = listed_;
   }
 
@@ -803,10 +864,14 @@ void Rememberer(Shared& s, int port, int who, uint64_t seed) {
     a->op = Op::kRemember;
     a->scope = static_cast<int>(rng() % kScopes);
     a->kind = kKinds[rng() % 5];
-    a->text = "tok_t" + std::to_string(s.trial) + "_r" + std::to_string(who) + "_n" + std::to_string(i) +
-              " remembered while the server may die";
-    json body{{"scope_id", ScopeId(s, a->scope)}, {"kind", a->kind}, {"text", a->text}, {"explain", true}};
-    if (rng() % 5 == 0 && seen_head[a->scope] > 0) body["expected_revision"] = seen_head[a->scope];  // often stale: 409
+    a->text = "tok_t" + std::to_string(s.trial) + "_r" + std::to_string(who) + "_n" +
+              std::to_string(i) + " remembered while the server may die";
+    json body{{"scope_id", ScopeId(s, a->scope)},
+              {"kind", a->kind},
+              {"text", a->text},
+              {"explain", true}};
+    if (rng() % 5 == 0 && seen_head[a->scope] > 0)
+      body["expected_revision"] = seen_head[a->scope];  // often stale: 409
     a->reply = http.Post("/v1/memory/remember", body);
     if (a->reply.status == 200) seen_head[a->scope] = a->reply.body["memory"]["revision"];
     bool gone = a->cut();
@@ -835,14 +900,19 @@ void Editor(Shared& s, int port, uint64_t seed) {
     if (rng() % 10 < 7) {
       a->op = Op::kRevise;
       a->kind = S(e["kind"]);
-      a->text = "tok_t" + std::to_string(s.trial) + "_e_n" + std::to_string(i) + " revised at the head";
-      a->reply = http.Post("/v1/memory/entries/revise", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]},
-                                                         {"text", a->text}, {"explain", true}});
+      a->text =
+          "tok_t" + std::to_string(s.trial) + "_e_n" + std::to_string(i) + " revised at the head";
+      a->reply = http.Post("/v1/memory/entries/revise", {{"scope_id", ScopeId(s, scope)},
+                                                         {"citation", e["citation"]},
+                                                         {"text", a->text},
+                                                         {"explain", true}});
     } else {
       a->op = Op::kRetire;
-      a->reply = http.Post("/v1/memory/entries/retire", {{"scope_id", ScopeId(s, scope)}, {"citation", e["citation"]},
-                                                         {"reason", "trial " + std::to_string(s.trial)},
-                                                         {"explain", true}});
+      a->reply =
+          http.Post("/v1/memory/entries/retire", {{"scope_id", ScopeId(s, scope)},
+                                                  {"citation", e["citation"]},
+                                                  {"reason", "trial " + std::to_string(s.trial)},
+                                                  {"explain", true}});
     }
     bool gone = a->cut();
     s.Record(std::move(a));
@@ -862,15 +932,20 @@ void SourceWriter(Shared& s, int port, uint64_t seed) {
     json items = json::array();
     for (size_t k = 0; k < n; ++k) {
       SourceRec item;
-      item.content = "work record t" + std::to_string(s.trial) + " n" + std::to_string(i) + " k" + std::to_string(k) +
-                     ": the importer now checks row " + std::to_string(rng() % 100000);
+      item.content = "work record t" + std::to_string(s.trial) + " n" + std::to_string(i) + " k" +
+                     std::to_string(k) + ": the importer now checks row " +
+                     std::to_string(rng() % 100000);
       item.purpose = rng() % 4 == 0 ? "archive" : "memory";
-      items.push_back({{"kind", "work_log"}, {"purpose", item.purpose}, {"content", item.content},
-                       {"idempotency_key", "t" + std::to_string(s.trial) + "-" + std::to_string(i) + "-" + std::to_string(k)}});
+      items.push_back({{"kind", "work_log"},
+                       {"purpose", item.purpose},
+                       {"content", item.content},
+                       {"idempotency_key", "t" + std::to_string(s.trial) + "-" + std::to_string(i) +
+                                               "-" + std::to_string(k)}});
       a->items.push_back(std::move(item));
     }
     if (a->batch) {
-      a->reply = http.Post("/v1/sources/batch", {{"scope_id", ScopeId(s, a->scope)}, {"sources", items}});
+      a->reply =
+          http.Post("/v1/sources/batch", {{"scope_id", ScopeId(s, a->scope)}, {"sources", items}});
     } else {
       json body = items[0];
       body["scope_id"] = ScopeId(s, a->scope);
@@ -891,7 +966,8 @@ void Flusher(Shared& s, int port, uint64_t seed, Model& model) {
     a->scope = static_cast<int>(rng() % kScopes);
     s.model_answered_at_flush = model.answered();
     ++s.flush_in_flight;
-    a->reply = http.Post("/v1/memory/flush", {{"scope_id", ScopeId(s, a->scope)}, {"explain", true}});
+    a->reply =
+        http.Post("/v1/memory/flush", {{"scope_id", ScopeId(s, a->scope)}, {"explain", true}});
     --s.flush_in_flight;
     bool gone = a->cut();
     s.Record(std::move(a));
@@ -903,21 +979,26 @@ void Flusher(Shared& s, int port, uint64_t seed, Model& model) {
 // ---- The trials ---------------------------------------------------------------------------------
 
 std::vector<std::string> ServerFlags(const FakeOpenAi& fake) {
-  return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model", "m",
-          "--extract-timeout-seconds", "10", "--source-window-limit", std::to_string(kWindow)};
+  return {"--extract-provider",        "openai",
+          "--extract-base-url",        fake.base_url(),
+          "--extract-model",           "m",
+          "--extract-timeout-seconds", "10",
+          "--source-window-limit",     std::to_string(kWindow)};
 }
 
 std::string Describe(int status) {
   if (status == -1) return "not running";
-  if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+  if (WIFSIGNALED(status))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with " + std::to_string(WEXITSTATUS(status));
   return "status " + std::to_string(status);
 }
 
 std::string KeepForInspection(const std::string& dir, uint64_t seed, int trial) {
-  std::string kept = (std::filesystem::temp_directory_path() /
-                      ("powercontext-crash-" + std::to_string(seed) + "-trial" + std::to_string(trial)))
-                         .string();
+  std::string kept =
+      (std::filesystem::temp_directory_path() /
+       ("powercontext-crash-" + std::to_string(seed) + "-trial" + std::to_string(trial)))
+          .string();
   std::error_code ec;
   std::filesystem::remove_all(kept, ec);
   std::filesystem::copy(dir, kept, std::filesystem::copy_options::recursive, ec);
@@ -928,7 +1009,8 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
   const int64_t trials = EnvInt("POWERCONTEXT_CRASH_TRIALS", 10);
   const char* seed_env = std::getenv("POWERCONTEXT_CRASH_SEED");
   uint64_t seed = seed_env ? std::strtoull(seed_env, nullptr, 10) : 0;
-  if (seed == 0) seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (seed == 0)
+    seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   std::printf("crash trials: %lld, POWERCONTEXT_CRASH_SEED=%llu\n", static_cast<long long>(trials),
               static_cast<unsigned long long>(seed));
   std::fflush(stdout);
@@ -955,7 +1037,8 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
   }
 
   struct Totals {
-    int64_t acked = 0, refused = 0, cut = 0, cut_present = 0, cut_absent = 0, reads = 0, searches = 0;
+    int64_t acked = 0, refused = 0, cut = 0, cut_present = 0, cut_absent = 0, reads = 0,
+            searches = 0;
     int64_t mid_flush = 0, mid_model = 0, mid_commit = 0;
     double max_trial_ms = 0;
   } totals;
@@ -986,7 +1069,8 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
     if (mode >= 2) {
       const auto give_up = Clock::now() + std::chrono::milliseconds(500);
       if (mode == 2) {
-        while (model.thinking() == 0 && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        while (model.thinking() == 0 && Clock::now() < give_up)
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
         std::this_thread::sleep_for(std::chrono::microseconds(extra_us));
       } else {
         const int64_t before = model.answered();
@@ -1021,7 +1105,8 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
 
     const auto restart_started = Clock::now();
     if (!server.Start()) {
-      problems.push_back("the server does not start again after the kill (see " + data + ".server.log)");
+      problems.push_back("the server does not start again after the kill (see " + data +
+                         ".server.log)");
     } else {
       const double restart_ms = Ms(Clock::now() - restart_started);
       const auto verify_started = Clock::now();
@@ -1038,11 +1123,12 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
         } else {
           ++counts.refused;
           if (a->reply.status >= 500)  // nothing here should fail on the server's side
-            problems.push_back(std::string(OpName(a->op)) + " failed with " + std::to_string(a->reply.status) +
-                               ": " + Str(a->reply.body));
+            problems.push_back(std::string(OpName(a->op)) + " failed with " +
+                               std::to_string(a->reply.status) + ": " + Str(a->reply.body));
         }
       }
-      if (model.malformed() > 0) problems.push_back("the model was sent a request it could not read");
+      if (model.malformed() > 0)
+        problems.push_back("the model was sent a request it could not read");
       for (int i = 0; i < kScopes && problems.empty(); ++i) {
         std::vector<Attempt*> mine;
         for (auto& a : shared.attempts)
@@ -1062,39 +1148,47 @@ TEST(CrashTrials, KillAtRandomMomentsKeepsAcknowledgedWritesWholeRevisionsAndCur
       totals.searches += counts.searches_checked;
       totals.max_trial_ms = std::max(totals.max_trial_ms, trial_ms);
       std::string by_op;
-      for (auto& [op, n] : counts.acked_by_op) by_op += (by_op.empty() ? "" : " ") + op + " " + std::to_string(n);
+      for (auto& [op, n] : counts.acked_by_op)
+        by_op += (by_op.empty() ? "" : " ") + op + " " + std::to_string(n);
       int64_t head_total = 0;
       for (auto& w : worlds) head_total += w.revisions.empty() ? 0 : w.revisions.rbegin()->first;
-      std::printf("trial %d/%lld: killed at %.0f ms (%s; %s); acknowledged writes %d (%s; idle flushes %d), "
-                  "refused %d, cut off %d (%d landed whole, %d absent); +%lld revisions (%lld in all), +%lld "
-                  "sources; %d reads, %d searches; restart %.0f ms, checks %.0f ms, trial %.0f ms\n",
-                  trial, static_cast<long long>(trials), killed_at_ms, mode_name[mode], when.c_str(), counts.acked,
-                  by_op.c_str(), counts.idle_flushes, counts.refused, counts.cut, counts.cut_present, counts.cut_absent,
-                  static_cast<long long>(counts.new_revisions), static_cast<long long>(head_total),
-                  static_cast<long long>(counts.new_sources), counts.reads_checked, counts.searches_checked,
-                  restart_ms, verify_ms, trial_ms);
+      std::printf(
+          "trial %d/%lld: killed at %.0f ms (%s; %s); acknowledged writes %d (%s; idle flushes "
+          "%d), "
+          "refused %d, cut off %d (%d landed whole, %d absent); +%lld revisions (%lld in all), "
+          "+%lld "
+          "sources; %d reads, %d searches; restart %.0f ms, checks %.0f ms, trial %.0f ms\n",
+          trial, static_cast<long long>(trials), killed_at_ms, mode_name[mode], when.c_str(),
+          counts.acked, by_op.c_str(), counts.idle_flushes, counts.refused, counts.cut,
+          counts.cut_present, counts.cut_absent, static_cast<long long>(counts.new_revisions),
+          static_cast<long long>(head_total), static_cast<long long>(counts.new_sources),
+          counts.reads_checked, counts.searches_checked, restart_ms, verify_ms, trial_ms);
       std::fflush(stdout);
     }
     if (!problems.empty()) {
       server.Kill();
       std::string report;
       for (size_t i = 0; i < problems.size() && i < 30; ++i) report += "  " + problems[i] + "\n";
-      if (problems.size() > 30) report += "  … and " + std::to_string(problems.size() - 30) + " more\n";
-      FAIL() << "trial " << trial << " of POWERCONTEXT_CRASH_SEED=" << seed << " (killed " << when << "):\n"
+      if (problems.size() > 30)
+        report += "  … and " + std::to_string(problems.size() - 30) + " more\n";
+      FAIL() << "trial " << trial << " of POWERCONTEXT_CRASH_SEED=" << seed << " (killed " << when
+             << "):\n"
              << report << "data directory kept at " << KeepForInspection(dir.path(), seed, trial);
     }
   }
-  std::printf("crash trials: %lld passed in %.1f s (slowest %.0f ms); acknowledged writes %lld, refused %lld, "
-              "cut off %lld (%lld landed whole, %lld absent); %lld reads and %lld searches checked; killed "
-              "mid-flush %lld times (%lld while the model thought, %lld after it answered); "
-              "POWERCONTEXT_CRASH_SEED=%llu\n",
-              static_cast<long long>(trials), Ms(Clock::now() - run_started) / 1000, totals.max_trial_ms,
-              static_cast<long long>(totals.acked), static_cast<long long>(totals.refused),
-              static_cast<long long>(totals.cut), static_cast<long long>(totals.cut_present),
-              static_cast<long long>(totals.cut_absent), static_cast<long long>(totals.reads),
-              static_cast<long long>(totals.searches), static_cast<long long>(totals.mid_flush),
-              static_cast<long long>(totals.mid_model), static_cast<long long>(totals.mid_commit),
-              static_cast<unsigned long long>(seed));
+  std::printf(
+      "crash trials: %lld passed in %.1f s (slowest %.0f ms); acknowledged writes %lld, refused "
+      "%lld, "
+      "cut off %lld (%lld landed whole, %lld absent); %lld reads and %lld searches checked; killed "
+      "mid-flush %lld times (%lld while the model thought, %lld after it answered); "
+      "POWERCONTEXT_CRASH_SEED=%llu\n",
+      static_cast<long long>(trials), Ms(Clock::now() - run_started) / 1000, totals.max_trial_ms,
+      static_cast<long long>(totals.acked), static_cast<long long>(totals.refused),
+      static_cast<long long>(totals.cut), static_cast<long long>(totals.cut_present),
+      static_cast<long long>(totals.cut_absent), static_cast<long long>(totals.reads),
+      static_cast<long long>(totals.searches), static_cast<long long>(totals.mid_flush),
+      static_cast<long long>(totals.mid_model), static_cast<long long>(totals.mid_commit),
+      static_cast<unsigned long long>(seed));
 }
 
 }  // namespace

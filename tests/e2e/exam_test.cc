@@ -3,17 +3,16 @@
 // wrong answers attributed GENERATION_FAILURE (the fact was in the context) and failing the pass
 // line on CAT8; a scope without the facts attributed RETRIEVAL_FAILURE; the retrieval half without
 // a provider; bad input refused with a message and a non-zero exit.
-#include <sys/stat.h>
+#include "exam/exam.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <map>
 #include <mutex>
-
 #include <nlohmann/json.hpp>
 
-#include "exam/exam.h"
 #include "fake_openai.h"
 #include "server_process.h"
 #include "test_util.h"
@@ -48,13 +47,14 @@ class ExamCli : public ::testing::Test {
   }
 
   CliResult Exam(const std::string& scope, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"exam", "run", "--scope", scope, "--server", server_->url(), "--json"};
+    std::vector<std::string> args = {"exam",     "run",          "--scope", scope,
+                                     "--server", server_->url(), "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunCli(args);
   }
   std::vector<std::string> Model() {
-    return {"--answer-provider", "openai", "--answer-base-url", fake_.base_url(), "--answer-model", "fake-chat",
-            "--answer-timeout-seconds", "10"};
+    return {"--answer-provider", "openai",    "--answer-base-url",        fake_.base_url(),
+            "--answer-model",    "fake-chat", "--answer-timeout-seconds", "10"};
   }
   void Answer(const std::string& id, const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -90,13 +90,14 @@ TEST_F(ExamCli, SampleExamPassesWithRightAnswersAndAttributesWrongOnes) {
       ++expecting;
       retrieved += ById(report)[q.id]["retrieved"].get<bool>();
     }
-  EXPECT_EQ(retrieved, expecting) << "every fact of the sample reaches the prepared context: " << right.out;
+  EXPECT_EQ(retrieved, expecting) << "every fact of the sample reaches the prepared context: "
+                                  << right.out;
 
   // Loading again changes nothing (remember is idempotent), and wrong answers are the model's.
-  Answer("Q05", "Team Borealis.");                     // retrieved, answered wrong
-  Answer("Q23", "The password is hunter2.");           // CAT8: it invents
-  Answer("Q24", "我们用的是某家云。");                    // CAT8
-  Answer("Q17", "Yes, they are stored as floats.");    // CAT6: accepts the false premise
+  Answer("Q05", "Team Borealis.");                   // retrieved, answered wrong
+  Answer("Q23", "The password is hunter2.");         // CAT8: it invents
+  Answer("Q24", "我们用的是某家云。");               // CAT8
+  Answer("Q17", "Yes, they are stored as floats.");  // CAT6: accepts the false premise
   CliResult wrong = Exam("project:exam", args);
   EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
   Json failed = Json::parse(wrong.out);
@@ -108,9 +109,12 @@ TEST_F(ExamCli, SampleExamPassesWithRightAnswersAndAttributesWrongOnes) {
     EXPECT_EQ(by_id[id]["attribution"], "GENERATION_FAILURE") << id;
   }
   bool cat8 = false;
-  for (const Json& f : failed["pass_failures"]) cat8 = cat8 || f.get<std::string>().rfind("CAT8", 0) == 0;
-  EXPECT_TRUE(cat8) << failed["pass_failures"].dump() << ": 27 of 31 passes the score, CAT8 1 of 3 does not";
-  CliResult table = RunCli({"exam", "run", "--scope", "project:exam", "--server", server_->url(), "--exam", "sample"});
+  for (const Json& f : failed["pass_failures"])
+    cat8 = cat8 || f.get<std::string>().rfind("CAT8", 0) == 0;
+  EXPECT_TRUE(cat8) << failed["pass_failures"].dump()
+                    << ": 27 of 31 passes the score, CAT8 1 of 3 does not";
+  CliResult table = RunCli(
+      {"exam", "run", "--scope", "project:exam", "--server", server_->url(), "--exam", "sample"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("| CAT10 | 3 |"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("retrieval only"), std::string::npos) << table.out;
@@ -126,7 +130,9 @@ TEST_F(ExamCli, AScopeWithoutTheFactsIsRetrievalFailure) {
   EXPECT_EQ(report["score"], 0.0);
   for (const exam::Question& q : exam_.questions) {
     const Json item = ById(report)[q.id];
-    EXPECT_EQ(item["attribution"], q.context_must_include.empty() ? "GENERATION_FAILURE" : "RETRIEVAL_FAILURE") << q.id;
+    EXPECT_EQ(item["attribution"],
+              q.context_must_include.empty() ? "GENERATION_FAILURE" : "RETRIEVAL_FAILURE")
+        << q.id;
   }
   // Without a provider: the retrieval half, no score, exit 0.
   CliResult half = Exam("project:empty", {"--exam", "sample"});
@@ -154,7 +160,8 @@ TEST_F(ExamCli, BadInputIsRefusedWithAMessage) {
   // Issue 27 N9: /dev/zero grew without bound, a FIFO was waited on; both are refused at once.
   CliResult zero = Exam("project:x", {"--exam", "/dev/zero"});
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_NE(zero.err.find("the exam file /dev/zero: is a character device, not a regular file"), std::string::npos)
+  EXPECT_NE(zero.err.find("the exam file /dev/zero: is a character device, not a regular file"),
+            std::string::npos)
       << zero.err;
   const std::string fifo = dir_.path() + "/exam.fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -1,12 +1,10 @@
 // Sources and flush through the real binary: HTTP routes and their errors, the seed's example,
 // a crash while the model is thinking (nothing committed, the cursor where it was), and the CLI.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "fake_openai.h"
 #include "json_http.h"
@@ -26,38 +24,60 @@ TEST(FlushStory, SourcesAndFlushOverHttp) {
   ServerProcess server(dir.path() + "/data", ChatFlags(fake));
   ASSERT_TRUE(server.Start());
   Http http(server.port());
-  std::string scope = http.Post("/v1/scopes", {{"key", "project:orders-importer"}}).second["scope_id"];
-  auto e1 = http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"},
-                                              {"text", "amount: stored as integer cents"}});
+  std::string scope =
+      http.Post("/v1/scopes", {{"key", "project:orders-importer"}}).second["scope_id"];
+  auto e1 = http.Post(
+      "/v1/memory/remember",
+      {{"scope_id", scope}, {"kind", "fact"}, {"text", "amount: stored as integer cents"}});
   ASSERT_EQ(e1.first, 200);
 
   // Bad inputs: clear errors, nothing appended.
   EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}}).first, 422);
-  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
-                                      {"metadata", "not an object"}}).first, 422);
-  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"},
-                                      {"colour", "red"}}).first, 422);
+  EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", scope},
+                                      {"kind", "work_log"},
+                                      {"content", "x"},
+                                      {"metadata", "not an object"}})
+                .first,
+            422);
+  EXPECT_EQ(
+      http.Post("/v1/sources",
+                {{"scope_id", scope}, {"kind", "work_log"}, {"content", "x"}, {"colour", "red"}})
+          .first,
+      422);
   EXPECT_EQ(http.Post("/v1/sources", {{"scope_id", "scp_01JDZZZZZZZZZZZZZZZZZZZZZZ"},
-                                      {"kind", "work_log"}, {"content", "x"}}).first, 422);
-  auto bad_batch = http.Post("/v1/sources/batch", {{"scope_id", scope},
-                                                   {"sources", {{{"kind", "chat"}, {"content", "ok"}}, {{"kind", "chat"}}}}});
+                                      {"kind", "work_log"},
+                                      {"content", "x"}})
+                .first,
+            422);
+  auto bad_batch =
+      http.Post("/v1/sources/batch",
+                {{"scope_id", scope},
+                 {"sources", {{{"kind", "chat"}, {"content", "ok"}}, {{"kind", "chat"}}}}});
   EXPECT_EQ(bad_batch.first, 422);
   EXPECT_EQ(bad_batch.second["error"]["details"]["field"], "sources[1].content");
   EXPECT_EQ(http.Get("/v1/sources?scope_id=" + scope).second["high_watermark"], 0);
 
-  auto s1 = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"},
-                                      {"content", "conversion now uses Decimal, still integer cents"},
-                                      {"metadata", {{"session", "a"}}}, {"idempotency_key", "k1"}});
+  auto s1 =
+      http.Post("/v1/sources", {{"scope_id", scope},
+                                {"kind", "work_log"},
+                                {"content", "conversion now uses Decimal, still integer cents"},
+                                {"metadata", {{"session", "a"}}},
+                                {"idempotency_key", "k1"}});
   ASSERT_EQ(s1.first, 201);
   EXPECT_EQ(s1.second["position"], 1);
-  auto again = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"},
-                                         {"content", "conversion now uses Decimal, still integer cents"},
-                                         {"idempotency_key", "k1"}});
+  auto again =
+      http.Post("/v1/sources", {{"scope_id", scope},
+                                {"kind", "work_log"},
+                                {"content", "conversion now uses Decimal, still integer cents"},
+                                {"idempotency_key", "k1"}});
   EXPECT_EQ(again.first, 200);
   EXPECT_EQ(again.second["source_id"], s1.second["source_id"]);
-  auto batch = http.Post("/v1/sources/batch", {{"scope_id", scope},
-                                               {"sources", {{{"kind", "work_log"}, {"content", "import errors must include the CSV line number"}},
-                                                            {{"kind", "tool_output"}, {"purpose", "archive"}, {"content", "raw log"}}}}});
+  auto batch = http.Post(
+      "/v1/sources/batch",
+      {{"scope_id", scope},
+       {"sources",
+        {{{"kind", "work_log"}, {"content", "import errors must include the CSV line number"}},
+         {{"kind", "tool_output"}, {"purpose", "archive"}, {"content", "raw log"}}}}});
   ASSERT_EQ(batch.first, 201);
   EXPECT_EQ(batch.second["sources"][1]["position"], 3);
   auto listed = http.Get("/v1/sources?scope_id=" + scope + "&after=1&limit=1");
@@ -85,8 +105,9 @@ TEST(FlushStory, SourcesAndFlushOverHttp) {
   EXPECT_EQ(f["changes"][1]["entry"]["source_refs"][0], batch.second["sources"][0]["source_ref"]);
   EXPECT_EQ(s1.second["source_ref"], "source/k1@1");  // the id it was given, as its idempotency key
   // The same id with other content is no retry: 409, nothing appended.
-  auto reused = http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "other"},
-                                          {"idempotency_key", "k1"}});
+  auto reused = http.Post(
+      "/v1/sources",
+      {{"scope_id", scope}, {"kind", "work_log"}, {"content", "other"}, {"idempotency_key", "k1"}});
   EXPECT_EQ(reused.first, 409);
   EXPECT_EQ(reused.second["error"]["code"], "source_conflict");
   ASSERT_EQ(f["rejected"].size(), 1u);
@@ -112,7 +133,9 @@ TEST(FlushStory, CrashWhileTheModelThinksCommitsNothing) {
   Http http(server.port());
   std::string scope = http.Post("/v1/scopes", {{"key", "crash"}}).second["scope_id"];
   http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "keep this"}});
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})", 200, 1500}});
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})",
+        200, 1500}});
   std::thread flusher([&] {
     Http other(server.port());
     other.Post("/v1/memory/flush", {{"scope_id", scope}});  // the server dies under it
@@ -125,7 +148,8 @@ TEST(FlushStory, CrashWhileTheModelThinksCommitsNothing) {
   ASSERT_TRUE(restarted.Start());
   Http after(restarted.port());
   EXPECT_EQ(after.Get("/v1/memory/revisions?scope_id=" + scope).second["head"]["revision"], 0);
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})"}});
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Kept.", "evidence": ["S1"]}]})"}});
   auto flushed = after.Post("/v1/memory/flush", {{"scope_id", scope}});
   ASSERT_EQ(flushed.first, 200);
   EXPECT_EQ(flushed.second["previous_cursor"], 0);  // the window was not lost or half-done
@@ -143,8 +167,11 @@ TEST(FlushStory, TheSchedulerFlushesPendingScopes) {
   Http http(server.port());
   std::string scope = http.Post("/v1/scopes", {{"key", "scheduled"}}).second["scope_id"];
   for (int i = 0; i < 3; ++i)
-    http.Post("/v1/sources", {{"scope_id", scope}, {"kind", "work_log"}, {"content", "record " + std::to_string(i)}});
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "From the scheduler.", "evidence": ["S1"]}]})"}});
+    http.Post(
+        "/v1/sources",
+        {{"scope_id", scope}, {"kind", "work_log"}, {"content", "record " + std::to_string(i)}});
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "From the scheduler.", "evidence": ["S1"]}]})"}});
   // Only the scheduler calls the model here: windows of 2, so two flushes catch up.
   for (int i = 0; i < 100 && fake.chat_requests() < 2; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -174,10 +201,14 @@ TEST(FlushStory, TheSchedulerFlushesPendingScopes) {
   EXPECT_EQ(http.Get("/v1/memory/flush/last?scope_id=" + scope + "&limit=1").first, 422);
   // An agent reads it over MCP (docs/mcp.md, get_last_flush): the same record.
   httplib::Client mcp("127.0.0.1", server.port());
-  auto called = mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
-                         json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
-                              {"params", {{"name", "get_last_flush"}, {"arguments", {{"scope_id", scope}}}}}}.dump(),
-                         "application/json");
+  auto called =
+      mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
+               json{{"jsonrpc", "2.0"},
+                    {"id", 1},
+                    {"method", "tools/call"},
+                    {"params", {{"name", "get_last_flush"}, {"arguments", {{"scope_id", scope}}}}}}
+                   .dump(),
+               "application/json");
   ASSERT_TRUE(called);
   ASSERT_EQ(called->status, 200) << called->body;
   json tool = json::parse(called->body)["result"];

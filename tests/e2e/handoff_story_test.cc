@@ -1,8 +1,8 @@
 // The handoff (RFC 0048, docs/handoff.md) through the real binary and a fake chat model: a source
 // boundary activates a draft, the inspected draft is finalized, committed by compare-and-set, and
-// continued with its evidence re-checked; bad input is refused with a JSON error and changes nothing.
+// continued with its evidence re-checked; bad input is refused with a JSON error and changes
+// nothing.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
@@ -30,25 +30,37 @@ TEST(HandoffStory, ActivateFinalizeCommitContinue) {
   ASSERT_TRUE(server.Start());
   Http http(server.port());
   const std::string scope = "project:parser";
-  auto fact = http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"}, {"text", "Errors map in errors.cc."}});
+  auto fact =
+      http.Post("/v1/memory/remember",
+                {{"scope_id", scope}, {"kind", "fact"}, {"text", "Errors map in errors.cc."}});
   ASSERT_EQ(fact.first, 200) << fact.second.dump();
   json mem_cite = {{"kind", "memory"}, {"memory_citation", fact.second["entry"]["citation"]}};
-  ASSERT_EQ(http.Post("/v1/sources/content", {{"scope_id", scope}, {"source_id", "chat-1"},
-                                              {"content", "I changed the parser's error mapping."}}).first, 202);
+  ASSERT_EQ(http.Post("/v1/sources/content", {{"scope_id", scope},
+                                              {"source_id", "chat-1"},
+                                              {"content", "I changed the parser's error mapping."}})
+                .first,
+            202);
 
   fake.ScriptChat({{kDraft}});
-  auto act = http.Post("/v1/handoff/activate", {{"scope_id", scope}, {"boundary_source", {{"name", "content"}, {"source_id", "chat-1"}}},
-                                               {"objective", "Complete parser error handling."}, {"evidence", {mem_cite}}});
+  auto act = http.Post("/v1/handoff/activate",
+                       {{"scope_id", scope},
+                        {"boundary_source", {{"name", "content"}, {"source_id", "chat-1"}}},
+                        {"objective", "Complete parser error handling."},
+                        {"evidence", {mem_cite}}});
   ASSERT_EQ(act.first, 200) << act.second.dump();
   EXPECT_EQ(act.second["status"], "generated");
   EXPECT_EQ(act.second["previous_position"], 0);
   EXPECT_EQ(act.second["current_position"], 1);
   json draft = act.second["draft"];
   EXPECT_EQ(draft["objective"], "Complete parser error handling.");
-  EXPECT_EQ(draft["state"][0]["citations"][0], (json{{"kind", "source"}, {"source_ref", {{"name", "content"}, {"source_id", "chat-1"}}}}));
+  EXPECT_EQ(
+      draft["state"][0]["citations"][0],
+      (json{{"kind", "source"}, {"source_ref", {{"name", "content"}, {"source_id", "chat-1"}}}}));
   EXPECT_EQ(draft["state"][0]["citations"][1], mem_cite);
-  auto again = http.Post("/v1/handoff/activate", {{"scope_id", scope}, {"boundary_source", {{"name", "content"}, {"source_id", "chat-1"}}},
-                                                 {"objective", "Complete parser error handling."}});
+  auto again = http.Post("/v1/handoff/activate",
+                         {{"scope_id", scope},
+                          {"boundary_source", {{"name", "content"}, {"source_id", "chat-1"}}},
+                          {"objective", "Complete parser error handling."}});
   EXPECT_EQ(again.second["status"], "ignored");
   EXPECT_TRUE(again.second["draft"].is_null());
 
@@ -63,7 +75,10 @@ TEST(HandoffStory, ActivateFinalizeCommitContinue) {
   json extra = fin.second;
   extra["content"]["state"][0]["note"] = "x";
   EXPECT_EQ(http.Post("/v1/handoff/commit", {{"scope_id", scope}, {"handoff", extra}}).first, 422);
-  EXPECT_EQ(http.Post("/v1/handoff/commit", {{"scope_id", scope}, {"handoff", fin.second}, {"x", 1}}).first, 422);
+  EXPECT_EQ(
+      http.Post("/v1/handoff/commit", {{"scope_id", scope}, {"handoff", fin.second}, {"x", 1}})
+          .first,
+      422);
   json stale = fin.second;
   stale["base"] = {{"family", "handoff"}, {"artifact_id", "hnd_x"}, {"revision", 3}};
   auto conflict = http.Post("/v1/handoff/commit", {{"scope_id", scope}, {"handoff", stale}});
@@ -73,7 +88,8 @@ TEST(HandoffStory, ActivateFinalizeCommitContinue) {
   auto committed = http.Post("/v1/handoff/commit", {{"scope_id", scope}, {"handoff", fin.second}});
   ASSERT_EQ(committed.first, 200) << committed.second.dump();
   EXPECT_EQ(committed.second["reference"]["revision"], 1);
-  EXPECT_EQ(committed.second["source_refs"], (json{{{"name", "content"}, {"source_id", "chat-1"}}}));
+  EXPECT_EQ(committed.second["source_refs"],
+            (json{{{"name", "content"}, {"source_id", "chat-1"}}}));
   EXPECT_EQ(committed.second["artifact_refs"].size(), 1u);
   EXPECT_EQ(committed.second.size(), 4u);
 
@@ -85,11 +101,13 @@ TEST(HandoffStory, ActivateFinalizeCommitContinue) {
   ASSERT_EQ(cont.second["evidence_checks"].size(), 2u);
   EXPECT_EQ(cont.second["evidence_checks"][0]["status"], "available");
   EXPECT_TRUE(cont.second["evidence_checks"][1]["state_index"].is_null());
-  auto empty = http.Post("/v1/handoff/continue", {{"scope_id", "project:none"}, {"selection", "latest"}});
+  auto empty =
+      http.Post("/v1/handoff/continue", {{"scope_id", "project:none"}, {"selection", "latest"}});
   EXPECT_EQ(empty.second["status"], "empty");
 
   // The prepared context shows the handoff first; our read route returns the structure.
-  auto ctx = http.Post("/v1/context/prepare", {{"scope_id", scope}, {"query", "parser errors"}, {"max_bytes", 4000}});
+  auto ctx = http.Post("/v1/context/prepare",
+                       {{"scope_id", scope}, {"query", "parser errors"}, {"max_bytes", 4000}});
   ASSERT_EQ(ctx.first, 200) << ctx.second.dump();
   EXPECT_NE(ctx.second.dump().find("Error mapping changed."), std::string::npos);
   auto read = http.c.Get("/v1/handoff?scope_id=project:parser");
@@ -103,8 +121,12 @@ TEST(HandoffStory, WithoutAModelPrepareIs503) {
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
   Http http(server.port());
-  auto r = http.Post("/v1/handoff/prepare", {{"scope_id", "project:x"}, {"objective", "o"},
-                                            {"evidence", {{{"kind", "source"}, {"source_ref", {{"name", "content"}, {"source_id", "s"}}}}}}});
+  auto r = http.Post(
+      "/v1/handoff/prepare",
+      {{"scope_id", "project:x"},
+       {"objective", "o"},
+       {"evidence",
+        {{{"kind", "source"}, {"source_ref", {{"name", "content"}, {"source_id", "s"}}}}}}});
   EXPECT_EQ(r.first, 503);
   EXPECT_EQ(r.second["error"]["code"], "capability_unavailable");
 }

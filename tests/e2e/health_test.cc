@@ -2,7 +2,6 @@
 // ready when the configured providers answer their probe (GET /models: no tokens spent),
 // degraded (still 200) when one does not, with a check per binding.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +27,8 @@ TEST(Health, LiveAndReadyWithoutProviders) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
-  EXPECT_EQ(Get(server.port(), "/health/live"), (std::pair<int, json>{200, json{{"status", "alive"}}}));
+  EXPECT_EQ(Get(server.port(), "/health/live"),
+            (std::pair<int, json>{200, json{{"status", "alive"}}}));
   auto ready = Get(server.port(), "/health/ready");
   EXPECT_EQ(ready.first, 200);
   EXPECT_EQ(ready.second, (json{{"status", "ready"}, {"checks", {{"database", "ready"}}}}));
@@ -39,17 +39,20 @@ TEST(Health, ProvidersAreProbed) {
   FakeOpenAi fake(64);
   TempDir dir;
   const std::vector<std::string> flags = {
-      "--embed-provider", "openai", "--embed-base-url", fake.base_url(), "--embed-model", "fake",
-      "--embed-dimension", "64", "--extract-provider", "openai", "--extract-base-url",
-      fake.base_url(), "--extract-model", "fake-chat"};
+      "--embed-provider",   "openai",   "--embed-base-url",   fake.base_url(),
+      "--embed-model",      "fake",     "--embed-dimension",  "64",
+      "--extract-provider", "openai",   "--extract-base-url", fake.base_url(),
+      "--extract-model",    "fake-chat"};
   {
     ServerProcess server(dir.path() + "/data", flags);
     ASSERT_TRUE(server.Start());
     const int before = fake.chat_requests();
     auto ready = Get(server.port(), "/health/ready");
     EXPECT_EQ(ready.first, 200);
-    EXPECT_EQ(ready.second, (json{{"status", "ready"},
-                                  {"checks", {{"database", "ready"}, {"embedding", "ready"}, {"extraction", "ready"}}}}))
+    EXPECT_EQ(ready.second,
+              (json{{"status", "ready"},
+                    {"checks",
+                     {{"database", "ready"}, {"embedding", "ready"}, {"extraction", "ready"}}}}))
         << ready.second.dump();
     EXPECT_EQ(fake.chat_requests(), before) << "a probe spent tokens";
   }
@@ -66,8 +69,9 @@ TEST(Health, ProvidersAreProbed) {
   }
   // A base URL with nothing behind it, and one whose /models is not there (a wrong path).
   const std::string nowhere = "http://127.0.0.1:" + std::to_string(FreePort()) + "/v1";
-  ServerProcess unreachable(dir.path() + "/data2", {"--extract-provider", "openai", "--extract-base-url",
-                                                    nowhere, "--extract-model", "m"});
+  ServerProcess unreachable(
+      dir.path() + "/data2",
+      {"--extract-provider", "openai", "--extract-base-url", nowhere, "--extract-model", "m"});
   ASSERT_TRUE(unreachable.Start());
   auto down = Get(unreachable.port(), "/health/ready");
   EXPECT_EQ(down.second["checks"]["extraction"], "unavailable") << down.second.dump();
@@ -77,7 +81,8 @@ TEST(Health, ProvidersAreProbed) {
   ASSERT_TRUE(wrong.Start());
   auto misconfigured = Get(wrong.port(), "/health/ready");
   EXPECT_EQ(misconfigured.second["status"], "degraded");
-  EXPECT_EQ(misconfigured.second["checks"]["extraction"], "misconfigured") << misconfigured.second.dump();
+  EXPECT_EQ(misconfigured.second["checks"]["extraction"], "misconfigured")
+      << misconfigured.second.dump();
 }
 
 }  // namespace

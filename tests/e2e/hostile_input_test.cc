@@ -1,12 +1,10 @@
 // Hostile input against the real binary: every one of these once crashed the process or answered
 // 500. Each must get a clear 422 / JSON-RPC error, change nothing, and leave the server serving.
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "server_process.h"
 #include "test_util.h"
@@ -36,7 +34,8 @@ class HostileInput : public ::testing::Test {
     EXPECT_EQ(res->status, 422) << res->body;
     json err = json::parse(res->body);
     EXPECT_EQ(err["error"]["code"], "invalid_request") << res->body;
-    EXPECT_NE(err["error"]["message"].get<std::string>().find(says), std::string::npos) << res->body;
+    EXPECT_NE(err["error"]["message"].get<std::string>().find(says), std::string::npos)
+        << res->body;
     auto alive = http->Get("/v1/health");
     ASSERT_TRUE(alive) << "the server died after " << body.substr(0, 80);
     EXPECT_EQ(alive->status, 200);
@@ -56,11 +55,13 @@ class HostileInput : public ::testing::Test {
 TEST_F(HostileInput, DeepNestingInsideAFieldIsA400) {
   // ~150 KB of nested arrays in metadata, and 285 KB in key: each overflowed the stack (SIGSEGV).
   ExpectRefused("/v1/sources",
-                R"({"scope_id": ")" + scope + R"(", "content": "x", "metadata": {"a": )" + Nested(75000) + "}}",
+                R"({"scope_id": ")" + scope + R"(", "content": "x", "metadata": {"a": )" +
+                    Nested(75000) + "}}",
                 "nested");
   ExpectRefused("/v1/scopes", R"({"key": )" + Nested(30000) + "}", "nested");
   ExpectRefused("/v1/memory/remember",
-                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "reason": )" + Nested(70000) + "}",
+                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "reason": )" +
+                    Nested(70000) + "}",
                 "nested");
   // Since issue 27 a body larger than its route's limit is not read at all: 285 KB to /v1/scopes.
   auto over = http->Post("/v1/scopes", R"({"key": )" + Nested(142500) + "}", "application/json");
@@ -70,13 +71,15 @@ TEST_F(HostileInput, DeepNestingInsideAFieldIsA400) {
 }
 
 TEST_F(HostileInput, NumbersOutOfRangeAndRepeatedKeysAre400) {
-  ExpectRefused("/v1/memory/search", R"({"scope_id": ")" + scope + R"(", "query": "x", "limit": 1e400})",
+  ExpectRefused("/v1/memory/search",
+                R"({"scope_id": ")" + scope + R"(", "query": "x", "limit": 1e400})",
                 "malformed JSON");
   // A body naming scope A, then scope B, used to write to B (the last one won).
   auto other = http->Post("/v1/scopes", R"({"key": "project:other"})", "application/json");
   std::string scope_b = json::parse(other->body)["scope_id"];
   ExpectRefused("/v1/memory/remember",
-                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "scope_id": ")" + scope_b + R"("})",
+                R"({"scope_id": ")" + scope + R"(", "kind": "fact", "text": "t", "scope_id": ")" +
+                    scope_b + R"("})",
                 "duplicate key \"scope_id\"");
   EXPECT_EQ(Head(), 0);
 }
@@ -108,19 +111,25 @@ TEST_F(HostileInput, WideBodiesCostTheirSizeOnly) {
 }
 
 TEST_F(HostileInput, EmptyPurposeIsRefused) {
-  ExpectRefused("/v1/sources", R"({"scope_id": ")" + scope + R"(", "kind": "chat", "content": "x", "purpose": ""})",
-                "purpose");
+  ExpectRefused(
+      "/v1/sources",
+      R"({"scope_id": ")" + scope + R"(", "kind": "chat", "content": "x", "purpose": ""})",
+      "purpose");
   auto listed = http->Get(("/v1/sources?scope_id=" + scope).c_str());
   ASSERT_TRUE(listed);
   EXPECT_EQ(json::parse(listed->body)["high_watermark"], 0);
 }
 
 TEST_F(HostileInput, McpOverHttpNeverAnswers500) {
-  for (const std::string& body :
-       {std::string(R"({"jsonrpc": 2, "method": "ping"})"), std::string(R"({"jsonrpc": "2.0", "id": [], "method": "ping"})"),
-        std::string(R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"),
-        std::string(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": {"key": 5}}})"),
-        Nested(100000)}) {
+  for (
+      const std::string& body :
+      {std::string(R"({"jsonrpc": 2, "method": "ping"})"),
+       std::string(R"({"jsonrpc": "2.0", "id": [], "method": "ping"})"),
+       std::string(
+           R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"),
+       std::string(
+           R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": {"key": 5}}})"),
+       Nested(100000)}) {
     auto res = http->Post("/mcp", body, "application/json");
     ASSERT_TRUE(res) << body.substr(0, 80);
     EXPECT_LT(res->status, 500) << body.substr(0, 80) << " → " << res->body;
@@ -130,12 +139,16 @@ TEST_F(HostileInput, McpOverHttpNeverAnswers500) {
 
 TEST_F(HostileInput, McpOverStdioGoesOnAfterMalformedMessages) {
   std::ostringstream in;
-  in << R"({"jsonrpc": 2, "id": 1, "method": "ping"})" << "\n"
-     << R"({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 5}})" << "\n"
-     << R"([{"jsonrpc": "2.0", "id": 3, "method": "ping"}, 7])" << "\n"
+  in << R"({"jsonrpc": 2, "id": 1, "method": "ping"})"
+     << "\n"
+     << R"({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 5}})"
+     << "\n"
+     << R"([{"jsonrpc": "2.0", "id": 3, "method": "ping"}, 7])"
+     << "\n"
      << Nested(100000) << "\n"
      << std::string(10 << 20, 'x') << "\n"  // a 10 MB line
-     << R"({"jsonrpc": "2.0", "id": 4, "method": "ping"})" << "\n";
+     << R"({"jsonrpc": "2.0", "id": 4, "method": "ping"})"
+     << "\n";
   CliResult r = RunCli({"mcp", "--data", dir.path() + "/stdio"}, in.str());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
@@ -158,16 +171,17 @@ TEST_F(HostileInput, McpOverStdioGoesOnAfterMalformedMessages) {
 TEST(DegradedProviders, ADeadEmbeddingEndpointDoesNotStopTheServer) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data", {"--embed-provider", "openai", "--embed-base-url",
-                                               "http://127.0.0.1:1/v1", "--embed-model", "m"});
+                                              "http://127.0.0.1:1/v1", "--embed-model", "m"});
   ASSERT_TRUE(server.Start()) << "serve did not start with a dead embedding endpoint";
   httplib::Client http("127.0.0.1", server.port());
   auto created = http.Post("/v1/scopes", R"({"key": "project:degraded"})", "application/json");
   ASSERT_TRUE(created);
   std::string scope = json::parse(created->body)["scope_id"];
   for (int i = 0; i < 3; ++i) {
-    auto res = http.Post("/v1/memory/remember",
-                         json{{"scope_id", scope}, {"kind", "fact"}, {"text", "note " + std::to_string(i)}}.dump(),
-                         "application/json");
+    auto res = http.Post(
+        "/v1/memory/remember",
+        json{{"scope_id", scope}, {"kind", "fact"}, {"text", "note " + std::to_string(i)}}.dump(),
+        "application/json");
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200) << res->body;
   }
@@ -176,7 +190,8 @@ TEST(DegradedProviders, ADeadEmbeddingEndpointDoesNotStopTheServer) {
   json modes = json::parse(caps->body)["modes"];
   EXPECT_FALSE(modes["vector"]["available"].get<bool>());
   EXPECT_FALSE(modes["vector"]["reason"].get<std::string>().empty());
-  auto found = http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "note"}}.dump(), "application/json");
+  auto found = http.Post("/v1/memory/search", json{{"scope_id", scope}, {"query", "note"}}.dump(),
+                         "application/json");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->status, 200) << found->body;
   EXPECT_EQ(json::parse(found->body)["mode"], "fts");

@@ -2,9 +2,10 @@
 // rebinding, form posts), request framing (pipelining, two Content-Lengths), connections that
 // must not starve the server (slowloris, idle keep-alive), and one server per port and per data
 // directory.
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,16 +14,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fcntl.h>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <httplib.h>
-
-#include <nlohmann/json.hpp>
 
 #include "server_process.h"
 #include "test_util.h"
@@ -100,12 +97,13 @@ struct Answer {
   json body;
 };
 
-Answer Request(int port, const std::string& method, const std::string& path, const std::string& body,
-               const httplib::Headers& headers, const std::string& content_type = "application/json") {
+Answer Request(int port, const std::string& method, const std::string& path,
+               const std::string& body, const httplib::Headers& headers,
+               const std::string& content_type = "application/json") {
   httplib::Client c("127.0.0.1", port);
   c.set_read_timeout(5, 0);
-  httplib::Result res = method == "GET" ? c.Get(path, headers)
-                                        : c.Post(path, headers, body, content_type);
+  httplib::Result res =
+      method == "GET" ? c.Get(path, headers) : c.Post(path, headers, body, content_type);
   if (!res) return {};
   return {res->status, json::parse(res->body, nullptr, false)};
 }
@@ -113,7 +111,8 @@ Answer Request(int port, const std::string& method, const std::string& path, con
 class HttpEdge : public ::testing::Test {
  protected:
   void SetUp() override {
-    server = std::make_unique<ServerProcess>(dir.path() + "/data", std::vector<std::string>{"--allowed-hosts", "memory.internal"});
+    server = std::make_unique<ServerProcess>(
+        dir.path() + "/data", std::vector<std::string>{"--allowed-hosts", "memory.internal"});
     ASSERT_TRUE(server->Start());
     port = server->port();
     auto created = Request(port, "POST", "/v1/scopes", R"({"key": "project:edge"})", {});
@@ -140,11 +139,14 @@ TEST_F(HttpEdge, HostMustNameThisServer) {
     EXPECT_EQ(a.status, 403) << path;
     EXPECT_EQ(a.body["error"]["code"], "permission_denied") << path;
   }
-  Answer write = Request(port, "POST", "/v1/memory/remember", Remember("poisoned"), {{"Host", "evil.example"}});
+  Answer write = Request(port, "POST", "/v1/memory/remember", Remember("poisoned"),
+                         {{"Host", "evil.example"}});
   EXPECT_EQ(write.status, 403);
-  Answer mcp = Request(port, "POST", "/mcp", R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {{"Host", "evil.example"}});
+  Answer mcp = Request(port, "POST", "/mcp", R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
+                       {{"Host", "evil.example"}});
   EXPECT_EQ(mcp.status, 403);
-  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Host", "localhost.evil.example"}}).status, 403);
+  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Host", "localhost.evil.example"}}).status,
+            403);
   EXPECT_EQ(Head(), 0);
   for (const std::string& host : {"localhost:" + std::to_string(port), std::string("127.0.0.1"),
                                   std::string("LOCALHOST"), std::string("memory.internal:80")})
@@ -157,23 +159,30 @@ TEST_F(HttpEdge, OriginsOutsideTheAllowedListAre403) {
   EXPECT_EQ(cross.status, 403);
   EXPECT_EQ(cross.body["error"]["code"], "permission_denied");
   EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Origin", "null"}}).status, 403);
-  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Origin", "http://localhost:3000"}}).status, 403);
+  EXPECT_EQ(Request(port, "GET", "/v1/scopes", "", {{"Origin", "http://localhost:3000"}}).status,
+            403);
   EXPECT_EQ(Head(), 0);
   // The server's own origin (a page it serves) is same-origin.
   const std::string self = "http://127.0.0.1:" + std::to_string(port);
-  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", Remember("same origin"), {{"Origin", self}}).status, 200);
+  EXPECT_EQ(
+      Request(port, "POST", "/v1/memory/remember", Remember("same origin"), {{"Origin", self}})
+          .status,
+      200);
 }
 
 TEST_F(HttpEdge, BodiesMustBeJson) {
   // An HTML form posts text/plain (no CORS preflight) or form-urlencoded.
-  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                           "application/jsonp", ""}) {
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded",
+                           "multipart/form-data; boundary=x", "application/jsonp", ""}) {
     Answer a = Request(port, "POST", "/v1/memory/remember", Remember("a form post"), {}, type);
     EXPECT_EQ(a.status, 415) << type;
     EXPECT_EQ(a.body["error"]["code"], "unsupported_media_type") << type;
   }
   EXPECT_EQ(Head(), 0);
-  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", Remember("json"), {}, "Application/JSON; charset=utf-8").status, 200);
+  EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", Remember("json"), {},
+                    "Application/JSON; charset=utf-8")
+                .status,
+            200);
 }
 
 TEST_F(HttpEdge, RequestFraming) {
@@ -181,8 +190,11 @@ TEST_F(HttpEdge, RequestFraming) {
   // transport contract), nothing written, connection closed.
   int fd = Connect(port);
   std::string body = Remember("framed twice");
-  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-              "Content-Length: " + std::to_string(body.size()) + "\r\nContent-Length: 5\r\n\r\n" + body);
+  SendAll(
+      fd,
+      "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+          std::to_string(body.size()) + "\r\nContent-Length: 5\r\n\r\n" + body);
   auto answers = ReadResponses(fd, 1, 3000);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].first, 422);
@@ -192,8 +204,10 @@ TEST_F(HttpEdge, RequestFraming) {
   // Pipelined requests are all answered, in order.
   fd = Connect(port);
   std::string get = "GET /v1/scopes/" + scope + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  std::string post = "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string post =
+      "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   SendAll(fd, get + post + get);
   answers = ReadResponses(fd, 3, 5000);
   close(fd);
@@ -230,7 +244,8 @@ TEST_F(HttpEdge, SlowAndIdleConnectionsDoNotStarveNewClients) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   ASSERT_TRUE(res) << "a new client was not answered within 2 s";
   EXPECT_EQ(res->status, 200);
-  std::cout << "new client answered in " << ms << " ms beside 200 idle and 70 slowloris connections\n";
+  std::cout << "new client answered in " << ms
+            << " ms beside 200 idle and 70 slowloris connections\n";
   // A slowloris connection that keeps trickling header bytes is closed at the header deadline.
   int trickle = Connect(port);
   SendAll(trickle, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
@@ -248,21 +263,24 @@ TEST_F(HttpEdge, SlowAndIdleConnectionsDoNotStarveNewClients) {
 TEST_F(HttpEdge, OneServerPerPortAndPerDataDirectory) {
   // The same port, another directory: refused (it used to start, and the kernel split the
   // connections between the two servers).
-  auto [code, err] = RunToExit({"serve", "--data", dir.path() + "/other", "--listen",
-                                "127.0.0.1:" + std::to_string(port)}, dir.path() + "/err1");
+  auto [code, err] = RunToExit(
+      {"serve", "--data", dir.path() + "/other", "--listen", "127.0.0.1:" + std::to_string(port)},
+      dir.path() + "/err1");
   EXPECT_EQ(code, 1) << err;
   EXPECT_NE(err.find("in use"), std::string::npos) << err;
   // The same directory, another port: refused, naming the running server.
-  auto [code2, err2] = RunToExit({"serve", "--data", dir.path() + "/data", "--listen", "127.0.0.1:0"},
-                                 dir.path() + "/err2");
+  auto [code2, err2] = RunToExit(
+      {"serve", "--data", dir.path() + "/data", "--listen", "127.0.0.1:0"}, dir.path() + "/err2");
   EXPECT_EQ(code2, 1) << err2;
   EXPECT_NE(err2.find("another powercontext serve"), std::string::npos) << err2;
   // The running server still answers, every request the same scope.
   for (int i = 0; i < 20; ++i)
     EXPECT_EQ(Request(port, "GET", "/v1/scopes/" + scope, "", {}).status, 200);
   // `mcp --data` may still open the directory beside the server (SQLite serializes writes).
-  CliResult listed = RunCli({"mcp", "--data", dir.path() + "/data"},
-                            R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})" "\n");
+  CliResult listed = RunCli(
+      {"mcp", "--data", dir.path() + "/data"},
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})"
+      "\n");
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find("project:edge"), std::string::npos) << listed.out;
 }
@@ -280,25 +298,31 @@ namespace {
 // before reading a byte of it, and parses at most one JSON value per 8 bytes of that limit.
 TEST_F(HttpEdge, EachRouteReadsNoMoreThanItsLimit) {
   // A remember of 200 KiB: over the entry route's 64 KiB + 6 × max_entry_bytes.
-  auto big = Request(port, "POST", "/v1/memory/remember", Remember(std::string(200 * 1024, 'a')), {});
+  auto big =
+      Request(port, "POST", "/v1/memory/remember", Remember(std::string(200 * 1024, 'a')), {});
   EXPECT_EQ(big.status, 413);
   EXPECT_EQ(big.body["error"]["code"], "too_large");
   EXPECT_EQ(big.body["error"]["details"]["limit_bytes"], 64 * 1024 + 6 * 16384);
   // The largest entry, every character escaped (\u8ba2: 6 bytes for 3), fits.
   std::string largest;
   for (int i = 0; i < 16383 / 3; ++i) largest += "订";
-  std::string escaped = json{{"scope_id", scope}, {"kind", "fact"}, {"text", largest}}.dump(-1, ' ', true);
+  std::string escaped =
+      json{{"scope_id", scope}, {"kind", "fact"}, {"text", largest}}.dump(-1, ' ', true);
   ASSERT_GT(escaped.size(), 32000u);
   EXPECT_EQ(Request(port, "POST", "/v1/memory/remember", escaped, {}).status, 200);
   // A 200,000-byte source fits the source route.
-  auto source = Request(port, "POST", "/v1/sources",
-                        json{{"scope_id", scope}, {"kind", "note"}, {"content", std::string(200000, 's')}}.dump(), {});
+  auto source = Request(
+      port, "POST", "/v1/sources",
+      json{{"scope_id", scope}, {"kind", "note"}, {"content", std::string(200000, 's')}}.dump(),
+      {});
   EXPECT_EQ(source.status, 201) << source.body.dump();
-  // A Content-Length far over the limit (past the 16 MiB that is still drained) is answered at once,
-  // before the body is sent.
+  // A Content-Length far over the limit (past the 16 MiB that is still drained) is answered at
+  // once, before the body is sent.
   int fd = Connect(port);
-  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-              "Content-Length: 100000000\r\n\r\n");
+  SendAll(
+      fd,
+      "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100000000\r\n\r\n");
   auto answers = ReadResponses(fd, 1, 3000);
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(answers[0].first, 413);
@@ -317,7 +341,8 @@ TEST_F(HttpEdge, EachRouteReadsNoMoreThanItsLimit) {
 // Issue 27: a header the server cannot read one way only is refused at the edge, not guessed at.
 TEST_F(HttpEdge, MalformedHostsHeadersAndPathsAreRefused) {
   // Userinfo or junk after the port: no host is named (it used to pass as 127.0.0.1).
-  for (const char* host : {"127.0.0.1:1@evil.example", "127.0.0.1:80x", "127.0.0.1 evil", "[::1]x"}) {
+  for (const char* host :
+       {"127.0.0.1:1@evil.example", "127.0.0.1:80x", "127.0.0.1 evil", "[::1]x"}) {
     auto a = Request(port, "GET", "/v1/scopes/" + scope, "", {{"Host", host}});
     EXPECT_EQ(a.status, 403) << host;
   }
@@ -328,11 +353,15 @@ TEST_F(HttpEdge, MalformedHostsHeadersAndPathsAreRefused) {
     close(fd);
     return answers.empty() ? 0 : answers[0].first;
   };
-  // A negative Content-Length is a bad request at once (it used to wait for the 5 s deadline, then 413).
-  EXPECT_EQ(raw("POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                "Content-Length: -5\r\n\r\n"), 422);
+  // A negative Content-Length is a bad request at once (it used to wait for the 5 s deadline, then
+  // 413).
+  EXPECT_EQ(raw("POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                "application/json\r\n"
+                "Content-Length: -5\r\n\r\n"),
+            422);
   // A NUL in a header value; a folded (obs-fold) header line.
-  const int nul = raw(std::string("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\0b\r\n\r\n", 57));
+  const int nul =
+      raw(std::string("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\0b\r\n\r\n", 57));
   EXPECT_TRUE(nul == 400 || nul == 422) << nul;
   const int folded = raw("GET /v1/scopes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Note: a\r\n b\r\n\r\n");
   EXPECT_TRUE(folded == 400 || folded == 422) << "status " << folded;
@@ -349,8 +378,10 @@ TEST(ServeStop, SigtermEndsWithinTheGraceWithARequestInFlight) {
   ServerProcess server(dir.path() + "/data", {"--shutdown-grace-seconds", "1"});
   ASSERT_TRUE(server.Start());
   int fd = Connect(server.port());
-  SendAll(fd, "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-              "Content-Length: 1000\r\n\r\n{\"scope_id\":");
+  SendAll(
+      fd,
+      "POST /v1/memory/remember HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000\r\n\r\n{\"scope_id\":");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const int status = server.Terminate(20000);
   close(fd);
@@ -372,13 +403,15 @@ TEST(RequestIds, EveryAnswerCarriesOne) {
   const std::string remember = R"({"scope_id": "project:ids", "kind": "fact", "text": "x"})";
   std::vector<httplib::Result> answers;
   answers.push_back(c.Get("/health/live"));
-  answers.push_back(c.Post("/v1/memory/remember", remember, "application/json"));        // 200
-  answers.push_back(c.Post("/v1/memory/remember", "{}", "application/json"));            // 422
-  answers.push_back(c.Post("/v1/memory/remember", remember, "text/plain"));              // 415, edge
-  answers.push_back(c.Get("/v1/no/such/route"));                                         // 404
-  answers.push_back(c.Delete("/v1/memory/remember"));                                    // 405
-  answers.push_back(c.Post("/v1/memory/remember", std::string(9 * 1024 * 1024, 'x'), "application/json"));  // 413
-  answers.push_back(c.Post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "ping"})", "application/json"));
+  answers.push_back(c.Post("/v1/memory/remember", remember, "application/json"));  // 200
+  answers.push_back(c.Post("/v1/memory/remember", "{}", "application/json"));      // 422
+  answers.push_back(c.Post("/v1/memory/remember", remember, "text/plain"));        // 415, edge
+  answers.push_back(c.Get("/v1/no/such/route"));                                   // 404
+  answers.push_back(c.Delete("/v1/memory/remember"));                              // 405
+  answers.push_back(
+      c.Post("/v1/memory/remember", std::string(9 * 1024 * 1024, 'x'), "application/json"));  // 413
+  answers.push_back(
+      c.Post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "ping"})", "application/json"));
   std::set<std::string> seen;
   for (size_t i = 0; i < answers.size(); ++i) {
     ASSERT_TRUE(answers[i]) << i;
@@ -392,7 +425,8 @@ TEST(RequestIds, EveryAnswerCarriesOne) {
   auto kept = c.Get("/health/ready", {{"X-PowerContext-Request-ID", "agent-42.turn:7"}});
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->get_header_value("X-PowerContext-Request-ID"), "agent-42.turn:7");
-  for (const std::string& bad : {std::string("has space"), std::string(129, 'a'), std::string("x\"y")}) {
+  for (const std::string& bad :
+       {std::string("has space"), std::string(129, 'a'), std::string("x\"y")}) {
     auto replaced = c.Get("/health/ready", {{"X-PowerContext-Request-ID", bad}});
     ASSERT_TRUE(replaced);
     EXPECT_EQ(replaced->get_header_value("X-PowerContext-Request-ID").size(), 16u) << bad;

@@ -3,12 +3,11 @@
 // there was no answer at all).
 #pragma once
 
-#include <string>
-#include <utility>
-
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 namespace pc::testing {
 
@@ -30,7 +29,8 @@ struct JsonHttp {
   }
 
  private:
-  static std::pair<int, nlohmann::json> Answer(const httplib::Result& res, httplib::Headers* headers) {
+  static std::pair<int, nlohmann::json> Answer(const httplib::Result& res,
+                                               httplib::Headers* headers) {
     if (!res) return {0, nlohmann::json()};
     if (headers) *headers = res->headers;
     return {res->status, nlohmann::json::parse(res->body, nullptr, false)};

@@ -2,16 +2,14 @@
 // pointer-only index under 5,000 characters however many topics, byte-identical output for one
 // revision, a round trip into another scope, a 92,000-character MEMORY.md without a model (one
 // entry per bullet or row, duplicates kept once) and with one (the flush's validation).
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "fake_openai.h"
 #include "json_http.h"
@@ -63,9 +61,14 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
       {"working_note", "Two paragraphs:\n\nthe second one after a blank line."},
       {"Decision", "A kind that differs from another only in case gets its own file."}};
   for (int i = 0; i < 120; ++i)  // more topics than a 5,000-character table holds
-    seed.push_back({"topic_" + std::to_string(i), "Topic " + std::to_string(i) + " has one entry, 第" + std::to_string(i) + "条。"});
+    seed.push_back(
+        {"topic_" + std::to_string(i),
+         "Topic " + std::to_string(i) + " has one entry, 第" + std::to_string(i) + "条。"});
   for (const auto& [kind, text] : seed)
-    ASSERT_EQ(http.Post("/v1/memory/remember", Json{{"scope_id", scope}, {"kind", kind}, {"text", text}}).first, 200);
+    ASSERT_EQ(
+        http.Post("/v1/memory/remember", Json{{"scope_id", scope}, {"kind", kind}, {"text", text}})
+            .first,
+        200);
 
   const std::string out = dir_.path() + "/export";
   CliResult r = Run({"export", "memory-md", "--scope", scope, "--out", out, "--json"});
@@ -77,22 +80,27 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
   EXPECT_NE(index.find("## Recent (last 5)"), std::string::npos);
   EXPECT_NE(index.find("See memory/_topics.md (125 topics)."), std::string::npos) << index;
   EXPECT_TRUE(std::filesystem::exists(out + "/memory/_topics.md"));
-  EXPECT_EQ(index.find("Store order amounts"), std::string::npos) << "older entries are behind pointers";
+  EXPECT_EQ(index.find("Store order amounts"), std::string::npos)
+      << "older entries are behind pointers";
   const std::string decisions = Slurp(out + "/memory/decision.md");
-  EXPECT_NE(decisions.find("- Store order amounts as integer cents.\n  — cite: `memory/mem_"), std::string::npos) << decisions;
+  EXPECT_NE(decisions.find("- Store order amounts as integer cents.\n  — cite: `memory/mem_"),
+            std::string::npos)
+      << decisions;
 
   // The same revision again: byte-identical files.
   const std::string again = dir_.path() + "/again";
   ASSERT_EQ(Run({"export", "memory-md", "--scope", scope, "--out", again}).exit_code, 0);
   for (const auto& f : std::filesystem::recursive_directory_iterator(out))
     if (f.is_regular_file())
-      EXPECT_EQ(Slurp(f.path().string()), Slurp(again + "/" + std::filesystem::relative(f.path(), out).string()))
+      EXPECT_EQ(Slurp(f.path().string()),
+                Slurp(again + "/" + std::filesystem::relative(f.path(), out).string()))
           << f.path();
 
   // A MEMORY.md someone wrote is never overwritten.
   std::filesystem::create_directories(dir_.path() + "/mine");
   std::ofstream(dir_.path() + "/mine/MEMORY.md") << "# My notes\n- keep me\n";
-  CliResult refused = Run({"export", "memory-md", "--scope", scope, "--out", dir_.path() + "/mine"});
+  CliResult refused =
+      Run({"export", "memory-md", "--scope", scope, "--out", dir_.path() + "/mine"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(Slurp(dir_.path() + "/mine/MEMORY.md"), "# My notes\n- keep me\n");
 
@@ -112,16 +120,22 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
 // facts written twice.
 std::string GrownMemoryMd() {
   std::string md = "# MEMORY\n\n## Users\n| handle | role | notes |\n| --- | --- | --- |\n";
-  for (int i = 0; i < 40; ++i) md += "| @user" + std::to_string(i) + " | engineer | 负责导入器第" + std::to_string(i) + "个模块的代码评审与上线，周二发布。 |\n";
+  for (int i = 0; i < 40; ++i)
+    md += "| @user" + std::to_string(i) + " | engineer | 负责导入器第" + std::to_string(i) +
+          "个模块的代码评审与上线，周二发布。 |\n";
   md += "\n## Projects\n| name | status | notes |\n| --- | --- | --- |\n";
-  for (int i = 0; i < 60; ++i) md += "| project-" + std::to_string(i) + " | active | The nightly import of region " + std::to_string(i) + " runs at 02:00 UTC and retries three times before paging on-call. |\n";
+  for (int i = 0; i < 60; ++i)
+    md += "| project-" + std::to_string(i) + " | active | The nightly import of region " +
+          std::to_string(i) +
+          " runs at 02:00 UTC and retries three times before paging on-call. |\n";
   md += "\n## Decisions\n";
   int line = 0;
   while (line < 660) {
     const int i = line % 600;  // the last 60 repeat earlier ones: the same facts written again
-    md += "- Decision " + std::to_string(i) + ": amounts in module " + std::to_string(i) +
-          " are stored as integer cents; 模块" + std::to_string(i) +
-          "的金额以整数分存储，不得为负数。 Reviewed by the on-call engineer before each release.\n";
+    md +=
+        "- Decision " + std::to_string(i) + ": amounts in module " + std::to_string(i) +
+        " are stored as integer cents; 模块" + std::to_string(i) +
+        "的金额以整数分存储，不得为负数。 Reviewed by the on-call engineer before each release.\n";
     ++line;
   }
   return md;
@@ -137,7 +151,8 @@ TEST_F(MemoryMd, AGrownMemoryMdWithoutAModelAndWithOne) {
   for (char c : md) lines += c == '\n';
   ASSERT_GE(Chars(md), 92000u);
   ASSERT_GE(lines, 760u);
-  CliResult r = Run({"import", "memory-md", dir_.path() + "/grown/MEMORY.md", "--scope", "project:grown", "--json"});
+  CliResult r = Run({"import", "memory-md", dir_.path() + "/grown/MEMORY.md", "--scope",
+                     "project:grown", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j = Json::parse(r.out);
   EXPECT_EQ(j["mode"], "bullets");
@@ -147,11 +162,14 @@ TEST_F(MemoryMd, AGrownMemoryMdWithoutAModelAndWithOne) {
   EXPECT_EQ(Entries(http, "project:grown").size(), 700u);
 
   // Bad input changes nothing.
-  EXPECT_EQ(Run({"import", "memory-md", dir_.path() + "/nowhere", "--scope", "project:grown"}).exit_code, 2);
+  EXPECT_EQ(
+      Run({"import", "memory-md", dir_.path() + "/nowhere", "--scope", "project:grown"}).exit_code,
+      2);
   std::filesystem::create_directories(dir_.path() + "/binary/memory");
   std::ofstream(dir_.path() + "/binary/MEMORY.md") << "- fine\n";
   std::ofstream(dir_.path() + "/binary/memory/bad.md") << "- \xff\xfe not text\n";
-  CliResult bad = Run({"import", "memory-md", dir_.path() + "/binary", "--scope", "project:binary"});
+  CliResult bad =
+      Run({"import", "memory-md", dir_.path() + "/binary", "--scope", "project:binary"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("not UTF-8"), std::string::npos) << bad.err;
   EXPECT_EQ(http.Get("/v1/sources?scope_id=project%3Abinary").second["sources"].size(), 0u);
@@ -162,15 +180,19 @@ TEST_F(MemoryMd, WithAModelEntriesComeThroughTheFlush) {
   std::atomic<int> windows{0};
   fake.set_chat_responder([&](const std::string&) {
     const int n = ++windows;
-    return FakeOpenAi::ChatReply(R"({"operations": [{"op": "add", "kind": "fact", "text": "Imported fact )" +
-                                 std::to_string(n) + R"(.", "evidence": ["S1"]}]})");
+    return FakeOpenAi::ChatReply(
+        R"({"operations": [{"op": "add", "kind": "fact", "text": "Imported fact )" +
+        std::to_string(n) + R"(.", "evidence": ["S1"]}]})");
   });
-  Start({"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model", "fake-chat"});
+  Start({"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",
+         "fake-chat"});
   JsonHttp http(server_->port());
   std::filesystem::create_directories(dir_.path() + "/small/memory");
   std::ofstream(dir_.path() + "/small/MEMORY.md") << "# MEMORY\n\n- See memory/orders.md\n";
-  std::ofstream(dir_.path() + "/small/memory/orders.md") << "# Orders\n\n- Amounts are integer cents.\n";
-  CliResult r = Run({"import", "memory-md", dir_.path() + "/small", "--scope", "project:model", "--json"});
+  std::ofstream(dir_.path() + "/small/memory/orders.md")
+      << "# Orders\n\n- Amounts are integer cents.\n";
+  CliResult r =
+      Run({"import", "memory-md", dir_.path() + "/small", "--scope", "project:model", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j = Json::parse(r.out);
   EXPECT_EQ(j["mode"], "flush");

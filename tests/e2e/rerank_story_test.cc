@@ -18,7 +18,8 @@ using nlohmann::json;
 
 std::vector<std::string> RerankFlags(const FakeOpenAi& fake) {
   std::vector<std::string> flags = ChatFlags(fake);
-  for (const char* f : {"--rerank-provider", "chat", "--rerank-rest-seconds", "0"}) flags.push_back(f);
+  for (const char* f : {"--rerank-provider", "chat", "--rerank-rest-seconds", "0"})
+    flags.push_back(f);
   return flags;
 }
 
@@ -29,10 +30,15 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
   ASSERT_TRUE(server.Start());
   JsonHttp http(server.port());
   const std::string scope = "project:importer";
-  for (const char* text : {"The orders importer runs nightly.", "The orders importer reads CSV files.",
-                           "The orders importer stores amounts in cents."})
-    ASSERT_EQ(http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"}, {"text", text}}).first, 200);
-  const json query = {{"scope_id", scope}, {"query", "orders importer"}, {"mode", "fts"}, {"explain", true}};
+  for (const char* text :
+       {"The orders importer runs nightly.", "The orders importer reads CSV files.",
+        "The orders importer stores amounts in cents."})
+    ASSERT_EQ(
+        http.Post("/v1/memory/remember", {{"scope_id", scope}, {"kind", "fact"}, {"text", text}})
+            .first,
+        200);
+  const json query = {
+      {"scope_id", scope}, {"query", "orders importer"}, {"mode", "fts"}, {"explain", true}};
 
   // Off by default: no model call, no rerank score.
   auto coarse = http.Post("/v1/memory/search", query);
@@ -71,12 +77,14 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
   auto down = http.Post("/v1/memory/search", ask);
   EXPECT_EQ(down.first, 503) << down.second.dump();
   EXPECT_TRUE(down.second["error"]["code"] == "provider_unavailable" ||
-              down.second["error"]["code"] == "capability_unavailable") << down.second.dump();
+              down.second["error"]["code"] == "capability_unavailable")
+      << down.second.dump();
   EXPECT_FALSE(down.second.contains("hits"));
 
   // Prepared context: not reranked unless asked.
   const int calls = fake.chat_requests();
-  json prepare = {{"scope_id", scope}, {"query", "orders importer"}, {"mode", "fts"}, {"explain", true}};
+  json prepare = {
+      {"scope_id", scope}, {"query", "orders importer"}, {"mode", "fts"}, {"explain", true}};
   auto plain = http.Post("/v1/context/prepare", prepare);
   ASSERT_EQ(plain.first, 200) << plain.second.dump();
   EXPECT_EQ(fake.chat_requests(), calls);
@@ -94,23 +102,31 @@ TEST(RerankStory, TheChatModelReordersOnlyWhenAsked) {
   auto metrics = scraper.Get("/metrics");
   ASSERT_TRUE(metrics);
   ASSERT_EQ(metrics->status, 200) << metrics->body;
-  EXPECT_NE(metrics->body.find("powercontext_provider_calls_total{provider=\"rerank\",outcome=\"ok\"} 2"),
-            std::string::npos) << metrics->body;
+  EXPECT_NE(
+      metrics->body.find("powercontext_provider_calls_total{provider=\"rerank\",outcome=\"ok\"} 2"),
+      std::string::npos)
+      << metrics->body;
   for (const char* outcome : {"ok", "error", "unavailable"})
-    EXPECT_NE(metrics->body.find(std::string("powercontext_provider_calls_total{provider=\"extract\",outcome=\"") +
-                                 outcome + "\"} 0"),
-              std::string::npos) << outcome;
+    EXPECT_NE(metrics->body.find(
+                  std::string("powercontext_provider_calls_total{provider=\"extract\",outcome=\"") +
+                  outcome + "\"} 0"),
+              std::string::npos)
+        << outcome;
 
   // The CLI asks for it with --rerank, and only then.
   const int before_cli = fake.chat_requests();
-  CliResult cli_plain = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--json", "--server", server.url()});
+  CliResult cli_plain = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--json",
+                                "--server", server.url()});
   ASSERT_EQ(cli_plain.exit_code, 0) << cli_plain.err;
   EXPECT_EQ(fake.chat_requests(), before_cli);
   fake.ScriptChat({{R"({"ranking": [3]})"}});
-  CliResult cli = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--rerank", "--json", "--server", server.url()});
+  CliResult cli = RunCli({"search", "-s", scope, "orders importer", "--mode", "fts", "--rerank",
+                          "--json", "--server", server.url()});
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_EQ(fake.chat_requests(), before_cli + 1);
-  EXPECT_EQ(json::parse(cli.out)["hits"][0]["citation"], json::parse(cli_plain.out)["hits"][2]["citation"]) << cli.out;
+  EXPECT_EQ(json::parse(cli.out)["hits"][0]["citation"],
+            json::parse(cli_plain.out)["hits"][2]["citation"])
+      << cli.out;
 }
 
 }  // namespace

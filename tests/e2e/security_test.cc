@@ -7,9 +7,8 @@
 
 #include <fstream>
 #include <iterator>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "json_http.h"
 #include "server_process.h"
@@ -23,7 +22,8 @@ using nlohmann::json;
 // `token create` on the data directory (while the server runs, as an operator would).
 std::string CreateToken(const std::string& data, const std::string& name, const std::string& role,
                         const std::vector<std::string>& scopes = {}) {
-  std::vector<std::string> args = {"token", "create", "--data", data, "--name", name, "--role", role, "--json"};
+  std::vector<std::string> args = {"token", "create", "--data", data,    "--name",
+                                   name,    "--role", role,     "--json"};
   for (const std::string& s : scopes) args.insert(args.end(), {"--scope", s});
   CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -45,7 +45,8 @@ TEST(Security, TokensAreCheckedOnEveryRouteAndRevocationIsImmediate) {
 
   JsonHttp anon(server.port());
   httplib::Headers headers;
-  auto [status, body] = anon.Post("/v1/memory/remember", Remember("project:orders-1", "x"), &headers);
+  auto [status, body] =
+      anon.Post("/v1/memory/remember", Remember("project:orders-1", "x"), &headers);
   EXPECT_EQ(status, 401);
   EXPECT_EQ(body["error"]["code"], "unauthorized");
   EXPECT_EQ(body["error"]["message"], "A valid bearer token is required.");
@@ -57,7 +58,8 @@ TEST(Security, TokensAreCheckedOnEveryRouteAndRevocationIsImmediate) {
 
   JsonHttp as_agent(server.port());
   as_agent.Bearer(agent);
-  auto ok = as_agent.Post("/v1/memory/remember", Remember("project:orders-1", "Orders import nightly."));
+  auto ok =
+      as_agent.Post("/v1/memory/remember", Remember("project:orders-1", "Orders import nightly."));
   ASSERT_EQ(ok.first, 200) << ok.second.dump();
   auto other = as_agent.Post("/v1/memory/remember", Remember("project:billing", "nope"));
   EXPECT_EQ(other.first, 403) << other.second.dump();
@@ -65,7 +67,8 @@ TEST(Security, TokensAreCheckedOnEveryRouteAndRevocationIsImmediate) {
 
   CliResult revoked = RunCli({"token", "revoke", "--data", data, "agent-a"});
   ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
-  auto after = as_agent.Post("/v1/memory/remember", Remember("project:orders-1", "after revocation"));
+  auto after =
+      as_agent.Post("/v1/memory/remember", Remember("project:orders-1", "after revocation"));
   EXPECT_EQ(after.first, 401) << "revocation is seen by the very next request";
   EXPECT_EQ(after.second["error"]["details"]["reason"], "revoked");
 
@@ -126,14 +129,16 @@ TEST(Security, PowerContextsStaticTokenWorks) {
   JsonHttp plugin(server.port());
   EXPECT_EQ(plugin.Get("/v1/capabilities").first, 401);
   plugin.Bearer(secret);
-  auto [status, body] = plugin.Post("/v1/memory/remember", Remember("project:x", "Static tokens still work."));
+  auto [status, body] =
+      plugin.Post("/v1/memory/remember", Remember("project:x", "Static tokens still work."));
   EXPECT_EQ(status, 200) << body.dump();
   EXPECT_EQ(plugin.Get("/v1/capabilities").first, 200);
 }
 
 TEST(Security, ANetworkAddressNeedsAuthOrAnExplicitOverride) {
   TempDir dir;
-  for (const char* listen : {"0.0.0.0:0", "127.corp.invalid:0"}) {  // a name is not a loopback address
+  for (const char* listen :
+       {"0.0.0.0:0", "127.corp.invalid:0"}) {  // a name is not a loopback address
     CliResult refused = RunCli({"serve", "--data", dir.path() + "/a", "--listen", listen});
     EXPECT_NE(refused.exit_code, 0) << listen;
     EXPECT_NE(refused.err.find("--allow-unauthenticated"), std::string::npos) << refused.err;
@@ -178,8 +183,10 @@ TEST(Security, ATokenOverItsRateIsToldWhenToComeBack) {
   httplib::Client mcp("127.0.0.1", server.port());
   mcp.set_bearer_token_auth(CreateToken(data, "batcher", "reader"));
   json batch = json::array();
-  for (int i = 0; i < 10; ++i) batch.push_back({{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/list"}});
-  auto big = mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}}, batch.dump(), "application/json");
+  for (int i = 0; i < 10; ++i)
+    batch.push_back({{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/list"}});
+  auto big = mcp.Post("/mcp", {{"Accept", "application/json, text/event-stream"}}, batch.dump(),
+                      "application/json");
   ASSERT_TRUE(big);
   EXPECT_EQ(big->status, 429) << big->body;
   // Another token has its own bucket.
@@ -194,16 +201,22 @@ TEST(Security, McpOverHttpChallengesAndPublishesItsResourceMetadata) {
   ServerProcess server(data, {"--auth", "on"});
   ASSERT_TRUE(server.Start());
   httplib::Client c("127.0.0.1", server.port());
-  json init = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-               {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()},
-                           {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
+  json init = {{"jsonrpc", "2.0"},
+               {"id", 1},
+               {"method", "initialize"},
+               {"params",
+                {{"protocolVersion", "2025-06-18"},
+                 {"capabilities", json::object()},
+                 {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
   httplib::Headers accept = {{"Accept", "application/json, text/event-stream"}};
   auto r = c.Post("/mcp", accept, init.dump(), "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 401);
   std::string challenge = r->get_header_value("WWW-Authenticate");
   EXPECT_NE(challenge.find("resource_metadata=\"http://127.0.0.1:" + std::to_string(server.port()) +
-                           "/.well-known/oauth-protected-resource\""), std::string::npos) << challenge;
+                           "/.well-known/oauth-protected-resource\""),
+            std::string::npos)
+      << challenge;
   auto meta = JsonHttp(server.port()).Get("/.well-known/oauth-protected-resource");
   EXPECT_EQ(meta.first, 200);
   EXPECT_EQ(meta.second["resource"], "http://127.0.0.1:" + std::to_string(server.port()) + "/mcp");
@@ -222,8 +235,16 @@ TEST(Security, MetricsAreForAdminsAndMetricsTokensAndNameNoScope) {
   ASSERT_TRUE(server.Start());
   JsonHttp writer(server.port());
   writer.Bearer(CreateToken(data, "w", "writer"));
-  ASSERT_EQ(writer.Post("/v1/memory/remember", Remember("project:secret-scope-name", "a metric-free text")).first, 200);
-  ASSERT_EQ(writer.Post("/v1/memory/search", {{"scope_id", "project:secret-scope-name"}, {"query", "text"}}).first, 200);
+  ASSERT_EQ(
+      writer
+          .Post("/v1/memory/remember", Remember("project:secret-scope-name", "a metric-free text"))
+          .first,
+      200);
+  ASSERT_EQ(
+      writer
+          .Post("/v1/memory/search", {{"scope_id", "project:secret-scope-name"}, {"query", "text"}})
+          .first,
+      200);
   EXPECT_EQ(writer.Get("/metrics").first, 403);
   EXPECT_EQ(JsonHttp(server.port()).Get("/metrics").first, 401);
   for (const char* role : {"metrics", "admin"}) {
@@ -233,9 +254,11 @@ TEST(Security, MetricsAreForAdminsAndMetricsTokensAndNameNoScope) {
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
     EXPECT_EQ(r->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u);
-    EXPECT_NE(r->body.find("powercontext_http_requests_total{operation=\"remember_memory\",status_class=\"2xx\"} 1"),
+    EXPECT_NE(r->body.find("powercontext_http_requests_total{operation=\"remember_memory\",status_"
+                           "class=\"2xx\"} 1"),
               std::string::npos);
-    EXPECT_NE(r->body.find("powercontext_search_duration_seconds_count{mode=\"fts\"} 1"), std::string::npos);
+    EXPECT_NE(r->body.find("powercontext_search_duration_seconds_count{mode=\"fts\"} 1"),
+              std::string::npos);
     EXPECT_NE(r->body.find("powercontext_commit_seconds_count"), std::string::npos);
     EXPECT_NE(r->body.find("powercontext_http_open_connections"), std::string::npos);
     EXPECT_EQ(r->body.find("secret-scope-name"), std::string::npos) << "a scope in a label";

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -12,23 +13,20 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
-
-#include <httplib.h>
 
 #include "fake_openai.h"
 #include "free_port.h"
 #include "test_util.h"
 
-#include <map>
-#include <memory>
-#include <mutex>
-
 namespace pc::testing {
 
 std::vector<std::string> ChatFlags(const FakeOpenAi& fake) {
-  return {"--extract-provider", "openai", "--extract-base-url", fake.base_url(), "--extract-model",
-          "fake-chat", "--extract-timeout-seconds", "5"};
+  return {"--extract-provider", "openai",    "--extract-base-url",        fake.base_url(),
+          "--extract-model",    "fake-chat", "--extract-timeout-seconds", "5"};
 }
 
 namespace {
@@ -81,9 +79,11 @@ ServerProcess::~ServerProcess() {
 bool ServerProcess::Start() {
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = FreePort();
-    std::vector<std::string> args = {POWERCONTEXT_BIN, "serve", "--data", data_dir_, "--listen",
-                                     listen_host_ + ":" + std::to_string(port_)};
-    if (!tls_cert_.empty()) args.insert(args.end(), {"--tls-cert", tls_cert_, "--tls-key", tls_key_});
+    std::vector<std::string> args = {POWERCONTEXT_BIN, "serve",
+                                     "--data",         data_dir_,
+                                     "--listen",       listen_host_ + ":" + std::to_string(port_)};
+    if (!tls_cert_.empty())
+      args.insert(args.end(), {"--tls-cert", tls_cert_, "--tls-key", tls_key_});
     args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     int log = open((data_dir_ + ".server.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     pid_ = Spawn(args, -1, log, log);
@@ -141,7 +141,8 @@ std::string Slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path) {
+std::pair<int, std::string> RunToExit(const std::vector<std::string>& args,
+                                      const std::string& err_path) {
   int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> full = {POWERCONTEXT_BIN};
   full.insert(full.end(), args.begin(), args.end());

@@ -4,11 +4,10 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace pc::testing {
 
@@ -62,8 +61,8 @@ class ServerProcess {
 inline std::string CitationString(const nlohmann::json& c) {
   const nlohmann::json& m = c["memory_ref"];
   return m["family"].get<std::string>() + "/" + m["artifact_id"].get<std::string>() + "@" +
-         std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() + "@" +
-         c["entry_version_id"].get<std::string>();
+         std::to_string(m["revision"].get<int64_t>()) + "#" + c["entry_id"].get<std::string>() +
+         "@" + c["entry_version_id"].get<std::string>();
 }
 
 struct CliResult {
@@ -77,7 +76,8 @@ std::string Slurp(const std::string& path);
 
 // Runs `powercontext ARGS` that must exit by itself within 15 s (e.g. a `serve` that must refuse
 // to start); its exit code (-1 when it had to be killed) and its stderr, kept in `err_path`.
-std::pair<int, std::string> RunToExit(const std::vector<std::string>& args, const std::string& err_path);
+std::pair<int, std::string> RunToExit(const std::vector<std::string>& args,
+                                      const std::string& err_path);
 
 // Runs `powercontext ARGS...` with `stdin_text` on standard input.
 CliResult RunCli(const std::vector<std::string>& args, const std::string& stdin_text = "");

@@ -1,13 +1,11 @@
 // The commands that read an agent host's files without a server, run as the real binary:
 // `powercontext prune` (session/prune.h) and `powercontext session-stats`.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 #include "server_process.h"
@@ -37,9 +35,10 @@ TEST(SessionCli, PruneReadsAFileOrStdinAndPrintsThePrunedList) {
   EXPECT_TRUE(Json::parse(hour.out).is_array());
   EXPECT_NE(hour.err.find("pruned 0 of 6 tool results"), std::string::npos) << hour.err;
   // A bare message list on standard input.
-  Json list = Json::array({{{"role", "user"}, {"content", "hi"}, {"timestamp", "2026-12-01T10:00:00Z"}},
-                           {{"role", "tool"}, {"tool_call_id", "c"}, {"content", std::string(400, 'x')}},
-                           {{"role", "user"}, {"content", "more"}}});
+  Json list =
+      Json::array({{{"role", "user"}, {"content", "hi"}, {"timestamp", "2026-12-01T10:00:00Z"}},
+                   {{"role", "tool"}, {"tool_call_id", "c"}, {"content", std::string(400, 'x')}},
+                   {{"role", "user"}, {"content", "more"}}});
   CliResult piped = RunCli({"prune", "-", "--now", "2026-12-01T11:00:00Z", "--json"}, list.dump());
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   EXPECT_EQ(Json::parse(piped.out)["pruned"].size(), 1u);
@@ -63,7 +62,8 @@ TEST(SessionCli, SessionStatsOverTranscriptsAndFolders) {
   const std::string dir = std::string(PC_SOURCE_DIR) + "/tests/data/transcripts";
   CliResult table = RunCli({"session-stats", dir});
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("Session context breakdown (2 sessions, chars):"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Session context breakdown (2 sessions, chars):"), std::string::npos)
+      << table.out;
   EXPECT_NE(table.out.find("Most extreme session:"), std::string::npos) << table.out;
   CliResult one = RunCli({"session-stats", dir + "/codex_rollout_en.jsonl", "--json"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
@@ -97,10 +97,12 @@ TEST(SessionCli, HostileFilesAreRefusedNotCrashedOn) {
 
   // A transcript with one deeply nested line: that line is skipped, the rest counted.
   const std::string transcript = dir.path() + "/deep.jsonl";
-  const std::string ok = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
-  std::ofstream(transcript) << ok << "\n"
-                            << R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" << deep
-                            << close << "}}\n";
+  const std::string ok =
+      R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
+  std::ofstream(transcript)
+      << ok << "\n"
+      << R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" << deep << close
+      << "}}\n";
   CliResult stats = RunCli({"session-stats", transcript, "--json"});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
   EXPECT_EQ(Json::parse(stats.out)["total_chars"], 5);
@@ -109,7 +111,9 @@ TEST(SessionCli, HostileFilesAreRefusedNotCrashedOn) {
   for (const std::string& command : {"session-stats", "prune"}) {
     CliResult zero = RunCli({command, "/dev/zero"});
     EXPECT_EQ(zero.exit_code, 2) << command << ": " << zero.err;
-    EXPECT_NE(zero.err.find("/dev/zero: is a character device, not a regular file"), std::string::npos) << zero.err;
+    EXPECT_NE(zero.err.find("/dev/zero: is a character device, not a regular file"),
+              std::string::npos)
+        << zero.err;
   }
   const std::string fifo = dir.path() + "/fifo.jsonl";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "server_process.h"
@@ -48,7 +47,8 @@ TEST_F(Setup, ClaudeCodeMergesIsIdempotentAndRemovesExactlyOurs) {
   EXPECT_EQ(s["permissions"]["allow"][0], "Bash(ls)");
   ASSERT_EQ(s["hooks"]["Stop"].size(), 2u);  // the user's hook, then ours
   EXPECT_EQ(s["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
-  for (const char* event : {"UserPromptSubmit", "SessionStart", "Stop", "SessionEnd", "PreCompact"}) {
+  for (const char* event :
+       {"UserPromptSubmit", "SessionStart", "Stop", "SessionEnd", "PreCompact"}) {
     const std::string cmd = s["hooks"][event].back()["hooks"][0]["command"];
     EXPECT_NE(cmd.find(" hook claude-code "), std::string::npos) << event;
     EXPECT_NE(cmd.find("--scope project:orders"), std::string::npos) << cmd;
@@ -121,7 +121,8 @@ TEST_F(Setup, RemovingWhatIsNotThereChangesNothing) {
   Write(project_ + "/.claude/settings.json", "{\"hooks\": {\"Stop\": []}}\n");
   Write(project_ + "/.cursor/mcp.json", "{}");
   Write(project_ + "/.codex/config.toml", "model = \"gpt-5\"\n\n\n");
-  for (const char* host : {"claude-code", "cursor", "codex"}) ASSERT_EQ(Run({"setup", host, "--remove"}).exit_code, 0) << host;
+  for (const char* host : {"claude-code", "cursor", "codex"})
+    ASSERT_EQ(Run({"setup", host, "--remove"}).exit_code, 0) << host;
   EXPECT_EQ(Slurp(project_ + "/.mcp.json"), "{\"mcpServers\": {}}\n");
   EXPECT_EQ(Slurp(project_ + "/.claude/settings.json"), "{\"hooks\": {\"Stop\": []}}\n");
   EXPECT_EQ(Slurp(project_ + "/.cursor/mcp.json"), "{}");

@@ -3,10 +3,10 @@
 // and untrusted or outdated clients fail cleanly; bad files stop `serve` naming the file; a silent
 // or trickling handshake is cut off at the header deadline and never delays a stop; the CLI and
 // `mcp --server` trust a private CA through POWERCONTEXT_TLS_CA.
-#include <gtest/gtest.h>
-
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,11 +19,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <thread>
-
-#include <httplib.h>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "server_process.h"
 #include "test_util.h"
@@ -41,10 +38,13 @@ struct CertFiles {
 // A self-signed certificate for 127.0.0.1 (its own CA), valid for a day.
 CertFiles MakeCert(const std::string& dir, const std::string& name) {
   CertFiles f{dir + "/" + name + ".pem", dir + "/" + name + ".key"};
-  std::string cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1"
-                    " -addext subjectAltName=IP:127.0.0.1 -keyout '" + f.key + "' -out '" + f.cert + "' >'" + dir +
-                    "/openssl.log' 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << "needs the openssl command (scripts/install-deps installs it)";
+  std::string cmd =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "
+      "/CN=127.0.0.1"
+      " -addext subjectAltName=IP:127.0.0.1 -keyout '" +
+      f.key + "' -out '" + f.cert + "' >'" + dir + "/openssl.log' 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0)
+      << "needs the openssl command (scripts/install-deps installs it)";
   return f;
 }
 
@@ -87,7 +87,9 @@ bool ClosedWithin(int fd, int timeout_ms) {
 // Sets an environment variable for the CLI runs of one scope.
 class ScopedEnv {
  public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) { setenv(name, value.c_str(), 1); }
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
   ~ScopedEnv() { unsetenv(name_); }
 
  private:
@@ -110,13 +112,15 @@ class Tls : public ::testing::Test {
 };
 
 TEST_F(Tls, VerifiedClientsAreServed) {
-  EXPECT_NE(Slurp(server.log_path()).find("serving https://127.0.0.1:" + std::to_string(port)), std::string::npos)
+  EXPECT_NE(Slurp(server.log_path()).find("serving https://127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
       << Slurp(server.log_path());
   auto client = Trusting(port, certs.cert);
   auto live = client->Get("/health/live");
   ASSERT_TRUE(live) << httplib::to_string(live.error());
   EXPECT_EQ(live->status, 200);
-  const std::string remember = R"({"scope_id": "project:tls", "kind": "fact", "text": "served over TLS")";
+  const std::string remember =
+      R"({"scope_id": "project:tls", "kind": "fact", "text": "served over TLS")";
   auto written = client->Post("/v1/memory/remember", remember + "}", "application/json");
   ASSERT_TRUE(written);
   EXPECT_EQ(written->status, 200) << written->body;
@@ -129,10 +133,12 @@ TEST_F(Tls, VerifiedClientsAreServed) {
     ASSERT_TRUE(listed) << i;
     EXPECT_EQ(listed->status, 200);
   }
-  auto padded = client->Post("/v1/memory/remember", remember + std::string(120 * 1024, ' ') + "}", "application/json");
+  auto padded = client->Post("/v1/memory/remember", remember + std::string(120 * 1024, ' ') + "}",
+                             "application/json");
   ASSERT_TRUE(padded);
   EXPECT_EQ(padded->status, 200) << padded->body;
-  EXPECT_EQ(json::parse(padded->body)["memory"]["revision"], 1) << "the same entry: " << padded->body;
+  EXPECT_EQ(json::parse(padded->body)["memory"]["revision"], 1)
+      << "the same entry: " << padded->body;
 }
 
 TEST_F(Tls, PlainHttpToTheTlsPortIsToldToUseHttps) {
@@ -202,7 +208,8 @@ TEST_F(Tls, SilentAndTricklingHandshakesAreCutOffAtTheHeaderDeadline) {
     closed = ClosedWithin(trickle, 250);
   }
   EXPECT_TRUE(closed) << "a handshake trickled for 10 s was never cut off";
-  for (int fd : silent) EXPECT_TRUE(ClosedWithin(fd, 1000)) << "a silent connection outlived the deadline";
+  for (int fd : silent)
+    EXPECT_TRUE(ClosedWithin(fd, 1000)) << "a silent connection outlived the deadline";
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - opened).count();
   EXPECT_LE(s, 9) << "seconds until every slow connection was closed";
   close(trickle);
@@ -231,8 +238,10 @@ TEST_F(Tls, CliAndMcpTrustTheCaInPowercontextTlsCa) {
     CliResult listed = RunCli({"scope", "list", "--server", url});
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_NE(listed.out.find("project:cli-tls"), std::string::npos) << listed.out;
-    CliResult mcp = RunCli({"mcp", "--server", url},
-                           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})" "\n");
+    CliResult mcp = RunCli(
+        {"mcp", "--server", url},
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_scopes","arguments":{}}})"
+        "\n");
     EXPECT_EQ(mcp.exit_code, 0) << mcp.err;
     EXPECT_NE(mcp.out.find("project:cli-tls"), std::string::npos) << mcp.out;
   }
@@ -247,7 +256,8 @@ TEST_F(Tls, CliAndMcpTrustTheCaInPowercontextTlsCa) {
     EXPECT_NE(missing.err.find("missing-ca.pem"), std::string::npos) << missing.err;
   }
   // An http:// URL for this server is told to use https://.
-  CliResult plain = RunCli({"scope", "list", "--server", "http://127.0.0.1:" + std::to_string(server.port())});
+  CliResult plain =
+      RunCli({"scope", "list", "--server", "http://127.0.0.1:" + std::to_string(server.port())});
   EXPECT_NE(plain.exit_code, 0);
   EXPECT_NE(plain.err.find("https://"), std::string::npos) << plain.err;
 }
@@ -260,7 +270,10 @@ TEST(TlsFiles, ServeRefusesToStartNamingTheBadFile) {
   std::ofstream(garbage) << "not a key\n";
   const std::string missing = dir.path() + "/missing.pem";
   const std::string encrypted = dir.path() + "/encrypted.key";
-  ASSERT_EQ(std::system(("openssl pkey -in '" + good.key + "' -aes256 -passout pass:secret -out '" + encrypted + "'").c_str()), 0);
+  ASSERT_EQ(std::system(("openssl pkey -in '" + good.key + "' -aes256 -passout pass:secret -out '" +
+                         encrypted + "'")
+                            .c_str()),
+            0);
   struct Case {
     std::string cert, key, expected;
   };
@@ -269,14 +282,17 @@ TEST(TlsFiles, ServeRefusesToStartNamingTheBadFile) {
       {good.cert, missing, "tls_key " + missing + ": No such file or directory"},
       {garbage, good.key, "tls_cert " + garbage + ": no PEM certificate chain in it"},
       {good.cert, garbage, "tls_key " + garbage + ": no PEM private key in it"},
-      {good.cert, encrypted, "tls_key " + encrypted + ": the key is encrypted"},  // never a passphrase prompt
-      {good.cert, other.key, "tls_key " + other.key + " does not match the certificate in tls_cert " + good.cert},
+      {good.cert, encrypted,
+       "tls_key " + encrypted + ": the key is encrypted"},  // never a passphrase prompt
+      {good.cert, other.key,
+       "tls_key " + other.key + " does not match the certificate in tls_cert " + good.cert},
       {good.cert, "", "tls_cert and tls_key go together"},
   };
   int i = 0;
   for (const Case& c : cases) {
-    std::vector<std::string> args = {"serve", "--data", dir.path() + "/data" + std::to_string(i), "--listen",
-                                     "127.0.0.1:0", "--tls-cert", c.cert};
+    std::vector<std::string> args = {
+        "serve",      "--data", dir.path() + "/data" + std::to_string(i), "--listen", "127.0.0.1:0",
+        "--tls-cert", c.cert};
     if (!c.key.empty()) args.insert(args.end(), {"--tls-key", c.key});
     auto [code, err] = RunToExit(args, dir.path() + "/err" + std::to_string(i++));
     EXPECT_GT(code, 0) << c.expected << "\n" << err;  // 1 from serve, 2 from the configuration

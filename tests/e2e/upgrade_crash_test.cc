@@ -1,9 +1,8 @@
 // SIGKILL in the middle of an upgrade: the migrations since schema 4 run in one transaction, so a
 // store opened after the kill is either the old schema, whole, or the new one, complete — and
 // opening it again finishes the upgrade with every entry searchable.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -39,7 +38,8 @@ pid_t OpenInChild(const std::string& dir) {
     int null = ::open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);
-    execl(POWERCONTEXT_BIN, POWERCONTEXT_BIN, "token", "list", "--data", dir.c_str(), static_cast<char*>(nullptr));
+    execl(POWERCONTEXT_BIN, POWERCONTEXT_BIN, "token", "list", "--data", dir.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   return pid;
@@ -76,7 +76,8 @@ TEST(UpgradeCrash, AKilledUpgradeLeavesTheOldSchemaOrTheNewOne) {
     const std::string data = dir.path() + "/trial" + std::to_string(trial);
     fs::copy(legacy, data, fs::copy_options::recursive);
     pid_t pid = OpenInChild(data);
-    std::this_thread::sleep_for(trial <= 6 ? whole * trial / 6 - whole / 12 : whole * 2);  // 8%, 25% … 92%
+    std::this_thread::sleep_for(trial <= 6 ? whole * trial / 6 - whole / 12
+                                           : whole * 2);  // 8%, 25% … 92%
     const bool writing = WriteLockHeld(data);
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
@@ -84,8 +85,10 @@ TEST(UpgradeCrash, AKilledUpgradeLeavesTheOldSchemaOrTheNewOne) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((fs::path(data) / "powercontext.db").c_str(), &db), SQLITE_OK);
     const int64_t version = Scalar(db, "PRAGMA user_version");
-    const int64_t legacy_tables = Scalar(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('fts_1', 'fts_src_1')");
-    const int64_t shared = Scalar(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'memory_fts'");
+    const int64_t legacy_tables =
+        Scalar(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('fts_1', 'fts_src_1')");
+    const int64_t shared =
+        Scalar(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'memory_fts'");
     if (version == 4) {
       ++old_kept;
       if (writing) ++killed_while_writing;
@@ -108,17 +111,18 @@ TEST(UpgradeCrash, AKilledUpgradeLeavesTheOldSchemaOrTheNewOne) {
     auto store = sqlite::SqliteStore::Open(options);
     PC_ASSERT_OK(store);
     SearchService search(**store);
-    auto found = search.Search({"project:legacy", LegacyText(kEntries / 2, 16), SearchMode::kFts, 5, false,
-                                std::nullopt});
+    auto found = search.Search(
+        {"project:legacy", LegacyText(kEntries / 2, 16), SearchMode::kFts, 5, false, std::nullopt});
     PC_ASSERT_OK(found);
     ASSERT_FALSE(found->hits.empty()) << "trial " << trial;
     EXPECT_EQ(found->hits[0].item.version.text, LegacyText(kEntries / 2, 16)) << "trial " << trial;
   }
   std::cout << "upgrade killed 7 times: " << old_kept << " left schema 4 (" << killed_while_writing
-            << " killed holding the upgrade's write lock), " << new_complete << " complete" << std::endl;
+            << " killed holding the upgrade's write lock), " << new_complete << " complete"
+            << std::endl;
   EXPECT_GT(new_complete, 0) << "the trial after the upgrade did not see it complete";
-  EXPECT_GT(killed_while_writing, 0) << "no kill landed mid-upgrade (" << old_kept << " old, " << new_complete
-                                     << " new): the trials test nothing";
+  EXPECT_GT(killed_while_writing, 0) << "no kill landed mid-upgrade (" << old_kept << " old, "
+                                     << new_complete << " new): the trials test nothing";
 }
 
 }  // namespace

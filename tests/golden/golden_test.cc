@@ -27,7 +27,8 @@
 //                                       content's lines are shown after "| "
 //   clear                               forgets the candidates
 //   prepare MAX_BYTES QUERY             prepare_context through the service, on this store
-//   extraction-prompt                   the prompt in use: its version, then what it asks (its numbered
+//   extraction-prompt                   the prompt in use: its version, then what it asks (its
+//   numbered
 //                                       gates and its rules, one line each)
 //   prune FILE [key=value …]            session/prune.h on tests/golden/prune/FILE.json (a message
 //                                       list, now = its "now"); keys ttl, min, ratio, keep, window
@@ -37,19 +38,18 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
+#include "common/clock.h"
+#include "context/builder.h"
+#include "extract/prompt.h"
 #include "model/canonical.h"
 #include "model/citation.h"
 #include "search/tokenizer.h"
-#include "context/builder.h"
-#include "extract/prompt.h"
 #include "service/context_service.h"
 #include "service/search_service.h"
-#include "common/clock.h"
 #include "session/prune.h"
 #include "test_util.h"
 
@@ -94,7 +94,8 @@ std::vector<Record> ParseFile(const std::string& path) {
 std::string Error(const Status& s) {
   std::string out = std::string("error ") + CodeName(s.code());
   for (const Detail& d : s.details())
-    if (d.key == "current_revision") out += " current_revision=" + std::to_string(std::get<int64_t>(d.value));
+    if (d.key == "current_revision")
+      out += " current_revision=" + std::to_string(std::get<int64_t>(d.value));
   return out + "\n";
 }
 
@@ -120,7 +121,8 @@ class Runner {
     if (verb == "history") return History();
     if (verb == "tokenize") return TokenizeCmd(rest);
     if (verb == "search" || verb == "search-all") return Search(verb == "search-all", rest);
-    if (verb == "candidate" || verb == "candidates") return AddCandidate(verb == "candidates", rest);
+    if (verb == "candidate" || verb == "candidates")
+      return AddCandidate(verb == "candidates", rest);
     if (verb == "build") return Build(std::stoull(rest));
     if (verb == "clear") {
       candidates_.clear();
@@ -153,8 +155,9 @@ class Runner {
   }
 
   std::string Describe(const WriteOutcome& w, const std::string& name) {
-    if (!w.changed) return "no change at r" + std::to_string(w.memory.revision) + ", same as " +
-                           names_[w.duplicate_of->entry_id] + "\n";
+    if (!w.changed)
+      return "no change at r" + std::to_string(w.memory.revision) + ", same as " +
+             names_[w.duplicate_of->entry_id] + "\n";
     cite_[name] = *w.citation;
     names_[w.entry->entry_id] = name;
     return "r" + std::to_string(w.memory.revision) + " " + ChangeOpName(w.change->op) + " " + name +
@@ -207,8 +210,10 @@ class Runner {
     bool all = false;
     std::string word;
     while (in >> word) {
-      if (word == "all") all = true;
-      else revision = std::stoll(word);
+      if (word == "all")
+        all = true;
+      else
+        revision = std::stoll(word);
     }
     auto page = f_.memory->ListEntries({scope_, revision, all, {1000, ""}});
     if (!page.ok()) return Error(page.status());
@@ -240,7 +245,8 @@ class Runner {
     std::string out;
     for (const auto& r : page->items) {
       out += "r" + std::to_string(r.memory.revision);
-      for (const auto& c : r.changes) out += std::string(" ") + ChangeOpName(c.op) + " " + names_[c.entry_id];
+      for (const auto& c : r.changes)
+        out += std::string(" ") + ChangeOpName(c.op) + " " + names_[c.entry_id];
       out += "\n";
     }
     return out;
@@ -251,7 +257,8 @@ class Runner {
     auto tokens = Tokenize(nlohmann::json::parse(text).get<std::string>(),
                            mode == "query" ? TokenizeMode::kQuery : TokenizeMode::kDocument);
     std::string out;
-    for (const Token& t : tokens) out += (out.empty() ? "" : " ") + std::string(t.colocated ? "+" : "") + t.text;
+    for (const Token& t : tokens)
+      out += (out.empty() ? "" : " ") + std::string(t.colocated ? "+" : "") + t.text;
     return (out.empty() ? "(none)" : out) + "\n";
   }
 
@@ -270,8 +277,9 @@ class Runner {
   }
 
   static ContextItemType TypeOf(const std::string& t) {
-    return t == "handoff" ? ContextItemType::kHandoff
-           : t == "experience" ? ContextItemType::kExperience : ContextItemType::kMemory;
+    return t == "handoff"      ? ContextItemType::kHandoff
+           : t == "experience" ? ContextItemType::kExperience
+                               : ContextItemType::kMemory;
   }
 
   std::string AddCandidate(bool many, const std::string& args) {
@@ -294,11 +302,12 @@ class Runner {
   }
 
   static std::string Show(const std::string& content, const std::vector<ContextItem>& items) {
-    std::string out = std::string(content.empty() ? "empty" : "ready") + " bytes=" +
-                      std::to_string(content.size()) + " items=" + std::to_string(items.size()) + "\n";
+    std::string out = std::string(content.empty() ? "empty" : "ready") +
+                      " bytes=" + std::to_string(content.size()) +
+                      " items=" + std::to_string(items.size()) + "\n";
     for (const ContextItem& i : items)
-      out += std::string(ContextItemTypeName(i.type)) + " " + i.ref + " " + std::to_string(i.bytes) +
-             (i.cut ? " cut" : "") + "\n";
+      out += std::string(ContextItemTypeName(i.type)) + " " + i.ref + " " +
+             std::to_string(i.bytes) + (i.cut ? " cut" : "") + "\n";
     std::istringstream lines(content);
     for (std::string line; std::getline(lines, line);) out += "| " + line + "\n";
     return out;
@@ -362,25 +371,34 @@ class Runner {
     policy.now_ms = ParseRfc3339(input["now"].get<std::string>());
     while (in >> option) {
       auto [key, value] = Split(option.replace(option.find('='), 1, " "));
-      if (key == "ttl") policy.ttl_seconds = std::stod(value);
-      else if (key == "min") policy.min_prunable_tool_chars = std::stoll(value);
-      else if (key == "ratio") policy.hard_clear_ratio = std::stod(value);
-      else if (key == "keep") policy.keep_recent_turns = std::stoll(value);
-      else if (key == "window") policy.context_window_tokens = std::stoll(value);
-      else return "unknown option " + key + "\n";
+      if (key == "ttl")
+        policy.ttl_seconds = std::stod(value);
+      else if (key == "min")
+        policy.min_prunable_tool_chars = std::stoll(value);
+      else if (key == "ratio")
+        policy.hard_clear_ratio = std::stod(value);
+      else if (key == "keep")
+        policy.keep_recent_turns = std::stoll(value);
+      else if (key == "window")
+        policy.context_window_tokens = std::stoll(value);
+      else
+        return "unknown option " + key + "\n";
     }
     auto r = PruneMessages(messages, policy, 0);
-    if (!r.ok()) return Error(r.status()) + (messages == before ? "" : "and the messages changed\n");
+    if (!r.ok())
+      return Error(r.status()) + (messages == before ? "" : "and the messages changed\n");
     std::ostringstream out;
-    out << r->format << ": " << r->pruned.size() << " of " << r->tool_results << " tool results pruned, "
-        << r->chars_before << " -> " << r->chars_after << " chars\n";
+    out << r->format << ": " << r->pruned.size() << " of " << r->tool_results
+        << " tool results pruned, " << r->chars_before << " -> " << r->chars_after << " chars\n";
     for (const PrunedItem& p : r->pruned)
-      out << "  " << p.why << " m" << p.message_index << (p.block_index ? "b" + std::to_string(*p.block_index) : "")
-          << " " << (p.tool.empty() ? "-" : p.tool) << " -" << p.chars << " age "
+      out << "  " << p.why << " m" << p.message_index
+          << (p.block_index ? "b" + std::to_string(*p.block_index) : "") << " "
+          << (p.tool.empty() ? "-" : p.tool) << " -" << p.chars << " age "
           << (p.age_seconds ? std::to_string(*p.age_seconds) : "?") << "\n";
     for (const std::string& note : r->notes) out << "  note: " << note << "\n";
     auto show = [&](const std::string& where, const nlohmann::json& text) {
-      out << "| " << where << " " << (text.is_string() ? text.get<std::string>() : text.dump()) << "\n";
+      out << "| " << where << " " << (text.is_string() ? text.get<std::string>() : text.dump())
+          << "\n";
     };
     for (size_t i = 0; i < messages.size(); ++i) {
       const nlohmann::json& c = messages[i]["content"];
@@ -389,7 +407,8 @@ class Runner {
         continue;
       }
       for (size_t b = 0; b < c.size(); ++b)
-        if (c[b] != before[i]["content"][b]) show("m" + std::to_string(i) + "b" + std::to_string(b), c[b]["content"]);
+        if (c[b] != before[i]["content"][b])
+          show("m" + std::to_string(i) + "b" + std::to_string(b), c[b]["content"]);
     }
     return out.str();
   }
@@ -398,8 +417,8 @@ class Runner {
   SearchService search_{*f_.store};
   std::vector<ContextCandidate> candidates_;
   std::string scope_;
-  std::map<std::string, Citation> cite_;        // name -> last citation issued to it
-  std::map<std::string, std::string> names_;    // entry_id -> name
+  std::map<std::string, Citation> cite_;      // name -> last citation issued to it
+  std::map<std::string, std::string> names_;  // entry_id -> name
 };
 
 class GoldenTest : public ::testing::TestWithParam<std::string> {};

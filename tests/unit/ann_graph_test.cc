@@ -1,6 +1,8 @@
 // The approximate graph (hnswlib) and how a VectorIndex uses it: recall against the exact scan,
 // stale versions never returned, vectors that changed since the build searched exactly, and
 // saved graphs checked against the store before they are trusted.
+#include "search/ann_graph.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,7 +11,6 @@
 #include <random>
 #include <set>
 
-#include "search/ann_graph.h"
 #include "search/hash_embedder.h"
 #include "search/vector_index.h"
 #include "service/search_service.h"
@@ -145,7 +146,8 @@ TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
   PC_ASSERT_OK(loaded);
   EXPECT_EQ((*loaded)->size(), 1000u);
   EXPECT_EQ((*loaded)->members().size(), 1000u);
-  EXPECT_EQ((*loaded)->Search(vecs[3].data(), 1).at(0).first, (*g)->Search(vecs[3].data(), 1).at(0).first);
+  EXPECT_EQ((*loaded)->Search(vecs[3].data(), 1).at(0).first,
+            (*g)->Search(vecs[3].data(), 1).at(0).first);
   EXPECT_FALSE(AnnGraph::Load(path, kDim + 1).ok());  // another dimension
   EXPECT_FALSE(AnnGraph::Load(dir.path() + "/none.hnsw", kDim).ok());
 
@@ -184,7 +186,13 @@ TEST(VectorCacheGraphs, BuiltInTheBackgroundSavedAndLoadedAfterARestart) {
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   std::string scope = f.NewScope();
   for (int i = 0; i < 400; ++i)
-    PC_ASSERT_OK(memory.Remember({scope, "fact", "note " + std::to_string(i) + " about topic " + std::to_string(i % 37), "", "", {}}));
+    PC_ASSERT_OK(
+        memory.Remember({scope,
+                         "fact",
+                         "note " + std::to_string(i) + " about topic " + std::to_string(i % 37),
+                         "",
+                         "",
+                         {}}));
   VectorCacheOptions options;
   options.ann_min_rows = 300;
   options.ann_dir = f.dir.path() + "/ann";
@@ -213,7 +221,8 @@ TEST(VectorCacheGraphs, BuiltInTheBackgroundSavedAndLoadedAfterARestart) {
   // found beside it.
   PC_ASSERT_OK(memory.Remember({scope, "fact", "a brand new zebra crossing", "", "", {}}));
   SearchService restarted(*f.store, &embedder, nullptr, options);
-  auto r = restarted.Search({scope, "a brand new zebra crossing", SearchMode::kVector, 3, false, std::nullopt});
+  auto r = restarted.Search(
+      {scope, "a brand new zebra crossing", SearchMode::kVector, 3, false, std::nullopt});
   PC_ASSERT_OK(r);
   EXPECT_EQ(restarted.vector_cache().stats().graphs_loaded, 1u);
   EXPECT_EQ(restarted.vector_cache().stats().graphs_built, 0u);

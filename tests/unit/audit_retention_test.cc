@@ -16,7 +16,8 @@ using testing::Fixture;
 constexpr int64_t kDay = 86400000;
 constexpr int64_t kNow = 1790000000000;  // the clock of these tests (2026-09-21)
 
-Status Append(Store& store, int64_t at_ms, const std::string& result, const std::string& operation) {
+Status Append(Store& store, int64_t at_ms, const std::string& result,
+              const std::string& operation) {
   return store.Write([&](WriteTxn& txn) {
     return txn.AppendAudit(AuditRecord{0, at_ms, "someone", operation, "", "{}", result, ""});
   });
@@ -31,18 +32,24 @@ std::vector<AuditRecord> All(AuditService& audit) {
 }
 
 int Count(const std::vector<AuditRecord>& rows, const std::string& operation) {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [&](const AuditRecord& r) { return r.operation == operation; }));
+  return static_cast<int>(std::count_if(
+      rows.begin(), rows.end(), [&](const AuditRecord& r) { return r.operation == operation; }));
 }
 
 TEST(AuditRetention, OldRowsAndRefusedRowsPastTheirCapGoOldestFirst) {
   Fixture f;
   AuditService audit(*f.store);
-  for (int i = 0; i < 5; ++i) PC_ASSERT_OK(Append(*f.store, kNow - 120 * kDay + i, "ok", "old_write"));
-  for (int i = 0; i < 7; ++i) PC_ASSERT_OK(Append(*f.store, kNow - 30 * kDay + i, "denied", "old_denial"));
+  for (int i = 0; i < 5; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - 120 * kDay + i, "ok", "old_write"));
+  for (int i = 0; i < 7; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - 30 * kDay + i, "denied", "old_denial"));
   PC_ASSERT_OK(Append(*f.store, kNow - 30 * kDay + 9, "dropped", "old_denial"));
-  for (int i = 0; i < 6; ++i) PC_ASSERT_OK(Append(*f.store, kNow - 10 * kDay + i, "ok", "recent_write"));
-  for (int i = 0; i < 10; ++i) PC_ASSERT_OK(Append(*f.store, kNow - kDay + i, "denied", "recent_denial"));
-  PC_ASSERT_OK(Append(*f.store, kNow - 40 * kDay, "refused", "gate_refusal"));  // a write gate's: kept 90 days
+  for (int i = 0; i < 6; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - 10 * kDay + i, "ok", "recent_write"));
+  for (int i = 0; i < 10; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - kDay + i, "denied", "recent_denial"));
+  PC_ASSERT_OK(Append(*f.store, kNow - 40 * kDay, "refused",
+                      "gate_refusal"));  // a write gate's: kept 90 days
 
   AuditRetention retention;  // 90 days; refused requests 7 days, at most 4 of them
   retention.denied_max_rows = 4;
@@ -57,7 +64,8 @@ TEST(AuditRetention, OldRowsAndRefusedRowsPastTheirCapGoOldestFirst) {
   EXPECT_EQ(Count(rows, "gate_refusal"), 1);
   ASSERT_EQ(Count(rows, "recent_denial"), 4);
   for (const AuditRecord& r : rows)
-    if (r.operation == "recent_denial") EXPECT_GE(r.at_ms, kNow - kDay + 6) << "an older denial was kept";
+    if (r.operation == "recent_denial")
+      EXPECT_GE(r.at_ms, kNow - kDay + 6) << "an older denial was kept";
 
   auto again = audit.Prune(retention, kNow);
   PC_ASSERT_OK(again);
@@ -73,7 +81,8 @@ TEST(AuditRetention, OldRowsAndRefusedRowsPastTheirCapGoOldestFirst) {
 TEST(AuditRetention, TheNewestRowStays) {
   Fixture f;
   AuditService audit(*f.store);
-  for (int i = 0; i < 4; ++i) PC_ASSERT_OK(Append(*f.store, kNow - 200 * kDay + i, "ok", "old_write"));
+  for (int i = 0; i < 4; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - 200 * kDay + i, "ok", "old_write"));
   const int64_t newest = All(audit).front().seq;
   auto pruned = audit.Prune(AuditRetention{}, kNow);
   PC_ASSERT_OK(pruned);
@@ -91,7 +100,8 @@ TEST(AuditRetention, BadValuesAreRefusedAndAStopIsHonoured) {
   auto bad = audit.Prune(AuditRetention{-1, 7, 10, 1000}, kNow);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
-  for (int i = 0; i < 4; ++i) PC_ASSERT_OK(Append(*f.store, kNow - 200 * kDay + i, "ok", "old_write"));
+  for (int i = 0; i < 4; ++i)
+    PC_ASSERT_OK(Append(*f.store, kNow - 200 * kDay + i, "ok", "old_write"));
   std::atomic<bool> stop{true};
   auto stopped = audit.Prune(AuditRetention{}, kNow, &stop);
   PC_ASSERT_OK(stopped);

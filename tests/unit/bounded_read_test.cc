@@ -2,7 +2,10 @@
 // is expected, FIFOs and devices refused at once rather than waited on or read forever, symbolic
 // links refused unless followed on purpose, sizes capped with the limit in the message, and a big
 // file's tail read from a line start with the lines before it counted.
+#include "common/bounded_read.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,9 +13,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
-#include "common/bounded_read.h"
 #include "test_util.h"
 
 namespace pc {
@@ -20,7 +20,9 @@ namespace {
 
 using pc::testing::TempDir;
 
-void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 TEST(ReadBoundedFile, ReadsARegularFileUpToItsLimit) {
   TempDir dir;
@@ -32,7 +34,8 @@ TEST(ReadBoundedFile, ReadsARegularFileUpToItsLimit) {
   auto big = ReadBoundedFile(f, 5);
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.status().code(), Code::kTooLarge);
-  EXPECT_NE(big.status().message().find("over the limit of 5 bytes"), std::string::npos) << big.status().message();
+  EXPECT_NE(big.status().message().find("over the limit of 5 bytes"), std::string::npos)
+      << big.status().message();
   EXPECT_TRUE(ReadBoundedFile(f, 16u << 20).ok());
   EXPECT_EQ(ByteLimitText(16u << 20), "16 MiB");
   EXPECT_EQ(ByteLimitText(4096), "4 KiB");
@@ -48,11 +51,13 @@ TEST(ReadBoundedFile, RefusesDevicesFifosDirectoriesAtOnce) {
   const auto t0 = std::chrono::steady_clock::now();
   auto r = ReadBoundedFile(fifo, 1 << 20);  // nobody ever writes it: a blocking open would hang
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("is a FIFO, not a regular file"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("is a FIFO, not a regular file"), std::string::npos)
+      << r.status().message();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
   auto zero = ReadBoundedFile("/dev/zero", 1 << 20, FollowLinks::kYes);  // never ends
   ASSERT_FALSE(zero.ok());
-  EXPECT_NE(zero.status().message().find("character device"), std::string::npos) << zero.status().message();
+  EXPECT_NE(zero.status().message().find("character device"), std::string::npos)
+      << zero.status().message();
   EXPECT_FALSE(ReadBoundedFile(dir.path(), 1 << 20).ok());
   EXPECT_FALSE(ReadFileTail(fifo, 10, 100).ok());
 }
@@ -64,7 +69,8 @@ TEST(ReadBoundedFile, ALinkIsFollowedOnlyOnPurpose) {
   std::filesystem::create_symlink(dir.path() + "/target", link);
   auto refused = ReadBoundedFile(link, 100);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("symbolic link"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("symbolic link"), std::string::npos)
+      << refused.status().message();
   auto followed = ReadBoundedFile(link, 100, FollowLinks::kYes);
   ASSERT_TRUE(followed.ok());
   EXPECT_EQ(*followed, "secret\n");
@@ -109,7 +115,8 @@ TEST(ReadBoundedFd, CapsAPipeAndWaitsOnlySoLong) {
   close(fds[0]);
   ASSERT_FALSE(capped.ok());
   EXPECT_EQ(capped.status().code(), Code::kTooLarge);
-  EXPECT_NE(capped.status().message().find("standard input is over the limit of 10000 bytes"), std::string::npos);
+  EXPECT_NE(capped.status().message().find("standard input is over the limit of 10000 bytes"),
+            std::string::npos);
 
   ASSERT_EQ(pipe(fds), 0);
   ASSERT_EQ(write(fds[1], "{}", 2), 2);  // written, never closed

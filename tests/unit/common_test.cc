@@ -4,8 +4,8 @@
 
 #include "common/clock.h"
 #include "common/ids.h"
-#include "common/utf8.h"
 #include "common/sha256.h"
+#include "common/utf8.h"
 
 namespace pc {
 namespace {
@@ -25,7 +25,8 @@ TEST(Ids, WellFormedUniqueAndMonotonic) {
 TEST(Ids, RejectsMalformed) {
   EXPECT_FALSE(IsWellFormedId("ent_", kEntryPrefix));
   EXPECT_FALSE(IsWellFormedId("env_01M8NBY5ZJBG2TCBZ43Q7CHJSR", kEntryPrefix));
-  EXPECT_FALSE(IsWellFormedId("ent_01M8NBY5ZJBG2TCBZ43Q7CHJSI", kEntryPrefix));  // I is not Crockford
+  EXPECT_FALSE(
+      IsWellFormedId("ent_01M8NBY5ZJBG2TCBZ43Q7CHJSI", kEntryPrefix));  // I is not Crockford
   EXPECT_FALSE(IsWellFormedId("ent_01m8nby5zjbg2tcbz43q7chjsr", kEntryPrefix));
   EXPECT_TRUE(IsWellFormedId("ent_01M8NBY5ZJBG2TCBZ43Q7CHJSR", kEntryPrefix));
 }

@@ -1,9 +1,10 @@
+#include "app/config.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
 
-#include "app/config.h"
 #include "test_util.h"
 
 namespace pc {
@@ -11,7 +12,10 @@ namespace {
 
 class ConfigTest : public ::testing::Test {
  protected:
-  void SetUp() override { unsetenv("POWERCONTEXT_DATA"); unsetenv("POWERCONTEXT_LISTEN"); }
+  void SetUp() override {
+    unsetenv("POWERCONTEXT_DATA");
+    unsetenv("POWERCONTEXT_LISTEN");
+  }
   void TearDown() override { SetUp(); }
   std::string WriteFile(const std::string& text) {
     std::string path = dir.path() + "/pc.toml";
@@ -33,7 +37,8 @@ TEST_F(ConfigTest, Defaults) {
 }
 
 TEST_F(ConfigTest, LaterSourcesWin) {
-  std::string file = WriteFile("data = \"/from/file\"\nlisten = \"127.0.0.1:1111\"\nmax_entry_bytes = 100\n");
+  std::string file =
+      WriteFile("data = \"/from/file\"\nlisten = \"127.0.0.1:1111\"\nmax_entry_bytes = 100\n");
   auto c = LoadConfig(file, {});
   PC_ASSERT_OK(c);
   EXPECT_EQ(c->data_dir, "/from/file");
@@ -74,8 +79,11 @@ TEST_F(ConfigTest, ChatRerankNeedsTheChatModel) {
   c = LoadConfig("", {{"rerank_provider", "chat"}});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("extract_model"), std::string::npos) << c.status().message();
-  EXPECT_FALSE(LoadConfig("", {{"rerank_provider", "chat"}, {"extract_base_url", "http://127.0.0.1:9/v1"}}).ok());
-  c = LoadConfig("", {{"rerank_provider", "chat"}, {"extract_base_url", "http://127.0.0.1:9/v1"},
+  EXPECT_FALSE(
+      LoadConfig("", {{"rerank_provider", "chat"}, {"extract_base_url", "http://127.0.0.1:9/v1"}})
+          .ok());
+  c = LoadConfig("", {{"rerank_provider", "chat"},
+                      {"extract_base_url", "http://127.0.0.1:9/v1"},
                       {"extract_model", "m"}});
   PC_ASSERT_OK(c);
   EXPECT_EQ(c->rerank_provider, "chat");
@@ -95,10 +103,12 @@ TEST_F(ConfigTest, AuditRetention) {
   EXPECT_EQ(c->audit_retention_days, 365);
   EXPECT_EQ(c->audit_denied_retention_days, 1);
   EXPECT_EQ(c->audit_denied_max_rows, 0);
-  for (const char* bad : {"audit_retention_days", "audit_denied_retention_days", "audit_denied_max_rows"}) {
+  for (const char* bad :
+       {"audit_retention_days", "audit_denied_retention_days", "audit_denied_max_rows"}) {
     auto refused = LoadConfig("", {{bad, "-1"}});
     ASSERT_FALSE(refused.ok()) << bad;
-    EXPECT_NE(refused.status().message().find(bad), std::string::npos) << refused.status().message();
+    EXPECT_NE(refused.status().message().find(bad), std::string::npos)
+        << refused.status().message();
   }
 }
 

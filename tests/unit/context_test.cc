@@ -27,7 +27,9 @@ class ContextTest : public ::testing::Test {
   PreparedHandoff Prepared(const std::string& objective, std::optional<MemoryRef> base,
                            std::optional<std::string> next = std::nullopt) {
     if (!evidence_added) {
-      EXPECT_TRUE(sources.Add(scope, {{"work_log", "", "the work so far", "{}", std::string("evidence-1")}}).ok());
+      EXPECT_TRUE(
+          sources.Add(scope, {{"work_log", "", "the work so far", "{}", std::string("evidence-1")}})
+              .ok());
       evidence_added = true;
     }
     HandoffCitation c;
@@ -50,10 +52,15 @@ class ContextTest : public ::testing::Test {
 // Every budget from the spec's least (512) to past the full size: the content is valid UTF-8,
 // within the budget, its items' exact references are in it, and it only grows with the budget.
 TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "订单导入器使用 PostgreSQL 15 数据库，金额以整数分存储。", "", "", {}}));
-  PC_ASSERT_OK(f.memory->Remember({scope, "decision", "导入器在迁移之前运行契约测试。", "", "", {}}));
-  PC_ASSERT_OK(sources.Add(scope, {{"work_log", "", "今天把导入器的金额转换改成 Decimal，仍然以整数分存储。", "{}", std::nullopt}}));
-  PC_ASSERT_OK(handoffs.Commit(scope, Prepared("导入器迁移做了一半。", std::nullopt, "接上 CSV 校验")));
+  PC_ASSERT_OK(f.memory->Remember(
+      {scope, "fact", "订单导入器使用 PostgreSQL 15 数据库，金额以整数分存储。", "", "", {}}));
+  PC_ASSERT_OK(
+      f.memory->Remember({scope, "decision", "导入器在迁移之前运行契约测试。", "", "", {}}));
+  PC_ASSERT_OK(
+      sources.Add(scope, {{"work_log", "", "今天把导入器的金额转换改成 Decimal，仍然以整数分存储。",
+                           "{}", std::nullopt}}));
+  PC_ASSERT_OK(
+      handoffs.Commit(scope, Prepared("导入器迁移做了一半。", std::nullopt, "接上 CSV 校验")));
   auto full = Prepare("导入器 金额", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(full);
   ASSERT_TRUE(full->ready);
@@ -76,7 +83,8 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
     for (const ContextItem& i : r->items) {  // a citation's entry id, a source's id
       if (i.type == ContextItemType::kHandoff) continue;
       const size_t from = i.ref.find_last_of("#/") + 1;
-      EXPECT_NE(r->content.find(i.ref.substr(from, i.ref.rfind('@') - from)), std::string::npos) << i.ref;
+      EXPECT_NE(r->content.find(i.ref.substr(from, i.ref.rfind('@') - from)), std::string::npos)
+          << i.ref;
     }
   }
   EXPECT_EQ(last, full->content.size());
@@ -92,8 +100,10 @@ TEST_F(ContextTest, EveryBudgetIsCountedExactly) {
 
 TEST_F(ContextTest, ErrorsAndEmpty) {
   EXPECT_EQ(Prepare("anything", 0).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMinContextBytes) - 1).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMaxContextBytes) + 1).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMinContextBytes) - 1).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(Prepare("anything", static_cast<int64_t>(kMaxContextBytes) + 1).status().code(),
+            Code::kInvalidArgument);
   EXPECT_EQ(Prepare("   ", 1000).status().code(), Code::kInvalidArgument);
   // A scope nobody wrote to (a server id never issued, or a name never used) prepares empty.
   for (const char* unknown : {"scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", "project:never-written"}) {
@@ -117,14 +127,16 @@ TEST_F(ContextTest, ErrorsAndEmpty) {
 
 TEST_F(ContextTest, HandoffIsVersioned) {
   EXPECT_EQ(handoffs.Get(scope, std::nullopt).status().code(), Code::kNotFound);
-  auto h1 = handoffs.Commit(scope, Prepared("Schema migration half done.", std::nullopt, "Wire the CSV validator"));
+  auto h1 = handoffs.Commit(
+      scope, Prepared("Schema migration half done.", std::nullopt, "Wire the CSV validator"));
   PC_ASSERT_OK(h1);
   EXPECT_EQ(h1->handoff.ref.revision, 1);
   EXPECT_EQ(h1->handoff.ref.family, "handoff");
   EXPECT_EQ(FormatMemoryRef(h1->handoff.ref).rfind("handoff/hnd_", 0), 0u);
   auto stale = handoffs.Commit(scope, Prepared("Another view", std::nullopt));
   EXPECT_EQ(stale.status().code(), Code::kConflict);
-  auto h2 = handoffs.Commit(scope, Prepared("Migration done; validator next.", h1->handoff.ref, "Wire the CSV validator"));
+  auto h2 = handoffs.Commit(scope, Prepared("Migration done; validator next.", h1->handoff.ref,
+                                            "Wire the CSV validator"));
   PC_ASSERT_OK(h2);
   EXPECT_EQ(h2->handoff.ref.revision, 2);
   auto latest = handoffs.Get(scope, std::nullopt);
@@ -145,12 +157,14 @@ TEST_F(ContextTest, HandoffIsVersioned) {
   EXPECT_EQ(rest->items[0].ref.revision, 1);
   EXPECT_FALSE(rest->next_cursor);
   // Bad input changes nothing.
-  EXPECT_EQ(handoffs.Commit(scope, Prepared(" ", h2->handoff.ref)).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(handoffs.Commit(scope, Prepared(" ", h2->handoff.ref)).status().code(),
+            Code::kInvalidArgument);
   EXPECT_EQ(handoffs.Get(scope, std::nullopt)->ref.revision, 2);
   // The memory is untouched by handoffs.
   EXPECT_EQ(f.memory->GetScope(scope)->memory_head_revision, 0);
   // prepare puts the latest first.
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "The CSV validator lives in src/validate.cc", "", "", {}}));
+  PC_ASSERT_OK(f.memory->Remember(
+      {scope, "fact", "The CSV validator lives in src/validate.cc", "", "", {}}));
   auto r = Prepare("CSV validator", 4000);
   PC_ASSERT_OK(r);
   ASSERT_GE(r->items.size(), 2u);
@@ -161,7 +175,9 @@ TEST_F(ContextTest, HandoffIsVersioned) {
 
 TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
   for (int i = 0; i < 5; ++i)
-    PC_ASSERT_OK(sources.Add(scope, {{"work_log", i == 4 ? "archive" : "", "flaky test in the importer, run " + std::to_string(i), "{}", std::nullopt}}));
+    PC_ASSERT_OK(sources.Add(
+        scope, {{"work_log", i == 4 ? "archive" : "",
+                 "flaky test in the importer, run " + std::to_string(i), "{}", std::nullopt}}));
   PC_ASSERT_OK(sources.Add(scope, {{"chat", "", "lunch plans", "{}", std::nullopt}}));
   auto r = Prepare("flaky importer test", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(r);
@@ -175,7 +191,8 @@ TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
   EXPECT_EQ(r->content.find("lunch"), std::string::npos);
   // Other scopes' sources never appear.
   std::string other = f.NewScope("project:other");
-  PC_ASSERT_OK(sources.Add(other, {{"work_log", "", "flaky importer test elsewhere", "{}", std::nullopt}}));
+  PC_ASSERT_OK(
+      sources.Add(other, {{"work_log", "", "flaky importer test elsewhere", "{}", std::nullopt}}));
   auto mine = Prepare("elsewhere", static_cast<int64_t>(kMaxContextBytes));
   PC_ASSERT_OK(mine);
   EXPECT_FALSE(mine->ready);
@@ -183,7 +200,8 @@ TEST_F(ContextTest, ExperienceComesFromTheSourceLog) {
 
 // Read-your-writes: prepare_context answers from the named revision or later, else says why.
 TEST_F(ContextTest, MinRevisionIsHonouredOrRefused) {
-  auto w = f.memory->Remember({scope, "fact", "The billing service retries webhooks three times.", "", "", {}});
+  auto w = f.memory->Remember(
+      {scope, "fact", "The billing service retries webhooks three times.", "", "", {}});
   PC_ASSERT_OK(w);
   const int64_t written = w->citation->memory.revision;
   PrepareRequest req{scope, "billing webhooks", 4000, SearchMode::kFts, false, written};

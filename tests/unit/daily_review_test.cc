@@ -1,19 +1,19 @@
 // The daily review (docs/review.md): a day's sources through the extraction provider (a fake
 // OpenAI-compatible endpoint on loopback) → Experience candidates, near-duplicate retire
 // candidates, a tomorrow note in the handoff; idempotent per day; on both stores.
+#include "service/daily_review.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/clock.h"
 #include "extract/review_prompt.h"
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/daily_review.h"
 #include "service/handoff_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
@@ -91,10 +91,18 @@ TEST_F(DailyReviewTest, ProposesExperiencesRetiresAndATomorrowNoteOncePerDay) {
   ASSERT_TRUE(retire->current.memory);
   EXPECT_EQ(retire->current.memory->op, "retire");
   EXPECT_EQ(retire->current.memory->target_entry_id, older.entry_id);
-  ReviseCandidateRequest edit{scope, out->retire_candidates[0], 1, {}, {}, std::nullopt, std::nullopt,
+  ReviseCandidateRequest edit{scope,
+                              out->retire_candidates[0],
+                              1,
+                              {},
+                              {},
+                              std::nullopt,
+                              std::nullopt,
                               std::make_pair(std::string("fact"), std::string("something else"))};
-  EXPECT_EQ(review.Revise(edit, "reviewer").status().code(), Code::kInvalidArgument) << "a retire has no text to edit";
-  EXPECT_NE(retire->current.reason->find("always"), std::string::npos) << "the reason quotes the newer entry";
+  EXPECT_EQ(review.Revise(edit, "reviewer").status().code(), Code::kInvalidArgument)
+      << "a retire has no text to edit";
+  EXPECT_NE(retire->current.reason->find("always"), std::string::npos)
+      << "the reason quotes the newer entry";
   auto approved = review.Approve(scope, out->retire_candidates[0], 1, "reviewer");
   PC_ASSERT_OK(approved);
   auto entries = f.memory->ListEntries({scope, std::nullopt, false, {100, ""}, std::nullopt});
@@ -107,7 +115,8 @@ TEST_F(DailyReviewTest, ProposesExperiencesRetiresAndATomorrowNoteOncePerDay) {
   auto h = handoff.Get(scope, std::nullopt);
   PC_ASSERT_OK(h);
   ASSERT_TRUE(h->content.next_action);
-  EXPECT_NE(h->content.next_action->text.find("Add a test for CSV files with a BOM."), std::string::npos);
+  EXPECT_NE(h->content.next_action->text.find("Add a test for CSV files with a BOM."),
+            std::string::npos);
   ASSERT_EQ(h->content.next_action->citations.size(), 1u);
   EXPECT_EQ(h->content.next_action->citations[0].source_id, "log-2");
 
@@ -143,7 +152,8 @@ TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNoth
   auto pending = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
   PC_ASSERT_OK(pending);
   EXPECT_TRUE(pending->items.empty());
-  EXPECT_EQ(UsageRequests(), 0) << "a failed review leaves the store as it was, its token count too";
+  EXPECT_EQ(UsageRequests(), 0)
+      << "a failed review leaves the store as it was, its token count too";
   DailyReviewService none{*f.store, nullptr, review, handoff};
   EXPECT_EQ(none.Run(scope, "", "t").status().code(), Code::kCapabilityUnavailable);
 }
@@ -152,7 +162,8 @@ TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNoth
 // overtaken, answers Conflict, and proposes nothing; the inbox has one review's candidates.
 TEST_F(DailyReviewTest, AnOvertakenReviewProposesNothing) {
   Add("Stripping the BOM fixed the import.", "log-1");
-  const std::string answer = R"({"experiences": [{"situation": "CSV import", "action": "stripped the BOM",
+  const std::string answer =
+      R"({"experiences": [{"situation": "CSV import", "action": "stripped the BOM",
       "outcome": "it worked", "lesson": "strip a BOM first", "evidence": ["S1"]}]})";
   fake.ScriptChat({{answer, 200, 600}, {answer}});  // the first asker waits; the second does not
   DailyReviewService other{*f.store, chat.get(), review, handoff};
@@ -182,7 +193,8 @@ TEST(DailyReviewAnswer, EachItemIsCheckedOnItsOwn) {
   auto a = ParseDailyReviewAnswer(R"({"experiences": [
       {"situation": "x", "action": "y", "outcome": "z", "lesson": "w", "evidence": ["S1"]},
       {"situation": "x", "action": "y", "outcome": "z", "evidence": ["S1"]},
-      "text"], "tomorrow": {"text": "", "evidence": ["S1"]}})", 1);
+      "text"], "tomorrow": {"text": "", "evidence": ["S1"]}})",
+                                  1);
   PC_ASSERT_OK(a);
   EXPECT_EQ(a->experiences.size(), 1u);
   EXPECT_FALSE(a->tomorrow);

@@ -1,12 +1,13 @@
 // The memory exam (exam/exam.h, docs/exam.md): parsing refuses malformed exams naming the field;
 // the three grading modes with assertions and forbidden phrases; every zero attributed to
 // retrieval or generation; the pass line (score and CAT6 / CAT8); the shipped sample exam is
-// well formed (31 questions, every category, Chinese and English, every expected fact in its memory).
+// well formed (31 questions, every category, Chinese and English, every expected fact in its
+// memory).
+#include "exam/exam.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "exam/exam.h"
 
 namespace pc::exam {
 namespace {
@@ -50,18 +51,25 @@ TEST(ExamGrade, AsciiPhrasesMatchWholeWords) {  // found by review: "tag" was in
   EXPECT_EQ(Grade(Q(Grading::kExact, {{"tag"}}), "deploy to staging").score, 0);
   EXPECT_EQ(Grade(Q(Grading::kExact, {{"tag"}}), "then tag it").score, 1);
   EXPECT_EQ(Grade(Q(Grading::kJudgment, {{"no"}}), "I do not know").score, 0);
-  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python -m lint").score, 1) << "a non-word edge";
-  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python3").score, 0) << "python3 is not python";
-  EXPECT_EQ(Grade(Q(Grading::kExact, {{"48天"}}), "相隔48天").score, 1) << "CJK neighbours are not ASCII words";
-  EXPECT_TRUE(Grade(Q(Grading::kExact, {{"a"}}, {"user chose"}), "the user chose a").forbidden.size() == 1);
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python -m lint").score,
+            1)
+      << "a non-word edge";
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{".venv/bin/python"}}), "run .venv/bin/python3").score, 0)
+      << "python3 is not python";
+  EXPECT_EQ(Grade(Q(Grading::kExact, {{"48天"}}), "相隔48天").score, 1)
+      << "CJK neighbours are not ASCII words";
+  EXPECT_TRUE(
+      Grade(Q(Grading::kExact, {{"a"}}, {"user chose"}), "the user chose a").forbidden.size() == 1);
 }
 
 TEST(ExamParse, TheDefaultPassLineScalesToTheExam) {
   std::string qs;
   for (int i = 0; i < 10; ++i)
-    qs += std::string(i ? "," : "") + R"({"id": "Q)" + std::to_string(i) + R"(", "category": ")" + (i < 3 ? "CAT8" : "CAT1") +
+    qs += std::string(i ? "," : "") + R"({"id": "Q)" + std::to_string(i) + R"(", "category": ")" +
+          (i < 3 ? "CAT8" : "CAT1") +
           R"(", "question": "q", "grading": "exact", "assertions": ["a"]})";
-  Result<Exam> e = ParseExam(R"({"schema": "powercontext.memory-exam.v1", "name": "x", "questions": [)" + qs + "]}");
+  Result<Exam> e = ParseExam(
+      R"({"schema": "powercontext.memory-exam.v1", "name": "x", "questions": [)" + qs + "]}");
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(e->pass.min_score, 9);  // 25/31 of 10, rounded up
   EXPECT_EQ(e->pass.min_category.at(8), 2);
@@ -91,7 +99,8 @@ TEST(ExamScore, EveryZeroIsAttributed) {
   EXPECT_FALSE(Score(q, with, std::nullopt).answered);
   // Nothing to retrieve (a refusal question): a wrong answer is the generation's.
   Question refusal = Q(Grading::kJudgment, {{"not stored"}}, {}, {}, 8);
-  EXPECT_EQ(Score(refusal, "", std::string("It is 42.")).attribution, Attribution::kGenerationFailure);
+  EXPECT_EQ(Score(refusal, "", std::string("It is 42.")).attribution,
+            Attribution::kGenerationFailure);
 }
 
 TEST(ExamReport, PassLineNeedsTheScoreAndCat6Cat8) {
@@ -118,7 +127,8 @@ TEST(ExamReport, PassLineNeedsTheScoreAndCat6Cat8) {
   EXPECT_NE(ReportTable(r).find("| CAT8 | 1 |"), std::string::npos) << ReportTable(r);
 }
 
-TEST(ExamReport, AnyBytesOfAnAnswerAreReported) {  // found by the exam fuzzer: the JSON report threw
+TEST(ExamReport,
+     AnyBytesOfAnAnswerAreReported) {  // found by the exam fuzzer: the JSON report threw
   Exam e;
   e.name = "t";
   Question q = Q(Grading::kExact, {{"a"}});
@@ -138,22 +148,40 @@ TEST(ExamParse, RefusesMalformedExamsNamingTheField) {
   const std::string head = R"({"schema": "powercontext.memory-exam.v1", "name": "x", )";
   EXPECT_EQ(field_of("[]").substr(0, 6), "(none)");
   EXPECT_EQ(field_of(R"({"schema": "v0", "name": "x", "questions": []})"), "schema");
-  EXPECT_EQ(field_of(R"({"schema": 1, "name": "x", "questions": []})"), "schema") << "found by review: it threw";
-  const std::string one = R"("questions": [{"id": "A", "category": "CAT6", "question": "q", "grading": "exact", "assertions": ["a"]}])";
+  EXPECT_EQ(field_of(R"({"schema": 1, "name": "x", "questions": []})"), "schema")
+      << "found by review: it threw";
+  const std::string one =
+      R"("questions": [{"id": "A", "category": "CAT6", "question": "q", "grading": "exact", "assertions": ["a"]}])";
   EXPECT_EQ(field_of(head + one + R"(, "pass": {"min_score": 1e300}})"), "pass.min_score");
-  EXPECT_EQ(field_of(head + one + R"(, "pass": {"min_category": {"CAT6": 2}}})"), "pass.min_category.CAT6");
+  EXPECT_EQ(field_of(head + one + R"(, "pass": {"min_category": {"CAT6": 2}}})"),
+            "pass.min_category.CAT6");
   EXPECT_EQ(field_of(head + R"("questions": []})"), "questions");
-  EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT11", "question": "q", "grading": "exact", "assertions": ["a"]}]})"),
-            "questions[0].category");
-  EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "fuzzy", "assertions": ["a"]}]})"),
-            "questions[0].grading");
-  EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": []}]})"),
-            "questions[0].assertions");
-  EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": ["a"], "colour": 1}]})"),
-            "questions[0].colour");
-  EXPECT_EQ(field_of(head + R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": ["a"]},
+  EXPECT_EQ(
+      field_of(
+          head +
+          R"("questions": [{"id": "A", "category": "CAT11", "question": "q", "grading": "exact", "assertions": ["a"]}]})"),
+      "questions[0].category");
+  EXPECT_EQ(
+      field_of(
+          head +
+          R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "fuzzy", "assertions": ["a"]}]})"),
+      "questions[0].grading");
+  EXPECT_EQ(
+      field_of(
+          head +
+          R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": []}]})"),
+      "questions[0].assertions");
+  EXPECT_EQ(
+      field_of(
+          head +
+          R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": ["a"], "colour": 1}]})"),
+      "questions[0].colour");
+  EXPECT_EQ(
+      field_of(
+          head +
+          R"("questions": [{"id": "A", "category": "CAT1", "question": "q", "grading": "exact", "assertions": ["a"]},
                                                {"id": "A", "category": "CAT2", "question": "q", "grading": "exact", "assertions": ["a"]}]})"),
-            "questions[1].id");
+      "questions[1].id");
 }
 
 TEST(ExamSample, IsWellFormedAndBilingual) {
@@ -164,7 +192,9 @@ TEST(ExamSample, IsWellFormedAndBilingual) {
   int chinese = 0;
   for (const Question& q : e->questions) {
     ++per_category[q.category];
-    if (q.question.find("\xe7") != std::string::npos || q.question.find("\xe6") != std::string::npos) ++chinese;
+    if (q.question.find("\xe7") != std::string::npos ||
+        q.question.find("\xe6") != std::string::npos)
+      ++chinese;
     for (const std::string& phrase : q.context_must_include) {
       bool in_memory = false;
       for (const MemoryItem& m : e->memory) in_memory = in_memory || Contains(m.text, phrase);

@@ -3,6 +3,8 @@
 // pending candidate with that evidence, {"experience": null} is a no-op, and every failure — a
 // bad request, evidence the scope lacks, a moved target, a failing or unusable model — proposes
 // nothing. On both stores.
+#include "service/experience_generator.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +15,6 @@
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/experience_generator.h"
 #include "service/handoff_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
@@ -40,7 +41,11 @@ class ExperienceGeneratorTest : public ::testing::Test {
   ExperienceGenerator generator{*f.store, chat.get(), review};
 
   void SetUp() override {
-    ASSERT_TRUE(sources.Add(scope, {{"work_log", "", "The import failed on a BOM until we stripped it.", "{}", "log-1"}}).ok());
+    ASSERT_TRUE(
+        sources
+            .Add(scope, {{"work_log", "", "The import failed on a BOM until we stripped it.", "{}",
+                          "log-1"}})
+            .ok());
   }
   Evidence Log() { return Evidence{{{kContentSourceName, "log-1"}}, {}}; }
   size_t Pending() {
@@ -62,7 +67,8 @@ class ExperienceGeneratorTest : public ::testing::Test {
 };
 
 TEST_F(ExperienceGeneratorTest, AUsableAnswerIsAPendingCandidateWithExactlyTheCitedEvidence) {
-  auto remembered = f.memory->Remember({scope, "fact", "CSV files come from Excel exports.", "", "t", std::nullopt, {}});
+  auto remembered = f.memory->Remember(
+      {scope, "fact", "CSV files come from Excel exports.", "", "t", std::nullopt, {}});
   PC_ASSERT_OK(remembered);
   fake.ScriptChat({{kLesson}});
   Evidence evidence = Log();
@@ -105,7 +111,8 @@ TEST_F(ExperienceGeneratorTest, ReplacingAnExperienceShowsItAndStaysACompareAndS
   PC_ASSERT_OK(approved);
   const MemoryRef head = *approved->result;
 
-  fake.ScriptChat({{R"({"experience": {"situation": "s2", "action": "a2", "outcome": "o2", "lesson": "l2"}})"}});
+  fake.ScriptChat(
+      {{R"({"experience": {"situation": "s2", "action": "a2", "outcome": "o2", "lesson": "l2"}})"}});
   Evidence evidence = Log();
   evidence.artifacts.push_back(head);
   auto second = generator.Generate({scope, evidence, head, std::nullopt}, "t");
@@ -136,13 +143,15 @@ TEST_F(ExperienceGeneratorTest, ANullExperienceIsANoOpAndProposesNothing) {
 }
 
 TEST_F(ExperienceGeneratorTest, AFailingOrUnusableModelProposesNothing) {
-  for (const char* answer : {"not json at all", R"({"experiences": []})", R"({"experience": "a lesson"})",
-                             R"({"experience": {"situation": "s", "action": "a", "outcome": "o"}})",
-                             R"({"experience": {"situation": "s", "action": "a", "outcome": "o", "lesson": "  "}})"}) {
+  for (const char* answer :
+       {"not json at all", R"({"experiences": []})", R"({"experience": "a lesson"})",
+        R"({"experience": {"situation": "s", "action": "a", "outcome": "o"}})",
+        R"({"experience": {"situation": "s", "action": "a", "outcome": "o", "lesson": "  "}})"}) {
     fake.ScriptChat({{answer}});
     auto out = generator.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
     ASSERT_FALSE(out.ok()) << answer;
-    EXPECT_EQ(out.status().code(), Code::kProviderError) << answer << ": " << out.status().ToString();
+    EXPECT_EQ(out.status().code(), Code::kProviderError)
+        << answer << ": " << out.status().ToString();
   }
   // An endpoint that answers an HTTP error is the provider's error; one that does not answer in
   // time is unavailable (the fake chat extractor waits 1 s, and tries twice).
@@ -150,7 +159,8 @@ TEST_F(ExperienceGeneratorTest, AFailingOrUnusableModelProposesNothing) {
   auto failed = generator.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), Code::kProviderError) << failed.status().ToString();
-  EXPECT_NE(failed.status().message().find("nothing was proposed"), std::string::npos) << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find("nothing was proposed"), std::string::npos)
+      << failed.status().ToString();
   fake.ScriptChat({{kLesson, 200, 1500}, {kLesson, 200, 1500}});
   auto slow = generator.Generate({scope, Log(), std::nullopt, std::nullopt}, "t");
   ASSERT_FALSE(slow.ok());
@@ -179,7 +189,8 @@ TEST_F(ExperienceGeneratorTest, BadRequestsAndMissingEvidenceAreRefusedBeforeThe
            {{scope, unknown_artifact, std::nullopt, std::nullopt}, Code::kInvalidArgument},
            {{scope, twice, std::nullopt, std::nullopt}, Code::kInvalidArgument},
            {{scope, other_type, std::nullopt, std::nullopt}, Code::kInvalidArgument},
-           {{scope, Log(), missing, std::nullopt}, Code::kInvalidArgument},  // a target not among the evidence
+           {{scope, Log(), missing, std::nullopt},
+            Code::kInvalidArgument},  // a target not among the evidence
            {{scope, Log(), std::nullopt, std::string(3000, 'r')}, Code::kTooLarge},
            {{"project:nobody", Log(), std::nullopt, std::nullopt}, Code::kInvalidArgument},
            {{" ", Log(), std::nullopt, std::nullopt}, Code::kInvalidArgument}}) {
@@ -201,9 +212,15 @@ TEST_F(ExperienceGeneratorTest, BadRequestsAndMissingEvidenceAreRefusedBeforeThe
 TEST_F(ExperienceGeneratorTest, AMemoryLargerThanThePromptIsShownCutAndSaysSo) {
   MemoryRef memory;
   for (size_t i = 0; i <= kMaxPromptEntries; ++i) {
-    auto w = f.memory->Remember({scope, "fact", "Import rule " + std::to_string(i) + ": column " +
-                                 std::to_string(i * 7) + " is " + std::string(i % 2 ? "required" : "optional") + ".",
-                                 "", "t", std::nullopt, {}});
+    auto w = f.memory->Remember({scope,
+                                 "fact",
+                                 "Import rule " + std::to_string(i) + ": column " +
+                                     std::to_string(i * 7) + " is " +
+                                     std::string(i % 2 ? "required" : "optional") + ".",
+                                 "",
+                                 "t",
+                                 std::nullopt,
+                                 {}});
     PC_ASSERT_OK(w);
     memory = w->memory;
   }
@@ -242,7 +259,9 @@ TEST_F(ExperienceGeneratorTest, AHandoffRevisionIsShownAsItsStatements) {
   json in = LastInput();
   ASSERT_EQ(in["artifacts"].size(), 1u);
   EXPECT_EQ(in["artifacts"][0]["family"], "handoff");
-  EXPECT_NE(in["artifacts"][0]["text"].get<std::string>().find("The BOM is stripped before parsing."), std::string::npos);
+  EXPECT_NE(
+      in["artifacts"][0]["text"].get<std::string>().find("The BOM is stripped before parsing."),
+      std::string::npos);
   EXPECT_TRUE(in["sources"].empty());
 }
 

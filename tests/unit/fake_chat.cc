@@ -1,9 +1,9 @@
 #include "fake_chat.h"
 
+#include <utility>
+
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-
-#include <utility>
 
 namespace pc::testing {
 

@@ -1,15 +1,12 @@
 // Sources and flush (DESIGN §3, invariants 7 and 8) against the real store, with a fake
 // OpenAI-compatible chat endpoint on loopback scripted by each test.
 #include <gtest/gtest.h>
-
-#include <chrono>
-
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "extract/prompt.h"
 #include "fake_chat.h"
@@ -80,7 +77,8 @@ TEST_F(FlushTest, SourcesAreAppendedListedAndIdempotent) {
   EXPECT_EQ(other.status().code(), Code::kSourceConflict);
   EXPECT_EQ(sources.List(scope, 0, 100)->high_watermark, 3);
   // A batch is all or nothing: one bad item, nothing appended.
-  auto bad = sources.Add(scope, {{"chat", "", "fine", "{}", std::nullopt}, {"chat", "later", "x", "{}", std::nullopt}});
+  auto bad = sources.Add(scope, {{"chat", "", "fine", "{}", std::nullopt},
+                                 {"chat", "later", "x", "{}", std::nullopt}});
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   ASSERT_FALSE(bad.status().details().empty());
   EXPECT_EQ(std::get<std::string>(bad.status().details()[0].value), "sources[1].purpose");
@@ -96,12 +94,18 @@ TEST_F(FlushTest, SourcesAreAppendedListedAndIdempotent) {
   EXPECT_FALSE(rest->next_after);
   // Limits and unknown scopes.
   SourceService small(*f.store, 10);
-  EXPECT_EQ(small.Add(scope, {{"chat", "", std::string(11, 'x'), "{}", std::nullopt}}).status().code(), Code::kTooLarge);
+  EXPECT_EQ(
+      small.Add(scope, {{"chat", "", std::string(11, 'x'), "{}", std::nullopt}}).status().code(),
+      Code::kTooLarge);
   // A server id never issued is not the caller's to create.
-  EXPECT_EQ(sources.Add("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", {{"chat", "", "x", "{}", std::nullopt}}).status().code(),
+  EXPECT_EQ(sources.Add("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ", {{"chat", "", "x", "{}", std::nullopt}})
+                .status()
+                .code(),
             Code::kInvalidArgument);
-  EXPECT_EQ(sources.Add(scope, {{"chat\n", "", "x", "{}", std::nullopt}}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(sources.Add(scope, {{"chat", "", "   ", "{}", std::nullopt}}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(sources.Add(scope, {{"chat\n", "", "x", "{}", std::nullopt}}).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(sources.Add(scope, {{"chat", "", "   ", "{}", std::nullopt}}).status().code(),
+            Code::kInvalidArgument);
 }
 
 // The seed's example: E1 exists; S1 changes it, S2 is new → E1 revised (v2) and one new entry,
@@ -190,7 +194,8 @@ TEST_F(FlushTest, BadOperationsAreRejectedWithReasonsAndTheRestCommit) {
   EXPECT_TRUE(has("kind must be one of"));
   EXPECT_TRUE(has("unknown op \"delete\""));
   EXPECT_TRUE(has("text must not be empty"));
-  EXPECT_TRUE(has("text must not be empty or only invisible characters"));  // as remember refuses it
+  EXPECT_TRUE(
+      has("text must not be empty or only invisible characters"));  // as remember refuses it
   EXPECT_TRUE(has("no evidence"));
   EXPECT_TRUE(has("no change: same text as active entry"));
   EXPECT_TRUE(has("not an object"));
@@ -206,7 +211,8 @@ TEST_F(FlushTest, TheLastFlushIsRecordedWithItsCommitAndOnlyThen) {
   auto unknown = flush.Last("project:nobody-wrote-here");
   PC_ASSERT_OK(unknown);
   EXPECT_FALSE(unknown->has_value());
-  EXPECT_FALSE(f.memory->GetScope("project:nobody-wrote-here").ok()) << "reading it created no scope";
+  EXPECT_FALSE(f.memory->GetScope("project:nobody-wrote-here").ok())
+      << "reading it created no scope";
   EXPECT_EQ(flush.Last("").status().code(), Code::kInvalidArgument);
 
   Remember("The importer reads CSV files.");
@@ -253,7 +259,8 @@ TEST_F(FlushTest, TheLastFlushIsRecordedWithItsCommitAndOnlyThen) {
   EXPECT_EQ(EncodeFlushRecord(**after_failure), before);
 
   // Past 100 rejections the rest are counted; a long rejected operation is cut.
-  std::string ops = R"({"op": "add", "kind": "opinion", "text": ")" + std::string(3000, 'x') + R"(", "evidence": ["S1"]})";
+  std::string ops = R"({"op": "add", "kind": "opinion", "text": ")" + std::string(3000, 'x') +
+                    R"(", "evidence": ["S1"]})";
   for (int i = 0; i < 104; ++i) ops += R"(, "not an object")";
   fake.ScriptChat({{R"({"operations": [)" + ops + "]}"}});
   auto many = flush.Flush(scope);
@@ -280,8 +287,11 @@ TEST_F(FlushTest, TheLastFlushIsRecordedWithItsCommitAndOnlyThen) {
 
 TEST(FlushRecord, RecordsThatDoNotReadAreErrorsNotGuesses) {
   EXPECT_EQ(DecodeFlushRecord("{").status().code(), Code::kInternal);
-  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v9"})").status().code(), Code::kInternal);
-  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v1", "at_ms": "soon"})").status().code(),
+  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v9"})").status().code(),
+            Code::kInternal);
+  EXPECT_EQ(DecodeFlushRecord(R"({"format": "powercontext.last_flush.v1", "at_ms": "soon"})")
+                .status()
+                .code(),
             Code::kInternal);
   FlushRecord r;
   r.at_ms = 5;
@@ -309,10 +319,12 @@ TEST_F(FlushTest, AHangingChatEndpointCostsItsTimeoutOnce) {
   fake.ScriptChat({{R"({"operations": []})", 200, 3000}, {R"({"operations": []})", 200, 3000}});
   const auto t0 = std::chrono::steady_clock::now();
   auto out = flush.Flush(scope);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), Code::kProviderUnavailable);
-  EXPECT_NE(out.status().message().find("timed out after 1 s"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("timed out after 1 s"), std::string::npos)
+      << out.status().message();
   EXPECT_LT(seconds, 2.5) << "the 1 s timeout bounds the whole call";
   EXPECT_TRUE(*flush.HasPending(scope));
 }
@@ -334,7 +346,8 @@ TEST_F(FlushTest, UnusableAnswersAndProviderFailuresCommitNothing) {
   fake.ScriptChat({{"I think nothing here is worth keeping."}});
   expect_untouched(Code::kProviderError);  // prose, no JSON
   fake.ScriptChat({{R"(Here it is: {"operations": []} and {"note": "x"})"}});
-  expect_untouched(Code::kProviderError);  // prose around JSON: not cut from the first { to the last }
+  expect_untouched(
+      Code::kProviderError);  // prose around JSON: not cut from the first { to the last }
   fake.ScriptChat({{"```json\n{\"operations\": []}\n```\n```json\n{}\n```"}});
   expect_untouched(Code::kProviderError);  // two code fences
   fake.ScriptChat({{R"({"operations": [], "operations": [{"op": "add"}]})"}});
@@ -387,7 +400,8 @@ TEST_F(FlushTest, WindowsArchiveSourcesAndIdle) {
     EXPECT_EQ(out->high_watermark, 6);
   }
   EXPECT_EQ(cursors, (std::vector<int64_t>{3, 5, 6}));
-  EXPECT_EQ(json::parse(fake.chat_bodies()[0])["messages"][1]["content"].get<std::string>().find("record 1"),
+  EXPECT_EQ(json::parse(fake.chat_bodies()[0])["messages"][1]["content"].get<std::string>().find(
+                "record 1"),
             std::string::npos);  // the archive source of the first window was not shown
 }
 
@@ -395,11 +409,15 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   FlushService none(*f.store, nullptr, nullptr);
   Add("a record");
   EXPECT_EQ(none.Flush(scope).status().code(), Code::kCapabilityUnavailable);
-  EXPECT_EQ(none.Flush("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ").status().code(), Code::kCapabilityUnavailable);
+  EXPECT_EQ(none.Flush("scp_01JDZZZZZZZZZZZZZZZZZZZZZZ").status().code(),
+            Code::kCapabilityUnavailable);
   EXPECT_EQ(flush.Flush("").status().code(), Code::kInvalidArgument);
   // Two flushes at once: one window, processed once.
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Only once.", "evidence": ["S1"]}]})", 200, 300}});
-  Result<FlushOutcome> a = Status(Code::kInternal, "not run"), b = Status(Code::kInternal, "not run");
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Only once.", "evidence": ["S1"]}]})",
+        200, 300}});
+  Result<FlushOutcome> a = Status(Code::kInternal, "not run"),
+                       b = Status(Code::kInternal, "not run");
   std::thread t1([&] { a = flush.Flush(scope); });
   std::thread t2([&] { b = flush.Flush(scope); });
   t1.join();
@@ -417,7 +435,8 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
     EXPECT_FALSE(idle->processed);
     EXPECT_EQ(idle->current_cursor, 0);
   }
-  EXPECT_FALSE(f.memory->GetScopeByKey("scope-that-does-not-exist-0").ok()) << "a flush created a scope";
+  EXPECT_FALSE(f.memory->GetScopeByKey("scope-that-does-not-exist-0").ok())
+      << "a flush created a scope";
   EXPECT_EQ(flush.locked_scopes(), 0u);
 }
 
@@ -427,11 +446,15 @@ TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
   Remember("An entry");
   Add("a record");
   const int64_t head = Head();
-  PC_ASSERT_OK(f.ExecBehindTheStore(
-      "CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
-      "CREATE FUNCTION fail_cursor() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$;"
-      " CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors FOR EACH ROW EXECUTE FUNCTION fail_cursor();"));
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]},
+  PC_ASSERT_OK(
+      f.ExecBehindTheStore("CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors BEGIN SELECT "
+                           "RAISE(ABORT, 'disk on fire'); END;",
+                           "CREATE FUNCTION fail_cursor() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                           "BEGIN RAISE EXCEPTION 'disk on fire'; END $$;"
+                           " CREATE TRIGGER fail_cursor BEFORE INSERT ON cursors FOR EACH ROW "
+                           "EXECUTE FUNCTION fail_cursor();"));
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]},
                                         {"op": "revise", "target": "E1", "text": "An entry, revised.", "evidence": ["S1"]}]})"}});
   auto failed = flush.Flush(scope);
   ASSERT_FALSE(failed.ok());
@@ -440,8 +463,10 @@ TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
   ASSERT_EQ(Entries().size(), 1u);
   EXPECT_EQ(Entries()[0].version.text, "An entry");
   EXPECT_TRUE(*flush.HasPending(scope));
-  PC_ASSERT_OK(f.ExecBehindTheStore("DROP TRIGGER fail_cursor;", "DROP TRIGGER fail_cursor ON cursors;"));
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]}]})"}});
+  PC_ASSERT_OK(
+      f.ExecBehindTheStore("DROP TRIGGER fail_cursor;", "DROP TRIGGER fail_cursor ON cursors;"));
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "New fact.", "evidence": ["S1"]}]})"}});
   auto out = flush.Flush(scope);
   PC_ASSERT_OK(out);
   EXPECT_EQ(out->previous_cursor, 0);
@@ -451,7 +476,8 @@ TEST_F(FlushTest, ACommitThatFailsAfterTheAnswerLeavesNothing) {
 TEST_F(FlushTest, EndpointWithoutJsonSchemaGetsPlainJson) {
   fake.set_refuse_json_schema(true);
   Add("a record");
-  fake.ScriptChat({{R"({"operations": [{"op": "add", "kind": "fact", "text": "Plain JSON works.", "evidence": ["S1"]}]})"}});
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Plain JSON works.", "evidence": ["S1"]}]})"}});
   auto out = flush.Flush(scope);
   PC_ASSERT_OK(out);
   ASSERT_EQ(out->changes.size(), 1u);
@@ -460,7 +486,8 @@ TEST_F(FlushTest, EndpointWithoutJsonSchemaGetsPlainJson) {
 }
 
 TEST_F(FlushTest, LargeMemoriesShowTheMostRelevantEntries) {
-  for (int i = 0; i < 60; ++i) Remember("Unrelated decision number " + std::to_string(i) + " about deployments");
+  for (int i = 0; i < 60; ++i)
+    Remember("Unrelated decision number " + std::to_string(i) + " about deployments");
   Remember("The billing module rounds amounts half-even.");
   Add("billing rounding changed to half-up for invoices");
   auto out = flush.Flush(scope);
@@ -474,8 +501,11 @@ TEST_F(FlushTest, CommandProvider) {
   Add("a record");
   CommandExtractorOptions ok;
   // Reads the request (checks it is the documented shape), answers one add.
-  ok.command = "python3 -c 'import json,sys; r=json.load(sys.stdin); assert r[\"input\"][\"sources\"][0][\"id\"]==\"S1\"; "
-               "print(json.dumps({\"operations\":[{\"op\":\"add\",\"kind\":\"fact\",\"text\":\"From a command.\",\"evidence\":[\"S1\"]}]}))'";
+  ok.command =
+      "python3 -c 'import json,sys; r=json.load(sys.stdin); assert "
+      "r[\"input\"][\"sources\"][0][\"id\"]==\"S1\"; "
+      "print(json.dumps({\"operations\":[{\"op\":\"add\",\"kind\":\"fact\",\"text\":\"From a "
+      "command.\",\"evidence\":[\"S1\"]}]}))'";
   CommandExtractor command(ok);
   FlushService with_command(*f.store, &command, nullptr);
   CommandExtractorOptions failing;
@@ -488,7 +518,8 @@ TEST_F(FlushTest, CommandProvider) {
   slow.command = "sleep 5";
   slow.timeout_seconds = 1;
   CommandExtractor sleeps(slow);
-  EXPECT_EQ(FlushService(*f.store, &sleeps, nullptr).Flush(scope).status().code(), Code::kProviderUnavailable);
+  EXPECT_EQ(FlushService(*f.store, &sleeps, nullptr).Flush(scope).status().code(),
+            Code::kProviderUnavailable);
   auto out = with_command.Flush(scope);
   PC_ASSERT_OK(out);
   ASSERT_EQ(out->changes.size(), 1u);

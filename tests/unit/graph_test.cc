@@ -22,7 +22,8 @@
 namespace pc {
 namespace {
 
-GraphEdge Edge(const std::string& entry, const std::string& s, const std::string& r, const std::string& o) {
+GraphEdge Edge(const std::string& entry, const std::string& s, const std::string& r,
+               const std::string& o) {
   EntryVersion v;
   v.entry_id = entry;
   v.entry_version_id = entry + "-v1";
@@ -38,16 +39,17 @@ std::vector<std::string> Entries(const std::vector<EntityGraph::Hit>& hits) {
 TEST(EntityGraph, NamedEntitiesThenHopsBestFirst) {
   EntityGraph g({Edge("e1", "Alice", "owns", "billing service"),
                  Edge("e2", "Billing Service", "uses", "PostgreSQL"),
-                 Edge("e3", "张三", "负责", "支付系统"),
-                 Edge("e4", "Bob", "likes", "tea"),
+                 Edge("e3", "张三", "负责", "支付系统"), Edge("e4", "Bob", "likes", "tea"),
                  Edge("e5", "PostgreSQL", "runs on", "Debian")});
   EXPECT_EQ(g.edge_count(), 5u);
   EXPECT_EQ(g.entity_count(), 8u) << "entities are folded: Billing Service is billing service";
   // One hop: the edges on the entities the query names.
   EXPECT_EQ(Entries(g.Search("What does ALICE own?", 1, 10)), std::vector<std::string>{"e1"});
   // Two hops: alice → billing service → postgresql; three: → debian.
-  EXPECT_EQ(Entries(g.Search("What does Alice own?", 2, 10)), (std::vector<std::string>{"e1", "e2"}));
-  EXPECT_EQ(Entries(g.Search("What does Alice own?", 3, 10)), (std::vector<std::string>{"e1", "e2", "e5"}));
+  EXPECT_EQ(Entries(g.Search("What does Alice own?", 2, 10)),
+            (std::vector<std::string>{"e1", "e2"}));
+  EXPECT_EQ(Entries(g.Search("What does Alice own?", 3, 10)),
+            (std::vector<std::string>{"e1", "e2", "e5"}));
   auto hits = g.Search("What does Alice own?", 2, 10);
   EXPECT_EQ(hits[0].hops, 1);
   EXPECT_EQ(hits[1].hops, 2);
@@ -66,7 +68,8 @@ TEST(EntityGraph, NamedEntitiesThenHopsBestFirst) {
 }
 
 TEST(ParseAnswerTriples, EachTripleIsCheckedOnItsOwn) {
-  auto parsed = ParseAnswer(R"({"operations": [{"op": "add", "kind": "fact", "text": "Alice owns billing.", "evidence": ["S1"]}],
+  auto parsed = ParseAnswer(
+      R"({"operations": [{"op": "add", "kind": "fact", "text": "Alice owns billing.", "evidence": ["S1"]}],
     "triples": [
       {"subject": "Alice", "relation": "owns", "object": "billing", "evidence": ["S1", "S1"]},
       {"subject": "Alice", "relation": "owns", "evidence": ["S1"]},
@@ -75,13 +78,14 @@ TEST(ParseAnswerTriples, EachTripleIsCheckedOnItsOwn) {
       {"subject": "Alice", "relation": "owns", "object": "billing", "evidence": []},
       {"subject": "Alice", "relation": "", "object": "billing", "evidence": ["S1"]},
       "Alice owns billing"]})",
-                             1, 0, 16384);
+      1, 0, 16384);
   PC_ASSERT_OK(parsed);
   ASSERT_EQ(parsed->triples.size(), 1u);
   EXPECT_EQ(parsed->triples[0].subject, "Alice");
   EXPECT_EQ(parsed->triples[0].evidence, std::vector<size_t>{0}) << "each source once";
   ASSERT_EQ(parsed->rejected.size(), 6u);
-  for (const Rejection& r : parsed->rejected) EXPECT_EQ(r.reason.rfind("triple: ", 0), 0u) << r.reason;
+  for (const Rejection& r : parsed->rejected)
+    EXPECT_EQ(r.reason.rfind("triple: ", 0), 0u) << r.reason;
   EXPECT_NE(parsed->rejected[0].reason.find("no object"), std::string::npos);
   EXPECT_NE(parsed->rejected[1].reason.find("entity"), std::string::npos);
   EXPECT_NE(parsed->rejected[2].reason.find("S9"), std::string::npos);
@@ -94,8 +98,9 @@ TEST(ParseAnswerTriples, EachTripleIsCheckedOnItsOwn) {
 
   std::string many = R"({"operations": [], "triples": [)";
   for (size_t i = 0; i <= kMaxTriples; ++i)
-    many += std::string(i ? "," : "") + R"({"subject": "Alice", "relation": "knows", "object": "Bob )" +
-            std::to_string(i) + R"(", "evidence": ["S1"]})";
+    many += std::string(i ? "," : "") +
+            R"({"subject": "Alice", "relation": "knows", "object": "Bob )" + std::to_string(i) +
+            R"(", "evidence": ["S1"]})";
   auto capped = ParseAnswer(many + "]}", 1, 0, 16384);
   PC_ASSERT_OK(capped);
   EXPECT_EQ(capped->triples.size(), kMaxTriples);
@@ -134,11 +139,13 @@ class GraphFlushTest : public ::testing::Test {
   }
   std::vector<GraphEdge> EdgesAt(int64_t revision) {
     std::vector<GraphEdge> out;
-    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
-                   PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
-                   PC_ASSIGN_OR_RETURN(out, txn.ListGraphEdges(memory.artifact_id, revision));
-                   return Status::Ok();
-                 }).ok());
+    EXPECT_TRUE(f.store
+                    ->Read([&](ReadTxn& txn) -> Status {
+                      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+                      PC_ASSIGN_OR_RETURN(out, txn.ListGraphEdges(memory.artifact_id, revision));
+                      return Status::Ok();
+                    })
+                    .ok());
     return out;
   }
   Result<SearchResult> Search(const std::string& q, SearchMode mode, int hops = kDefaultGraphHops) {
@@ -152,7 +159,9 @@ class GraphFlushTest : public ::testing::Test {
 };
 
 TEST_F(GraphFlushTest, TriplesGoWithTheOperationsOfTheirSourcesInTheFlushRevision) {
-  ASSERT_TRUE(f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}}).ok());
+  ASSERT_TRUE(
+      f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}})
+          .ok());
   FlushOutcome out = FlushThree();
   ASSERT_EQ(out.changes.size(), 2u);
   ASSERT_EQ(out.rejected.size(), 1u);
@@ -176,7 +185,8 @@ TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
   EXPECT_EQ(none.status().code(), Code::kCapabilityUnavailable);
   auto caps = search.Capabilities(scope);
   PC_ASSERT_OK(caps);
-  auto graph_cap = std::find_if(caps->begin(), caps->end(), [](const Capability& c) { return c.mode == "graph"; });
+  auto graph_cap = std::find_if(caps->begin(), caps->end(),
+                                [](const Capability& c) { return c.mode == "graph"; });
   ASSERT_NE(graph_cap, caps->end());
   EXPECT_FALSE(graph_cap->available);
   auto fts_only = Search("Alice", SearchMode::kAuto);
@@ -184,7 +194,8 @@ TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
   EXPECT_EQ(fts_only->mode_used, SearchMode::kFts) << "no embedder and no graph: auto is fts";
 
   FlushOutcome out = FlushThree();
-  const std::string alice = out.changes[0].version.entry_id, billing = out.changes[1].version.entry_id;
+  const std::string alice = out.changes[0].version.entry_id,
+                    billing = out.changes[1].version.entry_id;
   // "What does Alice run on?" names Alice; billing is two hops away (alice → billing service).
   auto graph = Search("What does Alice run on?", SearchMode::kGraph);
   PC_ASSERT_OK(graph);
@@ -207,16 +218,20 @@ TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
   bool graph_only = false, both = false;
   for (const SearchHit& h : hybrid->hits) {
     EXPECT_LE(h.score, 1.0);
-    if (h.item.version.entry_id == billing) graph_only = h.matched_by == std::vector<std::string>{"graph"};
-    if (h.item.version.entry_id == alice) both = h.matched_by == std::vector<std::string>{"fts", "graph"};
+    if (h.item.version.entry_id == billing)
+      graph_only = h.matched_by == std::vector<std::string>{"graph"};
+    if (h.item.version.entry_id == alice)
+      both = h.matched_by == std::vector<std::string>{"fts", "graph"};
   }
   EXPECT_TRUE(graph_only);
   EXPECT_TRUE(both);
   caps = search.Capabilities(scope);
   PC_ASSERT_OK(caps);
   for (const Capability& c : *caps)
-    if (c.mode == "graph" || c.mode == "hybrid") EXPECT_TRUE(c.available) << c.mode;
-    else if (c.mode == "vector") EXPECT_FALSE(c.available);
+    if (c.mode == "graph" || c.mode == "hybrid")
+      EXPECT_TRUE(c.available) << c.mode;
+    else if (c.mode == "vector")
+      EXPECT_FALSE(c.available);
 }
 
 TEST_F(GraphFlushTest, RetireAndReviseEndAnEntrysEdgesAndPastRevisionsKeepThem) {
@@ -224,7 +239,8 @@ TEST_F(GraphFlushTest, RetireAndReviseEndAnEntrysEdgesAndPastRevisionsKeepThem) 
   const int64_t flushed = out.memory->revision;
   // Revising the billing entry by hand: its edge was about the old text, so it leaves the head.
   Citation billing = out.changes[1].citation;
-  PC_ASSERT_OK(f.memory->Revise({scope, billing, "The billing service uses PostgreSQL 16.", std::nullopt, "", "t", {}}));
+  PC_ASSERT_OK(f.memory->Revise(
+      {scope, billing, "The billing service uses PostgreSQL 16.", std::nullopt, "", "t", {}}));
   EXPECT_EQ(EdgesAt(flushed + 1).size(), 1u);
   Citation alice = out.changes[0].citation;
   alice.memory.revision = flushed + 1;
@@ -249,8 +265,15 @@ TEST_F(GraphFlushTest, ReviewModeCarriesTriplesToTheApproval) {
   EXPECT_EQ(c->current.memory->triples[0].object, "billing service");
   // A reviewer's edit drops the model's triples (they described the model's text); the other
   // candidate, approved as proposed, keeps its own.
-  ReviseCandidateRequest edit{scope, out.candidates[1], 1, {}, {}, std::nullopt, std::nullopt,
-                              std::make_pair(std::string("fact"), std::string("Billing runs on PostgreSQL 15."))};
+  ReviseCandidateRequest edit{
+      scope,
+      out.candidates[1],
+      1,
+      {},
+      {},
+      std::nullopt,
+      std::nullopt,
+      std::make_pair(std::string("fact"), std::string("Billing runs on PostgreSQL 15."))};
   auto edited = review.Revise(edit, "reviewer");
   PC_ASSERT_OK(edited);
   EXPECT_TRUE(edited->current.memory->triples.empty());
@@ -261,28 +284,32 @@ TEST_F(GraphFlushTest, ReviewModeCarriesTriplesToTheApproval) {
   EXPECT_EQ(edges[0].triple.subject, "Alice");
 }
 
-
 // The search graph follows each new head from what changed since the cached one (a flush's
 // triples, a revise, a retire, a write without triples). At every head the store's delta applied
 // to the previous projection is the projection, and the warm service (moving its graph along)
 // answers exactly as a cold one that builds the graph from every edge.
 TEST_F(GraphFlushTest, EachHeadsGraphMovedByTheChangesIsTheGraphOfAllItsEdges) {
-  auto key = [](const GraphEdge& e) { return e.entry_version_id + "|" + e.subject_key + "|" + e.object_key; };
+  auto key = [](const GraphEdge& e) {
+    return e.entry_version_id + "|" + e.subject_key + "|" + e.object_key;
+  };
   auto same_graph_everywhere = [&](int64_t before, int64_t head) {
     std::multiset<std::string> moved, built;
     for (const GraphEdge& e : EdgesAt(before)) moved.insert(key(e));
     PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
-      PC_ASSIGN_OR_RETURN(ReadTxn::GraphDelta delta, txn.ListGraphChanges(memory.artifact_id, before, head));
+      PC_ASSIGN_OR_RETURN(ReadTxn::GraphDelta delta,
+                          txn.ListGraphChanges(memory.artifact_id, before, head));
       for (const std::string& v : delta.removed_versions)
-        for (auto it = moved.begin(); it != moved.end();) it = it->rfind(v + "|", 0) == 0 ? moved.erase(it) : ++it;
+        for (auto it = moved.begin(); it != moved.end();)
+          it = it->rfind(v + "|", 0) == 0 ? moved.erase(it) : ++it;
       for (const GraphEdge& e : delta.added) moved.insert(key(e));
       return Status::Ok();
     }));
     for (const GraphEdge& e : EdgesAt(head)) built.insert(key(e));
     EXPECT_EQ(moved, built) << "from revision " << before << " to " << head;
     SearchService cold{*f.store};
-    for (const char* q : {"What does Alice run on?", "Carol", "billing service", "PostgreSQL", "tea"}) {
+    for (const char* q :
+         {"What does Alice run on?", "Carol", "billing service", "PostgreSQL", "tea"}) {
       SearchRequest r;
       r.scope_id = scope;
       r.query = q;
@@ -296,27 +323,33 @@ TEST_F(GraphFlushTest, EachHeadsGraphMovedByTheChangesIsTheGraphOfAllItsEdges) {
       }
       ASSERT_EQ(warm->hits.size(), fresh->hits.size()) << q << " at " << head;
       for (size_t i = 0; i < warm->hits.size(); ++i) {
-        EXPECT_EQ(warm->hits[i].item.version.entry_version_id, fresh->hits[i].item.version.entry_version_id) << q;
+        EXPECT_EQ(warm->hits[i].item.version.entry_version_id,
+                  fresh->hits[i].item.version.entry_version_id)
+            << q;
         EXPECT_EQ(warm->hits[i].score, fresh->hits[i].score) << q;
       }
     }
   };
   auto head = [&] {
     int64_t at = 0;
-    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
-                   PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
-                   at = memory.head_revision;
-                   return Status::Ok();
-                 }).ok());
+    EXPECT_TRUE(f.store
+                    ->Read([&](ReadTxn& txn) -> Status {
+                      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+                      at = memory.head_revision;
+                      return Status::Ok();
+                    })
+                    .ok());
     return at;
   };
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}}));
+  PC_ASSERT_OK(
+      f.memory->Remember({scope, "fact", "Deploys happen on Fridays.", "", "t", std::nullopt, {}}));
   FlushOutcome first = FlushThree();
   ASSERT_TRUE(first.memory);
   same_graph_everywhere(1, first.memory->revision);
   int64_t at = head();
   // A write without triples: the graph stays.
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Releases are tagged on Mondays.", "", "t", std::nullopt, {}}));
+  PC_ASSERT_OK(f.memory->Remember(
+      {scope, "fact", "Releases are tagged on Mondays.", "", "t", std::nullopt, {}}));
   same_graph_everywhere(at, head());
   // A second flush: Carol joins, through billing service to the rest.
   at = head();
@@ -331,7 +364,8 @@ TEST_F(GraphFlushTest, EachHeadsGraphMovedByTheChangesIsTheGraphOfAllItsEdges) {
   at = head();
   Citation billing = first.changes[1].citation;
   billing.memory.revision = at;
-  PC_ASSERT_OK(f.memory->Revise({scope, billing, "The billing service uses PostgreSQL 16.", std::nullopt, "", "t", {}}));
+  PC_ASSERT_OK(f.memory->Revise(
+      {scope, billing, "The billing service uses PostgreSQL 16.", std::nullopt, "", "t", {}}));
   same_graph_everywhere(at, head());
   Citation alice = first.changes[0].citation;
   alice.memory.revision = head();

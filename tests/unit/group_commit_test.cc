@@ -27,14 +27,20 @@ TEST(GroupCommit, ConcurrentWritesShareCommitsAndLoseNothing) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = f.memory->Remember({scope, "fact", "thread " + std::to_string(t) + " item " + std::to_string(i), "", "t", {}});
+        auto r = f.memory->Remember({scope,
+                                     "fact",
+                                     "thread " + std::to_string(t) + " item " + std::to_string(i),
+                                     "",
+                                     "t",
+                                     {}});
         if (!r.ok()) {
           ADD_FAILURE() << r.status().ToString();
           ++failed;
           continue;
         }
         std::lock_guard<std::mutex> lock(mu);
-        EXPECT_TRUE(revisions.insert(r->memory.revision).second) << "two writes answered one revision";
+        EXPECT_TRUE(revisions.insert(r->memory.revision).second)
+            << "two writes answered one revision";
       }
     });
   for (auto& th : threads) th.join();
@@ -54,13 +60,15 @@ TEST(GroupCommit, ConcurrentWritesShareCommitsAndLoseNothing) {
     auto found = f.store->Read([&](ReadTxn& txn) -> Status {
       auto scope_row = txn.FindScope(scope);
       if (!scope_row.ok()) return scope_row.status();
-      auto hits = txn.SearchText((*scope_row)->memory_artifact_id,
-                                 BuildTextQuery("thread " + std::to_string(t) + " item 7"), false, 3);
+      auto hits =
+          txn.SearchText((*scope_row)->memory_artifact_id,
+                         BuildTextQuery("thread " + std::to_string(t) + " item 7"), false, 3);
       if (!hits.ok()) return hits.status();
-      const std::string want = "thread " + std::to_string(t) + " item 7";  // ties with "thread 7 item t"
-      EXPECT_TRUE(std::any_of(hits->begin(), hits->end(),
-                              [&](const ReadTxn::TextHit& h) { return h.item.version.text == want; }))
-          << want;
+      const std::string want =
+          "thread " + std::to_string(t) + " item 7";  // ties with "thread 7 item t"
+      EXPECT_TRUE(std::any_of(hits->begin(), hits->end(), [&](const ReadTxn::TextHit& h) {
+        return h.item.version.text == want;
+      })) << want;
       return Status::Ok();
     });
     PC_ASSERT_OK(found);
@@ -82,9 +90,12 @@ TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       // Everyone believes the memory is at revision 1; exactly one can be right.
-      auto r = f.memory->Remember({scope, "fact", "claim " + std::to_string(t), "", "t", int64_t{1}});
-      if (r.ok()) ++won;
-      else if (r.status().code() == Code::kConflict) ++conflicts;
+      auto r =
+          f.memory->Remember({scope, "fact", "claim " + std::to_string(t), "", "t", int64_t{1}});
+      if (r.ok())
+        ++won;
+      else if (r.status().code() == Code::kConflict)
+        ++conflicts;
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(won, 1);
@@ -101,10 +112,16 @@ TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 10; ++i) {
         Result<WriteOutcome> r = Status(Code::kInternal, "");
-        if (i % 2) r = f.memory->Revise({scope, *base->citation, "stale " + std::to_string(t * 100 + i), std::nullopt, "", "t"});
-        else r = f.memory->Remember({scope, "fact", "good " + std::to_string(t * 100 + i), "", "t", {}});
-        if (r.ok() && r->changed) ++added;
-        else ++refused;
+        if (i % 2)
+          r = f.memory->Revise({scope, *base->citation, "stale " + std::to_string(t * 100 + i),
+                                std::nullopt, "", "t"});
+        else
+          r = f.memory->Remember(
+              {scope, "fact", "good " + std::to_string(t * 100 + i), "", "t", {}});
+        if (r.ok() && r->changed)
+          ++added;
+        else
+          ++refused;
       }
     });
   for (auto& th : threads) th.join();
@@ -153,7 +170,8 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   leader.join();
   EXPECT_TRUE(results[0].ok() && results[2].ok() && results[3].ok());
   EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
-  if (f.sqlite()) EXPECT_GE(f.sqlite()->group_stats().reruns, 1u) << "the refused write did not share a group";
+  if (f.sqlite())
+    EXPECT_GE(f.sqlite()->group_stats().reruns, 1u) << "the refused write did not share a group";
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     auto log = txn.ListSources(scope, 0, 10);
     if (!log.ok()) return log.status();
@@ -198,7 +216,13 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   std::vector<std::thread> writers;
   for (int i = 0; i < 3; ++i)
     writers.emplace_back([&, i] {
-      PC_ASSERT_OK(memory.Remember({scope, "fact", "Replayed entry number " + std::to_string(i) + " about parquet exports.", "", "t", {}}));
+      PC_ASSERT_OK(
+          memory.Remember({scope,
+                           "fact",
+                           "Replayed entry number " + std::to_string(i) + " about parquet exports.",
+                           "",
+                           "t",
+                           {}}));
     });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   Status conflict = Status::Ok();
@@ -208,13 +232,20 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
     c.source_name = kContentSourceName;
     c.source_id = "s1";
     PreparedHandoff h{"project:replay-handoff", MemoryRef{kHandoffFamily, "hnd_x", 7},
-                      HandoffContent{"stopped here", {{"stopped", {c}}}, HandoffDisposition::kContinuable, std::nullopt, {}}};
-    conflict = handoff.Commit("project:replay-handoff", h).status();  // creates the scope, then conflicts
+                      HandoffContent{"stopped here",
+                                     {{"stopped", {c}}},
+                                     HandoffDisposition::kContinuable,
+                                     std::nullopt,
+                                     {}}};
+    conflict =
+        handoff.Commit("project:replay-handoff", h).status();  // creates the scope, then conflicts
   });
   for (auto& w : writers) w.join();
   leader.join();
   EXPECT_EQ(conflict.code(), Code::kConflict);
-  if (f.sqlite()) EXPECT_GE(f.sqlite()->group_stats().reruns, 1u) << "the conflicting handoff did not share a group";
+  if (f.sqlite())
+    EXPECT_GE(f.sqlite()->group_stats().reruns, 1u)
+        << "the conflicting handoff did not share a group";
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     auto s = txn.FindScope(scope);
     if (!s.ok()) return s.status();
@@ -227,7 +258,8 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
     EXPECT_FALSE(handoff_scope->has_value()) << "the refused handoff left its scope behind";
     return Status::Ok();
   }));
-  auto hits = search.Search({scope, "parquet exports", SearchMode::kVector, 10, false, std::nullopt, false});
+  auto hits = search.Search(
+      {scope, "parquet exports", SearchMode::kVector, 10, false, std::nullopt, false});
   PC_ASSERT_OK(hits);
   EXPECT_EQ(hits->hits.size(), 3u);
   EXPECT_EQ(memory.GetScope(scope)->memory_head_revision, 4);
@@ -260,7 +292,8 @@ TEST(GroupCommit, EveryWriteReplayedAnswersAsIfRunOnce) {
   PC_ASSERT_OK(b);
   Citation at_head = *a->citation;
   at_head.memory = b->memory;  // the same version, cited at the head
-  auto revised = memory.Revise({id, at_head, "The importer reads CSV and TSV files.", std::nullopt, "", "t"});
+  auto revised =
+      memory.Revise({id, at_head, "The importer reads CSV and TSV files.", std::nullopt, "", "t"});
   PC_ASSERT_OK(revised);
   EXPECT_EQ(revised->memory.revision, 3);
   EXPECT_EQ(revised->entry->version, 2);
@@ -295,7 +328,8 @@ TEST(GroupCommit, TheWriteAheadLogStaysBounded) {
   testing::Fixture f;
   std::string scope = f.NewScope();
   for (int i = 0; i < 3000; ++i)
-    PC_ASSERT_OK(f.memory->Remember({scope, "fact", "entry number " + std::to_string(i), "", "t", {}}));
+    PC_ASSERT_OK(
+        f.memory->Remember({scope, "fact", "entry number " + std::to_string(i), "", "t", {}}));
   const auto wal = std::filesystem::file_size(f.dir.path() + "/powercontext.db-wal");
   EXPECT_LT(wal, uintmax_t{(8 + 2) * sqlite::kCheckpointFrames * 4200});
   EXPECT_GT(std::filesystem::file_size(f.dir.path() + "/powercontext.db"), uintmax_t{1} << 20)

@@ -3,12 +3,11 @@
 // re-checks each claim's evidence against the current heads, the model's draft is checked and
 // bounded, activate consumes a source boundary once, and migration 6 turns free-text handoffs
 // into structured ones.
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <deque>
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "service/handoff_draft.h"
 #include "service/handoff_service.h"
@@ -85,8 +84,8 @@ class HandoffTest : public ::testing::Test {
 TEST_F(HandoffTest, FinalizeCommitContinue) {
   Citation fact = Remember("Error mapping lives in src/parse/errors.cc.");
   AddSource("chat-1", "I changed the error mapping of the parser.");
-  HandoffContent draft = Content("Complete parser error handling.", {MemoryCite(fact), SourceCite("chat-1")},
-                                 SourceCite("chat-1"));
+  HandoffContent draft = Content("Complete parser error handling.",
+                                 {MemoryCite(fact), SourceCite("chat-1")}, SourceCite("chat-1"));
   auto prepared = handoffs.Finalize(scope, draft);
   PC_ASSERT_OK(prepared);
   EXPECT_EQ(prepared->scope_id, scope);
@@ -134,14 +133,18 @@ TEST_F(HandoffTest, FinalizeCommitContinue) {
   EXPECT_TRUE(latest->checks[1].unavailable.empty());
 
   // Exact: the same revision; an unknown one is a 404.
-  auto exact = handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, committed->handoff.ref});
+  auto exact =
+      handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, committed->handoff.ref});
   PC_ASSERT_OK(exact);
   EXPECT_EQ(exact->content->objective, "Complete parser error handling.");
   MemoryRef missing = committed->handoff.ref;
   missing.revision = 9;
-  EXPECT_EQ(handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, missing}).status().code(),
-            Code::kNotFound);
-  EXPECT_EQ(handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, std::nullopt}).status().code(),
+  EXPECT_EQ(
+      handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, missing}).status().code(),
+      Code::kNotFound);
+  EXPECT_EQ(handoffs.Continue({scope, HandoffSelection::kExact, std::nullopt, std::nullopt})
+                .status()
+                .code(),
             Code::kInvalidArgument);
 
   // The next finalize is based on the head.
@@ -159,16 +162,19 @@ TEST_F(HandoffTest, EmptyAndRefused) {
   PC_ASSERT_OK(empty);
   EXPECT_FALSE(empty->content);
   EXPECT_TRUE(empty->checks.empty());
-  auto unknown = handoffs.Continue({"project:nobody", HandoffSelection::kLatest, std::nullopt, std::nullopt});
+  auto unknown =
+      handoffs.Continue({"project:nobody", HandoffSelection::kLatest, std::nullopt, std::nullopt});
   PC_ASSERT_OK(unknown);
   EXPECT_FALSE(unknown->content);
 
   // Citations must resolve in the scope.
-  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {SourceCite("nope")})).status().code(), Code::kNotFound);
+  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {SourceCite("nope")})).status().code(),
+            Code::kNotFound);
   Citation fact = Remember("A fact.");
   Citation forged = fact;
   forged.entry_version_id = "env_00000000000000000000000000";
-  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {MemoryCite(forged)})).status().code(), Code::kNotFound);
+  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {MemoryCite(forged)})).status().code(),
+            Code::kNotFound);
   HandoffCitation later;
   later.kind = HandoffCitationKind::kArtifact;
   later.artifact = fact.memory;
@@ -189,7 +195,9 @@ TEST_F(HandoffTest, EmptyAndRefused) {
   auto prepared = handoffs.Finalize(scope, Content("x", {MemoryCite(fact)}));
   PC_ASSERT_OK(prepared);
   EXPECT_EQ(handoffs.Commit(other, *prepared).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(handoffs.Continue({other, HandoffSelection::kPrepared, *prepared, std::nullopt}).status().code(),
+  EXPECT_EQ(handoffs.Continue({other, HandoffSelection::kPrepared, *prepared, std::nullopt})
+                .status()
+                .code(),
             Code::kInvalidArgument);
   // A commit into a new key whose citations cannot resolve creates nothing.
   PreparedHandoff elsewhere = *prepared;
@@ -206,7 +214,8 @@ TEST_F(HandoffTest, EmptyAndRefused) {
 TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   Citation fact = Remember("The importer reads CSV.");
   AddSource("chat-1", "Validation is missing.");
-  PrepareHandoffRequest req{scope, "Add the CSV validator.", {MemoryCite(fact), SourceCite("chat-1")}, 8000};
+  PrepareHandoffRequest req{
+      scope, "Add the CSV validator.", {MemoryCite(fact), SourceCite("chat-1")}, 8000};
   model.answers = {R"({"state":[{"text":"The importer reads CSV.","evidence":["C1"]},
                                {"text":"Validation is missing.","evidence":["C2","C1"]}],
                       "disposition":"continuable",
@@ -217,18 +226,21 @@ TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   EXPECT_EQ(draft->objective, "Add the CSV validator.");
   ASSERT_EQ(draft->state.size(), 2u);
   EXPECT_EQ(draft->state[0].citations, std::vector<HandoffCitation>{MemoryCite(fact)});
-  EXPECT_EQ(draft->state[1].citations, (std::vector<HandoffCitation>{SourceCite("chat-1"), MemoryCite(fact)}));
+  EXPECT_EQ(draft->state[1].citations,
+            (std::vector<HandoffCitation>{SourceCite("chat-1"), MemoryCite(fact)}));
   EXPECT_EQ(draft->next_action->citations, std::vector<HandoffCitation>{SourceCite("chat-1")});
   ASSERT_EQ(model.requests.size(), 1u);
   EXPECT_NE(model.requests[0].input_json.find("Validation is missing."), std::string::npos);
   EXPECT_EQ(HandoffHead(), 0) << "prepare writes nothing";
 
   // Unusable answers: an invented citation, no state, a bad disposition, prose.
-  for (const char* answer : {R"({"state":[{"text":"x","evidence":["C3"]}],"disposition":"complete","next_action":null,"omissions":[]})",
-                             R"({"state":[],"disposition":"complete","next_action":null,"omissions":[]})",
-                             R"({"state":[{"text":"x","evidence":[]}],"disposition":"complete","next_action":null,"omissions":[]})",
-                             R"({"state":[{"text":"x","evidence":["C1"]}],"disposition":"done","next_action":null,"omissions":[]})",
-                             "Sure! Here is the handoff."}) {
+  for (
+      const char* answer :
+      {R"({"state":[{"text":"x","evidence":["C3"]}],"disposition":"complete","next_action":null,"omissions":[]})",
+       R"({"state":[],"disposition":"complete","next_action":null,"omissions":[]})",
+       R"({"state":[{"text":"x","evidence":[]}],"disposition":"complete","next_action":null,"omissions":[]})",
+       R"({"state":[{"text":"x","evidence":["C1"]}],"disposition":"done","next_action":null,"omissions":[]})",
+       "Sure! Here is the handoff."}) {
     model.answers = {answer};
     EXPECT_EQ(handoffs.Prepare(req).status().code(), Code::kProviderError) << answer;
   }
@@ -236,9 +248,11 @@ TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   model.answers.clear();
   EXPECT_EQ(handoffs.Prepare(req).status().code(), Code::kProviderUnavailable);
   // Evidence must resolve; limits hold; no provider is 503.
-  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("nope")}, 8000}).status().code(), Code::kNotFound);
+  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("nope")}, 8000}).status().code(),
+            Code::kNotFound);
   EXPECT_EQ(handoffs.Prepare({scope, "x", {}, 8000}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("chat-1")}, 511}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("chat-1")}, 511}).status().code(),
+            Code::kInvalidArgument);
   HandoffService without{*f.store, nullptr};
   EXPECT_EQ(without.Prepare(req).status().code(), Code::kCapabilityUnavailable);
 }
@@ -300,8 +314,10 @@ TEST_F(HandoffTest, ActivateConsumesABoundaryOnce) {
 
 TEST(HandoffMigration, FreeTextHandoffsBecomeStructured) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
-  sqlite::LegacyHandoff old{"claude-code", "next session", "Migration half done.", "branch feat/migrate",
-                            {"Keep cents"}, {"Wire the validator", "Run contract tests"}, {"Backfill?"}};
+  sqlite::LegacyHandoff old{"claude-code",          "next session",
+                            "Migration half done.", "branch feat/migrate",
+                            {"Keep cents"},         {"Wire the validator", "Run contract tests"},
+                            {"Backfill?"}};
   MemoryRef self{kHandoffFamily, "hnd_x", 3};
   HandoffContent c = sqlite::LegacyHandoffContent(old, self);
   EXPECT_EQ(c.objective, "Migration half done.");
@@ -324,7 +340,8 @@ TEST(HandoffMigration, FreeTextHandoffsBecomeStructured) {
   // Over the spec's limits: 50 decisions and 50 questions fit 64 statements and 64 omissions.
   HandoffContent big = sqlite::LegacyHandoffContent(
       {"", "", "Big.", "", std::vector<std::string>(50, "d"), std::vector<std::string>(50, "n"),
-       std::vector<std::string>(50, "q")}, self);
+       std::vector<std::string>(50, "q")},
+      self);
   EXPECT_TRUE(CheckHandoffContent(big, "").ok());
 }
 
@@ -343,16 +360,21 @@ TEST(HandoffMigration, OpeningASchema5DirectoryMigratesItsHandoffs) {
         "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
         "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
-           "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
-           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; DROP TABLE last_flush;"
+        "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
+        "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
+        "DROP TABLE last_flush;"
         "DELETE FROM schema_migrations WHERE version >= 6; PRAGMA user_version = 5;"
-        "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
-        " VALUES('hnd_old', '" + scope_id + "', 'handoff', 1, 1, 1);"
+        "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, "
+        "created_at)"
+        " VALUES('hnd_old', '" +
+        scope_id +
+        "', 'handoff', 1, 1, 1);"
         "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
         " VALUES('hnd_old', 1, 'api', 'handoff', '', 1);"
         "INSERT INTO handoff_versions VALUES('hnd_old', 1, 'a', 'b', 'Half done.', 'on a branch');"
         "INSERT INTO handoff_items VALUES('hnd_old', 1, 'next_steps', 0, 'Wire the validator');";
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
   f.Reopen();

@@ -1,8 +1,9 @@
+#include "api/json_codec.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_codec.h"
 #include "api/router.h"
 #include "test_util.h"
 
@@ -60,9 +61,10 @@ TEST(ErrorJson, Shape) {
 
 TEST(Router, NotFoundAndMethodNotAllowed) {
   Router router;
-  router.Add("POST", "/v1/x", {"x", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
-    return ApiResponse{200, Json{{"ok", true}}};
-  });
+  router.Add("POST", "/v1/x", {"x", Permission::kRead},
+             [](const ApiRequest&) -> Result<ApiResponse> {
+               return ApiResponse{200, Json{{"ok", true}}};
+             });
   ApiRequest get{"GET", "/v1/x", {}, {}, "", ""};
   ApiResponse r = router.Dispatch(get);
   EXPECT_EQ(r.status, 405);
@@ -93,8 +95,10 @@ TEST(Router, SegmentsNotRegularExpressions) {
     ApiRequest req{method, path, {}, {}, "", ""};
     return router.Dispatch(req);
   };
-  EXPECT_EQ(get("GET", "/v1/scopes/project:x").body, (Json{{"route", 1}, {"params", {"project:x"}}}));
-  EXPECT_EQ(get("GET", "/v1/scopes/special").body["route"], 1);  // the earlier route wins, as before
+  EXPECT_EQ(get("GET", "/v1/scopes/project:x").body,
+            (Json{{"route", 1}, {"params", {"project:x"}}}));
+  EXPECT_EQ(get("GET", "/v1/scopes/special").body["route"],
+            1);  // the earlier route wins, as before
   EXPECT_EQ(get("GET", "/v1/scopes/s/settings").body["route"], 2);
   EXPECT_EQ(get("PUT", "/v1/scopes/s/settings").body["route"], 3);
   EXPECT_EQ(get("GET", "/v1/entries/e1/versions/v2").body["params"], (Json{"e1", "v2"}));
@@ -104,7 +108,8 @@ TEST(Router, SegmentsNotRegularExpressions) {
   ApiResponse wrong = get("DELETE", "/v1/scopes/s/settings");
   EXPECT_EQ(wrong.status, 405);
   EXPECT_EQ(wrong.body["error"]["details"]["allow"], "GET, PUT");
-  EXPECT_THROW(router.Add("GET", "/v1/x/(.*)", {"f", Permission::kRead}, answer(6)), std::logic_error);
+  EXPECT_THROW(router.Add("GET", "/v1/x/(.*)", {"f", Permission::kRead}, answer(6)),
+               std::logic_error);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // ParseJson: the one JSON reader of the process. Deep nesting, repeated keys and numbers out of
 // range are errors at parse time, never a crash or a silent choice later.
+#include "common/json_parse.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "common/json_parse.h"
 
 namespace pc {
 namespace {
@@ -27,7 +27,8 @@ TEST(ParseJson, BoundsNestingAtParseTime) {
   EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("nested"), std::string::npos);
   // What crashed the server: ~75,000 levels inside a field of an otherwise valid body.
-  std::string hostile = R"({"metadata": )" + std::string(75000, '[') + std::string(75000, ']') + "}";
+  std::string hostile =
+      R"({"metadata": )" + std::string(75000, '[') + std::string(75000, ']') + "}";
   EXPECT_FALSE(ParseJson(hostile).ok());
   std::string objects;
   for (int i = 0; i < 100000; ++i) objects += R"({"k":)";
@@ -82,7 +83,8 @@ TEST(ParseJson, BuildsTheSameValueAsNlohmann) {
   auto ours = ParseJson(wide);
   ASSERT_TRUE(ours.ok()) << ours.status().message();
   EXPECT_EQ(*ours, nlohmann::json::parse(wide));
-  const char* mixed = R"({"a":[1,-2,3.5,"x",null,true,false,{"b":[[],{}]}],"c":{"d":"订单","e":18446744073709551615}})";
+  const char* mixed =
+      R"({"a":[1,-2,3.5,"x",null,true,false,{"b":[[],{}]}],"c":{"d":"订单","e":18446744073709551615}})";
   EXPECT_EQ(*ParseJson(mixed), nlohmann::json::parse(mixed));
 }
 

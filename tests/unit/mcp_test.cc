@@ -1,12 +1,10 @@
 // The MCP protocol layer and streamable-HTTP checks, in process against the real store: version
 // negotiation, JSON-RPC errors, notifications, batches, tool errors, Host/Origin validation.
-#include <map>
-
 #include <gtest/gtest.h>
 
-#include <sstream>
-
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "api/router.h"
 #include "mcp/transports.h"
@@ -30,13 +28,19 @@ class McpTest : public ::testing::Test {
 };
 
 TEST_F(McpTest, InitializeNegotiatesTheVersion) {
-  auto r = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                 {"params", {{"protocolVersion", "2025-03-26"}, {"capabilities", json::object()},
-                             {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
+  auto r = Call({{"jsonrpc", "2.0"},
+                 {"id", 1},
+                 {"method", "initialize"},
+                 {"params",
+                  {{"protocolVersion", "2025-03-26"},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}});
   EXPECT_EQ(r["result"]["protocolVersion"], "2025-03-26");
   EXPECT_EQ(r["result"]["serverInfo"]["name"], "powercontext");
   EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
-  auto future = Call({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "initialize"},
+  auto future = Call({{"jsonrpc", "2.0"},
+                      {"id", 2},
+                      {"method", "initialize"},
                       {"params", {{"protocolVersion", "2099-01-01"}}}});
   EXPECT_EQ(future["result"]["protocolVersion"], kMcpProtocolVersions[0]);
 }
@@ -45,14 +49,22 @@ TEST_F(McpTest, JsonRpcErrorsAndNotifications) {
   EXPECT_EQ(json::parse(server.Handle("{not json"))["error"]["code"], -32700);
   EXPECT_EQ(Call({{"id", 1}, {"method", "ping"}})["error"]["code"], -32600);  // no jsonrpc
   EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}})["error"]["code"], -32600);  // no method
-  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "resources/list"}})["error"]["code"], -32601);
-  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "nope"}}}})["error"]["code"],
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "resources/list"}})["error"]["code"],
+            -32601);
+  EXPECT_EQ(Call({{"jsonrpc", "2.0"},
+                  {"id", 1},
+                  {"method", "tools/call"},
+                  {"params", {{"name", "nope"}}}})["error"]["code"],
             -32602);
-  EXPECT_EQ(Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}, {"params", 3}})["error"]["code"], -32602);
-  EXPECT_EQ(server.Handle(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()), "");
-  auto batch = json::parse(server.Handle(
-      json::array({json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}},
-                   json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}}).dump()));
+  EXPECT_EQ(
+      Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}, {"params", 3}})["error"]["code"],
+      -32602);
+  EXPECT_EQ(server.Handle(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()),
+            "");
+  auto batch = json::parse(
+      server.Handle(json::array({json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}},
+                                 json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}})
+                        .dump()));
   ASSERT_TRUE(batch.is_array());
   EXPECT_EQ(batch.size(), 1u);
 }
@@ -72,17 +84,27 @@ TEST_F(McpTest, MistypedMessagesAreJsonRpcErrors) {
   EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"})"), -32600);
   EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1.5, "method": "ping"})"), -32600);
   EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]})"), -32602);
-  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"), -32602);
-  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}})"), -32602);
-  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": [1]}})"), -32602);
+  EXPECT_EQ(
+      code(
+          R"({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 5}})"),
+      -32602);
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}})"),
+            -32602);
+  EXPECT_EQ(
+      code(
+          R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_scopes", "arguments": [1]}})"),
+      -32602);
   EXPECT_EQ(code(R"([1, "x", null])"), -32600);
-  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"})"), -32700);  // repeated key
+  EXPECT_EQ(code(R"({"jsonrpc": "2.0", "id": 1, "id": 2, "method": "ping"})"),
+            -32700);  // repeated key
   EXPECT_EQ(code(std::string(100000, '[')), -32700);
   EXPECT_EQ(code("1e400"), -32700);
   EXPECT_EQ(code(std::string(kMaxMcpMessageBytes + 1, ' ')), -32600);
   // A tool argument of the wrong type is refused, not turned into text: {"key": 5} used to
   // answer an empty list.
-  auto wrong = Call({{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"},
+  auto wrong = Call({{"jsonrpc", "2.0"},
+                     {"id", 9},
+                     {"method", "tools/call"},
                      {"params", {{"name", "list_scopes"}, {"arguments", {{"key", 5}}}}}});
   EXPECT_TRUE(wrong["result"]["isError"]);
   EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["code"], "invalid_request");
@@ -93,8 +115,9 @@ TEST_F(McpTest, MistypedMessagesAreJsonRpcErrors) {
 
 TEST_F(McpTest, StdioSurvivesHostileLines) {
   std::string huge(kMaxMcpMessageBytes + 100, 'x');
-  std::istringstream in(std::string(R"({"jsonrpc": 2, "id": 1, "method": "ping"})") + "\n" + huge + "\n" +
-                        "not json\n" + R"({"jsonrpc": "2.0", "id": 2, "method": "ping"})" + "\n");
+  std::istringstream in(std::string(R"({"jsonrpc": 2, "id": 1, "method": "ping"})") + "\n" + huge +
+                        "\n" + "not json\n" + R"({"jsonrpc": "2.0", "id": 2, "method": "ping"})" +
+                        "\n");
   std::ostringstream out;
   ServeMcpStdio(server, in, out);
   std::istringstream lines(out.str());
@@ -112,7 +135,9 @@ TEST_F(McpTest, StdioSurvivesHostileLines) {
 // the empty result and creates nothing; the first write creates it.
 TEST_F(McpTest, ReadsNeverCreateScopes) {
   auto call = [&](const char* tool, json arguments) {
-    return Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+    return Call({{"jsonrpc", "2.0"},
+                 {"id", 1},
+                 {"method", "tools/call"},
                  {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}})["result"];
   };
   auto searched = call("search_memory", {{"scope_id", "project:never-written"}, {"query", "x"}});
@@ -120,16 +145,23 @@ TEST_F(McpTest, ReadsNeverCreateScopes) {
   EXPECT_TRUE(searched["structuredContent"]["hits"].empty());
   auto prepared = call("prepare_context", {{"scope_id", "project:never-written"}, {"query", "x"}});
   EXPECT_EQ(prepared["structuredContent"]["status"], "empty");
-  EXPECT_TRUE(call("list_memory_entries", {{"scope_id", "project:never-written"}})["structuredContent"]["entries"].empty());
+  EXPECT_TRUE(call("list_memory_entries",
+                   {{"scope_id", "project:never-written"}})["structuredContent"]["entries"]
+                  .empty());
   auto last = call("get_last_flush", {{"scope_id", "project:never-written"}});
   EXPECT_FALSE(last["isError"]) << last.dump();
   EXPECT_TRUE(last["structuredContent"]["last_flush"].is_null()) << last.dump();
-  EXPECT_TRUE(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].empty());
+  EXPECT_TRUE(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"]
+                  .empty());
   // A write creates it, and then reads find it (scope_key is the older name of scope_id).
-  EXPECT_FALSE(call("remember_memory", {{"scope_key", "project:never-written"}, {"kind", "fact"}, {"text", "Now it exists."}})["isError"]);
+  EXPECT_FALSE(call("remember_memory", {{"scope_key", "project:never-written"},
+                                        {"kind", "fact"},
+                                        {"text", "Now it exists."}})["isError"]);
   auto found = call("search_memory", {{"scope_id", "project:never-written"}, {"query", "exists"}});
   EXPECT_EQ(found["structuredContent"]["hits"].size(), 1u);
-  EXPECT_EQ(call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].size(), 1u);
+  EXPECT_EQ(
+      call("list_scopes", {{"key", "project:never-written"}})["structuredContent"]["scopes"].size(),
+      1u);
 }
 
 // Every tool says whether it only reads, can replace something, and is safe to repeat.
@@ -142,40 +174,59 @@ TEST_F(McpTest, ToolsCarryAnnotations) {
       EXPECT_TRUE(t["annotations"][hint].is_boolean()) << t["name"] << " " << hint;
     by_name[t["name"]] = t["annotations"];
   }
-  for (const char* name : {"remember_memory", "search_memory", "revise_memory_entry", "retire_memory_entry",
-                           "list_memory_entries", "get_memory_entry", "capture_content_source"})
+  for (const char* name :
+       {"remember_memory", "search_memory", "revise_memory_entry", "retire_memory_entry",
+        "list_memory_entries", "get_memory_entry", "capture_content_source"})
     EXPECT_TRUE(by_name.count(name)) << name;
   EXPECT_TRUE(by_name["search_memory"]["readOnlyHint"]);
   EXPECT_TRUE(by_name["get_last_flush"]["readOnlyHint"]);
   EXPECT_FALSE(by_name["run_daily_review"]["readOnlyHint"]);
-  EXPECT_TRUE(by_name["run_daily_review"]["idempotentHint"]) << "a day reviewed once changes nothing";
+  EXPECT_TRUE(by_name["run_daily_review"]["idempotentHint"])
+      << "a day reviewed once changes nothing";
   EXPECT_FALSE(by_name["remember_memory"]["readOnlyHint"]);
   EXPECT_TRUE(by_name["retire_memory_entry"]["destructiveHint"]);
   EXPECT_TRUE(by_name["capture_content_source"]["idempotentHint"]);
 }
 
 TEST_F(McpTest, ToolErrorsCarryOurCode) {
-  auto bad = Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
-                   {"params", {{"name", "remember_memory"}, {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
+  auto bad = Call({{"jsonrpc", "2.0"},
+                   {"id", 1},
+                   {"method", "tools/call"},
+                   {"params",
+                    {{"name", "remember_memory"},
+                     {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
   EXPECT_TRUE(bad["result"]["isError"]);
   EXPECT_EQ(bad["result"]["structuredContent"]["error"]["code"], "invalid_request");
   EXPECT_EQ(bad["result"]["structuredContent"]["error"]["details"]["field"], "text");
-  auto ok = Call({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
-                  {"params", {{"name", "remember_memory"},
-                              {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}, {"text", "Kept."}}}}}});
+  auto ok =
+      Call({{"jsonrpc", "2.0"},
+            {"id", 2},
+            {"method", "tools/call"},
+            {"params",
+             {{"name", "remember_memory"},
+              {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}, {"text", "Kept."}}}}}});
   EXPECT_FALSE(ok["result"]["isError"]);
   EXPECT_EQ(ok["result"]["structuredContent"]["entry"]["text"], "Kept.");
-  EXPECT_EQ(json::parse(ok["result"]["content"][0]["text"].get<std::string>())["entry"]["text"], "Kept.");
+  EXPECT_EQ(json::parse(ok["result"]["content"][0]["text"].get<std::string>())["entry"]["text"],
+            "Kept.");
   // A citation goes back as it came: the object the answer gave.
-  auto got = Call({{"jsonrpc", "2.0"}, {"id", 4}, {"method", "tools/call"},
-                   {"params", {{"name", "get_memory_entry"},
-                               {"arguments", {{"scope_id", "project:t"},
-                                              {"citation", ok["result"]["structuredContent"]["entry"]["citation"]}}}}}});
+  auto got = Call({{"jsonrpc", "2.0"},
+                   {"id", 4},
+                   {"method", "tools/call"},
+                   {"params",
+                    {{"name", "get_memory_entry"},
+                     {"arguments",
+                      {{"scope_id", "project:t"},
+                       {"citation", ok["result"]["structuredContent"]["entry"]["citation"]}}}}}});
   EXPECT_FALSE(got["result"]["isError"]) << got.dump();
   EXPECT_EQ(got["result"]["structuredContent"]["text"], "Kept.");
-  auto unknown_field = Call({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
-                             {"params", {{"name", "search_memory"},
-                                         {"arguments", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}}}}});
+  auto unknown_field =
+      Call({{"jsonrpc", "2.0"},
+            {"id", 3},
+            {"method", "tools/call"},
+            {"params",
+             {{"name", "search_memory"},
+              {"arguments", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}}}}});
   EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_request");
 }
 
@@ -183,28 +234,39 @@ TEST_F(McpTest, ToolErrorsCarryOurCode) {
 TEST_F(McpTest, ReviewToolsProposeReviseApprove) {
   auto tool = [&](const std::string& name, json arguments) {
     arguments["scope_id"] = "project:mcp-review";
-    return Call({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+    return Call({{"jsonrpc", "2.0"},
+                 {"id", 1},
+                 {"method", "tools/call"},
                  {"params", {{"name", name}, {"arguments", arguments}}}})["result"];
   };
-  auto captured = tool("capture_content_source", {{"source_id", "run-1"}, {"content", "Run 1: contract tests passed."}});
+  auto captured = tool("capture_content_source",
+                       {{"source_id", "run-1"}, {"content", "Run 1: contract tests passed."}});
   ASSERT_FALSE(captured["isError"]) << captured.dump();
-  const json lesson = {{"situation", "s"}, {"action", "a"}, {"outcome", "o"}, {"lesson", "Run the contract tests."}};
-  auto proposed = tool("propose_experience", {{"proposal", lesson},
-                                              {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  const json lesson = {
+      {"situation", "s"}, {"action", "a"}, {"outcome", "o"}, {"lesson", "Run the contract tests."}};
+  auto proposed =
+      tool("propose_experience",
+           {{"proposal", lesson},
+            {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
   ASSERT_FALSE(proposed["isError"]) << proposed.dump();
   const std::string id = proposed["structuredContent"]["candidate_id"];
   auto listed = tool("list_artifact_candidates", json::object());
   ASSERT_EQ(listed["structuredContent"]["candidates"].size(), 1u) << listed.dump();
-  auto revised = tool("revise_artifact_candidate",
-                      {{"candidate_id", id}, {"expected_version", 1}, {"proposal", lesson},
-                       {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  auto revised =
+      tool("revise_artifact_candidate",
+           {{"candidate_id", id},
+            {"expected_version", 1},
+            {"proposal", lesson},
+            {"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
   EXPECT_EQ(revised["structuredContent"]["version"], 2) << revised.dump();
   auto stale = tool("approve_artifact_candidate", {{"candidate_id", id}, {"expected_version", 1}});
   EXPECT_TRUE(stale["isError"]);
   EXPECT_EQ(stale["structuredContent"]["error"]["code"], "candidate_conflict");
-  auto approved = tool("approve_artifact_candidate", {{"candidate_id", id}, {"expected_version", 2}});
+  auto approved =
+      tool("approve_artifact_candidate", {{"candidate_id", id}, {"expected_version", 2}});
   ASSERT_FALSE(approved["isError"]) << approved.dump();
-  auto got = tool("get_experience", {{"artifact", approved["structuredContent"]["result_artifact"]}});
+  auto got =
+      tool("get_experience", {{"artifact", approved["structuredContent"]["result_artifact"]}});
   EXPECT_EQ(got["structuredContent"]["content"]["lesson"], "Run the contract tests.") << got.dump();
   auto found = tool("search_experience", {{"query", "contract tests"}});
   EXPECT_EQ(found["structuredContent"]["experiences"].size(), 1u) << found.dump();
@@ -212,11 +274,15 @@ TEST_F(McpTest, ReviewToolsProposeReviseApprove) {
   EXPECT_TRUE(no_evidence["isError"]);
   EXPECT_EQ(no_evidence["structuredContent"]["error"]["code"], "invalid_request");
   // Without a model, generating is a capability error; a bad request is still the request's error.
-  auto generated = tool("generate_experience", {{"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
+  auto generated =
+      tool("generate_experience",
+           {{"source_refs", json::array({{{"name", "content"}, {"source_id", "run-1"}}})}});
   EXPECT_TRUE(generated["isError"]);
-  EXPECT_EQ(generated["structuredContent"]["error"]["code"], "capability_unavailable") << generated.dump();
+  EXPECT_EQ(generated["structuredContent"]["error"]["code"], "capability_unavailable")
+      << generated.dump();
   auto generated_bad = tool("generate_experience", {{"colour", "blue"}});
-  EXPECT_EQ(generated_bad["structuredContent"]["error"]["code"], "invalid_request") << generated_bad.dump();
+  EXPECT_EQ(generated_bad["structuredContent"]["error"]["code"], "invalid_request")
+      << generated_bad.dump();
 }
 
 // Host and Origin are the edge guard's (tests/e2e/http_edge_test.cc); here the transport itself.
@@ -227,17 +293,26 @@ TEST_F(McpTest, StreamableHttpTransport) {
   EXPECT_EQ(get.status, 405);
   EXPECT_EQ(json::parse(get.body)["error"]["code"], "method_not_allowed") << get.body;
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}},
-                          json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump()).status, 202);
+                          json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump())
+                .status,
+            202);
   EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, "{oops").status, 400);
   // Mistyped JSON-RPC fields are a JSON-RPC error at HTTP 400, never a 500.
-  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, R"({"jsonrpc": 2, "id": 1, "method": "ping"})").status, 200);
-  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, R"({"jsonrpc": 2, "method": "ping"})").status, 400);
+  EXPECT_EQ(HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}},
+                          R"({"jsonrpc": 2, "id": 1, "method": "ping"})")
+                .status,
+            200);
+  EXPECT_EQ(
+      HandleMcpHttp(server, "POST", {{"host", "127.0.0.1"}}, R"({"jsonrpc": 2, "method": "ping"})")
+          .status,
+      400);
 }
 
 TEST_F(McpTest, StdioIsOneMessagePerLine) {
-  std::istringstream in(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump() + "\n\n" +
-                        json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() + "\n" +
-                        json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}.dump() + "\n");
+  std::istringstream in(
+      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}}.dump() + "\n\n" +
+      json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() + "\n" +
+      json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}.dump() + "\n");
   std::ostringstream out;
   ServeMcpStdio(server, in, out);
   std::istringstream lines(out.str());

@@ -1,9 +1,9 @@
 // Reading Markdown memory files into items (memory_md/memory_md.h): bullets with their
 // continuation lines, table rows with their headers, kinds from section headings (English and
 // Chinese), our citations and pointer-only index left out.
-#include <gtest/gtest.h>
-
 #include "memory_md/memory_md.h"
+
+#include <gtest/gtest.h>
 
 namespace pc {
 namespace {
@@ -48,10 +48,14 @@ Plain text is not an item.
 }
 
 TEST(MemoryMdItems, OurTopicFilesKeepTheirKindAndOurIndexHasNoItems) {
-  EXPECT_TRUE(MemoryMdItems("# MEMORY\n\n<!-- powercontext:index scope=x revision=3: … -->\n\n- r3 fact: x\n", "fact").empty());
-  auto items = MemoryMdItems("# user_setting\n\n<!-- powercontext: scope=x revision=3, 1 entries -->\n\n- Dark mode.\n"
-                             "  — cite: `memory/m@3#e@v`\n",
-                             "fact");
+  EXPECT_TRUE(
+      MemoryMdItems(
+          "# MEMORY\n\n<!-- powercontext:index scope=x revision=3: … -->\n\n- r3 fact: x\n", "fact")
+          .empty());
+  auto items = MemoryMdItems(
+      "# user_setting\n\n<!-- powercontext: scope=x revision=3, 1 entries -->\n\n- Dark mode.\n"
+      "  — cite: `memory/m@3#e@v`\n",
+      "fact");
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].kind, "user_setting");  // not "fact", though the heading says "user"
 }
@@ -72,7 +76,8 @@ TEST(MemoryMdItems, BulletMarkers) {
     for (const MemoryMdItem& i : MemoryMdItems(md, "fact")) out.push_back(i.text);
     return out;
   };
-  EXPECT_EQ(texts("- a\n* b\n+ c\n 12. d\n3) e\n-\t \tf\n"), (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
+  EXPECT_EQ(texts("- a\n* b\n+ c\n 12. d\n3) e\n-\t \tf\n"),
+            (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
   EXPECT_TRUE(texts("-x\n1.x\n  - two spaces\n-\n- \n.1 x\nx. y\n").empty());
 }
 

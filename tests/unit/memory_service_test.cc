@@ -49,7 +49,8 @@ TEST_F(MemoryServiceTest, ScopesAreIdempotentByKey) {
   EXPECT_EQ(f.memory->CreateScope("").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(f.memory->CreateScope(std::string(257, 'k')).status().code(), Code::kInvalidArgument);
   EXPECT_TRUE(f.memory->CreateScope(std::string(256, 'k')).ok());
-  EXPECT_TRUE(f.memory->CreateScope(std::string(256 / 3, 'k') + std::string("订")).ok());  // characters, not bytes
+  EXPECT_TRUE(f.memory->CreateScope(std::string(256 / 3, 'k') + std::string("订"))
+                  .ok());  // characters, not bytes
   EXPECT_EQ(f.memory->CreateScope("scp_mine").status().code(), Code::kInvalidArgument);
   // Compared byte for byte: what folds together elsewhere names other scopes here.
   for (const char* key : {"Project:test", "project:test\u3000", "ｐroject:test", "project:  test",
@@ -98,7 +99,8 @@ TEST_F(MemoryServiceTest, DuplicateOfRetiredEntryIsNew) {
 
 TEST_F(MemoryServiceTest, ExpectedRevisionConflicts) {
   Remember("one");
-  EXPECT_EQ(f.memory->Remember({scope, "fact", "two", "", "test", 0}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->Remember({scope, "fact", "two", "", "test", 0}).status().code(),
+            Code::kInvalidArgument);
   Remember("two", "fact", 1);
   auto stale = f.memory->Remember({scope, "fact", "three", "", "test", 1});
   ASSERT_EQ(stale.status().code(), Code::kConflict);
@@ -113,8 +115,8 @@ TEST_F(MemoryServiceTest, ReviseMakesNextVersionAndKeepsOthers) {
   WriteOutcome a = Remember("Deploys happen on Tuesdays.");
   WriteOutcome b = Remember("The API is versioned under /v1.");
   Citation a_at_head{b.memory, a.entry->entry_id, a.entry->entry_version_id};
-  auto revised = f.memory->Revise({scope, a_at_head, "Deploys happen on Wednesdays.", std::nullopt,
-                                   "moved", "test"});
+  auto revised = f.memory->Revise(
+      {scope, a_at_head, "Deploys happen on Wednesdays.", std::nullopt, "moved", "test"});
   PC_ASSERT_OK(revised);
   EXPECT_TRUE(revised->changed);
   EXPECT_EQ(revised->memory.revision, 3);
@@ -196,8 +198,9 @@ TEST_F(MemoryServiceTest, RetireHidesButHistoryStays) {
   ASSERT_EQ(again.status().code(), Code::kConflict);
   EXPECT_NE(again.status().message().find("already retired"), std::string::npos);
   // Revising a retired entry is a conflict too.
-  EXPECT_EQ(f.memory->Revise({scope, *retired->citation, "x", std::nullopt, "", ""}).status().code(),
-            Code::kConflict);
+  EXPECT_EQ(
+      f.memory->Revise({scope, *retired->citation, "x", std::nullopt, "", ""}).status().code(),
+      Code::kConflict);
   // The old citation still reads the exact text.
   auto read = f.memory->Read(scope, *a.citation);
   PC_ASSERT_OK(read);
@@ -268,7 +271,8 @@ TEST_F(MemoryServiceTest, PaginationCoversEverythingOnce) {
   ASSERT_TRUE(theirs->next_cursor.has_value());
   auto crossed = f.memory->ListEntries({scope, std::nullopt, false, {7, *theirs->next_cursor}});
   EXPECT_EQ(crossed.status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(f.memory->GetRevision(scope, 1, {7, *theirs->next_cursor}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(f.memory->GetRevision(scope, 1, {7, *theirs->next_cursor}).status().code(),
+            Code::kInvalidArgument);
 }
 
 TEST_F(MemoryServiceTest, BadInputChangesNothing) {
@@ -282,14 +286,17 @@ TEST_F(MemoryServiceTest, BadInputChangesNothing) {
       {{scope, "fact", "", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", " \t\n", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "\u3000", "", "", {}}, Code::kInvalidArgument},
-      {{scope, "fact", "\u200b\u200b\ufeff", "", "", {}}, Code::kInvalidArgument},  // invisible only
+      {{scope, "fact", "\u200b\u200b\ufeff", "", "", {}},
+       Code::kInvalidArgument},  // invisible only
       {{scope, "fact", "\u034f\u115f\u3164", "", "", {}}, Code::kInvalidArgument},  // ignorables
       {{scope, "fact", "\xff\xfe", "", "", {}}, Code::kInvalidArgument},
       {{scope, "a\nkind", "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, std::string(129, 'k'), "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", std::string(limits.max_entry_bytes + 1, 'x'), "", "", {}}, Code::kTooLarge},
-      {{scope, "fact", "x", std::string(limits.max_reason_bytes + 1, 'r'), "", {}}, Code::kTooLarge},
-      {{"scp_01M8NBY5Z4E603HKW9W05XEGN8", "fact", "x", "", "", {}}, Code::kInvalidArgument},  // not ours to create
+      {{scope, "fact", "x", std::string(limits.max_reason_bytes + 1, 'r'), "", {}},
+       Code::kTooLarge},
+      {{"scp_01M8NBY5Z4E603HKW9W05XEGN8", "fact", "x", "", "", {}},
+       Code::kInvalidArgument},  // not ours to create
       {{" ", "fact", "x", "", "", {}}, Code::kInvalidArgument},
       {{scope, "fact", "x", "", "", 0}, Code::kInvalidArgument},
       {{"", "fact", "x", "", "", {}}, Code::kInvalidArgument},
@@ -318,8 +325,12 @@ TEST_F(MemoryServiceTest, ConcurrentWritersLoseNothing) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
-        auto r = f.memory->Remember(
-            {scope, "fact", "thread " + std::to_string(t) + " item " + std::to_string(i), "", "", {}});
+        auto r = f.memory->Remember({scope,
+                                     "fact",
+                                     "thread " + std::to_string(t) + " item " + std::to_string(i),
+                                     "",
+                                     "",
+                                     {}});
         if (!r.ok() || !r->changed) ++failures;
       }
     });
@@ -339,8 +350,10 @@ TEST_F(MemoryServiceTest, RacingExpectedRevisionHasOneWinner) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       auto r = f.memory->Remember({scope, "fact", "racer " + std::to_string(t), "", "", 1});
-      if (r.ok()) ++wins;
-      else if (r.status().code() == Code::kConflict) ++conflicts;
+      if (r.ok())
+        ++wins;
+      else if (r.status().code() == Code::kConflict)
+        ++conflicts;
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(wins.load(), 1);

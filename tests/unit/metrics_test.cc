@@ -1,6 +1,8 @@
 // The Prometheus registry (ops/metrics.h): the text exposition format, bounded labels, and the
 // layers that record into the process's registry (store commits, search, flush, providers,
 // vector indexes).
+#include "ops/metrics.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <set>
 #include <sstream>
 
-#include "ops/metrics.h"
 #include "providers/command_extractor.h"
 #include "providers/resilient.h"
 #include "search/hash_embedder.h"
@@ -31,7 +32,8 @@ std::vector<std::string> Lines(const std::string& text) {
 // The value of one series (`name` or `name{labels}`, exactly as rendered); NaN when absent.
 double Value(const std::string& text, const std::string& series) {
   for (const std::string& line : Lines(text))
-    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 && line[series.size()] == ' ')
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ')
       return std::stod(line.substr(series.size() + 1));
   return NAN;
 }
@@ -121,20 +123,35 @@ TEST(MetricsTest, RendersTheTextExpositionFormat) {
   ExpectWellFormed(text);
   for (const char* family :
        {"powercontext_http_requests_total", "powercontext_http_request_duration_seconds",
-        "powercontext_http_open_connections", "powercontext_commit_group_size", "powercontext_commit_seconds",
-        "powercontext_commit_reruns_total", "powercontext_search_duration_seconds",
-        "powercontext_provider_calls_total", "powercontext_provider_duration_seconds", "powercontext_flush_total",
+        "powercontext_http_open_connections", "powercontext_commit_group_size",
+        "powercontext_commit_seconds", "powercontext_commit_reruns_total",
+        "powercontext_search_duration_seconds", "powercontext_provider_calls_total",
+        "powercontext_provider_duration_seconds", "powercontext_flush_total",
         "powercontext_vector_indexes_loaded", "powercontext_vectors_loaded"})
     EXPECT_NE(text.find(std::string("# TYPE ") + family + " "), std::string::npos) << family;
   EXPECT_NE(text.find("# TYPE powercontext_commit_seconds histogram\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE powercontext_http_requests_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE powercontext_http_open_connections gauge\n"), std::string::npos);
   // A declared operation is rendered at zero before its first request.
-  EXPECT_EQ(Value(text, R"(powercontext_http_requests_total{operation="get_memory",status_class="2xx"})"), 0);
-  EXPECT_EQ(Value(text, R"(powercontext_http_request_duration_seconds_count{operation="get_memory"})"), 0);
-  EXPECT_EQ(Value(text, R"(powercontext_http_request_duration_seconds_bucket{operation="search_memory",le="0.005"})"), 1);
-  EXPECT_EQ(Value(text, R"(powercontext_http_request_duration_seconds_bucket{operation="search_memory",le="+Inf"})"), 2);
-  EXPECT_DOUBLE_EQ(Value(text, R"(powercontext_http_request_duration_seconds_sum{operation="search_memory"})"), 1.504);
+  EXPECT_EQ(
+      Value(text, R"(powercontext_http_requests_total{operation="get_memory",status_class="2xx"})"),
+      0);
+  EXPECT_EQ(
+      Value(text, R"(powercontext_http_request_duration_seconds_count{operation="get_memory"})"),
+      0);
+  EXPECT_EQ(
+      Value(
+          text,
+          R"(powercontext_http_request_duration_seconds_bucket{operation="search_memory",le="0.005"})"),
+      1);
+  EXPECT_EQ(
+      Value(
+          text,
+          R"(powercontext_http_request_duration_seconds_bucket{operation="search_memory",le="+Inf"})"),
+      2);
+  EXPECT_DOUBLE_EQ(
+      Value(text, R"(powercontext_http_request_duration_seconds_sum{operation="search_memory"})"),
+      1.504);
   EXPECT_EQ(Value(text, "powercontext_commit_group_size_bucket{le=\"2\"}"), 0);
   EXPECT_EQ(Value(text, "powercontext_commit_group_size_bucket{le=\"4\"}"), 1);
   EXPECT_EQ(Value(text, "powercontext_commit_group_size_sum"), 3);
@@ -155,16 +172,25 @@ TEST(MetricsTest, CountersCountByOperationAndStatusClass) {
   m.ObserveHttpRequest("remember_memory", 0, 0.001);  // no status set: the server's fault
   const std::string text = m.Render();
   auto count = [&](const char* status_class) {
-    return Value(text, std::string(R"(powercontext_http_requests_total{operation="remember_memory",status_class=")") +
-                           status_class + "\"}");
+    return Value(
+        text,
+        std::string(
+            R"(powercontext_http_requests_total{operation="remember_memory",status_class=")") +
+            status_class + "\"}");
   };
   EXPECT_EQ(count("2xx"), 2);
   EXPECT_EQ(count("3xx"), 1);
   EXPECT_EQ(count("4xx"), 1);
   EXPECT_EQ(count("5xx"), 2);
-  EXPECT_EQ(Value(text, R"(powercontext_http_request_duration_seconds_count{operation="remember_memory"})"), 6);
+  EXPECT_EQ(
+      Value(text,
+            R"(powercontext_http_request_duration_seconds_count{operation="remember_memory"})"),
+      6);
   m.ObserveHttpRequest("remember_memory", 204, 0.001);
-  EXPECT_EQ(Value(m.Render(), R"(powercontext_http_requests_total{operation="remember_memory",status_class="2xx"})"), 3);
+  EXPECT_EQ(
+      Value(m.Render(),
+            R"(powercontext_http_requests_total{operation="remember_memory",status_class="2xx"})"),
+      3);
 }
 
 TEST(MetricsTest, HistogramBucketsAreCumulative) {
@@ -184,7 +210,10 @@ TEST(MetricsTest, LabelValuesAreEscaped) {
   m.ObserveHttpRequest("a\"b\\c\nd", 200, 0.001);
   const std::string text = m.Render();
   ExpectWellFormed(text);
-  EXPECT_EQ(Value(text, R"(powercontext_http_requests_total{operation="a\"b\\c\nd",status_class="2xx"})"), 1) << text;
+  EXPECT_EQ(
+      Value(text, R"(powercontext_http_requests_total{operation="a\"b\\c\nd",status_class="2xx"})"),
+      1)
+      << text;
   EXPECT_EQ(text.find("a\"b"), std::string::npos) << "an unescaped quote ends the label early";
 }
 
@@ -200,7 +229,8 @@ TEST(MetricsTest, OperationLabelsAreCapped) {
   const std::string text = m.Render();
   ExpectWellFormed(text);
   std::set<std::string> operations;
-  static const std::regex kOperation(R"re(^powercontext_http_requests_total\{operation="([^"]*)")re");
+  static const std::regex kOperation(
+      R"re(^powercontext_http_requests_total\{operation="([^"]*)")re");
   for (const std::string& line : Lines(text)) {
     std::smatch match;
     if (std::regex_search(line, match, kOperation)) operations.insert(match[1]);
@@ -209,13 +239,18 @@ TEST(MetricsTest, OperationLabelsAreCapped) {
   EXPECT_TRUE(operations.count("other"));
   EXPECT_TRUE(operations.count("op_127"));
   EXPECT_FALSE(operations.count("op_128"));
-  EXPECT_EQ(Value(text, R"(powercontext_http_requests_total{operation="other",status_class="2xx"})"), 72 + 3);
-  EXPECT_EQ(Value(text, R"(powercontext_http_requests_total{operation="op_0",status_class="2xx"})"), 2);
+  EXPECT_EQ(
+      Value(text, R"(powercontext_http_requests_total{operation="other",status_class="2xx"})"),
+      72 + 3);
+  EXPECT_EQ(Value(text, R"(powercontext_http_requests_total{operation="op_0",status_class="2xx"})"),
+            2);
 
   ops::Metrics fresh;  // below the cap, a name that is no route id is "other" too
   fresh.ObserveHttpRequest("\xff", 200, 0.001);
   fresh.ObserveHttpRequest("other", 200, 0.001);
-  EXPECT_EQ(Value(fresh.Render(), R"(powercontext_http_requests_total{operation="other",status_class="2xx"})"), 2);
+  EXPECT_EQ(Value(fresh.Render(),
+                  R"(powercontext_http_requests_total{operation="other",status_class="2xx"})"),
+            2);
 }
 
 TEST(MetricsTest, OpenConnectionsGoUpAndDown) {
@@ -236,7 +271,8 @@ TEST(MetricsTest, StoreCommitsAreMeasured) {
   const double commits = Global("powercontext_commit_seconds_count");
   const double groups = Global("powercontext_commit_group_size_count");
   const double writes = Global("powercontext_commit_group_size_sum");
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Run contract tests after migrations.", "", "test", {}}));
+  PC_ASSERT_OK(
+      f.memory->Remember({scope, "fact", "Run contract tests after migrations.", "", "test", {}}));
   EXPECT_EQ(Global("powercontext_commit_seconds_count"), commits + 1);
   EXPECT_EQ(Global("powercontext_commit_group_size_count"), groups + 1);
   EXPECT_EQ(Global("powercontext_commit_group_size_sum"), writes + 1);
@@ -255,32 +291,38 @@ TEST(MetricsTest, SearchesAreMeasuredByTheModeServed) {
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   SearchService search(*f.store, &embedder);
   const std::string scope = f.NewScope();
-  PC_ASSERT_OK(memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "test", {}}));
+  PC_ASSERT_OK(
+      memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "test", {}}));
   const std::string fts = R"(powercontext_search_duration_seconds_count{mode="fts"})";
   const std::string hybrid = R"(powercontext_search_duration_seconds_count{mode="hybrid"})";
   const double fts_before = Global(fts), hybrid_before = Global(hybrid);
   PC_ASSERT_OK(search.Search({scope, "contract tests", SearchMode::kFts, 10, false, std::nullopt}));
-  auto served = search.Search({scope, "contract tests", SearchMode::kAuto, 10, false, std::nullopt});
+  auto served =
+      search.Search({scope, "contract tests", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(served);
   ASSERT_EQ(served->mode_used, SearchMode::kHybrid);
-  EXPECT_FALSE(search.Search({scope, "x", SearchMode::kFts, 0, false, std::nullopt}).ok());  // refused: not a search
+  EXPECT_FALSE(search.Search({scope, "x", SearchMode::kFts, 0, false, std::nullopt})
+                   .ok());  // refused: not a search
   EXPECT_EQ(Global(fts), fts_before + 1);
   EXPECT_EQ(Global(hybrid), hybrid_before + 1);
 }
 
-// The vector gauges are read from the live caches: a loaded index shows, and goes when its cache does.
+// The vector gauges are read from the live caches: a loaded index shows, and goes when its cache
+// does.
 TEST(MetricsTest, VectorGaugesFollowTheCaches) {
   testing::Fixture f;
   HashEmbedder embedder(64);
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   const std::string scope = f.NewScope();
   for (int i = 0; i < 3; ++i)
-    PC_ASSERT_OK(memory.Remember({scope, "fact", "Vector fact " + std::to_string(i), "", "test", {}}));
+    PC_ASSERT_OK(
+        memory.Remember({scope, "fact", "Vector fact " + std::to_string(i), "", "test", {}}));
   const double indexes = Global("powercontext_vector_indexes_loaded");
   const double vectors = Global("powercontext_vectors_loaded");
   {
     SearchService search(*f.store, &embedder);
-    PC_ASSERT_OK(search.Search({scope, "vector fact", SearchMode::kVector, 10, false, std::nullopt}));
+    PC_ASSERT_OK(
+        search.Search({scope, "vector fact", SearchMode::kVector, 10, false, std::nullopt}));
     EXPECT_EQ(Global("powercontext_vector_indexes_loaded"), indexes + 1);
     EXPECT_EQ(Global("powercontext_vectors_loaded"), vectors + 3);
   }
@@ -295,20 +337,27 @@ TEST(MetricsTest, FlushOutcomesAndExtractionCallsAreCounted) {
     return Global(std::string(R"(powercontext_flush_total{outcome=")") + outcome + "\"}");
   };
   auto extracts = [](const char* outcome) {
-    return Global(std::string(R"(powercontext_provider_calls_total{provider="extract",outcome=")") + outcome + "\"}");
+    return Global(std::string(R"(powercontext_provider_calls_total{provider="extract",outcome=")") +
+                  outcome + "\"}");
   };
-  const double unavailable = flushes("unavailable"), idle = flushes("idle"), failed = flushes("model_failed"),
-               processed = flushes("processed"), ok_calls = extracts("ok"), error_calls = extracts("error");
-  const double extract_seconds = Global(R"(powercontext_provider_duration_seconds_count{provider="extract"})");
+  const double unavailable = flushes("unavailable"), idle = flushes("idle"),
+               failed = flushes("model_failed"), processed = flushes("processed"),
+               ok_calls = extracts("ok"), error_calls = extracts("error");
+  const double extract_seconds =
+      Global(R"(powercontext_provider_duration_seconds_count{provider="extract"})");
 
-  EXPECT_EQ(FlushService(*f.store, nullptr, nullptr).Flush(scope).status().code(), Code::kCapabilityUnavailable);
+  EXPECT_EQ(FlushService(*f.store, nullptr, nullptr).Flush(scope).status().code(),
+            Code::kCapabilityUnavailable);
   CommandExtractorOptions failing;
   failing.command = "cat >/dev/null; exit 3";
   CommandExtractor fails(failing);
-  PC_ASSERT_OK(FlushService(*f.store, &fails, nullptr).Flush(scope));  // nothing to process: no call
+  PC_ASSERT_OK(
+      FlushService(*f.store, &fails, nullptr).Flush(scope));  // nothing to process: no call
   SourceService sources(*f.store);
-  PC_ASSERT_OK(sources.Add(scope, {{"work_log", "", "Switched amounts to Decimal.", "{}", std::nullopt}}));
-  EXPECT_EQ(FlushService(*f.store, &fails, nullptr).Flush(scope).status().code(), Code::kProviderError);
+  PC_ASSERT_OK(
+      sources.Add(scope, {{"work_log", "", "Switched amounts to Decimal.", "{}", std::nullopt}}));
+  EXPECT_EQ(FlushService(*f.store, &fails, nullptr).Flush(scope).status().code(),
+            Code::kProviderError);
   CommandExtractorOptions empty;
   empty.command = "cat >/dev/null; echo '{\"operations\":[]}'";
   CommandExtractor answers(empty);
@@ -320,7 +369,8 @@ TEST(MetricsTest, FlushOutcomesAndExtractionCallsAreCounted) {
   EXPECT_EQ(flushes("processed"), processed + 1);
   EXPECT_EQ(extracts("error"), error_calls + 1);
   EXPECT_EQ(extracts("ok"), ok_calls + 1);
-  EXPECT_EQ(Global(R"(powercontext_provider_duration_seconds_count{provider="extract"})"), extract_seconds + 2);
+  EXPECT_EQ(Global(R"(powercontext_provider_duration_seconds_count{provider="extract"})"),
+            extract_seconds + 2);
 }
 
 // An embedder that fails every call, as a dead endpoint does.
@@ -340,7 +390,8 @@ TEST(MetricsTest, ProviderCallsAndSkipsAreCounted) {
   DeadEmbedder* inner = dead.get();
   ResilientEmbedder embedder(std::move(dead), std::chrono::seconds(60));
   auto calls = [](const char* outcome) {
-    return Global(std::string(R"(powercontext_provider_calls_total{provider="embed",outcome=")") + outcome + "\"}");
+    return Global(std::string(R"(powercontext_provider_calls_total{provider="embed",outcome=")") +
+                  outcome + "\"}");
   };
   const double unavailable = calls("unavailable"), skipped = calls("skipped"), ok = calls("ok");
   const double timed = Global(R"(powercontext_provider_duration_seconds_count{provider="embed"})");

@@ -26,8 +26,8 @@ TEST(ModelNames, HandoffCitationKindsRoundTrip) {
 }
 
 TEST(ModelNames, HandoffDispositionsRoundTrip) {
-  for (HandoffDisposition d :
-       {HandoffDisposition::kContinuable, HandoffDisposition::kBlocked, HandoffDisposition::kComplete})
+  for (HandoffDisposition d : {HandoffDisposition::kContinuable, HandoffDisposition::kBlocked,
+                               HandoffDisposition::kComplete})
     EXPECT_EQ(ParseHandoffDisposition(HandoffDispositionName(d)), d);
   EXPECT_STREQ(HandoffDispositionName(HandoffDisposition::kBlocked), "blocked");
   EXPECT_EQ(ParseHandoffDisposition("done"), std::nullopt);

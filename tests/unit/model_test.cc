@@ -45,7 +45,8 @@ TEST(Canonical, Kinds) {
 }
 
 TEST(Citation, RoundTrip) {
-  Citation c{{"memory", "mem_01M8NBY5Z4SVYWMZSJZTE254JF", 12}, "ent_01M8NBY5ZJ0B0EGH5Y3KTW4DW5",
+  Citation c{{"memory", "mem_01M8NBY5Z4SVYWMZSJZTE254JF", 12},
+             "ent_01M8NBY5ZJ0B0EGH5Y3KTW4DW5",
              "env_01M8NBY5ZJBG2TCBZ43Q7CHJSR"};
   std::string s = FormatCitation(c);
   EXPECT_EQ(s,
@@ -55,10 +56,11 @@ TEST(Citation, RoundTrip) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(*parsed, c);
   EXPECT_TRUE(ValidateCitation(c).ok());
-  EXPECT_EQ(CitationJson(c),
-            "{\"memory_ref\":{\"family\":\"memory\",\"artifact_id\":\"mem_01M8NBY5Z4SVYWMZSJZTE254JF\","
-            "\"revision\":12},\"entry_id\":\"ent_01M8NBY5ZJ0B0EGH5Y3KTW4DW5\","
-            "\"entry_version_id\":\"env_01M8NBY5ZJBG2TCBZ43Q7CHJSR\"}");
+  EXPECT_EQ(
+      CitationJson(c),
+      "{\"memory_ref\":{\"family\":\"memory\",\"artifact_id\":\"mem_01M8NBY5Z4SVYWMZSJZTE254JF\","
+      "\"revision\":12},\"entry_id\":\"ent_01M8NBY5ZJ0B0EGH5Y3KTW4DW5\","
+      "\"entry_version_id\":\"env_01M8NBY5ZJBG2TCBZ43Q7CHJSR\"}");
 }
 
 TEST(Citation, RejectsMalformed) {
@@ -82,7 +84,8 @@ TEST(Citation, RejectsMalformed) {
   EXPECT_EQ(ValidateCitation(object).code(), Code::kInvalidArgument);  // revision 0
   object.memory.revision = 3;
   object.entry_id = ok_env;
-  EXPECT_EQ(ValidateCitation(object).code(), Code::kInvalidArgument);  // an entry version as the entry
+  EXPECT_EQ(ValidateCitation(object).code(),
+            Code::kInvalidArgument);  // an entry version as the entry
 }
 
 TEST(Citation, QuoteJsonEscapesEveryControlCharacter) {

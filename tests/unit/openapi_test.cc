@@ -3,10 +3,9 @@
 // (or one the HTTP layer serves itself, marked so) — and every reference in it resolves.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
-
-#include <nlohmann/json.hpp>
 
 #include "auth/request_context.h"
 #include "routed_services.h"
@@ -17,7 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-std::string PatternOf(const std::string& path_template) {  // /v1/scopes/{scope_id} → /v1/scopes/([^/]+)
+std::string PatternOf(
+    const std::string& path_template) {  // /v1/scopes/{scope_id} → /v1/scopes/([^/]+)
   std::string out;
   for (size_t i = 0; i < path_template.size(); ++i) {
     if (path_template[i] != '{') {
@@ -35,7 +35,8 @@ void CheckRefs(const json& node, const json& doc, std::vector<std::string>& brok
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (it.key() == "$ref" && it->is_string()) {
         const std::string ref = it->get<std::string>();
-        if (ref.rfind("#/", 0) != 0 || !doc.contains(json::json_pointer(ref.substr(1)))) broken.push_back(ref);
+        if (ref.rfind("#/", 0) != 0 || !doc.contains(json::json_pointer(ref.substr(1))))
+          broken.push_back(ref);
       } else {
         CheckRefs(*it, doc, broken);
       }
@@ -52,7 +53,8 @@ TEST(OpenApi, TheDocumentAndTheRouteTableAgreeBothWays) {
   EXPECT_EQ(doc["openapi"], "3.1.0");
   EXPECT_EQ(doc["info"]["version"], POWERCONTEXT_VERSION);
 
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // method, pattern, operation, permission
+  using Key = std::tuple<std::string, std::string, std::string,
+                         std::string>;  // method, pattern, operation, permission
   std::set<Key> routes, described;
   for (const RouteInfo& r : routed.router.Routes())
     routes.insert({r.method, r.pattern, r.access.operation, PermissionName(r.access.permission)});
@@ -62,24 +64,31 @@ TEST(OpenApi, TheDocumentAndTheRouteTableAgreeBothWays) {
       std::string method = op.key();
       for (char& c : method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       const json& o = *op;
-      EXPECT_TRUE(operation_ids.insert(o["operationId"].get<std::string>()).second) << "operationId twice: " << o["operationId"];
+      EXPECT_TRUE(operation_ids.insert(o["operationId"].get<std::string>()).second)
+          << "operationId twice: " << o["operationId"];
       EXPECT_TRUE(o.contains("responses") && !o["responses"].empty()) << path.key();
       EXPECT_TRUE(o.contains("summary") && !o["summary"].get<std::string>().empty()) << path.key();
-      if (o.value("x-powercontext-served-by", "") == "http-server") continue;  // /mcp, the OAuth metadata
-      described.insert({method, PatternOf(path.key()), o.value("x-powercontext-operation", o["operationId"].get<std::string>()),
+      if (o.value("x-powercontext-served-by", "") == "http-server")
+        continue;  // /mcp, the OAuth metadata
+      described.insert({method, PatternOf(path.key()),
+                        o.value("x-powercontext-operation", o["operationId"].get<std::string>()),
                         o["x-powercontext-permission"].get<std::string>()});
       // A public route says so; every other inherits the document's bearer requirement.
-      EXPECT_EQ(o.contains("security") && o["security"].empty(), o["x-powercontext-permission"] == "public") << path.key();
+      EXPECT_EQ(o.contains("security") && o["security"].empty(),
+                o["x-powercontext-permission"] == "public")
+          << path.key();
     }
   for (const Key& k : routes)
-    EXPECT_TRUE(described.count(k)) << "a route the document does not describe (run scripts/gen-openapi): "
-                                    << std::get<0>(k) << " " << std::get<1>(k) << " " << std::get<2>(k);
+    EXPECT_TRUE(described.count(k))
+        << "a route the document does not describe (run scripts/gen-openapi): " << std::get<0>(k)
+        << " " << std::get<1>(k) << " " << std::get<2>(k);
   for (const Key& k : described)
-    EXPECT_TRUE(routes.count(k)) << "a described operation no route serves: " << std::get<0>(k) << " "
-                                 << std::get<1>(k) << " " << std::get<2>(k);
+    EXPECT_TRUE(routes.count(k)) << "a described operation no route serves: " << std::get<0>(k)
+                                 << " " << std::get<1>(k) << " " << std::get<2>(k);
   std::vector<std::string> broken;
   CheckRefs(doc, doc, broken);
-  EXPECT_TRUE(broken.empty()) << broken.size() << " unresolved $ref, e.g. " << (broken.empty() ? "" : broken[0]);
+  EXPECT_TRUE(broken.empty()) << broken.size() << " unresolved $ref, e.g. "
+                              << (broken.empty() ? "" : broken[0]);
 }
 
 TEST(OpenApi, ServedWithoutAToken) {

@@ -1,16 +1,17 @@
 // The PostgreSQL store's connection and schema migrations (issue 15), against a real PostgreSQL:
 // scripts/test starts a throwaway cluster (scripts/with-pg) and sets POWERCONTEXT_TEST_PG; without
 // it these tests skip, saying so. Each test works in a database of its own, dropped after.
+#include "store/postgres/pg_schema.h"
+
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <random>
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "test_util.h"
 #include "store/postgres/pg_conn.h"
-#include "store/postgres/pg_schema.h"
+#include "test_util.h"
 
 namespace pc::pg {
 namespace {
@@ -29,7 +30,8 @@ class PgDatabase : public ::testing::Test {
     url_ = base_.substr(0, base_.rfind('/') + 1) + name_;
   }
   void TearDown() override {
-    if (admin_ && !name_.empty()) (void)admin_->Exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+    if (admin_ && !name_.empty())
+      (void)admin_->Exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
   }
   std::unique_ptr<Conn> Connect() {
     auto c = Conn::Open(url_);
@@ -56,21 +58,27 @@ TEST_F(PgDatabase, AnEmptyDatabaseIsMigratedOnceAndRecorded) {
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(*again, LatestSchemaVersion());
   EXPECT_EQ(Count(*c, "SELECT count(*) FROM schema_migrations"), LatestSchemaVersion());
-  for (const char* table : {"scopes", "artifacts", "revisions", "revision_changes", "entries", "entry_versions",
-                            "manifest", "entry_vectors", "sources", "cursors", "handoff_contents", "handoff_claims",
-                            "handoff_citations", "model_usage_daily", "recall_token_daily", "api_tokens", "audit_log"})
-    EXPECT_EQ(Count(*c, std::string("SELECT count(*) FROM information_schema.tables WHERE table_name = '") + table + "'"),
+  for (const char* table :
+       {"scopes", "artifacts", "revisions", "revision_changes", "entries", "entry_versions",
+        "manifest", "entry_vectors", "sources", "cursors", "handoff_contents", "handoff_claims",
+        "handoff_citations", "model_usage_daily", "recall_token_daily", "api_tokens", "audit_log"})
+    EXPECT_EQ(Count(*c, std::string(
+                            "SELECT count(*) FROM information_schema.tables WHERE table_name = '") +
+                            table + "'"),
               1)
         << table;
   // One head line per entry, as in SQLite: a second open interval for an entry is refused.
   ASSERT_TRUE(c->Exec("INSERT INTO scopes VALUES ('scp_a', 'a', 1);"
-                      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, created_at) VALUES ('mem_a', 'scp_a', 'memory', true, 1);"
-                      "INSERT INTO manifest VALUES ('mem_a', 'ent_1', 'env_1', true, 1, NULL)").ok());
+                      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, "
+                      "created_at) VALUES ('mem_a', 'scp_a', 'memory', true, 1);"
+                      "INSERT INTO manifest VALUES ('mem_a', 'ent_1', 'env_1', true, 1, NULL)")
+                  .ok());
   Status twice = c->Exec("INSERT INTO manifest VALUES ('mem_a', 'ent_1', 'env_2', true, 2, NULL)");
   EXPECT_FALSE(twice.ok());
   // A name is unique among live tokens only: a revoked name can be used again.
-  const char* token = "INSERT INTO api_tokens(name, role, scope_patterns, secret_hash, created_by, created_at_ms)"
-                      " VALUES ('agent', 'writer', '[]', $1, 'local', 1)";
+  const char* token =
+      "INSERT INTO api_tokens(name, role, scope_patterns, secret_hash, created_by, created_at_ms)"
+      " VALUES ('agent', 'writer', '[]', $1, 'local', 1)";
   ASSERT_TRUE(c->Query(token, {"h1"}).ok());
   EXPECT_FALSE(c->Query(token, {"h2"}).ok());
   ASSERT_TRUE(c->Exec("UPDATE api_tokens SET revoked_at_ms = 2 WHERE name = 'agent'").ok());
@@ -89,12 +97,15 @@ TEST_F(PgDatabase, ServersStartingAtOnceMigrateOnce) {
         return;
       }
       auto found = Migrate(**c);
-      if (!found.ok()) ++failed;
-      else if (*found == 0) ++migrated_from_zero;
+      if (!found.ok())
+        ++failed;
+      else if (*found == 0)
+        ++migrated_from_zero;
     });
   for (auto& t : servers) t.join();
   EXPECT_EQ(failed.load(), 0);
-  EXPECT_EQ(migrated_from_zero.load(), 1) << "exactly one server migrates; the others wait, then find it done";
+  EXPECT_EQ(migrated_from_zero.load(), 1)
+      << "exactly one server migrates; the others wait, then find it done";
   auto c = Connect();
   ASSERT_TRUE(c);
   EXPECT_EQ(Count(*c, "SELECT count(*) FROM schema_migrations"), LatestSchemaVersion());
@@ -108,7 +119,8 @@ TEST_F(PgDatabase, ANewerSchemaIsRefusedAndLeftAsItWas) {
   ASSERT_TRUE(c->Exec("INSERT INTO schema_migrations VALUES (" + newer + ", 0)").ok());
   auto refused = Migrate(*c);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("schema version " + newer), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("schema version " + newer), std::string::npos)
+      << refused.status().message();
   EXPECT_EQ(Count(*c, "SELECT count(*) FROM schema_migrations"), LatestSchemaVersion() + 1);
   // The failed attempt's transaction is gone: the connection still works.
   EXPECT_EQ(Count(*c, "SELECT 1"), 1);
@@ -129,11 +141,13 @@ TEST_F(PgDatabase, StatementsTakeParametersNeverSplicedText) {
   EXPECT_EQ(read->Int(0, 1), 7);
   auto duplicate = c->Query("INSERT INTO scopes VALUES ($1, $2, $3)", {"scp_h2", hostile, "8"});
   ASSERT_FALSE(duplicate.ok());
-  EXPECT_EQ(std::get<std::string>(duplicate.status().details().at(0).value), "23505");  // unique_violation
+  EXPECT_EQ(std::get<std::string>(duplicate.status().details().at(0).value),
+            "23505");  // unique_violation
 }
 
 TEST(PgConn, ThePasswordIsNeverShown) {
-  EXPECT_EQ(RedactUrl("postgresql://pc:s3cret@db.example:5432/pc"), "postgresql://pc:****@db.example:5432/pc");
+  EXPECT_EQ(RedactUrl("postgresql://pc:s3cret@db.example:5432/pc"),
+            "postgresql://pc:****@db.example:5432/pc");
   EXPECT_EQ(RedactUrl("postgresql://pc@db.example/pc"), "postgresql://pc@db.example/pc");
   EXPECT_EQ(RedactUrl("postgresql://db.example/pc?user=a"), "postgresql://db.example/pc?user=a");
   // Nothing listens on port 1: the error names the place, never the password.

@@ -1,6 +1,8 @@
 // What only the PostgreSQL store has (the rest runs in every suite as pg:*): background jobs that
 // several servers on one database run once at a time, and group commit for writers of one scope
 // on one server, exact across several.
+#include "store/postgres/pg_store.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,7 +15,6 @@
 
 #include "search/hash_embedder.h"
 #include "search/text_query.h"
-#include "store/postgres/pg_store.h"
 #include "test_util.h"
 
 namespace pc::testing {
@@ -60,7 +61,8 @@ TEST_F(PgStore, AJobRunsOnOneServerAtATime) {
   EXPECT_TRUE((*a)->RunExclusive("backfill", [&] {
     ++ran;
     inner = (*b)->RunExclusive("backfill", [&] { ++ran; });  // the other server, meanwhile
-    EXPECT_TRUE((*b)->RunExclusive("scheduled_flush", [&] { ++ran; })) << "another job's name is free";
+    EXPECT_TRUE((*b)->RunExclusive("scheduled_flush", [&] { ++ran; }))
+        << "another job's name is free";
   }));
   EXPECT_FALSE(inner) << "two servers ran one job at once";
   EXPECT_EQ(ran, 2);
@@ -106,12 +108,17 @@ TEST_F(PgStore, WritersOfOneScopeShareTransactionsAndEachKeepsItsRevision) {
     threads.emplace_back([&, t] {
       MemoryService& memory = t % 2 ? on_b : on_a;
       for (int i = 0; i < kEach; ++i) {
-        auto r = memory.Remember({"project:grouped", "fact", "writer " + std::to_string(t) + " says " + std::to_string(i), "",
-                                  "t", {}});
+        auto r = memory.Remember({"project:grouped",
+                                  "fact",
+                                  "writer " + std::to_string(t) + " says " + std::to_string(i),
+                                  "",
+                                  "t",
+                                  {}});
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         ASSERT_TRUE(r->changed && r->citation);
         std::lock_guard<std::mutex> lock(mu);
-        EXPECT_TRUE(revisions.insert(r->memory.revision).second) << "two writes answered one revision";
+        EXPECT_TRUE(revisions.insert(r->memory.revision).second)
+            << "two writes answered one revision";
         EXPECT_TRUE(entries.insert(r->citation->entry_id).second);
         EXPECT_EQ(r->citation->memory.revision, r->memory.revision);
       }
@@ -132,7 +139,8 @@ TEST_F(PgStore, WritersOfOneScopeShareTransactionsAndEachKeepsItsRevision) {
     EXPECT_EQ(listed->size(), static_cast<size_t>(kThreads * kEach + 1));
     for (const RevisionInfo& r : *listed) {
       EXPECT_EQ(r.changes.size(), 1u);
-      if (r.changes.size() == 1 && r.memory.revision > 1) EXPECT_EQ(entries.count(r.changes[0].entry_id), 1u);
+      if (r.changes.size() == 1 && r.memory.revision > 1)
+        EXPECT_EQ(entries.count(r.changes[0].entry_id), 1u);
     }
     return Status::Ok();
   }));
@@ -143,11 +151,14 @@ TEST_F(PgStore, WritersOfOneScopeShareTransactionsAndEachKeepsItsRevision) {
 struct LaneHolder {
   LaneHolder(Store& store, const std::string& key) {
     thread = std::thread([&store, key, this] {
-      EXPECT_TRUE(store.WriteFor(key, [this](WriteTxn&) -> Status {
-        holding = true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        return Status::Ok();
-      }).ok());
+      EXPECT_TRUE(store
+                      .WriteFor(key,
+                                [this](WriteTxn&) -> Status {
+                                  holding = true;
+                                  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                                  return Status::Ok();
+                                })
+                      .ok());
     });
     while (!holding) std::this_thread::yield();
   }
@@ -176,7 +187,8 @@ TEST_F(PgStore, AFailingWriteInAGroupFailsAloneAndChangesNothing) {
   {
     LaneHolder hold(*store, id);
     std::vector<std::thread> writers;
-    const char* texts[] = {"alpha kept", "bravo refused", "charlie kept", "delta broken", "echo kept"};
+    const char* texts[] = {"alpha kept", "bravo refused", "charlie kept", "delta broken",
+                           "echo kept"};
     for (int i = 0; i < 5; ++i) {
       writers.emplace_back([&, i] {
         results[i] = store->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
@@ -230,7 +242,8 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
           auto appended = txn.AppendSource(NewSource(id, "write " + std::to_string(i)));
           if (!appended.ok()) return appended.status();
           // Lost in the group's first pass and again in its savepoint pass: it runs a third time.
-          if (i == 1 && racer_runs++ < 2) return Internal("deadlock detected").WithDetail("sqlstate", "40P01");
+          if (i == 1 && racer_runs++ < 2)
+            return Internal("deadlock detected").WithDetail("sqlstate", "40P01");
           return Status::Ok();
         });
       });
@@ -261,8 +274,13 @@ TEST_F(PgStore, GroupedWritesReplayedAnswerAsIfRunOnce) {
     for (int i = 0; i < 6; ++i)
       writers.emplace_back([&, i] {
         // Two of them say the same: one adds it, the other is its duplicate.
-        results[i] = memory->Remember({id, "fact", i == 5 ? "Replayed entry 4." : "Replayed entry " + std::to_string(i) + ".",
-                                      "", "t", {}});
+        results[i] = memory->Remember(
+            {id,
+             "fact",
+             i == 5 ? "Replayed entry 4." : "Replayed entry " + std::to_string(i) + ".",
+             "",
+             "t",
+             {}});
       });
     for (auto& w : writers) w.join();
   }

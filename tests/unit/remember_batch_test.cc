@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 
 #include "auth/request_context.h"
@@ -46,7 +45,8 @@ class RememberBatchTest : public ::testing::Test {
 TEST_F(RememberBatchTest, OneRevisionWithAnAddPerEntry) {
   auto one = f.memory->Remember({scope, "fact", "Invoices are stored in UTC.", "", "test"});
   PC_ASSERT_OK(one);
-  auto out = Batch({Entry("The importer rejects rows without a currency."), Entry("导入失败的行写入 orders_rejected 表。"),
+  auto out = Batch({Entry("The importer rejects rows without a currency."),
+                    Entry("导入失败的行写入 orders_rejected 表。"),
                     Entry("Deploys happen on Tuesdays.", "decision")});
   PC_ASSERT_OK(out);
   EXPECT_TRUE(out->changed);
@@ -65,7 +65,8 @@ TEST_F(RememberBatchTest, OneRevisionWithAnAddPerEntry) {
   ASSERT_EQ(detail->info.changes.size(), 3u) << "one change per added entry";
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(detail->info.changes[i].op, ChangeOp::kAdd);
-    EXPECT_EQ(detail->info.changes[i].entry_id, out->entries[i].entry->entry_id) << "in the request's order";
+    EXPECT_EQ(detail->info.changes[i].entry_id, out->entries[i].entry->entry_id)
+        << "in the request's order";
   }
   EXPECT_EQ(detail->info.reason, "import");
   EXPECT_EQ(detail->info.actor, "test");
@@ -75,14 +76,16 @@ TEST_F(RememberBatchTest, OneRevisionWithAnAddPerEntry) {
 TEST_F(RememberBatchTest, DuplicatesAgainstTheHeadAndWithinTheBatchAddNothing) {
   auto old = f.memory->Remember({scope, "fact", "Invoices are stored in UTC.", "", "test"});
   PC_ASSERT_OK(old);
-  auto out = Batch({Entry("  Invoices are stored in UTC.\n"), Entry("The importer rejects rows without a currency."),
+  auto out = Batch({Entry("  Invoices are stored in UTC.\n"),
+                    Entry("The importer rejects rows without a currency."),
                     Entry("The importer rejects rows without a currency.  ")});
   PC_ASSERT_OK(out);
   EXPECT_EQ(out->memory.revision, 2);
   ASSERT_EQ(out->entries.size(), 3u);
   EXPECT_FALSE(out->entries[0].changed);
   ASSERT_TRUE(out->entries[0].duplicate_of);
-  EXPECT_EQ(out->entries[0].duplicate_of->entry_id, old->citation->entry_id) << "canonically the same, as remember";
+  EXPECT_EQ(out->entries[0].duplicate_of->entry_id, old->citation->entry_id)
+      << "canonically the same, as remember";
   EXPECT_TRUE(out->entries[1].changed);
   EXPECT_FALSE(out->entries[2].changed);
   ASSERT_TRUE(out->entries[2].duplicate_of);
@@ -92,7 +95,8 @@ TEST_F(RememberBatchTest, DuplicatesAgainstTheHeadAndWithinTheBatchAddNothing) {
   EXPECT_EQ(detail->info.changes.size(), 1u);
 
   // Everything already there: no revision, as a duplicate remember.
-  auto again = Batch({Entry("Invoices are stored in UTC."), Entry("The importer rejects rows without a currency.")});
+  auto again = Batch({Entry("Invoices are stored in UTC."),
+                      Entry("The importer rejects rows without a currency.")});
   PC_ASSERT_OK(again);
   EXPECT_FALSE(again->changed);
   EXPECT_EQ(again->memory.revision, 2);
@@ -109,14 +113,17 @@ TEST_F(RememberBatchTest, BadInputRefusesTheWholeBatch) {
   EXPECT_EQ(many.status().code(), Code::kTooLarge);
   auto blank = Batch({Entry("A fine statement."), Entry("   ")});
   ASSERT_EQ(blank.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(blank.status().message().find("entries[1]"), std::string::npos) << blank.status().message();
+  EXPECT_NE(blank.status().message().find("entries[1]"), std::string::npos)
+      << blank.status().message();
   auto kind = Batch({Entry("A fine statement."), Entry("Another one.", "")});
   EXPECT_EQ(kind.status().code(), Code::kInvalidArgument);
   RememberRequest bad_evidence = Entry("Stands on nothing there is.");
   bad_evidence.evidence = {"src_does_not_exist"};
   auto evidence = Batch({Entry("A fine statement."), bad_evidence});
-  EXPECT_EQ(evidence.status().code(), Code::kInvalidArgument) << "resolved in the write: 422, rolled back";
-  auto blank_scope = f.memory->RememberBatch({" ", {Entry("A fine statement.")}, "", "test", std::nullopt});
+  EXPECT_EQ(evidence.status().code(), Code::kInvalidArgument)
+      << "resolved in the write: 422, rolled back";
+  auto blank_scope =
+      f.memory->RememberBatch({" ", {Entry("A fine statement.")}, "", "test", std::nullopt});
   EXPECT_EQ(blank_scope.status().code(), Code::kInvalidArgument);
   auto stale = f.memory->RememberBatch({scope, {Entry("A fine statement.")}, "", "test", head + 1});
   EXPECT_EQ(stale.status().code(), Code::kConflict);
@@ -125,22 +132,27 @@ TEST_F(RememberBatchTest, BadInputRefusesTheWholeBatch) {
 }
 
 TEST_F(RememberBatchTest, GatesApplyToEachEntryInTheScopesMode) {
-  auto first = f.memory->Remember({scope, "fact", "Deploys happen on Tuesdays after the standup.", "", "test"});
+  auto first = f.memory->Remember(
+      {scope, "fact", "Deploys happen on Tuesdays after the standup.", "", "test"});
   PC_ASSERT_OK(first);
-  auto warned = Batch({Entry("Invoices are stored in UTC."), Entry("Deploys happen on Tuesdays, after the standup.")});
+  auto warned = Batch({Entry("Invoices are stored in UTC."),
+                       Entry("Deploys happen on Tuesdays, after the standup.")});
   PC_ASSERT_OK(warned);
   EXPECT_TRUE(warned->entries[0].near_duplicates.empty());
-  ASSERT_EQ(warned->entries[1].near_duplicates.size(), 1u) << "warn (the default) names it and writes";
+  ASSERT_EQ(warned->entries[1].near_duplicates.size(), 1u)
+      << "warn (the default) names it and writes";
   EXPECT_EQ(warned->entries[1].near_duplicates[0].citation.entry_id, first->citation->entry_id);
   EXPECT_TRUE(warned->entries[1].changed);
 
   PC_ASSERT_OK(f.memory->SetSettings(scope, {{kSettingReconcile, "reject"}}));
   int64_t head = Head();
-  auto refused = Batch({Entry("Reports are mailed on Fridays."), Entry("Deploys happen on Tuesdays after standup.")});
+  auto refused = Batch({Entry("Reports are mailed on Fridays."),
+                        Entry("Deploys happen on Tuesdays after standup.")});
   ASSERT_EQ(refused.status().code(), Code::kNearDuplicate);
   EXPECT_NE(refused.status().message().find("entries[1]"), std::string::npos);
   EXPECT_EQ(Head(), head);
-  PC_ASSERT_OK(f.memory->SetSettings(scope, {{kSettingReconcile, std::nullopt}, {kSettingRequireEvidence, "true"}}));
+  PC_ASSERT_OK(f.memory->SetSettings(
+      scope, {{kSettingReconcile, std::nullopt}, {kSettingRequireEvidence, "true"}}));
   head = Head();
   RememberRequest backed = Entry("Reports are mailed on Fridays.");
   backed.evidence = {"https://example.com/reports"};
@@ -150,7 +162,8 @@ TEST_F(RememberBatchTest, GatesApplyToEachEntryInTheScopesMode) {
   auto ok = Batch({backed});
   PC_ASSERT_OK(ok);
   ASSERT_TRUE(ok->entries[0].entry);
-  EXPECT_EQ(ok->entries[0].entry->source_refs, std::vector<std::string>{"url:https://example.com/reports"});
+  EXPECT_EQ(ok->entries[0].entry->source_refs,
+            std::vector<std::string>{"url:https://example.com/reports"});
 }
 
 TEST_F(RememberBatchTest, TheRouteAnswersEachEntryAsRemember) {
@@ -163,10 +176,12 @@ TEST_F(RememberBatchTest, TheRouteAnswersEachEntryAsRemember) {
   };
   ApiResponse ok = send({{"scope_id", "project:batch"},
                          {"reason", "import"},
-                         {"entries", {{{"kind", "fact"}, {"text", "Invoices are stored in UTC."}},
-                                      {{"kind", "fact"}, {"text", "Invoices are stored in UTC."}},
-                                      {{"kind", "decision"}, {"text", "Deploys happen on Tuesdays."},
-                                       {"evidence", {"https://example.com/deploys"}}}}}});
+                         {"entries",
+                          {{{"kind", "fact"}, {"text", "Invoices are stored in UTC."}},
+                           {{"kind", "fact"}, {"text", "Invoices are stored in UTC."}},
+                           {{"kind", "decision"},
+                            {"text", "Deploys happen on Tuesdays."},
+                            {"evidence", {"https://example.com/deploys"}}}}}});
   ASSERT_EQ(ok.status, 200) << ok.body.dump();
   EXPECT_EQ(ok.body["memory"]["revision"], 1);
   EXPECT_EQ(ok.body["changed"], true);
@@ -176,12 +191,17 @@ TEST_F(RememberBatchTest, TheRouteAnswersEachEntryAsRemember) {
   EXPECT_EQ(ok.body["entries"][1]["duplicate_of"], ok.body["entries"][0]["entry"]["citation"]);
   EXPECT_EQ(ok.body["entries"][2]["hypothesis"], false);
 
-  for (const Json& bad : {Json{{"scope_id", "project:batch"}, {"entries", Json::array()}},
-                          Json{{"scope_id", "project:batch"}, {"entries", {{{"kind", "fact"}}}}},
-                          Json{{"scope_id", "project:batch"}, {"entries", {{{"kind", "fact"}, {"text", "x"}, {"extra", 1}}}}},
-                          Json{{"scope_id", "project:batch"}, {"entries", {{{"kind", "fact"}, {"text", "x"}}}}, {"explain", true}},
-                          Json{{"scope_id", "project:batch"},
-                               {"entries", {{{"kind", "fact"}, {"text", "y"}}, {{"kind", "fact"}, {"text", "\u3000"}}}}}}) {
+  for (const Json& bad :
+       {Json{{"scope_id", "project:batch"}, {"entries", Json::array()}},
+        Json{{"scope_id", "project:batch"}, {"entries", {{{"kind", "fact"}}}}},
+        Json{{"scope_id", "project:batch"},
+             {"entries", {{{"kind", "fact"}, {"text", "x"}, {"extra", 1}}}}},
+        Json{{"scope_id", "project:batch"},
+             {"entries", {{{"kind", "fact"}, {"text", "x"}}}},
+             {"explain", true}},
+        Json{{"scope_id", "project:batch"},
+             {"entries",
+              {{{"kind", "fact"}, {"text", "y"}}, {{"kind", "fact"}, {"text", "\u3000"}}}}}}) {
     ApiResponse refused = send(bad);
     EXPECT_EQ(refused.status, 422) << bad.dump() << " → " << refused.body.dump();
     EXPECT_TRUE(refused.body.contains("error")) << refused.body.dump();
@@ -198,7 +218,9 @@ TEST_F(RememberBatchTest, JsonlImportWritesInBatchesAndNamesABadLine) {
   const CallRoute call = InProcessRoutes(routed.router);
   std::string file;
   for (int i = 0; i < 1500; ++i)
-    file += Json{{"kind", "fact"}, {"text", "Batch job " + std::to_string(i) + " exports ledger " + std::to_string(i * 7)}}
+    file += Json{{"kind", "fact"},
+                 {"text",
+                  "Batch job " + std::to_string(i) + " exports ledger " + std::to_string(i * 7)}}
                 .dump() +
             (i == 3 ? "\n\n" : "\n");
   std::istringstream in(file);
@@ -218,8 +240,10 @@ TEST_F(RememberBatchTest, JsonlImportWritesInBatchesAndNamesABadLine) {
   std::istringstream not_json("{\"kind\": \"fact\", \"text\": \"New one.\"}\n[1, 2]\n");
   auto refused = ImportJsonl(call, "project:batch", not_json);
   ASSERT_EQ(refused.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(refused.status().message().find("line 2"), std::string::npos) << refused.status().message();
-  std::istringstream blank("{\"kind\": \"fact\", \"text\": \"New one.\"}\n\n{\"kind\": \"fact\", \"text\": \" \"}\n");
+  EXPECT_NE(refused.status().message().find("line 2"), std::string::npos)
+      << refused.status().message();
+  std::istringstream blank(
+      "{\"kind\": \"fact\", \"text\": \"New one.\"}\n\n{\"kind\": \"fact\", \"text\": \" \"}\n");
   auto bad = ImportJsonl(call, "project:batch", blank);
   ASSERT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("line 3"), std::string::npos) << bad.status().message();

@@ -8,12 +8,12 @@
 #include <atomic>
 #include <thread>
 
+#include "common/clock.h"
 #include "service/context_service.h"
 #include "service/review_service.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
 #include "service/stats_service.h"
-#include "common/clock.h"
 #include "test_util.h"
 
 namespace pc {
@@ -34,11 +34,17 @@ class ReviewTest : public ::testing::Test {
   SearchService search{*f.store};
   ContextService context{*f.store, search};
 
-  void SetUp() override { ASSERT_TRUE(sources.Add(scope, {{"task-outcome", "", "Run 42: contract tests caught the rename.", "{}", "run-42"}}).ok()); }
+  void SetUp() override {
+    ASSERT_TRUE(sources
+                    .Add(scope, {{"task-outcome", "", "Run 42: contract tests caught the rename.",
+                                  "{}", "run-42"}})
+                    .ok());
+  }
 
   Evidence RunEvidence() { return Evidence{{{kContentSourceName, "run-42"}}, {}}; }
 
-  ArtifactCandidate Propose(const std::string& lesson, std::optional<MemoryRef> target = std::nullopt) {
+  ArtifactCandidate Propose(const std::string& lesson,
+                            std::optional<MemoryRef> target = std::nullopt) {
     ProposeExperienceRequest r{scope, Lesson(lesson), RunEvidence(), target, "seen in run 42"};
     if (target) r.evidence.artifacts.push_back(*target);
     auto c = review.ProposeExperience(r, "tester");
@@ -68,8 +74,13 @@ TEST_F(ReviewTest, ProposeReviseApprove) {
   EXPECT_EQ(Prepared("contract tests YAML").find("Run the contract tests"), std::string::npos)
       << "a pending candidate never reaches prepared context";
 
-  ReviseCandidateRequest rev{scope, c.candidate_id, 1, Lesson("Run the contract tests after changing openapi/orders.yaml."),
-                             RunEvidence(), std::nullopt, "narrowed"};
+  ReviseCandidateRequest rev{scope,
+                             c.candidate_id,
+                             1,
+                             Lesson("Run the contract tests after changing openapi/orders.yaml."),
+                             RunEvidence(),
+                             std::nullopt,
+                             "narrowed"};
   auto revised = review.Revise(rev, "reviewer");
   PC_ASSERT_OK(revised);
   EXPECT_EQ(revised->current.version, 2);
@@ -96,7 +107,8 @@ TEST_F(ReviewTest, ProposeReviseApprove) {
 
   auto e = review.GetExperience(scope, *approved->result);
   PC_ASSERT_OK(e);
-  EXPECT_EQ(e->content.lesson, "Run the contract tests after changing openapi/orders.yaml.") << "exactly version 2";
+  EXPECT_EQ(e->content.lesson, "Run the contract tests after changing openapi/orders.yaml.")
+      << "exactly version 2";
   EXPECT_EQ(e->evidence, RunEvidence());
   EXPECT_EQ(e->actor, "reviewer");
 
@@ -104,10 +116,12 @@ TEST_F(ReviewTest, ProposeReviseApprove) {
   const std::string content = Prepared("contract tests openapi");
   EXPECT_NE(content.find("openapi/orders.yaml"), std::string::npos) << content;
   EXPECT_NE(content.find("\"kind\":\"experience\""), std::string::npos) << content;
-  EXPECT_NE(content.find(approved->result->artifact_id), std::string::npos) << "cited by its exact ArtifactRef";
+  EXPECT_NE(content.find(approved->result->artifact_id), std::string::npos)
+      << "cited by its exact ArtifactRef";
 
   // Decided is terminal.
-  for (auto again : {review.Approve(scope, c.candidate_id, 2, "r"), review.Reject(scope, c.candidate_id, 2, "late")}) {
+  for (auto again : {review.Approve(scope, c.candidate_id, 2, "r"),
+                     review.Reject(scope, c.candidate_id, 2, "late")}) {
     ASSERT_FALSE(again.ok());
     EXPECT_EQ(again.status().code(), Code::kCandidateConflict);
   }
@@ -176,10 +190,13 @@ TEST_F(ReviewTest, TargetCompareAndSet) {
 
 TEST_F(ReviewTest, ApprovalIsAtomic) {
   ArtifactCandidate c = Propose("Keep the generated client in the repository.");
-  PC_ASSERT_OK(f.ExecBehindTheStore(
-      "CREATE TRIGGER fail_exp BEFORE INSERT ON experience_contents BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
-      "CREATE FUNCTION fail_exp() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$;"
-      " CREATE TRIGGER fail_exp BEFORE INSERT ON experience_contents FOR EACH ROW EXECUTE FUNCTION fail_exp();"));
+  PC_ASSERT_OK(
+      f.ExecBehindTheStore("CREATE TRIGGER fail_exp BEFORE INSERT ON experience_contents BEGIN "
+                           "SELECT RAISE(ABORT, 'disk on fire'); END;",
+                           "CREATE FUNCTION fail_exp() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                           "BEGIN RAISE EXCEPTION 'disk on fire'; END $$;"
+                           " CREATE TRIGGER fail_exp BEFORE INSERT ON experience_contents FOR EACH "
+                           "ROW EXECUTE FUNCTION fail_exp();"));
   auto failed = review.Approve(scope, c.candidate_id, 1, "r");
   ASSERT_FALSE(failed.ok());
   auto still = review.Get(scope, c.candidate_id);
@@ -189,10 +206,12 @@ TEST_F(ReviewTest, ApprovalIsAtomic) {
     PC_ASSIGN_OR_RETURN(auto heads, txn.ListExperienceHeads(still->scope_id, 10));
     EXPECT_TRUE(heads.empty());
     PC_ASSIGN_OR_RETURN(auto families, txn.CountArtifactsByFamily(still->scope_id));
-    for (const auto& fam : families) EXPECT_NE(fam.name, kExperienceFamily) << "no Experience artifact left behind";
+    for (const auto& fam : families)
+      EXPECT_NE(fam.name, kExperienceFamily) << "no Experience artifact left behind";
     return Status::Ok();
   }));
-  PC_ASSERT_OK(f.ExecBehindTheStore("DROP TRIGGER fail_exp;", "DROP TRIGGER fail_exp ON experience_contents;"));
+  PC_ASSERT_OK(f.ExecBehindTheStore("DROP TRIGGER fail_exp;",
+                                    "DROP TRIGGER fail_exp ON experience_contents;"));
   PC_ASSERT_OK(review.Approve(scope, c.candidate_id, 1, "r"));
 }
 
@@ -202,7 +221,8 @@ TEST_F(ReviewTest, BadInputChangesNothing) {
   auto refused = [&](ProposeExperienceRequest r, const std::string& field) {
     auto c = review.ProposeExperience(r, "t");
     ASSERT_FALSE(c.ok()) << field;
-    EXPECT_EQ(c.status().code() == Code::kInvalidArgument || c.status().code() == Code::kTooLarge, true)
+    EXPECT_EQ(c.status().code() == Code::kInvalidArgument || c.status().code() == Code::kTooLarge,
+              true)
         << c.status().ToString();
     bool named = false;
     for (const Detail& d : c.status().details())
@@ -210,19 +230,28 @@ TEST_F(ReviewTest, BadInputChangesNothing) {
     EXPECT_TRUE(named) << field << ": " << c.status().ToString();
   };
   refused({scope, Lesson("ok"), Evidence{}, std::nullopt, std::nullopt}, "source_refs");
-  refused({scope, Lesson("ok"), Evidence{{{kContentSourceName, "no-such-source"}}, {}}, std::nullopt, std::nullopt},
+  refused({scope, Lesson("ok"), Evidence{{{kContentSourceName, "no-such-source"}}, {}},
+           std::nullopt, std::nullopt},
           "source_refs[0]");
-  refused({scope, Lesson("ok"), Evidence{{{kContentSourceName, "o-1"}}, {}}, std::nullopt, std::nullopt},
+  refused({scope, Lesson("ok"), Evidence{{{kContentSourceName, "o-1"}}, {}}, std::nullopt,
+           std::nullopt},
           "source_refs[0]");  // another scope's source
-  refused({scope, Lesson("ok"), Evidence{{{"file", "run-42"}}, {}}, std::nullopt, std::nullopt}, "source_refs[0].name");
+  refused({scope, Lesson("ok"), Evidence{{{"file", "run-42"}}, {}}, std::nullopt, std::nullopt},
+          "source_refs[0].name");
   refused({scope, Lesson("   "), RunEvidence(), std::nullopt, std::nullopt}, "proposal.lesson");
-  refused({scope, Lesson(std::string(8001, 'x')), RunEvidence(), std::nullopt, std::nullopt}, "proposal.lesson");
-  refused({scope, Lesson(std::string("\xff\xfe")), RunEvidence(), std::nullopt, std::nullopt}, "proposal.lesson");
-  refused({scope, Lesson("ok"), Evidence{{}, {{kMemoryFamily, "mem_nope", 1}}}, std::nullopt, std::nullopt},
+  refused({scope, Lesson(std::string(8001, 'x')), RunEvidence(), std::nullopt, std::nullopt},
+          "proposal.lesson");
+  refused({scope, Lesson(std::string("\xff\xfe")), RunEvidence(), std::nullopt, std::nullopt},
+          "proposal.lesson");
+  refused({scope, Lesson("ok"), Evidence{{}, {{kMemoryFamily, "mem_nope", 1}}}, std::nullopt,
+           std::nullopt},
           "artifact_refs[0]");
-  refused({scope, Lesson("ok"), RunEvidence(), MemoryRef{kExperienceFamily, "exp_x", 1}, std::nullopt}, "target");
+  refused(
+      {scope, Lesson("ok"), RunEvidence(), MemoryRef{kExperienceFamily, "exp_x", 1}, std::nullopt},
+      "target");
   Evidence many;
-  for (int i = 0; i < 33; ++i) many.sources.push_back({kContentSourceName, "run-" + std::to_string(i)});
+  for (int i = 0; i < 33; ++i)
+    many.sources.push_back({kContentSourceName, "run-" + std::to_string(i)});
   refused({scope, Lesson("ok"), many, std::nullopt, std::nullopt}, "source_refs");
   refused({scope, Lesson("ok"), RunEvidence(), std::nullopt, std::string(2001, 'r')}, "reason");
 
@@ -243,7 +272,8 @@ TEST_F(ReviewTest, BadInputChangesNothing) {
 
 TEST_F(ReviewTest, ListPagesAndCounts) {
   std::vector<std::string> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(Propose("Lesson " + std::to_string(i) + ".").candidate_id);
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(Propose("Lesson " + std::to_string(i) + ".").candidate_id);
   PC_ASSERT_OK(review.Reject(scope, ids[4], 1, "duplicate"));
   PC_ASSERT_OK(review.Approve(scope, ids[3], 1, "r"));
   std::vector<std::string> seen;
@@ -255,7 +285,8 @@ TEST_F(ReviewTest, ListPagesAndCounts) {
     for (const ArtifactCandidate& c : page->items) seen.push_back(c.candidate_id);
     cursor = page->next_cursor;
   } while (cursor);
-  EXPECT_EQ(seen, std::vector<std::string>(ids.begin(), ids.begin() + 3)) << "oldest first, each once";
+  EXPECT_EQ(seen, std::vector<std::string>(ids.begin(), ids.begin() + 3))
+      << "oldest first, each once";
   auto skills = review.List({scope, CandidateStatus::kPending, kSkillFamily, std::nullopt, 50});
   PC_ASSERT_OK(skills);
   EXPECT_TRUE(skills->items.empty());
@@ -265,8 +296,9 @@ TEST_F(ReviewTest, ListPagesAndCounts) {
   PC_ASSERT_OK(s);
   int64_t pending = 0, approved = 0, rejected = 0;
   for (const CandidateCount& c : s->inventory.candidates)
-    (c.status == CandidateStatus::kPending ? pending : c.status == CandidateStatus::kApproved ? approved : rejected) +=
-        c.count;
+    (c.status == CandidateStatus::kPending    ? pending
+     : c.status == CandidateStatus::kApproved ? approved
+                                              : rejected) += c.count;
   EXPECT_EQ(pending, 3);
   EXPECT_EQ(approved, 1);
   EXPECT_EQ(rejected, 1);
@@ -308,20 +340,27 @@ TEST(ReviewRace, ConcurrentReviewWritesLoseWithAConflict) {
   SourceService sources{*f.store};
   ReviewService review{*f.store};
   ASSERT_TRUE(sources.Add(scope, {{"chat", "", "evidence", "{}", "e-1"}}).ok());
-  ProposeExperienceRequest p{scope, ExperienceContent{"s", "a", "o", "l"}, Evidence{{{kContentSourceName, "e-1"}}, {}},
-                             std::nullopt, std::nullopt};
+  ProposeExperienceRequest p{scope, ExperienceContent{"s", "a", "o", "l"},
+                             Evidence{{{kContentSourceName, "e-1"}}, {}}, std::nullopt,
+                             std::nullopt};
   auto c = review.ProposeExperience(p, "t");
   PC_ASSERT_OK(c);
   std::atomic<int> won{0}, conflicts{0}, other{0};
   std::vector<std::thread> reviewers;
   for (int i = 0; i < 6; ++i)
     reviewers.emplace_back([&, i] {
-      ReviseCandidateRequest r{scope, c->candidate_id, 1, ExperienceContent{"s", "a", "o", "lesson " + std::to_string(i)},
-                               p.evidence, std::nullopt, std::nullopt};
+      ReviseCandidateRequest r{
+          scope,       c->candidate_id,
+          1,           ExperienceContent{"s", "a", "o", "lesson " + std::to_string(i)},
+          p.evidence,  std::nullopt,
+          std::nullopt};
       auto out = i % 2 ? review.Revise(r, "r") : review.Approve(scope, c->candidate_id, 1, "r");
-      if (out.ok()) ++won;
-      else if (out.status().code() == Code::kCandidateConflict) ++conflicts;
-      else ++other;
+      if (out.ok())
+        ++won;
+      else if (out.status().code() == Code::kCandidateConflict)
+        ++conflicts;
+      else
+        ++other;
     });
   for (auto& t : reviewers) t.join();
   EXPECT_EQ(won, 1);

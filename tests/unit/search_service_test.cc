@@ -1,5 +1,7 @@
 // Search through the service against a real store: modes, capability errors, and the snapshot
 // rule (invariant 10).
+#include "service/search_service.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,7 +9,6 @@
 #include <thread>
 
 #include "bulk_fill.h"
-#include "service/search_service.h"
 #include "search/text_query.h"
 #include "test_util.h"
 
@@ -126,11 +127,12 @@ TEST_F(SearchServiceTest, ModesAndCapabilities) {
 
 TEST_F(SearchServiceTest, HostileQueriesAreJustSearches) {
   Remember("a (parenthesised) \"quoted\" note: with * and ^ NEAR AND OR NOT");
-  for (const char* q : {"\"", "\"\"\"", "(", ")", "*", "^", ":", "NEAR(a b)", "a AND", "OR OR",
-                        "NOT", "col:value", "{a b}", "+-", "🚀", "'; DROP TABLE entries; --",
-                        "\xe2\x80\x8b", "a\"b", "x*"}) {
+  for (const char* q :
+       {"\"", "\"\"\"", "(", ")", "*", "^", ":", "NEAR(a b)", "a AND", "OR OR", "NOT", "col:value",
+        "{a b}", "+-", "🚀", "'; DROP TABLE entries; --", "\xe2\x80\x8b", "a\"b", "x*"}) {
     auto r = Search(q);
-    EXPECT_TRUE(r.ok() || r.status().code() == Code::kInvalidArgument) << q << ": " << r.status().ToString();
+    EXPECT_TRUE(r.ok() || r.status().code() == Code::kInvalidArgument)
+        << q << ": " << r.status().ToString();
     if (!r.ok()) {
       EXPECT_NE(r.status().code(), Code::kInternal) << q;
     }
@@ -147,8 +149,9 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
   PC_ASSERT_OK(before);
   ASSERT_EQ(before->hits.size(), 2u);
   std::string other = f.NewScope("project:other");
-  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(other), 2500,
-                                   [](int64_t i) { return "widget " + std::to_string(i); }, nullptr));
+  PC_ASSERT_OK(FillMemory(
+      *f.store, *f.memory->GetScope(other), 2500,
+      [](int64_t i) { return "widget " + std::to_string(i); }, nullptr));
   auto after = Search("widget gears");
   PC_ASSERT_OK(after);
   ASSERT_EQ(after->hits.size(), 2u);
@@ -162,10 +165,13 @@ TEST_F(SearchServiceTest, OtherScopesDoNotChangeResults) {
 // entries with all of them first, however old (while that is affordable: AllPhrasesAffordable),
 // and fill the page with entries that have any.
 TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
-  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), 4400, [](int64_t i) {
-    return i == 0 ? std::string("alpha and beta together")
-                  : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
-  }, nullptr));
+  PC_ASSERT_OK(FillMemory(
+      *f.store, *f.memory->GetScope(scope), 4400,
+      [](int64_t i) {
+        return i == 0 ? std::string("alpha and beta together")
+                      : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+      },
+      nullptr));
   auto r = Search("alpha beta");
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 10u);
@@ -187,9 +193,13 @@ TEST_F(SearchServiceTest, QueriesOfOnlyCommonWords) {
 TEST_F(SearchServiceTest, QueriesOfOnlyCommonWordsInALargeMemoryRankTheNewest) {
   const int64_t n = kAllPhrasesPostings / 2 + 100;
   ASSERT_FALSE(AllPhrasesAffordable(n, 2));
-  PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), n, [n](int64_t i) {
-    return i == n - 50 ? std::string("alpha and beta together") : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
-  }, nullptr));
+  PC_ASSERT_OK(FillMemory(
+      *f.store, *f.memory->GetScope(scope), n,
+      [n](int64_t i) {
+        return i == n - 50 ? std::string("alpha and beta together")
+                           : (i % 2 ? "alpha " : "beta ") + std::to_string(i);
+      },
+      nullptr));
   auto r = Search("alpha beta");
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 10u);
@@ -208,8 +218,12 @@ TEST_F(SearchServiceTest, SearchReadsOneSnapshot) {
       auto page = f.memory->ListEntries({scope, std::nullopt, false, {1000, ""}});
       if (!page.ok()) continue;
       const ManifestItem& m = page->items[static_cast<size_t>(round) % page->items.size()];
-      (void)f.memory->Revise({scope, {page->memory, m.version.entry_id, m.version.entry_version_id},
-                              "shared topic item revised " + std::to_string(round), std::nullopt, "", ""});
+      (void)f.memory->Revise({scope,
+                              {page->memory, m.version.entry_id, m.version.entry_version_id},
+                              "shared topic item revised " + std::to_string(round),
+                              std::nullopt,
+                              "",
+                              ""});
     }
   });
   int checked = 0;
@@ -217,8 +231,8 @@ TEST_F(SearchServiceTest, SearchReadsOneSnapshot) {
     auto r = Search("shared topic item");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     for (const SearchHit& h : r->hits) {
-      auto read = f.memory->Read(scope, Citation{r->memory, h.item.version.entry_id,
-                                                 h.item.version.entry_version_id});
+      auto read = f.memory->Read(
+          scope, Citation{r->memory, h.item.version.entry_id, h.item.version.entry_version_id});
       ASSERT_TRUE(read.ok()) << "hit not in the manifest of r" << r->memory.revision;
       ++checked;
     }
@@ -270,7 +284,8 @@ TEST_F(SearchServiceTest, MinRevisionAnswersFromThatRevisionOrSaysWhyNot) {
   ASSERT_FALSE(blank.ok());
   EXPECT_EQ(blank.status().code(), Code::kRevisionNotVisible);
 
-  // Listings: the head at or after the revision; a historical revision before it is a contradiction.
+  // Listings: the head at or after the revision; a historical revision before it is a
+  // contradiction.
   ListEntriesRequest list;
   list.scope_id = scope;
   list.page.limit = 10;

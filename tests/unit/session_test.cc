@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "session/session_stats.h"
 #include "session/transcript.h"
@@ -36,9 +35,10 @@ TEST(Transcript, ClaudeCodeLinesBecomeEntriesAndUnknownOrTornLinesAreSkipped) {
   EXPECT_EQ(t->cwd, "/home/dev/orders-importer");
   // summary, prompt, the host's reminder, thinking + text + Read, its result, text + Bash, its
   // result, the answer, the system line, the next prompt.
-  EXPECT_EQ(Parts(*t), (std::vector<P>{P::kSystem, P::kUser, P::kSystem, P::kAssistant, P::kAssistant,
-                                       P::kToolCall, P::kToolResult, P::kAssistant, P::kToolCall,
-                                       P::kToolResult, P::kAssistant, P::kSystem, P::kUser}));
+  EXPECT_EQ(Parts(*t),
+            (std::vector<P>{P::kSystem, P::kUser, P::kSystem, P::kAssistant, P::kAssistant,
+                            P::kToolCall, P::kToolResult, P::kAssistant, P::kToolCall,
+                            P::kToolResult, P::kAssistant, P::kSystem, P::kUser}));
   EXPECT_EQ(t->entries[1].text, "订单导入器的金额为什么会差一分钱？请查一下 amounts.py。");
   EXPECT_EQ(t->entries[1].at_ms, 1796029200000);  // 2026-11-30T09:00:00Z
   EXPECT_EQ(t->entries[6].tool, "Read");          // a result knows the call that made it
@@ -56,8 +56,9 @@ TEST(Transcript, CodexRolloutsSeparateTheHostsTextFromTheUsers) {
   EXPECT_EQ(t->cwd, "/home/dev/billing");
   // instructions, environment context, the prompt (once: its event_msg copy is not counted), two
   // shell calls with their output, the answer.
-  EXPECT_EQ(Parts(*t), (std::vector<P>{P::kSystem, P::kSystem, P::kUser, P::kToolCall, P::kToolResult,
-                                       P::kToolCall, P::kToolResult, P::kAssistant}));
+  EXPECT_EQ(Parts(*t),
+            (std::vector<P>{P::kSystem, P::kSystem, P::kUser, P::kToolCall, P::kToolResult,
+                            P::kToolCall, P::kToolResult, P::kAssistant}));
   EXPECT_EQ(t->entries[3].text, "shell {\"command\":[\"rg\",\"MAX_RETRIES\",\"src\"]}");
   EXPECT_EQ(t->entries[4].tool, "shell");
   EXPECT_EQ(t->entries[6].tool, "shell");
@@ -72,7 +73,8 @@ TEST(Transcript, ChatListsAndBadInput) {
     {"role":"assistant","content":"一个文件。"}])");
   ASSERT_TRUE(chat.ok());
   EXPECT_EQ(chat->format, "chat");
-  EXPECT_EQ(Parts(*chat), (std::vector<P>{P::kSystem, P::kUser, P::kToolCall, P::kToolResult, P::kAssistant}));
+  EXPECT_EQ(Parts(*chat),
+            (std::vector<P>{P::kSystem, P::kUser, P::kToolCall, P::kToolResult, P::kAssistant}));
   EXPECT_EQ(chat->entries[3].tool, "ls");
   EXPECT_FALSE(ParseTranscript("").ok());
   EXPECT_FALSE(ParseTranscript("   \n ").ok());
@@ -86,8 +88,10 @@ TEST(Transcript, ChatListsAndBadInput) {
 TEST(Transcript, ADeepOrHugeLineIsSkippedNotACrash) {
   const std::string deep(1000000, '[');
   const std::string close(1000000, ']');
-  const std::string ok = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
-  const std::string nested = R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" + deep + close + "}}";
+  const std::string ok =
+      R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hello"}})";
+  const std::string nested =
+      R"({"type":"user","sessionId":"s","message":{"role":"user","content":)" + deep + close + "}}";
   auto t = ParseTranscript(ok + "\n" + nested + "\n" + ok + "\n");
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->lines, 3);
@@ -97,8 +101,9 @@ TEST(Transcript, ADeepOrHugeLineIsSkippedNotACrash) {
   // Within the depth limit a line is read as before.
   std::string inner = "\"x\"";
   for (int i = 0; i < kMaxTranscriptDepth - 5; ++i) inner = "[" + inner + "]";
-  auto within = ParseTranscript(R"({"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"t","input":{"a":)" +
-                                inner + "}}]}}\n");
+  auto within = ParseTranscript(
+      R"({"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"t","input":{"a":)" +
+      inner + "}}]}}\n");
   ASSERT_TRUE(within.ok());
   EXPECT_EQ(within->skipped, 0);
   // A chat list nested too deep is refused, not read.
@@ -106,8 +111,9 @@ TEST(Transcript, ADeepOrHugeLineIsSkippedNotACrash) {
   ASSERT_FALSE(chat.ok());
   EXPECT_NE(chat.status().message().find("nested"), std::string::npos) << chat.status().message();
   // A line past the per-line limit is skipped unread.
-  const std::string huge = R"({"type":"user","sessionId":"s","message":{"role":"user","content":")" +
-                           std::string(kMaxTranscriptLineBytes, 'a') + "\"}}";
+  const std::string huge =
+      R"({"type":"user","sessionId":"s","message":{"role":"user","content":")" +
+      std::string(kMaxTranscriptLineBytes, 'a') + "\"}}";
   auto big = ParseTranscript(ok + "\n" + huge + "\n");
   ASSERT_TRUE(big.ok());
   EXPECT_EQ(big->skipped, 1);
@@ -116,7 +122,8 @@ TEST(Transcript, ADeepOrHugeLineIsSkippedNotACrash) {
 
 // The tail of a big transcript (ReadFileTail) keeps its lines' numbers.
 TEST(Transcript, ATailIsNumberedFromItsFirstLine) {
-  const std::string line = R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}})";
+  const std::string line =
+      R"({"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}})";
   auto t = ParseTranscript(line + "\n" + line + "\n", 41);
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(t->entries.size(), 2u);
@@ -139,7 +146,8 @@ TEST(SessionStats, CountsEachCategoryAndFindsTheMostExtremeSession) {
   SessionStats s = Summarize({a, b});
   EXPECT_EQ(s.total(), a.total() + b.total());
   const std::string table = FormatSessionStats(s);
-  EXPECT_NE(table.find("Session context breakdown (2 sessions, chars):"), std::string::npos) << table;
+  EXPECT_NE(table.find("Session context breakdown (2 sessions, chars):"), std::string::npos)
+      << table;
   EXPECT_NE(table.find("│ Tool results     │"), std::string::npos) << table;
   EXPECT_NE(table.find("Most extreme session: claude:"), std::string::npos) << table;
   nlohmann::json j = SessionStatsJson(s);

@@ -1,6 +1,5 @@
 // The SQLite store's own guarantees: migrations, atomic commits, rollback, interval manifest.
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -10,9 +9,9 @@
 #include "search/hash_embedder.h"
 #include "service/search_service.h"
 #include "service/source_service.h"
+#include "store/sqlite/db.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/schema.h"
-#include "store/sqlite/db.h"
 #include "test_util.h"
 
 namespace pc {
@@ -63,20 +62,25 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
     // Undo migrations 2 to 4 and the memory's text table, leaving the file as a schema-1 build
     // would.
     PC_ASSERT_OK(sqlite::RegisterFtsExtensions(db));
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
-                               "DROP TABLE entry_vectors;"
-                               "DROP TABLE sources; DROP TABLE cursors;"
-                               "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
-                               "DROP TABLE handoff_contents; DROP TABLE handoff_claims;"
-                               "DROP TABLE handoff_citations;"
-                               "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
-        "DROP TABLE api_tokens; DROP TABLE audit_log;"
-           "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
-           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; DROP TABLE last_flush;"
-                               "ALTER TABLE artifacts DROP COLUMN vector_profile;"
-                               "ALTER TABLE artifacts DROP COLUMN vector_missing;"
-                               "DELETE FROM schema_migrations WHERE version >= 2;"
-                               "PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK)
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
+                           "DROP TABLE entry_vectors;"
+                           "DROP TABLE sources; DROP TABLE cursors;"
+                           "DROP TABLE handoff_versions; DROP TABLE handoff_items;"
+                           "DROP TABLE handoff_contents; DROP TABLE handoff_claims;"
+                           "DROP TABLE handoff_citations;"
+                           "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
+                           "DROP TABLE api_tokens; DROP TABLE audit_log;"
+                           "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE "
+                           "experience_contents;"
+                           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP "
+                           "TABLE graph_edges; DROP TABLE last_flush;"
+                           "ALTER TABLE artifacts DROP COLUMN vector_profile;"
+                           "ALTER TABLE artifacts DROP COLUMN vector_missing;"
+                           "DELETE FROM schema_migrations WHERE version >= 2;"
+                           "PRAGMA user_version = 1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
         << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
@@ -89,12 +93,15 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
   HashEmbedder embedder;
   SearchService with_vectors(*f.store, &embedder);
   EXPECT_EQ(with_vectors.Search({scope, "search", SearchMode::kVector, 10, false, std::nullopt})
-                .status().code(), Code::kCapabilityUnavailable);
+                .status()
+                .code(),
+            Code::kCapabilityUnavailable);
   auto done = with_vectors.Reindex(scope);
   PC_ASSERT_OK(done);
   EXPECT_EQ(done->embedded, 1);
   EXPECT_EQ(done->missing, 0);
-  auto v = with_vectors.Search({scope, "search existed", SearchMode::kVector, 10, false, std::nullopt});
+  auto v =
+      with_vectors.Search({scope, "search existed", SearchMode::kVector, 10, false, std::nullopt});
   PC_ASSERT_OK(v);
   EXPECT_EQ(v->hits.size(), 1u);
 }
@@ -106,7 +113,8 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's own schema history";
   Fixture f;
   std::string a = f.NewScope("project:a"), b = f.NewScope("project:b");
-  auto kept = f.memory->Remember({a, "fact", "Invoices are exported as parquet files.", "", "", {}});
+  auto kept =
+      f.memory->Remember({a, "fact", "Invoices are exported as parquet files.", "", "", {}});
   PC_ASSERT_OK(kept);
   auto gone = f.memory->Remember({a, "fact", "Invoices were exported as CSV files.", "", "", {}});
   PC_ASSERT_OK(gone);
@@ -114,9 +122,11 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
   PC_ASSERT_OK(f.memory->Retire({a, at_head, "superseded", "t"}));
   PC_ASSERT_OK(f.memory->Remember({b, "fact", "Parquet is not used in project b.", "", "", {}}));
   SourceService sources(*f.store);
-  PC_ASSERT_OK(sources.Add(a, {{"work_log", "", "Switched the invoice export to parquet.", "{}", std::nullopt}}));
+  PC_ASSERT_OK(sources.Add(
+      a, {{"work_log", "", "Switched the invoice export to parquet.", "{}", std::nullopt}}));
   SearchService before_search(*f.store);
-  auto before = before_search.Search({a, "invoices parquet", SearchMode::kFts, 10, true, std::nullopt});
+  auto before =
+      before_search.Search({a, "invoices parquet", SearchMode::kFts, 10, true, std::nullopt});
   PC_ASSERT_OK(before);
   f.store.reset();
   {
@@ -127,34 +137,46 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
     std::string sql;
     for (int owner : {1, 2, 3, 4}) {  // artifacts' rowids (memories and handoffs alike)
       const std::string t = "fts_" + std::to_string(owner);
-      sql += "CREATE VIRTUAL TABLE " + t + " USING fts5(text, state, entry_version_id UNINDEXED, tokenize = 'porter pc');"
-             "INSERT INTO " + t + "(rowid, text, state, entry_version_id) SELECT e.rowid, v.text,"
+      sql += "CREATE VIRTUAL TABLE " + t +
+             " USING fts5(text, state, entry_version_id UNINDEXED, tokenize = 'porter pc');"
+             "INSERT INTO " +
+             t +
+             "(rowid, text, state, entry_version_id) SELECT e.rowid, v.text,"
              " CASE WHEN m.active THEN '' ELSE 'retired' END, v.entry_version_id FROM manifest m"
-             " JOIN artifacts a ON a.artifact_id = m.artifact_id JOIN entries e ON e.entry_id = m.entry_id"
+             " JOIN artifacts a ON a.artifact_id = m.artifact_id JOIN entries e ON e.entry_id = "
+             "m.entry_id"
              " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
-             " WHERE m.to_revision IS NULL AND a.rowid = " + std::to_string(owner) + ";";
+             " WHERE m.to_revision IS NULL AND a.rowid = " +
+             std::to_string(owner) + ";";
     }
-    sql += "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');"
-           "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources;"
-           "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
-           "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
-           "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
+    sql +=
+        "CREATE VIRTUAL TABLE fts_src_1 USING fts5(text, tokenize = 'porter pc');"
+        "INSERT INTO fts_src_1(rowid, text) SELECT position, content FROM sources;"
+        "DROP TABLE memory_fts; DROP TABLE source_fts; DROP TABLE fts_stats;"
+        "DROP TABLE handoff_contents; DROP TABLE handoff_claims; DROP TABLE handoff_citations;"
+        "DROP TABLE model_usage_daily; DROP TABLE recall_token_daily;"
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
-           "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
-           "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; DROP TABLE last_flush;"
-           "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+        "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
+        "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
+        "DROP TABLE last_flush;"
+        "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
   f.Reopen();
-  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_[0-9]*'"), 0);
-  EXPECT_EQ(PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_src_*'"), 0);
+  EXPECT_EQ(
+      PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_[0-9]*'"),
+      0);
+  EXPECT_EQ(
+      PragmaInt(f.dir.path(), "SELECT count(*) FROM sqlite_schema WHERE name GLOB 'fts_src_*'"), 0);
   SearchService search(*f.store);
   auto after = search.Search({a, "invoices parquet", SearchMode::kFts, 10, true, std::nullopt});
   PC_ASSERT_OK(after);
   ASSERT_EQ(after->hits.size(), before->hits.size());
   for (size_t i = 0; i < after->hits.size(); ++i) {
-    EXPECT_EQ(after->hits[i].item.version.entry_version_id, before->hits[i].item.version.entry_version_id);
+    EXPECT_EQ(after->hits[i].item.version.entry_version_id,
+              before->hits[i].item.version.entry_version_id);
     EXPECT_DOUBLE_EQ(after->hits[i].score, before->hits[i].score);  // the same statistics
     EXPECT_EQ(after->hits[i].item.active, before->hits[i].item.active);
   }

@@ -1,5 +1,7 @@
 // The offline word-vector embedder (search/static_embedder.h) on a small vector file made here,
 // and the convex fusion hybrid search uses with it (search/fusion.h).
+#include "search/static_embedder.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include "app/config.h"
 #include "app/providers.h"
 #include "search/fusion.h"
-#include "search/static_embedder.h"
 #include "service/memory_service.h"
 #include "service/search_service.h"
 #include "test_util.h"
@@ -64,7 +65,8 @@ TEST(StaticEmbedder, LoadsTheFileAndEmbedsDeterministically) {
   EXPECT_EQ(e.profile().provider, "static");
   // The file's name, its checksum and the options: other vectors are another profile.
   EXPECT_EQ(e.profile().model.rfind("fixture@", 0), 0u) << e.profile().model;
-  EXPECT_EQ(e.profile().model.size(), std::string("fixture@01234567-c0").size()) << e.profile().model;
+  EXPECT_EQ(e.profile().model.size(), std::string("fixture@01234567-c0").size())
+      << e.profile().model;
   StaticEmbedderOptions none;
   none.remove_components = 0;
   auto other = StaticEmbedder::Open(WriteFixture(dir.path()), none);

@@ -1,9 +1,10 @@
 // Scoped statistics (RFC 0072): the recall estimator, period resolution, aggregation with unknown
 // token counts, and the store's daily aggregates and inventory against a real SQLite store.
+#include "model/stats.h"
+
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
-#include "model/stats.h"
 #include "service/memory_service.h"
 #include "service/stats_service.h"
 #include "service/usage_log.h"
@@ -20,9 +21,9 @@ TEST(Stats, EstimatorRoundsUpPerText) {
   EXPECT_EQ(EstimateTokens("a"), 1);
   EXPECT_EQ(EstimateTokens("abcd"), 1);
   EXPECT_EQ(EstimateTokens("abcde"), 2);
-  EXPECT_EQ(EstimateTokens("订单"), 2);          // one a non-ASCII character (3 bytes each)
-  EXPECT_EQ(EstimateTokens("ab订单cd"), 3);      // 4 ASCII → 1, plus 2
-  EXPECT_EQ(EstimateTokens("é😀"), 2);           // 2- and 4-byte characters: one each
+  EXPECT_EQ(EstimateTokens("订单"), 2);      // one a non-ASCII character (3 bytes each)
+  EXPECT_EQ(EstimateTokens("ab订单cd"), 3);  // 4 ASCII → 1, plus 2
+  EXPECT_EQ(EstimateTokens("é😀"), 2);        // 2- and 4-byte characters: one each
   EXPECT_EQ(EstimateTokens(std::string(401, 'x')), 101);
 }
 
@@ -54,7 +55,8 @@ ModelUsage U(int64_t requests, std::optional<int64_t> in, std::optional<int64_t>
   return u;
 }
 
-void ExpectUsage(const ModelUsage& u, int64_t requests, std::optional<int64_t> in, std::optional<int64_t> out) {
+void ExpectUsage(const ModelUsage& u, int64_t requests, std::optional<int64_t> in,
+                 std::optional<int64_t> out) {
   EXPECT_EQ(u.requests, requests);
   EXPECT_EQ(u.input_tokens, in);
   EXPECT_EQ(u.output_tokens, out);
@@ -71,7 +73,7 @@ TEST(Stats, AggregationPropagatesUnknownCountsOnlyFromNonEmptyBuckets) {
 
   const ResolvedPeriod p = ResolvePeriod(StatsPeriod::k7d, 1709164800000);  // ends 2024-02-29
   std::vector<UsageRow> rows = {
-      {"2024-02-20", "memory_extraction", "generation", U(9, 9, 9)},     // before the period: ignored
+      {"2024-02-20", "memory_extraction", "generation", U(9, 9, 9)},  // before the period: ignored
       {"2024-02-24", "memory_extraction", "generation", U(1, 100, 20)},
       {"2024-02-29", "memory_extraction", "generation", U(2, 50, std::nullopt)},
       {"2024-02-29", "handoff_generation", "generation", U(1, 30, 5)},
@@ -108,7 +110,8 @@ TEST(Stats, StoreAggregatesAndInventory) {
   StatsService stats(*f.store);
   const int64_t now = NowMillis();
   // Nothing recorded for a scope that does not exist, and reading creates nothing.
-  RecordUsage(*f.store, "project:nobody", UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, U(1, 1, 1));
+  RecordUsage(*f.store, "project:nobody", UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding,
+              U(1, 1, 1));
   auto none = stats.Get("project:nobody", StatsPeriod::kToday, now);
   PC_ASSERT_OK(none);
   EXPECT_EQ(none->usage_totals.embedding.requests, 0);
@@ -119,15 +122,18 @@ TEST(Stats, StoreAggregatesAndInventory) {
   auto two = f.memory->Remember({"project:s", "decision", "two", "", "", std::nullopt});
   PC_ASSERT_OK(two);
   PC_ASSERT_OK(f.memory->Retire({"project:s", *two->citation, "gone", ""}));
-  RecordUsage(*f.store, "project:s", UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, U(1, 10, 2));
+  RecordUsage(*f.store, "project:s", UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration,
+              U(1, 10, 2));
   RecordUsage(*f.store, "project:s", UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration,
               U(1, 5, std::nullopt));
-  RecordUsage(*f.store, "project:s", UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration, U(1, 1, 1));
+  RecordUsage(*f.store, "project:s", UsagePurpose::kMemoryExtraction, UsageOperation::kGeneration,
+              U(1, 1, 1));
   RecordStatistics(*f.store, "project:s", {}, RecallMeasurement{1, 1, 1, 50, 20});
   RecordStatistics(*f.store, "project:s", {}, RecallMeasurement{1, 0, 0, 0, 0});
   auto got = stats.Get("project:s", StatsPeriod::kToday, now);
   PC_ASSERT_OK(got);
-  ExpectUsage(got->usage_totals.generation, 3, 16, std::nullopt);  // the incomplete day stays unknown
+  ExpectUsage(got->usage_totals.generation, 3, 16,
+              std::nullopt);  // the incomplete day stays unknown
   EXPECT_EQ(got->recall_totals.preparations, 2);
   EXPECT_EQ(got->recall_totals.baseline_tokens, 50);
   EXPECT_EQ(got->recall_totals.recalled_tokens, 20);
@@ -141,7 +147,8 @@ TEST(Stats, StoreAggregatesAndInventory) {
   EXPECT_EQ(got->inventory.artifacts_by_family[0].name, "memory");
   // Invalid scope ids are refused before any read.
   EXPECT_EQ(stats.Get(" ", StatsPeriod::kToday, now).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(stats.Get(std::string(257, 'x'), StatsPeriod::kToday, now).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(stats.Get(std::string(257, 'x'), StatsPeriod::kToday, now).status().code(),
+            Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // change is either kept and answered or not kept at all, a failed read leaves no transaction
 // behind on a pooled connection, and a prepared context comes from one snapshot.
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -42,14 +41,15 @@ std::optional<int64_t> DetailInt(const Status& s, const std::string& key) {
 TEST(StoreErrors, UnavailableIsA503WithRetryAfter) {
   EXPECT_EQ(HttpStatusFor(Code::kUnavailable), 503);
   EXPECT_EQ(CodeFromName("unavailable"), Code::kUnavailable);
-  EXPECT_EQ(CodeForHttpStatus(503), Code::kProviderUnavailable) << "a bare 503 still reads as before";
+  EXPECT_EQ(CodeForHttpStatus(503), Code::kProviderUnavailable)
+      << "a bare 503 still reads as before";
   Router router;
-  router.Add("POST", "/v1/busy", {"busy", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
-    return Unavailable("the database is busy", 2);
-  });
-  router.Add("POST", "/v1/broken", {"broken", Permission::kRead}, [](const ApiRequest&) -> Result<ApiResponse> {
-    return Internal("a bug");
-  });
+  router.Add("POST", "/v1/busy", {"busy", Permission::kRead},
+             [](const ApiRequest&) -> Result<ApiResponse> {
+               return Unavailable("the database is busy", 2);
+             });
+  router.Add("POST", "/v1/broken", {"broken", Permission::kRead},
+             [](const ApiRequest&) -> Result<ApiResponse> { return Internal("a bug"); });
   ApiRequest busy{"POST", "/v1/busy", {}, {}, "", ""};
   ApiResponse r = router.Dispatch(busy);
   EXPECT_EQ(r.status, 503);
@@ -65,7 +65,8 @@ TEST(StoreErrors, UnavailableIsA503WithRetryAfter) {
 }
 
 // Another process holds SQLite's write lock past the busy timeout: the write is refused as
-// unavailable (retry), not rate_limited, and nothing of it is kept; it passes once the lock is gone.
+// unavailable (retry), not rate_limited, and nothing of it is kept; it passes once the lock is
+// gone.
 TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write lock";
   testing::TempDir dir;
@@ -78,9 +79,11 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   auto scope = memory.CreateScope("project:busy");
   PC_ASSERT_OK(scope);
   sqlite3* other = nullptr;
-  ASSERT_EQ(sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open((std::filesystem::path(dir.path()) / "powercontext.db").c_str(), &other),
+            SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  auto refused = memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}});
+  auto refused =
+      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
   EXPECT_EQ(DetailInt(refused.status(), "retry_after_seconds"), 1);
@@ -90,7 +93,8 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   auto listed = memory.ListEntries(Head(scope->scope.scope_id));
   PC_ASSERT_OK(listed);
   EXPECT_TRUE(listed->items.empty()) << "the refused write left nothing";
-  PC_ASSERT_OK(memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}}));
+  PC_ASSERT_OK(
+      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}}));
 }
 
 // A read whose COMMIT failed must not go back to the pool inside its transaction: the next read
@@ -130,7 +134,8 @@ TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
   auto refused = tokens.Create({"agent", "writer", {}, ""}, "local");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kInternal);
-  EXPECT_NE(refused.status().message().find("not kept"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("not kept"), std::string::npos)
+      << refused.status().message();
   auto none = tokens.List();
   PC_ASSERT_OK(none);
   EXPECT_TRUE(none->empty()) << "a token exists whose secret nobody was given";
@@ -164,7 +169,8 @@ TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
 // A store that runs `between` once, right after the first read transaction ends.
 class WriteBetweenReads final : public Store {
  public:
-  WriteBetweenReads(Store& inner, std::function<void()> between) : inner_(inner), between_(std::move(between)) {}
+  WriteBetweenReads(Store& inner, std::function<void()> between)
+      : inner_(inner), between_(std::move(between)) {}
   Status Read(const std::function<Status(ReadTxn&)>& fn) override {
     Status s = inner_.Read(fn);
     if (between_) std::exchange(between_, nullptr)();
@@ -183,22 +189,28 @@ class WriteBetweenReads final : public Store {
 TEST(StoreErrors, PrepareAnswersFromOneSnapshot) {
   Fixture f;
   const std::string scope = f.NewScope();
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}, {}}));
+  PC_ASSERT_OK(
+      f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}, {}}));
   SourceService sources(*f.store);
   WriteBetweenReads store(*f.store, [&] {
-    EXPECT_TRUE(sources.Add(scope, {{"work_log", "", "Moved the importer amounts to decimal cents.", "{}",
-                                     std::nullopt}}).ok());
+    EXPECT_TRUE(sources
+                    .Add(scope, {{"work_log", "", "Moved the importer amounts to decimal cents.",
+                                  "{}", std::nullopt}})
+                    .ok());
   });
   SearchService search(store);
   ContextService context(store, search);
-  auto prepared = context.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
+  auto prepared = context.Prepare(
+      {scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
   PC_ASSERT_OK(prepared);
   ASSERT_FALSE(prepared->items.empty());
   for (const ContextItem& item : prepared->items)
-    EXPECT_EQ(item.type, ContextItemType::kMemory) << "an item written after the snapshot: " << item.ref;
+    EXPECT_EQ(item.type, ContextItemType::kMemory)
+        << "an item written after the snapshot: " << item.ref;
   // The source is there for the next preparation.
   ContextService direct(*f.store, search);
-  auto next = direct.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
+  auto next =
+      direct.Prepare({scope, "importer amounts cents", 4000, SearchMode::kFts, true, std::nullopt});
   PC_ASSERT_OK(next);
   EXPECT_EQ(next->items.size(), 2u);
 }

@@ -1,17 +1,15 @@
 // Vectors: the hash embedder, fusion, and vector/hybrid search through the services, including an
 // embedding endpoint that goes down (a fake OpenAI-compatible server on loopback).
 #include <gtest/gtest.h>
-
-#include <cmath>
-#include <random>
-#include <set>
-
-#include "fake_openai.h"
 #include <httplib.h>
 
 #include <atomic>
+#include <cmath>
+#include <random>
+#include <set>
 #include <thread>
 
+#include "fake_openai.h"
 #include "providers/endpoint.h"
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
@@ -75,7 +73,8 @@ class VectorSearchTest : public ::testing::Test {
  protected:
   testing::Fixture f;
   HashEmbedder embedder;
-  std::unique_ptr<MemoryService> memory = std::make_unique<MemoryService>(*f.store, ServiceLimits{}, &embedder);
+  std::unique_ptr<MemoryService> memory =
+      std::make_unique<MemoryService>(*f.store, ServiceLimits{}, &embedder);
   SearchService search{*f.store, &embedder};
   std::string scope = f.NewScope();
 
@@ -115,7 +114,8 @@ TEST_F(VectorSearchTest, VectorHybridAndAuto) {
 
 TEST_F(VectorSearchTest, RetiredAndSupersededVersionsNeverComeBack) {
   WriteOutcome a = Remember("The cache lives in Redis.");
-  auto rev = memory->Revise({scope, *a.citation, "The cache lives in Memcached now.", std::nullopt, "", ""});
+  auto rev = memory->Revise(
+      {scope, *a.citation, "The cache lives in Memcached now.", std::nullopt, "", ""});
   PC_ASSERT_OK(rev);
   auto v = Search("cache lives Redis", SearchMode::kVector);
   PC_ASSERT_OK(v);
@@ -172,7 +172,8 @@ TEST_F(VectorSearchTest, CacheEvictsLeastRecentlySearchedMemories) {
   EXPECT_EQ(cache.stats().cached_vectors, 8u);
   Remember("two more about deployments");
   Remember("three more about deployments");
-  PC_ASSERT_OK(search(scope));  // 11 alone is over the limit: the one searched stays, the other goes
+  PC_ASSERT_OK(
+      search(scope));  // 11 alone is over the limit: the one searched stays, the other goes
   EXPECT_EQ(cache.stats().cached_vectors, 11u);
   PC_ASSERT_OK(search(other));
   EXPECT_EQ(cache.stats().cached_vectors, 8u);
@@ -198,11 +199,13 @@ TEST_F(VectorSearchTest, ChangingTheProfileNeedsAReindex) {
   PC_ASSERT_OK(now);
   EXPECT_EQ(now->hits.size(), 1u);
   // And the first profile is now the stale one.
-  EXPECT_EQ(Search("deployments", SearchMode::kVector).status().code(), Code::kCapabilityUnavailable);
+  EXPECT_EQ(Search("deployments", SearchMode::kVector).status().code(),
+            Code::kCapabilityUnavailable);
 }
 
 // The scope's vector mode is unavailable, and its reason says `why`.
-void ExpectVectorUnavailable(SearchService& search, const std::string& scope, const std::string& why) {
+void ExpectVectorUnavailable(SearchService& search, const std::string& scope,
+                             const std::string& why) {
   auto caps = search.Capabilities(scope);
   ASSERT_TRUE(caps.ok()) << caps.status().ToString();
   ASSERT_EQ((*caps)[1].mode, "vector");
@@ -240,16 +243,20 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   SearchService search(*f.store, &embedder);
   std::string scope = f.NewScope();
-  PC_ASSERT_OK(memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
+  PC_ASSERT_OK(
+      memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
   fake.set_failing(true);
   // The write still succeeds: nothing is lost; the vector is recorded as missing.
   auto written = memory.Remember({scope, "fact", "Deploys happen on Tuesdays.", "", "", {}});
   PC_ASSERT_OK(written);
   EXPECT_TRUE(written->changed);
   fake.set_failing(false);
-  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt})
+                .status()
+                .code(),
             Code::kCapabilityUnavailable);
-  auto fallback = search.Search({scope, "deploys tuesdays", SearchMode::kAuto, 10, false, std::nullopt});
+  auto fallback =
+      search.Search({scope, "deploys tuesdays", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(fallback);
   EXPECT_EQ(fallback->mode_used, SearchMode::kFts);
   ASSERT_EQ(fallback->hits.size(), 1u);
@@ -263,7 +270,9 @@ TEST(OpenAiEmbedderTest, EndpointDownWritesGoOnAndReindexCompletes) {
   EXPECT_EQ(v->hits[0].item.version.text, "Deploys happen on Tuesdays.");
   // The endpoint failing at query time: explicit vector is a provider error, auto falls back.
   fake.set_failing(true);
-  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+  EXPECT_EQ(search.Search({scope, "deploys", SearchMode::kVector, 10, false, std::nullopt})
+                .status()
+                .code(),
             Code::kProviderUnavailable);
   auto degraded = search.Search({scope, "deploys", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(degraded);
@@ -282,7 +291,8 @@ TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
   MemoryService memory(*f.store, ServiceLimits{}, &embedder);
   SearchService search(*f.store, &embedder);
   std::string scope = f.NewScope();
-  PC_ASSERT_OK(memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
+  PC_ASSERT_OK(
+      memory.Remember({scope, "fact", "Contract tests run after migrations.", "", "", {}}));
   fake.set_failing(true);
   const int before = fake.requests();
   for (int i = 0; i < 5; ++i)
@@ -305,7 +315,8 @@ TEST(OpenAiEmbedderTest, AFailedEndpointIsRestedThenTriedAgain) {
   PC_ASSERT_OK(v);
   ASSERT_GE(v->hits.size(), 5u);
   for (size_t i = 0; i < 5; ++i)
-    EXPECT_EQ(v->hits[i].item.version.text.rfind("Outage note", 0), 0u) << v->hits[i].item.version.text;
+    EXPECT_EQ(v->hits[i].item.version.text.rfind("Outage note", 0), 0u)
+        << v->hits[i].item.version.text;
 }
 
 // A hanging endpoint costs at most its timeout per call, retries included, and says so.
@@ -316,7 +327,8 @@ TEST(OpenAiEmbedderTest, AHangingEndpointCostsItsTimeoutOnce) {
   ASSERT_TRUE(created);
   const auto t0 = std::chrono::steady_clock::now();
   auto r = created->Embed({"hello"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kProviderUnavailable);
   EXPECT_NE(r.status().message().find("timed out"), std::string::npos) << r.status().message();
@@ -334,7 +346,8 @@ TEST(RerankTest, ReordersTheSnapshotsHitsOnly) {
   for (const char* t : {"deploy notes", "deploy notes for the orders importer",
                         "deploy notes for the orders importer on tuesdays"})
     PC_ASSERT_OK(f.memory->Remember({scope, "fact", t, "", "", {}}));
-  SearchRequest req{scope, "deploy orders tuesdays", SearchMode::kFts, 10, false, std::nullopt, true};
+  SearchRequest req{scope, "deploy orders tuesdays", SearchMode::kFts, 10, false, std::nullopt,
+                    true};
   auto before = plain.Search({scope, req.query, SearchMode::kFts, 10, false, std::nullopt});
   PC_ASSERT_OK(before);
   auto after = search.Search(req);
@@ -369,14 +382,17 @@ TEST(OpenAiEmbedderTest, UnreachableEndpointWithoutDimensionStartsDegraded) {
   MemoryService memory(*f.store, ServiceLimits{}, e->get());
   SearchService search(*f.store, e->get());
   std::string scope = f.NewScope();
-  auto written = memory.Remember({scope, "fact", "Written while the endpoint is down.", "", "", {}});
+  auto written =
+      memory.Remember({scope, "fact", "Written while the endpoint is down.", "", "", {}});
   PC_ASSERT_OK(written);
   ExpectVectorUnavailable(search, scope, "not known yet");
   auto found = search.Search({scope, "endpoint down", SearchMode::kAuto, 10, false, std::nullopt});
   PC_ASSERT_OK(found);
   EXPECT_EQ(found->mode_used, SearchMode::kFts);
   EXPECT_EQ(found->hits.size(), 1u);
-  EXPECT_EQ(search.Search({scope, "endpoint", SearchMode::kVector, 10, false, std::nullopt}).status().code(),
+  EXPECT_EQ(search.Search({scope, "endpoint", SearchMode::kVector, 10, false, std::nullopt})
+                .status()
+                .code(),
             Code::kProviderUnavailable);
   o.base_url = "not a url";
   EXPECT_EQ(OpenAiEmbedder::Create(o).status().code(), Code::kInvalidArgument);
@@ -415,11 +431,13 @@ TEST(VectorIndexTest, QuantizedScanFindsTheExactNeighbours) {
     std::vector<float> query = rows[static_cast<size_t>(q) * 97];
     for (float& x : query) x += 0.02f * gauss(rng);
     std::vector<std::pair<float, size_t>> exact;
-    for (size_t i = 0; i < kRows; ++i) exact.push_back({Dot(query.data(), rows[i].data(), kDim), i});
+    for (size_t i = 0; i < kRows; ++i)
+      exact.push_back({Dot(query.data(), rows[i].data(), kDim), i});
     std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
     std::set<std::string> truth;
     for (size_t i = 0; i < kK; ++i) truth.insert("v" + std::to_string(exact[i].second));
-    for (const auto& hit : index.Nearest(query, false, -1.0, kK)) found += truth.count(hit.version_id);
+    for (const auto& hit : index.Nearest(query, false, -1.0, kK))
+      found += truth.count(hit.version_id);
     total += kK;
   }
   EXPECT_GE(static_cast<double>(found) / static_cast<double>(total), 0.99);
@@ -450,7 +468,8 @@ TEST(Endpoint, ReusesConnectionsAndSurvivesOnesTheServerClosed) {
   server.set_keep_alive_timeout(1);    // and silently closes connections idle for a second
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { server.listen_after_bind(); });
-  auto endpoint = Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 5);
+  auto endpoint =
+      Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 5);
   PC_ASSERT_OK(endpoint);
   for (int i = 0; i < 7; ++i) {
     auto answer = (*endpoint)->PostJson("/echo", "{\"n\":" + std::to_string(i) + "}");
@@ -491,12 +510,14 @@ TEST(Endpoint, AnAnswerPastItsLimitIsRefusedNotRead) {
   });
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { server.listen_after_bind(); });
-  auto endpoint = Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 10);
+  auto endpoint =
+      Endpoint::Open("test_url", "http://127.0.0.1:" + std::to_string(port) + "/v1", "", 10);
   PC_ASSERT_OK(endpoint);
   auto huge = (*endpoint)->PostJson("/huge", "{}");
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), Code::kProviderError);
-  EXPECT_NE(huge.status().message().find("more than 32 MiB"), std::string::npos) << huge.status().message();
+  EXPECT_NE(huge.status().message().find("more than 32 MiB"), std::string::npos)
+      << huge.status().message();
   auto next = (*endpoint)->PostJson("/echo", "{\"n\":1}");
   PC_ASSERT_OK(next);
   EXPECT_EQ(next->body, "{\"n\":1}");

@@ -3,12 +3,14 @@
 // nothing up) on remember, revise and flush; evidence (URLs, sources and citations resolve in the
 // scope; a write without any is a hypothesis, promoted by a revise that adds evidence; a scope may
 // require it); per-scope settings over the server's defaults.
-#include <algorithm>
+#include "service/write_gates.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "bulk_fill.h"
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "model/citation.h"
@@ -17,9 +19,7 @@
 #include "service/flush_service.h"
 #include "service/review_service.h"
 #include "service/source_service.h"
-#include "bulk_fill.h"
 #include "service/validation.h"
-#include "service/write_gates.h"
 #include "test_util.h"
 
 namespace pc {
@@ -40,10 +40,12 @@ class WriteGatesTest : public ::testing::Test {
   int64_t Head() { return f.memory->GetScope(scope)->memory_head_revision; }
   std::vector<AuditRecord> Audit() {
     std::vector<AuditRecord> rows;
-    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(rows, txn.ListAudit(AuditQuery{}));
-      return Status::Ok();
-    }).ok());
+    EXPECT_TRUE(f.store
+                    ->Read([&](ReadTxn& txn) -> Status {
+                      PC_ASSIGN_OR_RETURN(rows, txn.ListAudit(AuditQuery{}));
+                      return Status::Ok();
+                    })
+                    .ok());
     return rows;
   }
 };
@@ -59,7 +61,8 @@ TEST_F(WriteGatesTest, WarnNamesTheNearDuplicateAndStillWrites) {
   EXPECT_EQ(second->near_duplicates[0].citation.entry_id, first->citation->entry_id);
   EXPECT_GE(second->near_duplicates[0].similarity, kNearDuplicateThreshold);
   const std::string targets = Audit().front().targets_json;
-  EXPECT_NE(targets.find("reconcile:warn:" + first->citation->entry_id), std::string::npos) << targets;
+  EXPECT_NE(targets.find("reconcile:warn:" + first->citation->entry_id), std::string::npos)
+      << targets;
 
   auto unrelated = Remember("Invoices are stored in UTC.");
   PC_ASSERT_OK(unrelated);
@@ -78,7 +81,8 @@ TEST_F(WriteGatesTest, WarnNamesTheNearDuplicateAndStillWrites) {
 TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates) {
   const int64_t many = 3 * kReconcilePerTerm;
   auto filler = [](int64_t i) {
-    return "orders importer batch " + std::to_string(i) + " finished overnight for team " + std::to_string(i % 7);
+    return "orders importer batch " + std::to_string(i) + " finished overnight for team " +
+           std::to_string(i % 7);
   };
   PC_ASSERT_OK(FillMemory(*f.store, *f.memory->GetScope(scope), many, filler, nullptr));
   auto old = Remember("The orders importer rejects decimal amounts that use a comma separator.");
@@ -86,7 +90,8 @@ TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates
   for (int i = 0; i < 40; ++i) PC_ASSERT_OK(Remember(filler(many + i)));
   auto again = Remember("The orders importer now rejects decimal amounts using a comma separator.");
   PC_ASSERT_OK(again);
-  ASSERT_FALSE(again->near_duplicates.empty()) << "found by its rarer words past " << many << " common ones";
+  ASSERT_FALSE(again->near_duplicates.empty())
+      << "found by its rarer words past " << many << " common ones";
   EXPECT_EQ(again->near_duplicates[0].citation.entry_id, old->citation->entry_id);
 
   // Every word common: the newest writes are compared.
@@ -95,7 +100,8 @@ TEST_F(WriteGatesTest, TheLookupIsBoundedAndStillFindsOldAndRecentNearDuplicates
   auto restated = Remember("orders importer batch finished overnight for the team");
   PC_ASSERT_OK(restated);
   bool named = false;
-  for (const NearDuplicate& d : restated->near_duplicates) named = named || d.citation.entry_id == recent->citation->entry_id;
+  for (const NearDuplicate& d : restated->near_duplicates)
+    named = named || d.citation.entry_id == recent->citation->entry_id;
   EXPECT_TRUE(named) << "a near-duplicate written just before, of common words only";
 
   // A retired entry is never a candidate.
@@ -131,37 +137,48 @@ TEST_F(WriteGatesTest, ALookupMadeBeforeTheWriteIsBroughtToTheHead) {
   // The lookup on a snapshot, as LookUpBeforeWrite makes it where the store's reads pay for it.
   auto look_up = [&] {
     ReconcileLookup out;
-    EXPECT_TRUE(f.store->Read([&](ReadTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
-      PC_ASSIGN_OR_RETURN(out.near, FindNearDuplicates(txn, memory, text, no_vector, none, ""));
-      out.artifact_id = memory.artifact_id;
-      out.revision = memory.head_revision;
-      return Status::Ok();
-    }).ok());
+    EXPECT_TRUE(f.store
+                    ->Read([&](ReadTxn& txn) -> Status {
+                      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
+                      PC_ASSIGN_OR_RETURN(
+                          out.near, FindNearDuplicates(txn, memory, text, no_vector, none, ""));
+                      out.artifact_id = memory.artifact_id;
+                      out.revision = memory.head_revision;
+                      return Status::Ok();
+                    })
+                    .ok());
     return out;
   };
   const ReconcileLookup before = look_up();
   ASSERT_EQ(before.revision, Head());
   EXPECT_EQ(before.near.size(), 2u) << "kept and retired, at the snapshot";
-  const ReconcileLookup made = LookUpBeforeWrite(*f.store, scope, WritePolicy{}, {{text, no_vector, none, ""}})[0];
+  const ReconcileLookup made =
+      LookUpBeforeWrite(*f.store, scope, WritePolicy{}, {{text, no_vector, none, ""}})[0];
   EXPECT_EQ(made.revision, f.store->ReadsBeforeWritesPay() ? Head() : 0);
   EXPECT_EQ(made.near.size(), f.store->ReadsBeforeWritesPay() ? 2u : 0u);
 
   // Meanwhile: one near-duplicate retired, an unlike entry revised into one.
   PC_ASSERT_OK(f.memory->Retire({scope, at_head(*retired->citation), "wrong", "t"}));
-  auto revised = f.memory->Revise({scope, at_head(*unlike->citation),
-                                   "The billing importer rejects any row whose currency code is not ISO 4217.",
-                                   std::nullopt, "", "t", {}});
+  auto revised =
+      f.memory->Revise({scope,
+                        at_head(*unlike->citation),
+                        "The billing importer rejects any row whose currency code is not ISO 4217.",
+                        std::nullopt,
+                        "",
+                        "t",
+                        {}});
   PC_ASSERT_OK(revised);
 
   auto reconcile = [&](const ReconcileLookup* lookup) {
     std::vector<std::string> got;
     Status rolled_back = f.store->Write([&](WriteTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
-      PC_ASSIGN_OR_RETURN(auto near, Reconcile(txn, ReconcilePolicy::kWarn, memory, text, no_vector, none, "", lookup));
+      PC_ASSIGN_OR_RETURN(auto near, Reconcile(txn, ReconcilePolicy::kWarn, memory, text, no_vector,
+                                               none, "", lookup));
       got.clear();
       for (const NearDuplicate& d : near)
-        got.push_back(d.citation.entry_version_id + "@" + std::to_string(d.citation.memory.revision));
+        got.push_back(d.citation.entry_version_id + "@" +
+                      std::to_string(d.citation.memory.revision));
       std::sort(got.begin(), got.end());
       return Internal("nothing to commit");
     });
@@ -170,13 +187,16 @@ TEST_F(WriteGatesTest, ALookupMadeBeforeTheWriteIsBroughtToTheHead) {
   };
   std::vector<std::string> fresh = reconcile(nullptr);
   ASSERT_EQ(fresh.size(), 2u) << "kept and revised";
-  EXPECT_EQ(reconcile(&before), fresh) << "caught up from revision " << before.revision << " to " << Head();
+  EXPECT_EQ(reconcile(&before), fresh)
+      << "caught up from revision " << before.revision << " to " << Head();
 
   // And a new near-duplicate written since.
-  PC_ASSERT_OK(Remember("Billing importer: rows whose currency code is not ISO 4217 are rejected."));
+  PC_ASSERT_OK(
+      Remember("Billing importer: rows whose currency code is not ISO 4217 are rejected."));
   fresh = reconcile(nullptr);
   ASSERT_EQ(fresh.size(), 3u) << "kept, revised and added";
-  EXPECT_EQ(reconcile(&before), fresh) << "caught up from revision " << before.revision << " to " << Head();
+  EXPECT_EQ(reconcile(&before), fresh)
+      << "caught up from revision " << before.revision << " to " << Head();
 
   // A lookup at the head is taken as it is: nothing is looked up again.
   ReconcileLookup current = look_up();
@@ -196,8 +216,9 @@ TEST_F(WriteGatesTest, RejectRefusesWithTheCitationAndAnAuditRow) {
   EXPECT_EQ(refused.status().code(), Code::kNearDuplicate);
   bool named = false;
   for (const Detail& d : refused.status().details())
-    named = named || (d.key == "near_duplicate_of" &&
-                      std::get<std::string>(d.value).find(first->citation->entry_id) != std::string::npos);
+    named = named ||
+            (d.key == "near_duplicate_of" &&
+             std::get<std::string>(d.value).find(first->citation->entry_id) != std::string::npos);
   EXPECT_TRUE(named) << refused.status().ToString();
   EXPECT_EQ(Head(), head) << "nothing written";
   const AuditRecord row = Audit().front();  // a copy: Audit() returns a temporary
@@ -230,21 +251,36 @@ TEST_F(WriteGatesTest, ReviseIsReconciledAgainstOtherEntriesOnly) {
     c.memory.revision = Head();
     return c;
   };
-  auto self = f.memory->Revise({scope, at_head(*a->citation), "Backups run nightly at 02:30 UTC.", std::nullopt, "", "t", {}});
+  auto self = f.memory->Revise({scope,
+                                at_head(*a->citation),
+                                "Backups run nightly at 02:30 UTC.",
+                                std::nullopt,
+                                "",
+                                "t",
+                                {}});
   PC_ASSERT_OK(self);
   EXPECT_TRUE(self->near_duplicates.empty()) << "its own previous version is not a near-duplicate";
   Set(kSettingReconcile, "reject");
-  auto onto = f.memory->Revise({scope, at_head(*b->citation), "Backups run nightly at 02:30 UTC!", std::nullopt, "", "t", {}});
+  auto onto = f.memory->Revise({scope,
+                                at_head(*b->citation),
+                                "Backups run nightly at 02:30 UTC!",
+                                std::nullopt,
+                                "",
+                                "t",
+                                {}});
   ASSERT_FALSE(onto.ok());
   EXPECT_EQ(onto.status().code(), Code::kNearDuplicate);
 }
 
 TEST_F(WriteGatesTest, EvidenceResolvesAndAHypothesisIsPromoted) {
-  ASSERT_TRUE(sources.Add(scope, {{"chat", "", "We agreed deploys need two approvals.", "{}", "turn-7"}}).ok());
+  ASSERT_TRUE(
+      sources.Add(scope, {{"chat", "", "We agreed deploys need two approvals.", "{}", "turn-7"}})
+          .ok());
   auto cited = Remember("Deploys need two approvals.", {"turn-7", "https://wiki.example/deploys"});
   PC_ASSERT_OK(cited);
   ASSERT_EQ(cited->entry->source_refs.size(), 2u);
-  EXPECT_EQ(cited->entry->source_refs[0].rfind("source/turn-7@", 0), 0u) << cited->entry->source_refs[0];
+  EXPECT_EQ(cited->entry->source_refs[0].rfind("source/turn-7@", 0), 0u)
+      << cited->entry->source_refs[0];
   EXPECT_EQ(cited->entry->source_refs[1], "url:https://wiki.example/deploys");
   EXPECT_FALSE(IsHypothesis(cited->entry->source_refs));
 
@@ -256,8 +292,13 @@ TEST_F(WriteGatesTest, EvidenceResolvesAndAHypothesisIsPromoted) {
   auto head = f.memory->GetScope(scope)->memory_head_revision;
   Citation at_head = *bare->citation;
   at_head.memory.revision = head;
-  auto promoted = f.memory->Revise({scope, at_head, "Release notes are written in English and Chinese.", std::nullopt,
-                                    "sourced", "t", {cite}});
+  auto promoted = f.memory->Revise({scope,
+                                    at_head,
+                                    "Release notes are written in English and Chinese.",
+                                    std::nullopt,
+                                    "sourced",
+                                    "t",
+                                    {cite}});
   PC_ASSERT_OK(promoted);
   EXPECT_TRUE(promoted->changed);
   EXPECT_EQ(promoted->entry->version, 2);
@@ -268,8 +309,9 @@ TEST_F(WriteGatesTest, EvidenceResolvesAndAHypothesisIsPromoted) {
   ASSERT_FALSE(dup_bad.ok());
   EXPECT_EQ(dup_bad.status().code(), Code::kInvalidArgument);
 
-  for (const std::string& bad : {std::string("no-such-source"), std::string("memory/mem_nope@1#ent_x@env_y"),
-                                 std::string("has space"), std::string("")}) {
+  for (const std::string& bad :
+       {std::string("no-such-source"), std::string("memory/mem_nope@1#ent_x@env_y"),
+        std::string("has space"), std::string("")}) {
     const int64_t before = Head();
     auto r = Remember("Something else entirely " + bad, {bad});
     ASSERT_FALSE(r.ok()) << bad;
@@ -288,13 +330,17 @@ TEST_F(WriteGatesTest, AScopeMayRequireEvidence) {
   EXPECT_EQ(Audit().front().result, "refused");
   PC_ASSERT_OK(Remember("Payments are settled daily.", {"https://wiki.example/payments"}));
   // Another scope keeps the server's default.
-  auto elsewhere = f.memory->Remember({"project:other", "fact", "Payments are settled daily.", "", "t", std::nullopt, {}});
+  auto elsewhere = f.memory->Remember(
+      {"project:other", "fact", "Payments are settled daily.", "", "t", std::nullopt, {}});
   PC_ASSERT_OK(elsewhere);
 }
 
 TEST_F(WriteGatesTest, SettingsAreCheckedAndAllOrNothing) {
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"reconcile", "sometimes"}, {"require_evidence", "yes"}, {"colour", "blue"}, {"extraction_review", "sometimes"}}) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"reconcile", "sometimes"},
+                                                        {"require_evidence", "yes"},
+                                                        {"colour", "blue"},
+                                                        {"extraction_review", "sometimes"}}) {
     auto r = f.memory->SetSettings(scope, {{name, value}, {"reconcile", "reject"}});
     ASSERT_FALSE(r.ok()) << name;
     EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
@@ -315,8 +361,13 @@ TEST(WriteGatesFlush, TheModelsNearDuplicateAddIsRejectedUnderReject) {
   options.policy.reconcile = ReconcilePolicy::kReject;
   FlushService flush{*f.store, chat.get(), nullptr, options};
   SourceService sources{*f.store};
-  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}}));
-  ASSERT_TRUE(sources.Add(scope, {{"work_log", "", "amounts: integer cents, and Decimal for conversion", "{}", std::nullopt}}).ok());
+  PC_ASSERT_OK(f.memory->Remember(
+      {scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}}));
+  ASSERT_TRUE(
+      sources
+          .Add(scope, {{"work_log", "", "amounts: integer cents, and Decimal for conversion", "{}",
+                        std::nullopt}})
+          .ok());
   fake.ScriptChat({{R"({"operations": [
       {"op": "add", "kind": "fact", "text": "Amounts are stored as integer cents!", "evidence": ["S1"]},
       {"op": "add", "kind": "fact", "text": "Currency conversion uses Decimal.", "evidence": ["S1"]}]})"}});
@@ -325,11 +376,13 @@ TEST(WriteGatesFlush, TheModelsNearDuplicateAddIsRejectedUnderReject) {
   ASSERT_EQ(out->changes.size(), 1u);
   EXPECT_EQ(out->changes[0].version.text, "Currency conversion uses Decimal.");
   ASSERT_EQ(out->rejected.size(), 1u);
-  EXPECT_NE(out->rejected[0].reason.find("near-duplicate"), std::string::npos) << out->rejected[0].reason;
+  EXPECT_NE(out->rejected[0].reason.find("near-duplicate"), std::string::npos)
+      << out->rejected[0].reason;
 }
 
 TEST(NearDuplicateTest, SimilarityIsSymmetricAndBounded) {
-  EXPECT_DOUBLE_EQ(TextSimilarity("Deploys need two approvals.", "deploys need two approvals"), 1.0);
+  EXPECT_DOUBLE_EQ(TextSimilarity("Deploys need two approvals.", "deploys need two approvals"),
+                   1.0);
   EXPECT_DOUBLE_EQ(TextSimilarity("a b c", "x y z"), 0.0);
   const double ab = TextSimilarity("Bart went to the zoo.", "Bart visited the zoo today.");
   EXPECT_DOUBLE_EQ(ab, TextSimilarity("Bart visited the zoo today.", "Bart went to the zoo."));
@@ -356,9 +409,16 @@ TEST(ExtractionReview, AFlushProposesAndApprovalCommits) {
   SourceService sources{*f.store};
   ReviewService review{*f.store};
   PC_ASSERT_OK(f.memory->SetSettings(scope, {{kSettingExtractionReview, std::string("review")}}));
-  auto e1 = f.memory->Remember({scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}});
+  auto e1 = f.memory->Remember(
+      {scope, "fact", "Amounts are stored as integer cents.", "", "t", std::nullopt, {}});
   PC_ASSERT_OK(e1);
-  ASSERT_TRUE(sources.Add(scope, {{"work_log", "", "amounts: integer cents; conversion with Decimal; CSV line numbers in errors", "{}", std::nullopt}}).ok());
+  ASSERT_TRUE(
+      sources
+          .Add(scope,
+               {{"work_log", "",
+                 "amounts: integer cents; conversion with Decimal; CSV line numbers in errors",
+                 "{}", std::nullopt}})
+          .ok());
   fake.ScriptChat({{R"({"operations": [
       {"op": "revise", "target": "E1", "text": "Amounts are stored as integer cents; conversion uses Decimal.", "evidence": ["S1"]},
       {"op": "add", "kind": "constraint", "text": "Import errors must include the CSV line number.", "evidence": ["S1"]}]})"}});
@@ -374,17 +434,28 @@ TEST(ExtractionReview, AFlushProposesAndApprovalCommits) {
   auto spec_view = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
   PC_ASSERT_OK(spec_view);
   EXPECT_TRUE(spec_view->items.empty()) << "memory candidates are listed only when asked for";
-  auto inbox = review.List({scope, CandidateStatus::kPending, kMemoryCandidateFamily, std::nullopt, 50});
+  auto inbox =
+      review.List({scope, CandidateStatus::kPending, kMemoryCandidateFamily, std::nullopt, 50});
   PC_ASSERT_OK(inbox);
   ASSERT_EQ(inbox->items.size(), 2u);
-  const ArtifactCandidate revise = inbox->items[0].current.memory->op == "revise" ? inbox->items[0] : inbox->items[1];
-  const ArtifactCandidate add = inbox->items[0].current.memory->op == "add" ? inbox->items[0] : inbox->items[1];
+  const ArtifactCandidate revise =
+      inbox->items[0].current.memory->op == "revise" ? inbox->items[0] : inbox->items[1];
+  const ArtifactCandidate add =
+      inbox->items[0].current.memory->op == "add" ? inbox->items[0] : inbox->items[1];
   EXPECT_EQ(revise.current.memory->target_entry_id, e1->citation->entry_id);
   ASSERT_EQ(add.current.evidence.sources.size(), 1u);
 
   // The add, edited by the reviewer (v2), then approved: one revision with exactly that text.
-  ReviseCandidateRequest edit{scope, add.candidate_id, 1, {}, {}, std::nullopt, "clearer", std::make_pair(
-                                  std::string("constraint"), std::string("Every import error names its CSV line number."))};
+  ReviseCandidateRequest edit{
+      scope,
+      add.candidate_id,
+      1,
+      {},
+      {},
+      std::nullopt,
+      "clearer",
+      std::make_pair(std::string("constraint"),
+                     std::string("Every import error names its CSV line number."))};
   auto edited = review.Revise(edit, "reviewer");
   PC_ASSERT_OK(edited);
   EXPECT_EQ(edited->current.version, 2);
@@ -396,13 +467,15 @@ TEST(ExtractionReview, AFlushProposesAndApprovalCommits) {
   PC_ASSERT_OK(entries);
   bool found = false;
   for (const ManifestItem& m : entries->items)
-    found = found || (m.version.text == "Every import error names its CSV line number." && !m.version.source_refs.empty());
+    found = found || (m.version.text == "Every import error names its CSV line number." &&
+                      !m.version.source_refs.empty());
   EXPECT_TRUE(found) << "the approved text, with the window's source as its evidence";
 
   // The entry the revise proposal targets changes by hand first: approval is a typed conflict.
   Citation at_head = *e1->citation;
   at_head.memory.revision = f.memory->GetScope(scope)->memory_head_revision;
-  PC_ASSERT_OK(f.memory->Revise({scope, at_head, "Amounts are integer cents (EUR, JPY).", std::nullopt, "", "t", {}}));
+  PC_ASSERT_OK(f.memory->Revise(
+      {scope, at_head, "Amounts are integer cents (EUR, JPY).", std::nullopt, "", "t", {}}));
   auto stale = review.Approve(scope, revise.candidate_id, 1, "reviewer");
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.status().code(), Code::kArtifactConflict);

@@ -48,16 +48,20 @@ int64_t Rows::affected() const {
 
 Result<std::unique_ptr<Conn>> Conn::Open(const std::string& url) {
   pg_conn* c = PQconnectdb(url.c_str());
-  if (!c) return Status(Code::kProviderUnavailable, "cannot connect to " + RedactUrl(url) + ": out of memory");
+  if (!c)
+    return Status(Code::kProviderUnavailable,
+                  "cannot connect to " + RedactUrl(url) + ": out of memory");
   if (PQstatus(c) != CONNECTION_OK) {
     std::string why = PQerrorMessage(c);
     PQfinish(c);
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    return Status(Code::kProviderUnavailable, "cannot connect to PostgreSQL at " + RedactUrl(url) + ": " + why);
+    return Status(Code::kProviderUnavailable,
+                  "cannot connect to PostgreSQL at " + RedactUrl(url) + ": " + why);
   }
   std::unique_ptr<Conn> conn(new Conn(c));
   // UTC timestamps, UTF-8 text, and no notices on stderr.
-  PC_RETURN_IF_ERROR(conn->Exec("SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8'; SET client_min_messages = warning"));
+  PC_RETURN_IF_ERROR(conn->Exec(
+      "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8'; SET client_min_messages = warning"));
   return conn;
 }
 
@@ -94,7 +98,8 @@ Result<const std::string*> Conn::Prepared(const std::string& sql, int params, bo
   // statement's own error.
   std::string name = "pc_" + std::to_string(prepared_.size());
   if (pipelined) {
-    if (!PQsendPrepare(c_, name.c_str(), sql.c_str(), params, nullptr)) return Error(sql.substr(0, 60), nullptr);
+    if (!PQsendPrepare(c_, name.c_str(), sql.c_str(), params, nullptr))
+      return Error(sql.substr(0, 60), nullptr);
     sent_.push_back(Sent{sql, true});
   } else {
     pg_result* p = PQprepare(c_, name.c_str(), sql.c_str(), params, nullptr);
@@ -129,14 +134,16 @@ class TextParams {
 
 }  // namespace
 
-Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+Result<Rows> Conn::Query(const std::string& sql,
+                         const std::vector<std::optional<std::string>>& params) {
   PC_RETURN_IF_ERROR(Flush());
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
   const TextParams text(params);
   const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, false));
-  pg_result* r = name ? PQexecPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
-                      : PQexecParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
+  pg_result* r =
+      name ? PQexecPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
+           : PQexecParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) return Error(sql.substr(0, 60), r);
@@ -144,14 +151,17 @@ Result<Rows> Conn::Query(const std::string& sql, const std::vector<std::optional
 }
 
 Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
-  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_)) return Error(sql.substr(0, 60), nullptr);
+  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
+    return Error(sql.substr(0, 60), nullptr);
   ++changes_;
   const TextParams text(params);
   const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, true));
   // The values are copied into libpq's output buffer here: the caller's strings may go.
-  const int queued = name ? PQsendQueryPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
-                          : PQsendQueryParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
+  const int queued =
+      name ? PQsendQueryPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
+           : PQsendQueryParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr,
+                               0);
   if (!queued) return Error(sql.substr(0, 60), nullptr);
   sent_.push_back(Sent{sql, false});
   return Status::Ok();
@@ -176,8 +186,9 @@ Status Conn::Flush() {
     const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
     ++at;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) continue;
-    if (what && what->preparation) prepared_.erase(what->sql);  // never made: prepared again next time
-    if (st == PGRES_PIPELINE_ABORTED) continue;                  // after the first error: not run
+    if (what && what->preparation)
+      prepared_.erase(what->sql);                // never made: prepared again next time
+    if (st == PGRES_PIPELINE_ABORTED) continue;  // after the first error: not run
     Status failed = Error(what ? what->sql.substr(0, 60) : "a pipelined statement", r);
     if (first.ok()) first = failed;
   }
@@ -186,6 +197,8 @@ Status Conn::Flush() {
   return first;
 }
 
-bool Conn::Idle() const { return PQstatus(c_) == CONNECTION_OK && PQtransactionStatus(c_) == PQTRANS_IDLE; }
+bool Conn::Idle() const {
+  return PQstatus(c_) == CONNECTION_OK && PQtransactionStatus(c_) == PQTRANS_IDLE;
+}
 
 }  // namespace pc::pg

@@ -56,7 +56,8 @@ class Conn {
   // One statement with text parameters ($1, $2 …; nullopt is NULL). A statement with parameters
   // is prepared on this session the first time it is seen (up to kMaxPrepared of them) and then
   // only bound and executed: most of a write's cost in the database was parsing and planning.
-  Result<Rows> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+  Result<Rows> Query(const std::string& sql,
+                     const std::vector<std::optional<std::string>>& params = {});
 
   // A statement whose rows are not wanted, sent without waiting for its answer (libpq's pipeline
   // mode): the statements sent so go to the server together, in order, at the next Flush(),
@@ -87,7 +88,7 @@ class Conn {
   std::string first_failure_;
   uint64_t changes_ = 0;
   struct Sent {
-    std::string sql;      // what it was (for the error), and for a preparation the key to forget
+    std::string sql;  // what it was (for the error), and for a preparation the key to forget
     bool preparation = false;
   };
   std::vector<Sent> sent_;  // queued in pipeline mode, not yet answered

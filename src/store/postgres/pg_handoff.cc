@@ -15,7 +15,8 @@ constexpr const char* kState = "state";
 constexpr const char* kNextAction = "next_action";
 constexpr const char* kOmission = "omission";
 
-constexpr const char* kClaimInsert = "INSERT INTO handoff_claims(artifact_id, revision, claim, seq, text)";
+constexpr const char* kClaimInsert =
+    "INSERT INTO handoff_claims(artifact_id, revision, claim, seq, text)";
 constexpr size_t kClaimWidth = 5;
 constexpr const char* kCitationInsert =
     "INSERT INTO handoff_citations(artifact_id, revision, claim, seq, cseq, kind, name, ref_id,"
@@ -25,16 +26,18 @@ constexpr size_t kCitationWidth = 11;
 constexpr size_t kRowsPerInsert = 1000;
 
 // The rows of one claim and its citations, appended to the values of the two inserts.
-void AddClaim(Params& claims, Params& citations, const std::string& artifact, int64_t r, const char* claim,
-              int64_t seq, const std::string& text, const std::vector<HandoffCitation>& cited) {
+void AddClaim(Params& claims, Params& citations, const std::string& artifact, int64_t r,
+              const char* claim, int64_t seq, const std::string& text,
+              const std::vector<HandoffCitation>& cited) {
   claims.insert(claims.end(), {artifact, P(r), claim, P(seq), text});
   for (size_t i = 0; i < cited.size(); ++i) {
     const HandoffCitation& c = cited[i];
     const bool source = c.kind == HandoffCitationKind::kSource;
-    citations.insert(citations.end(),
-                     {artifact, P(r), claim, P(seq), P(static_cast<int64_t>(i)), HandoffCitationKindName(c.kind),
-                      source ? c.source_name : c.artifact.family, source ? c.source_id : c.artifact.artifact_id,
-                      P(source ? int64_t{0} : c.artifact.revision), c.entry_id, c.entry_version_id});
+    citations.insert(
+        citations.end(),
+        {artifact, P(r), claim, P(seq), P(static_cast<int64_t>(i)), HandoffCitationKindName(c.kind),
+         source ? c.source_name : c.artifact.family, source ? c.source_id : c.artifact.artifact_id,
+         P(source ? int64_t{0} : c.artifact.revision), c.entry_id, c.entry_version_id});
   }
 }
 
@@ -57,7 +60,8 @@ HandoffCitation ReadCitation(const Rows& rows, int row, int col) {
     c.source_name = rows.Text(row, col + 1);
     c.source_id = rows.Text(row, col + 2);
   } else {
-    c.artifact = MemoryRef{rows.Text(row, col + 1), rows.Text(row, col + 2), rows.Int(row, col + 3)};
+    c.artifact =
+        MemoryRef{rows.Text(row, col + 1), rows.Text(row, col + 2), rows.Int(row, col + 3)};
     c.entry_id = rows.Text(row, col + 4);
     c.entry_version_id = rows.Text(row, col + 5);
   }
@@ -102,19 +106,26 @@ void ReadClaims(const Rows& rows, const std::unordered_map<int64_t, Handoff*>& b
 
 Result<std::optional<Artifact>> PgTxn::FindDefaultArtifact(const std::string& scope_id,
                                                            const std::string& family) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
-                                " WHERE scope_id = $1 AND family = $2 AND is_default") + Lock(),
-                                {scope_id, family}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                    " WHERE scope_id = $1 AND family = $2 AND is_default") +
+            Lock(),
+        {scope_id, family}));
   if (r.size() == 0) return std::optional<Artifact>();
-  return std::optional<Artifact>(Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
+  return std::optional<Artifact>(
+      Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
 }
 
 Result<Artifact> PgTxn::CreateArtifact(const std::string& scope_id, const std::string& family) {
-  Artifact a{NewId(family == kHandoffFamily ? kHandoffPrefix : kMemoryPrefix), scope_id, family, 0, NowMillis()};
+  Artifact a{NewId(family == kHandoffFamily ? kHandoffPrefix : kMemoryPrefix), scope_id, family, 0,
+             NowMillis()};
   // A default created concurrently is a unique violation: the write runs again and finds it.
-  PC_RETURN_IF_ERROR(Q("INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision,"
-                       " created_at) VALUES($1, $2, $3, true, 0, $4)",
-                       {a.artifact_id, scope_id, family, P(a.created_at_ms)}).status());
+  PC_RETURN_IF_ERROR(
+      Q("INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision,"
+        " created_at) VALUES($1, $2, $3, true, 0, $4)",
+        {a.artifact_id, scope_id, family, P(a.created_at_ms)})
+          .status());
   return a;
 }
 
@@ -130,13 +141,16 @@ Status PgTxn::CommitHandoff(const Handoff& h, const std::string& reason,
                          .status());
   Params claims, citations;
   for (size_t i = 0; i < c.state.size(); ++i)
-    AddClaim(claims, citations, artifact, r, kState, static_cast<int64_t>(i), c.state[i].text, c.state[i].citations);
+    AddClaim(claims, citations, artifact, r, kState, static_cast<int64_t>(i), c.state[i].text,
+             c.state[i].citations);
   if (c.next_action)
-    AddClaim(claims, citations, artifact, r, kNextAction, 0, c.next_action->text, c.next_action->citations);
+    AddClaim(claims, citations, artifact, r, kNextAction, 0, c.next_action->text,
+             c.next_action->citations);
   for (size_t i = 0; i < c.omissions.size(); ++i) {
     std::vector<HandoffCitation> cited;
     if (c.omissions[i].citation) cited.push_back(*c.omissions[i].citation);
-    AddClaim(claims, citations, artifact, r, kOmission, static_cast<int64_t>(i), c.omissions[i].text, cited);
+    AddClaim(claims, citations, artifact, r, kOmission, static_cast<int64_t>(i),
+             c.omissions[i].text, cited);
   }
   // Claims before their citations, a few statements in all (not one per row).
   auto insert = [&](const char* head, size_t width, const Params& values) -> Status {
@@ -156,14 +170,16 @@ Status PgTxn::CommitHandoff(const Handoff& h, const std::string& reason,
   return Status::Ok();
 }
 
-Result<std::vector<Handoff>> PgTxn::ListHandoffs(const std::string& artifact_id, int64_t before, int limit) {
-  PC_ASSIGN_OR_RETURN(Rows rows, Q(
-      "SELECT h.revision, r.actor, r.created_at, a.family, h.objective, h.disposition"
-      " FROM handoff_contents h JOIN revisions r ON r.artifact_id = h.artifact_id AND r.revision = h.revision"
-      " JOIN artifacts a ON a.artifact_id = h.artifact_id"
-      " WHERE h.artifact_id = $1 AND ($2::bigint = 0 OR h.revision < $2::bigint)"
-      " ORDER BY h.revision DESC LIMIT $3::bigint",
-      {artifact_id, P(before), P(int64_t{limit})}));
+Result<std::vector<Handoff>> PgTxn::ListHandoffs(const std::string& artifact_id, int64_t before,
+                                                 int limit) {
+  PC_ASSIGN_OR_RETURN(
+      Rows rows, Q("SELECT h.revision, r.actor, r.created_at, a.family, h.objective, h.disposition"
+                   " FROM handoff_contents h JOIN revisions r ON r.artifact_id = h.artifact_id AND "
+                   "r.revision = h.revision"
+                   " JOIN artifacts a ON a.artifact_id = h.artifact_id"
+                   " WHERE h.artifact_id = $1 AND ($2::bigint = 0 OR h.revision < $2::bigint)"
+                   " ORDER BY h.revision DESC LIMIT $3::bigint",
+                   {artifact_id, P(before), P(int64_t{limit})}));
   std::vector<Handoff> out;
   for (int i = 0; i < rows.size(); ++i) {
     Handoff h;
@@ -171,25 +187,29 @@ Result<std::vector<Handoff>> PgTxn::ListHandoffs(const std::string& artifact_id,
     h.actor = rows.Text(i, 1);
     h.created_at_ms = rows.Int(i, 2);
     h.content.objective = rows.Text(i, 4);
-    h.content.disposition = ParseHandoffDisposition(rows.Text(i, 5)).value_or(HandoffDisposition::kContinuable);
+    h.content.disposition =
+        ParseHandoffDisposition(rows.Text(i, 5)).value_or(HandoffDisposition::kContinuable);
     out.push_back(std::move(h));
   }
   if (out.empty()) return out;
   // The page's claims in one statement: its revisions are out.back() … out.front().
   std::unordered_map<int64_t, Handoff*> by_revision;
   for (Handoff& h : out) by_revision[h.ref.revision] = &h;
-  PC_ASSIGN_OR_RETURN(Rows claims, Q(
-      "SELECT c.revision, c.claim, c.seq, c.text, t.kind, t.name, t.ref_id, t.ref_revision, t.entry_id,"
-      " t.entry_version_id FROM handoff_claims c LEFT JOIN handoff_citations t ON t.artifact_id = c.artifact_id"
-      " AND t.revision = c.revision AND t.claim = c.claim AND t.seq = c.seq"
-      " WHERE c.artifact_id = $1 AND c.revision BETWEEN $2::bigint AND $3::bigint"
-      " ORDER BY c.revision, c.claim, c.seq, t.cseq",
-      {artifact_id, P(out.back().ref.revision), P(out.front().ref.revision)}));
+  PC_ASSIGN_OR_RETURN(Rows claims,
+                      Q("SELECT c.revision, c.claim, c.seq, c.text, t.kind, t.name, t.ref_id, "
+                        "t.ref_revision, t.entry_id,"
+                        " t.entry_version_id FROM handoff_claims c LEFT JOIN handoff_citations t "
+                        "ON t.artifact_id = c.artifact_id"
+                        " AND t.revision = c.revision AND t.claim = c.claim AND t.seq = c.seq"
+                        " WHERE c.artifact_id = $1 AND c.revision BETWEEN $2::bigint AND $3::bigint"
+                        " ORDER BY c.revision, c.claim, c.seq, t.cseq",
+                        {artifact_id, P(out.back().ref.revision), P(out.front().ref.revision)}));
   ReadClaims(claims, by_revision);
   return out;
 }
 
-Result<std::optional<Handoff>> PgTxn::FindHandoff(const std::string& artifact_id, int64_t revision) {
+Result<std::optional<Handoff>> PgTxn::FindHandoff(const std::string& artifact_id,
+                                                  int64_t revision) {
   PC_ASSIGN_OR_RETURN(auto page, ListHandoffs(artifact_id, revision + 1, 1));
   if (page.empty() || page[0].ref.revision != revision) return std::optional<Handoff>();
   return std::optional<Handoff>(std::move(page[0]));

@@ -28,7 +28,7 @@ struct Table {
   const char* select;   // SQLite
   const char* columns;  // PostgreSQL
   std::vector<Col> types;
-  const char* order;    // SQLite ORDER BY: the primary key (rowid tables: the rowid)
+  const char* order;      // SQLite ORDER BY: the primary key (rowid tables: the rowid)
   bool identity = false;  // fills a GENERATED ALWAYS column (OVERRIDING SYSTEM VALUE)
 };
 
@@ -36,52 +36,92 @@ struct Table {
 const std::vector<Table>& Tables() {
   using C = Col;
   static const std::vector<Table> kTables = {
-      {"scopes", "scope_id, key, created_at", "scope_id, key, created_at", {C::kText, C::kText, C::kInt}, "rowid"},
-      {"artifacts", "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, vector_missing",
-       "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, vector_missing",
-       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt, C::kText, C::kInt}, "rowid"},
-      {"revisions", "artifact_id, revision, actor, reason, lineage, created_at",
+      {"scopes",
+       "scope_id, key, created_at",
+       "scope_id, key, created_at",
+       {C::kText, C::kText, C::kInt},
+       "rowid"},
+      {"artifacts",
+       "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, "
+       "vector_missing",
+       "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, "
+       "vector_missing",
+       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt, C::kText, C::kInt},
+       "rowid"},
+      {"revisions",
        "artifact_id, revision, actor, reason, lineage, created_at",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kInt}, "artifact_id, revision"},
-      {"revision_changes", "artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id",
+       "artifact_id, revision, actor, reason, lineage, created_at",
+       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kInt},
+       "artifact_id, revision"},
+      {"revision_changes",
        "artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id",
-       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText}, "artifact_id, revision, seq"},
+       "artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id",
+       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText},
+       "artifact_id, revision, seq"},
       // The full-text document number is the entry's rowid: both number entries in creation order,
       // which is the order a search of common words takes (newest first).
-      {"entries", "entry_id, artifact_id, created_revision, rowid", "entry_id, artifact_id, created_revision, doc",
-       {C::kText, C::kText, C::kInt, C::kInt}, "rowid", true},
+      {"entries",
+       "entry_id, artifact_id, created_revision, rowid",
+       "entry_id, artifact_id, created_revision, doc",
+       {C::kText, C::kText, C::kInt, C::kInt},
+       "rowid",
+       true},
       {"entry_versions",
-       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, source_refs,"
+       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
+       "source_refs,"
        " created_by_revision, reason, created_at",
-       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, source_refs,"
+       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
+       "source_refs,"
        " created_by_revision, reason, created_at",
-       {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt, C::kText, C::kInt},
+       {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt,
+        C::kText, C::kInt},
        "rowid"},
-      {"manifest", "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",
+      {"manifest",
        "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",
-       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt}, "artifact_id, entry_id, from_revision"},
+       "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",
+       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt},
+       "artifact_id, entry_id, from_revision"},
       // Vectors: float32 blobs, byte for byte.
-      {"entry_vectors", "entry_id, artifact_id, entry_version_id, active, profile, vector",
+      {"entry_vectors",
        "entry_id, artifact_id, entry_version_id, active, profile, vector",
-       {C::kText, C::kText, C::kText, C::kBool, C::kText, C::kBlob}, "entry_rowid"},
-      {"sources", "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, created_at",
-       "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, created_at",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt}, "scope_id, position"},
-      {"cursors", "scope_id, artifact_id, consumer, position, updated_at",
-       "scope_id, artifact_id, consumer, position, updated_at", {C::kText, C::kText, C::kText, C::kInt, C::kInt},
+       "entry_id, artifact_id, entry_version_id, active, profile, vector",
+       {C::kText, C::kText, C::kText, C::kBool, C::kText, C::kBlob},
+       "entry_rowid"},
+      {"sources",
+       "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, "
+       "created_at",
+       "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, "
+       "created_at",
+       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt},
+       "scope_id, position"},
+      {"cursors",
+       "scope_id, artifact_id, consumer, position, updated_at",
+       "scope_id, artifact_id, consumer, position, updated_at",
+       {C::kText, C::kText, C::kText, C::kInt, C::kInt},
        "scope_id, artifact_id, consumer"},
-      {"handoff_contents", "artifact_id, revision, objective, disposition", "artifact_id, revision, objective, disposition",
-       {C::kText, C::kInt, C::kText, C::kText}, "artifact_id, revision"},
-      {"handoff_claims", "artifact_id, revision, claim, seq, text", "artifact_id, revision, claim, seq, text",
-       {C::kText, C::kInt, C::kText, C::kInt, C::kText}, "artifact_id, revision, claim, seq"},
+      {"handoff_contents",
+       "artifact_id, revision, objective, disposition",
+       "artifact_id, revision, objective, disposition",
+       {C::kText, C::kInt, C::kText, C::kText},
+       "artifact_id, revision"},
+      {"handoff_claims",
+       "artifact_id, revision, claim, seq, text",
+       "artifact_id, revision, claim, seq, text",
+       {C::kText, C::kInt, C::kText, C::kInt, C::kText},
+       "artifact_id, revision, claim, seq"},
       {"handoff_citations",
-       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, entry_version_id",
-       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, entry_version_id",
-       {C::kText, C::kInt, C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kInt, C::kText, C::kText},
+       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, "
+       "entry_version_id",
+       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, "
+       "entry_version_id",
+       {C::kText, C::kInt, C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kInt,
+        C::kText, C::kText},
        "artifact_id, revision, claim, seq, cseq"},
       {"candidate_heads",
-       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, updated_at",
-       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, updated_at",
+       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, "
+       "updated_at",
+       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, "
+       "updated_at",
        {C::kText, C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kInt, C::kInt},
        "scope_id, candidate_id"},
       {"candidate_versions",
@@ -89,22 +129,36 @@ const std::vector<Table>& Tables() {
        "scope_id, candidate_id, version, proposal, evidence, target, reason, actor, created_at",
        {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt},
        "scope_id, candidate_id, version"},
-      {"experience_contents", "artifact_id, revision, situation, action, outcome, lesson, evidence",
+      {"experience_contents",
        "artifact_id, revision, situation, action, outcome, lesson, evidence",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText}, "artifact_id, revision"},
-      {"scope_settings", "scope_id, name, value, updated_at", "scope_id, name, value, updated_at",
-       {C::kText, C::kText, C::kText, C::kInt}, "scope_id, name"},
+       "artifact_id, revision, situation, action, outcome, lesson, evidence",
+       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText},
+       "artifact_id, revision"},
+      {"scope_settings",
+       "scope_id, name, value, updated_at",
+       "scope_id, name, value, updated_at",
+       {C::kText, C::kText, C::kText, C::kInt},
+       "scope_id, name"},
       {"graph_edges",
-       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, subject_key, object_key,"
+       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, "
+       "subject_key, object_key,"
        " evidence",
-       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, subject_key, object_key,"
+       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, "
+       "subject_key, object_key,"
        " evidence",
-       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText},
+       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText,
+        C::kText, C::kText},
        "artifact_id, revision, seq"},
-      {"last_flush", "scope_id, at_ms, record", "scope_id, at_ms, record", {C::kText, C::kInt, C::kText}, "scope_id"},
+      {"last_flush",
+       "scope_id, at_ms, record",
+       "scope_id, at_ms, record",
+       {C::kText, C::kInt, C::kText},
+       "scope_id"},
       {"model_usage_daily",
-       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",
-       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, input_complete, output_complete",
+       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, "
+       "input_complete, output_complete",
+       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, "
+       "input_complete, output_complete",
        {C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt, C::kBool, C::kBool},
        "scope_id, usage_date, purpose, operation"},
       {"recall_token_daily",
@@ -116,12 +170,19 @@ const std::vector<Table>& Tables() {
        "scope_id, usage_date, estimator_id, estimator_version"},
       // Token rows keep their numbers (a revoked token's row stays, so audit rows keep meaning).
       {"api_tokens",
-       "token_rowid, name, role, scope_patterns, secret_hash, created_by, created_at_ms, expires_at_ms, revoked_at_ms",
-       "token_id, name, role, scope_patterns, secret_hash, created_by, created_at_ms, expires_at_ms, revoked_at_ms",
-       {C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt}, "token_rowid", true},
-      {"audit_log", "seq, at_ms, actor, operation, scope_id, targets, result, request_id",
+       "token_rowid, name, role, scope_patterns, secret_hash, created_by, created_at_ms, "
+       "expires_at_ms, revoked_at_ms",
+       "token_id, name, role, scope_patterns, secret_hash, created_by, created_at_ms, "
+       "expires_at_ms, revoked_at_ms",
+       {C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt},
+       "token_rowid",
+       true},
+      {"audit_log",
        "seq, at_ms, actor, operation, scope_id, targets, result, request_id",
-       {C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText}, "seq", true},
+       "seq, at_ms, actor, operation, scope_id, targets, result, request_id",
+       {C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText},
+       "seq",
+       true},
   };
   return kTables;
 }
@@ -131,7 +192,8 @@ struct Identity {
   const char* table;
   const char* column;
 };
-constexpr Identity kIdentities[] = {{"entries", "doc"}, {"api_tokens", "token_id"}, {"audit_log", "seq"}};
+constexpr Identity kIdentities[] = {
+    {"entries", "doc"}, {"api_tokens", "token_id"}, {"audit_log", "seq"}};
 
 // A statement's parameters at most (PostgreSQL takes 65535), and bytes a batch holds at most.
 constexpr size_t kMaxParams = 30000;
@@ -189,15 +251,15 @@ Result<int64_t> CopyTable(sqlite::Db& db, Conn& pg, const Table& t) {
     }
     PC_ASSIGN_OR_RETURN(Rows done, pg.Query(sql, values));
     if (done.affected() != static_cast<int64_t>(rows))
-      return Internal(std::string("copying ") + t.name + ": " + std::to_string(done.affected()) + " of " +
-                      std::to_string(rows) + " rows inserted");
+      return Internal(std::string("copying ") + t.name + ": " + std::to_string(done.affected()) +
+                      " of " + std::to_string(rows) + " rows inserted");
     copied += static_cast<int64_t>(rows);
     values.clear();
     bytes = 0;
     return Status::Ok();
   };
-  PC_ASSIGN_OR_RETURN(sqlite::Stmt s, db.Prepare(std::string("SELECT ") + t.select + " FROM " + t.name +
-                                                 " ORDER BY " + t.order));
+  PC_ASSIGN_OR_RETURN(sqlite::Stmt s, db.Prepare(std::string("SELECT ") + t.select + " FROM " +
+                                                 t.name + " ORDER BY " + t.order));
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
@@ -208,9 +270,15 @@ Result<int64_t> CopyTable(sqlite::Db& db, Conn& pg, const Table& t) {
         continue;
       }
       switch (t.types[col]) {
-        case Col::kText: values.push_back(s.Text(i)); break;
-        case Col::kInt: values.push_back(P(s.Int(i))); break;
-        case Col::kBool: values.push_back(P(s.Int(i) != 0)); break;
+        case Col::kText:
+          values.push_back(s.Text(i));
+          break;
+        case Col::kInt:
+          values.push_back(P(s.Int(i)));
+          break;
+        case Col::kBool:
+          values.push_back(P(s.Int(i) != 0));
+          break;
         case Col::kBlob: {
           auto [data, size] = s.Blob(i);
           values.push_back(HexBytes(data, size));
@@ -219,7 +287,8 @@ Result<int64_t> CopyTable(sqlite::Db& db, Conn& pg, const Table& t) {
       }
       bytes += values.back()->size();
     }
-    if (values.size() / width >= rows_per_batch || bytes >= kMaxBatchBytes) PC_RETURN_IF_ERROR(flush());
+    if (values.size() / width >= rows_per_batch || bytes >= kMaxBatchBytes)
+      PC_RETURN_IF_ERROR(flush());
   }
   PC_RETURN_IF_ERROR(flush());
   return copied;
@@ -227,14 +296,17 @@ Result<int64_t> CopyTable(sqlite::Db& db, Conn& pg, const Table& t) {
 
 // ---- Verification: the same reads through SqliteTxn and PgTxn, compared field by field.
 
-std::string Quote(const std::string& s) { return "\"" + (s.size() > 60 ? s.substr(0, 60) + "…" : s) + "\""; }
+std::string Quote(const std::string& s) {
+  return "\"" + (s.size() > 60 ? s.substr(0, 60) + "…" : s) + "\"";
+}
 
 Status SameVersion(const EntryVersion& a, const EntryVersion& b, const std::string& where) {
   auto differs = [&](const char* field, const std::string& x, const std::string& y) {
-    return Mismatch(where + ": entry version " + a.entry_version_id + " " + field + " is " + Quote(x) +
-                    " in SQLite but " + Quote(y) + " in PostgreSQL");
+    return Mismatch(where + ": entry version " + a.entry_version_id + " " + field + " is " +
+                    Quote(x) + " in SQLite but " + Quote(y) + " in PostgreSQL");
   };
-  if (a.entry_version_id != b.entry_version_id) return differs("id", a.entry_version_id, b.entry_version_id);
+  if (a.entry_version_id != b.entry_version_id)
+    return differs("id", a.entry_version_id, b.entry_version_id);
   if (a.entry_id != b.entry_id) return differs("entry_id", a.entry_id, b.entry_id);
   if (a.version != b.version) return differs("version", P(a.version), P(b.version));
   if (a.previous_version_id != b.previous_version_id)
@@ -242,18 +314,22 @@ Status SameVersion(const EntryVersion& a, const EntryVersion& b, const std::stri
                    b.previous_version_id.value_or("(none)"));
   if (a.kind != b.kind) return differs("kind", a.kind, b.kind);
   if (a.text != b.text) return differs("text", a.text, b.text);
-  if (a.content_hash != b.content_hash) return differs("content_hash", a.content_hash, b.content_hash);
-  if (a.source_refs != b.source_refs) return differs("source_refs", JoinLines(a.source_refs), JoinLines(b.source_refs));
+  if (a.content_hash != b.content_hash)
+    return differs("content_hash", a.content_hash, b.content_hash);
+  if (a.source_refs != b.source_refs)
+    return differs("source_refs", JoinLines(a.source_refs), JoinLines(b.source_refs));
   if (a.created_by_revision != b.created_by_revision)
     return differs("created_by_revision", P(a.created_by_revision), P(b.created_by_revision));
   if (a.reason != b.reason) return differs("reason", a.reason, b.reason);
-  if (a.created_at_ms != b.created_at_ms) return differs("created_at", P(a.created_at_ms), P(b.created_at_ms));
+  if (a.created_at_ms != b.created_at_ms)
+    return differs("created_at", P(a.created_at_ms), P(b.created_at_ms));
   return Status::Ok();
 }
 
 bool SameRevision(const RevisionInfo& a, const RevisionInfo& b) {
-  if (!(a.memory == b.memory) || a.actor != b.actor || a.reason != b.reason || a.created_at_ms != b.created_at_ms ||
-      a.lineage != b.lineage || a.changes.size() != b.changes.size())
+  if (!(a.memory == b.memory) || a.actor != b.actor || a.reason != b.reason ||
+      a.created_at_ms != b.created_at_ms || a.lineage != b.lineage ||
+      a.changes.size() != b.changes.size())
     return false;
   for (size_t i = 0; i < a.changes.size(); ++i) {
     const Change &x = a.changes[i], &y = b.changes[i];
@@ -265,15 +341,17 @@ bool SameRevision(const RevisionInfo& a, const RevisionInfo& b) {
 }
 
 bool SameSource(const Source& a, const Source& b) {
-  return a.source_id == b.source_id && a.scope_id == b.scope_id && a.position == b.position && a.kind == b.kind &&
-         a.purpose == b.purpose && a.content == b.content && a.metadata_json == b.metadata_json &&
-         a.idempotency_key == b.idempotency_key && a.created_at_ms == b.created_at_ms;
+  return a.source_id == b.source_id && a.scope_id == b.scope_id && a.position == b.position &&
+         a.kind == b.kind && a.purpose == b.purpose && a.content == b.content &&
+         a.metadata_json == b.metadata_json && a.idempotency_key == b.idempotency_key &&
+         a.created_at_ms == b.created_at_ms;
 }
 
 bool SameToken(const ApiToken& a, const ApiToken& b) {
   return a.name == b.name && a.role == b.role && a.scope_patterns == b.scope_patterns &&
-         a.secret_hash == b.secret_hash && a.created_by == b.created_by && a.created_at_ms == b.created_at_ms &&
-         a.expires_at_ms == b.expires_at_ms && a.revoked_at_ms == b.revoked_at_ms;
+         a.secret_hash == b.secret_hash && a.created_by == b.created_by &&
+         a.created_at_ms == b.created_at_ms && a.expires_at_ms == b.expires_at_ms &&
+         a.revoked_at_ms == b.revoked_at_ms;
 }
 
 bool SameAudit(const AuditRecord& a, const AuditRecord& b) {
@@ -292,17 +370,20 @@ Status VerifyManifests(ReadTxn& s, ReadTxn& p, const Artifact& a, ImportReport::
       for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
         const ManifestItem &mx = x[i], &my = y[i];
         if (mx.version.entry_id != my.version.entry_id)
-          return Mismatch("the manifest of " + where + " lists entry " + mx.version.entry_id + " in SQLite where " +
-                          "PostgreSQL lists " + my.version.entry_id);
+          return Mismatch("the manifest of " + where + " lists entry " + mx.version.entry_id +
+                          " in SQLite where " + "PostgreSQL lists " + my.version.entry_id);
         if (mx.version.entry_version_id != my.version.entry_version_id || mx.active != my.active)
-          return Mismatch("the manifest of " + where + " has entry " + mx.version.entry_id + " at " +
-                          mx.version.entry_version_id + (mx.active ? " (active)" : " (retired)") + " in SQLite but at " +
-                          my.version.entry_version_id + (my.active ? " (active)" : " (retired)") + " in PostgreSQL");
+          return Mismatch("the manifest of " + where + " has entry " + mx.version.entry_id +
+                          " at " + mx.version.entry_version_id +
+                          (mx.active ? " (active)" : " (retired)") + " in SQLite but at " +
+                          my.version.entry_version_id + (my.active ? " (active)" : " (retired)") +
+                          " in PostgreSQL");
         PC_RETURN_IF_ERROR(SameVersion(mx.version, my.version, "the manifest of " + where));
       }
       if (x.size() != y.size())
-        return Mismatch("the manifest of " + where + " has " + std::to_string(x.size()) + " lines after " +
-                        Quote(after) + " in SQLite but " + std::to_string(y.size()) + " in PostgreSQL");
+        return Mismatch("the manifest of " + where + " has " + std::to_string(x.size()) +
+                        " lines after " + Quote(after) + " in SQLite but " +
+                        std::to_string(y.size()) + " in PostgreSQL");
       v.manifest_lines += static_cast<int64_t>(x.size());
       if (static_cast<int>(x.size()) < kPage) break;
       after = x.back().version.entry_id;
@@ -317,11 +398,12 @@ Status VerifyRevisions(ReadTxn& s, ReadTxn& p, const Artifact& a, ImportReport::
     PC_ASSIGN_OR_RETURN(auto x, s.ListRevisions(a.artifact_id, before, kPage));
     PC_ASSIGN_OR_RETURN(auto y, p.ListRevisions(a.artifact_id, before, kPage));
     if (x.size() != y.size())
-      return Mismatch(a.artifact_id + " has " + std::to_string(x.size()) + " revisions below " + P(before) +
-                      " in SQLite but " + std::to_string(y.size()) + " in PostgreSQL");
+      return Mismatch(a.artifact_id + " has " + std::to_string(x.size()) + " revisions below " +
+                      P(before) + " in SQLite but " + std::to_string(y.size()) + " in PostgreSQL");
     for (size_t i = 0; i < x.size(); ++i)
       if (!SameRevision(x[i], y[i]))
-        return Mismatch("revision " + a.artifact_id + "@" + P(x[i].memory.revision) + " (its actor, reason, time,"
+        return Mismatch("revision " + a.artifact_id + "@" + P(x[i].memory.revision) +
+                        " (its actor, reason, time,"
                         " lineage or changes) differs");
     v.revisions += static_cast<int64_t>(x.size());
     if (x.empty()) return Status::Ok();
@@ -335,12 +417,14 @@ Status VerifyHandoffs(ReadTxn& s, ReadTxn& p, const Artifact& a, ImportReport::V
     PC_ASSIGN_OR_RETURN(auto x, s.ListHandoffs(a.artifact_id, before, kPage));
     PC_ASSIGN_OR_RETURN(auto y, p.ListHandoffs(a.artifact_id, before, kPage));
     if (x.size() != y.size())
-      return Mismatch(a.artifact_id + " has " + std::to_string(x.size()) + " handoff revisions below " + P(before) +
-                      " in SQLite but " + std::to_string(y.size()) + " in PostgreSQL");
+      return Mismatch(a.artifact_id + " has " + std::to_string(x.size()) +
+                      " handoff revisions below " + P(before) + " in SQLite but " +
+                      std::to_string(y.size()) + " in PostgreSQL");
     for (size_t i = 0; i < x.size(); ++i)
-      if (!(x[i].ref == y[i].ref) || x[i].actor != y[i].actor || x[i].created_at_ms != y[i].created_at_ms ||
-          !(x[i].content == y[i].content))
-        return Mismatch("handoff " + a.artifact_id + "@" + P(x[i].ref.revision) + " (its content, claims or "
+      if (!(x[i].ref == y[i].ref) || x[i].actor != y[i].actor ||
+          x[i].created_at_ms != y[i].created_at_ms || !(x[i].content == y[i].content))
+        return Mismatch("handoff " + a.artifact_id + "@" + P(x[i].ref.revision) +
+                        " (its content, claims or "
                         "citations) differs");
     v.handoffs += static_cast<int64_t>(x.size());
     if (x.empty()) return Status::Ok();
@@ -352,7 +436,8 @@ Status VerifyHandoffs(ReadTxn& s, ReadTxn& p, const Artifact& a, ImportReport::V
 Status VerifyArtifacts(sqlite::Db& db, ReadTxn& s, ReadTxn& p, ImportReport::Verified& v) {
   std::vector<std::string> ids;
   {
-    PC_ASSIGN_OR_RETURN(sqlite::Stmt q, db.Prepare("SELECT artifact_id FROM artifacts ORDER BY artifact_id"));
+    PC_ASSIGN_OR_RETURN(sqlite::Stmt q,
+                        db.Prepare("SELECT artifact_id FROM artifacts ORDER BY artifact_id"));
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, q.Step());
       if (!row) break;
@@ -364,17 +449,20 @@ Status VerifyArtifacts(sqlite::Db& db, ReadTxn& s, ReadTxn& p, ImportReport::Ver
     PC_ASSIGN_OR_RETURN(auto y, p.FindArtifact(id));
     if (!x) return Internal("artifact " + id + " vanished from the SQLite snapshot");
     if (!y) return Mismatch("artifact " + id + " is missing in PostgreSQL");
-    if (x->scope_id != y->scope_id || x->family != y->family || x->head_revision != y->head_revision ||
-        x->created_at_ms != y->created_at_ms)
+    if (x->scope_id != y->scope_id || x->family != y->family ||
+        x->head_revision != y->head_revision || x->created_at_ms != y->created_at_ms)
       return Mismatch("artifact " + id + " (its scope, family, head revision or time) differs");
     PC_ASSIGN_OR_RETURN(auto vx, s.GetVectorState(id));
     PC_ASSIGN_OR_RETURN(auto vy, p.GetVectorState(id));
     if (vx.profile != vy.profile || vx.missing != vy.missing)
-      return Mismatch("the vector state of " + id + " is " + Quote(vx.profile) + " with " + P(vx.missing) +
-                      " missing in SQLite but " + Quote(vy.profile) + " with " + P(vy.missing) + " in PostgreSQL");
+      return Mismatch("the vector state of " + id + " is " + Quote(vx.profile) + " with " +
+                      P(vx.missing) + " missing in SQLite but " + Quote(vy.profile) + " with " +
+                      P(vy.missing) + " in PostgreSQL");
     PC_RETURN_IF_ERROR(VerifyRevisions(s, p, *x, v));
-    if (x->family == kHandoffFamily) PC_RETURN_IF_ERROR(VerifyHandoffs(s, p, *x, v));
-    else PC_RETURN_IF_ERROR(VerifyManifests(s, p, *x, v));
+    if (x->family == kHandoffFamily)
+      PC_RETURN_IF_ERROR(VerifyHandoffs(s, p, *x, v));
+    else
+      PC_RETURN_IF_ERROR(VerifyManifests(s, p, *x, v));
     ++v.artifacts;
   }
   return Status::Ok();
@@ -385,8 +473,10 @@ Status VerifyVersions(sqlite::Db& db, ReadTxn& s, ReadTxn& p, ImportReport::Veri
   for (std::string after;;) {
     std::vector<std::string> ids;
     {
-      PC_ASSIGN_OR_RETURN(sqlite::Stmt q, db.Prepare("SELECT entry_version_id FROM entry_versions"
-                                                     " WHERE entry_version_id > ?1 ORDER BY entry_version_id LIMIT ?2"));
+      PC_ASSIGN_OR_RETURN(
+          sqlite::Stmt q,
+          db.Prepare("SELECT entry_version_id FROM entry_versions"
+                     " WHERE entry_version_id > ?1 ORDER BY entry_version_id LIMIT ?2"));
       q.Bind(1, after).Bind(2, int64_t{kPage});
       while (true) {
         PC_ASSIGN_OR_RETURN(bool row, q.Step());
@@ -412,27 +502,29 @@ Status VerifyScopesAndSources(ReadTxn& s, ReadTxn& p, ImportReport::Verified& v)
     PC_ASSIGN_OR_RETURN(auto x, s.ListScopes(after, kPage));
     PC_ASSIGN_OR_RETURN(auto y, p.ListScopes(after, kPage));
     if (x.size() != y.size())
-      return Mismatch(std::to_string(x.size()) + " scopes after " + Quote(after) + " in SQLite but " +
-                      std::to_string(y.size()) + " in PostgreSQL");
+      return Mismatch(std::to_string(x.size()) + " scopes after " + Quote(after) +
+                      " in SQLite but " + std::to_string(y.size()) + " in PostgreSQL");
     for (size_t i = 0; i < x.size(); ++i) {
       const Scope &a = x[i], &b = y[i];
       if (a.scope_id != b.scope_id || a.key != b.key || a.created_at_ms != b.created_at_ms ||
-          a.memory_artifact_id != b.memory_artifact_id || a.memory_head_revision != b.memory_head_revision)
+          a.memory_artifact_id != b.memory_artifact_id ||
+          a.memory_head_revision != b.memory_head_revision)
         return Mismatch("scope " + a.scope_id + " (" + Quote(a.key) + ") differs");
       PC_ASSIGN_OR_RETURN(int64_t hx, s.SourceHighWatermark(a.scope_id));
       PC_ASSIGN_OR_RETURN(int64_t hy, p.SourceHighWatermark(a.scope_id));
       if (hx != hy)
-        return Mismatch("the source log of " + a.scope_id + " ends at " + P(hx) + " in SQLite but at " + P(hy) +
-                        " in PostgreSQL");
+        return Mismatch("the source log of " + a.scope_id + " ends at " + P(hx) +
+                        " in SQLite but at " + P(hy) + " in PostgreSQL");
       for (int64_t at = 0; at < hx;) {
         PC_ASSIGN_OR_RETURN(auto sx, s.ListSources(a.scope_id, at, kPage));
         PC_ASSIGN_OR_RETURN(auto sy, p.ListSources(a.scope_id, at, kPage));
         if (sx.size() != sy.size() || sx.empty())
-          return Mismatch("the source log of " + a.scope_id + " after position " + P(at) + " differs in length");
+          return Mismatch("the source log of " + a.scope_id + " after position " + P(at) +
+                          " differs in length");
         for (size_t j = 0; j < sx.size(); ++j)
           if (!SameSource(sx[j], sy[j]))
-            return Mismatch("source " + sx[j].source_id + " (" + a.scope_id + " position " + P(sx[j].position) +
-                            ") differs");
+            return Mismatch("source " + sx[j].source_id + " (" + a.scope_id + " position " +
+                            P(sx[j].position) + ") differs");
         v.sources += static_cast<int64_t>(sx.size());
         at = sx.back().position;
       }
@@ -446,8 +538,8 @@ Status VerifyTokensAndAudit(ReadTxn& s, ReadTxn& p, ImportReport::Verified& v) {
   PC_ASSIGN_OR_RETURN(auto tx, s.ListTokens());
   PC_ASSIGN_OR_RETURN(auto ty, p.ListTokens());
   if (tx.size() != ty.size())
-    return Mismatch(std::to_string(tx.size()) + " tokens in SQLite but " + std::to_string(ty.size()) +
-                    " in PostgreSQL");
+    return Mismatch(std::to_string(tx.size()) + " tokens in SQLite but " +
+                    std::to_string(ty.size()) + " in PostgreSQL");
   for (size_t i = 0; i < tx.size(); ++i)
     if (!SameToken(tx[i], ty[i])) return Mismatch("token " + tx[i].name + " differs");
   v.tokens = static_cast<int64_t>(tx.size());
@@ -457,8 +549,8 @@ Status VerifyTokensAndAudit(ReadTxn& s, ReadTxn& p, ImportReport::Verified& v) {
     PC_ASSIGN_OR_RETURN(auto ax, s.ListAudit(q));
     PC_ASSIGN_OR_RETURN(auto ay, p.ListAudit(q));
     if (ax.size() != ay.size())
-      return Mismatch(std::to_string(ax.size()) + " audit rows before seq " + P(q.before_seq) + " in SQLite but " +
-                      std::to_string(ay.size()) + " in PostgreSQL");
+      return Mismatch(std::to_string(ax.size()) + " audit rows before seq " + P(q.before_seq) +
+                      " in SQLite but " + std::to_string(ay.size()) + " in PostgreSQL");
     for (size_t i = 0; i < ax.size(); ++i)
       if (!SameAudit(ax[i], ay[i])) return Mismatch("audit row " + P(ax[i].seq) + " differs");
     v.audit_rows += static_cast<int64_t>(ax.size());
@@ -470,28 +562,38 @@ Status VerifyTokensAndAudit(ReadTxn& s, ReadTxn& p, ImportReport::Verified& v) {
 // The full-text projection holds exactly the head entries (at their versions, retired ones
 // marked) and the sources, each index's totals adding up.
 Status VerifyText(Conn& c) {
-  PC_ASSIGN_OR_RETURN(int64_t heads, PgCount(c, "SELECT count(*) FROM manifest WHERE to_revision IS NULL"));
+  PC_ASSIGN_OR_RETURN(int64_t heads,
+                      PgCount(c, "SELECT count(*) FROM manifest WHERE to_revision IS NULL"));
   PC_ASSIGN_OR_RETURN(int64_t docs, PgCount(c, "SELECT count(*) FROM text_docs WHERE kind = 0"));
-  PC_ASSIGN_OR_RETURN(int64_t matched, PgCount(c,
-      "SELECT count(*) FROM manifest m JOIN entries e ON e.entry_id = m.entry_id"
-      " JOIN text_docs d ON d.kind = 0 AND d.owner = m.artifact_id AND d.doc = e.doc"
-      " AND d.entry_version_id = m.entry_version_id AND d.retired = NOT m.active WHERE m.to_revision IS NULL"));
+  PC_ASSIGN_OR_RETURN(
+      int64_t matched,
+      PgCount(c,
+              "SELECT count(*) FROM manifest m JOIN entries e ON e.entry_id = m.entry_id"
+              " JOIN text_docs d ON d.kind = 0 AND d.owner = m.artifact_id AND d.doc = e.doc"
+              " AND d.entry_version_id = m.entry_version_id AND d.retired = NOT m.active WHERE "
+              "m.to_revision IS NULL"));
   if (heads != docs || heads != matched)
     return Mismatch("the full-text index holds " + P(docs) + " memory documents (" + P(matched) +
                     " matching) for " + P(heads) + " head entries");
   PC_ASSIGN_OR_RETURN(int64_t sources, PgCount(c, "SELECT count(*) FROM sources"));
-  PC_ASSIGN_OR_RETURN(int64_t source_docs, PgCount(c,
-      "SELECT count(*) FROM sources s JOIN text_docs d ON d.kind = 1 AND d.owner = s.scope_id AND d.doc = s.position"));
-  PC_ASSIGN_OR_RETURN(int64_t all_source_docs, PgCount(c, "SELECT count(*) FROM text_docs WHERE kind = 1"));
+  PC_ASSIGN_OR_RETURN(int64_t source_docs,
+                      PgCount(c,
+                              "SELECT count(*) FROM sources s JOIN text_docs d ON d.kind = 1 AND "
+                              "d.owner = s.scope_id AND d.doc = s.position"));
+  PC_ASSIGN_OR_RETURN(int64_t all_source_docs,
+                      PgCount(c, "SELECT count(*) FROM text_docs WHERE kind = 1"));
   if (sources != source_docs || sources != all_source_docs)
-    return Mismatch("the full-text index holds " + P(all_source_docs) + " source documents for " + P(sources) +
-                    " sources");
-  PC_ASSIGN_OR_RETURN(int64_t off, PgCount(c,
-      "SELECT count(*) FROM text_stats t FULL JOIN (SELECT kind, owner, count(*) AS docs, sum(tokens) AS tokens,"
-      " count(*) FILTER (WHERE retired) AS retired FROM text_docs GROUP BY kind, owner) d"
-      " ON d.kind = t.kind AND d.owner = t.owner"
-      " WHERE t.docs IS DISTINCT FROM d.docs OR t.tokens IS DISTINCT FROM d.tokens"
-      " OR t.retired IS DISTINCT FROM d.retired"));
+    return Mismatch("the full-text index holds " + P(all_source_docs) + " source documents for " +
+                    P(sources) + " sources");
+  PC_ASSIGN_OR_RETURN(
+      int64_t off,
+      PgCount(c,
+              "SELECT count(*) FROM text_stats t FULL JOIN (SELECT kind, owner, count(*) AS docs, "
+              "sum(tokens) AS tokens,"
+              " count(*) FILTER (WHERE retired) AS retired FROM text_docs GROUP BY kind, owner) d"
+              " ON d.kind = t.kind AND d.owner = t.owner"
+              " WHERE t.docs IS DISTINCT FROM d.docs OR t.tokens IS DISTINCT FROM d.tokens"
+              " OR t.retired IS DISTINCT FROM d.retired"));
   if (off != 0) return Mismatch(P(off) + " full-text indexes have totals that do not add up");
   return Status::Ok();
 }
@@ -500,29 +602,35 @@ Status VerifyText(Conn& c) {
 // id order (SQLite's BINARY, PostgreSQL's "C").
 Status VerifyVectors(sqlite::Db& db, Conn& pg, ImportReport::Verified& v) {
   for (std::string after;;) {
-    PC_ASSIGN_OR_RETURN(Rows y, pg.Query("SELECT entry_id, artifact_id, entry_version_id, active, profile, vector"
-                                         " FROM entry_vectors WHERE entry_id COLLATE \"C\" > $1"
-                                         " ORDER BY entry_id COLLATE \"C\" LIMIT $2",
-                                         {after, P(kPage)}));
-    PC_ASSIGN_OR_RETURN(sqlite::Stmt x, db.Prepare("SELECT entry_id, artifact_id, entry_version_id, active, profile,"
-                                                   " vector FROM entry_vectors WHERE entry_id > ?1"
-                                                   " ORDER BY entry_id LIMIT ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Rows y, pg.Query("SELECT entry_id, artifact_id, entry_version_id, active, profile, vector"
+                         " FROM entry_vectors WHERE entry_id COLLATE \"C\" > $1"
+                         " ORDER BY entry_id COLLATE \"C\" LIMIT $2",
+                         {after, P(kPage)}));
+    PC_ASSIGN_OR_RETURN(
+        sqlite::Stmt x,
+        db.Prepare("SELECT entry_id, artifact_id, entry_version_id, active, profile,"
+                   " vector FROM entry_vectors WHERE entry_id > ?1"
+                   " ORDER BY entry_id LIMIT ?2"));
     x.Bind(1, after).Bind(2, int64_t{kPage});
     int i = 0;
     for (;; ++i) {
       PC_ASSIGN_OR_RETURN(bool row, x.Step());
       if (!row) break;
       const std::string id = x.Text(0);
-      if (i >= y.size() || y.Text(i, 0) != id) return Mismatch("the vector row of entry " + id + " is missing in PostgreSQL");
+      if (i >= y.size() || y.Text(i, 0) != id)
+        return Mismatch("the vector row of entry " + id + " is missing in PostgreSQL");
       auto [data, size] = x.Blob(5);
       const std::optional<std::string> vector =
           x.IsNull(5) ? std::nullopt : std::optional<std::string>(HexBytes(data, size));
-      if (y.Text(i, 1) != x.Text(1) || y.Text(i, 2) != x.Text(2) || Bool(y, i, 3) != (x.Int(3) != 0) ||
-          y.Get(i, 4) != x.OptText(4) || y.Get(i, 5) != vector)
-        return Mismatch("the vector row of entry " + id + " (its version, state, profile or vector bytes) differs");
+      if (y.Text(i, 1) != x.Text(1) || y.Text(i, 2) != x.Text(2) ||
+          Bool(y, i, 3) != (x.Int(3) != 0) || y.Get(i, 4) != x.OptText(4) || y.Get(i, 5) != vector)
+        return Mismatch("the vector row of entry " + id +
+                        " (its version, state, profile or vector bytes) differs");
       ++v.vectors;
     }
-    if (i != y.size()) return Mismatch("PostgreSQL has vector rows SQLite has not, after entry " + Quote(after));
+    if (i != y.size())
+      return Mismatch("PostgreSQL has vector rows SQLite has not, after entry " + Quote(after));
     if (i < kPage) return Status::Ok();
     after = y.Text(i - 1, 0);
   }
@@ -534,8 +642,8 @@ Status Verify(sqlite::Db& db, Conn& pg, ImportReport& report) {
     PC_ASSIGN_OR_RETURN(int64_t x, SqliteCount(db, std::string("SELECT count(*) FROM ") + t.name));
     PC_ASSIGN_OR_RETURN(int64_t y, PgCount(pg, std::string("SELECT count(*) FROM ") + t.name));
     if (x != y)
-      return Mismatch(std::string("table ") + t.name + " has " + P(x) + " rows in SQLite but " + P(y) +
-                      " in PostgreSQL");
+      return Mismatch(std::string("table ") + t.name + " has " + P(x) + " rows in SQLite but " +
+                      P(y) + " in PostgreSQL");
     ++v.tables;
   }
   sqlite::SqliteTxn s(db);
@@ -553,7 +661,8 @@ Status Verify(sqlite::Db& db, Conn& pg, ImportReport& report) {
 Result<std::unique_ptr<sqlite::Db>> OpenSource(const std::string& dir, std::string& path) {
   std::error_code ec;
   std::filesystem::path file = std::filesystem::path(dir);
-  if (!std::filesystem::is_regular_file(file, ec)) file /= "powercontext.db";  // the directory (or the file itself)
+  if (!std::filesystem::is_regular_file(file, ec))
+    file /= "powercontext.db";  // the directory (or the file itself)
   file = std::filesystem::absolute(file, ec);
   path = file.string();
   if (ec || !std::filesystem::is_regular_file(file, ec))
@@ -561,7 +670,8 @@ Result<std::unique_ptr<sqlite::Db>> OpenSource(const std::string& dir, std::stri
   // Read-only: through a URI with mode=ro where this SQLite reads URIs (Debian's does), and in
   // any case with query_only, so nothing is ever written to the store being moved.
   const bool uri = sqlite3_compileoption_used("USE_URI") != 0;
-  PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db, sqlite::Db::Open(uri ? ReadOnlyUri(path) : path, 10000));
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db,
+                      sqlite::Db::Open(uri ? ReadOnlyUri(path) : path, 10000));
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON"));
   return db;
 }
@@ -578,13 +688,16 @@ Status RunImport(sqlite::Db& db, Conn& pg, const ImportOptions& options, ImportR
   PC_RETURN_IF_ERROR(pg.Exec("LOCK TABLE " + all + " IN EXCLUSIVE MODE"));
   std::string holding;
   for (const Table& t : Tables()) {
-    PC_ASSIGN_OR_RETURN(Rows r, pg.Query(std::string("SELECT EXISTS(SELECT 1 FROM ") + t.name + ")"));
+    PC_ASSIGN_OR_RETURN(Rows r,
+                        pg.Query(std::string("SELECT EXISTS(SELECT 1 FROM ") + t.name + ")"));
     if (Bool(r, 0, 0)) holding += std::string(holding.empty() ? "" : ", ") + t.name;
   }
   if (!holding.empty()) {
     PC_ASSIGN_OR_RETURN(int64_t scopes, PgCount(pg, "SELECT count(*) FROM scopes"));
-    return Conflict("the target database already holds data (" + std::to_string(scopes) + " scopes; rows in " +
-                    holding + "): migrate copies only into an empty database and never merges; nothing was changed")
+    return Conflict("the target database already holds data (" + std::to_string(scopes) +
+                    " scopes; rows in " + holding +
+                    "): migrate copies only into an empty database and never merges; nothing was "
+                    "changed")
         .WithDetail("tables", holding);
   }
 
@@ -595,10 +708,10 @@ Status RunImport(sqlite::Db& db, Conn& pg, const ImportOptions& options, ImportR
   }
   // Identity columns continue after the copied values (ALTER: transactional, unlike setval).
   for (const Identity& id : kIdentities) {
-    PC_ASSIGN_OR_RETURN(int64_t next, PgCount(pg, std::string("SELECT coalesce(max(") + id.column + "), 0) + 1 FROM " +
-                                                      id.table));
-    PC_RETURN_IF_ERROR(pg.Exec(std::string("ALTER TABLE ") + id.table + " ALTER COLUMN " + id.column +
-                               " RESTART WITH " + P(next)));
+    PC_ASSIGN_OR_RETURN(int64_t next, PgCount(pg, std::string("SELECT coalesce(max(") + id.column +
+                                                      "), 0) + 1 FROM " + id.table));
+    PC_RETURN_IF_ERROR(pg.Exec(std::string("ALTER TABLE ") + id.table + " ALTER COLUMN " +
+                               id.column + " RESTART WITH " + P(next)));
   }
   // Servers on this database reload their tokens.
   PC_RETURN_IF_ERROR(pg.Exec("UPDATE store_epochs SET value = value + 1 WHERE name = 'tokens'"));
@@ -606,15 +719,22 @@ Status RunImport(sqlite::Db& db, Conn& pg, const ImportOptions& options, ImportR
   step("building the full-text index");
   {
     PgTxn txn(pg, false);
-    PC_ASSIGN_OR_RETURN(Rows memories, pg.Query("SELECT DISTINCT artifact_id FROM manifest WHERE to_revision IS NULL"
-                                                " ORDER BY artifact_id"));
-    for (int i = 0; i < memories.size(); ++i) PC_RETURN_IF_ERROR(txn.RebuildTextIndex(memories.Text(i, 0), false));
-    PC_ASSIGN_OR_RETURN(Rows logs, pg.Query("SELECT DISTINCT scope_id FROM sources ORDER BY scope_id"));
-    for (int i = 0; i < logs.size(); ++i) PC_RETURN_IF_ERROR(txn.RebuildTextIndex(logs.Text(i, 0), true));
+    PC_ASSIGN_OR_RETURN(
+        Rows memories,
+        pg.Query("SELECT DISTINCT artifact_id FROM manifest WHERE to_revision IS NULL"
+                 " ORDER BY artifact_id"));
+    for (int i = 0; i < memories.size(); ++i)
+      PC_RETURN_IF_ERROR(txn.RebuildTextIndex(memories.Text(i, 0), false));
+    PC_ASSIGN_OR_RETURN(Rows logs,
+                        pg.Query("SELECT DISTINCT scope_id FROM sources ORDER BY scope_id"));
+    for (int i = 0; i < logs.size(); ++i)
+      PC_RETURN_IF_ERROR(txn.RebuildTextIndex(logs.Text(i, 0), true));
     report.text_memories = memories.size();
     report.text_source_logs = logs.size();
-    PC_ASSIGN_OR_RETURN(report.text_memory_docs, PgCount(pg, "SELECT count(*) FROM text_docs WHERE kind = 0"));
-    PC_ASSIGN_OR_RETURN(report.text_source_docs, PgCount(pg, "SELECT count(*) FROM text_docs WHERE kind = 1"));
+    PC_ASSIGN_OR_RETURN(report.text_memory_docs,
+                        PgCount(pg, "SELECT count(*) FROM text_docs WHERE kind = 0"));
+    PC_ASSIGN_OR_RETURN(report.text_source_docs,
+                        PgCount(pg, "SELECT count(*) FROM text_docs WHERE kind = 1"));
   }
 
   if (options.before_verify) PC_RETURN_IF_ERROR(options.before_verify(pg));
@@ -628,7 +748,8 @@ Result<ImportReport> ImportSqlite(const ImportOptions& options) {
   ImportReport report;
   if (options.to_url.rfind("postgresql://", 0) != 0 && options.to_url.rfind("postgres://", 0) != 0)
     return InvalidArgument("--to must be a postgresql:// URL (postgresql://user@host:port/db)");
-  PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db, OpenSource(options.from_dir, report.source_path));
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db,
+                      OpenSource(options.from_dir, report.source_path));
 
   // One read transaction: every row, and the verification's reads, from one snapshot.
   PC_RETURN_IF_ERROR(db->Exec("BEGIN"));
@@ -644,15 +765,19 @@ Result<ImportReport> ImportSqlite(const ImportOptions& options) {
   const int latest = sqlite::LatestSchemaVersion();
   if (report.source_schema_version < latest)
     return InvalidArgument("the store in " + options.from_dir + " has schema version " +
-                           std::to_string(report.source_schema_version) + ", older than this build's " +
-                           std::to_string(latest) + ": start `powercontext serve --data " + options.from_dir +
+                           std::to_string(report.source_schema_version) +
+                           ", older than this build's " + std::to_string(latest) +
+                           ": start `powercontext serve --data " + options.from_dir +
                            "` once with this build (it upgrades the store), stop it, then migrate");
   if (report.source_schema_version > latest)
     return InvalidArgument("the store in " + options.from_dir + " has schema version " +
-                           std::to_string(report.source_schema_version) + ", newer than this build's " +
-                           std::to_string(latest) + ": use a newer powercontext");
-  PC_ASSIGN_OR_RETURN(report.legacy_handoff_versions, SqliteCount(*db, "SELECT count(*) FROM handoff_versions"));
-  PC_ASSIGN_OR_RETURN(report.legacy_handoff_items, SqliteCount(*db, "SELECT count(*) FROM handoff_items"));
+                           std::to_string(report.source_schema_version) +
+                           ", newer than this build's " + std::to_string(latest) +
+                           ": use a newer powercontext");
+  PC_ASSIGN_OR_RETURN(report.legacy_handoff_versions,
+                      SqliteCount(*db, "SELECT count(*) FROM handoff_versions"));
+  PC_ASSIGN_OR_RETURN(report.legacy_handoff_items,
+                      SqliteCount(*db, "SELECT count(*) FROM handoff_items"));
 
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> pg, Conn::Open(options.to_url));
   if (options.progress) options.progress("bringing the target's schema up to date");

@@ -37,9 +37,9 @@ struct ImportOptions {
 };
 
 struct ImportReport {
-  std::string source_path;       // DIR/powercontext.db
+  std::string source_path;  // DIR/powercontext.db
   int source_schema_version = 0;
-  int target_schema_found = 0;   // the target's schema version before this run (0: empty database)
+  int target_schema_found = 0;  // the target's schema version before this run (0: empty database)
   // Rows copied, table by table, in the order they were copied.
   std::vector<std::pair<std::string, int64_t>> tables;
   // SQLite's free-text handoffs from before its migration 6: converted then into the structured
@@ -58,10 +58,10 @@ struct ImportReport {
     int64_t entry_versions = 0;
     int64_t handoffs = 0;
     int64_t sources = 0;
-    int64_t vectors = 0;         // entry_vectors rows (vector bytes included)
+    int64_t vectors = 0;  // entry_vectors rows (vector bytes included)
     int64_t tokens = 0;
     int64_t audit_rows = 0;
-    int64_t tables = 0;          // tables whose row counts were compared
+    int64_t tables = 0;  // tables whose row counts were compared
   } verified;
 };
 

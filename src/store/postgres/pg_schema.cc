@@ -290,7 +290,8 @@ CREATE TABLE graph_edges(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision, seq));
 )sql",
-      // 6: the last flush of each scope (service/flush_record.h), as in the SQLite store's migration 11.
+      // 6: the last flush of each scope (service/flush_record.h), as in the SQLite store's
+      // migration 11.
       R"sql(
 CREATE TABLE last_flush(
   scope_id text PRIMARY KEY REFERENCES scopes(scope_id),
@@ -315,8 +316,10 @@ Result<int> Migrate(Conn& conn) {
     (void)conn.Exec("ROLLBACK");
     return s;
   };
-  // Held until COMMIT or ROLLBACK: a second server starting now waits here, then finds the work done.
-  if (auto locked = conn.Query(std::string("SELECT pg_advisory_xact_lock(x'") + kMigrationLock + "'::bigint)");
+  // Held until COMMIT or ROLLBACK: a second server starting now waits here, then finds the work
+  // done.
+  if (auto locked = conn.Query(std::string("SELECT pg_advisory_xact_lock(x'") + kMigrationLock +
+                               "'::bigint)");
       !locked.ok())
     return fail(locked.status());
   if (Status s = conn.Exec("CREATE TABLE IF NOT EXISTS schema_migrations("
@@ -327,13 +330,15 @@ Result<int> Migrate(Conn& conn) {
   if (!current.ok()) return fail(current.status());
   const int found = static_cast<int>(current->Int(0, 0));
   if (found > LatestSchemaVersion())
-    return fail(Internal("the database has schema version " + std::to_string(found) + ", newer than this build's " +
-                         std::to_string(LatestSchemaVersion()) + ": run a newer powercontext"));
+    return fail(Internal("the database has schema version " + std::to_string(found) +
+                         ", newer than this build's " + std::to_string(LatestSchemaVersion()) +
+                         ": run a newer powercontext"));
   for (int v = found + 1; v <= LatestSchemaVersion(); ++v) {
     if (Status s = conn.Exec(Migrations()[static_cast<size_t>(v - 1)]); !s.ok())
       return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
     auto recorded = conn.Query(
-        "INSERT INTO schema_migrations(version, applied_at) VALUES($1, (extract(epoch from now()) * 1000)::bigint)",
+        "INSERT INTO schema_migrations(version, applied_at) VALUES($1, (extract(epoch from now()) "
+        "* 1000)::bigint)",
         {std::to_string(v)});
     if (!recorded.ok()) return fail(recorded.status());
   }

@@ -30,7 +30,8 @@ std::optional<Source> FirstSource(const Rows& r) {
 
 }  // namespace
 
-Result<std::vector<Source>> PgTxn::ListSources(const std::string& scope_id, int64_t after, int limit) {
+Result<std::vector<Source>> PgTxn::ListSources(const std::string& scope_id, int64_t after,
+                                               int limit) {
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kSourceColumns +
                                     " FROM sources WHERE scope_id = $1 AND position > $2::bigint"
                                     " ORDER BY position LIMIT $3::bigint",
@@ -41,7 +42,8 @@ Result<std::vector<Source>> PgTxn::ListSources(const std::string& scope_id, int6
 }
 
 Result<int64_t> PgTxn::SourceHighWatermark(const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT coalesce(max(position), 0) FROM sources WHERE scope_id = $1", {scope_id}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q("SELECT coalesce(max(position), 0) FROM sources WHERE scope_id = $1", {scope_id}));
   return r.size() ? r.Int(0, 0) : 0;
 }
 
@@ -55,7 +57,8 @@ Result<std::optional<Source>> PgTxn::FindSourceByIdempotencyKey(const std::strin
 
 Result<std::optional<Source>> PgTxn::FindSourceByPublicId(const std::string& scope_id,
                                                           const std::string& public_id) {
-  PC_ASSIGN_OR_RETURN(std::optional<Source> by_key, FindSourceByIdempotencyKey(scope_id, public_id));
+  PC_ASSIGN_OR_RETURN(std::optional<Source> by_key,
+                      FindSourceByIdempotencyKey(scope_id, public_id));
   if (by_key) return by_key;
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kSourceColumns +
                                     " FROM sources WHERE scope_id = $1 AND source_id = $2"
@@ -66,9 +69,10 @@ Result<std::optional<Source>> PgTxn::FindSourceByPublicId(const std::string& sco
 
 Result<int64_t> PgTxn::GetCursor(const std::string& scope_id, const std::string& artifact_id,
                                  const std::string& consumer) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT position FROM cursors WHERE scope_id = $1 AND artifact_id = $2"
-                                " AND consumer = $3",
-                                {scope_id, artifact_id, consumer}));
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("SELECT position FROM cursors WHERE scope_id = $1 AND artifact_id = $2"
+                        " AND consumer = $3",
+                        {scope_id, artifact_id, consumer}));
   return r.size() ? r.Int(0, 0) : 0;
 }
 
@@ -77,10 +81,11 @@ Result<Source> PgTxn::AppendSource(Source source) {
   source.position = high + 1;
   // A position (or idempotency key) taken concurrently is a unique violation: the write runs
   // again, from what the other committed.
-  PC_RETURN_IF_ERROR(Send(std::string("INSERT INTO sources(") + kSourceColumns +
-                              ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                          {source.source_id, source.scope_id, P(source.position), source.kind, source.purpose,
-                           source.content, source.metadata_json, source.idempotency_key, P(source.created_at_ms)}));
+  PC_RETURN_IF_ERROR(Send(
+      std::string("INSERT INTO sources(") + kSourceColumns +
+          ") VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+      {source.source_id, source.scope_id, P(source.position), source.kind, source.purpose,
+       source.content, source.metadata_json, source.idempotency_key, P(source.created_at_ms)}));
   PC_RETURN_IF_ERROR(IndexSourceText(source.scope_id, source.position, source.content));
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = source.scope_id;
   audit_trail().AddSource(source.source_id);
@@ -89,11 +94,12 @@ Result<Source> PgTxn::AppendSource(Source source) {
 
 Status PgTxn::SetCursor(const std::string& scope_id, const std::string& artifact_id,
                         const std::string& consumer, int64_t position) {
-  PC_RETURN_IF_ERROR(Q("INSERT INTO cursors(scope_id, artifact_id, consumer, position, updated_at)"
-                       " VALUES($1, $2, $3, $4, $5) ON CONFLICT (scope_id, artifact_id, consumer)"
-                       " DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at",
-                       {scope_id, artifact_id, consumer, P(position), P(NowMillis())})
-                         .status());
+  PC_RETURN_IF_ERROR(
+      Q("INSERT INTO cursors(scope_id, artifact_id, consumer, position, updated_at)"
+        " VALUES($1, $2, $3, $4, $5) ON CONFLICT (scope_id, artifact_id, consumer)"
+        " DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at",
+        {scope_id, artifact_id, consumer, P(position), P(NowMillis())})
+          .status());
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope_id;
   audit_trail().cursor = position;
   return Status::Ok();

@@ -25,13 +25,16 @@ std::string SqlState(const Status& s) {
 }
 
 // Lost a race with another transaction: run it again from a new snapshot.
-bool Retryable(const std::string& state) { return state == "40001" || state == "40P01" || state == "23505"; }
+bool Retryable(const std::string& state) {
+  return state == "40001" || state == "40P01" || state == "23505";
+}
 
 }  // namespace
 
 Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
   std::unique_ptr<PgStore> store(new PgStore(options));
-  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
+  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES");
+      replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, store->Connect());
   PC_RETURN_IF_ERROR(Migrate(*conn).status());
@@ -59,8 +62,8 @@ Result<std::unique_ptr<Conn>> PgStore::Acquire() {
   if (!idle_cv_.wait_for(lock, std::chrono::milliseconds(options_.acquire_timeout_ms),
                          [&] { return !idle_.empty() || open_ < options_.max_connections; }))
     return Unavailable("all " + std::to_string(options_.max_connections) +
-                       " connections to PostgreSQL stayed busy for " + std::to_string(options_.acquire_timeout_ms) +
-                       " ms; nothing was done");
+                       " connections to PostgreSQL stayed busy for " +
+                       std::to_string(options_.acquire_timeout_ms) + " ms; nothing was done");
   if (!idle_.empty()) {
     auto conn = std::move(idle_.back());
     idle_.pop_back();
@@ -89,8 +92,10 @@ Result<std::string> PgStore::SessionSetting(const std::string& name) {
 
 void PgStore::Release(std::unique_ptr<Conn> conn, bool healthy) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (healthy) idle_.push_back(std::move(conn));
-  else --open_;
+  if (healthy)
+    idle_.push_back(std::move(conn));
+  else
+    --open_;
   idle_cv_.notify_one();
 }
 
@@ -186,7 +191,8 @@ void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
     }
     // The group's own work must not throw past here: its writers would wait forever. A group that
     // fails so is answered Internal, its transaction rolled back.
-    if (!RunGuarded("a group commit", [&] { RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr); }))
+    if (!RunGuarded("a group commit",
+                    [&] { RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr); }))
       for (PendingWrite* w : pending) {
         w->status = Internal("the write failed unexpectedly; nothing was kept");
         w->race.clear();
@@ -211,12 +217,15 @@ void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
     raced_before = std::move(raced);
     // Back off a little, more after each loss, so racing writers spread out.
     const int ceiling_us = std::min(20000, 200 << std::min(attempt, 6));
-    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::uniform_int_distribution<int>(0, ceiling_us)(jitter)));
   }
 }
 
 void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
-  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane) == Outcome::kDone) return;
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane) ==
+      Outcome::kDone)
+    return;
   (void)RunPass(conn, group, Pass::kSavepoints, nullptr);  // exactly the writes of the first pass
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(mu_);
@@ -231,10 +240,13 @@ void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* la
 // own savepoint. A write alone needs no savepoint: its transaction is rolled back (and run again
 // if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
 // then the savepoint pass runs every write again (a write alone that failed is answered at once).
-PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane) {
+PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass,
+                                  Lane* lane) {
   const bool savepoints = pass == Pass::kSavepoints;
   auto race_of = [&](const Status& s) {
-    return Retryable(SqlState(s)) ? SqlState(s) : Retryable(conn.first_failure()) ? conn.first_failure() : "";
+    return Retryable(SqlState(s))            ? SqlState(s)
+           : Retryable(conn.first_failure()) ? conn.first_failure()
+                                             : "";
   };
   // A failure of the transaction itself (BEGIN, a savepoint, COMMIT): every write still standing
   // gets it, and runs again if it was a lost race.
@@ -284,7 +296,8 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
     if (!w->status.ok()) {
       const bool aborted = !conn.first_failure().empty();
-      if (!savepoints && group.size() == 1) {  // alone, rehearsed or not: answered (or run again) now
+      if (!savepoints &&
+          group.size() == 1) {  // alone, rehearsed or not: answered (or run again) now
         w->race = race_of(w->status);
         (void)conn.Exec("ROLLBACK");
         return Outcome::kDone;
@@ -321,8 +334,8 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     fail_all(commit, true);  // nothing of the group is kept
     return Outcome::kDone;
   }
-  ops::metrics().ObserveCommitGroup(static_cast<size_t>(
-      std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+  ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
+      group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
   return Outcome::kDone;
 }
 

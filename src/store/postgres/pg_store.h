@@ -14,12 +14,13 @@
 // up; the next of them to lead runs up to kMaxPgGroupWrites of them in ONE transaction, in arrival
 // order (each sees the ones before it), and commits once: one WAL flush, one turn of the scope's
 // row lock, for all of them. Writes that queue while the group runs (it may have waited for the
-// scope's lock held by another server) join it before its COMMIT. Each writer returns after that COMMIT with its own status. A write
-// that fails having changed nothing simply drops out; one that fails after changing rows (or on a
-// failed statement, which aborts PostgreSQL's transaction) makes the group run again with a
-// savepoint per write, so it fails alone, as on SQLite (sqlite_store.h). A write that lost a race
-// there (a unique violation, a deadlock) is rolled back to its savepoint and runs again after the
-// others committed. The locks are the same as one write's, so several servers stay exact.
+// scope's lock held by another server) join it before its COMMIT. Each writer returns after that
+// COMMIT with its own status. A write that fails having changed nothing simply drops out; one that
+// fails after changing rows (or on a failed statement, which aborts PostgreSQL's transaction) makes
+// the group run again with a savepoint per write, so it fails alone, as on SQLite (sqlite_store.h).
+// A write that lost a race there (a unique violation, a deadlock) is rolled back to its savepoint
+// and runs again after the others committed. The locks are the same as one write's, so several
+// servers stay exact.
 #pragma once
 
 #include <condition_variable>
@@ -40,7 +41,7 @@ namespace pc::pg {
 inline constexpr size_t kMaxPgGroupWrites = 48;
 
 struct PgOptions {
-  std::string url;         // postgresql://user@host:port/db (password: PGPASSWORD / ~/.pgpass)
+  std::string url;           // postgresql://user@host:port/db (password: PGPASSWORD / ~/.pgpass)
   int max_connections = 16;  // per server
   // --durability normal: this server's commits return before the WAL flush
   // (synchronous_commit = off for its sessions; a crash of the database may lose the last

@@ -33,25 +33,27 @@ class Chain {
   };
   Result<std::vector<Token>> Tokenize(std::string_view text, int flags) {
     std::vector<Token> out;
-    const int rc = tokenizer_.xTokenize(instance_, &out, flags, text.data(), static_cast<int>(text.size()),
-                                        [](void* ctx, int tflags, const char* t, int n, int, int) -> int {
-                                          try {
-                                            static_cast<std::vector<Token>*>(ctx)->push_back(
-                                                Token{std::string(t, static_cast<size_t>(n)),
-                                                      (tflags & FTS5_TOKEN_COLOCATED) != 0});
-                                            return SQLITE_OK;
-                                          } catch (...) {
-                                            return SQLITE_NOMEM;
-                                          }
-                                        });
-    if (rc != SQLITE_OK) return Internal("the full-text tokenizer failed (" + std::to_string(rc) + ")");
+    const int rc = tokenizer_.xTokenize(
+        instance_, &out, flags, text.data(), static_cast<int>(text.size()),
+        [](void* ctx, int tflags, const char* t, int n, int, int) -> int {
+          try {
+            static_cast<std::vector<Token>*>(ctx)->push_back(Token{
+                std::string(t, static_cast<size_t>(n)), (tflags & FTS5_TOKEN_COLOCATED) != 0});
+            return SQLITE_OK;
+          } catch (...) {
+            return SQLITE_NOMEM;
+          }
+        });
+    if (rc != SQLITE_OK)
+      return Internal("the full-text tokenizer failed (" + std::to_string(rc) + ")");
     return out;
   }
 
  private:
   Chain() = default;
   Status Open() {
-    if (sqlite3_open(":memory:", &db_) != SQLITE_OK) return Internal("cannot open the tokenizer's SQLite connection");
+    if (sqlite3_open(":memory:", &db_) != SQLITE_OK)
+      return Internal("cannot open the tokenizer's SQLite connection");
     PC_RETURN_IF_ERROR(sqlite::RegisterFtsExtensions(db_));
     fts5_api* api = nullptr;
     sqlite3_stmt* st = nullptr;

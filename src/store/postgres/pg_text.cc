@@ -4,8 +4,9 @@
 // transaction. A search plans and ranks exactly as SqliteTxn::SearchText does (sqlite_text.cc):
 // phrases counted up to a cap; the rare ones ranked by BM25 (k1 1.2, b 0.75, FTS5's IDF) over the
 // index's own statistics; when every phrase is common, the newest kRecentCandidates documents with
-// all (while AllPhrasesAffordable), then any, of them ranked by BM25 without IDF. Phrases of several
-// terms match at consecutive positions. Scores are computed here, not by ts_rank, so both stores order hits alike.
+// all (while AllPhrasesAffordable), then any, of them ranked by BM25 without IDF. Phrases of
+// several terms match at consecutive positions. Scores are computed here, not by ts_rank, so both
+// stores order hits alike.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,14 +63,15 @@ std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
   std::string joins, follows;
   for (size_t i = 1; i < terms.size(); ++i) {
     const std::string t = "t" + std::to_string(i);
-    joins += " JOIN text_postings " + t + " ON " + t + ".kind = t0.kind AND " + t + ".owner = t0.owner AND " + t +
-             ".doc = t0.doc AND " + t + ".term = " + term(i);
-    follows += (i > 1 ? " AND " : "") + std::string("p + ") + std::to_string(i) + " = ANY(" + t + ".positions)";
+    joins += " JOIN text_postings " + t + " ON " + t + ".kind = t0.kind AND " + t +
+             ".owner = t0.owner AND " + t + ".doc = t0.doc AND " + t + ".term = " + term(i);
+    follows += (i > 1 ? " AND " : "") + std::string("p + ") + std::to_string(i) + " = ANY(" + t +
+               ".positions)";
   }
   const std::string first = term(0);
-  return "SELECT doc, tf FROM (SELECT t0.doc, (SELECT count(*) FROM unnest(t0.positions) p WHERE " + follows +
-         ")::int AS tf FROM text_postings t0" + joins + " WHERE t0.kind = $1 AND t0.owner = $2 AND t0.term = " + first +
-         ") phrase WHERE tf > 0";
+  return "SELECT doc, tf FROM (SELECT t0.doc, (SELECT count(*) FROM unnest(t0.positions) p WHERE " +
+         follows + ")::int AS tf FROM text_postings t0" + joins +
+         " WHERE t0.kind = $1 AND t0.owner = $2 AND t0.term = " + first + ") phrase WHERE tf > 0";
 }
 
 struct Stats {
@@ -80,24 +82,30 @@ struct Stats {
 
 Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc) {
   const std::string k = P(static_cast<int64_t>(kind));
-  PC_ASSIGN_OR_RETURN(Rows gone, Q("DELETE FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = $3"
-                                   " RETURNING tokens, retired", {k, owner, P(doc)}));
+  PC_ASSIGN_OR_RETURN(Rows gone,
+                      Q("DELETE FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = $3"
+                        " RETURNING tokens, retired",
+                        {k, owner, P(doc)}));
   if (gone.size() == 0) return Status::Ok();
-  PC_RETURN_IF_ERROR(Q("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND doc = $3", {k, owner, P(doc)}).status());
+  PC_RETURN_IF_ERROR(
+      Q("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND doc = $3", {k, owner, P(doc)})
+          .status());
   return Q("UPDATE text_stats SET docs = docs - 1, tokens = tokens - $3, retired = retired - $4"
            " WHERE kind = $1 AND owner = $2",
            {k, owner, P(gone.Int(0, 0)), P(int64_t{Bool(gone, 0, 1) ? 1 : 0})})
       .status();
 }
 
-Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text, bool retired,
+Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
+                         const std::string& text, bool retired,
                          const std::string& entry_version_id) {
   PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
   const std::string k = P(static_cast<int64_t>(kind));
-  PC_RETURN_IF_ERROR(Send("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
-                          " VALUES($1, $2, $3, $4, $5, $6)",
-                          {k, owner, P(doc), P(terms.length), P(retired),
-                           entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)}));
+  PC_RETURN_IF_ERROR(Send(
+      "INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
+      " VALUES($1, $2, $3, $4, $5, $6)",
+      {k, owner, P(doc), P(terms.length), P(retired),
+       entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)}));
   if (!terms.positions.empty()) {
     std::vector<std::string> names, positions;
     std::vector<int64_t> tfs;
@@ -106,39 +114,51 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, c
       tfs.push_back(static_cast<int64_t>(at.size()));
       positions.push_back(IntArray(at));
     }
-    PC_RETURN_IF_ERROR(Send("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
-                            " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
-                            " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
-                            {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)}));
+    PC_RETURN_IF_ERROR(
+        Send("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
+             " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
+             " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
+             {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)}));
   }
-  return Send("INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
-              " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
-              " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + excluded.retired",
-              {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})});
+  return Send(
+      "INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"
+      " ON CONFLICT(kind, owner) DO UPDATE SET docs = text_stats.docs + 1,"
+      " tokens = text_stats.tokens + excluded.tokens, retired = text_stats.retired + "
+      "excluded.retired",
+      {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})});
 }
 
-Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT e.doc, e.created_revision, v.text FROM entries e, entry_versions v"
-                                " WHERE e.entry_id = $1 AND v.entry_version_id = $2",
-                                {u.entry_id, u.entry_version_id}));
-  if (r.size() == 0) return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
+Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision,
+                             const ManifestUpdate& u) {
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("SELECT e.doc, e.created_revision, v.text FROM entries e, entry_versions v"
+                        " WHERE e.entry_id = $1 AND v.entry_version_id = $2",
+                        {u.entry_id, u.entry_version_id}));
+  if (r.size() == 0)
+    return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
   const int64_t doc = r.Int(0, 0);
-  if (r.Int(0, 1) != revision) PC_RETURN_IF_ERROR(RemoveTextDoc(TextKind::kMemory, artifact_id, doc));
-  return AddTextDoc(TextKind::kMemory, artifact_id, doc, r.Text(0, 2), !u.active, u.entry_version_id);
+  if (r.Int(0, 1) != revision)
+    PC_RETURN_IF_ERROR(RemoveTextDoc(TextKind::kMemory, artifact_id, doc));
+  return AddTextDoc(TextKind::kMemory, artifact_id, doc, r.Text(0, 2), !u.active,
+                    u.entry_version_id);
 }
 
-Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text) {
+Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position,
+                              const std::string& text) {
   return AddTextDoc(TextKind::kSources, scope_id, position, text, false, "");
 }
 
-Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::string& owner, const TextQuery& query,
-                                                   bool include_inactive, int limit) {
+Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::string& owner,
+                                                   const TextQuery& query, bool include_inactive,
+                                                   int limit) {
   std::vector<Ranked> out;
   if (query.empty() || limit <= 0) return out;
   const std::string k = P(static_cast<int64_t>(kind));
   Stats stats;
   {
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2", {k, owner}));
+    PC_ASSIGN_OR_RETURN(
+        Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
+                  {k, owner}));
     if (r.size() == 0) return out;
     stats = Stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
   }
@@ -147,7 +167,8 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   // Plan: count each phrase's documents, up to the cap (as SqliteTxn::PlanText).
   const int64_t cap = std::min<int64_t>(
       kCommonPhraseDocs,
-      std::max<int64_t>(kMinCommonCap, kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+      std::max<int64_t>(kMinCommonCap,
+                        kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
   std::vector<std::vector<std::string>> phrase_terms;
   std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase
   std::vector<size_t> common;
@@ -163,10 +184,11 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   }
   std::unordered_map<std::string, int64_t> single_docs;
   if (!single.empty()) {
-    PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
-                                  " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
-                                  " FROM unnest($3::text[]) AS t(term)",
-                                  {k, owner, TextArray(single), P(cap + 1)}));
+    PC_ASSIGN_OR_RETURN(Rows n,
+                        Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
+                          " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
+                          " FROM unnest($3::text[]) AS t(term)",
+                          {k, owner, TextArray(single), P(cap + 1)}));
     for (int i = 0; i < n.size(); ++i) single_docs[n.Text(i, 0)] = n.Int(i, 1);
   }
   for (std::vector<std::string>& terms : all) {
@@ -177,16 +199,20 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
       Params params{k, owner};
       const std::string sql = PhraseSql(terms, params);
       params.push_back(P(cap + 1));
-      PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" + std::to_string(params.size()) + ") c",
+      PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" +
+                                        std::to_string(params.size()) + ") c",
                                     params));
       docs = n.Int(0, 0);
     }
     if (docs == 0) continue;
     phrase_terms.push_back(std::move(terms));
-    if (docs > cap) common.push_back(phrase_terms.size() - 1);
-    else counted.emplace_back(docs, phrase_terms.size() - 1);
+    if (docs > cap)
+      common.push_back(phrase_terms.size() - 1);
+    else
+      counted.emplace_back(docs, phrase_terms.size() - 1);
   }
-  std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(counted.begin(), counted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<size_t, double>> rare;  // phrase, idf
   int64_t budget = 0;
   for (const auto& [n, i] : counted) {
@@ -202,21 +228,28 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
     bool retired = false;
     std::string version;
   };
-  auto load_docs = [&](const std::vector<int64_t>& ids, std::unordered_map<int64_t, Doc>& docs) -> Status {
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, '')"
-                                  " FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL (SELECT * FROM text_docs"
-                                  " WHERE kind = $1 AND owner = $2 AND doc = u.doc OFFSET 0) d",
-                                  {k, owner, IntArray(ids)}));
-    for (int i = 0; i < r.size(); ++i) docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
+  auto load_docs = [&](const std::vector<int64_t>& ids,
+                       std::unordered_map<int64_t, Doc>& docs) -> Status {
+    PC_ASSIGN_OR_RETURN(
+        Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, '')"
+                  " FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL (SELECT * FROM text_docs"
+                  " WHERE kind = $1 AND owner = $2 AND doc = u.doc OFFSET 0) d",
+                  {k, owner, IntArray(ids)}));
+    for (int i = 0; i < r.size(); ++i)
+      docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
     return Status::Ok();
   };
-  auto by_score = [](const Ranked& a, const Ranked& b) { return a.score != b.score ? a.score > b.score : a.doc > b.doc; };
+  auto by_score = [](const Ranked& a, const Ranked& b) {
+    return a.score != b.score ? a.score > b.score : a.doc > b.doc;
+  };
 
   if (!rare.empty()) {
     // BM25 over the documents of the rare phrases (at most kRankedDocsBudget of them).
-    std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>> tfs;  // doc -> (rare phrase, tf)
+    std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>>
+        tfs;                               // doc -> (rare phrase, tf)
     std::vector<std::string> rare_single;  // one-term rare phrases: their postings in one read
-    std::unordered_map<std::string, std::vector<size_t>> rare_index;  // a term two phrases stem to: both
+    std::unordered_map<std::string, std::vector<size_t>>
+        rare_index;  // a term two phrases stem to: both
     for (size_t j = 0; j < rare.size(); ++j) {
       const std::vector<std::string>& terms = phrase_terms[rare[j].first];
       if (terms.size() == 1) {
@@ -250,7 +283,8 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
       const double norm = kK1 * (1 - kB + kB * len / avgdl);
       double score = 0;
       for (const auto& [j, tf] : list)
-        score += rare[j].second * (static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm));
+        score += rare[j].second *
+                 (static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm));
       out.push_back(Ranked{doc, score, d->second.version, d->second.retired});
     }
     std::sort(out.begin(), out.end(), by_score);
@@ -265,12 +299,14 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   // (any) — so a common word's postings are read from the newest end only, never all of them; each
   // page's phrases are then matched at their positions and retired documents dropped, until enough
   // are found or the postings end.
-  const double avg = stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
+  const double avg =
+      stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
   std::vector<std::string> every_term, first_terms;
   for (size_t i : common) {
     const std::vector<std::string>& terms = phrase_terms[i];
     for (const std::string& t : terms)
-      if (std::find(every_term.begin(), every_term.end(), t) == every_term.end()) every_term.push_back(t);
+      if (std::find(every_term.begin(), every_term.end(), t) == every_term.end())
+        every_term.push_back(t);
     if (std::find(first_terms.begin(), first_terms.end(), terms[0]) == first_terms.end())
       first_terms.push_back(terms[0]);
   }
@@ -288,17 +324,21 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
         std::string joins;
         for (size_t t = 1; t < every_term.size(); ++t) {
           const std::string a = "p" + std::to_string(t);
-          joins += " JOIN text_postings " + a + " ON " + a + ".kind = $1 AND " + a + ".owner = $2 AND " + a +
-                   ".term = " + param(every_term[t]) + " AND " + a + ".doc = p0.doc";
+          joins += " JOIN text_postings " + a + " ON " + a + ".kind = $1 AND " + a +
+                   ".owner = $2 AND " + a + ".term = " + param(every_term[t]) + " AND " + a +
+                   ".doc = p0.doc";
         }
-        sql = "SELECT p0.doc FROM text_postings p0" + joins + " WHERE p0.kind = $1 AND p0.owner = $2 AND p0.term = " +
-              param(every_term[0]) + " AND p0.doc < $3 ORDER BY p0.doc DESC LIMIT $4";
+        sql = "SELECT p0.doc FROM text_postings p0" + joins +
+              " WHERE p0.kind = $1 AND p0.owner = $2 AND p0.term = " + param(every_term[0]) +
+              " AND p0.doc < $3 ORDER BY p0.doc DESC LIMIT $4";
       } else {
         std::string parts;
         for (const std::string& t : first_terms)
-          parts += (parts.empty() ? "" : " UNION ALL ") +
-                   std::string("(SELECT doc FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ") + param(t) +
-                   " AND doc < $3 ORDER BY doc DESC LIMIT $4)";
+          parts +=
+              (parts.empty() ? "" : " UNION ALL ") +
+              std::string(
+                  "(SELECT doc FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ") +
+              param(t) + " AND doc < $3 ORDER BY doc DESC LIMIT $4)";
         sql = "SELECT DISTINCT doc FROM (" + parts + ") u ORDER BY doc DESC LIMIT $4";
       }
       PC_ASSIGN_OR_RETURN(Rows page, Q(sql, params));
@@ -312,18 +352,21 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
       match.push_back(IntArray(ids));
       std::string unions;
       for (size_t i = 0; i < common.size(); ++i)
-        unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) + ", doc, tf FROM (" +
-                  PhraseSql(phrase_terms[common[i]], match) + ") p" + std::to_string(i) + " WHERE doc = ANY(" +
-                  docs + "::bigint[])";
+        unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) +
+                  ", doc, tf FROM (" + PhraseSql(phrase_terms[common[i]], match) + ") p" +
+                  std::to_string(i) + " WHERE doc = ANY(" + docs + "::bigint[])";
       PC_ASSIGN_OR_RETURN(Rows tfs, Q(unions, match));
-      std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> by_doc;  // doc -> (phrase, tf)
-      for (int i = 0; i < tfs.size(); ++i) by_doc[tfs.Int(i, 1)].emplace_back(tfs.Int(i, 0), tfs.Int(i, 2));
+      std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>>
+          by_doc;  // doc -> (phrase, tf)
+      for (int i = 0; i < tfs.size(); ++i)
+        by_doc[tfs.Int(i, 1)].emplace_back(tfs.Int(i, 0), tfs.Int(i, 2));
       std::unordered_map<int64_t, Doc> meta;
       PC_RETURN_IF_ERROR(load_docs(ids, meta));
       for (int64_t doc : ids) {
         auto m = by_doc.find(doc);
         auto d = meta.find(doc);
-        if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive)) continue;
+        if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive))
+          continue;
         if (all && m->second.size() != common.size()) continue;
         const double norm = kK1 * (1 - kB + kB * static_cast<double>(d->second.tokens) / avg);
         double score = 0;
@@ -348,17 +391,21 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   return out;
 }
 
-Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artifact_id, const TextQuery& query,
+Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artifact_id,
+                                                        const TextQuery& query,
                                                         bool include_inactive, int limit) {
   std::vector<TextHit> out;
-  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked, RankText(TextKind::kMemory, artifact_id, query, include_inactive, limit));
+  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked,
+                      RankText(TextKind::kMemory, artifact_id, query, include_inactive, limit));
   if (ranked.empty()) return out;
   std::vector<std::string> ids;
   for (const Ranked& r : ranked) ids.push_back(r.entry_version_id);
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
-                                " FROM unnest($1::text[]) AS u(id) CROSS JOIN LATERAL (SELECT * FROM entry_versions"
-                                " WHERE entry_version_id = u.id OFFSET 0) v",
-                                {TextArray(ids)}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT ") + kVersionColumns +
+            " FROM unnest($1::text[]) AS u(id) CROSS JOIN LATERAL (SELECT * FROM entry_versions"
+            " WHERE entry_version_id = u.id OFFSET 0) v",
+        {TextArray(ids)}));
   std::unordered_map<std::string, EntryVersion> versions;
   for (int i = 0; i < r.size(); ++i) {
     EntryVersion v = ReadVersion(r, i, 0);
@@ -366,7 +413,8 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
   }
   for (const Ranked& h : ranked) {
     auto v = versions.find(h.entry_version_id);
-    if (v == versions.end()) return Internal("the full-text index names a missing version " + h.entry_version_id);
+    if (v == versions.end())
+      return Internal("the full-text index names a missing version " + h.entry_version_id);
     out.push_back(TextHit{ManifestItem{v->second, !h.retired}, h.score});
   }
   return out;
@@ -374,30 +422,35 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
 
 // As SqliteTxn::SharedTermCandidates: each term's newest active documents in one statement, from
 // text_postings' (kind, owner, term, doc) key read backwards; then the best ones' versions.
-Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string& artifact_id, const TextQuery& terms,
-                                                              int per_term, int limit, int recent) {
+Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string& artifact_id,
+                                                              const TextQuery& terms, int per_term,
+                                                              int limit, int recent) {
   std::vector<ManifestItem> out;
   if (per_term <= 0 || limit < 0 || recent < 0) return out;
   std::vector<std::string> index_terms;
   for (const std::string& phrase : terms.phrases) {
     PC_ASSIGN_OR_RETURN(std::vector<std::string> t, PhraseTerms(phrase));
-    if (t.size() == 1 && std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
+    if (t.size() == 1 &&
+        std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
       index_terms.push_back(t[0]);
   }
   const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
-  PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT docs FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
+  PC_ASSIGN_OR_RETURN(
+      Rows n, Q("SELECT docs FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
   if (n.size() == 0) return out;
   // Whether a posting's document is retired is a lookup by text_docs' whole key, per posting: as a
   // join, a planner with no statistics yet (a new store) kept only (kind, owner) as the index
   // condition and walked every document of the memory for each posting (22 ms of database CPU
   // per remember at 3,000 entries). A scalar subquery cannot be planned that way.
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-                                " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-                                "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term"
-                                "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind AND d.owner = p.owner"
-                                "   AND d.doc = p.doc)"
-                                "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-                                {k, artifact_id, TextArray(index_terms), P(int64_t{per_term} + 1)}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+        " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+        "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term"
+        "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind AND d.owner = p.owner"
+        "   AND d.doc = p.doc)"
+        "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+        {k, artifact_id, TextArray(index_terms), P(int64_t{per_term} + 1)}));
   SharedTerms shared(n.Int(0, 0));
   std::vector<int64_t> docs;
   for (int i = 0; i < r.size(); ++i) {
@@ -411,34 +464,41 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   }
   std::vector<int64_t> best = shared.Best(static_cast<size_t>(limit));
   if (recent > 0) {
-    PC_ASSIGN_OR_RETURN(Rows c, Q("SELECT e.doc FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
-                                  " WHERE c.artifact_id = $1 ORDER BY c.revision DESC, c.seq DESC LIMIT $2",
-                                  {artifact_id, P(int64_t{recent})}));
+    PC_ASSIGN_OR_RETURN(
+        Rows c, Q("SELECT e.doc FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
+                  " WHERE c.artifact_id = $1 ORDER BY c.revision DESC, c.seq DESC LIMIT $2",
+                  {artifact_id, P(int64_t{recent})}));
     for (int i = 0; i < c.size(); ++i)
-      if (std::find(best.begin(), best.end(), c.Int(i, 0)) == best.end()) best.push_back(c.Int(i, 0));
+      if (std::find(best.begin(), best.end(), c.Int(i, 0)) == best.end())
+        best.push_back(c.Int(i, 0));
   }
   if (best.empty()) return out;
-  PC_ASSIGN_OR_RETURN(Rows v, Q(std::string("SELECT d.doc, ") + kVersionColumns +
-                                " FROM text_docs d JOIN entry_versions v ON v.entry_version_id = d.entry_version_id"
-                                " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[]) AND NOT d.retired",
-                                {k, artifact_id, IntArray(best)}));
+  PC_ASSIGN_OR_RETURN(
+      Rows v,
+      Q(std::string("SELECT d.doc, ") + kVersionColumns +
+            " FROM text_docs d JOIN entry_versions v ON v.entry_version_id = d.entry_version_id"
+            " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[]) AND NOT d.retired",
+        {k, artifact_id, IntArray(best)}));
   std::unordered_map<int64_t, EntryVersion> by_doc;
   for (int i = 0; i < v.size(); ++i) by_doc.emplace(v.Int(i, 0), ReadVersion(v, i, 1));
   for (int64_t doc : best) {
     auto it = by_doc.find(doc);
-    if (it == by_doc.end()) continue;  // retired since, or a recent change of an entry no longer indexed
+    if (it == by_doc.end())
+      continue;  // retired since, or a recent change of an entry no longer indexed
     out.push_back(ManifestItem{std::move(it->second), true});
   }
   return out;
 }
 
-Result<std::vector<ReadTxn::SourceHit>> PgTxn::SearchSources(const std::string& scope_id, const TextQuery& query,
-                                                             int limit) {
+Result<std::vector<ReadTxn::SourceHit>> PgTxn::SearchSources(const std::string& scope_id,
+                                                             const TextQuery& query, int limit) {
   std::vector<SourceHit> out;
-  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked, RankText(TextKind::kSources, scope_id, query, false, limit));
+  PC_ASSIGN_OR_RETURN(std::vector<Ranked> ranked,
+                      RankText(TextKind::kSources, scope_id, query, false, limit));
   for (const Ranked& h : ranked) {
     PC_ASSIGN_OR_RETURN(auto one, ListSources(scope_id, h.doc - 1, 1));
-    if (one.empty() || one[0].position != h.doc) return Internal("the source index names a missing source");
+    if (one.empty() || one[0].position != h.doc)
+      return Internal("the source index names a missing source");
     out.push_back(SourceHit{std::move(one[0]), h.score});
   }
   return out;

@@ -16,7 +16,9 @@ Status PgTxn::RebuildTextIndex(const std::string& owner, bool sources) {
   const TextKind kind = sources ? TextKind::kSources : TextKind::kMemory;
   const std::string k = P(static_cast<int64_t>(kind));
   for (const char* table : {"text_postings", "text_docs", "text_stats"})
-    PC_RETURN_IF_ERROR(Q(std::string("DELETE FROM ") + table + " WHERE kind = $1 AND owner = $2", {k, owner}).status());
+    PC_RETURN_IF_ERROR(
+        Q(std::string("DELETE FROM ") + table + " WHERE kind = $1 AND owner = $2", {k, owner})
+            .status());
   for (int64_t after = 0;;) {
     PC_ASSIGN_OR_RETURN(
         Rows r, sources ? Q("SELECT position, content, true, '' FROM sources"
@@ -29,7 +31,8 @@ Status PgTxn::RebuildTextIndex(const std::string& owner, bool sources) {
                             " ORDER BY e.doc LIMIT $3",
                             {owner, P(after), P(kRebuildPage)}));
     for (int i = 0; i < r.size(); ++i)
-      PC_RETURN_IF_ERROR(AddTextDoc(kind, owner, r.Int(i, 0), r.Text(i, 1), !Bool(r, i, 2), r.Text(i, 3)));
+      PC_RETURN_IF_ERROR(
+          AddTextDoc(kind, owner, r.Int(i, 0), r.Text(i, 1), !Bool(r, i, 2), r.Text(i, 3)));
     if (r.size() < kRebuildPage) return Status::Ok();
     after = r.Int(r.size() - 1, 0);
   }

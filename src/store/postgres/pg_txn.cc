@@ -36,7 +36,9 @@ EntryVersion ReadVersion(const Rows& r, int row, int at) {
   return v;
 }
 
-ManifestItem ReadManifestItem(const Rows& r, int row) { return ManifestItem{ReadVersion(r, row, 1), Bool(r, row, 0)}; }
+ManifestItem ReadManifestItem(const Rows& r, int row) {
+  return ManifestItem{ReadVersion(r, row, 1), Bool(r, row, 0)};
+}
 
 std::string HexBytes(const void* data, size_t size) {
   static const char* kDigits = "0123456789abcdef";
@@ -55,61 +57,80 @@ std::vector<float> FloatsFromHex(const std::string& hex) {
   const size_t start = hex.rfind("\\x", 0) == 0 ? 2 : 0;
   std::vector<unsigned char> bytes((hex.size() - start) / 2);
   for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = static_cast<unsigned char>(nibble(hex[start + 2 * i]) << 4 | nibble(hex[start + 2 * i + 1]));
+    bytes[i] = static_cast<unsigned char>(nibble(hex[start + 2 * i]) << 4 |
+                                          nibble(hex[start + 2 * i + 1]));
   std::vector<float> out(bytes.size() / sizeof(float));
   if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
   return out;
 }
 
-Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column, const std::string& value) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s." + column + " = $1" + (writing_ ? " FOR UPDATE OF a" : ""),
+Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column,
+                                                   const std::string& value) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s." + column + " = $1" +
+                                    (writing_ ? " FOR UPDATE OF a" : ""),
                                 {value}));
   if (r.size() == 0) return std::optional<Scope>();
   return std::optional<Scope>(ReadScope(r, 0));
 }
 
-Result<std::optional<Scope>> PgTxn::FindScope(const std::string& scope_id) { return FindScopeWhere("scope_id", scope_id); }
-Result<std::optional<Scope>> PgTxn::FindScopeByKey(const std::string& key) { return FindScopeWhere("key", key); }
+Result<std::optional<Scope>> PgTxn::FindScope(const std::string& scope_id) {
+  return FindScopeWhere("scope_id", scope_id);
+}
+Result<std::optional<Scope>> PgTxn::FindScopeByKey(const std::string& key) {
+  return FindScopeWhere("key", key);
+}
 
 Result<std::vector<Scope>> PgTxn::ListScopes(const std::string& after, int limit) {
   PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s.scope_id COLLATE \"C\" > $1"
-                                " ORDER BY s.scope_id COLLATE \"C\" LIMIT $2", {after, P(limit)}));
+                                               " ORDER BY s.scope_id COLLATE \"C\" LIMIT $2",
+                                {after, P(limit)}));
   std::vector<Scope> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadScope(r, i));
   return out;
 }
 
 Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_id) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
-                                " WHERE artifact_id = $1") + Lock(), {artifact_id}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                    " WHERE artifact_id = $1") +
+            Lock(),
+        {artifact_id}));
   if (r.size() == 0) return std::optional<Artifact>();
-  return std::optional<Artifact>(Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
+  return std::optional<Artifact>(
+      Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
 }
 
-Result<std::vector<ManifestItem>> PgTxn::ListManifest(const std::string& artifact_id, int64_t revision,
-                                                      bool include_inactive, const std::string& after_entry_id,
+Result<std::vector<ManifestItem>> PgTxn::ListManifest(const std::string& artifact_id,
+                                                      int64_t revision, bool include_inactive,
+                                                      const std::string& after_entry_id,
                                                       int limit) {
   // The interval covering `revision`: at the head that is the open one (the partial index).
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
-                                " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
-                                " WHERE m.artifact_id = $1 AND m.from_revision <= $2"
-                                " AND (m.to_revision IS NULL OR m.to_revision > $2)"
-                                " AND m.entry_id COLLATE \"C\" > $3 AND ($4 OR m.active)"
-                                " ORDER BY m.entry_id COLLATE \"C\" LIMIT $5",
-                                {artifact_id, P(revision), after_entry_id, P(include_inactive), P(limit)}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT m.active, ") + kVersionColumns +
+            " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+            " WHERE m.artifact_id = $1 AND m.from_revision <= $2"
+            " AND (m.to_revision IS NULL OR m.to_revision > $2)"
+            " AND m.entry_id COLLATE \"C\" > $3 AND ($4 OR m.active)"
+            " ORDER BY m.entry_id COLLATE \"C\" LIMIT $5",
+        {artifact_id, P(revision), after_entry_id, P(include_inactive), P(limit)}));
   std::vector<ManifestItem> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
   return out;
 }
 
-Result<std::optional<ManifestItem>> PgTxn::FindManifestItem(const std::string& artifact_id, int64_t revision,
+Result<std::optional<ManifestItem>> PgTxn::FindManifestItem(const std::string& artifact_id,
+                                                            int64_t revision,
                                                             const std::string& entry_id) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
-                                " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
-                                " WHERE m.artifact_id = $1 AND m.entry_id = $3 AND m.from_revision <= $2"
-                                " AND (m.to_revision IS NULL OR m.to_revision > $2)"
-                                " ORDER BY m.from_revision DESC LIMIT 1",
-                                {artifact_id, P(revision), entry_id}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT m.active, ") + kVersionColumns +
+            " FROM manifest m JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+            " WHERE m.artifact_id = $1 AND m.entry_id = $3 AND m.from_revision <= $2"
+            " AND (m.to_revision IS NULL OR m.to_revision > $2)"
+            " ORDER BY m.from_revision DESC LIMIT 1",
+        {artifact_id, P(revision), entry_id}));
   if (r.size() == 0) return std::optional<ManifestItem>();
   return std::optional<ManifestItem>(ReadManifestItem(r, 0));
 }
@@ -119,35 +140,42 @@ Result<std::optional<ManifestItem>> PgTxn::FindActiveByHash(const std::string& a
   // From the few versions with this hash to their head lines, one index lookup each: written so
   // that no plan (a generic one made while the tables were small, statistics or none) scans the
   // memory's whole head instead, which made every remember cost O(entries).
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
-                                " FROM entry_versions v CROSS JOIN LATERAL (SELECT h.active FROM manifest h"
-                                " WHERE h.artifact_id = $1 AND h.entry_id = v.entry_id AND h.to_revision IS NULL"
-                                " AND h.entry_version_id = v.entry_version_id OFFSET 0) m"
-                                " WHERE v.content_hash = $2 AND m.active LIMIT 1",
-                                {artifact_id, content_hash}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT m.active, ") + kVersionColumns +
+            " FROM entry_versions v CROSS JOIN LATERAL (SELECT h.active FROM manifest h"
+            " WHERE h.artifact_id = $1 AND h.entry_id = v.entry_id AND h.to_revision IS NULL"
+            " AND h.entry_version_id = v.entry_version_id OFFSET 0) m"
+            " WHERE v.content_hash = $2 AND m.active LIMIT 1",
+        {artifact_id, content_hash}));
   if (r.size() == 0) return std::optional<ManifestItem>();
   return std::optional<ManifestItem>(ReadManifestItem(r, 0));
 }
 
 Status PgTxn::LoadChanges(RevisionInfo& info) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
-                                " WHERE artifact_id = $1 AND revision = $2 ORDER BY seq",
-                                {info.memory.artifact_id, P(info.memory.revision)}));
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
+                        " WHERE artifact_id = $1 AND revision = $2 ORDER BY seq",
+                        {info.memory.artifact_id, P(info.memory.revision)}));
   for (int i = 0; i < r.size(); ++i) {
     std::optional<ChangeOp> op = ParseChangeOp(r.Text(i, 0));
     // A change the store cannot name is corruption: an error, never read as an add.
-    if (!op) return Internal("revision " + std::to_string(info.memory.revision) + " names an unknown change: " + r.Text(i, 0));
+    if (!op)
+      return Internal("revision " + std::to_string(info.memory.revision) +
+                      " names an unknown change: " + r.Text(i, 0));
     info.changes.push_back(Change{*op, r.Text(i, 1), r.Get(i, 2), r.Text(i, 3)});
   }
   return Status::Ok();
 }
 
-Result<std::vector<RevisionInfo>> PgTxn::ListRevisions(const std::string& artifact_id, int64_t before, int limit) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT r.revision, r.actor, r.reason, r.lineage, r.created_at, a.family"
-                                " FROM revisions r JOIN artifacts a ON a.artifact_id = r.artifact_id"
-                                " WHERE r.artifact_id = $1 AND ($2 = 0 OR r.revision < $2)"
-                                " ORDER BY r.revision DESC LIMIT $3",
-                                {artifact_id, P(before), P(limit)}));
+Result<std::vector<RevisionInfo>> PgTxn::ListRevisions(const std::string& artifact_id,
+                                                       int64_t before, int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("SELECT r.revision, r.actor, r.reason, r.lineage, r.created_at, a.family"
+                        " FROM revisions r JOIN artifacts a ON a.artifact_id = r.artifact_id"
+                        " WHERE r.artifact_id = $1 AND ($2 = 0 OR r.revision < $2)"
+                        " ORDER BY r.revision DESC LIMIT $3",
+                        {artifact_id, P(before), P(limit)}));
   std::vector<RevisionInfo> out;
   for (int i = 0; i < r.size(); ++i) {
     RevisionInfo info;
@@ -162,18 +190,20 @@ Result<std::vector<RevisionInfo>> PgTxn::ListRevisions(const std::string& artifa
   return out;
 }
 
-Result<std::optional<RevisionInfo>> PgTxn::FindRevision(const std::string& artifact_id, int64_t revision) {
+Result<std::optional<RevisionInfo>> PgTxn::FindRevision(const std::string& artifact_id,
+                                                        int64_t revision) {
   PC_ASSIGN_OR_RETURN(auto list, ListRevisions(artifact_id, revision + 1, 1));
   if (list.empty() || list[0].memory.revision != revision) return std::optional<RevisionInfo>();
   return std::optional<RevisionInfo>(std::move(list[0]));
 }
 
-Result<std::vector<EntryVersion>> PgTxn::ListEntryVersions(const std::string& entry_id, int64_t after_version,
-                                                           int limit) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
-                                " FROM entry_versions v WHERE v.entry_id = $1 AND v.version > $2"
-                                " ORDER BY v.version LIMIT $3",
-                                {entry_id, P(after_version), P(limit)}));
+Result<std::vector<EntryVersion>> PgTxn::ListEntryVersions(const std::string& entry_id,
+                                                           int64_t after_version, int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q(std::string("SELECT ") + kVersionColumns +
+                            " FROM entry_versions v WHERE v.entry_id = $1 AND v.version > $2"
+                            " ORDER BY v.version LIMIT $3",
+                        {entry_id, P(after_version), P(limit)}));
   std::vector<EntryVersion> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadVersion(r, i, 0));
   return out;
@@ -181,7 +211,8 @@ Result<std::vector<EntryVersion>> PgTxn::ListEntryVersions(const std::string& en
 
 Result<std::optional<EntryVersion>> PgTxn::FindEntryVersion(const std::string& version_id) {
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
-                                " FROM entry_versions v WHERE v.entry_version_id = $1", {version_id}));
+                                    " FROM entry_versions v WHERE v.entry_version_id = $1",
+                                {version_id}));
   if (r.size() == 0) return std::optional<EntryVersion>();
   return std::optional<EntryVersion>(ReadVersion(r, 0, 0));
 }
@@ -196,9 +227,11 @@ Result<Scope> PgTxn::CreateScope(const std::string& key) {
   Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
   PC_RETURN_IF_ERROR(Send("INSERT INTO scopes(scope_id, key, created_at) VALUES($1, $2, $3)",
                           {scope.scope_id, key, P(scope.created_at_ms)}));
-  PC_RETURN_IF_ERROR(Send("INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
-                       " VALUES($1, $2, $3, true, 0, $4)",
-                          {scope.memory_artifact_id, scope.scope_id, std::string(kMemoryFamily), P(scope.created_at_ms)}));
+  PC_RETURN_IF_ERROR(Send(
+      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
+      " VALUES($1, $2, $3, true, 0, $4)",
+      {scope.memory_artifact_id, scope.scope_id, std::string(kMemoryFamily),
+       P(scope.created_at_ms)}));
   audit_trail().created_scope = true;
   if (audit_trail().scope_id.empty()) audit_trail().scope_id = scope.scope_id;
   return scope;
@@ -213,10 +246,12 @@ Status PgTxn::AppendRevision(const std::string& artifact, int64_t r, const std::
                                     " AND head_revision = $3",
                                     {artifact, P(r), P(r - 1)}));
   if (moved.affected() != 1)
-    return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) + " is taken");
-  return Send("INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
-              " VALUES($1, $2, $3, $4, $5, $6)",
-              {artifact, P(r), actor, reason, JoinLines(lineage), P(created_at_ms)});
+    return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) +
+                    " is taken");
+  return Send(
+      "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
+      " VALUES($1, $2, $3, $4, $5, $6)",
+      {artifact, P(r), actor, reason, JoinLines(lineage), P(created_at_ms)});
 }
 
 Status PgTxn::CommitRevision(const NewRevision& rev) {
@@ -227,35 +262,41 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
   NewEntries fresh;  // the entries this revision creates: nothing of theirs to close or look up
   for (const EntryVersion& v : rev.new_versions) {
     if (v.version == 1) {
-      PC_ASSIGN_OR_RETURN(Rows made, Q("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)"
-                                       " RETURNING doc",
-                                       {v.entry_id, artifact, P(r)}));
+      PC_ASSIGN_OR_RETURN(
+          Rows made,
+          Q("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)"
+            " RETURNING doc",
+            {v.entry_id, artifact, P(r)}));
       fresh.emplace(v.entry_id, NewEntry{made.Int(0, 0), &v.text});
     }
-    PC_RETURN_IF_ERROR(Send("INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
-                            " text, content_hash, source_refs, created_by_revision, reason, created_at)"
-                            " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-                            {v.entry_version_id, v.entry_id, P(v.version), v.previous_version_id, v.kind, v.text,
-                             v.content_hash, JoinLines(v.source_refs), P(r), v.reason, P(v.created_at_ms)}));
+    PC_RETURN_IF_ERROR(Send(
+        "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
+        " text, content_hash, source_refs, created_by_revision, reason, created_at)"
+        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        {v.entry_version_id, v.entry_id, P(v.version), v.previous_version_id, v.kind, v.text,
+         v.content_hash, JoinLines(v.source_refs), P(r), v.reason, P(v.created_at_ms)}));
   }
   int64_t seq = 0;
   for (const Change& c : rev.info.changes)
-    PC_RETURN_IF_ERROR(Send("INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id,"
-                            " to_version_id) VALUES($1, $2, $3, $4, $5, $6, $7)",
-                            {artifact, P(r), P(++seq), std::string(ChangeOpName(c.op)), c.entry_id, c.from_version_id,
-                             c.to_version_id}));
+    PC_RETURN_IF_ERROR(Send(
+        "INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id,"
+        " to_version_id) VALUES($1, $2, $3, $4, $5, $6, $7)",
+        {artifact, P(r), P(++seq), std::string(ChangeOpName(c.op)), c.entry_id, c.from_version_id,
+         c.to_version_id}));
   for (const ManifestUpdate& u : rev.manifest) {
     auto created = fresh.find(u.entry_id);
     if (created == fresh.end())
-      PC_RETURN_IF_ERROR(Send("UPDATE manifest SET to_revision = $3"
-                              " WHERE artifact_id = $1 AND entry_id = $2 AND to_revision IS NULL",
-                              {artifact, u.entry_id, P(r)}));
-    PC_RETURN_IF_ERROR(Send("INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
-                            " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
-                            {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}));
+      PC_RETURN_IF_ERROR(
+          Send("UPDATE manifest SET to_revision = $3"
+               " WHERE artifact_id = $1 AND entry_id = $2 AND to_revision IS NULL",
+               {artifact, u.entry_id, P(r)}));
+    PC_RETURN_IF_ERROR(
+        Send("INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
+             " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
+             {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}));
     if (created != fresh.end() && created->second.text)
-      PC_RETURN_IF_ERROR(AddTextDoc(TextKind::kMemory, artifact, created->second.doc, *created->second.text, !u.active,
-                                    u.entry_version_id));
+      PC_RETURN_IF_ERROR(AddTextDoc(TextKind::kMemory, artifact, created->second.doc,
+                                    *created->second.text, !u.active, u.entry_version_id));
     else
       PC_RETURN_IF_ERROR(IndexEntryText(artifact, r, u));
   }

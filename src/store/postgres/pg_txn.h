@@ -25,7 +25,6 @@ inline std::string P(int v) { return std::to_string(v); }
 inline std::string P(bool v) { return v ? "t" : "f"; }
 inline bool Bool(const Rows& r, int row, int col) { return r.Text(row, col) == "t"; }
 
-
 // The entry_versions columns (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =
     "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "
@@ -55,7 +54,8 @@ class PgTxn final : public WriteTxn {
   Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) override;
   Result<std::optional<Artifact>> FindDefaultArtifact(const std::string& scope_id,
                                                       const std::string& family) override;
-  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id, int64_t revision) override;
+  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id,
+                                             int64_t revision) override;
   Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
                                             int limit) override;
   Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) override;
@@ -82,8 +82,9 @@ class PgTxn final : public WriteTxn {
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
-  Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id, const TextQuery& terms,
-                                                         int per_term, int limit, int recent) override;
+  Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,
+                                                         const TextQuery& terms, int per_term,
+                                                         int limit, int recent) override;
 
   Result<VectorState> GetVectorState(const std::string& artifact_id) override;
   Status ScanVectors(const std::string& artifact_id, const std::string& profile,
@@ -116,17 +117,23 @@ class PgTxn final : public WriteTxn {
   Result<Source> AppendSource(Source source) override;
   Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
                    const std::string& consumer, int64_t position) override;
-  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) override;
-  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) override;
+  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(
+      const std::string& scope_id) override;
+  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(
+      const std::string& artifact_id) override;
   Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
                                                const std::string& to) override;
-  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
-                                            const std::string& estimator_version, const std::string& from,
+  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id,
+                                            const std::string& estimator_id,
+                                            const std::string& estimator_version,
+                                            const std::string& from,
                                             const std::string& to) override;
-  Status AddModelUsage(const std::string& scope_id, const std::string& date, const std::string& purpose,
-                       const std::string& operation, const ModelUsage& usage) override;
-  Status AddRecall(const std::string& scope_id, const std::string& date, const std::string& estimator_id,
-                   const std::string& estimator_version, const RecallMeasurement& value) override;
+  Status AddModelUsage(const std::string& scope_id, const std::string& date,
+                       const std::string& purpose, const std::string& operation,
+                       const ModelUsage& usage) override;
+  Status AddRecall(const std::string& scope_id, const std::string& date,
+                   const std::string& estimator_id, const std::string& estimator_version,
+                   const RecallMeasurement& value) override;
   Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) override;
   Result<std::vector<ApiToken>> ListTokens() override;
   Result<std::vector<AuditRecord>> ListAudit(const AuditQuery& query) override;
@@ -137,26 +144,34 @@ class PgTxn final : public WriteTxn {
   // Review (pg_review.cc).
   Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
                                                          const std::string& candidate_id) override;
-  Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id, CandidateStatus status,
-                                                        const std::string& family, const std::string& after,
+  Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id,
+                                                        CandidateStatus status,
+                                                        const std::string& family,
+                                                        const std::string& after,
                                                         int limit) override;
   Result<std::optional<CandidateVersion>> FindCandidateVersion(const std::string& scope_id,
                                                                const std::string& candidate_id,
                                                                int64_t version) override;
   Result<std::vector<CandidateCount>> CountCandidates(const std::string& scope_id) override;
-  Result<std::optional<Experience>> FindExperience(const std::string& artifact_id, int64_t revision) override;
-  Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) override;
+  Result<std::optional<Experience>> FindExperience(const std::string& artifact_id,
+                                                   int64_t revision) override;
+  Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id,
+                                                      int limit) override;
   Status SaveCandidate(const ArtifactCandidate& c, bool new_version) override;
   Result<Artifact> CreateExperience(const std::string& scope_id) override;
-  Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) override;
+  Result<std::map<std::string, std::string>> ListScopeSettings(
+      const std::string& scope_id) override;
   Status PutScopeSetting(const std::string& scope_id, const std::string& name,
                          const std::optional<std::string>& value) override;
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
-  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
-  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) override;
+  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id,
+                                                int64_t revision) override;
+  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after,
+                                      int64_t revision) override;
   Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
-  Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
+  Status PutLastFlush(const std::string& scope_id, int64_t at_ms,
+                      const std::string& record) override;
 
   // Builds one full-text index afresh from the rows it indexes, exactly as the writes would have
   // built it: a memory's head entries (`sources` false; owner = the artifact id) or a scope's
@@ -167,8 +182,11 @@ class PgTxn final : public WriteTxn {
  private:
   Status PutGraphEdges(const NewRevision& rev);
   // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
-  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after, int64_t revision);
-  Result<Rows> Q(const std::string& sql, const Params& params = {}) { return c_.Query(sql, params); }
+  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after,
+                                                   int64_t revision);
+  Result<Rows> Q(const std::string& sql, const Params& params = {}) {
+    return c_.Query(sql, params);
+  }
   // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
   // its error is answered by the next statement, or when the store flushes the write's end.
   Status Send(const std::string& sql, const Params& params) { return c_.Send(sql, params); }
@@ -199,8 +217,8 @@ class PgTxn final : public WriteTxn {
     std::string entry_version_id;
     bool retired;
   };
-  Result<std::vector<Ranked>> RankText(TextKind kind, const std::string& owner, const TextQuery& query,
-                                       bool include_inactive, int limit);
+  Result<std::vector<Ranked>> RankText(TextKind kind, const std::string& owner,
+                                       const TextQuery& query, bool include_inactive, int limit);
 
   Conn& c_;
   bool writing_;

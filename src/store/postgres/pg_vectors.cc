@@ -13,8 +13,10 @@ struct ArtifactVectors {
 };
 
 Result<ArtifactVectors> LoadArtifactVectors(Conn& c, const std::string& artifact_id) {
-  PC_ASSIGN_OR_RETURN(Rows r, c.Query("SELECT coalesce(vector_profile, ''), vector_missing FROM artifacts"
-                                      " WHERE artifact_id = $1", {artifact_id}));
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      c.Query("SELECT coalesce(vector_profile, ''), vector_missing FROM artifacts"
+                              " WHERE artifact_id = $1",
+                              {artifact_id}));
   if (r.size() == 0) return NotFound("no artifact " + artifact_id);
   return ArtifactVectors{r.Text(0, 0), r.Int(0, 1)};
 }
@@ -25,7 +27,8 @@ Status AddMissing(Conn& c, const std::string& artifact_id, int64_t delta) {
                 {artifact_id, P(delta)});
 }
 
-int64_t Missing(bool active, bool has_vector, const std::string& profile, const std::string& artifact_profile) {
+int64_t Missing(bool active, bool has_vector, const std::string& profile,
+                const std::string& artifact_profile) {
   return active && (!has_vector || profile != artifact_profile) ? 1 : 0;
 }
 
@@ -36,21 +39,25 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
   PC_ASSIGN_OR_RETURN(ArtifactVectors state, LoadArtifactVectors(c_, artifact));
   if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
     PC_RETURN_IF_ERROR(Q("UPDATE artifacts SET vector_profile = $2 WHERE artifact_id = $1",
-                         {artifact, rev.vector_profile}).status());
+                         {artifact, rev.vector_profile})
+                           .status());
     state.profile = rev.vector_profile;
   }
   int64_t delta = 0;
   for (const ManifestUpdate& u : rev.manifest) {
     Rows old;  // an entry created here has no row yet
     if (!fresh.count(u.entry_id)) {
-      PC_ASSIGN_OR_RETURN(old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
-                                 " FROM entry_vectors WHERE entry_id = $1", {u.entry_id}));
+      PC_ASSIGN_OR_RETURN(
+          old, Q("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
+                 " FROM entry_vectors WHERE entry_id = $1",
+                 {u.entry_id}));
     }
     if (old.size() == 1) {
       const int64_t was = Missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2), state.profile);
       if (old.Text(0, 3) == u.entry_version_id) {  // retire: same version, only the flag changes
-        PC_RETURN_IF_ERROR(Q("UPDATE entry_vectors SET active = $2 WHERE entry_id = $1",
-                             {u.entry_id, P(u.active)}).status());
+        PC_RETURN_IF_ERROR(
+            Q("UPDATE entry_vectors SET active = $2 WHERE entry_id = $1", {u.entry_id, P(u.active)})
+                .status());
         delta += Missing(u.active, Bool(old, 0, 1), old.Text(0, 2), state.profile) - was;
         continue;
       }
@@ -58,14 +65,17 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
     }
     auto vec = rev.vectors.find(u.entry_version_id);
     const bool has = vec != rev.vectors.end();
-    PC_RETURN_IF_ERROR(Send("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, vector)"
-                            " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
-                            " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
-                            " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
-                            {u.entry_id, artifact, u.entry_version_id, P(u.active),
-                             has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
-                             has ? std::optional<std::string>(HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
-                                 : std::nullopt}));
+    PC_RETURN_IF_ERROR(
+        Send("INSERT INTO entry_vectors(entry_id, artifact_id, entry_version_id, active, profile, "
+             "vector)"
+             " VALUES($1, $2, $3, $4, $5, $6::bytea) ON CONFLICT(entry_id) DO UPDATE SET"
+             " artifact_id = excluded.artifact_id, entry_version_id = excluded.entry_version_id,"
+             " active = excluded.active, profile = excluded.profile, vector = excluded.vector",
+             {u.entry_id, artifact, u.entry_version_id, P(u.active),
+              has ? std::optional<std::string>(rev.vector_profile) : std::nullopt,
+              has ? std::optional<std::string>(
+                        HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
+                  : std::nullopt}));
     delta += Missing(u.active, has, has ? rev.vector_profile : std::string(), state.profile);
   }
   return AddMissing(c_, artifact, delta);
@@ -76,11 +86,13 @@ Result<ReadTxn::VectorState> PgTxn::GetVectorState(const std::string& artifact_i
   return VectorState{a.profile, a.missing};
 }
 
-Status PgTxn::ScanVectors(const std::string& artifact_id, const std::string& profile, bool include_inactive,
-                          const VectorVisitor& visit) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
-                                " WHERE artifact_id = $1 AND profile = $2 AND vector IS NOT NULL AND ($3 OR active)",
-                                {artifact_id, profile, P(include_inactive)}));
+Status PgTxn::ScanVectors(const std::string& artifact_id, const std::string& profile,
+                          bool include_inactive, const VectorVisitor& visit) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q("SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
+        " WHERE artifact_id = $1 AND profile = $2 AND vector IS NOT NULL AND ($3 OR active)",
+        {artifact_id, profile, P(include_inactive)}));
   for (int i = 0; i < r.size(); ++i) {
     const std::vector<float> v = FloatsFromHex(r.Text(i, 3));
     visit(r.Text(i, 0), r.Text(i, 1), Bool(r, i, 2), v.data(), v.size());
@@ -91,11 +103,13 @@ Status PgTxn::ScanVectors(const std::string& artifact_id, const std::string& pro
 Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
                               const VectorVisitor& visit) {
   for (const std::string& entry_id : entry_ids) {
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT entry_version_id, active, profile IS NOT DISTINCT FROM $2"
-                                  " AND vector IS NOT NULL, vector FROM entry_vectors WHERE entry_id = $1",
-                                  {entry_id, profile}));
+    PC_ASSIGN_OR_RETURN(Rows r,
+                        Q("SELECT entry_version_id, active, profile IS NOT DISTINCT FROM $2"
+                          " AND vector IS NOT NULL, vector FROM entry_vectors WHERE entry_id = $1",
+                          {entry_id, profile}));
     if (r.size() == 0 || !Bool(r, 0, 2)) {
-      visit(entry_id, r.size() ? r.Text(0, 0) : std::string(), r.size() && Bool(r, 0, 1), nullptr, 0);
+      visit(entry_id, r.size() ? r.Text(0, 0) : std::string(), r.size() && Bool(r, 0, 1), nullptr,
+            0);
       continue;
     }
     const std::vector<float> v = FloatsFromHex(r.Text(0, 3));
@@ -104,12 +118,13 @@ Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std:
   return Status::Ok();
 }
 
-Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id, int64_t after, int64_t upto,
-                                                       int64_t limit) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT DISTINCT entry_id FROM revision_changes"
-                                            " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3") +
-                                    (limit >= 0 ? " LIMIT " + std::to_string(limit) : ""),
-                                {artifact_id, P(after), P(upto)}));
+Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id,
+                                                       int64_t after, int64_t upto, int64_t limit) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q(std::string("SELECT DISTINCT entry_id FROM revision_changes"
+                            " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3") +
+                    (limit >= 0 ? " LIMIT " + std::to_string(limit) : ""),
+                {artifact_id, P(after), P(upto)}));
   std::vector<std::string> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(r.Text(i, 0));
   return out;
@@ -117,17 +132,20 @@ Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifa
 
 // Each changed entry's line at `upto`, one index probe each (LATERAL … LIMIT 1, as
 // FindManifestItem), in one round trip.
-Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifact_id, int64_t after, int64_t upto) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
-                                " FROM (SELECT DISTINCT entry_id FROM revision_changes"
-                                "  WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
-                                " CROSS JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
-                                "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
-                                "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
-                                "  ORDER BY h.from_revision DESC LIMIT 1) m"
-                                " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
-                                " ORDER BY v.entry_id",
-                                {artifact_id, P(after), P(upto)}));
+Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifact_id, int64_t after,
+                                                      int64_t upto) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r,
+      Q(std::string("SELECT m.active, ") + kVersionColumns +
+            " FROM (SELECT DISTINCT entry_id FROM revision_changes"
+            "  WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
+            " CROSS JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+            "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+            "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+            "  ORDER BY h.from_revision DESC LIMIT 1) m"
+            " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
+            " ORDER BY v.entry_id",
+        {artifact_id, P(after), P(upto)}));
   std::vector<ManifestItem> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
   return out;
@@ -143,13 +161,15 @@ Status PgTxn::SetVectorProfile(const std::string& artifact_id, const std::string
 }
 
 Result<std::vector<EntryVersion>> PgTxn::VectorBacklog(const std::string& artifact_id,
-                                                       const std::string& after_entry_id, int limit) {
+                                                       const std::string& after_entry_id,
+                                                       int limit) {
   PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(c_, artifact_id));
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kVersionColumns +
-                                " FROM entry_vectors ev JOIN entry_versions v ON v.entry_version_id = ev.entry_version_id"
-                                " WHERE ev.artifact_id = $1 AND ev.entry_id COLLATE \"C\" > $2"
-                                " AND (ev.vector IS NULL OR ev.profile IS DISTINCT FROM $3)"
-                                " ORDER BY ev.entry_id COLLATE \"C\" LIMIT $4",
+                                    " FROM entry_vectors ev JOIN entry_versions v ON "
+                                    "v.entry_version_id = ev.entry_version_id"
+                                    " WHERE ev.artifact_id = $1 AND ev.entry_id COLLATE \"C\" > $2"
+                                    " AND (ev.vector IS NULL OR ev.profile IS DISTINCT FROM $3)"
+                                    " ORDER BY ev.entry_id COLLATE \"C\" LIMIT $4",
                                 {artifact_id, after_entry_id, a.profile, P(limit)}));
   std::vector<EntryVersion> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadVersion(r, i, 0));
@@ -162,14 +182,17 @@ Status PgTxn::PutVectors(const std::string& artifact_id, const std::string& prof
   int64_t delta = 0;
   for (const auto& [version_id, vec] : vectors) {
     // Only the head row of that exact version: a version revised meanwhile is not resurrected.
-    PC_ASSIGN_OR_RETURN(Rows r, Q("UPDATE entry_vectors ev SET profile = $3, vector = $4::bytea"
-                                  " FROM entry_vectors old WHERE old.entry_id = ev.entry_id"
-                                  " AND ev.artifact_id = $1 AND ev.entry_version_id = $2"
-                                  " RETURNING old.active, old.vector IS NOT NULL, coalesce(old.profile, '')",
-                                  {artifact_id, version_id, profile, HexBytes(vec.data(), vec.size() * sizeof(float))}));
+    PC_ASSIGN_OR_RETURN(
+        Rows r,
+        Q("UPDATE entry_vectors ev SET profile = $3, vector = $4::bytea"
+          " FROM entry_vectors old WHERE old.entry_id = ev.entry_id"
+          " AND ev.artifact_id = $1 AND ev.entry_version_id = $2"
+          " RETURNING old.active, old.vector IS NOT NULL, coalesce(old.profile, '')",
+          {artifact_id, version_id, profile, HexBytes(vec.data(), vec.size() * sizeof(float))}));
     if (r.size() == 0) continue;
     const bool active = Bool(r, 0, 0);
-    delta += Missing(active, true, profile, a.profile) - Missing(active, Bool(r, 0, 1), r.Text(0, 2), a.profile);
+    delta += Missing(active, true, profile, a.profile) -
+             Missing(active, Bool(r, 0, 1), r.Text(0, 2), a.profile);
   }
   return AddMissing(c_, artifact_id, delta);
 }

@@ -8,8 +8,9 @@ namespace pc::sqlite {
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     sqlite3_close(raw);
@@ -57,7 +58,8 @@ Status Db::Exec(const std::string& sql) {
   if (rc == SQLITE_OK) return Status::Ok();
   std::string msg = err ? err : sqlite3_errstr(rc);
   sqlite3_free(err);
-  if ((rc & 0xff) == SQLITE_BUSY) return Unavailable("the database is busy (another process holds its lock): " + msg);
+  if ((rc & 0xff) == SQLITE_BUSY)
+    return Unavailable("the database is busy (another process holds its lock): " + msg);
   return Internal("sqlite: " + msg);
 }
 
@@ -65,7 +67,8 @@ Result<Stmt> Db::Prepare(const std::string& sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) !=
+        SQLITE_OK)
       return Error("prepare");
     it = cache_.emplace(sql, s).first;
   }

@@ -33,7 +33,8 @@ class Db {
   uint64_t write_statements() const { return write_statements_; }
   // Rows the last INSERT, UPDATE or DELETE on this connection changed.
   int64_t changes() const;
-  // Whether a transaction is open on this connection (a COMMIT or ROLLBACK that failed may leave one).
+  // Whether a transaction is open on this connection (a COMMIT or ROLLBACK that failed may leave
+  // one).
   bool InTransaction() const;
   // Replaces SQLite's automatic checkpoint (run inside the commit that crosses its threshold)
   // with a count: after each commit, wal_frames() is the number of frames in the write-ahead log.

@@ -28,7 +28,8 @@ int TokenizeText(Fts5Tokenizer*, void* ctx, int flags, const char* text, int n,
                  int (*emit)(void*, int, const char*, int, int, int)) {
   // A C callback: nothing may throw through it.
   try {
-    TokenizeMode mode = (flags & FTS5_TOKENIZE_QUERY) ? TokenizeMode::kQuery : TokenizeMode::kDocument;
+    TokenizeMode mode =
+        (flags & FTS5_TOKENIZE_QUERY) ? TokenizeMode::kQuery : TokenizeMode::kDocument;
     for (const Token& t : Tokenize(std::string_view(text, static_cast<size_t>(n)), mode)) {
       int rc = emit(ctx, t.colocated ? FTS5_TOKEN_COLOCATED : 0, t.text.data(),
                     static_cast<int>(t.text.size()), t.start, t.end);
@@ -64,8 +65,8 @@ int TagCreate(void* api_ptr, const char** args, int nargs, Fts5Tokenizer** out) 
   if (!tag) return SQLITE_NOMEM;
   int rc = api->xFindTokenizer(api, parent_name, &parent_context, &tag->parent);
   if (rc != SQLITE_OK) return rc;
-  rc = tag->parent.xCreate(parent_context, nargs > 0 ? args + 1 : nullptr, nargs > 0 ? nargs - 1 : 0,
-                           &tag->instance);
+  rc = tag->parent.xCreate(parent_context, nargs > 0 ? args + 1 : nullptr,
+                           nargs > 0 ? nargs - 1 : 0, &tag->instance);
   if (rc != SQLITE_OK) return rc;
   *out = reinterpret_cast<Fts5Tokenizer*>(tag.release());
   return SQLITE_OK;
@@ -93,8 +94,8 @@ int TagEmitToken(void* p, int flags, const char* text, int n, int start, int end
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   }
-  return e->emit(e->ctx, flags, e->token.data(), static_cast<int>(e->token.size()), start + e->shift,
-                 end + e->shift);
+  return e->emit(e->ctx, flags, e->token.data(), static_cast<int>(e->token.size()),
+                 start + e->shift, end + e->shift);
 }
 
 int TagTokenize(Fts5Tokenizer* t, void* ctx, int flags, const char* text, int n,
@@ -104,12 +105,14 @@ int TagTokenize(Fts5Tokenizer* t, void* ctx, int flags, const char* text, int n,
     std::string_view all(text, static_cast<size_t>(n));
     if (all.size() < 3 || all[0] != kMark) return SQLITE_OK;
     const size_t close = all.find(kMark, 1);
-    if (close == std::string_view::npos || close == 1 || close > kMaxTagDigits + 1) return SQLITE_OK;
+    if (close == std::string_view::npos || close == 1 || close > kMaxTagDigits + 1)
+      return SQLITE_OK;
     for (size_t i = 1; i < close; ++i)
       if (all[i] < '0' || all[i] > '9') return SQLITE_OK;
-    TagEmit e{ctx, emit, std::string(all.substr(1, close - 1)) + ":", static_cast<int>(close + 1), {}};
-    return tag->parent.xTokenize(tag->instance, &e, flags, text + close + 1, n - static_cast<int>(close + 1),
-                                 TagEmitToken);
+    TagEmit e{
+        ctx, emit, std::string(all.substr(1, close - 1)) + ":", static_cast<int>(close + 1), {}};
+    return tag->parent.xTokenize(tag->instance, &e, flags, text + close + 1,
+                                 n - static_cast<int>(close + 1), TagEmitToken);
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   } catch (...) {
@@ -132,7 +135,8 @@ void TokenCountFunction(sqlite3_context* out, int, sqlite3_value** argv) {
   try {
     const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     const int n = sqlite3_value_bytes(argv[0]);
-    sqlite3_result_int64(out, TextTokenCount(std::string_view(text ? text : "", static_cast<size_t>(n))));
+    sqlite3_result_int64(
+        out, TextTokenCount(std::string_view(text ? text : "", static_cast<size_t>(n))));
   } catch (...) {
     sqlite3_result_error_nomem(out);
   }
@@ -154,17 +158,21 @@ double AverageLength(sqlite3_value* docs, sqlite3_value* tokens) {
 // pc_tf_rank(table, docs, text_tokens): minus the sum over phrases of
 // tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), over the first column (text); lower is better,
 // like bm25().
-void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
+void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc,
+            sqlite3_value** argv) {
   auto* avg = static_cast<double*>(api->xGetAuxdata(ctx, 0));
   if (!avg) {
-    if (argc != 2) return sqlite3_result_error(out, "pc_tf_rank: wants the index's documents and tokens", -1);
+    if (argc != 2)
+      return sqlite3_result_error(out, "pc_tf_rank: wants the index's documents and tokens", -1);
     avg = static_cast<double*>(sqlite3_malloc(sizeof(double)));
     if (!avg) return sqlite3_result_error_nomem(out);
     *avg = AverageLength(argv[0], argv[1]);
-    if (api->xSetAuxdata(ctx, avg, sqlite3_free) != SQLITE_OK) return sqlite3_result_error_nomem(out);
+    if (api->xSetAuxdata(ctx, avg, sqlite3_free) != SQLITE_OK)
+      return sqlite3_result_error_nomem(out);
   }
   int len = 0;
-  if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK) return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
+  if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK)
+    return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
   const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / *avg);
   double score = 0;
   for (int phrase = 0; phrase < api->xPhraseCount(ctx); ++phrase) {
@@ -189,10 +197,14 @@ struct Bm25Data {
   std::vector<double> idf;
 };
 
-void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
+void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc,
+          sqlite3_value** argv) {
   auto* data = static_cast<Bm25Data*>(api->xGetAuxdata(ctx, 0));
   if (!data) {
-    if (argc != 3) return sqlite3_result_error(out, "pc_bm25: wants the phrases' document counts and the index's documents and tokens", -1);
+    if (argc != 3)
+      return sqlite3_result_error(
+          out, "pc_bm25: wants the phrases' document counts and the index's documents and tokens",
+          -1);
     auto fresh = std::make_unique<Bm25Data>();
     const sqlite3_int64 rows = sqlite3_value_int64(argv[1]);
     fresh->avgdl = AverageLength(argv[1], argv[2]);
@@ -206,11 +218,13 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
       fresh->idf.push_back(idf <= 0.0 ? 1e-6 : idf);  // as bm25(): never zero or less
     }
     data = fresh.get();
-    if (api->xSetAuxdata(ctx, fresh.release(), [](void* d) { delete static_cast<Bm25Data*>(d); }) != SQLITE_OK)
+    if (api->xSetAuxdata(ctx, fresh.release(), [](void* d) { delete static_cast<Bm25Data*>(d); }) !=
+        SQLITE_OK)
       return sqlite3_result_error_nomem(out);
   }
   int len = 0;
-  if (api->xColumnSize(ctx, -1, &len) != SQLITE_OK) return sqlite3_result_error(out, "pc_bm25: no size", -1);
+  if (api->xColumnSize(ctx, -1, &len) != SQLITE_OK)
+    return sqlite3_result_error(out, "pc_bm25: no size", -1);
   const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / data->avgdl);
   const int phrases = std::min(api->xPhraseCount(ctx), static_cast<int>(data->idf.size()));
   double score = 0;
@@ -227,9 +241,11 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
 
 // FTS5 calls these from C: an exception (std::bad_alloc from a vector or a string) must not
 // unwind through SQLite's frames. It becomes the function's SQLite error instead.
-using AuxFunction = void (*)(const Fts5ExtensionApi*, Fts5Context*, sqlite3_context*, int, sqlite3_value**);
+using AuxFunction = void (*)(const Fts5ExtensionApi*, Fts5Context*, sqlite3_context*, int,
+                             sqlite3_value**);
 template <AuxFunction F>
-void Guarded(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc, sqlite3_value** argv) {
+void Guarded(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc,
+             sqlite3_value** argv) {
   try {
     F(api, ctx, out, argc, argv);
   } catch (const std::bad_alloc&) {
@@ -245,7 +261,8 @@ fts5_api* GetFtsApi(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, nullptr) == SQLITE_OK) {
-    if (sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr) == SQLITE_OK)
+    if (sqlite3_bind_pointer(stmt, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr) ==
+        SQLITE_OK)
       sqlite3_step(stmt);
   }
   sqlite3_finalize(stmt);
@@ -281,8 +298,10 @@ Status RegisterFtsExtensions(sqlite3* db) {
   if (api->xCreateTokenizer(api, "pctag", api, &kTagTokenizer, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 tag tokenizer");
   const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
-  if (sqlite3_create_function(db, "pc_mark", 1, flags, nullptr, MarkFunction, nullptr, nullptr) != SQLITE_OK ||
-      sqlite3_create_function(db, "pc_token_count", 1, flags, nullptr, TokenCountFunction, nullptr, nullptr) != SQLITE_OK)
+  if (sqlite3_create_function(db, "pc_mark", 1, flags, nullptr, MarkFunction, nullptr, nullptr) !=
+          SQLITE_OK ||
+      sqlite3_create_function(db, "pc_token_count", 1, flags, nullptr, TokenCountFunction, nullptr,
+                              nullptr) != SQLITE_OK)
     return Internal("cannot register the full-text SQL functions");
   if (api->xCreateFunction(api, "pc_tf_rank", nullptr, Guarded<TfRank>, nullptr) != SQLITE_OK)
     return Internal("cannot register the FTS5 rank function");

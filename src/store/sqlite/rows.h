@@ -10,7 +10,6 @@
 
 namespace pc::sqlite {
 
-
 // The columns of entry_versions (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =
     "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "

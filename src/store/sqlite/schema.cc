@@ -332,7 +332,8 @@ CREATE TABLE graph_edges(
   PRIMARY KEY(artifact_id, revision, seq)) WITHOUT ROWID;
 )sql",
       // 11: the last flush that processed a window of each scope (service/flush_record.h): what it
-      // committed and what it rejected, written in the flush's own transaction, replaced by the next.
+      // committed and what it rejected, written in the flush's own transaction, replaced by the
+      // next.
       R"sql(
 CREATE TABLE last_flush(
   scope_id TEXT PRIMARY KEY REFERENCES scopes(scope_id),
@@ -354,9 +355,10 @@ CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'drop
 Status DropLegacyText(Db& db) {
   std::vector<std::string> tables;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
-        " AND (name GLOB 'fts_[0-9]*' OR name GLOB 'fts_src_[0-9]*')"));
+    PC_ASSIGN_OR_RETURN(Stmt s,
+                        db.Prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql "
+                                   "LIKE 'CREATE VIRTUAL TABLE%'"
+                                   " AND (name GLOB 'fts_[0-9]*' OR name GLOB 'fts_src_[0-9]*')"));
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) break;
@@ -395,7 +397,8 @@ Status MigrateTo(Db& db, int target) {
     Status s = db.Exec(Migrations()[static_cast<size_t>(v - 1)]);
     if (s.ok() && v == 5) s = DropLegacyText(db);
     if (s.ok() && v == 6) s = MigrateLegacyHandoffs(db);
-    if (!s.ok()) return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
+    if (!s.ok())
+      return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
     s = db.Exec("INSERT INTO schema_migrations(version, applied_at) VALUES(" + std::to_string(v) +
                 ", " + std::to_string(NowMillis()) + ")");
     if (!s.ok()) return fail(s);

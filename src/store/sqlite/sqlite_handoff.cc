@@ -20,25 +20,34 @@ constexpr size_t kMaxTextBytes = 8192;  // ≤ 8192 bytes is ≤ 8192 characters
 
 Status WriteCitation(Db& db, const std::string& artifact, int64_t r, const char* claim, int64_t seq,
                      int64_t cseq, const HandoffCitation& c) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-      "INSERT INTO handoff_citations(artifact_id, revision, claim, seq, cseq, kind, name, ref_id,"
-      " ref_revision, entry_id, entry_version_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("INSERT INTO handoff_citations(artifact_id, revision, "
+                                         "claim, seq, cseq, kind, name, ref_id,"
+                                         " ref_revision, entry_id, entry_version_id) VALUES(?1, "
+                                         "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   const bool source = c.kind == HandoffCitationKind::kSource;
   s.Bind(1, artifact).Bind(2, r).Bind(3, std::string(claim)).Bind(4, seq).Bind(5, cseq);
-  s.Bind(6, std::string(HandoffCitationKindName(c.kind))).Bind(7, source ? c.source_name : c.artifact.family);
-  s.Bind(8, source ? c.source_id : c.artifact.artifact_id).Bind(9, source ? int64_t{0} : c.artifact.revision);
+  s.Bind(6, std::string(HandoffCitationKindName(c.kind)))
+      .Bind(7, source ? c.source_name : c.artifact.family);
+  s.Bind(8, source ? c.source_id : c.artifact.artifact_id)
+      .Bind(9, source ? int64_t{0} : c.artifact.revision);
   return s.Bind(10, c.entry_id).Bind(11, c.entry_version_id).Run();
 }
 
 Status WriteClaim(Db& db, const std::string& artifact, int64_t r, const char* claim, int64_t seq,
                   const std::string& text, const std::vector<HandoffCitation>& citations) {
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-        "INSERT INTO handoff_claims(artifact_id, revision, claim, seq, text) VALUES(?1, ?2, ?3, ?4, ?5)"));
-    PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, r).Bind(3, std::string(claim)).Bind(4, seq).Bind(5, text).Run());
+    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("INSERT INTO handoff_claims(artifact_id, revision, "
+                                           "claim, seq, text) VALUES(?1, ?2, ?3, ?4, ?5)"));
+    PC_RETURN_IF_ERROR(s.Bind(1, artifact)
+                           .Bind(2, r)
+                           .Bind(3, std::string(claim))
+                           .Bind(4, seq)
+                           .Bind(5, text)
+                           .Run());
   }
   for (size_t i = 0; i < citations.size(); ++i)
-    PC_RETURN_IF_ERROR(WriteCitation(db, artifact, r, claim, seq, static_cast<int64_t>(i), citations[i]));
+    PC_RETURN_IF_ERROR(
+        WriteCitation(db, artifact, r, claim, seq, static_cast<int64_t>(i), citations[i]));
   return Status::Ok();
 }
 
@@ -62,19 +71,23 @@ Status ReadContent(Db& db, Handoff& h) {
   const std::string& artifact = h.ref.artifact_id;
   const int64_t r = h.ref.revision;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-        "SELECT objective, disposition FROM handoff_contents WHERE artifact_id = ?1 AND revision = ?2"));
+    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("SELECT objective, disposition FROM handoff_contents "
+                                           "WHERE artifact_id = ?1 AND revision = ?2"));
     s.Bind(1, artifact).Bind(2, r);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Internal("handoff revision " + std::to_string(r) + " has no content");
     h.content.objective = s.Text(0);
-    h.content.disposition = ParseHandoffDisposition(s.Text(1)).value_or(HandoffDisposition::kContinuable);
+    h.content.disposition =
+        ParseHandoffDisposition(s.Text(1)).value_or(HandoffDisposition::kContinuable);
   }
-  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-      "SELECT c.claim, c.seq, c.text, t.kind, t.name, t.ref_id, t.ref_revision, t.entry_id, t.entry_version_id"
-      " FROM handoff_claims c LEFT JOIN handoff_citations t ON t.artifact_id = c.artifact_id"
-      " AND t.revision = c.revision AND t.claim = c.claim AND t.seq = c.seq"
-      " WHERE c.artifact_id = ?1 AND c.revision = ?2 ORDER BY c.claim, c.seq, t.cseq"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db.Prepare(
+          "SELECT c.claim, c.seq, c.text, t.kind, t.name, t.ref_id, t.ref_revision, t.entry_id, "
+          "t.entry_version_id"
+          " FROM handoff_claims c LEFT JOIN handoff_citations t ON t.artifact_id = c.artifact_id"
+          " AND t.revision = c.revision AND t.claim = c.claim AND t.seq = c.seq"
+          " WHERE c.artifact_id = ?1 AND c.revision = ?2 ORDER BY c.claim, c.seq, t.cseq"));
   s.Bind(1, artifact).Bind(2, r);
   std::string last_claim;
   int64_t last_seq = -1;
@@ -109,22 +122,28 @@ std::string Cut(const std::string& text) { return CutUtf8(text, kMaxTextBytes); 
 
 }  // namespace
 
-Status WriteHandoffContent(Db& db, const std::string& artifact, int64_t r, const HandoffContent& c) {
+Status WriteHandoffContent(Db& db, const std::string& artifact, int64_t r,
+                           const HandoffContent& c) {
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-        "INSERT INTO handoff_contents(artifact_id, revision, objective, disposition) VALUES(?1, ?2, ?3, ?4)"));
-    PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, r).Bind(3, c.objective)
-                           .Bind(4, std::string(HandoffDispositionName(c.disposition))).Run());
+    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("INSERT INTO handoff_contents(artifact_id, revision, "
+                                           "objective, disposition) VALUES(?1, ?2, ?3, ?4)"));
+    PC_RETURN_IF_ERROR(s.Bind(1, artifact)
+                           .Bind(2, r)
+                           .Bind(3, c.objective)
+                           .Bind(4, std::string(HandoffDispositionName(c.disposition)))
+                           .Run());
   }
   for (size_t i = 0; i < c.state.size(); ++i)
     PC_RETURN_IF_ERROR(WriteClaim(db, artifact, r, kState, static_cast<int64_t>(i), c.state[i].text,
                                   c.state[i].citations));
   if (c.next_action)
-    PC_RETURN_IF_ERROR(WriteClaim(db, artifact, r, kNextAction, 0, c.next_action->text, c.next_action->citations));
+    PC_RETURN_IF_ERROR(
+        WriteClaim(db, artifact, r, kNextAction, 0, c.next_action->text, c.next_action->citations));
   for (size_t i = 0; i < c.omissions.size(); ++i) {
     std::vector<HandoffCitation> cited;
     if (c.omissions[i].citation) cited.push_back(*c.omissions[i].citation);
-    PC_RETURN_IF_ERROR(WriteClaim(db, artifact, r, kOmission, static_cast<int64_t>(i), c.omissions[i].text, cited));
+    PC_RETURN_IF_ERROR(WriteClaim(db, artifact, r, kOmission, static_cast<int64_t>(i),
+                                  c.omissions[i].text, cited));
   }
   return Status::Ok();
 }
@@ -154,10 +173,12 @@ HandoffContent LegacyHandoffContent(const LegacyHandoff& old, const MemoryRef& i
   }
   if (!old.next_steps.empty()) c.next_action = HandoffStatement{Cut(old.next_steps[0]), {self}};
   for (size_t i = 1; i < old.next_steps.size(); ++i)
-    omitted.push_back("Further next step (a handoff carries one next action): " + old.next_steps[i]);
+    omitted.push_back("Further next step (a handoff carries one next action): " +
+                      old.next_steps[i]);
   for (size_t i = 0; i < omitted.size(); ++i) {
     if (i + 1 == kMaxOmissions && omitted.size() > kMaxOmissions) {
-      c.omissions.push_back({std::to_string(omitted.size() - i) + " more items of the free-text handoff are not carried",
+      c.omissions.push_back({std::to_string(omitted.size() - i) +
+                                 " more items of the free-text handoff are not carried",
                              self});
       break;
     }
@@ -174,40 +195,50 @@ Status MigrateLegacyHandoffs(Db& db) {
   };
   std::vector<Row> rows;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-        "SELECT h.artifact_id, a.family, h.revision, h.from_who, h.to_who, h.summary, h.state"
-        " FROM handoff_versions h JOIN artifacts a ON a.artifact_id = h.artifact_id"
-        " ORDER BY h.artifact_id, h.revision"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db.Prepare(
+            "SELECT h.artifact_id, a.family, h.revision, h.from_who, h.to_who, h.summary, h.state"
+            " FROM handoff_versions h JOIN artifacts a ON a.artifact_id = h.artifact_id"
+            " ORDER BY h.artifact_id, h.revision"));
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) break;
-      rows.push_back({s.Text(0), s.Text(1), s.Int(2), {s.Text(3), s.Text(4), s.Text(5), s.Text(6), {}, {}, {}}});
+      rows.push_back({s.Text(0),
+                      s.Text(1),
+                      s.Int(2),
+                      {s.Text(3), s.Text(4), s.Text(5), s.Text(6), {}, {}, {}}});
     }
   }
   for (Row& r : rows) {
     {
-      PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-          "SELECT list, text FROM handoff_items WHERE artifact_id = ?1 AND revision = ?2 ORDER BY list, seq"));
+      PC_ASSIGN_OR_RETURN(Stmt s,
+                          db.Prepare("SELECT list, text FROM handoff_items WHERE artifact_id = ?1 "
+                                     "AND revision = ?2 ORDER BY list, seq"));
       s.Bind(1, r.artifact_id).Bind(2, r.revision);
       while (true) {
         PC_ASSIGN_OR_RETURN(bool row, s.Step());
         if (!row) break;
         const std::string list = s.Text(0);
-        (list == "decisions" ? r.old.decisions : list == "next_steps" ? r.old.next_steps : r.old.open_questions)
+        (list == "decisions"    ? r.old.decisions
+         : list == "next_steps" ? r.old.next_steps
+                                : r.old.open_questions)
             .push_back(s.Text(1));
       }
     }
     PC_RETURN_IF_ERROR(WriteHandoffContent(
-        db, r.artifact_id, r.revision, LegacyHandoffContent(r.old, MemoryRef{r.family, r.artifact_id, r.revision})));
+        db, r.artifact_id, r.revision,
+        LegacyHandoffContent(r.old, MemoryRef{r.family, r.artifact_id, r.revision})));
   }
   return Status::Ok();
 }
 
 Result<std::optional<Artifact>> SqliteTxn::FindDefaultArtifact(const std::string& scope_id,
                                                                const std::string& family) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
-      " WHERE scope_id = ?1 AND family = ?2 AND is_default = 1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                  " WHERE scope_id = ?1 AND family = ?2 AND is_default = 1"));
   s.Bind(1, scope_id).Bind(2, family);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<Artifact>();
@@ -215,17 +246,20 @@ Result<std::optional<Artifact>> SqliteTxn::FindDefaultArtifact(const std::string
 }
 
 Result<Artifact> SqliteTxn::CreateArtifact(const std::string& scope_id, const std::string& family) {
-  Artifact a{NewId(family == kHandoffFamily ? kHandoffPrefix : kMemoryPrefix), scope_id, family, 0, NowMillis()};
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
-      " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
-  PC_RETURN_IF_ERROR(s.Bind(1, a.artifact_id).Bind(2, scope_id).Bind(3, family).Bind(4, a.created_at_ms).Run());
+  Artifact a{NewId(family == kHandoffFamily ? kHandoffPrefix : kMemoryPrefix), scope_id, family, 0,
+             NowMillis()};
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO artifacts(artifact_id, scope_id, family, "
+                                          "is_default, head_revision, created_at)"
+                                          " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
+  PC_RETURN_IF_ERROR(
+      s.Bind(1, a.artifact_id).Bind(2, scope_id).Bind(3, family).Bind(4, a.created_at_ms).Run());
   return a;
 }
 
 Status SqliteTxn::CommitHandoff(const Handoff& h, const std::string& reason,
                                 const std::vector<std::string>& lineage) {
-  PC_RETURN_IF_ERROR(AppendRevision(h.ref.artifact_id, h.ref.revision, h.actor, reason, lineage, h.created_at_ms));
+  PC_RETURN_IF_ERROR(
+      AppendRevision(h.ref.artifact_id, h.ref.revision, h.actor, reason, lineage, h.created_at_ms));
   PC_RETURN_IF_ERROR(WriteHandoffContent(db_, h.ref.artifact_id, h.ref.revision, h.content));
   if (audit_trail().artifact_id.empty()) audit_trail().artifact_id = h.ref.artifact_id;
   audit_trail().handoff_revision = h.ref.revision;
@@ -234,11 +268,13 @@ Status SqliteTxn::CommitHandoff(const Handoff& h, const std::string& reason,
 
 Result<std::vector<Handoff>> SqliteTxn::ListHandoffs(const std::string& artifact_id, int64_t before,
                                                      int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT h.revision, r.actor, r.created_at, a.family"
-      " FROM handoff_contents h JOIN revisions r ON r.artifact_id = h.artifact_id AND r.revision = h.revision"
-      " JOIN artifacts a ON a.artifact_id = h.artifact_id"
-      " WHERE h.artifact_id = ?1 AND (?2 = 0 OR h.revision < ?2) ORDER BY h.revision DESC LIMIT ?3"));
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare("SELECT h.revision, r.actor, r.created_at, a.family"
+                                  " FROM handoff_contents h JOIN revisions r ON r.artifact_id = "
+                                  "h.artifact_id AND r.revision = h.revision"
+                                  " JOIN artifacts a ON a.artifact_id = h.artifact_id"
+                                  " WHERE h.artifact_id = ?1 AND (?2 = 0 OR h.revision < ?2) ORDER "
+                                  "BY h.revision DESC LIMIT ?3"));
   s.Bind(1, artifact_id).Bind(2, before).Bind(3, int64_t{limit});
   std::vector<Handoff> out;
   while (true) {
@@ -254,7 +290,8 @@ Result<std::vector<Handoff>> SqliteTxn::ListHandoffs(const std::string& artifact
   return out;
 }
 
-Result<std::optional<Handoff>> SqliteTxn::FindHandoff(const std::string& artifact_id, int64_t revision) {
+Result<std::optional<Handoff>> SqliteTxn::FindHandoff(const std::string& artifact_id,
+                                                      int64_t revision) {
   PC_ASSIGN_OR_RETURN(auto page, ListHandoffs(artifact_id, revision + 1, 1));
   if (page.empty() || page[0].ref.revision != revision) return std::optional<Handoff>();
   return std::optional<Handoff>(std::move(page[0]));
@@ -262,12 +299,13 @@ Result<std::optional<Handoff>> SqliteTxn::FindHandoff(const std::string& artifac
 
 Result<std::optional<Source>> SqliteTxn::FindSourceByPublicId(const std::string& scope_id,
                                                               const std::string& public_id) {
-  PC_ASSIGN_OR_RETURN(std::optional<Source> by_key, FindSourceByIdempotencyKey(scope_id, public_id));
+  PC_ASSIGN_OR_RETURN(std::optional<Source> by_key,
+                      FindSourceByIdempotencyKey(scope_id, public_id));
   if (by_key) return by_key;
   int64_t position = 0;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT position FROM sources WHERE scope_id = ?1 AND source_id = ?2 AND idempotency_key IS NULL"));
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT position FROM sources WHERE scope_id = ?1 AND "
+                                            "source_id = ?2 AND idempotency_key IS NULL"));
     s.Bind(1, scope_id).Bind(2, public_id);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return std::optional<Source>();

@@ -8,7 +8,8 @@
 
 namespace pc::sqlite {
 
-// Writes `content` as revision `revision` of handoff `artifact_id` (the revision row is the caller's).
+// Writes `content` as revision `revision` of handoff `artifact_id` (the revision row is the
+// caller's).
 Status WriteHandoffContent(Db& db, const std::string& artifact_id, int64_t revision,
                            const HandoffContent& content);
 // Migration 6: every free-text revision (handoff_versions, handoff_items) as structured content.

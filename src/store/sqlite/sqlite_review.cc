@@ -10,7 +10,8 @@ namespace pc::sqlite {
 namespace {
 
 constexpr const char* kHeadColumns =
-    "h.scope_id, h.candidate_id, h.family, h.version, h.status, h.result, h.decision_reason, h.created_at,"
+    "h.scope_id, h.candidate_id, h.family, h.version, h.status, h.result, h.decision_reason, "
+    "h.created_at,"
     " h.updated_at, v.proposal, v.evidence, v.target, v.reason, v.actor, v.created_at";
 constexpr const char* kHeadJoin =
     " FROM candidate_heads h JOIN candidate_versions v ON v.scope_id = h.scope_id"
@@ -35,7 +36,8 @@ Result<ArtifactCandidate> ReadHead(const Stmt& s) {
   c.candidate_id = s.Text(1);
   c.family = s.Text(2);
   std::optional<CandidateStatus> status = CandidateStatusFrom(s.Text(4));
-  if (!status) return Internal("candidate " + c.candidate_id + " has an unknown status " + s.Text(4));
+  if (!status)
+    return Internal("candidate " + c.candidate_id + " has an unknown status " + s.Text(4));
   c.status = *status;
   PC_ASSIGN_OR_RETURN(c.result, RefFromRow(s.OptText(5)));
   c.decision_reason = s.OptText(6);
@@ -58,7 +60,8 @@ Result<std::vector<ArtifactCandidate>> ReadHeads(Stmt& s) {
 
 // Experience rows: artifact_id, revision, family, actor, created_at, four fields, evidence.
 constexpr const char* kExperienceSelect =
-    "SELECT e.artifact_id, e.revision, a.family, r.actor, r.created_at, e.situation, e.action, e.outcome,"
+    "SELECT e.artifact_id, e.revision, a.family, r.actor, r.created_at, e.situation, e.action, "
+    "e.outcome,"
     " e.lesson, e.evidence FROM experience_contents e"
     " JOIN revisions r ON r.artifact_id = e.artifact_id AND r.revision = e.revision"
     " JOIN artifacts a ON a.artifact_id = e.artifact_id";
@@ -88,22 +91,28 @@ Result<std::optional<ArtifactCandidate>> SqliteTxn::FindCandidate(const std::str
 Result<std::vector<ArtifactCandidate>> SqliteTxn::ListCandidates(const std::string& scope_id,
                                                                  CandidateStatus status,
                                                                  const std::string& family,
-                                                                 const std::string& after, int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT ") + kHeadColumns + kHeadJoin +
-      " WHERE h.scope_id = ?1 AND h.status = ?2 AND ((?3 = '' AND h.family <> 'memory') OR h.family = ?3) AND h.candidate_id > ?4"
-      " ORDER BY h.candidate_id LIMIT ?5"));
-  s.Bind(1, scope_id).Bind(2, std::string(CandidateStatusName(status))).Bind(3, family).Bind(4, after);
+                                                                 const std::string& after,
+                                                                 int limit) {
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare(std::string("SELECT ") + kHeadColumns + kHeadJoin +
+                                  " WHERE h.scope_id = ?1 AND h.status = ?2 AND ((?3 = '' AND "
+                                  "h.family <> 'memory') OR h.family = ?3) AND h.candidate_id > ?4"
+                                  " ORDER BY h.candidate_id LIMIT ?5"));
+  s.Bind(1, scope_id)
+      .Bind(2, std::string(CandidateStatusName(status)))
+      .Bind(3, family)
+      .Bind(4, after);
   s.Bind(5, int64_t{limit});
   return ReadHeads(s);
 }
 
-Result<std::optional<CandidateVersion>> SqliteTxn::FindCandidateVersion(const std::string& scope_id,
-                                                                        const std::string& candidate_id,
-                                                                        int64_t version) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT proposal, evidence, target, reason, actor, created_at FROM candidate_versions"
-      " WHERE scope_id = ?1 AND candidate_id = ?2 AND version = ?3"));
+Result<std::optional<CandidateVersion>> SqliteTxn::FindCandidateVersion(
+    const std::string& scope_id, const std::string& candidate_id, int64_t version) {
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          "SELECT proposal, evidence, target, reason, actor, created_at FROM candidate_versions"
+          " WHERE scope_id = ?1 AND candidate_id = ?2 AND version = ?3"));
   s.Bind(1, scope_id).Bind(2, candidate_id).Bind(3, version);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<CandidateVersion>();
@@ -112,9 +121,9 @@ Result<std::optional<CandidateVersion>> SqliteTxn::FindCandidateVersion(const st
 }
 
 Result<std::vector<CandidateCount>> SqliteTxn::CountCandidates(const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT family, status, count(*) FROM candidate_heads WHERE scope_id = ?1"
-      " GROUP BY family, status ORDER BY family, status"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT family, status, count(*) FROM candidate_heads WHERE scope_id = ?1"
+                          " GROUP BY family, status ORDER BY family, status"));
   s.Bind(1, scope_id);
   std::vector<CandidateCount> out;
   while (true) {
@@ -127,7 +136,8 @@ Result<std::vector<CandidateCount>> SqliteTxn::CountCandidates(const std::string
   return out;
 }
 
-Result<std::optional<Experience>> SqliteTxn::FindExperience(const std::string& artifact_id, int64_t revision) {
+Result<std::optional<Experience>> SqliteTxn::FindExperience(const std::string& artifact_id,
+                                                            int64_t revision) {
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string(kExperienceSelect) +
                                           " WHERE e.artifact_id = ?1 AND e.revision = ?2"));
   s.Bind(1, artifact_id).Bind(2, revision);
@@ -137,11 +147,13 @@ Result<std::optional<Experience>> SqliteTxn::FindExperience(const std::string& a
   return std::optional<Experience>(std::move(e));
 }
 
-Result<std::vector<Experience>> SqliteTxn::ListExperienceHeads(const std::string& scope_id, int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string(kExperienceSelect) +
-      " WHERE a.scope_id = ?1 AND a.family = ?2 AND a.head_revision > 0 AND e.revision = a.head_revision"
-      " ORDER BY a.created_at DESC, a.artifact_id DESC LIMIT ?3"));
+Result<std::vector<Experience>> SqliteTxn::ListExperienceHeads(const std::string& scope_id,
+                                                               int limit) {
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare(std::string(kExperienceSelect) +
+                                  " WHERE a.scope_id = ?1 AND a.family = ?2 AND a.head_revision > "
+                                  "0 AND e.revision = a.head_revision"
+                                  " ORDER BY a.created_at DESC, a.artifact_id DESC LIMIT ?3"));
   s.Bind(1, scope_id).Bind(2, std::string(kExperienceFamily)).Bind(3, int64_t{limit});
   std::vector<Experience> out;
   while (true) {
@@ -156,20 +168,29 @@ Result<std::vector<Experience>> SqliteTxn::ListExperienceHeads(const std::string
 Status SqliteTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
   const CandidateVersion& v = c.current;
   if (new_version) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO candidate_versions(scope_id, candidate_id, version, proposal, evidence, target, reason,"
-        " actor, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("INSERT INTO candidate_versions(scope_id, candidate_id, version, "
+                            "proposal, evidence, target, reason,"
+                            " actor, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
     s.Bind(1, c.scope_id).Bind(2, c.candidate_id).Bind(3, v.version).Bind(4, ProposalRowOf(v));
-    s.Bind(5, EvidenceToRow(v.evidence)).Bind(6, RefToRow(v.target)).Bind(7, v.reason).Bind(8, v.actor);
+    s.Bind(5, EvidenceToRow(v.evidence))
+        .Bind(6, RefToRow(v.target))
+        .Bind(7, v.reason)
+        .Bind(8, v.actor);
     PC_RETURN_IF_ERROR(s.Bind(9, v.created_at_ms).Run());
   }
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO candidate_heads(scope_id, candidate_id, family, version, status, result, decision_reason,"
-      " created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-      " ON CONFLICT(scope_id, candidate_id) DO UPDATE SET version = excluded.version, status = excluded.status,"
-      " result = excluded.result, decision_reason = excluded.decision_reason, updated_at = excluded.updated_at"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("INSERT INTO candidate_heads(scope_id, candidate_id, family, version, "
+                          "status, result, decision_reason,"
+                          " created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                          " ON CONFLICT(scope_id, candidate_id) DO UPDATE SET version = "
+                          "excluded.version, status = excluded.status,"
+                          " result = excluded.result, decision_reason = excluded.decision_reason, "
+                          "updated_at = excluded.updated_at"));
   s.Bind(1, c.scope_id).Bind(2, c.candidate_id).Bind(3, c.family).Bind(4, v.version);
-  s.Bind(5, std::string(CandidateStatusName(c.status))).Bind(6, RefToRow(c.result)).Bind(7, c.decision_reason);
+  s.Bind(5, std::string(CandidateStatusName(c.status)))
+      .Bind(6, RefToRow(c.result))
+      .Bind(7, c.decision_reason);
   PC_RETURN_IF_ERROR(s.Bind(8, c.created_at_ms).Bind(9, c.updated_at_ms).Run());
   audit_trail().scope_id = c.scope_id;
   audit_trail().candidates.push_back(c.candidate_id + "@" + std::to_string(v.version) + ":" +
@@ -179,22 +200,31 @@ Status SqliteTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
 
 Result<Artifact> SqliteTxn::CreateExperience(const std::string& scope_id) {
   Artifact a{NewId(kExperiencePrefix), scope_id, kExperienceFamily, 0, NowMillis()};
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
-      " VALUES(?1, ?2, ?3, 0, 0, ?4)"));
-  PC_RETURN_IF_ERROR(s.Bind(1, a.artifact_id).Bind(2, scope_id).Bind(3, a.family).Bind(4, a.created_at_ms).Run());
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO artifacts(artifact_id, scope_id, family, "
+                                          "is_default, head_revision, created_at)"
+                                          " VALUES(?1, ?2, ?3, 0, 0, ?4)"));
+  PC_RETURN_IF_ERROR(
+      s.Bind(1, a.artifact_id).Bind(2, scope_id).Bind(3, a.family).Bind(4, a.created_at_ms).Run());
   return a;
 }
 
 Status SqliteTxn::CommitExperience(const Experience& e, const std::string& reason,
                                    const std::vector<std::string>& lineage) {
-  PC_RETURN_IF_ERROR(AppendRevision(e.ref.artifact_id, e.ref.revision, e.actor, reason, lineage, e.created_at_ms));
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO experience_contents(artifact_id, revision, situation, action, outcome, lesson, evidence)"
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
-  s.Bind(1, e.ref.artifact_id).Bind(2, e.ref.revision).Bind(3, e.content.situation).Bind(4, e.content.action);
-  PC_RETURN_IF_ERROR(s.Bind(5, e.content.outcome).Bind(6, e.content.lesson).Bind(7, EvidenceToRow(e.evidence)).Run());
-  audit_trail().artifact = e.ref.family + "/" + e.ref.artifact_id + "@" + std::to_string(e.ref.revision);
+  PC_RETURN_IF_ERROR(
+      AppendRevision(e.ref.artifact_id, e.ref.revision, e.actor, reason, lineage, e.created_at_ms));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO experience_contents(artifact_id, revision, "
+                                          "situation, action, outcome, lesson, evidence)"
+                                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+  s.Bind(1, e.ref.artifact_id)
+      .Bind(2, e.ref.revision)
+      .Bind(3, e.content.situation)
+      .Bind(4, e.content.action);
+  PC_RETURN_IF_ERROR(s.Bind(5, e.content.outcome)
+                         .Bind(6, e.content.lesson)
+                         .Bind(7, EvidenceToRow(e.evidence))
+                         .Run());
+  audit_trail().artifact =
+      e.ref.family + "/" + e.ref.artifact_id + "@" + std::to_string(e.ref.revision);
   return Status::Ok();
 }
 
@@ -202,8 +232,10 @@ Status SqliteTxn::CommitExperience(const Experience& e, const std::string& reaso
 
 namespace pc::sqlite {
 
-Result<std::map<std::string, std::string>> SqliteTxn::ListScopeSettings(const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT name, value FROM scope_settings WHERE scope_id = ?1"));
+Result<std::map<std::string, std::string>> SqliteTxn::ListScopeSettings(
+    const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare("SELECT name, value FROM scope_settings WHERE scope_id = ?1"));
   s.Bind(1, scope_id);
   std::map<std::string, std::string> out;
   while (true) {
@@ -217,13 +249,18 @@ Result<std::map<std::string, std::string>> SqliteTxn::ListScopeSettings(const st
 Status SqliteTxn::PutScopeSetting(const std::string& scope_id, const std::string& name,
                                   const std::optional<std::string>& value) {
   if (!value) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM scope_settings WHERE scope_id = ?1 AND name = ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("DELETE FROM scope_settings WHERE scope_id = ?1 AND name = ?2"));
     PC_RETURN_IF_ERROR(s.Bind(1, scope_id).Bind(2, name).Run());
   } else {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO scope_settings(scope_id, name, value, updated_at) VALUES(?1, ?2, ?3, ?4)"
-        " ON CONFLICT(scope_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"));
-    PC_RETURN_IF_ERROR(s.Bind(1, scope_id).Bind(2, name).Bind(3, *value).Bind(4, NowMillis()).Run());
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare(
+            "INSERT INTO scope_settings(scope_id, name, value, updated_at) VALUES(?1, ?2, ?3, ?4)"
+            " ON CONFLICT(scope_id, name) DO UPDATE SET value = excluded.value, updated_at = "
+            "excluded.updated_at"));
+    PC_RETURN_IF_ERROR(
+        s.Bind(1, scope_id).Bind(2, name).Bind(3, *value).Bind(4, NowMillis()).Run());
   }
   audit_trail().scope_id = scope_id;
   audit_trail().settings.push_back(name + "=" + value.value_or("(default)"));

@@ -1,5 +1,9 @@
 #include "store/sqlite/sqlite_store.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -7,10 +11,6 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/guarded.h"
@@ -27,7 +27,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   std::filesystem::create_directories(options.data_dir, ec);
   if (ec) return Internal("cannot create data directory " + options.data_dir + ": " + ec.message());
   std::unique_ptr<SqliteStore> store(new SqliteStore(options));
-  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES"); replay && std::strcmp(replay, "1") == 0)
+  if (const char* replay = std::getenv("POWERCONTEXT_TEST_REPLAY_WRITES");
+      replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
   store->fail_read_commits_ = options.fail_read_commits;
   store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
@@ -64,7 +65,8 @@ void SqliteStore::CheckpointLoop() {
     if (stopping_) return;
     checkpoint_wanted_ = false;
     lock.unlock();
-    RunGuarded("a checkpoint", [&] { (void)checkpoint_db_->Checkpoint(); });  // retried at the next threshold
+    RunGuarded("a checkpoint",
+               [&] { (void)checkpoint_db_->Checkpoint(); });  // retried at the next threshold
     lock.lock();
   }
 }
@@ -121,7 +123,8 @@ struct SqliteStore::PendingWrite {
 };
 
 Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
-  const std::function<Status(WriteTxn&)> fn = audit_ ? Audited(write) : write;  // its audit row, same transaction
+  const std::function<Status(WriteTxn&)> fn =
+      audit_ ? Audited(write) : write;  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&me);
@@ -143,13 +146,15 @@ Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
     // rolled back.
     if (!RunGuarded("a group commit", [&] { RunGroup(group); })) {
       (void)writer_->Exec("ROLLBACK");
-      for (PendingWrite* w : group) w->status = Internal("the write failed unexpectedly; nothing was kept");
+      for (PendingWrite* w : group)
+        w->status = Internal("the write failed unexpectedly; nothing was kept");
     }
     // One checkpoint per kCheckpointFrames new log pages (the log restarts from its beginning
     // once a checkpoint has caught up): asking after every commit made them run back to back,
     // their fsyncs of the database competing with the commits' own.
     const int frames = writer_->wal_frames();
-    if (frames < next_checkpoint_frames_ - kCheckpointFrames) next_checkpoint_frames_ = kCheckpointFrames;
+    if (frames < next_checkpoint_frames_ - kCheckpointFrames)
+      next_checkpoint_frames_ = kCheckpointFrames;
     if (frames >= kCheckpointFrames * 8) {
       (void)writer_->Checkpoint();
     } else if (frames >= next_checkpoint_frames_) {
@@ -193,8 +198,9 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   if (!begin.ok()) {
     // Another process held the write lock past the busy timeout: nothing ran, a retry may pass.
     for (PendingWrite* w : group)
-      w->status = begin.code() == Code::kUnavailable ? Unavailable("nothing was written: " + begin.message())
-                                                     : Internal("cannot begin a write; nothing was written: " + begin.message());
+      w->status = begin.code() == Code::kUnavailable
+                      ? Unavailable("nothing was written: " + begin.message())
+                      : Internal("cannot begin a write; nothing was written: " + begin.message());
     return true;
   }
   TextRows text;
@@ -205,8 +211,10 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   auto check_stamp = [&](PendingWrite* w) {
     if (!w->status.ok() || !w->tokens_changed || stamp_prepared) return;
     Status prepared = PrepareTokensStamp();
-    if (prepared.ok()) stamp_prepared = true;
-    else w->status = Internal("the token change was not kept: " + prepared.message());
+    if (prepared.ok())
+      stamp_prepared = true;
+    else
+      w->status = Internal("the token change was not kept: " + prepared.message());
   };
   for (PendingWrite* w : group) {
     if (!savepoints) {
@@ -248,16 +256,18 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
     ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
     if (commit.ok())  // the writes this one fsync acknowledges
-      ops::metrics().ObserveCommitGroup(static_cast<size_t>(
-          std::count_if(group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+      ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
+          group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
     // Before any of these writers returns: a revocation is seen by every process's next request.
     // The writes are committed, so they are answered as such whatever happens here: a new token's
     // secret is returned. A revocation is already seen by this process (TokenService drops its
     // cache); other processes on the directory see it once a later token change moves the stamp.
     if (commit.ok() && stamp_prepared)
       if (Status moved = PublishTokensStamp(); !moved.ok())
-        std::cerr << "powercontext: error: a token change is committed, but other processes on this data "
-                     "directory may not see it until the next one: " << moved.message() << std::endl;
+        std::cerr
+            << "powercontext: error: a token change is committed, but other processes on this data "
+               "directory may not see it until the next one: "
+            << moved.message() << std::endl;
   }
   if (stamp_prepared && !commit.ok()) ::unlink(StampTempPath().c_str());
   if (!any_ok || !commit.ok()) {
@@ -282,7 +292,9 @@ std::string SqliteStore::TokensStamp() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "none";
 }
 
-std::string SqliteStore::StampTempPath() const { return stamp_path_ + ".tmp." + std::to_string(::getpid()); }
+std::string SqliteStore::StampTempPath() const {
+  return stamp_path_ + ".tmp." + std::to_string(::getpid());
+}
 
 Status SqliteStore::PrepareTokensStamp() {
   const std::string tmp = StampTempPath();

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <atomic>
-#include <memory>
 #include <condition_variable>
-#include <thread>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "store/store.h"
@@ -22,7 +22,8 @@ class Db;
 
 enum class Durability {
   kFull,    // synchronous=FULL: a commit survives power loss once acknowledged (default)
-  kNormal,  // synchronous=NORMAL: survives a process crash; the last commits may be lost on power loss
+  kNormal,  // synchronous=NORMAL: survives a process crash; the last commits may be lost on power
+            // loss
 };
 
 struct SqliteOptions {
@@ -89,7 +90,7 @@ class SqliteStore final : public Store {
   SqliteOptions options_;
   std::atomic<bool> audit_{true};
   std::string db_path_;
-  std::string stamp_path_;  // data_dir/tokens.stamp
+  std::string stamp_path_;      // data_dir/tokens.stamp
   std::unique_ptr<Db> writer_;  // used by the current leader only
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
@@ -99,7 +100,7 @@ class SqliteStore final : public Store {
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
   std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
-  std::unique_ptr<Db> checkpoint_db_;  // the checkpointer thread's own connection
+  std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, stopping_ = false;

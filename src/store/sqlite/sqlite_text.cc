@@ -14,7 +14,9 @@
 namespace pc::sqlite {
 namespace {
 
-const char* TableOf(TextIndex::Kind kind) { return kind == TextIndex::kMemory ? "memory_fts" : "source_fts"; }
+const char* TableOf(TextIndex::Kind kind) {
+  return kind == TextIndex::kMemory ? "memory_fts" : "source_fts";
+}
 
 // A phrase of a query in FTS5 syntax, double-quoted (quotes doubled inside) and marked with the
 // index's tag, so nothing the user typed is an operator and it matches this index only.
@@ -54,7 +56,8 @@ std::string MatchExpression(const TextQuery& q, int64_t owner, const char* joine
 }
 
 Result<int64_t> SqliteTxn::RowidOf(const char* table, const char* column, const std::string& id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT rowid FROM ") + table + " WHERE " + column + " = ?1"));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT rowid FROM ") + table + " WHERE " +
+                                          column + " = ?1"));
   s.Bind(1, id);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound(std::string("no ") + column + " " + id);
@@ -65,10 +68,12 @@ Result<int64_t> SqliteTxn::RowidOf(const char* table, const char* column, const 
 // source log by scope id.
 Result<TextIndex> SqliteTxn::LoadTextIndex(TextIndex::Kind kind, const std::string& id) {
   const bool memory = kind == TextIndex::kMemory;
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string(
-      "SELECT o.rowid, coalesce(f.docs, 0), coalesce(f.tokens, 0), coalesce(f.retired, 0) FROM ") +
-      (memory ? "artifacts o" : "scopes o") + " LEFT JOIN fts_stats f ON f.kind = ?2 AND f.owner = o.rowid WHERE " +
-      (memory ? "o.artifact_id" : "o.scope_id") + " = ?1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare(std::string("SELECT o.rowid, coalesce(f.docs, 0), coalesce(f.tokens, 0), "
+                                      "coalesce(f.retired, 0) FROM ") +
+                          (memory ? "artifacts o" : "scopes o") +
+                          " LEFT JOIN fts_stats f ON f.kind = ?2 AND f.owner = o.rowid WHERE " +
+                          (memory ? "o.artifact_id" : "o.scope_id") + " = ?1"));
   s.Bind(1, id).Bind(2, int64_t{kind});
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound(std::string(memory ? "no artifact " : "no scope ") + id);
@@ -79,9 +84,10 @@ Status SqliteTxn::ProjectText(int64_t owner, int64_t revision, const ManifestUpd
   int64_t rowid = 0, created = 0;
   std::string text;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT e.rowid, e.created_revision, v.text FROM entries e, entry_versions v"
-        " WHERE e.entry_id = ?1 AND v.entry_version_id = ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare("SELECT e.rowid, e.created_revision, v.text FROM entries e, entry_versions v"
+                    " WHERE e.entry_id = ?1 AND v.entry_version_id = ?2"));
     s.Bind(1, u.entry_id).Bind(2, u.entry_version_id);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
@@ -91,8 +97,8 @@ Status SqliteTxn::ProjectText(int64_t owner, int64_t revision, const ManifestUpd
   }
   if (created != revision)  // the entry had a row before this revision
     PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kRemove, owner, rowid, "", "", ""}));
-  return PutTextRow({TextRows::Row::kMemory, owner, rowid, std::move(text), u.active ? "" : kRetired,
-                     u.entry_version_id});
+  return PutTextRow({TextRows::Row::kMemory, owner, rowid, std::move(text),
+                     u.active ? "" : kRetired, u.entry_version_id});
 }
 
 Status SqliteTxn::PutTextRow(TextRows::Row row) {
@@ -120,7 +126,8 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         int64_t tokens = 0;
         bool retired = false;
         {
-          PC_ASSIGN_OR_RETURN(Stmt q, db_.Prepare("SELECT tokens, state FROM memory_fts WHERE rowid = ?1"));
+          PC_ASSIGN_OR_RETURN(Stmt q,
+                              db_.Prepare("SELECT tokens, state FROM memory_fts WHERE rowid = ?1"));
           PC_ASSIGN_OR_RETURN(bool row, q.Bind(1, r.rowid).Step());
           if (!row) break;
           tokens = q.Int(0);
@@ -136,8 +143,9 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
       }
       case TextRows::Row::kMemory: {
         const int64_t tokens = TextTokenCount(r.text);
-        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-            "INSERT INTO memory_fts(rowid, text, state, entry_version_id, tokens) VALUES(?1, ?2, ?3, ?4, ?5)"));
+        PC_ASSIGN_OR_RETURN(Stmt s,
+                            db_.Prepare("INSERT INTO memory_fts(rowid, text, state, "
+                                        "entry_version_id, tokens) VALUES(?1, ?2, ?3, ?4, ?5)"));
         s.Bind(1, r.rowid).Bind(2, MarkText(r.owner, r.text)).Bind(3, MarkText(r.owner, r.state));
         PC_RETURN_IF_ERROR(s.Bind(4, r.entry_version_id).Bind(5, tokens).Run());
         Delta& d = stats[{TextIndex::kMemory, r.owner}];
@@ -147,7 +155,8 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         break;
       }
       case TextRows::Row::kSource: {
-        PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO source_fts(text, position) VALUES(?1, ?2)"));
+        PC_ASSIGN_OR_RETURN(Stmt s,
+                            db_.Prepare("INSERT INTO source_fts(text, position) VALUES(?1, ?2)"));
         PC_RETURN_IF_ERROR(s.Bind(1, MarkText(r.owner, r.text)).Bind(2, r.rowid).Run());
         Delta& d = stats[{TextIndex::kSources, r.owner}];
         d.docs += 1;
@@ -158,10 +167,12 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
   }
   for (const auto& [key, d] : stats) {
     if (d.docs == 0 && d.tokens == 0 && d.retired == 0) continue;
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO fts_stats(kind, owner, docs, tokens, retired) VALUES(?1, ?2, ?3, ?4, ?5)"
-        " ON CONFLICT(kind, owner) DO UPDATE SET docs = docs + excluded.docs,"
-        " tokens = tokens + excluded.tokens, retired = retired + excluded.retired"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare(
+            "INSERT INTO fts_stats(kind, owner, docs, tokens, retired) VALUES(?1, ?2, ?3, ?4, ?5)"
+            " ON CONFLICT(kind, owner) DO UPDATE SET docs = docs + excluded.docs,"
+            " tokens = tokens + excluded.tokens, retired = retired + excluded.retired"));
     s.Bind(1, int64_t{key.first}).Bind(2, key.second).Bind(3, d.docs).Bind(4, d.tokens);
     PC_RETURN_IF_ERROR(s.Bind(5, d.retired).Run());
   }
@@ -197,17 +208,21 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
   const std::string table = TableOf(index.kind);
   const int64_t cap = std::min<int64_t>(
       kCommonPhraseDocs,
-      std::max<int64_t>(kMinCommonCap, kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+      std::max<int64_t>(kMinCommonCap,
+                        kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
   std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase index
   for (size_t i = 0; i < query.phrases.size(); ++i) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
-    s.Bind(1, "text : (" + MatchExpression(TextQuery{{query.phrases[i]}}, index.owner) + ")").Bind(2, cap + 1);
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table +
+                                            " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
+    s.Bind(1, "text : (" + MatchExpression(TextQuery{{query.phrases[i]}}, index.owner) + ")")
+        .Bind(2, cap + 1);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     int64_t docs = row ? s.Int(0) : 0;
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
-    if (docs > cap) plan.common.phrases.push_back(query.phrases[i]);
-    else counted.emplace_back(docs, i);
+    if (docs > cap)
+      plan.common.phrases.push_back(query.phrases[i]);
+    else
+      counted.emplace_back(docs, i);
   }
   std::stable_sort(counted.begin(), counted.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -226,28 +241,39 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
 // every matching row cost a lookup each.
 Status SqliteTxn::RankText(const TextIndex& index, const TextPlan& plan, bool include_inactive,
                            int limit, std::vector<TextHit>& out) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT t.state = ?6, ") + kVersionColumns + ", f.r FROM"
-      " (SELECT rowid AS id, pc_bm25(memory_fts, ?3, ?4, ?5) AS r FROM memory_fts"
-      "  WHERE memory_fts MATCH ?1 ORDER BY r LIMIT ?2) f"
-      " JOIN memory_fts t ON t.rowid = f.id"
-      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          std::string("SELECT t.state = ?6, ") + kVersionColumns +
+          ", f.r FROM"
+          " (SELECT rowid AS id, pc_bm25(memory_fts, ?3, ?4, ?5) AS r FROM memory_fts"
+          "  WHERE memory_fts MATCH ?1 ORDER BY r LIMIT ?2) f"
+          " JOIN memory_fts t ON t.rowid = f.id"
+          " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
   s.Bind(1, MatchOf(MatchExpression(plan.rare, index.owner), include_inactive, index.owner));
-  s.Bind(2, int64_t{limit}).Bind(3, plan.rare_docs).Bind(4, index.docs).Bind(5, index.tokens + index.retired);
+  s.Bind(2, int64_t{limit})
+      .Bind(3, plan.rare_docs)
+      .Bind(4, index.docs)
+      .Bind(5, index.tokens + index.retired);
   s.Bind(6, MarkText(index.owner, ""));
   return ReadTextHits(s, out);
 }
 
 Status SqliteTxn::RankRecentText(const TextIndex& index, const std::string& phrases,
                                  bool include_inactive, int limit, std::vector<TextHit>& out) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT t.state = ?6, ") + kVersionColumns + ", f.r FROM"
-      " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(memory_fts, ?4, ?5) AS r FROM memory_fts"
-      "  WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
-      "  ORDER BY r LIMIT ?2) f"
-      " JOIN memory_fts t ON t.rowid = f.id"
-      " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
-  s.Bind(1, MatchOf(phrases, include_inactive, index.owner)).Bind(2, int64_t{limit}).Bind(3, kRecentCandidates);
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          std::string("SELECT t.state = ?6, ") + kVersionColumns +
+          ", f.r FROM"
+          " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(memory_fts, ?4, ?5) AS r FROM memory_fts"
+          "  WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
+          "  ORDER BY r LIMIT ?2) f"
+          " JOIN memory_fts t ON t.rowid = f.id"
+          " JOIN entry_versions v ON v.entry_version_id = t.entry_version_id ORDER BY f.r"));
+  s.Bind(1, MatchOf(phrases, include_inactive, index.owner))
+      .Bind(2, int64_t{limit})
+      .Bind(3, kRecentCandidates);
   s.Bind(4, index.docs).Bind(5, index.tokens).Bind(6, MarkText(index.owner, ""));
   std::vector<TextHit> hits;
   PC_RETURN_IF_ERROR(ReadTextHits(s, hits));
@@ -269,8 +295,8 @@ Status SqliteTxn::ReadTextHits(Stmt& s, std::vector<TextHit>& out) {
 }
 
 Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& artifact_id,
-                                                           const TextQuery& query,
-                                                           bool include_inactive, int limit) {
+                                                            const TextQuery& query,
+                                                            bool include_inactive, int limit) {
   std::vector<TextHit> out;
   if (query.empty()) return out;
   PC_RETURN_IF_ERROR(FlushDeferredText());
@@ -282,9 +308,11 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
     PC_RETURN_IF_ERROR(RankText(index, plan, include_inactive, limit, out));
   } else if (!plan.common.empty()) {
     if (AllPhrasesAffordable(index.docs, plan.common.phrases.size()))
-      PC_RETURN_IF_ERROR(RankRecentText(index, MatchExpression(plan.common, owner, " AND "), include_inactive, limit, out));
+      PC_RETURN_IF_ERROR(RankRecentText(index, MatchExpression(plan.common, owner, " AND "),
+                                        include_inactive, limit, out));
     if (static_cast<int>(out.size()) < limit && plan.common.phrases.size() > 1)
-      PC_RETURN_IF_ERROR(RankRecentText(index, MatchExpression(plan.common, owner), include_inactive, limit, out));
+      PC_RETURN_IF_ERROR(
+          RankRecentText(index, MatchExpression(plan.common, owner), include_inactive, limit, out));
   }
   return out;
 }
@@ -293,7 +321,8 @@ Result<std::vector<ReadTxn::TextHit>> SqliteTxn::SearchText(const std::string& a
 // at its start, while reading one backwards from its end (for the newest) cost ~0.1 ms per term at
 // 100,000 entries, and from a rowid more. The memory's newest writes come from revision_changes.
 Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::string& artifact_id,
-                                                                  const TextQuery& terms, int per_term, int limit,
+                                                                  const TextQuery& terms,
+                                                                  int per_term, int limit,
                                                                   int recent) {
   std::vector<ManifestItem> out;
   if (per_term <= 0 || limit < 0 || recent < 0) return out;
@@ -303,8 +332,10 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
   SharedTerms shared(index.docs);
   std::vector<int64_t> rows;
   for (const std::string& term : terms.phrases) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2"));
-    s.Bind(1, MatchOf(MatchExpression(TextQuery{{term}}, index.owner), false, index.owner)).Bind(2, int64_t{per_term} + 1);
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2"));
+    s.Bind(1, MatchOf(MatchExpression(TextQuery{{term}}, index.owner), false, index.owner))
+        .Bind(2, int64_t{per_term} + 1);
     rows.clear();
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -317,9 +348,11 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
   }
   std::vector<int64_t> best = shared.Best(static_cast<size_t>(limit));
   if (recent > 0) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT e.rowid FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
-        " WHERE c.artifact_id = ?1 ORDER BY c.revision DESC, c.seq DESC LIMIT ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare(
+            "SELECT e.rowid FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
+            " WHERE c.artifact_id = ?1 ORDER BY c.revision DESC, c.seq DESC LIMIT ?2"));
     s.Bind(1, artifact_id).Bind(2, int64_t{recent});
     while (true) {
       PC_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -328,9 +361,10 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
     }
   }
   for (int64_t rowid : best) {
-    PC_ASSIGN_OR_RETURN(Stmt row, db_.Prepare(std::string("SELECT t.state = ?2, ") + kVersionColumns +
-                                              " FROM memory_fts t JOIN entry_versions v"
-                                              " ON v.entry_version_id = t.entry_version_id WHERE t.rowid = ?1"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt row, db_.Prepare(std::string("SELECT t.state = ?2, ") + kVersionColumns +
+                              " FROM memory_fts t JOIN entry_versions v"
+                              " ON v.entry_version_id = t.entry_version_id WHERE t.rowid = ?1"));
     row.Bind(1, rowid).Bind(2, MarkText(index.owner, ""));
     PC_ASSIGN_OR_RETURN(bool found, row.Step());
     if (!found) continue;  // a recent change of an entry no longer indexed
@@ -340,7 +374,8 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
 }
 
 Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::string& scope_id,
-                                                                 const TextQuery& query, int limit) {
+                                                                 const TextQuery& query,
+                                                                 int limit) {
   std::vector<SourceHit> out;
   if (query.empty()) return out;
   PC_RETURN_IF_ERROR(FlushDeferredText());
@@ -361,18 +396,23 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
       if (!row) return Status::Ok();
       bool seen = false;
       for (const auto& r : ranked) seen = seen || r.first == s.Int(0);
-      if (!seen && static_cast<int>(ranked.size()) < limit) ranked.push_back({s.Int(0), -s.Double(1)});
+      if (!seen && static_cast<int>(ranked.size()) < limit)
+        ranked.push_back({s.Int(0), -s.Double(1)});
     }
   };
   // The same plan as memory search (SearchText): rarer phrases by pc_bm25; if every phrase is
   // common, the newest records with all of them, then any, by pc_tf_rank. Positions are read for
   // the ranked rows only.
   const std::string by_rank =
-      "SELECT s.position, f.r FROM (SELECT rowid AS id, pc_bm25(source_fts, ?3, ?4, ?5) AS r FROM source_fts"
-      " WHERE source_fts MATCH ?1 ORDER BY r LIMIT ?2) f JOIN source_fts s ON s.rowid = f.id ORDER BY f.r";
+      "SELECT s.position, f.r FROM (SELECT rowid AS id, pc_bm25(source_fts, ?3, ?4, ?5) AS r FROM "
+      "source_fts"
+      " WHERE source_fts MATCH ?1 ORDER BY r LIMIT ?2) f JOIN source_fts s ON s.rowid = f.id ORDER "
+      "BY f.r";
   const std::string recent =
-      "SELECT s.position, f.r FROM (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(source_fts, ?4, ?5) AS r"
-      " FROM source_fts WHERE source_fts MATCH ?1 ORDER BY rowid DESC LIMIT " + std::to_string(kRecentCandidates) +
+      "SELECT s.position, f.r FROM (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(source_fts, ?4, "
+      "?5) AS r"
+      " FROM source_fts WHERE source_fts MATCH ?1 ORDER BY rowid DESC LIMIT " +
+      std::to_string(kRecentCandidates) +
       ") ORDER BY r LIMIT ?2) f JOIN source_fts s ON s.rowid = f.id ORDER BY f.r";
   if (!plan.rare.empty()) {
     PC_RETURN_IF_ERROR(run(by_rank, plan.rare, " OR ", &plan.rare_docs));
@@ -384,7 +424,8 @@ Result<std::vector<ReadTxn::SourceHit>> SqliteTxn::SearchSources(const std::stri
   }
   for (const auto& [position, score] : ranked) {
     PC_ASSIGN_OR_RETURN(auto one, ListSources(scope_id, position - 1, 1));
-    if (one.empty() || one[0].position != position) return Internal("source index names a missing source");
+    if (one.empty() || one[0].position != position)
+      return Internal("source index names a missing source");
     out.push_back(SourceHit{std::move(one[0]), score});
   }
   return out;

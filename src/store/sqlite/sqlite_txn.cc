@@ -25,10 +25,14 @@ const std::string kManifestAtHead = std::string("SELECT m.active, ") + kVersionC
 
 Result<std::optional<Scope>> SqliteTxn::FindScopeWhere(const std::string& column,
                                                        const std::string& value) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
-      " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = 1"
-      " WHERE s." + column + " = ?1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+          " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = "
+          "1"
+          " WHERE s." +
+          column + " = ?1"));
   s.Bind(1, value);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<Scope>();
@@ -44,10 +48,13 @@ Result<std::optional<Scope>> SqliteTxn::FindScopeByKey(const std::string& key) {
 }
 
 Result<std::vector<Scope>> SqliteTxn::ListScopes(const std::string& after, int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
-      " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = 1"
-      " WHERE s.scope_id > ?1 ORDER BY s.scope_id LIMIT ?2"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+          " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = "
+          "1"
+          " WHERE s.scope_id > ?1 ORDER BY s.scope_id LIMIT ?2"));
   s.Bind(1, after).Bind(2, int64_t{limit});
   std::vector<Scope> out;
   while (true) {
@@ -59,9 +66,10 @@ Result<std::vector<Scope>> SqliteTxn::ListScopes(const std::string& after, int l
 }
 
 Result<std::optional<Artifact>> SqliteTxn::FindArtifact(const std::string& artifact_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
-      " WHERE artifact_id = ?1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare("SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                  " WHERE artifact_id = ?1"));
   s.Bind(1, artifact_id);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<Artifact>();
@@ -100,7 +108,7 @@ Result<std::optional<ManifestItem>> SqliteTxn::FindManifestItem(const std::strin
   // The interval with the greatest start at or before `revision` is the only candidate: one
   // index probe, however many versions the entry has.
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(kManifestAt + " AND m.entry_id = ?3"
-                                          " ORDER BY m.from_revision DESC LIMIT 1"));
+                                                        " ORDER BY m.from_revision DESC LIMIT 1"));
   s.Bind(1, artifact_id).Bind(2, revision).Bind(3, entry_id);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<ManifestItem>();
@@ -109,14 +117,16 @@ Result<std::optional<ManifestItem>> SqliteTxn::FindManifestItem(const std::strin
 
 Result<std::optional<ManifestItem>> SqliteTxn::FindActiveByHash(const std::string& artifact_id,
                                                                 const std::string& content_hash) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      std::string("SELECT m.active, ") + kVersionColumns +
-      // CROSS JOIN fixes the order: find the (few) versions with this hash first, then their head
-      // line; the other order scans the whole manifest.
-      " FROM entry_versions v CROSS JOIN manifest m"
-      " ON m.artifact_id = ?1 AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
-      " WHERE v.content_hash = ?2 AND m.entry_version_id = v.entry_version_id AND m.active = 1"
-      " LIMIT 1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          std::string("SELECT m.active, ") + kVersionColumns +
+          // CROSS JOIN fixes the order: find the (few) versions with this hash first, then their
+          // head line; the other order scans the whole manifest.
+          " FROM entry_versions v CROSS JOIN manifest m"
+          " ON m.artifact_id = ?1 AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
+          " WHERE v.content_hash = ?2 AND m.entry_version_id = v.entry_version_id AND m.active = 1"
+          " LIMIT 1"));
   s.Bind(1, artifact_id).Bind(2, content_hash);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<ManifestItem>();
@@ -124,16 +134,19 @@ Result<std::optional<ManifestItem>> SqliteTxn::FindActiveByHash(const std::strin
 }
 
 Status SqliteTxn::LoadChanges(RevisionInfo& info) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
-      " WHERE artifact_id = ?1 AND revision = ?2 ORDER BY seq"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare("SELECT op, entry_id, from_version_id, to_version_id FROM revision_changes"
+                  " WHERE artifact_id = ?1 AND revision = ?2 ORDER BY seq"));
   s.Bind(1, info.memory.artifact_id).Bind(2, info.memory.revision);
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     std::optional<ChangeOp> op = ParseChangeOp(s.Text(0));
     // A change the store cannot name is corruption: an error, never read as an add.
-    if (!op) return Internal("revision " + std::to_string(info.memory.revision) + " names an unknown change: " + s.Text(0));
+    if (!op)
+      return Internal("revision " + std::to_string(info.memory.revision) +
+                      " names an unknown change: " + s.Text(0));
     info.changes.push_back(Change{*op, s.Text(1), s.OptText(2), s.Text(3)});
   }
   return Status::Ok();
@@ -141,11 +154,11 @@ Status SqliteTxn::LoadChanges(RevisionInfo& info) {
 
 Result<std::vector<RevisionInfo>> SqliteTxn::ListRevisions(const std::string& artifact_id,
                                                            int64_t before, int limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT r.revision, r.actor, r.reason, r.lineage, r.created_at, a.family"
-      " FROM revisions r JOIN artifacts a ON a.artifact_id = r.artifact_id"
-      " WHERE r.artifact_id = ?1 AND (?2 = 0 OR r.revision < ?2)"
-      " ORDER BY r.revision DESC LIMIT ?3"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT r.revision, r.actor, r.reason, r.lineage, r.created_at, a.family"
+                          " FROM revisions r JOIN artifacts a ON a.artifact_id = r.artifact_id"
+                          " WHERE r.artifact_id = ?1 AND (?2 = 0 OR r.revision < ?2)"
+                          " ORDER BY r.revision DESC LIMIT ?3"));
   s.Bind(1, artifact_id).Bind(2, before).Bind(3, int64_t{limit});
   std::vector<RevisionInfo> out;
   while (true) {
@@ -205,13 +218,13 @@ Result<std::optional<std::string>> SqliteTxn::FindEntryArtifact(const std::strin
 Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
   Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO scopes(scope_id, key, created_at) VALUES(?1, ?2, ?3)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("INSERT INTO scopes(scope_id, key, created_at) VALUES(?1, ?2, ?3)"));
     PC_RETURN_IF_ERROR(s.Bind(1, scope.scope_id).Bind(2, key).Bind(3, scope.created_at_ms).Run());
   }
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, created_at)"
-      " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO artifacts(artifact_id, scope_id, family, "
+                                          "is_default, head_revision, created_at)"
+                                          " VALUES(?1, ?2, ?3, 1, 0, ?4)"));
   s.Bind(1, scope.memory_artifact_id).Bind(2, scope.scope_id).Bind(3, std::string(kMemoryFamily));
   PC_RETURN_IF_ERROR(s.Bind(4, scope.created_at_ms).Run());
   audit_trail().created_scope = true;
@@ -223,16 +236,21 @@ Status SqliteTxn::AppendRevision(const std::string& artifact, int64_t r, const s
                                  const std::string& reason, const std::vector<std::string>& lineage,
                                  int64_t created_at_ms) {
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "UPDATE artifacts SET head_revision = ?2 WHERE artifact_id = ?1 AND head_revision = ?3"
-        " RETURNING head_revision"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare(
+            "UPDATE artifacts SET head_revision = ?2 WHERE artifact_id = ?1 AND head_revision = ?3"
+            " RETURNING head_revision"));
     s.Bind(1, artifact).Bind(2, r).Bind(3, r - 1);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) + " is taken");
+    if (!row)
+      return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) +
+                      " is taken");
   }
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare("INSERT INTO revisions(artifact_id, revision, actor, reason, lineage, created_at)"
+                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   s.Bind(1, artifact).Bind(2, r).Bind(3, actor).Bind(4, reason);
   return s.Bind(5, JoinLines(lineage)).Bind(6, created_at_ms).Run();
 }
@@ -244,14 +262,18 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
                                     rev.info.created_at_ms));
   for (const EntryVersion& v : rev.new_versions) {
     if (v.version == 1) {
-      PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-          "INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES(?1, ?2, ?3)"));
+      PC_ASSIGN_OR_RETURN(
+          Stmt s,
+          db_.Prepare(
+              "INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES(?1, ?2, ?3)"));
       PC_RETURN_IF_ERROR(s.Bind(1, v.entry_id).Bind(2, artifact).Bind(3, r).Run());
     }
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
-        " text, content_hash, source_refs, created_by_revision, reason, created_at)"
-        " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare("INSERT INTO entry_versions(entry_version_id, entry_id, version, "
+                    "previous_version_id, kind,"
+                    " text, content_hash, source_refs, created_by_revision, reason, created_at)"
+                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
     s.Bind(1, v.entry_version_id).Bind(2, v.entry_id).Bind(3, v.version);
     s.Bind(4, v.previous_version_id).Bind(5, v.kind).Bind(6, v.text).Bind(7, v.content_hash);
     s.Bind(8, JoinLines(v.source_refs)).Bind(9, r).Bind(10, v.reason).Bind(11, v.created_at_ms);
@@ -260,22 +282,25 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
   PC_ASSIGN_OR_RETURN(const int64_t text_owner, RowidOf("artifacts", "artifact_id", artifact));
   int64_t seq = 0;
   for (const Change& c : rev.info.changes) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id,"
-        " to_version_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO revision_changes(artifact_id, revision, "
+                                            "seq, op, entry_id, from_version_id,"
+                                            " to_version_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
     s.Bind(1, artifact).Bind(2, r).Bind(3, ++seq).Bind(4, std::string(ChangeOpName(c.op)));
-    PC_RETURN_IF_ERROR(s.Bind(5, c.entry_id).Bind(6, c.from_version_id).Bind(7, c.to_version_id).Run());
+    PC_RETURN_IF_ERROR(
+        s.Bind(5, c.entry_id).Bind(6, c.from_version_id).Bind(7, c.to_version_id).Run());
   }
   for (const ManifestUpdate& u : rev.manifest) {
     {
-      PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-          "UPDATE manifest SET to_revision = ?3"
-          " WHERE artifact_id = ?1 AND entry_id = ?2 AND to_revision IS NULL"));
+      PC_ASSIGN_OR_RETURN(
+          Stmt s, db_.Prepare("UPDATE manifest SET to_revision = ?3"
+                              " WHERE artifact_id = ?1 AND entry_id = ?2 AND to_revision IS NULL"));
       PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, u.entry_id).Bind(3, r).Run());
     }
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
-        " to_revision) VALUES(?1, ?2, ?3, ?4, ?5, NULL)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare(
+            "INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
+            " to_revision) VALUES(?1, ?2, ?3, ?4, ?5, NULL)"));
     s.Bind(1, artifact).Bind(2, u.entry_id).Bind(3, u.entry_version_id);
     PC_RETURN_IF_ERROR(s.Bind(4, int64_t{u.active ? 1 : 0}).Bind(5, r).Run());
     PC_RETURN_IF_ERROR(ProjectText(text_owner, r, u));

@@ -51,7 +51,8 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<Artifact>> FindArtifact(const std::string& artifact_id) override;
   Result<std::optional<Artifact>> FindDefaultArtifact(const std::string& scope_id,
                                                       const std::string& family) override;
-  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id, int64_t revision) override;
+  Result<std::optional<Handoff>> FindHandoff(const std::string& artifact_id,
+                                             int64_t revision) override;
   Result<std::vector<Handoff>> ListHandoffs(const std::string& artifact_id, int64_t before,
                                             int limit) override;
   Result<Artifact> CreateArtifact(const std::string& scope_id, const std::string& family) override;
@@ -78,8 +79,9 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
-  Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id, const TextQuery& terms,
-                                                         int per_term, int limit, int recent) override;
+  Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,
+                                                         const TextQuery& terms, int per_term,
+                                                         int limit, int recent) override;
 
   Result<VectorState> GetVectorState(const std::string& artifact_id) override;
   Status ScanVectors(const std::string& artifact_id, const std::string& profile,
@@ -110,17 +112,23 @@ class SqliteTxn final : public WriteTxn {
   Result<Source> AppendSource(Source source) override;
   Status SetCursor(const std::string& scope_id, const std::string& artifact_id,
                    const std::string& consumer, int64_t position) override;
-  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(const std::string& scope_id) override;
-  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(const std::string& artifact_id) override;
+  Result<std::vector<Inventory::Count>> CountArtifactsByFamily(
+      const std::string& scope_id) override;
+  Result<std::vector<Inventory::Count>> CountHeadEntriesByKind(
+      const std::string& artifact_id) override;
   Result<std::vector<UsageRow>> ListModelUsage(const std::string& scope_id, const std::string& from,
                                                const std::string& to) override;
-  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id, const std::string& estimator_id,
-                                            const std::string& estimator_version, const std::string& from,
+  Result<std::vector<RecallRow>> ListRecall(const std::string& scope_id,
+                                            const std::string& estimator_id,
+                                            const std::string& estimator_version,
+                                            const std::string& from,
                                             const std::string& to) override;
-  Status AddModelUsage(const std::string& scope_id, const std::string& date, const std::string& purpose,
-                       const std::string& operation, const ModelUsage& usage) override;
-  Status AddRecall(const std::string& scope_id, const std::string& date, const std::string& estimator_id,
-                   const std::string& estimator_version, const RecallMeasurement& value) override;
+  Status AddModelUsage(const std::string& scope_id, const std::string& date,
+                       const std::string& purpose, const std::string& operation,
+                       const ModelUsage& usage) override;
+  Status AddRecall(const std::string& scope_id, const std::string& date,
+                   const std::string& estimator_id, const std::string& estimator_version,
+                   const RecallMeasurement& value) override;
   // Tokens and the audit log (sqlite_security.cc).
   Result<std::optional<ApiToken>> FindTokenByHash(const std::string& secret_hash) override;
   Result<std::vector<ApiToken>> ListTokens() override;
@@ -132,31 +140,40 @@ class SqliteTxn final : public WriteTxn {
   // Review (sqlite_review.cc).
   Result<std::optional<ArtifactCandidate>> FindCandidate(const std::string& scope_id,
                                                          const std::string& candidate_id) override;
-  Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id, CandidateStatus status,
-                                                        const std::string& family, const std::string& after,
+  Result<std::vector<ArtifactCandidate>> ListCandidates(const std::string& scope_id,
+                                                        CandidateStatus status,
+                                                        const std::string& family,
+                                                        const std::string& after,
                                                         int limit) override;
   Result<std::optional<CandidateVersion>> FindCandidateVersion(const std::string& scope_id,
                                                                const std::string& candidate_id,
                                                                int64_t version) override;
   Result<std::vector<CandidateCount>> CountCandidates(const std::string& scope_id) override;
-  Result<std::optional<Experience>> FindExperience(const std::string& artifact_id, int64_t revision) override;
-  Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id, int limit) override;
+  Result<std::optional<Experience>> FindExperience(const std::string& artifact_id,
+                                                   int64_t revision) override;
+  Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id,
+                                                      int limit) override;
   Status SaveCandidate(const ArtifactCandidate& c, bool new_version) override;
   Result<Artifact> CreateExperience(const std::string& scope_id) override;
-  Result<std::map<std::string, std::string>> ListScopeSettings(const std::string& scope_id) override;
+  Result<std::map<std::string, std::string>> ListScopeSettings(
+      const std::string& scope_id) override;
   Status PutScopeSetting(const std::string& scope_id, const std::string& name,
                          const std::optional<std::string>& value) override;
   Status CommitExperience(const Experience& e, const std::string& reason,
                           const std::vector<std::string>& lineage) override;
-  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id, int64_t revision) override;
-  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after, int64_t revision) override;
+  Result<std::vector<GraphEdge>> ListGraphEdges(const std::string& artifact_id,
+                                                int64_t revision) override;
+  Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after,
+                                      int64_t revision) override;
   Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) override;
-  Status PutLastFlush(const std::string& scope_id, int64_t at_ms, const std::string& record) override;
+  Status PutLastFlush(const std::string& scope_id, int64_t at_ms,
+                      const std::string& record) override;
 
  private:
   Status PutGraphEdges(const NewRevision& rev);
   // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
-  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after, int64_t revision);
+  Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after,
+                                                   int64_t revision);
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   Result<bool> IsHead(const std::string& artifact_id, int64_t revision);
@@ -177,12 +194,12 @@ class SqliteTxn final : public WriteTxn {
   Result<TextPlan> PlanText(const TextIndex& index, const TextQuery& query);
   // Appends the best `limit` rows of the memory's index matching the plan's rare phrases, by
   // pc_bm25 (with the index's statistics).
-  Status RankText(const TextIndex& index, const TextPlan& plan, bool include_inactive,
-                  int limit, std::vector<TextHit>& out);
+  Status RankText(const TextIndex& index, const TextPlan& plan, bool include_inactive, int limit,
+                  std::vector<TextHit>& out);
   // Appends (up to `limit` in all, no entry twice) the best of the newest matching rows, by
   // pc_tf_rank.
-  Status RankRecentText(const TextIndex& index, const std::string& phrases,
-                        bool include_inactive, int limit, std::vector<TextHit>& out);
+  Status RankRecentText(const TextIndex& index, const std::string& phrases, bool include_inactive,
+                        int limit, std::vector<TextHit>& out);
   Status ReadTextHits(Stmt& s, std::vector<TextHit>& out);
   // The rowid of the row of `table` whose `column` is `id` (NotFound otherwise): an index owner.
   Result<int64_t> RowidOf(const char* table, const char* column, const std::string& id);

@@ -14,8 +14,8 @@ struct ArtifactVectors {
 };
 
 Result<ArtifactVectors> LoadArtifactVectors(Db& db, const std::string& artifact_id) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-      "SELECT coalesce(vector_profile, ''), vector_missing FROM artifacts WHERE artifact_id = ?1"));
+  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare("SELECT coalesce(vector_profile, ''), vector_missing FROM "
+                                         "artifacts WHERE artifact_id = ?1"));
   s.Bind(1, artifact_id);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound("no artifact " + artifact_id);
@@ -29,8 +29,10 @@ const std::string kRowOfVersion =
 
 Status AddMissing(Db& db, const std::string& artifact_id, int64_t delta) {
   if (delta == 0) return Status::Ok();
-  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(
-      "UPDATE artifacts SET vector_missing = vector_missing + ?2 WHERE artifact_id = ?1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db.Prepare(
+          "UPDATE artifacts SET vector_missing = vector_missing + ?2 WHERE artifact_id = ?1"));
   return s.Bind(1, artifact_id).Bind(2, delta).Run();
 }
 
@@ -42,8 +44,8 @@ Status SqliteTxn::ProjectVectors(const NewRevision& rev) {
   // A memory with nothing missing adopts the profile of the vectors it is given (the first
   // commit, or the first after a provider was configured for an empty memory).
   if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "UPDATE artifacts SET vector_profile = ?2 WHERE artifact_id = ?1"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("UPDATE artifacts SET vector_profile = ?2 WHERE artifact_id = ?1"));
     PC_RETURN_IF_ERROR(s.Bind(1, artifact).Bind(2, rev.vector_profile).Run());
     state.profile = rev.vector_profile;
   }
@@ -64,9 +66,11 @@ Result<int64_t> SqliteTxn::ProjectVector(const std::string& artifact_id,
   int64_t old_missing = 0;
   std::string old_version;
   {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
-        " FROM entry_vectors WHERE entry_rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare("SELECT active, vector IS NOT NULL, coalesce(profile, ''), entry_version_id"
+                    " FROM entry_vectors WHERE entry_rowid = (SELECT rowid FROM entries WHERE "
+                    "entry_id = ?1)"));
     s.Bind(1, u.entry_id);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row) {
@@ -74,9 +78,10 @@ Result<int64_t> SqliteTxn::ProjectVector(const std::string& artifact_id,
       old_version = s.Text(3);
       if (old_version == u.entry_version_id) {  // retire: same version, only the flag changes
         int64_t now_missing = missing(u.active, s.Int(1) != 0, s.Text(2));
-        PC_ASSIGN_OR_RETURN(Stmt up, db_.Prepare(
-            "UPDATE entry_vectors SET active = ?2"
-            " WHERE entry_rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+        PC_ASSIGN_OR_RETURN(
+            Stmt up,
+            db_.Prepare("UPDATE entry_vectors SET active = ?2"
+                        " WHERE entry_rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
         PC_RETURN_IF_ERROR(up.Bind(1, u.entry_id).Bind(2, int64_t{u.active ? 1 : 0}).Run());
         return now_missing - old_missing;
       }
@@ -84,9 +89,10 @@ Result<int64_t> SqliteTxn::ProjectVector(const std::string& artifact_id,
   }
   auto vec = rev.vectors.find(u.entry_version_id);
   bool has = vec != rev.vectors.end();
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "INSERT OR REPLACE INTO entry_vectors(entry_rowid, artifact_id, entry_id, entry_version_id,"
-      " active, profile, vector) SELECT rowid, ?2, ?1, ?3, ?4, ?5, ?6 FROM entries WHERE entry_id = ?1"));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT OR REPLACE INTO entry_vectors(entry_rowid, "
+                                          "artifact_id, entry_id, entry_version_id,"
+                                          " active, profile, vector) SELECT rowid, ?2, ?1, ?3, ?4, "
+                                          "?5, ?6 FROM entries WHERE entry_id = ?1"));
   s.Bind(1, u.entry_id).Bind(2, artifact_id).Bind(3, u.entry_version_id);
   s.Bind(4, int64_t{u.active ? 1 : 0});
   if (has) {
@@ -106,15 +112,17 @@ Result<ReadTxn::VectorState> SqliteTxn::GetVectorState(const std::string& artifa
 
 Status SqliteTxn::ScanVectors(const std::string& artifact_id, const std::string& profile,
                               bool include_inactive, const VectorVisitor& visit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
-      " WHERE artifact_id = ?1 AND profile = ?2 AND vector IS NOT NULL AND (?3 OR active = 1)"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT entry_id, entry_version_id, active, vector FROM entry_vectors"
+                          " WHERE artifact_id = ?1 AND profile = ?2 AND vector IS NOT NULL AND (?3 "
+                          "OR active = 1)"));
   s.Bind(1, artifact_id).Bind(2, profile).Bind(3, int64_t{include_inactive ? 1 : 0});
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
     auto [data, bytes] = s.Blob(3);
-    visit(s.Text(0), s.Text(1), s.Int(2) != 0, static_cast<const float*>(data), bytes / sizeof(float));
+    visit(s.Text(0), s.Text(1), s.Int(2) != 0, static_cast<const float*>(data),
+          bytes / sizeof(float));
   }
   return Status::Ok();
 }
@@ -123,9 +131,11 @@ Status SqliteTxn::VisitVectorRows(const std::string& profile,
                                   const std::vector<std::string>& entry_ids,
                                   const VectorVisitor& visit) {
   for (const std::string& entry_id : entry_ids) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-        "SELECT entry_version_id, active, profile IS ?2 AND vector IS NOT NULL, vector"
-        " FROM entry_vectors WHERE entry_rowid = (SELECT rowid FROM entries WHERE entry_id = ?1)"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt s,
+        db_.Prepare("SELECT entry_version_id, active, profile IS ?2 AND vector IS NOT NULL, vector"
+                    " FROM entry_vectors WHERE entry_rowid = (SELECT rowid FROM entries WHERE "
+                    "entry_id = ?1)"));
     s.Bind(1, entry_id).Bind(2, profile);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row || s.Int(2) == 0) {
@@ -133,16 +143,18 @@ Status SqliteTxn::VisitVectorRows(const std::string& profile,
       continue;
     }
     auto [data, bytes] = s.Blob(3);
-    visit(entry_id, s.Text(0), s.Int(1) != 0, static_cast<const float*>(data), bytes / sizeof(float));
+    visit(entry_id, s.Text(0), s.Int(1) != 0, static_cast<const float*>(data),
+          bytes / sizeof(float));
   }
   return Status::Ok();
 }
 
 Result<std::vector<std::string>> SqliteTxn::ChangedEntries(const std::string& artifact_id,
-                                                           int64_t after, int64_t upto, int64_t limit) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT DISTINCT entry_id FROM revision_changes"
-      " WHERE artifact_id = ?1 AND revision > ?2 AND revision <= ?3 LIMIT ?4"));
+                                                           int64_t after, int64_t upto,
+                                                           int64_t limit) {
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT DISTINCT entry_id FROM revision_changes"
+                          " WHERE artifact_id = ?1 AND revision > ?2 AND revision <= ?3 LIMIT ?4"));
   s.Bind(1, artifact_id).Bind(2, after).Bind(3, upto).Bind(4, limit);
   std::vector<std::string> out;
   while (true) {
@@ -154,11 +166,12 @@ Result<std::vector<std::string>> SqliteTxn::ChangedEntries(const std::string& ar
 }
 
 Status SqliteTxn::SetVectorProfile(const std::string& artifact_id, const std::string& profile) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "UPDATE artifacts SET vector_profile = ?2, vector_missing ="
-      " (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = ?1 AND v.active = 1"
-      "  AND (v.vector IS NULL OR v.profile IS NOT ?2))"
-      " WHERE artifact_id = ?1"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare("UPDATE artifacts SET vector_profile = ?2, vector_missing ="
+                  " (SELECT count(*) FROM entry_vectors v WHERE v.artifact_id = ?1 AND v.active = 1"
+                  "  AND (v.vector IS NULL OR v.profile IS NOT ?2))"
+                  " WHERE artifact_id = ?1"));
   return s.Bind(1, artifact_id).Bind(2, profile).Run();
 }
 
@@ -166,9 +179,11 @@ Result<std::vector<EntryVersion>> SqliteTxn::VectorBacklog(const std::string& ar
                                                            const std::string& after_entry_id,
                                                            int limit) {
   PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(db_, artifact_id));
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(
-      "SELECT entry_version_id FROM entry_vectors WHERE artifact_id = ?1 AND entry_id > ?2"
-      " AND (vector IS NULL OR profile IS NOT ?3) ORDER BY entry_id LIMIT ?4"));
+  PC_ASSIGN_OR_RETURN(
+      Stmt s,
+      db_.Prepare(
+          "SELECT entry_version_id FROM entry_vectors WHERE artifact_id = ?1 AND entry_id > ?2"
+          " AND (vector IS NULL OR profile IS NOT ?3) ORDER BY entry_id LIMIT ?4"));
   s.Bind(1, artifact_id).Bind(2, after_entry_id).Bind(3, a.profile).Bind(4, int64_t{limit});
   std::vector<std::string> ids;
   while (true) {
@@ -190,18 +205,21 @@ Status SqliteTxn::PutVectors(const std::string& artifact_id, const std::string& 
   int64_t delta = 0;
   for (const auto& [version_id, vec] : vectors) {
     // Only the head row of that exact version: a version revised meanwhile is not resurrected.
-    PC_ASSIGN_OR_RETURN(Stmt q, db_.Prepare(
-        "SELECT active, vector IS NOT NULL, coalesce(profile, '') FROM entry_vectors"
-        " WHERE entry_rowid = " + kRowOfVersion + " AND artifact_id = ?1 AND entry_version_id = ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt q,
+        db_.Prepare("SELECT active, vector IS NOT NULL, coalesce(profile, '') FROM entry_vectors"
+                    " WHERE entry_rowid = " +
+                    kRowOfVersion + " AND artifact_id = ?1 AND entry_version_id = ?2"));
     q.Bind(1, artifact_id).Bind(2, version_id);
     PC_ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) continue;
     bool active = q.Int(0) != 0;
     int64_t was = active && (q.Int(1) == 0 || q.Text(2) != a.profile) ? 1 : 0;
     int64_t now = active && profile != a.profile ? 1 : 0;
-    PC_ASSIGN_OR_RETURN(Stmt up, db_.Prepare(
-        "UPDATE entry_vectors SET profile = ?3, vector = ?4"
-        " WHERE entry_rowid = " + kRowOfVersion + " AND artifact_id = ?1 AND entry_version_id = ?2"));
+    PC_ASSIGN_OR_RETURN(
+        Stmt up, db_.Prepare("UPDATE entry_vectors SET profile = ?3, vector = ?4"
+                             " WHERE entry_rowid = " +
+                             kRowOfVersion + " AND artifact_id = ?1 AND entry_version_id = ?2"));
     up.Bind(1, artifact_id).Bind(2, version_id).Bind(3, profile);
     PC_RETURN_IF_ERROR(up.BindBlob(4, vec.data(), vec.size() * sizeof(float)).Run());
     delta += now - was;
