@@ -27,7 +27,7 @@
 
 #include "bench_util.h"
 #include "bulk_fill.h"
-#include "service/memory_service.h"
+#include "service/memory/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {

@@ -18,9 +18,9 @@
 #include "bench_util.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/flush_service.h"
-#include "service/memory_service.h"
-#include "service/source_service.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/memory/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {

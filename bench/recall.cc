@@ -16,8 +16,8 @@
 // over all of them and per split: dialogues at even positions of the file are dev, odd held-out.
 //
 // Any mode with the suffix `-feedback` (fts-feedback) searches with the request's `feedback`:
-// pseudo-relevance feedback and neighbour propagation (service/text_channel.h). PC_PRF overrides
-// their options, for tuning on the dev splits only.
+// pseudo-relevance feedback and neighbour propagation (service/search/text_channel.h). PC_PRF
+// overrides their options, for tuning on the dev splits only.
 //
 // A mode with the suffix `-rerank-oracle` or `-rerank-shuffle` (fts-rerank-oracle) searches with
 // `rerank` through the chat model's listwise reranker (rerank_provider = chat) answered by a
@@ -66,9 +66,9 @@
 #include "common/utf8.h"
 #include "extract/extractor.h"
 #include "search/feedback.h"
-#include "service/flush_service.h"
-#include "service/source_service.h"
-#include "service/validation.h"
+#include "service/core/validation.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 

@@ -10,8 +10,8 @@
 
 #include "search/hash_embedder.h"
 #include "search/static_embedder.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
+#include "service/memory/memory_service.h"
+#include "service/search/search_service.h"
 #include "store/store.h"
 
 namespace pc {

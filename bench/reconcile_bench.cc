@@ -34,8 +34,8 @@
 #include "bench_util.h"
 #include "bulk_fill.h"
 #include "search/near_duplicate.h"
-#include "service/memory_service.h"
-#include "service/write_gates.h"
+#include "service/memory/memory_service.h"
+#include "service/memory/write_gates.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace {

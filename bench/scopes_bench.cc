@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
+#include "service/flush/source_service.h"
+#include "service/memory/memory_service.h"
+#include "service/search/search_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc {

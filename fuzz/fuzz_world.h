@@ -23,11 +23,11 @@
 #include "common/json_parse.h"
 #include "fuzz_check.h"
 #include "search/hash_embedder.h"
-#include "service/context_service.h"
-#include "service/flush_service.h"
-#include "service/handoff_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
+#include "service/context/context_service.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc::fuzz {

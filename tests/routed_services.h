@@ -3,15 +3,15 @@
 #pragma once
 
 #include "api/router.h"
-#include "service/audit_service.h"
-#include "service/context_service.h"
-#include "service/flush_service.h"
-#include "service/handoff_service.h"
-#include "service/review_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
-#include "service/stats_service.h"
-#include "service/token_service.h"
+#include "service/admin/audit_service.h"
+#include "service/admin/stats_service.h"
+#include "service/admin/token_service.h"
+#include "service/context/context_service.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_service.h"
+#include "service/review/review_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc::testing {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "pg_scratch.h"
-#include "service/memory_service.h"
+#include "service/memory/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace pc::testing {

@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 #include "model/types.h"
-#include "service/memory_service.h"
+#include "service/memory/memory_service.h"
 #include "wire/error_json.h"
 #include "wire/json.h"
 

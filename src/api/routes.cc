@@ -7,7 +7,7 @@
 #include "api/router.h"
 #include "auth/request_context.h"
 #include "common/json_parse.h"
-#include "service/validation.h"
+#include "service/core/validation.h"
 #include "wire/error_map.h"
 
 namespace pc {
@@ -75,7 +75,7 @@ Json SettingsJson(const ScopeSettingsView& v) {
   return Json{{"scope_id", v.scope_id}, {"overrides", v.overrides}, {"effective", v.effective}};
 }
 
-// The write gates' settings of a scope (service/write_policy.h).
+// The write gates' settings of a scope (service/memory/write_policy.h).
 Result<ApiResponse> GetSettings(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {}));
   PC_ASSIGN_OR_RETURN(ScopeSettingsView v, svc.GetSettings(req.path_params[0]));

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <functional>
 
-#include "service/daily_review.h"
-#include "service/write_policy.h"
+#include "service/memory/write_policy.h"
+#include "service/review/daily_review.h"
 
 namespace pc {
 namespace {

@@ -18,12 +18,12 @@ struct Config {
   std::string store = "sqlite";
   std::string server = "http://127.0.0.1:8787";
   std::string durability = "full";
-  // The write gates' defaults (service/write_policy.h; a scope's settings override them).
+  // The write gates' defaults (service/memory/write_policy.h; a scope's settings override them).
   std::string reconcile = "warn";
   std::string extraction_review = "auto";
   std::string require_evidence = "false";
   std::string review_schedule =
-      "off";  // the daily review: HH:MM local, or off (service/daily_review.h)
+      "off";  // the daily review: HH:MM local, or off (service/review/daily_review.h)
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
   // openai: any OpenAI-compatible /embeddings endpoint.
   std::string embed_provider = "none";
@@ -75,7 +75,8 @@ struct Config {
   std::string allow_unauthenticated = "false";
   int64_t rate_limit = 50;         // requests a second per token (0: no limit)
   int64_t rate_limit_burst = 200;  // a token's bucket
-  // The audit log's retention (service/audit_service.h AuditRetention; 0: kept for ever / no cap).
+  // The audit log's retention (service/admin/audit_service.h AuditRetention; 0: kept for ever / no
+  // cap).
   int64_t audit_retention_days = 90;
   int64_t audit_denied_retention_days = 7;  // refused requests' rows (401, 403, 429)
   int64_t audit_denied_max_rows = 1000000;

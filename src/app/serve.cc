@@ -25,10 +25,10 @@
 #include "auth/request_context.h"
 #include "common/clock.h"
 #include "mcp/transports.h"
-#include "service/audit_service.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
-#include "service/usage_log.h"
+#include "service/admin/audit_service.h"
+#include "service/core/usage_log.h"
+#include "service/memory/memory_service.h"
+#include "service/search/search_service.h"
 #include "store/postgres/pg_conn.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -263,7 +263,7 @@ int RunServe(const Config& config) {
   }
 
   // Statistics are added up in memory and written once per statistics_interval_seconds, off the
-  // request path (service/usage_log.h); what is pending at the stop is written then.
+  // request path (service/core/usage_log.h); what is pending at the stop is written then.
   DeferStatistics(*rt.store, true);
   std::optional<Periodic> statistics;
   statistics.emplace(std::chrono::seconds(config.statistics_interval_seconds), /*at_start=*/false,

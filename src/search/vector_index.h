@@ -2,7 +2,7 @@
 // exact scan; a large one gets an approximate graph (search/ann_graph.h) built off to the side
 // from a snapshot, and from then on the vectors that changed since are scanned exactly beside it
 // (the tail), until the next build folds them in.
-// Not thread-safe by itself: the owner guards it (see service/vector_cache.h).
+// Not thread-safe by itself: the owner guards it (see service/search/vector_cache.h).
 #pragma once
 
 #include <cstdint>

@@ -204,7 +204,7 @@ class ReadTxn {
   // `limit`.
   virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id,
                                                               int limit) = 0;
-  // The scope's stored settings (service/write_policy.h), name → value.
+  // The scope's stored settings (service/memory/write_policy.h), name → value.
   virtual Result<std::map<std::string, std::string>> ListScopeSettings(
       const std::string& scope_id) = 0;
 
@@ -225,7 +225,7 @@ class ReadTxn {
   virtual Result<GraphDelta> ListGraphChanges(const std::string& artifact_id, int64_t after,
                                               int64_t revision) = 0;
 
-  // The record of the scope's last flush that processed a window (service/flush_record.h), as
+  // The record of the scope's last flush that processed a window (service/flush/flush_record.h), as
   // that flush wrote it; nullopt before the first.
   virtual Result<std::optional<std::string>> FindLastFlush(const std::string& scope_id) = 0;
 };
@@ -253,7 +253,7 @@ struct NewRevision {
   std::vector<GraphEdge> edges;
 };
 
-// One batch of the audit log's retention (service/audit_service.h): the rows it may delete.
+// One batch of the audit log's retention (service/admin/audit_service.h): the rows it may delete.
 // Refused requests' rows are those whose result is "denied" (401, 403, 429) or "dropped" (the
 // count of denials past the queue). The newest row is never deleted, so seq keeps growing.
 struct AuditPrune {
@@ -360,7 +360,7 @@ class Store {
   // lookup on a reader costs several times more (597 → 423 remember/s; docs/benchmarks.md).
   virtual bool ReadsBeforeWritesPay() const { return false; }
   // A value that changes whenever any process committed a token change (create, revoke), cheap
-  // to read without a transaction: the token cache (service/token_service.h) holds while it
+  // to read without a transaction: the token cache (service/admin/token_service.h) holds while it
   // stays the same. Changed before the write that changed the tokens returns.
   virtual std::string TokensStamp() = 0;
   // Runs `job` (a background pass: backfill, scheduled flushes) unless another process sharing

@@ -14,7 +14,7 @@
 
 #include "fake_openai.h"
 #include "server_process.h"
-#include "service/source_service.h"
+#include "service/flush/source_service.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_import.h"
 #include "store/sqlite/db.h"

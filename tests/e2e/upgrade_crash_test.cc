@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "legacy_store.h"
-#include "service/search_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc::testing {

@@ -48,8 +48,8 @@
 #include "model/canonical.h"
 #include "model/citation.h"
 #include "search/tokenizer.h"
-#include "service/context_service.h"
-#include "service/search_service.h"
+#include "service/context/context_service.h"
+#include "service/search/search_service.h"
 #include "session/prune.h"
 #include "test_util.h"
 

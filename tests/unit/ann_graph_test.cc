@@ -13,7 +13,7 @@
 
 #include "search/hash_embedder.h"
 #include "search/vector_index.h"
-#include "service/search_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "service/audit_service.h"
+#include "service/admin/audit_service.h"
 #include "test_util.h"
 
 namespace pc {

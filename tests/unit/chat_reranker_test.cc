@@ -11,8 +11,8 @@
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
 #include "providers/resilient.h"
-#include "service/context_service.h"
-#include "service/search_service.h"
+#include "service/context/context_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

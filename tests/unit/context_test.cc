@@ -6,9 +6,9 @@
 #include "common/utf8.h"
 #include "context/builder.h"
 #include "model/citation.h"
-#include "service/context_service.h"
-#include "service/handoff_service.h"
-#include "service/source_service.h"
+#include "service/context/context_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_service.h"
 #include "test_util.h"
 
 namespace pc {

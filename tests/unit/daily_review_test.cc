@@ -1,7 +1,7 @@
 // The daily review (docs/review.md): a day's sources through the extraction provider (a fake
 // OpenAI-compatible endpoint on loopback) → Experience candidates, near-duplicate retire
 // candidates, a tomorrow note in the handoff; idempotent per day; on both stores.
-#include "service/daily_review.h"
+#include "service/review/daily_review.h"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/handoff_service.h"
-#include "service/review_service.h"
-#include "service/source_service.h"
-#include "service/stats_service.h"
+#include "service/admin/stats_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_service.h"
+#include "service/review/review_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -3,7 +3,7 @@
 // pending candidate with that evidence, {"experience": null} is a no-op, and every failure — a
 // bad request, evidence the scope lacks, a moved target, a failing or unusable model — proposes
 // nothing. On both stores.
-#include "service/experience_generator.h"
+#include "service/review/experience_generator.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 #include "fake_chat.h"
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/handoff_service.h"
-#include "service/review_service.h"
-#include "service/source_service.h"
-#include "service/stats_service.h"
+#include "service/admin/stats_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_service.h"
+#include "service/review/review_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -11,12 +11,12 @@
 #include "fake_openai.h"
 #include "providers/openai_chat_extractor.h"
 #include "search/entity_graph.h"
-#include "service/flush_service.h"
-#include "service/review_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
-#include "service/validation.h"
-#include "service/write_policy.h"
+#include "service/core/validation.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/memory/write_policy.h"
+#include "service/review/review_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

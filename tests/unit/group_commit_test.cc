@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "search/hash_embedder.h"
-#include "service/handoff_service.h"
-#include "service/search_service.h"
+#include "service/handoff/handoff_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -9,9 +9,9 @@
 #include <deque>
 #include <filesystem>
 
-#include "service/handoff_draft.h"
-#include "service/handoff_service.h"
-#include "service/source_service.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_draft.h"
+#include "service/handoff/handoff_service.h"
 #include "store/sqlite/sqlite_handoff.h"
 #include "test_util.h"
 

@@ -14,9 +14,9 @@
 #include "providers/command_extractor.h"
 #include "providers/resilient.h"
 #include "search/hash_embedder.h"
-#include "service/flush_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -12,7 +12,7 @@
 #include "client/jsonl_import.h"
 #include "mcp/transports.h"
 #include "routed_services.h"
-#include "service/write_gates.h"
+#include "service/memory/write_gates.h"
 #include "test_util.h"
 
 namespace pc {

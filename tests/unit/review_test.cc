@@ -9,11 +9,11 @@
 #include <thread>
 
 #include "common/clock.h"
-#include "service/context_service.h"
-#include "service/review_service.h"
-#include "service/search_service.h"
-#include "service/source_service.h"
-#include "service/stats_service.h"
+#include "service/admin/stats_service.h"
+#include "service/context/context_service.h"
+#include "service/flush/source_service.h"
+#include "service/review/review_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -1,6 +1,6 @@
 // Search through the service against a real store: modes, capability errors, and the snapshot
 // rule (invariant 10).
-#include "service/search_service.h"
+#include "service/search/search_service.h"
 
 #include <gtest/gtest.h>
 

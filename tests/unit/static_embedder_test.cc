@@ -12,8 +12,8 @@
 #include "app/config.h"
 #include "app/providers.h"
 #include "search/fusion.h"
-#include "service/memory_service.h"
-#include "service/search_service.h"
+#include "service/memory/memory_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
-#include "service/memory_service.h"
-#include "service/stats_service.h"
-#include "service/usage_log.h"
+#include "service/admin/stats_service.h"
+#include "service/core/usage_log.h"
+#include "service/memory/memory_service.h"
 #include "store/sqlite/sqlite_store.h"
 #include "test_util.h"
 

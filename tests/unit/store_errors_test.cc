@@ -12,9 +12,9 @@
 #include <utility>
 
 #include "api/router.h"
-#include "service/context_service.h"
-#include "service/source_service.h"
-#include "service/token_service.h"
+#include "service/admin/token_service.h"
+#include "service/context/context_service.h"
+#include "service/flush/source_service.h"
 #include "store/postgres/pg_store.h"
 #include "test_util.h"
 #include "wire/error_map.h"

@@ -17,7 +17,7 @@
 #include "search/fusion.h"
 #include "search/hash_embedder.h"
 #include "search/vector_index.h"
-#include "service/search_service.h"
+#include "service/search/search_service.h"
 #include "test_util.h"
 
 namespace pc {

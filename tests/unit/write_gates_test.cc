@@ -3,7 +3,7 @@
 // nothing up) on remember, revise and flush; evidence (URLs, sources and citations resolve in the
 // scope; a write without any is a hypothesis, promoted by a revise that adds evidence; a scope may
 // require it); per-scope settings over the server's defaults.
-#include "service/write_gates.h"
+#include "service/memory/write_gates.h"
 
 #include <gtest/gtest.h>
 
@@ -16,10 +16,10 @@
 #include "model/citation.h"
 #include "providers/openai_chat_extractor.h"
 #include "search/near_duplicate.h"
-#include "service/flush_service.h"
-#include "service/review_service.h"
-#include "service/source_service.h"
-#include "service/validation.h"
+#include "service/core/validation.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
+#include "service/review/review_service.h"
 #include "test_util.h"
 
 namespace pc {

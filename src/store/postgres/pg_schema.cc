@@ -290,7 +290,7 @@ CREATE TABLE graph_edges(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision, seq));
 )sql",
-      // 6: the last flush of each scope (service/flush_record.h), as in the SQLite store's
+      // 6: the last flush of each scope (service/flush/flush_record.h), as in the SQLite store's
       // migration 11.
       R"sql(
 CREATE TABLE last_flush(

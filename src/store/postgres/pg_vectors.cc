@@ -1,7 +1,8 @@
 // The vector projection of PgTxn: each head entry's vector (bytea, float32) in entry_vectors,
 // written with each revision and by reindexing, and a missing-vector count per artifact — the
 // SQLite store's scheme (sqlite_vectors.cc). Each server searches them in its own in-memory index
-// (service/vector_cache.h), brought forward from the revision log inside the reader's snapshot.
+// (service/search/vector_cache.h), brought forward from the revision log inside the reader's
+// snapshot.
 #include "store/postgres/pg_txn.h"
 
 namespace pc::pg {

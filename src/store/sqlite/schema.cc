@@ -331,7 +331,8 @@ CREATE TABLE graph_edges(
   evidence TEXT NOT NULL,  -- source refs, one per line
   PRIMARY KEY(artifact_id, revision, seq)) WITHOUT ROWID;
 )sql",
-      // 11: the last flush that processed a window of each scope (service/flush_record.h): what it
+      // 11: the last flush that processed a window of each scope (service/flush/flush_record.h):
+      // what it
       // committed and what it rejected, written in the flush's own transaction, replaced by the
       // next.
       R"sql(
@@ -340,7 +341,8 @@ CREATE TABLE last_flush(
   at_ms INTEGER NOT NULL,
   record TEXT NOT NULL) WITHOUT ROWID;
 )sql",
-      // 12: the audit log's retention (service/audit_service.h) deletes its oldest rows. Refused
+      // 12: the audit log's retention (service/admin/audit_service.h) deletes its oldest rows.
+      // Refused
       // requests' rows (at most 200 a second) have a cap and a shorter age of their own, found by
       // this partial index: an index only they carry, so acknowledged writes' commits do not.
       R"sql(

@@ -1,0 +1,99 @@
+#include "service/flush/source_service.h"
+
+#include "common/clock.h"
+#include "common/ids.h"
+#include "service/core/validation.h"
+#include "service/memory/memory_service.h"
+
+namespace pc {
+
+Status SourceService::Check(const SourceInput& in, size_t index, size_t count) const {
+  // In a batch, errors name the item: sources[3].content.
+  const std::string at = count > 1 ? "sources[" + std::to_string(index) + "]." : "";
+  auto named = [&](Status s, const char* field) {
+    return s.ok() ? s : Status(s.code(), s.message()).WithDetail("field", at + field);
+  };
+  PC_RETURN_IF_ERROR(named(CheckKind(in.kind), "kind"));
+  if (!in.purpose.empty() && in.purpose != kPurposeMemory && in.purpose != kPurposeArchive)
+    return InvalidArgument(
+               "purpose must be memory (the default: extraction reads it) or archive "
+               "(kept, never extracted)")
+        .WithDetail("field", at + "purpose");
+  PC_RETURN_IF_ERROR(named(CheckText("content", in.content, max_source_bytes_), "content"));
+  if (in.metadata_json.size() > kMaxSourceMetadataBytes)
+    return TooLarge("metadata is over " + std::to_string(kMaxSourceMetadataBytes) + " bytes")
+        .WithDetail("field", at + "metadata");
+  if (in.idempotency_key)
+    PC_RETURN_IF_ERROR(
+        named(CheckText("idempotency_key", *in.idempotency_key, kMaxIdempotencyKeyBytes),
+              "idempotency_key"));
+  return Status::Ok();
+}
+
+Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_id,
+                                                      const std::vector<SourceInput>& inputs) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  if (inputs.empty()) return InvalidArgument("no sources given").WithDetail("field", "sources");
+  if (inputs.size() > kMaxSourceBatch)
+    return TooLarge("at most " + std::to_string(kMaxSourceBatch) + " sources per request")
+        .WithDetail("field", "sources");
+  for (size_t i = 0; i < inputs.size(); ++i) PC_RETURN_IF_ERROR(Check(inputs[i], i, inputs.size()));
+  std::vector<SourceOutcome> out;
+  PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
+    const std::string& id = memory.scope_id;
+    out.clear();
+    const int64_t now = NowMillis();
+    for (const SourceInput& in : inputs) {
+      if (in.idempotency_key) {
+        PC_ASSIGN_OR_RETURN(std::optional<Source> first,
+                            txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
+        if (first && (first->content != in.content || first->kind != in.kind))
+          return Status(Code::kSourceConflict,
+                        "source " + *in.idempotency_key +
+                            " was captured already with other "
+                            "content; a source id names one content for good")
+              .WithDetail("source_id", *in.idempotency_key)
+              .WithDetail("position", first->position);
+        if (first) {
+          out.push_back({std::move(*first), false});
+          continue;
+        }
+      }
+      Source s;
+      s.source_id = NewId(kSourcePrefix);
+      s.scope_id = id;
+      s.kind = in.kind;
+      s.purpose = in.purpose.empty() ? kPurposeMemory : in.purpose;
+      s.content = in.content;
+      s.metadata_json = in.metadata_json;
+      s.idempotency_key = in.idempotency_key;
+      s.created_at_ms = now;
+      PC_ASSIGN_OR_RETURN(Source added, txn.AppendSource(std::move(s)));
+      out.push_back({std::move(added), true});
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<SourcesPage> SourceService::List(const std::string& scope_id, int64_t after, int limit) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  if (after < 0) return InvalidArgument("after must be 0 or more").WithDetail("field", "after");
+  if (limit < 1 || limit > kMaxPageLimit)
+    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
+        .WithDetail("field", "limit");
+  SourcesPage page;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();  // a scope nobody wrote to: no sources
+    PC_ASSIGN_OR_RETURN(page.high_watermark, txn.SourceHighWatermark(memory->scope_id));
+    PC_ASSIGN_OR_RETURN(page.items, txn.ListSources(memory->scope_id, after, limit));
+    return Status::Ok();
+  }));
+  if (!page.items.empty() && page.items.back().position < page.high_watermark)
+    page.next_after = page.items.back().position;
+  return page;
+}
+
+}  // namespace pc

@@ -1,0 +1,57 @@
+// The source log (DESIGN §3, "From sources"): POST /v1/sources appends raw work records to a
+// scope's log at the next position; GET /v1/sources lists them. Extraction reads them
+// (service/flush/flush_service.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "model/types.h"
+#include "store/store.h"
+
+namespace pc {
+
+inline constexpr size_t kDefaultMaxSourceBytes = 256 * 1024;
+inline constexpr size_t kMaxSourceBatch = 100;  // sources in one batch request
+inline constexpr size_t kMaxSourceMetadataBytes = 16 * 1024;
+inline constexpr size_t kMaxIdempotencyKeyBytes = 256;
+
+struct SourceInput {
+  std::string kind;
+  std::string purpose;  // empty: kPurposeMemory
+  std::string content;
+  std::string metadata_json = "{}";  // a JSON object, already checked by the caller's codec
+  std::optional<std::string> idempotency_key;
+};
+
+struct SourceOutcome {
+  Source source;
+  bool created = true;  // false: a retry of the same idempotency key; `source` is the first result
+};
+
+struct SourcesPage {
+  std::vector<Source> items;
+  int64_t high_watermark = 0;
+  std::optional<int64_t> next_after;  // pass as `after` for the next page
+};
+
+class SourceService {
+ public:
+  SourceService(Store& store, size_t max_source_bytes = kDefaultMaxSourceBytes)
+      : store_(store), max_source_bytes_(max_source_bytes) {}
+
+  // Appends the inputs in order, in one transaction: all of them or (on any error) none.
+  Result<std::vector<SourceOutcome>> Add(const std::string& scope_id,
+                                         const std::vector<SourceInput>& inputs);
+  // Positions after `after`, in order.
+  Result<SourcesPage> List(const std::string& scope_id, int64_t after, int limit);
+
+ private:
+  Status Check(const SourceInput& in, size_t index, size_t count) const;
+  Store& store_;
+  size_t max_source_bytes_;
+};
+
+}  // namespace pc

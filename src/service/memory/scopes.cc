@@ -1,0 +1,61 @@
+#include "common/ids.h"
+#include "service/core/validation.h"
+#include "service/memory/memory_service.h"
+
+namespace pc {
+
+Result<ScopeOutcome> MemoryService::CreateScope(const std::string& key) {
+  PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
+  ScopeOutcome out;
+  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> existing, txn.FindScopeByKey(key));
+    if (existing) {
+      out = ScopeOutcome{*existing, false};
+      return Status::Ok();
+    }
+    PC_ASSIGN_OR_RETURN(Scope created, txn.CreateScope(key));
+    out = ScopeOutcome{created, true};
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<Scope> MemoryService::GetScope(const std::string& scope_id) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  std::optional<Scope> scope;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(scope, txn.FindScope(scope_id));
+    return Status::Ok();
+  }));
+  if (!scope) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);
+  return *scope;
+}
+
+Result<Scope> MemoryService::GetScopeByKey(const std::string& key) {
+  PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
+  std::optional<Scope> scope;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(scope, txn.FindScopeByKey(key));
+    return Status::Ok();
+  }));
+  if (!scope) return NotFound("no scope with key " + key).WithDetail("key", key);
+  return *scope;
+}
+
+Result<ScopesPage> MemoryService::ListScopes(const PageRequest& page) {
+  PC_RETURN_IF_ERROR(CheckPage(page));
+  if (!page.cursor.empty() && !IsWellFormedId(page.cursor, kScopePrefix))
+    return InvalidArgument("cursor is not one this server issued").WithDetail("field", "cursor");
+  ScopesPage out;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(out.items, txn.ListScopes(page.cursor, page.limit + 1));
+    return Status::Ok();
+  }));
+  if (out.items.size() > static_cast<size_t>(page.limit)) {
+    out.items.resize(static_cast<size_t>(page.limit));
+    out.next_cursor = out.items.back().scope_id;
+  }
+  return out;
+}
+
+}  // namespace pc
