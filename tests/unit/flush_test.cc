@@ -13,9 +13,9 @@
 #include "fake_openai.h"
 #include "providers/command_extractor.h"
 #include "providers/openai_chat_extractor.h"
-#include "service/flush_record.h"
-#include "service/flush_service.h"
-#include "service/source_service.h"
+#include "service/flush/flush_record.h"
+#include "service/flush/flush_service.h"
+#include "service/flush/source_service.h"
 #include "test_util.h"
 
 namespace pc {
@@ -427,6 +427,22 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   EXPECT_EQ(a->processed + b->processed, 1);
   EXPECT_EQ(Entries().size(), 1u);
   EXPECT_EQ(fake.chat_requests(), 1);
+  // The same, one naming the scope's server id and one its key: still one model call (the lock
+  // used to be taken on the name as given, so both asked the model for the same window).
+  Add("another record");
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Once more.", "evidence": ["S1"]}]})",
+        200, 300}});
+  const std::string key = f.memory->GetScope(scope)->key;
+  ASSERT_NE(key, scope);
+  std::thread t3([&] { a = flush.Flush(scope); });
+  std::thread t4([&] { b = flush.Flush(key); });
+  t3.join();
+  t4.join();
+  PC_ASSERT_OK(a);
+  PC_ASSERT_OK(b);
+  EXPECT_EQ(a->processed + b->processed, 1);
+  EXPECT_EQ(fake.chat_requests(), 2);
   // Random scope names (idle at 0 each: a scope nobody wrote to) leave nothing behind: the lock
   // map used to keep a mutex for every string ever named, growing the server forever.
   for (int i = 0; i < 2000; ++i) {

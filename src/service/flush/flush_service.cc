@@ -140,7 +140,16 @@ Result<FlushOutcome> FlushService::Flush(const std::string& scope_id) {
 
 Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  ScopeGuard serialized(*this, scope_id);
+  // Serialized by the scope's server id, so a flush naming the key and one naming the id take
+  // turns instead of asking the model for the same window twice. A scope nobody wrote to has no
+  // id (its flush is idle): its name serves.
+  std::string lock_id = scope_id;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
+    if (scope) lock_id = scope->scope_id;
+    return Status::Ok();
+  }));
+  ScopeGuard serialized(*this, lock_id);
 
   Window w;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
