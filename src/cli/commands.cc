@@ -1,6 +1,5 @@
 #include "cli/commands.h"
 
-#include <CLI/CLI.hpp>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -8,43 +7,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command_table.h"
 #include "cli/format.h"
-#include "client/api_client.h"
 #include "common/json_parse.h"
 #include "hooks/doctor.h"
 #include "wire/error_map.h"
 
 namespace pc {
 namespace {
-
-// Options shared by the subcommands; each subcommand binds the ones it uses.
-struct Opts {
-  std::string scope, kind, text, file, reason, citation, cursor, entry;
-  std::string purpose, idempotency_key, metadata;
-  std::string from, to, state;
-  std::vector<std::string> citations, evidence, settings, clear;
-  int64_t max_bytes = 8000;
-  bool no_handoff = false;
-  bool last = false;  // flush --last
-  std::optional<int64_t> expected_revision, revision, after, min_revision;
-  int limit = 0;
-  bool include_inactive = false;
-  bool feedback = false;
-  bool rerank = false;
-  std::string mode;
-  int graph_hops = 0;  // search: 0 = the server's default
-  std::string period;
-  std::string host, project;  // doctor HOST
-  bool user = false;
-};
-
-int Fail(const Status& s) { return ReportError(s); }
-
-int Print(const Result<Json>& r, bool json, std::string (*format)(const Json&)) {
-  if (!r.ok()) return Fail(r.status());
-  std::cout << (json ? r->dump(2) + "\n" : format(*r));
-  return 0;
-}
 
 // A JSON document given as a file name, or - for standard input.
 Result<Json> JsonArgument(const std::string& file) {
@@ -70,335 +40,121 @@ Result<Json> CitationArgument(const std::string& arg) {
 }
 
 // The text of an entry: the argument, "-" for standard input, or --file.
-Result<std::string> EntryText(const Opts& o) {
-  if (!o.file.empty()) {
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read " + o.file);
+Result<std::string> EntryText(const std::string& text, const std::string& file) {
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read " + file);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  if (o.text == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-  if (o.text.empty())
-    return InvalidArgument("give the text as an argument, - for stdin, or --file");
-  return o.text;
+  if (text == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  if (text.empty()) return InvalidArgument("give the text as an argument, - for stdin, or --file");
+  return text;
+}
+
+// The converters of the rows' options (command_table.h: Convert).
+
+Status EntryTextArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  PC_ASSIGN_OR_RETURN(std::string text, EntryText(TextOf(o, spec), o.file));
+  r.Set(spec.to, text);
+  return Status::Ok();
 }
 
 // --scope is the request's scope_id as it is: a caller-chosen name (project:orders-importer) or a
 // server id (scp_…). A write to a name nobody used creates the scope; a read of one finds nothing.
-Result<std::string> ResolveScope(ApiClient&, const std::string& scope, bool) {
-  if (scope.empty())
+Status ScopeArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  if (TextOf(o, spec).empty())
     return InvalidArgument("give --scope (a name such as project:orders, or scp_…)");
-  return scope;
+  r.Set(spec.to, TextOf(o, spec));
+  return Status::Ok();
 }
 
-std::map<std::string, std::string> PageQuery(const std::string& scope_id, const Opts& o) {
-  std::map<std::string, std::string> q{{"scope_id", scope_id}};
-  if (o.limit > 0) q["limit"] = std::to_string(o.limit);
-  if (!o.cursor.empty()) q["cursor"] = o.cursor;
-  return q;
+// A --cite as memory evidence of a handoff.
+Result<Json> MemoryEvidence(const std::string& arg) {
+  PC_ASSIGN_OR_RETURN(Json cite, CitationArgument(arg));
+  return Json{{"kind", "memory"}, {"memory_citation", cite}};
 }
 
-void AddScopeOption(CLI::App* sub, Opts& o) {
-  sub->add_option("--scope,-s", o.scope, "scope id (scp_…) or key (e.g. project:orders-importer)")
-      ->required();
+Status MetadataArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  if (TextOf(o, spec).empty()) return Status::Ok();
+  Result<Json> parsed = ParseJson(TextOf(o, spec));
+  if (!parsed.ok()) return InvalidArgument("--metadata: " + parsed.status().message());
+  if (!parsed->is_object()) return InvalidArgument("--metadata must be a JSON object");
+  r.Set(spec.to, *parsed);
+  return Status::Ok();
 }
 
-void AddPageOptions(CLI::App* sub, Opts& o) {
-  sub->add_option("--limit", o.limit, "items per page (1-1000, default 100)");
-  sub->add_option("--cursor", o.cursor, "next_cursor from the previous page");
-}
-
-// The parsed options and the commands registered so far.
-struct Registry {
-  explicit Registry(CLI::App& a) : app(a) {}
-  CLI::App& app;
-  std::shared_ptr<Opts> o = std::make_shared<Opts>();
-  std::vector<ClientCommand> cmds;
-
-  void Add(CLI::App* sub, std::function<int(ApiClient&, bool)> fn) {
-    cmds.push_back({sub, [fn](const std::string& server, bool json) {
-                      ApiClient api(server);
-                      return fn(api, json);
-                    }});
+// scope settings --set NAME=VALUE and --clear NAME: the body's fields, named as they are.
+Status SetSettingsArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  for (const std::string& s : ListOf(o, spec)) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgument("--set takes NAME=VALUE, got \"" + s + "\"");
+    r.body[s.substr(0, eq)] = s.substr(eq + 1);
   }
-  // A command on a scope that must exist: --scope is resolved (never created) before `fn` runs.
-  void Scoped(CLI::App* sub, std::function<int(ApiClient&, const std::string& scope_id, bool)> fn) {
-    Add(sub, [o = o, fn](ApiClient& api, bool json) {
-      auto scope_id = ResolveScope(api, o->scope, false);
-      if (!scope_id.ok()) return Fail(scope_id.status());
-      return fn(api, *scope_id, json);
-    });
-  }
-};
+  return Status::Ok();
+}
 
-// scope create, scope list
-void AddScopeCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-  CLI::App* scope = app.add_subcommand("scope", "create or list scopes");
-  scope->require_subcommand(1);
-  CLI::App* scope_create = scope->add_subcommand("create", "create a scope (idempotent by key)");
-  scope_create->add_option("key", o->text, "scope key, e.g. project:orders-importer")->required();
-  r.Add(scope_create, [o](ApiClient& api, bool json) {
-    return Print(api.Post("/v1/scopes", Json{{"key", o->text}}), json, FormatScope);
-  });
-  CLI::App* scope_settings = scope->add_subcommand(
-      "settings", "show or change the write gates of a scope (reconcile, require_evidence)");
-  AddScopeOption(scope_settings, *o);
-  scope_settings->add_option("--set", o->settings, "NAME=VALUE, e.g. reconcile=reject (repeatable)")
-      ->allow_extra_args(false);
-  scope_settings->add_option("--clear", o->clear, "NAME: back to the server's default (repeatable)")
-      ->allow_extra_args(false);
-  r.Add(scope_settings, [o](ApiClient& api, bool json) {
-    std::string escaped;  // the scope as one path segment
-    for (unsigned char c : o->scope) {
-      static const char* kHex = "0123456789ABCDEF";
-      if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
-        escaped.push_back(static_cast<char>(c));
-      } else {
-        escaped += '%';
-        escaped += kHex[c >> 4];
-        escaped += kHex[c & 15];
-      }
-    }
-    const std::string path = "/v1/scopes/" + escaped + "/settings";
-    Result<Json> answer = Status(Code::kInternal, "not called");
-    if (o->settings.empty() && o->clear.empty()) {
-      answer = api.Get(path);
+Status ClearSettingsArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  for (const std::string& c : ListOf(o, spec)) r.body[c] = nullptr;
+  return Status::Ok();
+}
+
+// The scope as one path segment.
+std::string PathSegment(const std::string& scope) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string escaped;
+  for (unsigned char c : scope) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
+      escaped.push_back(static_cast<char>(c));
     } else {
-      Json body = Json::object();
-      for (const std::string& s : o->settings) {
-        const size_t eq = s.find('=');
-        if (eq == std::string::npos || eq == 0)
-          return Fail(InvalidArgument("--set takes NAME=VALUE, got \"" + s + "\""));
-        body[s.substr(0, eq)] = s.substr(eq + 1);
-      }
-      for (const std::string& c : o->clear) body[c] = nullptr;
-      answer = api.Put(path, body);
+      escaped += '%';
+      escaped += kHex[c >> 4];
+      escaped += kHex[c & 15];
     }
-    return Print(answer, json, [](const Json& v) {
-      std::string out = "scope " + v.value("scope_id", "") + "\n";
-      for (const auto& [name, value] : v["effective"].items())
-        out += "  " + name + " = " + value.get<std::string>() +
-               (v["overrides"].contains(name) ? "  (this scope)" : "  (server default)") + "\n";
-      return out;
-    });
-  });
-  CLI::App* scope_list = scope->add_subcommand("list", "list scopes");
-  AddPageOptions(scope_list, *o);
-  r.Add(scope_list, [o](ApiClient& api, bool json) {
-    std::map<std::string, std::string> q;
-    if (o->limit > 0) q["limit"] = std::to_string(o->limit);
-    if (!o->cursor.empty()) q["cursor"] = o->cursor;
-    auto format = [](const Json& page) {
-      std::string out;
-      for (const Json& s : page["scopes"]) out += FormatScope(s);
-      if (page["next_cursor"].is_string())
-        out += "(more: --cursor " + page["next_cursor"].get<std::string>() + ")\n";
-      return out;
-    };
-    Result<Json> r = api.Get("/v1/scopes", q);
-    if (!r.ok()) return Fail(r.status());
-    std::cout << (json ? r->dump(2) + "\n" : format(*r));
-    return 0;
-  });
-}
-
-// remember, revise, retire
-void AddWriteCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-  CLI::App* remember = app.add_subcommand("remember", "keep a new entry");
-  AddScopeOption(remember, *o);
-  remember
-      ->add_option("--kind,-k", o->kind, "fact, preference, decision, constraint, working_note, …")
-      ->required();
-  remember->add_option("text", o->text, "the entry text, or - to read standard input");
-  remember->add_option("--file", o->file, "read the text from a file");
-  remember->add_option("--reason", o->reason, "why this is kept");
-  remember->add_option("--expected-revision", o->expected_revision,
-                       "fail with a conflict unless the memory is at this revision");
-  remember
-      ->add_option("--evidence", o->evidence,
-                   "what it stands on: a URL, a source id or a citation (repeatable)")
-      ->allow_extra_args(false);
-  r.Add(remember, [o](ApiClient& api, bool json) {
-    auto text = EntryText(*o);
-    if (!text.ok()) return Fail(text.status());
-    auto scope_id = ResolveScope(api, o->scope, true);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    Json body{{"scope_id", *scope_id},
-              {"kind", o->kind},
-              {"text", *text},
-              {"actor", "cli"},
-              {"explain", true}};
-    if (!o->reason.empty()) body["reason"] = o->reason;
-    if (o->expected_revision) body["expected_revision"] = *o->expected_revision;
-    if (!o->evidence.empty()) body["evidence"] = o->evidence;
-    return Print(api.Post("/v1/memory/remember", body), json, FormatWrite);
-  });
-
-  CLI::App* revise = app.add_subcommand("revise", "write the next version of an entry");
-  AddScopeOption(revise, *o);
-  revise->add_option("citation", o->citation, "the entry's current citation")->required();
-  revise->add_option("text", o->text, "the new text, or - to read standard input");
-  revise->add_option("--file", o->file, "read the text from a file");
-  revise->add_option("--kind,-k", o->kind, "change the kind");
-  revise->add_option("--reason", o->reason, "why it changed");
-  revise
-      ->add_option("--evidence", o->evidence,
-                   "evidence to add: a URL, a source id or a citation (repeatable)")
-      ->allow_extra_args(false);
-  r.Add(revise, [o](ApiClient& api, bool json) {
-    auto text = EntryText(*o);
-    if (!text.ok()) return Fail(text.status());
-    auto scope_id = ResolveScope(api, o->scope, false);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    auto cite = CitationArgument(o->citation);
-    if (!cite.ok()) return Fail(cite.status());
-    Json body{{"scope_id", *scope_id},
-              {"citation", *cite},
-              {"text", *text},
-              {"actor", "cli"},
-              {"explain", true}};
-    if (!o->kind.empty()) body["kind"] = o->kind;
-    if (!o->reason.empty()) body["reason"] = o->reason;
-    if (!o->evidence.empty()) body["evidence"] = o->evidence;
-    return Print(api.Post("/v1/memory/entries/revise", body), json, FormatWrite);
-  });
-
-  CLI::App* retire = app.add_subcommand("retire", "retire an entry (its history stays readable)");
-  AddScopeOption(retire, *o);
-  retire->add_option("citation", o->citation, "the entry's current citation")->required();
-  retire->add_option("--reason", o->reason, "why it no longer holds");
-  r.Scoped(retire, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto cite = CitationArgument(o->citation);
-    if (!cite.ok()) return Fail(cite.status());
-    Json body{{"scope_id", scope_id}, {"citation", *cite}, {"actor", "cli"}, {"explain", true}};
-    if (!o->reason.empty()) body["reason"] = o->reason;
-    return Print(api.Post("/v1/memory/entries/retire", body), json, FormatWrite);
-  });
-}
-
-// entries, history, search, doctor, reindex, read
-int SearchDoctor(ApiClient& api, const Opts& opts, bool json);
-int HostDoctor(const SetupOptions& s, bool json);
-
-void AddReadCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-  CLI::App* entries = app.add_subcommand("entries", "list the entries at the head or a revision");
-  AddScopeOption(entries, *o);
-  entries->add_flag("--include-inactive", o->include_inactive, "also list retired entries");
-  entries->add_option("--revision", o->revision, "list the manifest at this revision");
-  entries->add_option("--min-revision", o->min_revision,
-                      "answer only from this revision or later (read-your-writes)");
-  AddPageOptions(entries, *o);
-  r.Scoped(entries, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto q = PageQuery(scope_id, *o);
-    if (o->include_inactive) q["include_inactive"] = "true";
-    if (o->revision) q["revision"] = std::to_string(*o->revision);
-    if (o->min_revision) q["min_revision"] = std::to_string(*o->min_revision);
-    return Print(api.Get("/v1/memory/entries", q), json, FormatEntries);
-  });
-
-  CLI::App* history = app.add_subcommand(
-      "history",
-      "the memory's revisions, one revision (--revision) or an entry's versions (--entry)");
-  AddScopeOption(history, *o);
-  history->add_option("--revision", o->revision, "show this revision: changes and manifest");
-  history->add_option("--entry", o->entry, "show every version of this entry");
-  AddPageOptions(history, *o);
-  r.Scoped(history, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto q = PageQuery(scope_id, *o);
-    if (!o->entry.empty())
-      return Print(api.Get("/v1/memory/entries/" + o->entry + "/versions", q), json,
-                   FormatVersions);
-    if (o->revision)
-      return Print(api.Get("/v1/memory/revisions/" + std::to_string(*o->revision), q), json,
-                   FormatRevision);
-    return Print(api.Get("/v1/memory/revisions", q), json, FormatRevisions);
-  });
-
-  CLI::App* search =
-      app.add_subcommand("search", "find entries by full-text, vector, graph or hybrid search");
-  AddScopeOption(search, *o);
-  search->add_option("query", o->text, "what to look for, in any language")->required();
-  search->add_option("--mode,-m", o->mode, "fts, vector, graph, hybrid or auto (default auto)");
-  search->add_option("--limit", o->limit, "hits to return (1-50, default 10)");
-  search->add_flag("--include-inactive", o->include_inactive, "also search retired entries");
-  search->add_option("--graph-hops", o->graph_hops,
-                     "graph channel: entries linked within this many hops (1-3, default 2)");
-  search->add_option("--min-revision", o->min_revision,
-                     "answer only from this revision or later (read-your-writes)");
-  search->add_flag("--feedback", o->feedback,
-                   "full text: expand the query from its best hits and let them lift their "
-                   "neighbours (docs/quality.md)");
-  search->add_flag("--rerank", o->rerank,
-                   "reorder the best 30 with the configured reranker (rerank_provider)");
-  r.Scoped(search, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id}, {"query", o->text}, {"explain", true}};
-    if (!o->mode.empty()) body["mode"] = o->mode;
-    if (o->limit > 0) body["limit"] = o->limit;
-    if (o->include_inactive) body["include_inactive"] = true;
-    if (o->min_revision) body["min_revision"] = *o->min_revision;
-    if (o->graph_hops != 0) body["graph_hops"] = o->graph_hops;
-    if (o->feedback) body["feedback"] = true;
-    if (o->rerank) body["rerank"] = true;
-    return Print(api.Post("/v1/memory/search", body), json, FormatSearch);
-  });
-
-  CLI::App* doctor = app.add_subcommand("doctor",
-                                        "which search modes work, and why not; with a host "
-                                        "(claude-code, codex, cursor): is it wired up");
-  doctor->add_option("--scope,-s", o->scope,
-                     "also check this scope's vector projection (with a host: its scope)");
-  doctor->add_option("host", o->host, "check a host's setup: claude-code, codex or cursor");
-  doctor->add_option("--project", o->project,
-                     "with a host: the project folder (default: this one)");
-  doctor->add_flag("--user", o->user, "with a host: the user's configuration, not the project's");
-  r.cmds.push_back({doctor, [o](const std::string& server, bool json) {
-                      if (o->host.empty()) {
-                        ApiClient api(server);
-                        return SearchDoctor(api, *o, json);
-                      }
-                      SetupOptions s;
-                      s.host = o->host;
-                      s.project = o->project;
-                      s.user = o->user;
-                      s.server = server;
-                      s.scope = o->scope;
-                      return HostDoctor(s, json);
-                    }});
-}
-
-int SearchDoctor(ApiClient& api, const Opts& opts, bool json) {
-  const Opts* o = &opts;
-  {
-    std::map<std::string, std::string> q;
-    if (!o->scope.empty()) {
-      auto scope_id = ResolveScope(api, o->scope, false);
-      if (!scope_id.ok()) return Fail(scope_id.status());
-      q["scope_id"] = *scope_id;
-    }
-    auto format = [](const Json& r) {
-      std::string out;
-      for (const auto& [mode, c] : r["modes"].items())
-        out += mode + ": " +
-               (c["available"].get<bool>() ? "available"
-                                           : "unavailable — " + c["reason"].get<std::string>()) +
-               "\n";
-      return out;
-    };
-    Result<Json> r = api.Get("/v1/capabilities/search", q);
-    if (!r.ok()) return Fail(r.status());
-    std::cout << (json ? r->dump(2) + "\n" : format(*r));
-    return 0;
   }
+  return escaped;
+}
+
+// The rows whose route depends on their options (command_table.h: Run).
+
+// scope settings: GET /v1/scopes/SCOPE/settings, or PUT it to change the gates.
+int RunScopeSettings(const Row& row, const Opts& o, const std::string& server, bool json) {
+  const std::string path = "/v1/scopes/" + PathSegment(o.scope) + "/settings";
+  Row r = row;
+  r.route = {o.settings.empty() && o.clear.empty() ? "GET" : "PUT", path.c_str()};
+  return RunRoute(r, o, server, json);
+}
+
+// history: the revisions, one revision (--revision) or an entry's versions (--entry).
+int RunHistory(const Row& row, const Opts& o, const std::string& server, bool json) {
+  std::string path;
+  Row r = row;
+  if (!o.entry.empty()) {
+    path = "/v1/memory/entries/" + o.entry + "/versions";
+    r.print = FormatVersions;
+  } else if (o.revision) {
+    path = "/v1/memory/revisions/" + std::to_string(*o.revision);
+    r.print = FormatRevision;
+  } else {
+    return RunRoute(row, o, server, json);
+  }
+  r.route.path = path.c_str();
+  return RunRoute(r, o, server, json);
+}
+
+// flush --last reads the last flush instead of running one.
+int RunFlush(const Row& row, const Opts& o, const std::string& server, bool json) {
+  if (!o.last) return RunRoute(row, o, server, json);
+  Row r = row;
+  r.route = {"GET", "/v1/memory/flush/last"};
+  r.constants = Json::object();
+  r.print = FormatLastFlush;
+  return RunRoute(r, o, server, json);
 }
 
 int HostDoctor(const SetupOptions& s, bool json) {
   if (s.host != "claude-code" && s.host != "codex" && s.host != "cursor")
-    return Fail(InvalidArgument("the host must be claude-code, codex or cursor"));
+    return ReportError(InvalidArgument("the host must be claude-code, codex or cursor"));
   std::vector<DoctorCheck> checks = RunHostDoctor(s);
   bool all = true;
   Json j = Json::array();
@@ -411,231 +167,300 @@ int HostDoctor(const SetupOptions& s, bool json) {
   return all ? 0 : 1;
 }
 
-void AddMoreReadCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-
-  CLI::App* reindex = app.add_subcommand("reindex", "complete a scope's vector projection");
-  AddScopeOption(reindex, *o);
-  r.Scoped(reindex, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Result<Json> r = api.Post("/v1/memory/reindex", Json{{"scope_id", scope_id}});
-    if (!r.ok()) return Fail(r.status());
-    std::cout << (json ? r->dump(2) + "\n"
-                       : "embedded " + std::to_string((*r)["embedded"].get<int64_t>()) +
-                             " entries; " + std::to_string((*r)["missing"].get<int64_t>()) +
-                             " still missing\n");
-    return 0;
-  });
-
-  CLI::App* read = app.add_subcommand("read", "read the exact text of any citation ever issued");
-  AddScopeOption(read, *o);
-  read->add_option("citation", o->citation, "a citation string")->required();
-  r.Scoped(read, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto cite = CitationArgument(o->citation);
-    if (!cite.ok()) return Fail(cite.status());
-    return Print(api.Post("/v1/memory/entries/get",
-                          Json{{"scope_id", scope_id}, {"citation", *cite}, {"explain", true}}),
-                 json, FormatRead);
-  });
+// doctor: the search modes (the row's route), or with a host whether it is wired up.
+int RunDoctor(const Row& row, const Opts& o, const std::string& server, bool json) {
+  if (o.host.empty()) return RunRoute(row, o, server, json);
+  SetupOptions s;
+  s.host = o.host;
+  s.project = o.project;
+  s.user = o.user;
+  s.server = server;
+  s.scope = o.scope;
+  return HostDoctor(s, json);
 }
 
-// source add, source list, flush
-void AddSourceCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-  CLI::App* source = app.add_subcommand("source", "add or list raw work records (sources)");
-  source->require_subcommand(1);
-  CLI::App* source_add = source->add_subcommand("add", "append a source to the scope's log");
-  AddScopeOption(source_add, *o);
-  source_add->add_option("text", o->text, "the content, or - to read standard input");
-  source_add->add_option("--file", o->file, "read the content from a file");
-  source_add->add_option("--kind,-k", o->kind,
-                         "what it is: work_log (default), chat, tool_output, …");
-  source_add->add_option("--purpose", o->purpose,
-                         "memory (default: extraction reads it) or archive");
-  source_add->add_option("--idempotency-key", o->idempotency_key,
-                         "a retry with the same key adds nothing");
-  source_add->add_option("--metadata", o->metadata, "a JSON object kept with the source");
-  r.Add(source_add, [o](ApiClient& api, bool json) {
-    auto text = EntryText(*o);
-    if (!text.ok()) return Fail(text.status());
-    Json body{{"kind", o->kind.empty() ? "work_log" : o->kind}, {"content", *text}};
-    if (!o->purpose.empty()) body["purpose"] = o->purpose;
-    if (!o->idempotency_key.empty()) body["idempotency_key"] = o->idempotency_key;
-    if (!o->metadata.empty()) {
-      Result<Json> parsed = ParseJson(o->metadata);
-      if (!parsed.ok()) return Fail(InvalidArgument("--metadata: " + parsed.status().message()));
-      Json metadata = std::move(parsed).value();
-      if (!metadata.is_object()) return Fail(InvalidArgument("--metadata must be a JSON object"));
-      body["metadata"] = metadata;
-    }
-    auto scope_id = ResolveScope(api, o->scope, true);
-    if (!scope_id.ok()) return Fail(scope_id.status());
-    body["scope_id"] = *scope_id;
-    return Print(api.Post("/v1/sources", body), json, FormatSource);
-  });
-  CLI::App* source_list = source->add_subcommand("list", "list the scope's sources in order");
-  AddScopeOption(source_list, *o);
-  source_list->add_option("--after", o->after, "positions after this one (default 0)");
-  source_list->add_option("--limit", o->limit, "sources per page (1-1000, default 100)");
-  r.Scoped(source_list, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    std::map<std::string, std::string> q{{"scope_id", scope_id}};
-    if (o->after) q["after"] = std::to_string(*o->after);
-    if (o->limit > 0) q["limit"] = std::to_string(o->limit);
-    return Print(api.Get("/v1/sources", q), json, FormatSources);
-  });
+constexpr const char* kScopeHelp = "scope id (scp_…) or key (e.g. project:orders-importer)";
 
-  CLI::App* flush = app.add_subcommand("flush", "extract memory from the next window of sources");
-  AddScopeOption(flush, *o);
-  flush->add_flag(
-      "--last", o->last,
-      "flush nothing; show the scope's last flush that processed a window (whoever ran it)");
-  r.Scoped(flush, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    if (o->last)
-      return Print(api.Get("/v1/memory/flush/last", {{"scope_id", scope_id}}), json,
-                   FormatLastFlush);
-    return Print(api.Post("/v1/memory/flush", Json{{"scope_id", scope_id}, {"explain", true}}),
-                 json, FormatFlush);
-  });
+OptionSpec Scope() {
+  return Opt("--scope,-s", kScopeHelp, &Opts::scope)
+      .Required()
+      .Via(ScopeArg, "scope_id", Stage::kScope);
 }
 
-// prepare, handoff prepare / finalize / commit / continue / show / history
-void AddContextCommands(Registry& r) {
-  CLI::App& app = r.app;
-  std::shared_ptr<Opts> o = r.o;
-  CLI::App* prepare =
-      app.add_subcommand("prepare", "a cited, byte-budgeted context block for a task");
-  AddScopeOption(prepare, *o);
-  prepare->add_option("query", o->text, "what the agent is about to do")->required();
-  prepare->add_option("--max-bytes", o->max_bytes,
-                      "budget in UTF-8 bytes (512-32768, default 8000)");
-  prepare->add_option("--mode", o->mode,
-                      "memory search mode: auto (default), fts, vector, graph, hybrid");
-  prepare->add_flag("--no-handoff", o->no_handoff, "leave the latest handoff out");
-  prepare->add_option("--min-revision", o->min_revision,
-                      "answer only from this revision or later (read-your-writes)");
-  prepare->add_flag("--rerank", o->rerank,
-                    "rerank the memory hits with the configured reranker first");
-  r.Scoped(prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json body{{"scope_id", scope_id},
-              {"query", o->text},
-              {"max_bytes", o->max_bytes},
-              {"include_handoff", !o->no_handoff}};
-    if (!o->mode.empty()) body["mode"] = o->mode;
-    if (o->min_revision) body["min_revision"] = *o->min_revision;
-    if (o->rerank) body["rerank"] = true;
-    return Print(api.Post("/v1/context/prepare", body), json, FormatPrepared);
-  });
-
-  // The handoff (RFC 0048, docs/handoff.md): prepare a draft from exact evidence, inspect it,
-  // finalize, commit by compare-and-set; continue re-checks every cited statement. The JSON each
-  // step prints (--json) is what the next one reads (a file, or - for standard input).
-  CLI::App* handoff =
-      app.add_subcommand("handoff", "prepare, commit, continue or read where the work stands");
-  handoff->require_subcommand(1);
-  CLI::App* handoff_prepare = handoff->add_subcommand(
-      "prepare", "draft a handoff from exact evidence (needs an extraction provider)");
-  AddScopeOption(handoff_prepare, *o);
-  handoff_prepare->add_option("objective", o->text, "what the work is for")->required();
-  handoff_prepare
-      ->add_option("--cite", o->citations, "a memory citation the handoff rests on (repeatable)")
-      ->required();
-  handoff_prepare->add_option("--max-bytes", o->max_bytes,
-                              "the draft's budget in UTF-8 bytes (512-32768, default 8000)");
-  r.Scoped(handoff_prepare, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    Json evidence = Json::array();
-    for (const std::string& c : o->citations) {
-      auto cite = CitationArgument(c);
-      if (!cite.ok()) return Fail(cite.status());
-      evidence.push_back(Json{{"kind", "memory"}, {"memory_citation", *cite}});
-    }
-    Json body{{"scope_id", scope_id},
-              {"objective", o->text},
-              {"evidence", evidence},
-              {"max_bytes", o->max_bytes}};
-    return Print(api.Post("/v1/handoff/prepare", body), json, FormatHandoffDraft);
-  });
-  CLI::App* handoff_finalize =
-      handoff->add_subcommand("finalize", "turn an inspected draft into a prepared handoff");
-  AddScopeOption(handoff_finalize, *o);
-  handoff_finalize
-      ->add_option("draft", o->file, "the draft's JSON (a file, or - for standard input)")
-      ->required();
-  r.Scoped(handoff_finalize, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto draft = JsonArgument(o->file);
-    if (!draft.ok()) return Fail(draft.status());
-    return Print(api.Post("/v1/handoff/finalize", Json{{"scope_id", scope_id}, {"draft", *draft}}),
-                 json, FormatPreparedHandoff);
-  });
-  CLI::App* handoff_commit =
-      handoff->add_subcommand("commit", "commit a prepared handoff (409 if the handoff moved on)");
-  AddScopeOption(handoff_commit, *o);
-  handoff_commit
-      ->add_option("prepared", o->file,
-                   "the prepared handoff's JSON (a file, or - for standard input)")
-      ->required();
-  r.Scoped(handoff_commit, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    auto prepared = JsonArgument(o->file);
-    if (!prepared.ok()) return Fail(prepared.status());
-    return Print(
-        api.Post("/v1/handoff/commit", Json{{"scope_id", scope_id}, {"handoff", *prepared}}), json,
-        FormatCommittedHandoff);
-  });
-  CLI::App* handoff_continue = handoff->add_subcommand(
-      "continue", "the latest handoff, each statement re-checked against the current state");
-  AddScopeOption(handoff_continue, *o);
-  r.Scoped(handoff_continue, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    return Print(
-        api.Post("/v1/handoff/continue", Json{{"scope_id", scope_id}, {"selection", "latest"}}),
-        json, FormatHandoffResolution);
-  });
-  CLI::App* handoff_show = handoff->add_subcommand("show", "the latest handoff (or --revision R)");
-  AddScopeOption(handoff_show, *o);
-  handoff_show->add_option("--revision", o->revision, "an older revision");
-  r.Scoped(handoff_show, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    std::map<std::string, std::string> q{{"scope_id", scope_id}};
-    if (o->revision) q["revision"] = std::to_string(*o->revision);
-    return Print(api.Get("/v1/handoff", q), json, FormatHandoff);
-  });
-  CLI::App* handoff_history =
-      handoff->add_subcommand("history", "every handoff revision, newest first");
-  AddScopeOption(handoff_history, *o);
-  AddPageOptions(handoff_history, *o);
-  r.Scoped(handoff_history, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    return Print(api.Get("/v1/handoff/history", PageQuery(scope_id, *o)), json, FormatHandoffs);
-  });
+OptionSpec Limit(const char* help) {
+  return Opt("--limit", help, &Opts::limit).To("limit", Send::kIfPositive);
 }
 
-// stats (RFC 0072): inventory, model usage and recall tokens of a scope; never creates it.
-void AddStatsCommand(Registry& r) {
-  auto& o = r.o;
-  CLI::App* stats =
-      r.app.add_subcommand("stats", "a scope's inventory, model usage and recall tokens");
-  stats
-      ->add_option("--scope,-s,--scope-id", o->scope,
-                   "scope id (scp_…) or key (e.g. project:orders-importer)")
-      ->required();
-  stats->add_option("--period", o->period, "today, 7d or 30d (default 30d; UTC days)");
-  r.Scoped(stats, [o](ApiClient& api, const std::string& scope_id, bool json) {
-    std::map<std::string, std::string> q{{"scope_id", scope_id}};
-    if (!o->period.empty()) q["period"] = o->period;
-    return Print(api.Get("/v1/stats", q), json, FormatStats);
-  });
+OptionSpec Cursor() {
+  return Opt("--cursor", "next_cursor from the previous page", &Opts::cursor).To("cursor");
+}
+
+OptionSpec Citation(const char* help) {
+  return Opt("citation", help, &Opts::citation)
+      .Required()
+      .Via(Parsed<CitationArgument>, "citation");
+}
+
+OptionSpec Text(const char* name, const char* help, const char* to) {
+  return Opt(name, help, &Opts::text).Via(EntryTextArg, to, Stage::kInput);
+}
+
+// A JSON document a step of the handoff printed: a file, or - for standard input.
+OptionSpec JsonFile(const char* name, const char* help, const char* to) {
+  return Opt(name, help, &Opts::file).Required().Via(Parsed<JsonArgument>, to);
+}
+
+OptionSpec MinRevision() {
+  return Opt("--min-revision", "answer only from this revision or later (read-your-writes)",
+             &Opts::min_revision)
+      .To("min_revision");
+}
+
+// Every write says who made it and asks why it changed (or did not).
+Json WriteConstants() { return {{"actor", "cli"}, {"explain", true}}; }
+
+// The client subcommands, in the order their help lists them.
+const std::vector<Row>& ClientRows() {
+  static const std::vector<Row> rows = {
+      {"scope", "create or list scopes"},
+      {"scope create",
+       "create a scope (idempotent by key)",
+       {Opt("key", "scope key, e.g. project:orders-importer", &Opts::text).Required().To("key")},
+       {"POST", "/v1/scopes"},
+       FormatScope},
+      {"scope settings",
+       "show or change the write gates of a scope (reconcile, require_evidence)",
+       {Opt("--scope,-s", kScopeHelp, &Opts::scope).Required(),
+        Opt("--set", "NAME=VALUE, e.g. reconcile=reject (repeatable)", &Opts::settings)
+            .OneValue()
+            .Via(SetSettingsArg),
+        Opt("--clear", "NAME: back to the server's default (repeatable)", &Opts::clear)
+            .OneValue()
+            .Via(ClearSettingsArg)},
+       {"GET", "/v1/scopes/SCOPE/settings"},
+       FormatScopeSettings,
+       Json::object(),
+       RunScopeSettings},
+      {"scope list",
+       "list scopes",
+       {Limit("items per page (1-1000, default 100)"), Cursor()},
+       {"GET", "/v1/scopes"},
+       FormatScopes},
+      {"remember",
+       "keep a new entry",
+       {Scope(),
+        Opt("--kind,-k", "fact, preference, decision, constraint, working_note, …", &Opts::kind)
+            .Required()
+            .To("kind"),
+        Text("text", "the entry text, or - to read standard input", "text"),
+        Opt("--file", "read the text from a file", &Opts::file),
+        Opt("--reason", "why this is kept", &Opts::reason).To("reason"),
+        Opt("--expected-revision", "fail with a conflict unless the memory is at this revision",
+            &Opts::expected_revision)
+            .To("expected_revision"),
+        Opt("--evidence", "what it stands on: a URL, a source id or a citation (repeatable)",
+            &Opts::evidence)
+            .OneValue()
+            .To("evidence")},
+       {"POST", "/v1/memory/remember"},
+       FormatWrite,
+       WriteConstants()},
+      {"revise",
+       "write the next version of an entry",
+       {Scope(), Citation("the entry's current citation"),
+        Text("text", "the new text, or - to read standard input", "text"),
+        Opt("--file", "read the text from a file", &Opts::file),
+        Opt("--kind,-k", "change the kind", &Opts::kind).To("kind"),
+        Opt("--reason", "why it changed", &Opts::reason).To("reason"),
+        Opt("--evidence", "evidence to add: a URL, a source id or a citation (repeatable)",
+            &Opts::evidence)
+            .OneValue()
+            .To("evidence")},
+       {"POST", "/v1/memory/entries/revise"},
+       FormatWrite,
+       WriteConstants()},
+      {"retire",
+       "retire an entry (its history stays readable)",
+       {Scope(), Citation("the entry's current citation"),
+        Opt("--reason", "why it no longer holds", &Opts::reason).To("reason")},
+       {"POST", "/v1/memory/entries/retire"},
+       FormatWrite,
+       WriteConstants()},
+      {"entries",
+       "list the entries at the head or a revision",
+       {Scope(),
+        Opt("--include-inactive", "also list retired entries", &Opts::include_inactive)
+            .To("include_inactive"),
+        Opt("--revision", "list the manifest at this revision", &Opts::revision).To("revision"),
+        MinRevision(), Limit("items per page (1-1000, default 100)"), Cursor()},
+       {"GET", "/v1/memory/entries"},
+       FormatEntries},
+      {"history",
+       "the memory's revisions, one revision (--revision) or an entry's versions (--entry)",
+       {Scope(), Opt("--revision", "show this revision: changes and manifest", &Opts::revision),
+        Opt("--entry", "show every version of this entry", &Opts::entry),
+        Limit("items per page (1-1000, default 100)"), Cursor()},
+       {"GET", "/v1/memory/revisions"},
+       FormatRevisions,
+       Json::object(),
+       RunHistory},
+      {"search",
+       "find entries by full-text, vector, graph or hybrid search",
+       {Scope(),
+        Opt("query", "what to look for, in any language", &Opts::text).Required().To("query"),
+        Opt("--mode,-m", "fts, vector, graph, hybrid or auto (default auto)", &Opts::mode)
+            .To("mode"),
+        Limit("hits to return (1-50, default 10)"),
+        Opt("--include-inactive", "also search retired entries", &Opts::include_inactive)
+            .To("include_inactive"),
+        Opt("--graph-hops", "graph channel: entries linked within this many hops (1-3, default 2)",
+            &Opts::graph_hops)
+            .To("graph_hops"),
+        MinRevision(),
+        Opt("--feedback",
+            "full text: expand the query from its best hits and let them lift their "
+            "neighbours (docs/quality.md)",
+            &Opts::feedback)
+            .To("feedback"),
+        Opt("--rerank", "reorder the best 30 with the configured reranker (rerank_provider)",
+            &Opts::rerank)
+            .To("rerank")},
+       {"POST", "/v1/memory/search"},
+       FormatSearch,
+       {{"explain", true}}},
+      {"doctor",
+       "which search modes work, and why not; with a host (claude-code, codex, cursor): is it "
+       "wired up",
+       {Opt("--scope,-s", "also check this scope's vector projection (with a host: its scope)",
+            &Opts::scope)
+            .To("scope_id"),
+        Opt("host", "check a host's setup: claude-code, codex or cursor", &Opts::host),
+        Opt("--project", "with a host: the project folder (default: this one)", &Opts::project),
+        Opt("--user", "with a host: the user's configuration, not the project's", &Opts::user)},
+       {"GET", "/v1/capabilities/search"},
+       FormatSearchModes,
+       Json::object(),
+       RunDoctor},
+      {"reindex",
+       "complete a scope's vector projection",
+       {Scope()},
+       {"POST", "/v1/memory/reindex"},
+       FormatReindex},
+      {"read",
+       "read the exact text of any citation ever issued",
+       {Scope(), Citation("a citation string")},
+       {"POST", "/v1/memory/entries/get"},
+       FormatRead,
+       {{"explain", true}}},
+      {"source", "add or list raw work records (sources)"},
+      {"source add",
+       "append a source to the scope's log",
+       {Scope(), Text("text", "the content, or - to read standard input", "content"),
+        Opt("--file", "read the content from a file", &Opts::file),
+        Opt("--kind,-k", "what it is: work_log (default), chat, tool_output, …", &Opts::kind)
+            .To("kind"),
+        Opt("--purpose", "memory (default: extraction reads it) or archive", &Opts::purpose)
+            .To("purpose"),
+        Opt("--idempotency-key", "a retry with the same key adds nothing", &Opts::idempotency_key)
+            .To("idempotency_key"),
+        Opt("--metadata", "a JSON object kept with the source", &Opts::metadata)
+            .Via(MetadataArg, "metadata", Stage::kInput)},
+       {"POST", "/v1/sources"},
+       FormatSource,
+       {{"kind", "work_log"}}},
+      {"source list",
+       "list the scope's sources in order",
+       {Scope(), Opt("--after", "positions after this one (default 0)", &Opts::after).To("after"),
+        Limit("sources per page (1-1000, default 100)")},
+       {"GET", "/v1/sources"},
+       FormatSources},
+      {"flush",
+       "extract memory from the next window of sources",
+       {Scope(), Opt("--last",
+                     "flush nothing; show the scope's last flush that processed a window "
+                     "(whoever ran it)",
+                     &Opts::last)},
+       {"POST", "/v1/memory/flush"},
+       FormatFlush,
+       {{"explain", true}},
+       RunFlush},
+      {"prepare",
+       "a cited, byte-budgeted context block for a task",
+       {Scope(), Opt("query", "what the agent is about to do", &Opts::text).Required().To("query"),
+        Opt("--max-bytes", "budget in UTF-8 bytes (512-32768, default 8000)", &Opts::max_bytes)
+            .To("max_bytes", Send::kAlways),
+        Opt("--mode", "memory search mode: auto (default), fts, vector, graph, hybrid", &Opts::mode)
+            .To("mode"),
+        Opt("--no-handoff", "leave the latest handoff out", &Opts::no_handoff)
+            .To("include_handoff", Send::kNegated),
+        MinRevision(),
+        Opt("--rerank", "rerank the memory hits with the configured reranker first", &Opts::rerank)
+            .To("rerank")},
+       {"POST", "/v1/context/prepare"},
+       FormatPrepared},
+      // The handoff (RFC 0048, docs/handoff.md): prepare a draft from exact evidence, inspect it,
+      // finalize, commit by compare-and-set; continue re-checks every cited statement. The JSON
+      // each step prints (--json) is what the next one reads (a file, or - for standard input).
+      {"handoff", "prepare, commit, continue or read where the work stands"},
+      {"handoff prepare",
+       "draft a handoff from exact evidence (needs an extraction provider)",
+       {Scope(), Opt("objective", "what the work is for", &Opts::text).Required().To("objective"),
+        Opt("--cite", "a memory citation the handoff rests on (repeatable)", &Opts::citations)
+            .Required()
+            .Via(EachParsed<MemoryEvidence>, "evidence"),
+        Opt("--max-bytes", "the draft's budget in UTF-8 bytes (512-32768, default 8000)",
+            &Opts::max_bytes)
+            .To("max_bytes", Send::kAlways)},
+       {"POST", "/v1/handoff/prepare"},
+       FormatHandoffDraft},
+      {"handoff finalize",
+       "turn an inspected draft into a prepared handoff",
+       {Scope(), JsonFile("draft", "the draft's JSON (a file, or - for standard input)", "draft")},
+       {"POST", "/v1/handoff/finalize"},
+       FormatPreparedHandoff},
+      {"handoff commit",
+       "commit a prepared handoff (409 if the handoff moved on)",
+       {Scope(),
+        JsonFile("prepared", "the prepared handoff's JSON (a file, or - for standard input)",
+                 "handoff")},
+       {"POST", "/v1/handoff/commit"},
+       FormatCommittedHandoff},
+      {"handoff continue",
+       "the latest handoff, each statement re-checked against the current state",
+       {Scope()},
+       {"POST", "/v1/handoff/continue"},
+       FormatHandoffResolution,
+       {{"selection", "latest"}}},
+      {"handoff show",
+       "the latest handoff (or --revision R)",
+       {Scope(), Opt("--revision", "an older revision", &Opts::revision).To("revision")},
+       {"GET", "/v1/handoff"},
+       FormatHandoff},
+      {"handoff history",
+       "every handoff revision, newest first",
+       {Scope(), Limit("items per page (1-1000, default 100)"), Cursor()},
+       {"GET", "/v1/handoff/history"},
+       FormatHandoffs},
+      // RFC 0072: inventory, model usage and recall tokens of a scope; never creates it.
+      {"stats",
+       "a scope's inventory, model usage and recall tokens",
+       {Opt("--scope,-s,--scope-id", kScopeHelp, &Opts::scope)
+            .Required()
+            .Via(ScopeArg, "scope_id", Stage::kScope),
+        Opt("--period", "today, 7d or 30d (default 30d; UTC days)", &Opts::period).To("period")},
+       {"GET", "/v1/stats"},
+       FormatStats},
+  };
+  return rows;
 }
 
 }  // namespace
 
 std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
-  Registry r(app);
-  AddScopeCommands(r);
-  AddWriteCommands(r);
-  AddReadCommands(r);
-  AddMoreReadCommands(r);
-  AddSourceCommands(r);
-  AddContextCommands(r);
-  AddStatsCommand(r);
-  for (ClientCommand& c : AddReviewCommands(app)) r.cmds.push_back(std::move(c));
-  return std::move(r.cmds);
+  auto o = std::make_shared<Opts>();
+  std::vector<ClientCommand> cmds = AddRows(app, ClientRows(), o);
+  for (ClientCommand& c : AddRows(app, ReviewRows(), o)) cmds.push_back(std::move(c));
+  return cmds;
 }
 
 int ReportError(const Status& s) {

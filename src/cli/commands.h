@@ -1,6 +1,7 @@
 // The client subcommands (scope, remember, revise, retire, entries, history, search, doctor,
-// reindex, read, source, flush, prepare, handoff), in groups of a few each: parse their
-// options, call the server, print a readable answer or --json.
+// reindex, read, source, flush, prepare, handoff, stats; candidate, experience, review): a table
+// of rows (command_table.h), each parsing its options, calling the server and printing a readable
+// answer or --json.
 #pragma once
 
 #include <functional>
@@ -24,9 +25,8 @@ struct ClientCommand {
 // (wire/error_map.h). Every subcommand reports errors this way.
 int ReportError(const Status& s);
 
-// Adds the subcommands to `app`; the caller runs the one that was parsed.
+// Adds the subcommands to `app` (the rows of commands.cc and review_commands.cc, as
+// command_table.h reads them); the caller runs the one that was parsed.
 std::vector<ClientCommand> AddClientCommands(CLI::App& app);
-// candidate …, experience … (review_commands.cc); AddClientCommands adds them.
-std::vector<ClientCommand> AddReviewCommands(CLI::App& app);
 
 }  // namespace pc

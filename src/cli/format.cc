@@ -52,6 +52,35 @@ std::string FormatScope(const Json& s) {
          MemoryRefText(s["memory"]) + "\n";
 }
 
+std::string FormatScopes(const Json& page) {
+  std::string out;
+  for (const Json& s : page["scopes"]) out += FormatScope(s);
+  return out + More(page);
+}
+
+std::string FormatScopeSettings(const Json& v) {
+  std::string out = "scope " + v.value("scope_id", "") + "\n";
+  for (const auto& [name, value] : v["effective"].items())
+    out += "  " + name + " = " + value.get<std::string>() +
+           (v["overrides"].contains(name) ? "  (this scope)" : "  (server default)") + "\n";
+  return out;
+}
+
+std::string FormatSearchModes(const Json& r) {
+  std::string out;
+  for (const auto& [mode, c] : r["modes"].items())
+    out += mode + ": " +
+           (c["available"].get<bool>() ? "available"
+                                       : "unavailable — " + c["reason"].get<std::string>()) +
+           "\n";
+  return out;
+}
+
+std::string FormatReindex(const Json& r) {
+  return "embedded " + std::to_string(r["embedded"].get<int64_t>()) + " entries; " +
+         std::to_string(r["missing"].get<int64_t>()) + " still missing\n";
+}
+
 // A MemoryMutationResponse asked with explain (changed, duplicate_of).
 std::string FormatWrite(const Json& w) {
   if (!w.value("changed", false)) {

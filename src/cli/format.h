@@ -8,6 +8,14 @@
 namespace pc {
 
 std::string FormatScope(const Json& scope);
+// GET /v1/scopes: one scope a line.
+std::string FormatScopes(const Json& page);
+// GET /v1/scopes/SCOPE/settings: each gate's value, and whether the scope or the server set it.
+std::string FormatScopeSettings(const Json& settings);
+// GET /v1/capabilities/search: each mode, available or why not.
+std::string FormatSearchModes(const Json& capabilities);
+// POST /v1/memory/reindex.
+std::string FormatReindex(const Json& outcome);
 std::string FormatWrite(const Json& outcome);
 std::string FormatEntries(const Json& page);
 std::string FormatRevisions(const Json& page);

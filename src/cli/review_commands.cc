@@ -3,26 +3,14 @@
 //   experience propose | generate | get | search
 // Evidence is given as repeatable --source-ref content/ID and --artifact-ref FAMILY/ID@REVISION;
 // --target FAMILY/ID@REVISION is added to the artifact evidence, as the spec asks.
-#include <CLI/CLI.hpp>
 #include <charconv>
-#include <iostream>
-#include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.h"
-#include "client/api_client.h"
+#include "cli/command_table.h"
 #include "wire/json.h"
 
 namespace pc {
 namespace {
-
-struct ReviewOpts {
-  std::string scope, candidate, status, family, cursor, reason;
-  std::string situation, action, outcome, lesson, target, query, artifact, date;
-  std::vector<std::string> source_refs, artifact_refs;
-  std::optional<int64_t> expected_version;
-  int limit = 0;
-};
 
 // FAMILY/ID@REVISION as an ArtifactReference.
 Result<Json> ArtifactRefArg(const std::string& arg, const std::string& option) {
@@ -46,38 +34,6 @@ Result<Json> SourceRefArg(const std::string& arg) {
     return InvalidArgument("--source-ref must be TYPE/ID, e.g. content/turn-42 (got \"" + arg +
                            "\")");
   return Json{{"name", arg.substr(0, slash)}, {"source_id", arg.substr(slash + 1)}};
-}
-
-// source_refs, artifact_refs, target, reason of a propose, revise or generate.
-Result<Json> EvidenceBody(const ReviewOpts& o) {
-  Json body{{"source_refs", Json::array()}, {"artifact_refs", Json::array()}};
-  for (const std::string& s : o.source_refs) {
-    PC_ASSIGN_OR_RETURN(Json ref, SourceRefArg(s));
-    body["source_refs"].push_back(ref);
-  }
-  for (const std::string& a : o.artifact_refs) {
-    PC_ASSIGN_OR_RETURN(Json ref, ArtifactRefArg(a, "--artifact-ref"));
-    body["artifact_refs"].push_back(ref);
-  }
-  if (!o.target.empty()) {
-    PC_ASSIGN_OR_RETURN(Json target, ArtifactRefArg(o.target, "--target"));
-    body["target"] = target;
-    bool listed = false;
-    for (const Json& a : body["artifact_refs"]) listed = listed || a == target;
-    if (!listed) body["artifact_refs"].push_back(target);
-  }
-  if (!o.reason.empty()) body["reason"] = o.reason;
-  return body;
-}
-
-// The same with the proposal {situation, action, outcome, lesson}.
-Result<Json> ProposalBody(const ReviewOpts& o) {
-  PC_ASSIGN_OR_RETURN(Json body, EvidenceBody(o));
-  body["proposal"] = {{"situation", o.situation},
-                      {"action", o.action},
-                      {"outcome", o.outcome},
-                      {"lesson", o.lesson}};
-  return body;
 }
 
 std::string RefText(const Json& r) {
@@ -167,38 +123,6 @@ std::string FormatReviewRun(const Json& r) {
   return out;
 }
 
-int Print(const Result<Json>& r, bool json, std::string (*format)(const Json&)) {
-  if (!r.ok()) return ReportError(r.status());
-  std::cout << (json ? r->dump(2) + "\n" : format(*r));
-  return 0;
-}
-
-void ScopeOption(CLI::App* sub, ReviewOpts& o) {
-  sub->add_option("--scope,-s,--scope-id", o.scope,
-                  "scope id (scp_…) or key (e.g. project:orders-importer)")
-      ->required();
-}
-
-void EvidenceOptions(CLI::App* sub, ReviewOpts& o) {
-  // One value per occurrence: a positional CANDIDATE_ID after them stays positional.
-  sub->add_option("--source-ref", o.source_refs,
-                  "exact source evidence TYPE/ID, e.g. content/turn-42 (repeatable)")
-      ->allow_extra_args(false);
-  sub->add_option("--artifact-ref", o.artifact_refs,
-                  "exact artifact evidence FAMILY/ID@REVISION (repeatable)")
-      ->allow_extra_args(false);
-  sub->add_option("--target", o.target, "the Experience head FAMILY/ID@REVISION this replaces");
-  sub->add_option("--reason", o.reason, "why (shown to the reviewer)");
-}
-
-void ProposalOptions(CLI::App* sub, ReviewOpts& o) {
-  sub->add_option("--situation", o.situation, "when this applies")->required();
-  sub->add_option("--action", o.action, "what was done")->required();
-  sub->add_option("--outcome", o.outcome, "what happened")->required();
-  sub->add_option("--lesson", o.lesson, "what to do next time")->required();
-  EvidenceOptions(sub, o);
-}
-
 // A generation's answer: the pending candidate, or that the evidence shows no lesson.
 std::string FormatGenerated(const Json& r) {
   if (r.value("status", "") != "pending" || !r.contains("candidate") ||
@@ -207,204 +131,160 @@ std::string FormatGenerated(const Json& r) {
   return FormatCandidate(r.at("candidate"));
 }
 
+Result<Json> ArtifactRefOption(const std::string& arg) {
+  return ArtifactRefArg(arg, "--artifact-ref");
+}
+
+Result<Json> ArtifactPositional(const std::string& arg) { return ArtifactRefArg(arg, "artifact"); }
+
+// --target, which the artifact evidence lists too (after --artifact-ref has filled it).
+Status TargetArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  if (TextOf(o, spec).empty()) return Status::Ok();
+  PC_ASSIGN_OR_RETURN(Json target, ArtifactRefArg(TextOf(o, spec), "--target"));
+  r.Set(spec.to, target);
+  bool listed = false;
+  for (const Json& a : r.body["artifact_refs"]) listed = listed || a == target;
+  if (!listed) r.body["artifact_refs"].push_back(target);
+  return Status::Ok();
+}
+
+OptionSpec ScopeId() {
+  return Opt("--scope,-s,--scope-id", "scope id (scp_…) or key (e.g. project:orders-importer)",
+             &Opts::scope)
+      .Required()
+      .To("scope_id");
+}
+
+OptionSpec ExpectedVersion() {
+  return Opt("--expected-version", "the version you reviewed", &Opts::expected_version)
+      .Required()
+      .To("expected_version");
+}
+
+OptionSpec CandidateId() {
+  return Opt("candidate_id", "cand_…", &Opts::candidate).Required().To("candidate_id");
+}
+
+// Exact evidence, and what the proposal replaces.
+std::vector<OptionSpec> EvidenceOptions() {
+  // One value per occurrence: a positional CANDIDATE_ID after them stays positional.
+  return {Opt("--source-ref", "exact source evidence TYPE/ID, e.g. content/turn-42 (repeatable)",
+              &Opts::source_refs)
+              .OneValue()
+              .Via(EachParsed<SourceRefArg>, "source_refs"),
+          Opt("--artifact-ref", "exact artifact evidence FAMILY/ID@REVISION (repeatable)",
+              &Opts::artifact_refs)
+              .OneValue()
+              .Via(EachParsed<ArtifactRefOption>, "artifact_refs"),
+          Opt("--target", "the Experience head FAMILY/ID@REVISION this replaces", &Opts::target)
+              .Via(TargetArg, "target"),
+          Opt("--reason", "why (shown to the reviewer)", &Opts::reason).To("reason")};
+}
+
+// An Experience proposal {situation, action, outcome, lesson} with its evidence.
+std::vector<OptionSpec> ProposalOptions() {
+  std::vector<OptionSpec> options = {
+      Opt("--situation", "when this applies", &Opts::situation).Required().To("proposal/situation"),
+      Opt("--action", "what was done", &Opts::action).Required().To("proposal/action"),
+      Opt("--outcome", "what happened", &Opts::outcome).Required().To("proposal/outcome"),
+      Opt("--lesson", "what to do next time", &Opts::lesson).Required().To("proposal/lesson")};
+  for (OptionSpec& e : EvidenceOptions()) options.push_back(e);
+  return options;
+}
+
+std::vector<OptionSpec> Concat(std::initializer_list<std::vector<OptionSpec>> parts) {
+  std::vector<OptionSpec> out;
+  for (const std::vector<OptionSpec>& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// The options of a decision on a reviewed candidate: `options` between the version and the id.
+std::vector<OptionSpec> Decision(const std::vector<OptionSpec>& options) {
+  return Concat({{ScopeId(), ExpectedVersion()}, options, {CandidateId()}});
+}
+
 }  // namespace
 
-std::vector<ClientCommand> AddReviewCommands(CLI::App& app) {
-  auto o = std::make_shared<ReviewOpts>();
-  std::vector<ClientCommand> cmds;
-  auto add = [&cmds](CLI::App* sub, std::function<Result<Json>(ApiClient&)> call,
-                     std::string (*format)(const Json&)) {
-    cmds.push_back({sub, [call, format](const std::string& server, bool json) {
-                      ApiClient api(server);
-                      return Print(call(api), json, format);
-                    }});
+const std::vector<Row>& ReviewRows() {
+  static const std::vector<Row> rows = {
+      {"candidate", "the review inbox: list, show, approve, reject or revise candidates"},
+      {"candidate list",
+       "candidates waiting for review (or --status approved|rejected)",
+       {ScopeId(),
+        Opt("--status", "pending (default), approved or rejected", &Opts::status).To("status"),
+        Opt("--family",
+            "experience or skill (memory: what a flush proposed under extraction_review = review)",
+            &Opts::family)
+            .To("family"),
+        Opt("--limit", "items per page (1-100, default 50)", &Opts::limit).To("limit"),
+        Opt("--cursor", "next_cursor from the previous page", &Opts::cursor).To("cursor")},
+       {"POST", "/v1/artifact-candidates/list"},
+       FormatPage},
+      {"candidate show",
+       "one candidate's current version",
+       {ScopeId(), CandidateId()},
+       {"POST", "/v1/artifact-candidates/get"},
+       FormatCandidate},
+      {"candidate approve",
+       "commit exactly the reviewed version as an artifact revision",
+       Decision({}),
+       {"POST", "/v1/artifact-candidates/approve"},
+       FormatCandidate},
+      {"candidate reject",
+       "reject the reviewed version, with a reason",
+       Decision({Opt("--reason", "why it is rejected", &Opts::reason).Required().To("reason")}),
+       {"POST", "/v1/artifact-candidates/reject"},
+       FormatCandidate},
+      {"candidate revise", "replace a pending proposal (the next version)"},
+      {"candidate revise experience",
+       "a complete replacement Experience proposal",
+       Decision(ProposalOptions()),
+       {"POST", "/v1/artifact-candidates/revise"},
+       FormatCandidate},
+      {"candidate revise memory",
+       "a flush's proposed entry with a corrected kind and text",
+       Decision({Opt("--kind", "the entry's kind", &Opts::kind).Required().To("proposal/kind"),
+                 Opt("--text", "the entry's text", &Opts::text).Required().To("proposal/text"),
+                 Opt("--reason", "why (shown to the next reviewer)", &Opts::reason).To("reason")}),
+       {"POST", "/v1/artifact-candidates/revise"},
+       FormatCandidate,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"experience", "propose, generate, read or search reviewed Experience"},
+      {"experience propose",
+       "a pending Experience candidate with its exact evidence",
+       Concat({{ScopeId()}, ProposalOptions()}),
+       {"POST", "/v1/experience/propose"},
+       FormatCandidate},
+      {"experience generate",
+       "the server's model drafts a pending Experience candidate from exactly this evidence",
+       Concat({{ScopeId()}, EvidenceOptions()}),
+       {"POST", "/v1/experience/generate"},
+       FormatGenerated},
+      {"experience get",
+       "an approved Experience revision, exactly",
+       {ScopeId(), Opt("artifact", "experience/exp_…@REVISION", &Opts::artifact)
+                       .Required()
+                       .Via(Parsed<ArtifactPositional>, "artifact")},
+       {"POST", "/v1/experience/get"},
+       FormatExperience},
+      {"experience search",
+       "approved Experience matching a query, best first",
+       {ScopeId(),
+        Opt("query", "what the agent is about to do", &Opts::query).Required().To("query"),
+        Opt("--limit", "at most this many (1-100, default 10)", &Opts::limit).To("limit")},
+       {"POST", "/v1/experience/search"},
+       FormatExperiences},
+      {"review", "the daily review (docs/review.md)"},
+      {"review run",
+       "review a scope's new sources of a day now: experience and retire candidates, a tomorrow "
+       "note",
+       {ScopeId(),
+        Opt("--date", "the day, YYYY-MM-DD in the server's time zone (default today)", &Opts::date)
+            .To("date")},
+       {"POST", "/v1/review/run"},
+       FormatReviewRun},
   };
-
-  CLI::App* candidate = app.add_subcommand(
-      "candidate", "the review inbox: list, show, approve, reject or revise candidates");
-  candidate->require_subcommand(1);
-  CLI::App* list = candidate->add_subcommand(
-      "list", "candidates waiting for review (or --status approved|rejected)");
-  ScopeOption(list, *o);
-  list->add_option("--status", o->status, "pending (default), approved or rejected");
-  list->add_option(
-      "--family", o->family,
-      "experience or skill (memory: what a flush proposed under extraction_review = review)");
-  list->add_option("--limit", o->limit, "items per page (1-100, default 50)");
-  list->add_option("--cursor", o->cursor, "next_cursor from the previous page");
-  add(
-      list,
-      [o](ApiClient& api) {
-        Json body{{"scope_id", o->scope}};
-        if (!o->status.empty()) body["status"] = o->status;
-        if (!o->family.empty()) body["family"] = o->family;
-        if (o->limit) body["limit"] = o->limit;
-        if (!o->cursor.empty()) body["cursor"] = o->cursor;
-        return api.Post("/v1/artifact-candidates/list", body);
-      },
-      FormatPage);
-
-  CLI::App* show = candidate->add_subcommand("show", "one candidate's current version");
-  ScopeOption(show, *o);
-  show->add_option("candidate_id", o->candidate, "cand_…")->required();
-  add(
-      show,
-      [o](ApiClient& api) {
-        return api.Post("/v1/artifact-candidates/get",
-                        Json{{"scope_id", o->scope}, {"candidate_id", o->candidate}});
-      },
-      FormatCandidate);
-
-  CLI::App* approve = candidate->add_subcommand(
-      "approve", "commit exactly the reviewed version as an artifact revision");
-  ScopeOption(approve, *o);
-  approve->add_option("--expected-version", o->expected_version, "the version you reviewed")
-      ->required();
-  approve->add_option("candidate_id", o->candidate, "cand_…")->required();
-  add(
-      approve,
-      [o](ApiClient& api) {
-        return api.Post("/v1/artifact-candidates/approve",
-                        Json{{"scope_id", o->scope},
-                             {"candidate_id", o->candidate},
-                             {"expected_version", *o->expected_version}});
-      },
-      FormatCandidate);
-
-  CLI::App* reject =
-      candidate->add_subcommand("reject", "reject the reviewed version, with a reason");
-  ScopeOption(reject, *o);
-  reject->add_option("--expected-version", o->expected_version, "the version you reviewed")
-      ->required();
-  reject->add_option("--reason", o->reason, "why it is rejected")->required();
-  reject->add_option("candidate_id", o->candidate, "cand_…")->required();
-  add(
-      reject,
-      [o](ApiClient& api) {
-        return api.Post("/v1/artifact-candidates/reject",
-                        Json{{"scope_id", o->scope},
-                             {"candidate_id", o->candidate},
-                             {"expected_version", *o->expected_version},
-                             {"reason", o->reason}});
-      },
-      FormatCandidate);
-
-  CLI::App* revise =
-      candidate->add_subcommand("revise", "replace a pending proposal (the next version)");
-  revise->require_subcommand(1);
-  CLI::App* revise_exp =
-      revise->add_subcommand("experience", "a complete replacement Experience proposal");
-  ScopeOption(revise_exp, *o);
-  revise_exp->add_option("--expected-version", o->expected_version, "the version you reviewed")
-      ->required();
-  ProposalOptions(revise_exp, *o);
-  revise_exp->add_option("candidate_id", o->candidate, "cand_…")->required();
-  add(
-      revise_exp,
-      [o](ApiClient& api) -> Result<Json> {
-        PC_ASSIGN_OR_RETURN(Json body, ProposalBody(*o));
-        body["scope_id"] = o->scope;
-        body["candidate_id"] = o->candidate;
-        body["expected_version"] = *o->expected_version;
-        return api.Post("/v1/artifact-candidates/revise", body);
-      },
-      FormatCandidate);
-
-  CLI::App* revise_mem =
-      revise->add_subcommand("memory", "a flush's proposed entry with a corrected kind and text");
-  ScopeOption(revise_mem, *o);
-  revise_mem->add_option("--expected-version", o->expected_version, "the version you reviewed")
-      ->required();
-  revise_mem->add_option("--kind", o->situation, "the entry's kind")->required();
-  revise_mem->add_option("--text", o->lesson, "the entry's text")->required();
-  revise_mem->add_option("--reason", o->reason, "why (shown to the next reviewer)");
-  revise_mem->add_option("candidate_id", o->candidate, "cand_…")->required();
-  add(
-      revise_mem,
-      [o](ApiClient& api) {
-        Json body{{"scope_id", o->scope},
-                  {"candidate_id", o->candidate},
-                  {"expected_version", *o->expected_version},
-                  {"proposal", {{"kind", o->situation}, {"text", o->lesson}}},
-                  {"source_refs", Json::array()},
-                  {"artifact_refs", Json::array()}};
-        if (!o->reason.empty()) body["reason"] = o->reason;
-        return api.Post("/v1/artifact-candidates/revise", body);
-      },
-      FormatCandidate);
-
-  CLI::App* experience =
-      app.add_subcommand("experience", "propose, generate, read or search reviewed Experience");
-  experience->require_subcommand(1);
-  CLI::App* propose = experience->add_subcommand(
-      "propose", "a pending Experience candidate with its exact evidence");
-  ScopeOption(propose, *o);
-  ProposalOptions(propose, *o);
-  add(
-      propose,
-      [o](ApiClient& api) -> Result<Json> {
-        PC_ASSIGN_OR_RETURN(Json body, ProposalBody(*o));
-        body["scope_id"] = o->scope;
-        return api.Post("/v1/experience/propose", body);
-      },
-      FormatCandidate);
-
-  CLI::App* generate = experience->add_subcommand(
-      "generate",
-      "the server's model drafts a pending Experience candidate from exactly this evidence");
-  ScopeOption(generate, *o);
-  EvidenceOptions(generate, *o);
-  add(
-      generate,
-      [o](ApiClient& api) -> Result<Json> {
-        PC_ASSIGN_OR_RETURN(Json body, EvidenceBody(*o));
-        body["scope_id"] = o->scope;
-        return api.Post("/v1/experience/generate", body);
-      },
-      FormatGenerated);
-
-  CLI::App* get = experience->add_subcommand("get", "an approved Experience revision, exactly");
-  ScopeOption(get, *o);
-  get->add_option("artifact", o->artifact, "experience/exp_…@REVISION")->required();
-  add(
-      get,
-      [o](ApiClient& api) -> Result<Json> {
-        PC_ASSIGN_OR_RETURN(Json ref, ArtifactRefArg(o->artifact, "artifact"));
-        return api.Post("/v1/experience/get", Json{{"scope_id", o->scope}, {"artifact", ref}});
-      },
-      FormatExperience);
-
-  CLI::App* search =
-      experience->add_subcommand("search", "approved Experience matching a query, best first");
-  ScopeOption(search, *o);
-  search->add_option("query", o->query, "what the agent is about to do")->required();
-  search->add_option("--limit", o->limit, "at most this many (1-100, default 10)");
-  add(
-      search,
-      [o](ApiClient& api) {
-        Json body{{"scope_id", o->scope}, {"query", o->query}};
-        if (o->limit) body["limit"] = o->limit;
-        return api.Post("/v1/experience/search", body);
-      },
-      FormatExperiences);
-
-  CLI::App* review = app.add_subcommand("review", "the daily review (docs/review.md)");
-  review->require_subcommand(1);
-  CLI::App* run = review->add_subcommand("run",
-                                         "review a scope's new sources of a day now: experience "
-                                         "and retire candidates, a tomorrow note");
-  ScopeOption(run, *o);
-  run->add_option("--date", o->date,
-                  "the day, YYYY-MM-DD in the server's time zone (default today)");
-  add(
-      run,
-      [o](ApiClient& api) {
-        Json body{{"scope_id", o->scope}};
-        if (!o->date.empty()) body["date"] = o->date;
-        return api.Post("/v1/review/run", body);
-      },
-      FormatReviewRun);
-  return cmds;
+  return rows;
 }
 
 }  // namespace pc

@@ -158,10 +158,8 @@ int RunSessionStats(const std::vector<std::string>& paths, bool json) {
   return 0;
 }
 
-}  // namespace
-
-std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
-  std::vector<LocalCommand> out;
+// prune FILE: a message list's old tool results, pruned on this machine.
+LocalCommand AddPrune(CLI::App& app) {
   auto p = std::make_shared<PruneOpts>();
   CLI::App* prune = app.add_subcommand("prune",
                                        "prune old tool results from a message list (OpenAI or "
@@ -179,8 +177,11 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   prune->add_option("--context-window", p->window,
                     "the model's context window in tokens (default 200000)");
   prune->add_option("--now", p->now, "the time to measure ages from (RFC 3339; default now)");
-  out.push_back({prune, [p](const std::string&, bool json) { return RunPrune(*p, json); }});
+  return {prune, [p](const std::string&, bool json) { return RunPrune(*p, json); }};
+}
 
+// session-stats TRANSCRIPTS… or --scope: where sessions' context went.
+LocalCommand AddSessionStats(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto scope = std::make_shared<std::string>(), period = std::make_shared<std::string>();
   CLI::App* stats =
@@ -193,15 +194,18 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   stats->add_option("--scope,-s", *scope,
                     "instead: the sessions the hooks captured in this scope (asks the server)");
   stats->add_option("--period", *period, "with --scope: today, 7d or 30d (default 30d)");
-  out.push_back({stats, [files, scope, period](const std::string& server, bool json) {
-                   if (!scope->empty()) {
-                     if (!files->empty())
-                       return ReportError(InvalidArgument("give transcripts or --scope, not both"));
-                     return RunScopeSessionStats(server, *scope, *period, json);
-                   }
-                   return RunSessionStats(*files, json);
-                 }});
+  return {stats, [files, scope, period](const std::string& server, bool json) {
+            if (!scope->empty()) {
+              if (!files->empty())
+                return ReportError(InvalidArgument("give transcripts or --scope, not both"));
+              return RunScopeSessionStats(server, *scope, *period, json);
+            }
+            return RunSessionStats(*files, json);
+          }};
+}
 
+// setup HOST: our MCP entry and hooks into a host's configuration.
+LocalCommand AddSetup(CLI::App& app) {
   auto so = std::make_shared<SetupOptions>();
   CLI::App* setup = app.add_subcommand(
       "setup",
@@ -217,24 +221,27 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   setup->add_option("--scope,-s", so->scope,
                     "a fixed scope for the hooks (default: derived from each project)");
   setup->add_flag("--remove", so->remove, "take our entries out again");
-  out.push_back({setup, [so](const std::string& server, bool json) {
-                   SetupOptions o = *so;
-                   o.server = server;
-                   auto changes = RunSetup(o);
-                   if (!changes.ok()) return ReportError(changes.status());
-                   Json j = Json::array();
-                   for (const SetupChange& c : *changes) {
-                     j.push_back(Json{{"file", c.file}, {"change", c.what}});
-                     if (!json) std::cout << c.what << "  " << c.file << "\n";
-                   }
-                   if (json)
-                     std::cout << j.dump(2) << "\n";
-                   else if (!o.remove)
-                     std::cout << "check it with: powercontext doctor " << o.host
-                               << (o.user ? " --user" : "") << "\n";
-                   return 0;
-                 }});
+  return {setup, [so](const std::string& server, bool json) {
+            SetupOptions o = *so;
+            o.server = server;
+            auto changes = RunSetup(o);
+            if (!changes.ok()) return ReportError(changes.status());
+            Json j = Json::array();
+            for (const SetupChange& c : *changes) {
+              j.push_back(Json{{"file", c.file}, {"change", c.what}});
+              if (!json) std::cout << c.what << "  " << c.file << "\n";
+            }
+            if (json)
+              std::cout << j.dump(2) << "\n";
+            else if (!o.remove)
+              std::cout << "check it with: powercontext doctor " << o.host
+                        << (o.user ? " --user" : "") << "\n";
+            return 0;
+          }};
+}
 
+// hook HOST [EVENT]: run by the host at a hook event.
+LocalCommand AddHook(CLI::App& app) {
   auto h = std::make_shared<HookOptions>();
   if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state)
     h->state_dir = std::string(state) + "/powercontext/hooks";
@@ -260,14 +267,19 @@ std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
   hook->add_flag(
       "--no-capture", [h](int64_t) { h->capture = false; },
       "prompt: context only, the prompt is not kept");
-  out.push_back({hook, [h](const std::string& server, bool) {
-                   HookOptions o = *h;
-                   o.server = server;
-                   if (o.scope.empty())
-                     if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
-                   return RunHookOnInput(o, 0, std::cout, std::cerr);
-                 }});
-  return out;
+  return {hook, [h](const std::string& server, bool) {
+            HookOptions o = *h;
+            o.server = server;
+            if (o.scope.empty())
+              if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
+            return RunHookOnInput(o, 0, std::cout, std::cerr);
+          }};
+}
+
+}  // namespace
+
+std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
+  return {AddPrune(app), AddSessionStats(app), AddSetup(app), AddHook(app)};
 }
 
 }  // namespace pc

@@ -122,6 +122,18 @@ Result<Json> ApiClient::Post(const std::string& path, const Json& body) {
                 impl_->trust);
 }
 
+namespace {
+
+// GET takes the query, PUT and POST (any other method) the body.
+Result<Json> Send(ApiClient& client, const std::string& method, const std::string& path,
+                  const std::map<std::string, std::string>& query, const Json& body) {
+  if (method == "GET") return client.Get(path, query);
+  if (method == "PUT") return client.Put(path, body);
+  return client.Post(path, body);
+}
+
+}  // namespace
+
 CallRoute RemoteRoutes(const std::string& server_url) {
   auto client = std::make_shared<ApiClient>(server_url);
   auto mu = std::make_shared<std::mutex>();  // one connection, one request at a time
@@ -129,7 +141,7 @@ CallRoute RemoteRoutes(const std::string& server_url) {
                       const std::map<std::string, std::string>& query,
                       const Json& body) -> Result<Json> {
     std::lock_guard<std::mutex> lock(*mu);
-    return method == "GET" ? client->Get(path, query) : client->Post(path, body);
+    return Send(*client, method, path, query, body);
   };
 }
 
@@ -137,7 +149,7 @@ CallRoute RoutesOf(ApiClient& client) {
   return
       [&client](const std::string& method, const std::string& path,
                 const std::map<std::string, std::string>& query, const Json& body) -> Result<Json> {
-        return method == "GET" ? client.Get(path, query) : client.Post(path, body);
+        return Send(client, method, path, query, body);
       };
 }
 

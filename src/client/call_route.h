@@ -20,7 +20,8 @@ using CallRoute =
 
 // Requests to a running server at `server_url`: one connection, one request at a time.
 CallRoute RemoteRoutes(const std::string& server_url);
-// Requests through an existing client (which must outlive the route).
+// Requests through an existing client (which must outlive the route). GET sends the query, PUT
+// and POST the body.
 CallRoute RoutesOf(ApiClient& client);
 
 }  // namespace pc
