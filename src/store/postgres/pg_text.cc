@@ -8,11 +8,11 @@
 // several terms match at consecutive positions. Scores are computed here, not by ts_rank, so both
 // stores order hits alike.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "search/bm25.h"
 #include "search/shared_terms.h"
 #include "store/postgres/pg_terms.h"
 #include "store/postgres/pg_txn.h"
@@ -26,8 +26,6 @@ constexpr int64_t kRankedDocsBudget = 500;
 constexpr int64_t kPlanCountBudget = 8000;
 constexpr int64_t kMinCommonCap = 50;
 constexpr int64_t kRecentCandidates = 200;
-constexpr double kK1 = 1.2;
-constexpr double kB = 0.75;
 
 // A PostgreSQL array literal of text values: {"a","b\"c"}.
 std::string TextArray(const std::vector<std::string>& items) {
@@ -217,9 +215,7 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   int64_t budget = 0;
   for (const auto& [n, i] : counted) {
     if (!rare.empty() && budget + n > kRankedDocsBudget) break;
-    const double idf = std::log((static_cast<double>(stats.docs) - static_cast<double>(n) + 0.5) /
-                                (static_cast<double>(n) + 0.5));
-    rare.emplace_back(i, idf <= 0.0 ? 1e-6 : idf);
+    rare.emplace_back(i, Fts5Idf(static_cast<double>(stats.docs), static_cast<double>(n)));
     budget += n;
   }
 
@@ -274,17 +270,17 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
     for (const auto& [doc, _] : tfs) ids.push_back(doc);
     std::unordered_map<int64_t, Doc> docs;
     PC_RETURN_IF_ERROR(load_docs(ids, docs));
-    const double total = static_cast<double>(stats.tokens + stats.retired);
-    const double avgdl = total > 0 ? total / static_cast<double>(stats.docs) : 1.0;
+    // As pc_bm25: a retired document's `retired` token counts in its length and the index's.
+    const Bm25 bm25(AverageLength(static_cast<double>(stats.docs),
+                                  static_cast<double>(stats.tokens + stats.retired)));
     for (const auto& [doc, list] : tfs) {
       auto d = docs.find(doc);
       if (d == docs.end() || (d->second.retired && !include_inactive)) continue;
       const double len = static_cast<double>(d->second.tokens + (d->second.retired ? 1 : 0));
-      const double norm = kK1 * (1 - kB + kB * len / avgdl);
+      const double norm = bm25.LengthNorm(len);
       double score = 0;
       for (const auto& [j, tf] : list)
-        score += rare[j].second *
-                 (static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm));
+        score += rare[j].second * bm25.Term(1, static_cast<double>(tf), norm);
       out.push_back(Ranked{doc, score, d->second.version, d->second.retired});
     }
     std::sort(out.begin(), out.end(), by_score);
@@ -299,8 +295,8 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   // (any) — so a common word's postings are read from the newest end only, never all of them; each
   // page's phrases are then matched at their positions and retired documents dropped, until enough
   // are found or the postings end.
-  const double avg =
-      stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
+  const Bm25 tf_rank(
+      AverageLength(static_cast<double>(stats.docs), static_cast<double>(stats.tokens)));
   std::vector<std::string> every_term, first_terms;
   for (size_t i : common) {
     const std::vector<std::string>& terms = phrase_terms[i];
@@ -368,10 +364,10 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
         if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive))
           continue;
         if (all && m->second.size() != common.size()) continue;
-        const double norm = kK1 * (1 - kB + kB * static_cast<double>(d->second.tokens) / avg);
+        const double norm = tf_rank.LengthNorm(static_cast<double>(d->second.tokens));
         double score = 0;
         for (const auto& [phrase, tf] : m->second)
-          score += static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm);
+          score += tf_rank.Term(1, static_cast<double>(tf), norm);
         found.push_back(Ranked{doc, score, d->second.version, d->second.retired});
         if (static_cast<int64_t>(found.size()) == kRecentCandidates) break;
       }
