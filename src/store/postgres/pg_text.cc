@@ -1,6 +1,6 @@
-// Full text of PgTxn without any extension: each document's terms (pg_terms.h: the SQLite store's
-// own tokenizer chain) with their positions in text_postings, each document's length in
-// text_docs, each index's totals in text_stats, all written in the revision's (or the source's)
+// Full text of PgTxn without any extension: each document's terms (search/index_terms.h: the
+// SQLite store's own tokenizer chain) with their positions in text_postings, each document's length
+// in text_docs, each index's totals in text_stats, all written in the revision's (or the source's)
 // transaction. A search plans and ranks exactly as SqliteTxn::SearchText does (sqlite_text.cc):
 // phrases counted up to a cap; the rare ones ranked by BM25 (k1 1.2, b 0.75, FTS5's IDF) over the
 // index's own statistics; when every phrase is common, the newest kRecentCandidates documents with
@@ -13,8 +13,8 @@
 #include <unordered_map>
 
 #include "search/bm25.h"
+#include "search/index_terms.h"
 #include "search/shared_terms.h"
-#include "store/postgres/pg_terms.h"
 #include "store/postgres/pg_txn.h"
 
 namespace pc::pg {
@@ -97,7 +97,7 @@ Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc
 Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
                          const std::string& text, bool retired,
                          const std::string& entry_version_id) {
-  PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
+  const DocumentTerms terms = IndexTerms(text);
   const std::string k = P(static_cast<int64_t>(kind));
   PC_RETURN_IF_ERROR(Send(
       "INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
@@ -175,7 +175,7 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
   std::vector<std::vector<std::string>> all;
   std::vector<std::string> single;
   for (const std::string& phrase : query.phrases) {
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> terms, PhraseTerms(phrase));
+    std::vector<std::string> terms = PhraseTerms(phrase);
     if (terms.empty()) continue;
     if (terms.size() == 1) single.push_back(terms[0]);
     all.push_back(std::move(terms));
@@ -425,7 +425,7 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   if (per_term <= 0 || limit < 0 || recent < 0) return out;
   std::vector<std::string> index_terms;
   for (const std::string& phrase : terms.phrases) {
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> t, PhraseTerms(phrase));
+    const std::vector<std::string> t = PhraseTerms(phrase);
     if (t.size() == 1 &&
         std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
       index_terms.push_back(t[0]);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "search/bm25.h"
+#include "search/index_terms.h"
 #include "search/tokenizer.h"
 
 namespace pc::sqlite {
@@ -130,13 +131,13 @@ void MarkFunction(sqlite3_context* out, int, sqlite3_value** argv) {
   }
 }
 
-// pc_token_count(text): the tokens FTS5 counts for `text` as a document (TextTokenCount).
+// pc_token_count(text): the tokens FTS5 counts for `text` as a document (DocumentLength).
 void TokenCountFunction(sqlite3_context* out, int, sqlite3_value** argv) {
   try {
     const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     const int n = sqlite3_value_bytes(argv[0]);
     sqlite3_result_int64(
-        out, TextTokenCount(std::string_view(text ? text : "", static_cast<size_t>(n))));
+        out, DocumentLength(std::string_view(text ? text : "", static_cast<size_t>(n))));
   } catch (...) {
     sqlite3_result_error_nomem(out);
   }
@@ -275,13 +276,6 @@ std::string MarkText(int64_t owner, std::string_view text) {
   out.push_back(kMark);
   out.append(text);
   return out;
-}
-
-int64_t TextTokenCount(std::string_view text) {
-  int64_t count = 0;
-  for (const Token& t : Tokenize(text, TokenizeMode::kDocument))
-    if (!t.colocated || count == 0) ++count;  // as FTS5 sizes a column
-  return count;
 }
 
 Status RegisterFtsExtensions(sqlite3* db) {
