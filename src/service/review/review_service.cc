@@ -1,7 +1,6 @@
 #include "service/review/review_service.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -10,6 +9,7 @@
 #include "common/utf8.h"
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "search/bm25.h"
 #include "search/entity_graph.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
@@ -212,15 +212,14 @@ std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const 
       if (wanted.count(t) && tf[i][t]++ == 0) ++df[t];
   }
   const double n = static_cast<double>(heads.size());
-  const double avg = std::max(1.0, total / n);
+  const Bm25 bm25(std::max(1.0, total / n));
   std::vector<ExperienceHit> hits;
   for (size_t i = 0; i < heads.size(); ++i) {
     if (tf[i].empty()) continue;
     double score = 0;
     for (const auto& [term, f] : tf[i]) {
       const double d = df[term];
-      const double idf = std::log(1.0 + (n - d + 0.5) / (d + 0.5));
-      score += idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * static_cast<double>(length[i]) / avg));
+      score += bm25.Term(PlusOneIdf(n, d), f, bm25.LengthNorm(static_cast<double>(length[i])));
     }
     hits.push_back({std::move(heads[i]), score});
   }

@@ -1,6 +1,6 @@
-// Full text of PgTxn without any extension: each document's terms (pg_terms.h: the SQLite store's
-// own tokenizer chain) with their positions in text_postings, each document's length in
-// text_docs, each index's totals in text_stats, all written in the revision's (or the source's)
+// Full text of PgTxn without any extension: each document's terms (search/index_terms.h: the
+// SQLite store's own tokenizer chain) with their positions in text_postings, each document's length
+// in text_docs, each index's totals in text_stats, all written in the revision's (or the source's)
 // transaction. A search plans and ranks exactly as SqliteTxn::SearchText does (sqlite_text.cc):
 // phrases counted up to a cap; the rare ones ranked by BM25 (k1 1.2, b 0.75, FTS5's IDF) over the
 // index's own statistics; when every phrase is common, the newest kRecentCandidates documents with
@@ -8,13 +8,13 @@
 // several terms match at consecutive positions. Scores are computed here, not by ts_rank, so both
 // stores order hits alike.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "search/bm25.h"
+#include "search/index_terms.h"
 #include "search/shared_terms.h"
-#include "store/postgres/pg_terms.h"
 #include "store/postgres/pg_txn.h"
 
 namespace pc::pg {
@@ -26,8 +26,6 @@ constexpr int64_t kRankedDocsBudget = 500;
 constexpr int64_t kPlanCountBudget = 8000;
 constexpr int64_t kMinCommonCap = 50;
 constexpr int64_t kRecentCandidates = 200;
-constexpr double kK1 = 1.2;
-constexpr double kB = 0.75;
 
 // A PostgreSQL array literal of text values: {"a","b\"c"}.
 std::string TextArray(const std::vector<std::string>& items) {
@@ -99,7 +97,7 @@ Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc
 Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
                          const std::string& text, bool retired,
                          const std::string& entry_version_id) {
-  PC_ASSIGN_OR_RETURN(DocumentTerms terms, IndexTerms(text));
+  const DocumentTerms terms = IndexTerms(text);
   const std::string k = P(static_cast<int64_t>(kind));
   PC_RETURN_IF_ERROR(Send(
       "INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
@@ -148,246 +146,312 @@ Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position,
   return AddTextDoc(TextKind::kSources, scope_id, position, text, false, "");
 }
 
-Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::string& owner,
-                                                   const TextQuery& query, bool include_inactive,
-                                                   int limit) {
-  std::vector<Ranked> out;
-  if (query.empty() || limit <= 0) return out;
-  const std::string k = P(static_cast<int64_t>(kind));
-  Stats stats;
-  {
-    PC_ASSIGN_OR_RETURN(
-        Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
-                  {k, owner}));
-    if (r.size() == 0) return out;
-    stats = Stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
-  }
-  if (stats.docs <= 0) return out;
+// RankText's work over one index (kind, owner): the plan (each phrase's documents counted), then
+// BM25 over the rare phrases' documents or, when every phrase is common, over recent ones.
+class PgTxn::TextRanker {
+ public:
+  TextRanker(PgTxn& txn, TextKind kind, const std::string& owner, Stats stats,
+             bool include_inactive)
+      : txn_(txn),
+        k_(P(static_cast<int64_t>(kind))),
+        owner_(owner),
+        stats_(stats),
+        include_inactive_(include_inactive) {}
 
-  // Plan: count each phrase's documents, up to the cap (as SqliteTxn::PlanText).
-  const int64_t cap = std::min<int64_t>(
-      kCommonPhraseDocs,
-      std::max<int64_t>(kMinCommonCap,
-                        kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
-  std::vector<std::vector<std::string>> phrase_terms;
-  std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase
-  std::vector<size_t> common;
-  // Phrases of one term (nearly all: words, CJK bigrams and characters) are counted in one
-  // statement, a bounded count per term; a long query costs one round trip, not one per phrase.
-  std::vector<std::vector<std::string>> all;
-  std::vector<std::string> single;
-  for (const std::string& phrase : query.phrases) {
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> terms, PhraseTerms(phrase));
-    if (terms.empty()) continue;
-    if (terms.size() == 1) single.push_back(terms[0]);
-    all.push_back(std::move(terms));
-  }
-  std::unordered_map<std::string, int64_t> single_docs;
-  if (!single.empty()) {
-    PC_ASSIGN_OR_RETURN(Rows n,
-                        Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
-                          " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
-                          " FROM unnest($3::text[]) AS t(term)",
-                          {k, owner, TextArray(single), P(cap + 1)}));
-    for (int i = 0; i < n.size(); ++i) single_docs[n.Text(i, 0)] = n.Int(i, 1);
-  }
-  for (std::vector<std::string>& terms : all) {
-    int64_t docs = 0;
-    if (terms.size() == 1) {
-      docs = single_docs[terms[0]];
-    } else {
-      Params params{k, owner};
-      const std::string sql = PhraseSql(terms, params);
-      params.push_back(P(cap + 1));
-      PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT count(*) FROM (" + sql + " LIMIT $" +
-                                        std::to_string(params.size()) + ") c",
-                                    params));
-      docs = n.Int(0, 0);
-    }
-    if (docs == 0) continue;
-    phrase_terms.push_back(std::move(terms));
-    if (docs > cap)
-      common.push_back(phrase_terms.size() - 1);
-    else
-      counted.emplace_back(docs, phrase_terms.size() - 1);
-  }
-  std::stable_sort(counted.begin(), counted.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<size_t, double>> rare;  // phrase, idf
-  int64_t budget = 0;
-  for (const auto& [n, i] : counted) {
-    if (!rare.empty() && budget + n > kRankedDocsBudget) break;
-    const double idf = std::log((static_cast<double>(stats.docs) - static_cast<double>(n) + 0.5) /
-                                (static_cast<double>(n) + 0.5));
-    rare.emplace_back(i, idf <= 0.0 ? 1e-6 : idf);
-    budget += n;
-  }
+  Status Plan(const TextQuery& query);
+  bool HasRare() const { return !rare_.empty(); }
+  bool HasCommon() const { return !common_.empty(); }
+  size_t CommonCount() const { return common_.size(); }
+  Result<std::vector<Ranked>> RankRare(int limit);
+  // The newest kRecentCandidates documents with all (`all`) or any of the common phrases, by BM25
+  // without IDF, appended to `out` (those not there yet) up to `limit`.
+  Status RankRecent(bool all, int limit, std::vector<Ranked>& out);
 
+ private:
   struct Doc {
     int64_t tokens = 0;
     bool retired = false;
     std::string version;
   };
-  auto load_docs = [&](const std::vector<int64_t>& ids,
-                       std::unordered_map<int64_t, Doc>& docs) -> Status {
-    PC_ASSIGN_OR_RETURN(
-        Rows r, Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, '')"
-                  " FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL (SELECT * FROM text_docs"
-                  " WHERE kind = $1 AND owner = $2 AND doc = u.doc OFFSET 0) d",
-                  {k, owner, IntArray(ids)}));
-    for (int i = 0; i < r.size(); ++i)
-      docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
-    return Status::Ok();
-  };
-  auto by_score = [](const Ranked& a, const Ranked& b) {
+  using Tfs = std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>>;
+
+  Result<std::unordered_map<std::string, int64_t>> CountSingleTerms(
+      const std::vector<std::string>& single, int64_t cap);
+  Result<int64_t> CountPhrase(const std::vector<std::string>& terms, int64_t cap);
+  Status RareFrequencies(Tfs& tfs);
+  Status LoadDocs(const std::vector<int64_t>& ids, std::unordered_map<int64_t, Doc>& docs);
+  Result<Rows> RecentPage(bool all, int64_t before);
+  Status ScorePage(bool all, const std::vector<int64_t>& ids, const Bm25& tf_rank,
+                   std::vector<Ranked>& found);
+  static bool ByScore(const Ranked& a, const Ranked& b) {
     return a.score != b.score ? a.score > b.score : a.doc > b.doc;
-  };
-
-  if (!rare.empty()) {
-    // BM25 over the documents of the rare phrases (at most kRankedDocsBudget of them).
-    std::unordered_map<int64_t, std::vector<std::pair<size_t, int64_t>>>
-        tfs;                               // doc -> (rare phrase, tf)
-    std::vector<std::string> rare_single;  // one-term rare phrases: their postings in one read
-    std::unordered_map<std::string, std::vector<size_t>>
-        rare_index;  // a term two phrases stem to: both
-    for (size_t j = 0; j < rare.size(); ++j) {
-      const std::vector<std::string>& terms = phrase_terms[rare[j].first];
-      if (terms.size() == 1) {
-        if (rare_index[terms[0]].empty()) rare_single.push_back(terms[0]);
-        rare_index[terms[0]].push_back(j);
-        continue;
-      }
-      Params params{k, owner};
-      const std::string sql = PhraseSql(terms, params);
-      PC_ASSIGN_OR_RETURN(Rows r, Q(sql, params));
-      for (int i = 0; i < r.size(); ++i) tfs[r.Int(i, 0)].emplace_back(j, r.Int(i, 1));
-    }
-    if (!rare_single.empty()) {
-      PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT t.term, p.doc, p.tf FROM unnest($3::text[]) AS t(term)"
-                                    " CROSS JOIN LATERAL (SELECT doc, tf FROM text_postings"
-                                    " WHERE kind = $1 AND owner = $2 AND term = t.term OFFSET 0) p",
-                                    {k, owner, TextArray(rare_single)}));
-      for (int i = 0; i < r.size(); ++i)
-        for (size_t j : rare_index[r.Text(i, 0)]) tfs[r.Int(i, 1)].emplace_back(j, r.Int(i, 2));
-    }
-    std::vector<int64_t> ids;
-    for (const auto& [doc, _] : tfs) ids.push_back(doc);
-    std::unordered_map<int64_t, Doc> docs;
-    PC_RETURN_IF_ERROR(load_docs(ids, docs));
-    const double total = static_cast<double>(stats.tokens + stats.retired);
-    const double avgdl = total > 0 ? total / static_cast<double>(stats.docs) : 1.0;
-    for (const auto& [doc, list] : tfs) {
-      auto d = docs.find(doc);
-      if (d == docs.end() || (d->second.retired && !include_inactive)) continue;
-      const double len = static_cast<double>(d->second.tokens + (d->second.retired ? 1 : 0));
-      const double norm = kK1 * (1 - kB + kB * len / avgdl);
-      double score = 0;
-      for (const auto& [j, tf] : list)
-        score += rare[j].second *
-                 (static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm));
-      out.push_back(Ranked{doc, score, d->second.version, d->second.retired});
-    }
-    std::sort(out.begin(), out.end(), by_score);
-    if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
-    return out;
   }
-  if (common.empty()) return out;
 
-  // Every phrase is common: the newest kRecentCandidates documents with all (then any) of them,
-  // by BM25 without IDF. Candidates come newest first from the postings' (term, doc) order, a page
-  // at a time — documents with every term of the phrases (all), or the first term of any phrase
-  // (any) — so a common word's postings are read from the newest end only, never all of them; each
-  // page's phrases are then matched at their positions and retired documents dropped, until enough
-  // are found or the postings end.
-  const double avg =
-      stats.tokens > 0 ? static_cast<double>(stats.tokens) / static_cast<double>(stats.docs) : 1.0;
-  std::vector<std::string> every_term, first_terms;
-  for (size_t i : common) {
-    const std::vector<std::string>& terms = phrase_terms[i];
+  PgTxn& txn_;
+  const std::string k_;
+  const std::string& owner_;
+  const Stats stats_;
+  const bool include_inactive_;
+  std::vector<std::vector<std::string>> phrase_terms_;
+  std::vector<std::pair<size_t, double>> rare_;  // phrase, idf
+  std::vector<size_t> common_;
+  std::vector<std::string> every_term_, first_terms_;  // of the common phrases
+};
+
+Result<std::unordered_map<std::string, int64_t>> PgTxn::TextRanker::CountSingleTerms(
+    const std::vector<std::string>& single, int64_t cap) {
+  std::unordered_map<std::string, int64_t> out;
+  if (single.empty()) return out;
+  PC_ASSIGN_OR_RETURN(Rows n,
+                      txn_.Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
+                             " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
+                             " FROM unnest($3::text[]) AS t(term)",
+                             {k_, owner_, TextArray(single), P(cap + 1)}));
+  for (int i = 0; i < n.size(); ++i) out[n.Text(i, 0)] = n.Int(i, 1);
+  return out;
+}
+
+Result<int64_t> PgTxn::TextRanker::CountPhrase(const std::vector<std::string>& terms, int64_t cap) {
+  Params params{k_, owner_};
+  const std::string sql = PhraseSql(terms, params);
+  params.push_back(P(cap + 1));
+  PC_ASSIGN_OR_RETURN(Rows n, txn_.Q("SELECT count(*) FROM (" + sql + " LIMIT $" +
+                                         std::to_string(params.size()) + ") c",
+                                     params));
+  return n.Int(0, 0);
+}
+
+// Counts each phrase's documents, up to the cap (as SqliteTxn::PlanText); the rarest are kept
+// while their documents stay within kRankedDocsBudget.
+Status PgTxn::TextRanker::Plan(const TextQuery& query) {
+  const int64_t cap = std::min<int64_t>(
+      kCommonPhraseDocs,
+      std::max<int64_t>(kMinCommonCap,
+                        kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
+  std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase
+  // Phrases of one term (nearly all: words, CJK bigrams and characters) are counted in one
+  // statement, a bounded count per term; a long query costs one round trip, not one per phrase.
+  std::vector<std::vector<std::string>> all;
+  std::vector<std::string> single;
+  for (const std::string& phrase : query.phrases) {
+    std::vector<std::string> terms = PhraseTerms(phrase);
+    if (terms.empty()) continue;
+    if (terms.size() == 1) single.push_back(terms[0]);
+    all.push_back(std::move(terms));
+  }
+  PC_ASSIGN_OR_RETURN(auto single_docs, CountSingleTerms(single, cap));
+  for (std::vector<std::string>& terms : all) {
+    int64_t docs = 0;
+    if (terms.size() == 1) {
+      docs = single_docs[terms[0]];
+    } else {
+      PC_ASSIGN_OR_RETURN(docs, CountPhrase(terms, cap));
+    }
+    if (docs == 0) continue;
+    phrase_terms_.push_back(std::move(terms));
+    if (docs > cap)
+      common_.push_back(phrase_terms_.size() - 1);
+    else
+      counted.emplace_back(docs, phrase_terms_.size() - 1);
+  }
+  std::stable_sort(counted.begin(), counted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  int64_t budget = 0;
+  for (const auto& [n, i] : counted) {
+    if (!rare_.empty() && budget + n > kRankedDocsBudget) break;
+    rare_.emplace_back(i, Fts5Idf(static_cast<double>(stats_.docs), static_cast<double>(n)));
+    budget += n;
+  }
+  for (size_t i : common_) {
+    const std::vector<std::string>& terms = phrase_terms_[i];
     for (const std::string& t : terms)
-      if (std::find(every_term.begin(), every_term.end(), t) == every_term.end())
-        every_term.push_back(t);
-    if (std::find(first_terms.begin(), first_terms.end(), terms[0]) == first_terms.end())
-      first_terms.push_back(terms[0]);
+      if (std::find(every_term_.begin(), every_term_.end(), t) == every_term_.end())
+        every_term_.push_back(t);
+    if (std::find(first_terms_.begin(), first_terms_.end(), terms[0]) == first_terms_.end())
+      first_terms_.push_back(terms[0]);
   }
-  auto recent = [&](bool all) -> Status {
-    std::vector<Ranked> found;
-    int64_t before = std::numeric_limits<int64_t>::max();
-    while (static_cast<int64_t>(found.size()) < kRecentCandidates) {
-      Params params{k, owner, P(before), P(kRecentCandidates)};
-      auto param = [&](const std::string& v) {
-        params.push_back(v);
-        return "$" + std::to_string(params.size());
-      };
-      std::string sql;
-      if (all) {
-        std::string joins;
-        for (size_t t = 1; t < every_term.size(); ++t) {
-          const std::string a = "p" + std::to_string(t);
-          joins += " JOIN text_postings " + a + " ON " + a + ".kind = $1 AND " + a +
-                   ".owner = $2 AND " + a + ".term = " + param(every_term[t]) + " AND " + a +
-                   ".doc = p0.doc";
-        }
-        sql = "SELECT p0.doc FROM text_postings p0" + joins +
-              " WHERE p0.kind = $1 AND p0.owner = $2 AND p0.term = " + param(every_term[0]) +
-              " AND p0.doc < $3 ORDER BY p0.doc DESC LIMIT $4";
-      } else {
-        std::string parts;
-        for (const std::string& t : first_terms)
-          parts +=
-              (parts.empty() ? "" : " UNION ALL ") +
-              std::string(
-                  "(SELECT doc FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ") +
-              param(t) + " AND doc < $3 ORDER BY doc DESC LIMIT $4)";
-        sql = "SELECT DISTINCT doc FROM (" + parts + ") u ORDER BY doc DESC LIMIT $4";
-      }
-      PC_ASSIGN_OR_RETURN(Rows page, Q(sql, params));
-      if (page.size() == 0) break;
-      std::vector<int64_t> ids;
-      for (int i = 0; i < page.size(); ++i) ids.push_back(page.Int(i, 0));
-      before = ids.back();
-      // The page's phrase frequencies (positions checked), and its documents' lengths and states.
-      Params match{k, owner};
-      const std::string docs = "$" + std::to_string(match.size() + 1);
-      match.push_back(IntArray(ids));
-      std::string unions;
-      for (size_t i = 0; i < common.size(); ++i)
-        unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) +
-                  ", doc, tf FROM (" + PhraseSql(phrase_terms[common[i]], match) + ") p" +
-                  std::to_string(i) + " WHERE doc = ANY(" + docs + "::bigint[])";
-      PC_ASSIGN_OR_RETURN(Rows tfs, Q(unions, match));
-      std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>>
-          by_doc;  // doc -> (phrase, tf)
-      for (int i = 0; i < tfs.size(); ++i)
-        by_doc[tfs.Int(i, 1)].emplace_back(tfs.Int(i, 0), tfs.Int(i, 2));
-      std::unordered_map<int64_t, Doc> meta;
-      PC_RETURN_IF_ERROR(load_docs(ids, meta));
-      for (int64_t doc : ids) {
-        auto m = by_doc.find(doc);
-        auto d = meta.find(doc);
-        if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive))
-          continue;
-        if (all && m->second.size() != common.size()) continue;
-        const double norm = kK1 * (1 - kB + kB * static_cast<double>(d->second.tokens) / avg);
-        double score = 0;
-        for (const auto& [phrase, tf] : m->second)
-          score += static_cast<double>(tf) * (kK1 + 1) / (static_cast<double>(tf) + norm);
-        found.push_back(Ranked{doc, score, d->second.version, d->second.retired});
-        if (static_cast<int64_t>(found.size()) == kRecentCandidates) break;
-      }
-      if (page.size() < kRecentCandidates) break;
+  return Status::Ok();
+}
+
+Status PgTxn::TextRanker::LoadDocs(const std::vector<int64_t>& ids,
+                                   std::unordered_map<int64_t, Doc>& docs) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r, txn_.Q("SELECT d.doc, d.tokens, d.retired, coalesce(d.entry_version_id, '')"
+                     " FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL (SELECT * FROM"
+                     " text_docs WHERE kind = $1 AND owner = $2 AND doc = u.doc OFFSET 0) d",
+                     {k_, owner_, IntArray(ids)}));
+  for (int i = 0; i < r.size(); ++i)
+    docs[r.Int(i, 0)] = Doc{r.Int(i, 1), Bool(r, i, 2), r.Text(i, 3)};
+  return Status::Ok();
+}
+
+// Each rare phrase's frequency in each of its documents: doc -> (rare phrase, tf).
+Status PgTxn::TextRanker::RareFrequencies(Tfs& tfs) {
+  std::vector<std::string> rare_single;  // one-term rare phrases: their postings in one read
+  std::unordered_map<std::string, std::vector<size_t>>
+      rare_index;  // a term two phrases stem to: both
+  for (size_t j = 0; j < rare_.size(); ++j) {
+    const std::vector<std::string>& terms = phrase_terms_[rare_[j].first];
+    if (terms.size() == 1) {
+      if (rare_index[terms[0]].empty()) rare_single.push_back(terms[0]);
+      rare_index[terms[0]].push_back(j);
+      continue;
     }
-    std::sort(found.begin(), found.end(), by_score);
-    for (Ranked& f : found) {
-      if (static_cast<int>(out.size()) >= limit) break;
-      bool seen = false;
-      for (const Ranked& o : out) seen = seen || o.doc == f.doc;
-      if (!seen) out.push_back(std::move(f));
-    }
-    return Status::Ok();
+    Params params{k_, owner_};
+    const std::string sql = PhraseSql(terms, params);
+    PC_ASSIGN_OR_RETURN(Rows r, txn_.Q(sql, params));
+    for (int i = 0; i < r.size(); ++i) tfs[r.Int(i, 0)].emplace_back(j, r.Int(i, 1));
+  }
+  if (rare_single.empty()) return Status::Ok();
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      txn_.Q("SELECT t.term, p.doc, p.tf FROM unnest($3::text[]) AS t(term)"
+                             " CROSS JOIN LATERAL (SELECT doc, tf FROM text_postings"
+                             " WHERE kind = $1 AND owner = $2 AND term = t.term OFFSET 0) p",
+                             {k_, owner_, TextArray(rare_single)}));
+  for (int i = 0; i < r.size(); ++i)
+    for (size_t j : rare_index[r.Text(i, 0)]) tfs[r.Int(i, 1)].emplace_back(j, r.Int(i, 2));
+  return Status::Ok();
+}
+
+// BM25 over the documents of the rare phrases (at most kRankedDocsBudget of them).
+Result<std::vector<PgTxn::Ranked>> PgTxn::TextRanker::RankRare(int limit) {
+  std::vector<Ranked> out;
+  Tfs tfs;
+  PC_RETURN_IF_ERROR(RareFrequencies(tfs));
+  std::vector<int64_t> ids;
+  for (const auto& [doc, _] : tfs) ids.push_back(doc);
+  std::unordered_map<int64_t, Doc> docs;
+  PC_RETURN_IF_ERROR(LoadDocs(ids, docs));
+  // As pc_bm25: a retired document's `retired` token counts in its length and the index's.
+  const Bm25 bm25(AverageLength(static_cast<double>(stats_.docs),
+                                static_cast<double>(stats_.tokens + stats_.retired)));
+  for (const auto& [doc, list] : tfs) {
+    auto d = docs.find(doc);
+    if (d == docs.end() || (d->second.retired && !include_inactive_)) continue;
+    const double len = static_cast<double>(d->second.tokens + (d->second.retired ? 1 : 0));
+    const double norm = bm25.LengthNorm(len);
+    double score = 0;
+    for (const auto& [j, tf] : list)
+      score += rare_[j].second * bm25.Term(1, static_cast<double>(tf), norm);
+    out.push_back(Ranked{doc, score, d->second.version, d->second.retired});
+  }
+  std::sort(out.begin(), out.end(), ByScore);
+  if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
+  return out;
+}
+
+// A page of candidates, newest first from the postings' (term, doc) order, below `before`:
+// documents with every term of the common phrases (all), or the first term of any (any), so a
+// common word's postings are read from the newest end only, never all of them.
+Result<Rows> PgTxn::TextRanker::RecentPage(bool all, int64_t before) {
+  Params params{k_, owner_, P(before), P(kRecentCandidates)};
+  auto param = [&](const std::string& v) {
+    params.push_back(v);
+    return "$" + std::to_string(params.size());
   };
-  if (AllPhrasesAffordable(stats.docs, common.size())) PC_RETURN_IF_ERROR(recent(true));
-  if (static_cast<int>(out.size()) < limit && common.size() > 1) PC_RETURN_IF_ERROR(recent(false));
+  std::string sql;
+  if (all) {
+    std::string joins;
+    for (size_t t = 1; t < every_term_.size(); ++t) {
+      const std::string a = "p" + std::to_string(t);
+      joins += " JOIN text_postings " + a + " ON " + a + ".kind = $1 AND " + a +
+               ".owner = $2 AND " + a + ".term = " + param(every_term_[t]) + " AND " + a +
+               ".doc = p0.doc";
+    }
+    sql = "SELECT p0.doc FROM text_postings p0" + joins +
+          " WHERE p0.kind = $1 AND p0.owner = $2 AND p0.term = " + param(every_term_[0]) +
+          " AND p0.doc < $3 ORDER BY p0.doc DESC LIMIT $4";
+  } else {
+    std::string parts;
+    for (const std::string& t : first_terms_)
+      parts +=
+          (parts.empty() ? "" : " UNION ALL ") +
+          std::string("(SELECT doc FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ") +
+          param(t) + " AND doc < $3 ORDER BY doc DESC LIMIT $4)";
+    sql = "SELECT DISTINCT doc FROM (" + parts + ") u ORDER BY doc DESC LIMIT $4";
+  }
+  return txn_.Q(sql, params);
+}
+
+// The page's phrase frequencies (positions checked), and its documents' lengths and states:
+// those that match, retired ones dropped, scored into `found` (up to kRecentCandidates).
+Status PgTxn::TextRanker::ScorePage(bool all, const std::vector<int64_t>& ids, const Bm25& tf_rank,
+                                    std::vector<Ranked>& found) {
+  Params match{k_, owner_};
+  const std::string docs = "$" + std::to_string(match.size() + 1);
+  match.push_back(IntArray(ids));
+  std::string unions;
+  for (size_t i = 0; i < common_.size(); ++i)
+    unions += (i ? " UNION ALL " : "") + std::string("SELECT ") + std::to_string(i) +
+              ", doc, tf FROM (" + PhraseSql(phrase_terms_[common_[i]], match) + ") p" +
+              std::to_string(i) + " WHERE doc = ANY(" + docs + "::bigint[])";
+  PC_ASSIGN_OR_RETURN(Rows tfs, txn_.Q(unions, match));
+  std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>>
+      by_doc;  // doc -> (phrase, tf)
+  for (int i = 0; i < tfs.size(); ++i)
+    by_doc[tfs.Int(i, 1)].emplace_back(tfs.Int(i, 0), tfs.Int(i, 2));
+  std::unordered_map<int64_t, Doc> meta;
+  PC_RETURN_IF_ERROR(LoadDocs(ids, meta));
+  for (int64_t doc : ids) {
+    auto m = by_doc.find(doc);
+    auto d = meta.find(doc);
+    if (m == by_doc.end() || d == meta.end() || (d->second.retired && !include_inactive_)) continue;
+    if (all && m->second.size() != common_.size()) continue;
+    const double norm = tf_rank.LengthNorm(static_cast<double>(d->second.tokens));
+    double score = 0;
+    for (const auto& [phrase, tf] : m->second)
+      score += tf_rank.Term(1, static_cast<double>(tf), norm);
+    found.push_back(Ranked{doc, score, d->second.version, d->second.retired});
+    if (static_cast<int64_t>(found.size()) == kRecentCandidates) break;
+  }
+  return Status::Ok();
+}
+
+Status PgTxn::TextRanker::RankRecent(bool all, int limit, std::vector<Ranked>& out) {
+  const Bm25 tf_rank(
+      AverageLength(static_cast<double>(stats_.docs), static_cast<double>(stats_.tokens)));
+  std::vector<Ranked> found;
+  int64_t before = std::numeric_limits<int64_t>::max();
+  while (static_cast<int64_t>(found.size()) < kRecentCandidates) {
+    PC_ASSIGN_OR_RETURN(Rows page, RecentPage(all, before));
+    if (page.size() == 0) break;
+    std::vector<int64_t> ids;
+    for (int i = 0; i < page.size(); ++i) ids.push_back(page.Int(i, 0));
+    before = ids.back();
+    PC_RETURN_IF_ERROR(ScorePage(all, ids, tf_rank, found));
+    if (page.size() < kRecentCandidates) break;
+  }
+  std::sort(found.begin(), found.end(), ByScore);
+  for (Ranked& f : found) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    bool seen = false;
+    for (const Ranked& o : out) seen = seen || o.doc == f.doc;
+    if (!seen) out.push_back(std::move(f));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::string& owner,
+                                                   const TextQuery& query, bool include_inactive,
+                                                   int limit) {
+  std::vector<Ranked> out;
+  if (query.empty() || limit <= 0) return out;
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
+                {P(static_cast<int64_t>(kind)), owner}));
+  if (r.size() == 0) return out;
+  const Stats stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
+  if (stats.docs <= 0) return out;
+  TextRanker ranker(*this, kind, owner, stats, include_inactive);
+  PC_RETURN_IF_ERROR(ranker.Plan(query));
+  if (ranker.HasRare()) return ranker.RankRare(limit);
+  if (!ranker.HasCommon()) return out;
+  // Every phrase is common: the newest documents with all of them (while AllPhrasesAffordable),
+  // then with any, until enough are found or the postings end.
+  if (AllPhrasesAffordable(stats.docs, ranker.CommonCount()))
+    PC_RETURN_IF_ERROR(ranker.RankRecent(true, limit, out));
+  if (static_cast<int>(out.size()) < limit && ranker.CommonCount() > 1)
+    PC_RETURN_IF_ERROR(ranker.RankRecent(false, limit, out));
   return out;
 }
 
@@ -429,7 +493,7 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   if (per_term <= 0 || limit < 0 || recent < 0) return out;
   std::vector<std::string> index_terms;
   for (const std::string& phrase : terms.phrases) {
-    PC_ASSIGN_OR_RETURN(std::vector<std::string> t, PhraseTerms(phrase));
+    const std::vector<std::string> t = PhraseTerms(phrase);
     if (t.size() == 1 &&
         std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
       index_terms.push_back(t[0]);

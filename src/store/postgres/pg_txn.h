@@ -219,6 +219,7 @@ class PgTxn final : public WriteTxn {
   };
   Result<std::vector<Ranked>> RankText(TextKind kind, const std::string& owner,
                                        const TextQuery& query, bool include_inactive, int limit);
+  class TextRanker;  // RankText's plan and rankings (pg_text.cc)
 
   Conn& c_;
   bool writing_;

@@ -3,12 +3,13 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <new>
 #include <vector>
 
+#include "search/bm25.h"
+#include "search/index_terms.h"
 #include "search/tokenizer.h"
 
 namespace pc::sqlite {
@@ -130,29 +131,24 @@ void MarkFunction(sqlite3_context* out, int, sqlite3_value** argv) {
   }
 }
 
-// pc_token_count(text): the tokens FTS5 counts for `text` as a document (TextTokenCount).
+// pc_token_count(text): the tokens FTS5 counts for `text` as a document (DocumentLength).
 void TokenCountFunction(sqlite3_context* out, int, sqlite3_value** argv) {
   try {
     const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     const int n = sqlite3_value_bytes(argv[0]);
     sqlite3_result_int64(
-        out, TextTokenCount(std::string_view(text ? text : "", static_cast<size_t>(n))));
+        out, DocumentLength(std::string_view(text ? text : "", static_cast<size_t>(n))));
   } catch (...) {
     sqlite3_result_error_nomem(out);
   }
 }
 
-// BM25's k1 and b, as FTS5's bm25() uses them.
-constexpr double kK1 = 1.2;
-constexpr double kB = 0.75;
-
 // The statistics of the one index (memory or source log) a query reads: its documents and their
 // tokens. The shared table holds every index, so FTS5's own totals (xRowCount,
 // xColumnTotalSize) would mix scopes; the caller passes the index's own (SqliteTxn's fts_stats).
 double AverageLength(sqlite3_value* docs, sqlite3_value* tokens) {
-  const double d = static_cast<double>(sqlite3_value_int64(docs));
-  const double t = static_cast<double>(sqlite3_value_int64(tokens));
-  return d > 0 && t > 0 ? t / d : 1.0;
+  return pc::AverageLength(static_cast<double>(sqlite3_value_int64(docs)),
+                           static_cast<double>(sqlite3_value_int64(tokens)));
 }
 
 // pc_tf_rank(table, docs, text_tokens): minus the sum over phrases of
@@ -173,7 +169,8 @@ void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out,
   int len = 0;
   if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK)
     return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
-  const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / *avg);
+  const Bm25 bm25(*avg);
+  const double norm = bm25.LengthNorm(static_cast<double>(len));
   double score = 0;
   for (int phrase = 0; phrase < api->xPhraseCount(ctx); ++phrase) {
     Fts5PhraseIter it;
@@ -181,7 +178,7 @@ void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out,
     for (api->xPhraseFirst(ctx, phrase, &it, &column, &offset); column >= 0;
          api->xPhraseNext(ctx, &it, &column, &offset))
       tf += column == 0 ? 1 : 0;
-    if (tf) score += tf * (kK1 + 1) / (tf + norm);
+    if (tf) score += bm25.Term(1, tf, norm);
   }
   sqlite3_result_double(out, -score);
 }
@@ -214,8 +211,7 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
       const double hits = std::strtod(p, &end);
       if (end == p) break;
       p = end;
-      double idf = std::log((static_cast<double>(rows) - hits + 0.5) / (hits + 0.5));
-      fresh->idf.push_back(idf <= 0.0 ? 1e-6 : idf);  // as bm25(): never zero or less
+      fresh->idf.push_back(Fts5Idf(static_cast<double>(rows), hits));
     }
     data = fresh.get();
     if (api->xSetAuxdata(ctx, fresh.release(), [](void* d) { delete static_cast<Bm25Data*>(d); }) !=
@@ -225,7 +221,8 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
   int len = 0;
   if (api->xColumnSize(ctx, -1, &len) != SQLITE_OK)
     return sqlite3_result_error(out, "pc_bm25: no size", -1);
-  const double norm = kK1 * (1 - kB + kB * static_cast<double>(len) / data->avgdl);
+  const pc::Bm25 bm25(data->avgdl);
+  const double norm = bm25.LengthNorm(static_cast<double>(len));
   const int phrases = std::min(api->xPhraseCount(ctx), static_cast<int>(data->idf.size()));
   double score = 0;
   for (int phrase = 0; phrase < phrases; ++phrase) {
@@ -234,7 +231,7 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, i
     for (api->xPhraseFirst(ctx, phrase, &it, &column, &offset); column >= 0;
          api->xPhraseNext(ctx, &it, &column, &offset))
       ++tf;
-    if (tf) score += data->idf[static_cast<size_t>(phrase)] * (tf * (kK1 + 1) / (tf + norm));
+    if (tf) score += data->idf[static_cast<size_t>(phrase)] * bm25.Term(1, tf, norm);
   }
   sqlite3_result_double(out, -score);
 }
@@ -279,13 +276,6 @@ std::string MarkText(int64_t owner, std::string_view text) {
   out.push_back(kMark);
   out.append(text);
   return out;
-}
-
-int64_t TextTokenCount(std::string_view text) {
-  int64_t count = 0;
-  for (const Token& t : Tokenize(text, TokenizeMode::kDocument))
-    if (!t.colocated || count == 0) ++count;  // as FTS5 sizes a column
-  return count;
 }
 
 Status RegisterFtsExtensions(sqlite3* db) {

@@ -26,7 +26,7 @@ Status RegisterFtsExtensions(sqlite3* db);
 // `text` marked as belonging to index `owner` (a memory's or a scope's rowid): what the shared
 // tables store, and what every query phrase is written as.
 std::string MarkText(int64_t owner, std::string_view text);
-// The tokens FTS5 counts in `text` as a document column (the size BM25 normalizes by).
-int64_t TextTokenCount(std::string_view text);
+// The tokens FTS5 counts in `text` as a document column (the size BM25 normalizes by) are
+// search/index_terms.h's DocumentLength.
 
 }  // namespace pc::sqlite

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "search/index_terms.h"
 #include "search/shared_terms.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/rows.h"
@@ -142,7 +143,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         break;
       }
       case TextRows::Row::kMemory: {
-        const int64_t tokens = TextTokenCount(r.text);
+        const int64_t tokens = DocumentLength(r.text);
         PC_ASSIGN_OR_RETURN(Stmt s,
                             db_.Prepare("INSERT INTO memory_fts(rowid, text, state, "
                                         "entry_version_id, tokens) VALUES(?1, ?2, ?3, ?4, ?5)"));
@@ -160,7 +161,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         PC_RETURN_IF_ERROR(s.Bind(1, MarkText(r.owner, r.text)).Bind(2, r.rowid).Run());
         Delta& d = stats[{TextIndex::kSources, r.owner}];
         d.docs += 1;
-        d.tokens += TextTokenCount(r.text);
+        d.tokens += DocumentLength(r.text);
         break;
       }
     }
