@@ -67,6 +67,35 @@ RecallMeasurement MeasureRecall(Store& store, const std::string& scope_name,
   return m;
 }
 
+// The Experience candidates of a preparation, read in its snapshot: reviewed Experience first
+// (RFC 0050: approved heads only), then the source log's; with the sources each stands on.
+Status AddExperiences(ReadTxn& txn, const std::string& scope_id, const std::string& query,
+                      std::vector<ContextCandidate>& experiences, SourceRefsByItem& source_refs) {
+  PC_ASSIGN_OR_RETURN(auto sources, txn.SearchSources(scope_id, BuildTextQuery(query),
+                                                      static_cast<int>(kExperienceCandidates)));
+  PC_ASSIGN_OR_RETURN(std::vector<Experience> heads,
+                      txn.ListExperienceHeads(scope_id, kMaxExperienceScan));
+  for (ExperienceHit& hit : RankExperiences(std::move(heads), query, kExperienceCandidates)) {
+    const std::string ref = FormatMemoryRef(hit.experience.ref);
+    experiences.push_back(
+        {ContextItemType::kExperience, ref, kExperienceFamily,
+         ExperienceText(hit.experience.content), hit.score,
+         "\"kind\":\"experience\",\"artifact_ref\":" + ArtifactRefJson(hit.experience.ref)});
+    std::vector<std::string>& refs = source_refs[ref];
+    for (const SourceEvidence& e : hit.experience.evidence.sources) {
+      PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(scope_id, e.source_id));
+      if (s) refs.push_back(SourceRef(*s));
+    }
+  }
+  for (const ReadTxn::SourceHit& s : sources) {
+    experiences.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
+                           s.source.content, s.score,
+                           "\"source_ref\":" + SourceRefJsonText(s.source)});
+    source_refs[SourceRef(s.source)] = {SourceRef(s.source)};
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
@@ -99,31 +128,7 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
                                    0,
                                    "\"artifact_ref\":" + ArtifactRefJson(h->ref)};
     }
-    PC_ASSIGN_OR_RETURN(auto sources, txn.SearchSources(scope->scope_id, BuildTextQuery(req.query),
-                                                        static_cast<int>(kExperienceCandidates)));
-    // Reviewed Experience first (RFC 0050: approved heads only), then the source log's.
-    PC_ASSIGN_OR_RETURN(std::vector<Experience> heads,
-                        txn.ListExperienceHeads(scope->scope_id, kMaxExperienceScan));
-    for (ExperienceHit& hit : RankExperiences(std::move(heads), req.query, kExperienceCandidates)) {
-      const std::string ref = FormatMemoryRef(hit.experience.ref);
-      experiences.push_back(
-          {ContextItemType::kExperience, ref, kExperienceFamily,
-           ExperienceText(hit.experience.content), hit.score,
-           "\"kind\":\"experience\",\"artifact_ref\":" + ArtifactRefJson(hit.experience.ref)});
-      std::vector<std::string>& refs = source_refs[ref];
-      for (const SourceEvidence& e : hit.experience.evidence.sources) {
-        PC_ASSIGN_OR_RETURN(std::optional<Source> s,
-                            txn.FindSourceByPublicId(scope->scope_id, e.source_id));
-        if (s) refs.push_back(SourceRef(*s));
-      }
-    }
-    for (const ReadTxn::SourceHit& s : sources) {
-      experiences.push_back({ContextItemType::kExperience, SourceRef(s.source), s.source.kind,
-                             s.source.content, s.score,
-                             "\"source_ref\":" + SourceRefJsonText(s.source)});
-      source_refs[SourceRef(s.source)] = {SourceRef(s.source)};
-    }
-    return Status::Ok();
+    return AddExperiences(txn, scope->scope_id, req.query, experiences, source_refs);
   };
   PC_ASSIGN_OR_RETURN(SearchResult found,
                       search_.SearchWithoutRecording(

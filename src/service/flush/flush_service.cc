@@ -87,6 +87,72 @@ std::string Ids(char prefix, const std::vector<size_t>& indexes) {
   return out;
 }
 
+// The answer's triples with their evidence as source refs, and each one's JSON (for a rejection).
+void WindowTriples(const std::vector<Triple>& answered, const std::vector<Source>& usable,
+                   std::vector<GraphTriple>& triples, std::vector<std::string>& json) {
+  for (const Triple& t : answered) {
+    GraphTriple g{t.subject, t.relation, t.object, {}};
+    for (size_t i : t.evidence) g.evidence.push_back(SourceRef(usable[i]));
+    triples.push_back(std::move(g));
+    json.push_back(t.json);
+  }
+}
+
+// Each triple goes with the operations kept from its sources (docs/graph.md): `triples_of[i]`
+// are change i's, `edges` their graph edges; a triple with none is rejected into `late`.
+void AttachTriples(const std::vector<GraphTriple>& triples,
+                   const std::vector<std::string>& triple_json,
+                   const std::vector<OneChange>& changes,
+                   std::vector<std::vector<GraphTriple>>& triples_of, std::vector<GraphEdge>& edges,
+                   std::vector<Rejection>& late) {
+  for (size_t t = 0; t < triples.size(); ++t) {
+    bool attached = false;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const std::vector<std::string>& refs = changes[i].version.source_refs;
+      if (std::none_of(triples[t].evidence.begin(), triples[t].evidence.end(),
+                       [&](const std::string& r) {
+                         return std::find(refs.begin(), refs.end(), r) != refs.end();
+                       }))
+        continue;
+      triples_of[i].push_back(triples[t]);
+      edges.push_back(MakeGraphEdge(triples[t], changes[i].version));
+      attached = true;
+    }
+    if (!attached)
+      late.push_back(
+          {triple_json[t], "triple: no operation kept from its sources to attach it to"});
+  }
+}
+
+// A flush under extraction_review = review proposes each operation (docs/review.md): one pending
+// memory candidate, with the window's sources as its evidence and the memory the model was shown
+// (`head`, when it has a revision) as its target.
+ArtifactCandidate MemoryCandidate(const OneChange& ch, const std::vector<GraphTriple>& triples,
+                                  const std::string& scope_id, const MemoryRef& head,
+                                  const std::string& actor) {
+  ArtifactCandidate c;
+  c.scope_id = scope_id;
+  c.candidate_id = NewId(kCandidatePrefix);
+  c.family = kMemoryCandidateFamily;
+  MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add",
+                   ch.version.kind,
+                   ch.version.text,
+                   ch.op == ChangeOp::kRevise ? ch.version.entry_id : "",
+                   ch.from_version_id.value_or(""),
+                   ch.version.source_refs,
+                   triples};
+  for (const std::string& ref : ch.version.source_refs)
+    if (auto parts = ParseSourceRef(ref))
+      c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
+  c.current.version = 1;
+  c.current.memory = m;
+  if (head.revision > 0) c.current.target = head;
+  c.current.reason = ch.version.reason;
+  c.current.actor = actor;
+  c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();
+  return c;
+}
+
 }  // namespace
 
 struct FlushService::ScopeGuard::Entry {
@@ -301,6 +367,27 @@ Result<std::optional<OneChange>> FlushService::CheckAgainstHead(
   return std::optional<OneChange>(std::move(change));
 }
 
+Result<std::vector<OneChange>> FlushService::KeepAtHead(
+    WriteTxn& txn, const Window& w, const Artifact& memory, const WritePolicy& policy,
+    const MemoryRef& head, const std::vector<Prepared>& prepared, const std::string& profile,
+    std::vector<Rejection>& late) {
+  std::vector<OneChange> changes;
+  std::set<std::string> batch_hashes;
+  for (const Prepared& p : prepared) {
+    if (batch_hashes.count(p.hash)) {
+      late.push_back(
+          {p.candidate.json, "no change: same text as an earlier operation of this answer"});
+      continue;
+    }
+    PC_ASSIGN_OR_RETURN(std::optional<OneChange> change,
+                        CheckAgainstHead(txn, w, memory, policy, head, p, profile, late));
+    if (!change) continue;
+    batch_hashes.insert(p.hash);
+    changes.push_back(std::move(*change));
+  }
+  return changes;
+}
+
 // The window's changes and the cursor's move, in one transaction (DESIGN invariant 8). The
 // callback may run more than once (store.h): it builds everything from `prepared`, consumes
 // nothing, and resets what it fills in.
@@ -315,14 +402,9 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
       Prepare(w, std::move(answer.valid), out.rejected, profile, usage);
   std::vector<std::string> lineage;
   for (const Source& s : w.usable) lineage.push_back(SourceRef(s));
-  std::vector<GraphTriple> triples;  // with their evidence as source refs
+  std::vector<GraphTriple> triples;
   std::vector<std::string> triple_json;
-  for (const Triple& t : answer.triples) {
-    GraphTriple g{t.subject, t.relation, t.object, {}};
-    for (size_t i : t.evidence) g.evidence.push_back(SourceRef(w.usable[i]));
-    triples.push_back(std::move(g));
-    triple_json.push_back(t.json);
-  }
+  WindowTriples(answer.triples, w.usable, triples, triple_json);
 
   std::vector<Rejection>
       late;  // rejections found against the store, reset on a retried transaction
@@ -342,67 +424,20 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     }
     const MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
     PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, options_.policy));
-    std::vector<OneChange> changes;
-    std::set<std::string> batch_hashes;
-    for (const Prepared& p : prepared) {
-      if (batch_hashes.count(p.hash)) {
-        late.push_back(
-            {p.candidate.json, "no change: same text as an earlier operation of this answer"});
-        continue;
-      }
-      PC_ASSIGN_OR_RETURN(std::optional<OneChange> change,
-                          CheckAgainstHead(txn, w, memory, policy, head, p, profile, late));
-      if (!change) continue;
-      batch_hashes.insert(p.hash);
-      changes.push_back(std::move(*change));
-    }
+    PC_ASSIGN_OR_RETURN(std::vector<OneChange> changes,
+                        KeepAtHead(txn, w, memory, policy, head, prepared, profile, late));
     out.memory.reset();
     if (head.revision > 0) out.memory = head;
     out.candidates.clear();
-    // Each triple goes with the operations kept from its sources (docs/graph.md).
     std::vector<std::vector<GraphTriple>> triples_of(changes.size());
     std::vector<GraphEdge> edges;
-    for (size_t t = 0; t < triples.size(); ++t) {
-      bool attached = false;
-      for (size_t i = 0; i < changes.size(); ++i) {
-        const std::vector<std::string>& refs = changes[i].version.source_refs;
-        if (std::none_of(triples[t].evidence.begin(), triples[t].evidence.end(),
-                         [&](const std::string& r) {
-                           return std::find(refs.begin(), refs.end(), r) != refs.end();
-                         }))
-          continue;
-        triples_of[i].push_back(triples[t]);
-        edges.push_back(MakeGraphEdge(triples[t], changes[i].version));
-        attached = true;
-      }
-      if (!attached)
-        late.push_back(
-            {triple_json[t], "triple: no operation kept from its sources to attach it to"});
-    }
+    AttachTriples(triples, triple_json, changes, triples_of, edges, late);
     if (policy.extraction_review == ExtractionReview::kReview) {
       // Proposed, not committed (docs/review.md): one pending memory candidate per operation, with
       // the window's sources as its evidence; the cursor moves with them below.
-      for (const OneChange& ch : changes) {
-        ArtifactCandidate c;
-        c.scope_id = memory.scope_id;
-        c.candidate_id = NewId(kCandidatePrefix);
-        c.family = kMemoryCandidateFamily;
-        MemoryProposal m{ch.op == ChangeOp::kRevise ? "revise" : "add",
-                         ch.version.kind,
-                         ch.version.text,
-                         ch.op == ChangeOp::kRevise ? ch.version.entry_id : "",
-                         ch.from_version_id.value_or(""),
-                         ch.version.source_refs,
-                         triples_of[static_cast<size_t>(&ch - changes.data())]};
-        for (const std::string& ref : ch.version.source_refs)
-          if (auto parts = ParseSourceRef(ref))
-            c.current.evidence.sources.push_back({kContentSourceName, parts->source_id});
-        c.current.version = 1;
-        c.current.memory = m;
-        if (head.revision > 0) c.current.target = head;  // the memory the model was shown
-        c.current.reason = ch.version.reason;
-        c.current.actor = "extraction:" + extractor_->name();
-        c.current.created_at_ms = c.created_at_ms = c.updated_at_ms = NowMillis();
+      for (size_t i = 0; i < changes.size(); ++i) {
+        const ArtifactCandidate c = MemoryCandidate(changes[i], triples_of[i], memory.scope_id,
+                                                    head, "extraction:" + extractor_->name());
         PC_RETURN_IF_ERROR(txn.SaveCandidate(c, true));
         out.candidates.push_back(c.candidate_id);
       }

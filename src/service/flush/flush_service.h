@@ -64,6 +64,12 @@ class FlushService {
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
                                 std::vector<Rejection>& rejected, std::string& profile,
                                 ModelUsage& usage);
+  // The prepared operations that still apply at `head` (CheckAgainstHead), each text once.
+  Result<std::vector<OneChange>> KeepAtHead(WriteTxn& txn, const Window& w, const Artifact& memory,
+                                            const WritePolicy& policy, const MemoryRef& head,
+                                            const std::vector<Prepared>& prepared,
+                                            const std::string& profile,
+                                            std::vector<Rejection>& late);
   Result<std::optional<OneChange>> CheckAgainstHead(WriteTxn& txn, const Window& w,
                                                     const Artifact& memory,
                                                     const WritePolicy& policy,

@@ -210,6 +210,50 @@ Status CheckObjectiveFits(const std::string& objective, int64_t max_bytes) {
   return Status::Ok();
 }
 
+// What an activation shows the model: the window since the last boundary, newest first (the
+// boundary and the sources before it), then the request's own evidence, at most
+// kMaxHandoffEvidence; what is not shown becomes one omission.
+Status ShowWindow(ReadTxn& txn, const Heads& h, const std::vector<HandoffCitation>& evidence,
+                  int64_t previous, int64_t boundary, std::vector<ShownEvidence>& shown,
+                  std::optional<HandoffOmission>& not_shown) {
+  const int64_t from =
+      std::max(previous, boundary - static_cast<int64_t>(kActivationWindowSources));
+  PC_ASSIGN_OR_RETURN(std::vector<Source> window,
+                      txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
+  std::vector<HandoffCitation> all;
+  for (auto it = window.rbegin(); it != window.rend(); ++it) {
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kSource;
+    c.source_name = kContentSourceName;
+    c.source_id = it->idempotency_key.value_or(it->source_id);
+    all.push_back(std::move(c));
+  }
+  for (const HandoffCitation& c : evidence)
+    if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (shown.size() == kMaxHandoffEvidence) {
+      not_shown = HandoffOmission{
+          std::to_string(all.size() - i) + " more evidence items were not shown to the generator",
+          all[i]};
+      break;
+    }
+    PC_ASSIGN_OR_RETURN(ShownEvidence e, Show(txn, h, all[i], "evidence"));
+    shown.push_back(std::move(e));
+  }
+  if (from > previous) {
+    HandoffCitation oldest;
+    oldest.kind = HandoffCitationKind::kSource;
+    oldest.source_name = kContentSourceName;
+    PC_ASSIGN_OR_RETURN(std::vector<Source> older, txn.ListSources(h.memory.scope_id, from - 1, 1));
+    if (!older.empty()) oldest.source_id = older[0].idempotency_key.value_or(older[0].source_id);
+    not_shown = HandoffOmission{
+        std::to_string(from - previous) +
+            " earlier sources since the last handoff boundary were not shown to the generator",
+        older.empty() ? std::nullopt : std::optional<HandoffCitation>(oldest)};
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<HandoffContent> HandoffService::Prepare(const PrepareHandoffRequest& req) {
@@ -274,45 +318,7 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
                         txn.GetCursor(h.memory.scope_id, h.memory.artifact_id, kHandoffConsumer));
     out.current_position = out.previous_position;
     if (boundary <= out.previous_position) return Status::Ok();  // consumed already: ignored
-    // The window since the last boundary, newest first: the boundary and the sources before it.
-    const int64_t from =
-        std::max(out.previous_position, boundary - static_cast<int64_t>(kActivationWindowSources));
-    PC_ASSIGN_OR_RETURN(
-        std::vector<Source> window,
-        txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
-    std::vector<HandoffCitation> all;
-    for (auto it = window.rbegin(); it != window.rend(); ++it) {
-      HandoffCitation c;
-      c.kind = HandoffCitationKind::kSource;
-      c.source_name = kContentSourceName;
-      c.source_id = it->idempotency_key.value_or(it->source_id);
-      all.push_back(std::move(c));
-    }
-    for (const HandoffCitation& c : req.evidence)
-      if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (shown.size() == kMaxHandoffEvidence) {
-        not_shown = HandoffOmission{
-            std::to_string(all.size() - i) + " more evidence items were not shown to the generator",
-            all[i]};
-        break;
-      }
-      PC_ASSIGN_OR_RETURN(ShownEvidence e, Show(txn, h, all[i], "evidence"));
-      shown.push_back(std::move(e));
-    }
-    if (from > out.previous_position) {
-      HandoffCitation oldest;
-      oldest.kind = HandoffCitationKind::kSource;
-      oldest.source_name = kContentSourceName;
-      PC_ASSIGN_OR_RETURN(std::vector<Source> older,
-                          txn.ListSources(h.memory.scope_id, from - 1, 1));
-      if (!older.empty()) oldest.source_id = older[0].idempotency_key.value_or(older[0].source_id);
-      not_shown = HandoffOmission{
-          std::to_string(from - out.previous_position) +
-              " earlier sources since the last handoff boundary were not shown to the generator",
-          older.empty() ? std::nullopt : std::optional<HandoffCitation>(oldest)};
-    }
-    return Status::Ok();
+    return ShowWindow(txn, h, req.evidence, out.previous_position, boundary, shown, not_shown);
   }));
   if (boundary <= out.previous_position) return out;
   ModelUsage usage;

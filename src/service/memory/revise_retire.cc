@@ -29,6 +29,26 @@ Result<ManifestItem> ResolveAtHead(ReadTxn& txn, const Artifact& memory, const C
   return *cited;
 }
 
+// The version after `current`: its evidence kept, `evidence` added (each once).
+EntryVersion NextVersion(const EntryVersion& current, const std::string& kind,
+                         const std::string& text, const std::string& hash,
+                         const std::vector<std::string>& evidence, const std::string& reason) {
+  EntryVersion v;
+  v.entry_id = current.entry_id;
+  v.entry_version_id = NewId(kEntryVersionPrefix);
+  v.version = current.version + 1;
+  v.previous_version_id = current.entry_version_id;
+  v.kind = kind;
+  v.text = text;
+  v.content_hash = hash;
+  v.source_refs = current.source_refs;
+  for (const std::string& e : evidence)
+    if (std::find(v.source_refs.begin(), v.source_refs.end(), e) == v.source_refs.end())
+      v.source_refs.push_back(e);
+  v.reason = reason;
+  return v;
+}
+
 }  // namespace
 
 Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
@@ -95,19 +115,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
                       prepared.planned.vector_profile, item.version.entry_id, &prepared.before));
 
         OneChange change = prepared.planned;
-        EntryVersion& v = change.version;
-        v.entry_id = item.version.entry_id;
-        v.entry_version_id = NewId(kEntryVersionPrefix);
-        v.version = item.version.version + 1;
-        v.previous_version_id = item.version.entry_version_id;
-        v.kind = kind;
-        v.text = req.text;
-        v.content_hash = hash;
-        v.source_refs = item.version.source_refs;
-        for (const std::string& e : evidence)
-          if (std::find(v.source_refs.begin(), v.source_refs.end(), e) == v.source_refs.end())
-            v.source_refs.push_back(e);
-        v.reason = req.reason;
+        change.version = NextVersion(item.version, kind, req.text, hash, evidence, req.reason);
         change.from_version_id = item.version.entry_version_id;
         PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
         out.near_duplicates = near;

@@ -19,10 +19,13 @@
 #include "common/status.h"
 #include "extract/extractor.h"
 #include "extract/operations.h"
+#include "model/review.h"
 #include "model/types.h"
 #include "store/store.h"
 
 namespace pc {
+
+struct ReviewNote;  // extract/review_prompt.h
 
 class ReviewService;
 class HandoffService;
@@ -63,6 +66,21 @@ class DailyReviewService {
 
  private:
   struct RetirePlan;
+  struct Scan;
+  struct Proposal;
+  // Run's steps: what the day brought (one read), the model's proposals (no transaction), all of
+  // them and the day marked reviewed (one write), and the tomorrow note (a handoff revision).
+  Status ScanDay(const std::string& scope_id, int64_t day_end, DailyReviewOutcome& out, Scan& scan);
+  static Status FindRetires(ReadTxn& txn, Scan& scan);
+  static ArtifactCandidate RetireCandidate(const Artifact& now, const RetirePlan& r,
+                                           const std::string& date, const std::string& actor,
+                                           int64_t now_ms);
+  Status CommitDay(const std::string& scope_id, const std::string& actor, const Scan& scan,
+                   const std::vector<Proposal>& proposals, DailyReviewOutcome& out,
+                   std::vector<Rejection>& late);
+  void WriteTomorrow(const std::string& scope_id, const std::string& actor,
+                     const ReviewNote& tomorrow, const std::vector<Source>& sources,
+                     DailyReviewOutcome& out);
   Store& store_;
   Extractor* extractor_;
   ReviewService& review_;

@@ -430,6 +430,25 @@ Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id,
                 });
 }
 
+namespace {
+
+// The entry a revise or retire proposal names, still active at the version the model was shown;
+// else artifact_conflict ("nothing was `done`").
+Result<ManifestItem> TargetAsProposed(WriteTxn& txn, const Artifact& memory,
+                                      const MemoryProposal& m, const char* done) {
+  PC_ASSIGN_OR_RETURN(
+      std::optional<ManifestItem> now,
+      txn.FindManifestItem(memory.artifact_id, memory.head_revision, m.target_entry_id));
+  if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
+    return Status(Code::kArtifactConflict,
+                  "entry " + m.target_entry_id +
+                      " changed since the candidate was proposed; nothing was " + done)
+        .WithDetail("current_revision", memory.head_revision);
+  return *now;
+}
+
+}  // namespace
+
 // A memory candidate's operation as a memory revision, in `txn`: the entry it revises must still
 // be at the version the model was shown, and nothing active may already say the same (both
 // artifact_conflict: re-flush or revise by hand; nothing is merged).
@@ -440,21 +459,14 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
                       txn.FindDefaultArtifact(c.scope_id, kMemoryFamily));
   if (!memory) return Internal("the scope of candidate " + c.candidate_id + " has no memory");
   if (m.op == "retire") {  // the daily review's near-duplicate proposal (docs/review.md)
-    PC_ASSIGN_OR_RETURN(
-        std::optional<ManifestItem> now,
-        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
-    if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
-      return Status(Code::kArtifactConflict,
-                    "entry " + m.target_entry_id +
-                        " changed since the candidate was proposed; nothing was retired")
-          .WithDetail("current_revision", memory->head_revision);
+    PC_ASSIGN_OR_RETURN(ManifestItem now, TargetAsProposed(txn, *memory, m, "retired"));
     const std::string reason =
         "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
     PC_ASSIGN_OR_RETURN(
         WriteOutcome w,
         CommitOneChange(
             txn, *memory, actor, reason,
-            OneChange{ChangeOp::kRetire, now->version, m.target_version_id, {}, std::nullopt}));
+            OneChange{ChangeOp::kRetire, now.version, m.target_version_id, {}, std::nullopt}));
     return w.memory;
   }
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(m.kind, m.text));
@@ -473,17 +485,10 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   OneChange change;
   EntryVersion& v = change.version;
   if (m.op == "revise") {
-    PC_ASSIGN_OR_RETURN(
-        std::optional<ManifestItem> now,
-        txn.FindManifestItem(memory->artifact_id, memory->head_revision, m.target_entry_id));
-    if (!now || !now->active || now->version.entry_version_id != m.target_version_id)
-      return Status(Code::kArtifactConflict,
-                    "entry " + m.target_entry_id +
-                        " changed since the candidate was proposed; nothing was merged")
-          .WithDetail("current_revision", memory->head_revision);
+    PC_ASSIGN_OR_RETURN(ManifestItem now, TargetAsProposed(txn, *memory, m, "merged"));
     change.op = ChangeOp::kRevise;
     v.entry_id = m.target_entry_id;
-    v.version = now->version.version + 1;
+    v.version = now.version.version + 1;
     v.previous_version_id = m.target_version_id;
     change.from_version_id = m.target_version_id;
   } else {

@@ -189,17 +189,17 @@ Result<SearchResult> SearchService::SearchWithoutRecording(
   return out;
 }
 
-Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
-                                                   const std::function<Status(ReadTxn&)>& also) {
+namespace {
+
+Status CheckSearchRequest(const SearchRequest& req, bool can_rerank) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   // The spec's query is any non-empty string: one that says nothing (white space, invisible
   // characters) finds nothing, at the head, rather than being refused.
   PC_RETURN_IF_ERROR(CheckOptionalText("query", req.query, kMaxQueryBytes));
   if (req.query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
-  const bool says_nothing = !CheckText("query", req.query, kMaxQueryBytes).ok();
   // Before any read: every path below may end in Rerank (an unknown scope, a query that says
   // nothing). The fuzzer found a rerank of an unknown scope reaching a null reranker.
-  if (req.rerank && !reranker_)
+  if (req.rerank && !can_rerank)
     return Status(Code::kCapabilityUnavailable,
                   "rerank needs a rerank provider; none is configured")
         .WithDetail("field", "rerank");
@@ -213,8 +213,54 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   if (req.graph_hops < 1 || req.graph_hops > kMaxGraphHops)
     return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
         .WithDetail("field", "graph_hops");
+  return Status::Ok();
+}
 
-  if (says_nothing) {
+// Which mode runs: an explicit mode is never silently changed; auto and hybrid use what is there.
+// `gap`: why vectors cannot serve (empty: they can); `projection_gap`: the part of it that is the
+// memory's projection, not the provider.
+Result<SearchMode> ChooseMode(SearchMode asked, const std::string& gap,
+                              const std::string& projection_gap, bool has_graph) {
+  SearchMode mode = asked;
+  if (mode == SearchMode::kAuto)
+    mode = gap.empty() || has_graph ? SearchMode::kHybrid : SearchMode::kFts;
+  if (mode == SearchMode::kGraph && !has_graph)
+    return Status(Code::kCapabilityUnavailable,
+                  std::string("graph search is unavailable: ") + kNoGraph)
+        .WithDetail("mode", "graph");
+  if ((mode == SearchMode::kVector || (mode == SearchMode::kHybrid && !has_graph)) && !gap.empty())
+    return Status(
+               projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
+               std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
+        .WithDetail("mode", SearchModeName(mode));
+  return mode;
+}
+
+std::vector<SearchHit> FtsHits(std::vector<ReadTxn::TextHit> text_hits) {
+  std::vector<SearchHit> out;
+  for (auto& h : text_hits)
+    // bm25 is unbounded: s/(1+s) keeps its order within [0, 1).
+    out.push_back(SearchHit{std::move(h.item),
+                            std::max(0.0, h.score) / (1.0 + std::max(0.0, h.score)),
+                            {"fts"},
+                            std::nullopt});
+  return out;
+}
+
+}  // namespace
+
+struct SearchService::Query {
+  TextQuery text;
+  std::optional<std::vector<float>> vector;
+  Status embed_status;  // why there is no vector, when one was asked for
+  double min_similarity = kDefaultMinSimilarity;
+  int pool = 0;  // how many hits the snapshot yields (a rerank reorders a deeper pool)
+};
+
+Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
+                                                   const std::function<Status(ReadTxn&)>& also) {
+  PC_RETURN_IF_ERROR(CheckSearchRequest(req, reranker_ != nullptr));
+  if (!CheckText("query", req.query, kMaxQueryBytes).ok()) {  // says nothing: finds nothing
     SearchResult out;
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
@@ -229,107 +275,23 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   // The query vector is computed before the snapshot is taken: a slow model never holds it. A
   // failed endpoint is rested by its circuit breaker (providers/resilient.h), so auto searches
   // then fall back to fts at once instead of waiting on it.
-  std::optional<std::vector<float>> query_vector;
-  Status embed_status;
+  Query q;
   ModelUsage query_usage;
   if (embedder_ && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph) {
     auto v = embedder_->Embed({req.query}, query_usage);
     if (v.ok() && v->size() == 1)
-      query_vector = std::move((*v)[0]);
+      q.vector = std::move((*v)[0]);
     else
-      embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
+      q.embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
   }
-  TextQuery text = BuildTextQuery(req.query);
-  const double min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
-
-  // How many hits the snapshot yields: a rerank reorders a deeper pool, then keeps `limit`.
-  const int pool = req.rerank ? std::max(req.limit, kRerankCandidates) : req.limit;
+  q.text = BuildTextQuery(req.query);
+  q.min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
+  q.pool = req.rerank ? std::max(req.limit, kRerankCandidates) : req.limit;
   SearchResult out;
-  // One read transaction: the head chosen here is the snapshot every hit comes from.
-  auto search = [&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
-    PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
-    if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
-    const Artifact& memory = *found;
-    out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
-    PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
-    // Which mode runs: an explicit mode is never silently changed; hybrid fuses what is there.
-    const std::string projection_gap = VectorGap(embedder_, state);
-    std::string gap = projection_gap;
-    if (gap.empty() && !query_vector && req.mode != SearchMode::kFts &&
-        req.mode != SearchMode::kGraph)
-      gap = "the embedding provider failed: " + embed_status.message();
-    std::shared_ptr<const EntityGraph> graph;
-    if (req.mode != SearchMode::kFts && req.mode != SearchMode::kVector) {
-      PC_ASSIGN_OR_RETURN(graph, GraphAt(txn, memory));
-    }
-    const bool has_graph = graph && graph->edge_count() > 0;
-    SearchMode mode = req.mode;
-    if (mode == SearchMode::kAuto)
-      mode = gap.empty() || has_graph ? SearchMode::kHybrid : SearchMode::kFts;
-    if (mode == SearchMode::kGraph && !has_graph)
-      return Status(Code::kCapabilityUnavailable,
-                    std::string("graph search is unavailable: ") + kNoGraph)
-          .WithDetail("mode", "graph");
-    if ((mode == SearchMode::kVector || (mode == SearchMode::kHybrid && !has_graph)) &&
-        !gap.empty())
-      return Status(
-                 projection_gap.empty() ? Code::kProviderUnavailable : Code::kCapabilityUnavailable,
-                 std::string(SearchModeName(mode)) + " search is unavailable: " + gap)
-          .WithDetail("mode", SearchModeName(mode));
-    out.mode_used = mode;
-    const bool use_vector =
-        (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
-    const bool use_graph = (mode == SearchMode::kGraph || mode == SearchMode::kHybrid) && has_graph;
-
-    const int depth = mode == SearchMode::kHybrid ? std::max(pool, kFusionDepth) : pool;
-    std::vector<ReadTxn::TextHit> text_hits;
-    if (mode == SearchMode::kFts || mode == SearchMode::kHybrid) {
-      TextChannelOptions channel;
-      channel.include_inactive = req.include_inactive;
-      channel.depth = depth;
-      channel.feedback = req.feedback ? &req.feedback_options : nullptr;
-      PC_ASSIGN_OR_RETURN(text_hits, SearchTextChannel(txn, memory, text, channel));
-    }
-    std::vector<VectorIndex::Hit> vector_hits;
-    if (use_vector) {
-      PC_ASSIGN_OR_RETURN(vector_hits,
-                          vectors_.Nearest(txn, memory.artifact_id, memory.head_revision,
-                                           state.profile, *query_vector, req.include_inactive,
-                                           min_similarity, static_cast<size_t>(depth)));
-    }
-    std::vector<EntityGraph::Hit> graph_hits;
-    if (use_graph)
-      graph_hits = graph->Search(req.query, req.graph_hops, static_cast<size_t>(depth));
-    switch (mode) {
-      case SearchMode::kFts:
-        for (auto& h : text_hits)
-          // bm25 is unbounded: s/(1+s) keeps its order within [0, 1).
-          out.hits.push_back(SearchHit{std::move(h.item),
-                                       std::max(0.0, h.score) / (1.0 + std::max(0.0, h.score)),
-                                       {"fts"},
-                                       std::nullopt});
-        return Status::Ok();
-      case SearchMode::kVector: {
-        PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));
-        return Status::Ok();
-      }
-      case SearchMode::kGraph: {
-        PC_ASSIGN_OR_RETURN(out.hits, GraphHits(txn, graph_hits));
-        return Status::Ok();
-      }
-      default: {
-        PC_ASSIGN_OR_RETURN(out.hits,
-                            FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
-                                     use_graph ? &graph_hits : nullptr, pool,
-                                     embedder_ ? embedder_->convex_fusion_weight() : 0.0));
-        return Status::Ok();
-      }
-    }
-  };
+  // One read transaction: the head chosen there is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     out.hits.clear();
-    PC_RETURN_IF_ERROR(search(txn));
+    PC_RETURN_IF_ERROR(SearchIn(txn, req, q, out));
     return also ? also(txn) : Status::Ok();
   }));
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
@@ -337,6 +299,69 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     out.hits.resize(static_cast<size_t>(req.limit));
   out.query_usage = query_usage;
   return out;
+}
+
+Status SearchService::SearchIn(ReadTxn& txn, const SearchRequest& req, const Query& q,
+                               SearchResult& out) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
+  PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
+  if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
+  const Artifact& memory = *found;
+  out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};
+  PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(memory.artifact_id));
+  const std::string projection_gap = VectorGap(embedder_, state);
+  std::string gap = projection_gap;
+  if (gap.empty() && !q.vector && req.mode != SearchMode::kFts && req.mode != SearchMode::kGraph)
+    gap = "the embedding provider failed: " + q.embed_status.message();
+  std::shared_ptr<const EntityGraph> graph;
+  if (req.mode != SearchMode::kFts && req.mode != SearchMode::kVector) {
+    PC_ASSIGN_OR_RETURN(graph, GraphAt(txn, memory));
+  }
+  const bool has_graph = graph && graph->edge_count() > 0;
+  PC_ASSIGN_OR_RETURN(const SearchMode mode, ChooseMode(req.mode, gap, projection_gap, has_graph));
+  out.mode_used = mode;
+  const bool use_vector =
+      (mode == SearchMode::kVector || mode == SearchMode::kHybrid) && gap.empty();
+  const bool use_graph = (mode == SearchMode::kGraph || mode == SearchMode::kHybrid) && has_graph;
+
+  const int depth = mode == SearchMode::kHybrid ? std::max(q.pool, kFusionDepth) : q.pool;
+  std::vector<ReadTxn::TextHit> text_hits;
+  if (mode == SearchMode::kFts || mode == SearchMode::kHybrid) {
+    TextChannelOptions channel;
+    channel.include_inactive = req.include_inactive;
+    channel.depth = depth;
+    channel.feedback = req.feedback ? &req.feedback_options : nullptr;
+    PC_ASSIGN_OR_RETURN(text_hits, SearchTextChannel(txn, memory, q.text, channel));
+  }
+  std::vector<VectorIndex::Hit> vector_hits;
+  if (use_vector) {
+    PC_ASSIGN_OR_RETURN(
+        vector_hits,
+        vectors_.Nearest(txn, memory.artifact_id, memory.head_revision, state.profile, *q.vector,
+                         req.include_inactive, q.min_similarity, static_cast<size_t>(depth)));
+  }
+  std::vector<EntityGraph::Hit> graph_hits;
+  if (use_graph) graph_hits = graph->Search(req.query, req.graph_hops, static_cast<size_t>(depth));
+  switch (mode) {
+    case SearchMode::kFts:
+      out.hits = FtsHits(std::move(text_hits));
+      return Status::Ok();
+    case SearchMode::kVector: {
+      PC_ASSIGN_OR_RETURN(out.hits, VectorHits(txn, vector_hits));
+      return Status::Ok();
+    }
+    case SearchMode::kGraph: {
+      PC_ASSIGN_OR_RETURN(out.hits, GraphHits(txn, graph_hits));
+      return Status::Ok();
+    }
+    default: {
+      PC_ASSIGN_OR_RETURN(out.hits,
+                          FuseHits(txn, std::move(text_hits), use_vector ? &vector_hits : nullptr,
+                                   use_graph ? &graph_hits : nullptr, q.pool,
+                                   embedder_ ? embedder_->convex_fusion_weight() : 0.0));
+      return Status::Ok();
+    }
+  }
 }
 
 // Reorders the hits already read from the snapshot (no new reads): order changes, nothing else.

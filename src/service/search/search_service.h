@@ -140,6 +140,10 @@ class SearchService {
   // SearchWithoutRecording without its latency metric.
   Result<SearchResult> SearchSnapshot(const SearchRequest& req,
                                       const std::function<Status(ReadTxn&)>& also);
+  // What a search computes before its snapshot (a slow model never holds one).
+  struct Query;
+  // The search itself, in one snapshot: the head, the mode that runs, each channel's hits, fused.
+  Status SearchIn(ReadTxn& txn, const SearchRequest& req, const Query& q, SearchResult& out);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
   // Why vector search cannot serve `memory` now (empty: it can).
   Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);
@@ -157,8 +161,6 @@ class SearchService {
   };
   std::mutex graphs_mu_;
   std::unordered_map<std::string, CachedGraph> graphs_;  // by memory artifact
-  // After the embedder fails, `auto` searches skip it until this time (ms since the epoch) and
-  // answer with fts at once, instead of waiting out timeouts and retries on every query.
 };
 
 }  // namespace pc
