@@ -19,6 +19,13 @@
 namespace pc {
 namespace {
 
+// The first of `checks` that failed (all are pure: evaluating the rest changes nothing).
+Status FirstError(std::initializer_list<Status> checks) {
+  for (const Status& s : checks)
+    if (!s.ok()) return s;
+  return Status::Ok();
+}
+
 Status Bad(const std::string& field, const std::string& message) {
   return InvalidArgument(message).WithDetail("field", field);
 }
@@ -325,34 +332,27 @@ Result<CandidatePage> ReviewService::List(const ListCandidatesRequest& req) {
 
 Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& req,
                                                 const std::string& actor) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
-  PC_RETURN_IF_ERROR(CheckPrintableId("candidate_id", req.candidate_id));
-  PC_RETURN_IF_ERROR(CheckExpectedVersion(req.expected_version));
   if (req.memory_edit) return ReviseMemory(req, actor);
-  PC_RETURN_IF_ERROR(CheckProposal(req.proposal));
-  PC_RETURN_IF_ERROR(CheckEvidenceShape(req.evidence, req.target));
-  PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
-  const int64_t now = NowMillis();
-  ArtifactCandidate out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, req.scope_id, req.candidate_id));
-    PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
-    if (out.family == kMemoryCandidateFamily)
-      return Bad("proposal",
-                 "a memory candidate is revised with {kind, text}, not an Experience proposal");
-    PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target));
-    out.current = CandidateVersion{req.expected_version + 1,
-                                   req.proposal,
-                                   std::nullopt,
-                                   req.evidence,
-                                   req.target,
-                                   req.reason,
-                                   actor,
-                                   now};
-    out.updated_at_ms = now;
-    return txn.SaveCandidate(out, true);
-  }));
-  return out;
+  return Decide(
+      req.scope_id, req.candidate_id, req.expected_version,
+      FirstError({CheckProposal(req.proposal), CheckEvidenceShape(req.evidence, req.target),
+                  CheckOptionalReason(req.reason)}),
+      [&](WriteTxn& txn, ArtifactCandidate& out, int64_t now) -> Status {
+        if (out.family == kMemoryCandidateFamily)
+          return Bad("proposal",
+                     "a memory candidate is revised with {kind, text}, not an Experience proposal");
+        PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target));
+        out.current = CandidateVersion{req.expected_version + 1,
+                                       req.proposal,
+                                       std::nullopt,
+                                       req.evidence,
+                                       req.target,
+                                       req.reason,
+                                       actor,
+                                       now};
+        out.updated_at_ms = now;
+        return txn.SaveCandidate(out, true);
+      });
 }
 
 Result<ArtifactCandidate> ReviewService::Decide(const std::string& scope_id,
@@ -514,32 +514,28 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
   const std::string& kind =
       req.memory_edit->first;  // named, not bound: lambdas capture them (clang 14)
   const std::string& text = req.memory_edit->second;
-  PC_RETURN_IF_ERROR(CheckKind(kind));
-  PC_RETURN_IF_ERROR(CheckText("proposal.text", text, limits_.max_entry_bytes));
-  PC_RETURN_IF_ERROR(CheckOptionalReason(req.reason));
-  const int64_t now = NowMillis();
-  ArtifactCandidate out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, req.scope_id, req.candidate_id));
-    PC_RETURN_IF_ERROR(CheckPendingAt(out, req.expected_version));
-    if (out.family != kMemoryCandidateFamily)
-      return Bad("proposal", "only a memory candidate is revised with {kind, text}");
-    if (out.current.memory->op == "retire")
-      return Bad("proposal", "a retire proposal has no text to revise: approve or reject it");
-    CandidateVersion next = out.current;
-    next.version = req.expected_version + 1;
-    next.memory->kind = kind;
-    next.memory->text = text;
-    next.memory->triples
-        .clear();  // the model's triples described its text, not the reviewer's (docs/graph.md)
-    next.reason = req.reason;
-    next.actor = actor;
-    next.created_at_ms = now;
-    out.current = next;
-    out.updated_at_ms = now;
-    return txn.SaveCandidate(out, true);
-  }));
-  return out;
+  return Decide(
+      req.scope_id, req.candidate_id, req.expected_version,
+      FirstError({CheckKind(kind), CheckText("proposal.text", text, limits_.max_entry_bytes),
+                  CheckOptionalReason(req.reason)}),
+      [&](WriteTxn& txn, ArtifactCandidate& out, int64_t now) -> Status {
+        if (out.family != kMemoryCandidateFamily)
+          return Bad("proposal", "only a memory candidate is revised with {kind, text}");
+        if (out.current.memory->op == "retire")
+          return Bad("proposal", "a retire proposal has no text to revise: approve or reject it");
+        CandidateVersion next = out.current;
+        next.version = req.expected_version + 1;
+        next.memory->kind = kind;
+        next.memory->text = text;
+        // The model's triples described its text, not the reviewer's (docs/graph.md).
+        next.memory->triples.clear();
+        next.reason = req.reason;
+        next.actor = actor;
+        next.created_at_ms = now;
+        out.current = next;
+        out.updated_at_ms = now;
+        return txn.SaveCandidate(out, true);
+      });
 }
 
 Result<Experience> ReviewService::GetExperience(const std::string& scope_id, const MemoryRef& ref) {

@@ -110,9 +110,10 @@ class ReviewService {
                                                       const std::string& query, int limit);
 
  private:
-  // What approve and reject share: the ids and the version checked (then `more`), one write in
-  // which the candidate is loaded and must still be pending at `expected_version`, and `decide`
-  // (given the time of the decision) changes and saves it.
+  // What every change of a pending candidate (revise, approve, reject) shares: the ids and the
+  // version checked, then `more` (the first failed check of the request's own fields), one write
+  // in which the candidate is loaded and must still be pending at `expected_version`, and
+  // `decide` (given the time of the change) changes and saves it.
   using Decision = std::function<Status(WriteTxn&, ArtifactCandidate&, int64_t now)>;
   Result<ArtifactCandidate> Decide(const std::string& scope_id, const std::string& candidate_id,
                                    int64_t expected_version, const Status& more,
