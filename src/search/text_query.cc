@@ -1,5 +1,6 @@
 #include "search/text_query.h"
 
+#include <set>
 #include <unordered_set>
 
 #include "search/stopwords.h"
@@ -35,6 +36,24 @@ TextQuery BuildTextQuery(std::string_view query) {
         for (const std::string& c : u.chars)
           if (seen.insert(c).second) out.phrases.push_back(c);
   }
+  return out;
+}
+
+std::vector<std::string> RankingTerms(std::string_view text) {
+  std::vector<std::string> out;
+  for (Token& t : Tokenize(text, TokenizeMode::kDocument)) {
+    if (IsStopWord(t.text) || IsFunctionChar(t.text)) continue;
+    out.push_back(std::move(t.text));
+  }
+  return out;
+}
+
+AnalyzedQuery AnalyzeQuery(std::string_view query) {
+  AnalyzedQuery out;
+  out.text = BuildTextQuery(query);
+  std::set<std::string> once;
+  for (std::string& t : RankingTerms(query))
+    if (once.insert(t).second) out.terms.push_back(std::move(t));
   return out;
 }
 

@@ -25,6 +25,18 @@ struct TextQuery {
 // searches them after all. (Each choice measured on MADial-Bench: docs/quality.md.)
 TextQuery BuildTextQuery(std::string_view query);
 
+// Terms of a text for ranking in memory (Experience, search/bm25): the tokenizer's document
+// tokens, folded, without stop words or CJK function characters; repeats kept (term frequency).
+std::vector<std::string> RankingTerms(std::string_view text);
+
+// A request's query, analyzed once and reused by every channel that reads it (prepare: memory
+// and source full text, Experience ranking): the full-text query and the ranking terms.
+struct AnalyzedQuery {
+  TextQuery text;                  // BuildTextQuery
+  std::vector<std::string> terms;  // RankingTerms, each once
+};
+AnalyzedQuery AnalyzeQuery(std::string_view query);
+
 // Both stores' plan for a query whose every phrase is common in an index of `docs` documents:
 // whether it may look for the documents with all of them, which walks each phrase's whole
 // document list (at most `docs` each), up to kAllPhrasesPostings in all. Past that only the

@@ -6,8 +6,10 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "search/porter.h"
+#include "search/text_query.h"
 #include "store/sqlite/fts_extensions.h"
 
 namespace pc {
@@ -128,6 +130,21 @@ TEST(IndexTermsTest, PorterStemsAsPorterDoes) {
   EXPECT_EQ(PorterStem("is"), "is") << "shorter than 3 bytes: unchanged";
   EXPECT_EQ(PorterStem(std::string(65, 'a') + "s"), std::string(65, 'a') + "s")
       << "longer than 64 bytes: unchanged";
+}
+
+// A request's query analyzed once (search/text_query.h): its full-text query is BuildTextQuery's,
+// and its ranking terms leave out stop words and CJK function characters, each term once.
+TEST(AnalyzeQueryTest, OneAnalysisForEveryChannel) {
+  const std::string q = "Deploy the deploy 迁移的回滚";
+  const AnalyzedQuery a = AnalyzeQuery(q);
+  EXPECT_EQ(a.text.phrases, BuildTextQuery(q).phrases);
+  std::set<std::string> terms(a.terms.begin(), a.terms.end());
+  EXPECT_EQ(terms.size(), a.terms.size()) << "each term once";
+  EXPECT_TRUE(terms.count("deploy"));
+  EXPECT_FALSE(terms.count("the"));
+  EXPECT_FALSE(terms.count("的"));
+  EXPECT_TRUE(terms.count("迁"));
+  EXPECT_TRUE(AnalyzeQuery("the of and").terms.empty());
 }
 
 }  // namespace

@@ -314,14 +314,15 @@ TEST(RankExperiencesTest, ChineseAndEnglishBestFirst) {
   std::vector<Experience> heads = {exp("exp_a", "Always run the migration before deploying."),
                                    exp("exp_b", "数据库迁移要在部署前完成，否则回滚很慢。"),
                                    exp("exp_c", "Unrelated: brew coffee.")};
-  auto zh = RankExperiences(heads, "迁移 回滚", 10);
+  auto zh = RankExperiences(heads, AnalyzeQuery("迁移 回滚").terms, 10);
   ASSERT_FALSE(zh.empty());
   EXPECT_EQ(zh[0].experience.ref.artifact_id, "exp_b");
-  auto en = RankExperiences(heads, "migration deploying", 10);
+  auto en = RankExperiences(heads, AnalyzeQuery("migration deploying").terms, 10);
   ASSERT_FALSE(en.empty());
   EXPECT_EQ(en[0].experience.ref.artifact_id, "exp_a");
-  EXPECT_TRUE(RankExperiences(heads, "kubernetes", 10).empty());
-  EXPECT_EQ(RankExperiences(heads, "the", 10).size(), 0u) << "stop words alone match nothing";
+  EXPECT_TRUE(RankExperiences(heads, AnalyzeQuery("kubernetes").terms, 10).empty());
+  EXPECT_EQ(RankExperiences(heads, AnalyzeQuery("the").terms, 10).size(), 0u)
+      << "stop words alone match nothing";
 }
 
 }  // namespace

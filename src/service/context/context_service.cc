@@ -69,13 +69,13 @@ RecallMeasurement MeasureRecall(Store& store, const std::string& scope_name,
 
 // The Experience candidates of a preparation, read in its snapshot: reviewed Experience first
 // (RFC 0050: approved heads only), then the source log's; with the sources each stands on.
-Status AddExperiences(ReadTxn& txn, const std::string& scope_id, const std::string& query,
+Status AddExperiences(ReadTxn& txn, const std::string& scope_id, const AnalyzedQuery& query,
                       std::vector<ContextCandidate>& experiences, SourceRefsByItem& source_refs) {
-  PC_ASSIGN_OR_RETURN(auto sources, txn.SearchSources(scope_id, BuildTextQuery(query),
+  PC_ASSIGN_OR_RETURN(auto sources, txn.SearchSources(scope_id, query.text,
                                                       static_cast<int>(kExperienceCandidates)));
   PC_ASSIGN_OR_RETURN(std::vector<Experience> heads,
                       txn.ListExperienceHeads(scope_id, kMaxExperienceScan));
-  for (ExperienceHit& hit : RankExperiences(std::move(heads), query, kExperienceCandidates)) {
+  for (ExperienceHit& hit : RankExperiences(std::move(heads), query.terms, kExperienceCandidates)) {
     const std::string ref = FormatMemoryRef(hit.experience.ref);
     experiences.push_back(
         {ContextItemType::kExperience, ref, kExperienceFamily,
@@ -109,6 +109,8 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   // One snapshot for everything: the handoff and Experience are read in the search's own read
   // transaction, so a write between them can never pair memory of one state with a handoff of
   // another. The memory items are placed after the search (a rerank may reorder them).
+  // The query is analyzed once: memory and source full text and Experience ranking share it.
+  const AnalyzedQuery query = AnalyzeQuery(req.query);
   std::optional<ContextCandidate> handoff;
   std::vector<ContextCandidate> experiences;
   SourceRefsByItem source_refs;
@@ -128,13 +130,12 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
                                    0,
                                    "\"artifact_ref\":" + ArtifactRefJson(h->ref)};
     }
-    return AddExperiences(txn, scope->scope_id, req.query, experiences, source_refs);
+    return AddExperiences(txn, scope->scope_id, query, experiences, source_refs);
   };
-  PC_ASSIGN_OR_RETURN(SearchResult found,
-                      search_.SearchWithoutRecording(
-                          {req.scope_id, req.query, req.mode, static_cast<int>(kMemoryCandidates),
-                           false, std::nullopt, req.rerank, req.min_revision},
-                          also));
+  SearchRequest search{req.scope_id, req.query,    req.mode,   static_cast<int>(kMemoryCandidates),
+                       false,        std::nullopt, req.rerank, req.min_revision};
+  search.text = query.text;
+  PC_ASSIGN_OR_RETURN(SearchResult found, search_.SearchWithoutRecording(search, also));
   std::vector<ContextCandidate> candidates;
   if (handoff) candidates.push_back(std::move(*handoff));
   for (const SearchHit& hit : found.hits) {

@@ -11,8 +11,7 @@
 #include "model/citation.h"
 #include "search/bm25.h"
 #include "search/entity_graph.h"
-#include "search/stopwords.h"
-#include "search/tokenizer.h"
+#include "search/text_query.h"
 #include "service/core/validation.h"
 #include "service/memory/commit.h"
 
@@ -189,22 +188,12 @@ std::vector<std::string> Lineage(const Evidence& e) {
   return out;
 }
 
-// Terms of a text for ranking: folded tokens, stop words and CJK function characters left out.
-std::vector<std::string> Terms(std::string_view text) {
-  std::vector<std::string> out;
-  for (const Token& t : Tokenize(text, TokenizeMode::kDocument)) {
-    if (IsStopWord(t.text) || IsFunctionChar(t.text)) continue;
-    out.push_back(t.text);
-  }
-  return out;
-}
-
 }  // namespace
 
-std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query,
+std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads,
+                                           const std::vector<std::string>& query_terms,
                                            size_t limit) {
-  std::set<std::string> wanted;
-  for (std::string& t : Terms(query)) wanted.insert(std::move(t));
+  const std::set<std::string> wanted(query_terms.begin(), query_terms.end());
   if (wanted.empty() || heads.empty()) return {};
   // BM25 (k1 1.2, b 0.75) with the statistics of these heads.
   std::vector<std::map<std::string, int>> tf(heads.size());
@@ -212,7 +201,7 @@ std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const 
   std::map<std::string, int> df;
   double total = 0;
   for (size_t i = 0; i < heads.size(); ++i) {
-    std::vector<std::string> terms = Terms(ExperienceText(heads[i].content));
+    std::vector<std::string> terms = RankingTerms(ExperienceText(heads[i].content));
     length[i] = terms.size();
     total += static_cast<double>(terms.size());
     for (const std::string& t : terms)
@@ -574,7 +563,7 @@ Result<std::vector<ExperienceHit>> ReviewService::SearchExperience(const std::st
     PC_ASSIGN_OR_RETURN(heads, txn.ListExperienceHeads(scope->scope_id, kMaxExperienceScan));
     return Status::Ok();
   }));
-  return RankExperiences(std::move(heads), query, static_cast<size_t>(limit));
+  return RankExperiences(std::move(heads), AnalyzeQuery(query).terms, static_cast<size_t>(limit));
 }
 
 }  // namespace pc

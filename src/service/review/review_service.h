@@ -127,10 +127,12 @@ class ReviewService {
   ServiceLimits limits_;
 };
 
-// Ranks `heads` against `query` (BM25 over PowerContext's tokenizer, the same text units as
-// full-text search; every CJK character a unit): those that match, best first, at most `limit`.
-// Pure; ContextService reads the heads in its own snapshot and calls this.
-std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads, const std::string& query,
+// Ranks `heads` against a query's ranking terms (AnalyzeQuery(query).terms: BM25 over
+// PowerContext's tokenizer, the same text units as full-text search; every CJK character a unit):
+// those that match, best first, at most `limit`. Pure; ContextService reads the heads in its own
+// snapshot and calls this.
+std::vector<ExperienceHit> RankExperiences(std::vector<Experience> heads,
+                                           const std::vector<std::string>& query_terms,
                                            size_t limit);
 
 }  // namespace pc

@@ -284,7 +284,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
     else
       q.embed_status = v.ok() ? Internal("the embedder returned no vector") : v.status();
   }
-  q.text = BuildTextQuery(req.query);
+  q.text = req.text ? *req.text : BuildTextQuery(req.query);
   q.min_similarity = req.min_similarity.value_or(kDefaultMinSimilarity);
   q.pool = req.rerank ? std::max(req.limit, kRerankCandidates) : req.limit;
   SearchResult out;

@@ -16,6 +16,7 @@
 #include "search/embedder.h"
 #include "search/entity_graph.h"
 #include "search/feedback.h"
+#include "search/text_query.h"
 #include "service/search/vector_cache.h"
 #include "store/store.h"
 
@@ -57,6 +58,9 @@ struct SearchRequest {
   // MADial held-out 0.02 and short queries 4× the latency); false is plain BM25.
   bool feedback = false;
   FeedbackOptions feedback_options{};
+  // `query` as BuildTextQuery makes it, when the caller analyzed it already (prepare reuses its
+  // own for sources and Experience); otherwise the search builds it.
+  std::optional<TextQuery> text;
 };
 
 struct SearchHit {
