@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "extract/prompt.h"
 #include "fake_chat.h"
@@ -454,6 +456,56 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   EXPECT_FALSE(f.memory->GetScopeByKey("scope-that-does-not-exist-0").ok())
       << "a flush created a scope";
   EXPECT_EQ(flush.locked_scopes(), 0u);
+}
+
+// A store that runs `hook` once, right after the first read it serves: here, the moment between
+// a flush's scope lookup and its window's read. Everything else is the real store's.
+class HookedStore : public Store {
+ public:
+  HookedStore(Store& real, std::function<void()> hook) : real_(real), hook_(std::move(hook)) {}
+  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
+    Status s = real_.Read(fn);
+    if (auto hook = std::exchange(hook_, nullptr)) hook();
+    return s;
+  }
+  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return real_.Write(fn); }
+  std::string TokensStamp() override { return real_.TokensStamp(); }
+
+ private:
+  Store& real_;
+  std::function<void()> hook_;
+};
+
+// A flush naming a key that names no scope yet takes its turn by that name; when the scope is
+// made before its window is read, it must take the scope id's turn instead, or a flush naming the
+// id runs beside it and the model is asked for the same window twice.
+TEST_F(FlushTest, AScopeMadeDuringTheLookupIsStillFlushedOnce) {
+  const std::string key = "made-while-flushing";
+  fake.ScriptChat(
+      {{R"({"operations": [{"op": "add", "kind": "fact", "text": "Only once.", "evidence": ["S1"]}]})",
+        200, 300},
+       {R"({"operations": [{"op": "add", "kind": "fact", "text": "Twice!", "evidence": ["S1"]}]})",
+        200, 300}});
+  Result<FlushOutcome> by_id = Status(Code::kInternal, "not run");
+  std::thread other;
+  FlushService* one = nullptr;  // both flushes go through one service, as in a server
+  HookedStore hooked(*f.store, [&] {
+    auto added = sources.Add(key, {{"work_log", "", "a record", "{}", std::nullopt}});
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    auto made = f.memory->GetScopeByKey(key);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    const std::string id = made->scope_id;
+    other = std::thread([&, id] { by_id = one->Flush(id); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let it take its turn
+  });
+  FlushService hooked_flush(hooked, chat.get(), nullptr, {});
+  one = &hooked_flush;
+  Result<FlushOutcome> by_key = hooked_flush.Flush(key);
+  if (other.joinable()) other.join();
+  PC_ASSERT_OK(by_key);
+  PC_ASSERT_OK(by_id);
+  EXPECT_EQ(by_key->processed + by_id->processed, 1);
+  EXPECT_EQ(fake.chat_requests(), 1) << "the window went to the model twice";
 }
 
 // The model has answered and the commit fails half-way (here: the cursor write, after the

@@ -208,17 +208,28 @@ Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   // Serialized by the scope's server id, so a flush naming the key and one naming the id take
   // turns instead of asking the model for the same window twice. A scope nobody wrote to has no
-  // id (its flush is idle): its name serves.
+  // id (its flush is idle): its name serves until the window's read finds the scope made since,
+  // and then the flush takes the id's turn and reads again.
   std::string lock_id = scope_id;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
     if (scope) lock_id = scope->scope_id;
     return Status::Ok();
   }));
-  ScopeGuard serialized(*this, lock_id);
+  for (;;) {
+    ScopeGuard serialized(*this, lock_id);
+    Window w;
+    PC_RETURN_IF_ERROR(ReadWindow(scope_id, w));
+    if (!w.memory.scope_id.empty() && w.memory.scope_id != lock_id) {
+      lock_id = w.memory.scope_id;
+      continue;
+    }
+    return FlushLocked(scope_id, w);
+  }
+}
 
-  Window w;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+Status FlushService::ReadWindow(const std::string& scope_id, Window& w) {
+  return store_.Read([&](ReadTxn& txn) -> Status {
     if (!extractor_)
       return Status(
           Code::kCapabilityUnavailable,
@@ -240,8 +251,10 @@ Result<FlushOutcome> FlushService::FlushWindow(const std::string& scope_id) {
     if (w.usable.empty()) return Status::Ok();
     PC_ASSIGN_OR_RETURN(w.shown, EntriesToShow(txn, w.memory, w.usable));
     return Status::Ok();
-  }));
+  });
+}
 
+Result<FlushOutcome> FlushService::FlushLocked(const std::string& scope_id, Window& w) {
   if (w.end <= w.cursor) {  // idle: nothing past the cursor
     FlushOutcome idle;
     idle.previous_cursor = idle.current_cursor = w.cursor;

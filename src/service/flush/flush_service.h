@@ -61,6 +61,10 @@ class FlushService {
   struct Prepared;
   // Flush without its outcome metric.
   Result<FlushOutcome> FlushWindow(const std::string& scope_id);
+  // The window past the extraction cursor, what the model is shown beside it; under the lock.
+  Status ReadWindow(const std::string& scope_id, Window& w);
+  // The rest of a flush once its window is read, under the scope's lock.
+  Result<FlushOutcome> FlushLocked(const std::string& scope_id, Window& w);
   std::vector<Prepared> Prepare(const Window& w, std::vector<Candidate> valid,
                                 std::vector<Rejection>& rejected, std::string& profile,
                                 ModelUsage& usage);
