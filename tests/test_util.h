@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "pg_scratch.h"
 #include "service/memory/memory_service.h"
@@ -65,6 +67,25 @@ struct Fixture {
 
  private:
   void Open(ServiceLimits limits);
+};
+
+// A real store that runs `between` once, right after the first read transaction it serves ends:
+// a write (or anything) forced between two reads of a use case. Everything else is `inner`'s.
+class WriteBetweenReads final : public Store {
+ public:
+  WriteBetweenReads(Store& inner, std::function<void()> between)
+      : inner_(inner), between_(std::move(between)) {}
+  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
+    Status s = inner_.Read(fn);
+    if (auto between = std::exchange(between_, nullptr)) between();
+    return s;
+  }
+  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return inner_.Write(fn); }
+  std::string TokensStamp() override { return inner_.TokensStamp(); }
+
+ private:
+  Store& inner_;
+  std::function<void()> between_;
 };
 
 }  // namespace pc::testing

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
-  std::vector<pc::LocalCommand> session = pc::AddSessionCommands(app);
+  std::vector<pc::ClientCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
   std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);
 
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*migrate.sub) return migrate.run(json);
-  for (const pc::LocalCommand& c : session)
+  for (const pc::ClientCommand& c : session)
     if (*c.sub) return c.run(cfg.server, json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.

@@ -49,7 +49,8 @@ std::optional<Json> ValueOf(const Opts& o, const OptionSpec& spec) {
         if constexpr (std::is_same_v<T, bool>) {
           if (send == Send::kNegated) return Json(!v);
           return v || send == Send::kAlways ? std::optional<Json>(Json(v)) : std::nullopt;
-        } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+        } else if constexpr (std::is_same_v<T, std::optional<int64_t>> ||
+                             std::is_same_v<T, std::optional<double>>) {
           return v ? std::optional<Json>(Json(*v)) : std::nullopt;
         } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t>) {
           return Number(v, send);
@@ -114,6 +115,12 @@ OptionSpec OptionSpec::To(const char* key, Send how) const {
   return s;
 }
 
+OptionSpec OptionSpec::Excludes(const char* other) const {
+  OptionSpec s = *this;
+  s.excludes = other;
+  return s;
+}
+
 OptionSpec OptionSpec::Via(Convert c, const char* key, Stage stage) const {
   OptionSpec s = *this;
   s.convert = c;
@@ -140,6 +147,11 @@ std::vector<ClientCommand> AddRows(CLI::App& app, const std::vector<Row>& rows,
     CLI::App* parent = space == std::string::npos ? &app : groups.at(path.substr(0, space));
     CLI::App* sub = parent->add_subcommand(path.substr(space + 1), row.help);
     for (const OptionSpec& spec : row.options) Bind(sub, spec, *o);
+    for (const OptionSpec& spec : row.options)
+      if (spec.excludes) {
+        const std::string name = spec.names;  // its first name: "--user"
+        sub->get_option(name.substr(0, name.find(',')))->excludes(spec.excludes);
+      }
     if (!row.route.method && !row.run) {
       sub->require_subcommand(1);
       groups[path] = sub;

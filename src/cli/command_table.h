@@ -46,6 +46,12 @@ struct Opts {
   std::string artifact, date;
   std::vector<std::string> source_refs, artifact_refs;
   std::optional<int64_t> expected_version;
+  // The session commands (session_commands.cc): prune, session-stats, setup, hook.
+  std::string now, event, token, state_dir;
+  std::vector<std::string> transcripts;
+  std::optional<double> ttl, hard_clear_ratio;
+  std::optional<int64_t> min_chars, keep_turns, context_window, timeout_ms, handoff_wait_ms;
+  bool remove = false, no_capture = false;
 };
 
 // What a row sends: a GET its query, a POST or PUT its body.
@@ -59,7 +65,8 @@ struct Request {
 };
 
 using Field = std::variant<std::string Opts::*, std::vector<std::string> Opts::*, int Opts::*,
-                           int64_t Opts::*, std::optional<int64_t> Opts::*, bool Opts::*>;
+                           int64_t Opts::*, std::optional<int64_t> Opts::*,
+                           std::optional<double> Opts::*, bool Opts::*>;
 
 // How an option's value goes into the request field it names.
 enum class Send {
@@ -88,11 +95,13 @@ struct OptionSpec {
   Send send = Send::kNothing;
   Convert convert = nullptr;
   Stage stage = Stage::kRest;
+  const char* excludes = nullptr;  // another option of the row that may not be given with it
 
   OptionSpec Required() const;
   OptionSpec OneValue() const;
   OptionSpec To(const char* key, Send how = Send::kIfSet) const;
   OptionSpec Via(Convert c, const char* key = nullptr, Stage s = Stage::kRest) const;
+  OptionSpec Excludes(const char* other) const;  // both ways, as CLI11 shows it
 };
 
 OptionSpec Opt(const char* names, const char* help, Field field);
@@ -152,5 +161,7 @@ Status EachParsed(const Opts& o, const OptionSpec& spec, Request& request) {
 
 // The review commands' rows (review_commands.cc), after the client's own (commands.cc).
 const std::vector<Row>& ReviewRows();
+// The session commands' rows (session_commands.cc): each runs on this machine (`run`).
+const std::vector<Row>& SessionRows();
 
 }  // namespace pc

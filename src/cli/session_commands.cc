@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/command_table.h"
 #include "cli/commands.h"
 #include "client/api_client.h"
 #include "common/bounded_read.h"
@@ -37,16 +38,10 @@ Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
   return ReadBoundedFile(path, max_bytes, FollowLinks::kYes);
 }
 
-struct PruneOpts {
-  std::string file = "-", now;
-  std::optional<double> ttl, ratio;
-  std::optional<int64_t> min_chars, keep_turns, window;
-};
-
 // The input: a message list, or a request object as POST /v1/context/prune takes (its policy
 // fields used where no option overrides them).
-int RunPrune(const PruneOpts& o, bool json) {
-  auto text = ReadInput(o.file, kMaxPruneInputBytes);
+int RunPrune(const Row&, const Opts& o, const std::string&, bool json) {
+  auto text = ReadInput(o.file.empty() ? "-" : o.file, kMaxPruneInputBytes);
   if (!text.ok()) return ReportError(text.status());
   Result<Json> parsed = ParseJson(*text);  // depth bounded, as POST /v1/context/prune reads it
   if (!parsed.ok())
@@ -76,10 +71,10 @@ int RunPrune(const PruneOpts& o, bool json) {
     messages = std::move(input);
   }
   if (o.ttl) policy.ttl_seconds = *o.ttl;
-  if (o.ratio) policy.hard_clear_ratio = *o.ratio;
+  if (o.hard_clear_ratio) policy.hard_clear_ratio = *o.hard_clear_ratio;
   if (o.min_chars) policy.min_prunable_tool_chars = *o.min_chars;
   if (o.keep_turns) policy.keep_recent_turns = *o.keep_turns;
-  if (o.window) policy.context_window_tokens = *o.window;
+  if (o.context_window) policy.context_window_tokens = *o.context_window;
   if (!o.now.empty()) {
     policy.now_ms = ParseRfc3339(o.now);
     if (!policy.now_ms) return ReportError(InvalidArgument("--now must be an RFC 3339 time"));
@@ -158,128 +153,140 @@ int RunSessionStats(const std::vector<std::string>& paths, bool json) {
   return 0;
 }
 
-// prune FILE: a message list's old tool results, pruned on this machine.
-LocalCommand AddPrune(CLI::App& app) {
-  auto p = std::make_shared<PruneOpts>();
-  CLI::App* prune = app.add_subcommand("prune",
-                                       "prune old tool results from a message list (OpenAI or "
-                                       "Anthropic; cache-ttl, docs/integrations.md)");
-  prune->add_option("file", p->file,
-                    "a JSON message list or prune request (default -: standard input)");
-  prune->add_option("--ttl", p->ttl,
-                    "seconds after which a tool result may be pruned (default 30)");
-  prune->add_option("--min-chars", p->min_chars,
-                    "keep tool results shorter than this (default 100)");
-  prune->add_option("--hard-clear-ratio", p->ratio,
-                    "0 (default): keep the recent turns whole; above: clear them too past this "
-                    "share of the window");
-  prune->add_option("--keep-turns", p->keep_turns, "recent turns kept whole (default 1)");
-  prune->add_option("--context-window", p->window,
-                    "the model's context window in tokens (default 200000)");
-  prune->add_option("--now", p->now, "the time to measure ages from (RFC 3339; default now)");
-  return {prune, [p](const std::string&, bool json) { return RunPrune(*p, json); }};
-}
-
 // session-stats TRANSCRIPTS… or --scope: where sessions' context went.
-LocalCommand AddSessionStats(CLI::App& app) {
-  auto files = std::make_shared<std::vector<std::string>>();
-  auto scope = std::make_shared<std::string>(), period = std::make_shared<std::string>();
-  CLI::App* stats =
-      app.add_subcommand("session-stats",
-                         "where sessions' context went: tool results, system prompt, assistant "
-                         "text, user input (Claude Code or Codex "
-                         "transcripts, or the sessions the hooks captured in a scope)");
-  stats->add_option("transcripts", *files,
-                    "transcript files (.jsonl), or folders of them (- for standard input)");
-  stats->add_option("--scope,-s", *scope,
-                    "instead: the sessions the hooks captured in this scope (asks the server)");
-  stats->add_option("--period", *period, "with --scope: today, 7d or 30d (default 30d)");
-  return {stats, [files, scope, period](const std::string& server, bool json) {
-            if (!scope->empty()) {
-              if (!files->empty())
-                return ReportError(InvalidArgument("give transcripts or --scope, not both"));
-              return RunScopeSessionStats(server, *scope, *period, json);
-            }
-            return RunSessionStats(*files, json);
-          }};
+int RunStats(const Row&, const Opts& o, const std::string& server, bool json) {
+  if (o.scope.empty()) return RunSessionStats(o.transcripts, json);
+  if (!o.transcripts.empty())
+    return ReportError(InvalidArgument("give transcripts or --scope, not both"));
+  return RunScopeSessionStats(server, o.scope, o.period, json);
 }
 
 // setup HOST: our MCP entry and hooks into a host's configuration.
-LocalCommand AddSetup(CLI::App& app) {
-  auto so = std::make_shared<SetupOptions>();
-  CLI::App* setup = app.add_subcommand(
-      "setup",
-      "install our MCP entry and hooks into a host's configuration: claude-code, codex or cursor "
-      "(merged with what is there; --remove takes them out)");
-  setup->add_option("host", so->host, "claude-code, codex or cursor")->required();
-  auto* project =
-      setup->add_option("--project", so->project, "the project folder (default: this one)");
-  setup->add_flag("--user", so->user, "the user's own configuration (all projects) instead")
-      ->excludes(project);
-  setup->add_option("--token", so->token,
-                    "a token for the hooks and MCP, kept in ~/.config/powercontext/token (0600)");
-  setup->add_option("--scope,-s", so->scope,
-                    "a fixed scope for the hooks (default: derived from each project)");
-  setup->add_flag("--remove", so->remove, "take our entries out again");
-  return {setup, [so](const std::string& server, bool json) {
-            SetupOptions o = *so;
-            o.server = server;
-            auto changes = RunSetup(o);
-            if (!changes.ok()) return ReportError(changes.status());
-            Json j = Json::array();
-            for (const SetupChange& c : *changes) {
-              j.push_back(Json{{"file", c.file}, {"change", c.what}});
-              if (!json) std::cout << c.what << "  " << c.file << "\n";
-            }
-            if (json)
-              std::cout << j.dump(2) << "\n";
-            else if (!o.remove)
-              std::cout << "check it with: powercontext doctor " << o.host
-                        << (o.user ? " --user" : "") << "\n";
-            return 0;
-          }};
+int RunSetupCommand(const Row&, const Opts& opts, const std::string& server, bool json) {
+  SetupOptions o{opts.host,  opts.project, opts.user, server,     opts.token,
+                 opts.scope, "",           "",        opts.remove};
+  auto changes = RunSetup(o);
+  if (!changes.ok()) return ReportError(changes.status());
+  Json j = Json::array();
+  for (const SetupChange& c : *changes) {
+    j.push_back(Json{{"file", c.file}, {"change", c.what}});
+    if (!json) std::cout << c.what << "  " << c.file << "\n";
+  }
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else if (!o.remove)
+    std::cout << "check it with: powercontext doctor " << o.host << (o.user ? " --user" : "")
+              << "\n";
+  return 0;
+}
+
+// Where a hook keeps the transcript offsets it captured, unless --state-dir says.
+std::string DefaultStateDir() {
+  if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state)
+    return std::string(state) + "/powercontext/hooks";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.local/state/powercontext/hooks";
+  return "";
 }
 
 // hook HOST [EVENT]: run by the host at a hook event.
-LocalCommand AddHook(CLI::App& app) {
-  auto h = std::make_shared<HookOptions>();
-  if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state)
-    h->state_dir = std::string(state) + "/powercontext/hooks";
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    h->state_dir = std::string(home) + "/.local/state/powercontext/hooks";
-  CLI::App* hook = app.add_subcommand("hook",
-                                      "run by Claude Code or Codex at a hook event, with its JSON "
-                                      "on stdin (docs/integrations.md); fails open");
-  hook->add_option("host", h->host, "claude-code or codex")->required();
-  hook->add_option("event", h->event,
-                   "prompt, session-start, stop, session-end or pre-compact (default: the input's "
-                   "hook_event_name)");
-  hook->add_option("--scope,-s", h->scope,
-                   "the scope (default: derived from the project: git remote or path)");
-  hook->add_option("--max-bytes", h->max_bytes, "the context budget in UTF-8 bytes (default 8000)");
-  hook->add_option("--timeout-ms", h->timeout_ms,
-                   "prompt and session-start deadline (default 1000)");
-  hook->add_option("--handoff-wait-ms", h->handoff_wait_ms,
-                   "how long session end waits for the handoff before finishing it in the "
-                   "background (default 20000)");
-  hook->add_option("--state-dir", h->state_dir,
-                   "where the transcript offsets already captured are kept");
-  hook->add_flag(
-      "--no-capture", [h](int64_t) { h->capture = false; },
-      "prompt: context only, the prompt is not kept");
-  return {hook, [h](const std::string& server, bool) {
-            HookOptions o = *h;
-            o.server = server;
-            if (o.scope.empty())
-              if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
-            return RunHookOnInput(o, 0, std::cout, std::cerr);
-          }};
+int RunHookCommand(const Row&, const Opts& opts, const std::string& server, bool) {
+  HookOptions o;
+  o.host = opts.host;
+  o.event = opts.event;
+  o.server = server;
+  o.scope = opts.scope;
+  if (o.scope.empty())
+    if (const char* s = std::getenv("POWERCONTEXT_SCOPE"); s && *s) o.scope = s;
+  o.max_bytes = opts.max_bytes;
+  o.timeout_ms = opts.timeout_ms.value_or(o.timeout_ms);
+  o.handoff_wait_ms = opts.handoff_wait_ms.value_or(o.handoff_wait_ms);
+  o.state_dir = opts.state_dir.empty() ? DefaultStateDir() : opts.state_dir;
+  o.capture = !opts.no_capture;
+  return RunHookOnInput(o, 0, std::cout, std::cerr);
 }
 
 }  // namespace
 
-std::vector<LocalCommand> AddSessionCommands(CLI::App& app) {
-  return {AddPrune(app), AddSessionStats(app), AddSetup(app), AddHook(app)};
+const std::vector<Row>& SessionRows() {
+  static const std::vector<Row> rows = {
+      {"prune",
+       "prune old tool results from a message list (OpenAI or Anthropic; cache-ttl, "
+       "docs/integrations.md)",
+       {Opt("file", "a JSON message list or prune request (default -: standard input)",
+            &Opts::file),
+        Opt("--ttl", "seconds after which a tool result may be pruned (default 30)", &Opts::ttl),
+        Opt("--min-chars", "keep tool results shorter than this (default 100)", &Opts::min_chars),
+        Opt("--hard-clear-ratio",
+            "0 (default): keep the recent turns whole; above: clear them too past this share of "
+            "the window",
+            &Opts::hard_clear_ratio),
+        Opt("--keep-turns", "recent turns kept whole (default 1)", &Opts::keep_turns),
+        Opt("--context-window", "the model's context window in tokens (default 200000)",
+            &Opts::context_window),
+        Opt("--now", "the time to measure ages from (RFC 3339; default now)", &Opts::now)},
+       {},
+       nullptr,
+       Json::object(),
+       RunPrune},
+      {"session-stats",
+       "where sessions' context went: tool results, system prompt, assistant text, user input "
+       "(Claude Code or Codex transcripts, or the sessions the hooks captured in a scope)",
+       {Opt("transcripts", "transcript files (.jsonl), or folders of them (- for standard input)",
+            &Opts::transcripts),
+        Opt("--scope,-s",
+            "instead: the sessions the hooks captured in this scope (asks the server)",
+            &Opts::scope),
+        Opt("--period", "with --scope: today, 7d or 30d (default 30d)", &Opts::period)},
+       {},
+       nullptr,
+       Json::object(),
+       RunStats},
+      {"setup",
+       "install our MCP entry and hooks into a host's configuration: claude-code, codex or cursor "
+       "(merged with what is there; --remove takes them out)",
+       {Opt("host", "claude-code, codex or cursor", &Opts::host).Required(),
+        Opt("--project", "the project folder (default: this one)", &Opts::project),
+        Opt("--user", "the user's own configuration (all projects) instead", &Opts::user)
+            .Excludes("--project"),
+        Opt("--token", "a token for the hooks and MCP, kept in ~/.config/powercontext/token (0600)",
+            &Opts::token),
+        Opt("--scope,-s", "a fixed scope for the hooks (default: derived from each project)",
+            &Opts::scope),
+        Opt("--remove", "take our entries out again", &Opts::remove)},
+       {},
+       nullptr,
+       Json::object(),
+       RunSetupCommand},
+      {"hook",
+       "run by Claude Code or Codex at a hook event, with its JSON on stdin "
+       "(docs/integrations.md); fails open",
+       {Opt("host", "claude-code or codex", &Opts::host).Required(),
+        Opt("event",
+            "prompt, session-start, stop, session-end or pre-compact (default: the input's "
+            "hook_event_name)",
+            &Opts::event),
+        Opt("--scope,-s", "the scope (default: derived from the project: git remote or path)",
+            &Opts::scope),
+        Opt("--max-bytes", "the context budget in UTF-8 bytes (default 8000)", &Opts::max_bytes),
+        Opt("--timeout-ms", "prompt and session-start deadline (default 1000)", &Opts::timeout_ms),
+        Opt("--handoff-wait-ms",
+            "how long session end waits for the handoff before finishing it in the background "
+            "(default 20000)",
+            &Opts::handoff_wait_ms),
+        Opt("--state-dir", "where the transcript offsets already captured are kept",
+            &Opts::state_dir),
+        Opt("--no-capture", "prompt: context only, the prompt is not kept", &Opts::no_capture)},
+       {},
+       nullptr,
+       Json::object(),
+       RunHookCommand},
+  };
+  return rows;
+}
+
+std::vector<ClientCommand> AddSessionCommands(CLI::App& app) {
+  return AddRows(app, SessionRows(), std::make_shared<Opts>());
 }
 
 }  // namespace pc

@@ -3,9 +3,9 @@
 // work on files without a server; `hook` (hooks/host_hook.h) is run by the host and talks to one.
 #pragma once
 
-#include <functional>
-#include <string>
 #include <vector>
+
+#include "cli/commands.h"
 
 namespace CLI {
 class App;
@@ -13,11 +13,7 @@ class App;
 
 namespace pc {
 
-struct LocalCommand {
-  CLI::App* sub = nullptr;  // parsed when *sub is true
-  std::function<int(const std::string& server, bool json)> run;
-};
-
-std::vector<LocalCommand> AddSessionCommands(CLI::App& app);
+// The rows of SessionRows (command_table.h), added to `app`; the caller runs the parsed one.
+std::vector<ClientCommand> AddSessionCommands(CLI::App& app);
 
 }  // namespace pc

@@ -458,24 +458,6 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
   EXPECT_EQ(flush.locked_scopes(), 0u);
 }
 
-// A store that runs `hook` once, right after the first read it serves: here, the moment between
-// a flush's scope lookup and its window's read. Everything else is the real store's.
-class HookedStore : public Store {
- public:
-  HookedStore(Store& real, std::function<void()> hook) : real_(real), hook_(std::move(hook)) {}
-  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
-    Status s = real_.Read(fn);
-    if (auto hook = std::exchange(hook_, nullptr)) hook();
-    return s;
-  }
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return real_.Write(fn); }
-  std::string TokensStamp() override { return real_.TokensStamp(); }
-
- private:
-  Store& real_;
-  std::function<void()> hook_;
-};
-
 // A flush naming a key that names no scope yet takes its turn by that name; when the scope is
 // made before its window is read, it must take the scope id's turn instead, or a flush naming the
 // id runs beside it and the model is asked for the same window twice.
@@ -489,7 +471,7 @@ TEST_F(FlushTest, AScopeMadeDuringTheLookupIsStillFlushedOnce) {
   Result<FlushOutcome> by_id = Status(Code::kInternal, "not run");
   std::thread other;
   FlushService* one = nullptr;  // both flushes go through one service, as in a server
-  HookedStore hooked(*f.store, [&] {
+  testing::WriteBetweenReads hooked(*f.store, [&] {
     auto added = sources.Add(key, {{"work_log", "", "a record", "{}", std::nullopt}});
     ASSERT_TRUE(added.ok()) << added.status().ToString();
     auto made = f.memory->GetScopeByKey(key);

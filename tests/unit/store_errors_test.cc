@@ -23,6 +23,7 @@ namespace pc {
 namespace {
 
 using testing::Fixture;
+using testing::WriteBetweenReads;
 
 ListEntriesRequest Head(const std::string& scope_id) {
   ListEntriesRequest r;
@@ -165,24 +166,6 @@ TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
   EXPECT_EQ(revoked.status().code(), Code::kUnauthenticated);
   EXPECT_FALSE(std::filesystem::exists(tmp)) << "the temporary stamp was left behind";
 }
-
-// A store that runs `between` once, right after the first read transaction ends.
-class WriteBetweenReads final : public Store {
- public:
-  WriteBetweenReads(Store& inner, std::function<void()> between)
-      : inner_(inner), between_(std::move(between)) {}
-  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
-    Status s = inner_.Read(fn);
-    if (between_) std::exchange(between_, nullptr)();
-    return s;
-  }
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return inner_.Write(fn); }
-  std::string TokensStamp() override { return inner_.TokensStamp(); }
-
- private:
-  Store& inner_;
-  std::function<void()> between_;
-};
 
 // Prepare reads its memory hits and its Experience in one snapshot: a source written right after
 // the first read transaction is not in the answer (with two reads, it was).
