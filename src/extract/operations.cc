@@ -127,6 +127,53 @@ bool IsExtractionKind(const std::string& kind) {
   return kKinds.count(kind) > 0;
 }
 
+namespace {
+
+// One operation of the answer as a candidate, or why it is rejected (the status's message).
+Result<Candidate> ParseOperation(const json& op, size_t sources_shown, size_t entries_shown,
+                                 size_t max_text_bytes) {
+  auto reject = [](std::string reason) { return InvalidArgument(std::move(reason)); };
+  if (!op.is_object()) return reject("not an object");
+  Candidate c;
+  const std::string name =
+      op.contains("op") && op["op"].is_string() ? op["op"].get<std::string>() : "";
+  if (name == "add")
+    c.op = ChangeOp::kAdd;
+  else if (name == "revise")
+    c.op = ChangeOp::kRevise;
+  else
+    return reject(name.empty() ? "no \"op\"" : "unknown op \"" + name + "\" (add or revise)");
+  if (op.contains("kind") && !op["kind"].is_null()) {
+    if (!op["kind"].is_string() || !IsExtractionKind(op["kind"].get<std::string>()))
+      return reject("kind must be one of fact, preference, decision, constraint, working_note");
+    c.kind = op["kind"].get<std::string>();
+  } else if (c.op == ChangeOp::kAdd) {
+    return reject("an add needs a kind");
+  }
+  if (!op.contains("text") || !op["text"].is_string()) return reject("no text");
+  c.text = op["text"].get<std::string>();
+  if (Status text = CheckText("text", c.text, max_text_bytes); !text.ok())
+    return reject(text.message());  // the same check as an explicit remember
+  if (!op.contains("evidence") || !op["evidence"].is_array() || op["evidence"].empty())
+    return reject("no evidence");
+  std::set<size_t> seen;
+  for (const json& e : op["evidence"]) {
+    size_t index = 0;
+    if (!ParseId(e, 'S', sources_shown, index))
+      return reject("evidence " + e.dump() + " is not a source of this call (S1…S" +
+                    std::to_string(sources_shown) + ")");
+    if (seen.insert(index).second) c.evidence.push_back(index);
+  }
+  if (c.op == ChangeOp::kRevise &&
+      (!op.contains("target") || !ParseId(op["target"], 'E', entries_shown, c.target)))
+    return reject("target " +
+                  (op.contains("target") ? op["target"].dump() : std::string("(none)")) +
+                  " is not an entry shown (E1…E" + std::to_string(entries_shown) + ")");
+  return c;
+}
+
+}  // namespace
+
 Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown,
                                  size_t entries_shown, size_t max_text_bytes) {
   PC_ASSIGN_OR_RETURN(json doc, ModelAnswerObject(answer));
@@ -139,71 +186,16 @@ Result<ParsedAnswer> ParseAnswer(const std::string& answer, size_t sources_shown
   std::set<size_t> revised;
   for (const json& op : doc["operations"]) {
     std::string raw = op.dump(-1, ' ', false, json::error_handler_t::replace);
-    auto reject = [&](std::string reason) { out.rejected.push_back({raw, std::move(reason)}); };
-    if (!op.is_object()) {
-      reject("not an object");
+    Result<Candidate> c = ParseOperation(op, sources_shown, entries_shown, max_text_bytes);
+    if (c.ok() && c->op == ChangeOp::kRevise && !revised.insert(c->target).second)
+      c = InvalidArgument("E" + std::to_string(c->target + 1) +
+                          " is already revised in this answer");
+    if (!c.ok()) {
+      out.rejected.push_back({std::move(raw), c.status().message()});
       continue;
     }
-    Candidate c;
-    c.json = raw;
-    const std::string name =
-        op.contains("op") && op["op"].is_string() ? op["op"].get<std::string>() : "";
-    if (name == "add")
-      c.op = ChangeOp::kAdd;
-    else if (name == "revise")
-      c.op = ChangeOp::kRevise;
-    else {
-      reject(name.empty() ? "no \"op\"" : "unknown op \"" + name + "\" (add or revise)");
-      continue;
-    }
-    if (op.contains("kind") && !op["kind"].is_null()) {
-      if (!op["kind"].is_string() || !IsExtractionKind(op["kind"].get<std::string>())) {
-        reject("kind must be one of fact, preference, decision, constraint, working_note");
-        continue;
-      }
-      c.kind = op["kind"].get<std::string>();
-    } else if (c.op == ChangeOp::kAdd) {
-      reject("an add needs a kind");
-      continue;
-    }
-    if (!op.contains("text") || !op["text"].is_string()) {
-      reject("no text");
-      continue;
-    }
-    c.text = op["text"].get<std::string>();
-    if (Status text = CheckText("text", c.text, max_text_bytes); !text.ok()) {
-      reject(text.message());  // the same check as an explicit remember
-      continue;
-    }
-    if (!op.contains("evidence") || !op["evidence"].is_array() || op["evidence"].empty()) {
-      reject("no evidence");
-      continue;
-    }
-    bool evidence_ok = true;
-    std::set<size_t> seen;
-    for (const json& e : op["evidence"]) {
-      size_t index = 0;
-      if (!ParseId(e, 'S', sources_shown, index)) {
-        reject("evidence " + e.dump() + " is not a source of this call (S1…S" +
-               std::to_string(sources_shown) + ")");
-        evidence_ok = false;
-        break;
-      }
-      if (seen.insert(index).second) c.evidence.push_back(index);
-    }
-    if (!evidence_ok) continue;
-    if (c.op == ChangeOp::kRevise) {
-      if (!op.contains("target") || !ParseId(op["target"], 'E', entries_shown, c.target)) {
-        reject("target " + (op.contains("target") ? op["target"].dump() : std::string("(none)")) +
-               " is not an entry shown (E1…E" + std::to_string(entries_shown) + ")");
-        continue;
-      }
-      if (!revised.insert(c.target).second) {
-        reject("E" + std::to_string(c.target + 1) + " is already revised in this answer");
-        continue;
-      }
-    }
-    out.valid.push_back(std::move(c));
+    c->json = std::move(raw);
+    out.valid.push_back(std::move(c).value());
   }
   ParseTriples(doc, sources_shown, out);
   return out;

@@ -132,6 +132,41 @@ std::string KindOfHeading(const std::string& heading, const std::string& fallbac
   return fallback;
 }
 
+// A Markdown table row's cells ("| a | b |"), each trimmed.
+std::vector<std::string> TableCells(const std::string& row) {
+  std::vector<std::string> c;
+  std::string cur;
+  for (size_t i = 1; i < row.size(); ++i) {
+    if (row[i] == '|') {
+      size_t a = cur.find_first_not_of(" \t"), b = cur.find_last_not_of(" \t");
+      c.push_back(a == std::string::npos ? "" : cur.substr(a, b - a + 1));
+      cur.clear();
+    } else {
+      cur.push_back(row[i]);
+    }
+  }
+  return c;
+}
+
+// The row under a table's header: |---|:--:|.
+bool IsSeparatorRow(const std::vector<std::string>& row) {
+  return std::all_of(row.begin(), row.end(), [](const std::string& c) {
+    return !c.empty() && c.find_first_not_of("-: ") == std::string::npos;
+  });
+}
+
+// A table row as one item's text: "header: cell; header: cell", empty cells left out.
+std::string TableRowText(const std::vector<std::string>& row,
+                         const std::vector<std::string>& header) {
+  std::string text;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (row[i].empty()) continue;
+    text += (text.empty() ? "" : "; ") +
+            (i < header.size() && !header[i].empty() ? header[i] + ": " : "") + row[i];
+  }
+  return text;
+}
+
 }  // namespace
 
 std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown,
@@ -144,20 +179,6 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown,
   std::vector<std::string> header;  // the current table's header cells
   bool in_bullet = false, in_comment = false;
   std::istringstream in(markdown);
-  auto cells = [](const std::string& row) {
-    std::vector<std::string> c;
-    std::string cur;
-    for (size_t i = 1; i < row.size(); ++i) {
-      if (row[i] == '|') {
-        size_t a = cur.find_first_not_of(" \t"), b = cur.find_last_not_of(" \t");
-        c.push_back(a == std::string::npos ? "" : cur.substr(a, b - a + 1));
-        cur.clear();
-      } else {
-        cur.push_back(row[i]);
-      }
-    }
-    return c;
-  };
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (in_comment) {
@@ -193,22 +214,13 @@ std::vector<MemoryMdItem> MemoryMdItems(const std::string& markdown,
     in_bullet = false;
     size_t first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line[first] == '|') {
-      std::vector<std::string> row = cells(line.substr(first));
-      const bool separator = std::all_of(row.begin(), row.end(), [](const std::string& c) {
-        return !c.empty() && c.find_first_not_of("-: ") == std::string::npos;
-      });
-      if (separator) continue;
+      std::vector<std::string> row = TableCells(line.substr(first));
+      if (IsSeparatorRow(row)) continue;
       if (header.empty()) {
         header = row;
         continue;
       }
-      std::string text;
-      for (size_t i = 0; i < row.size(); ++i) {
-        if (row[i].empty()) continue;
-        text += (text.empty() ? "" : "; ") +
-                (i < header.size() && !header[i].empty() ? header[i] + ": " : "") + row[i];
-      }
-      if (!text.empty()) out.push_back({kind, text});
+      if (std::string text = TableRowText(row, header); !text.empty()) out.push_back({kind, text});
       continue;
     }
     header.clear();
@@ -362,6 +374,76 @@ Result<std::vector<std::filesystem::path>> ImportFiles(const std::string& path,
   return files;
 }
 
+// No model: one entry per bullet or table row; the server keeps one of each text.
+void RememberItems(const CallRoute& call, const std::string& scope,
+                   const std::vector<std::pair<std::string, std::string>>& texts,
+                   MemoryMdImport& out) {
+  namespace fs = std::filesystem;
+  out.mode = "bullets";
+  out.notes.push_back("no extraction provider: one entry per bullet or table row");
+  for (const auto& [rel, text] : texts) {
+    const std::string stem = fs::path(rel).stem().string();
+    const std::string fallback = rel.rfind("memory/", 0) == 0
+                                     ? KindOfHeading(stem, stem == "_topics" ? "fact" : stem)
+                                     : "fact";
+    for (const MemoryMdItem& item : MemoryMdItems(text, fallback)) {
+      auto r = call("POST", "/v1/memory/remember", {},
+                    Json{{"scope_id", scope},
+                         {"kind", item.kind},
+                         {"text", item.text},
+                         {"actor", "memory-md-import"},
+                         {"reason", "imported from " + rel},
+                         {"explain", true}});
+      if (!r.ok()) {
+        ++out.skipped;
+        if (out.notes.size() < 10) out.notes.push_back(rel + ": " + r.status().message());
+        continue;
+      }
+      ((*r)["changed"] == true ? out.entries_added : out.duplicates)++;
+    }
+  }
+}
+
+// The file as evidence, in pieces at line boundaries under the source limit.
+void AddSourceChunks(const std::string& rel, const std::string& text, Json& sources) {
+  size_t at = 0, part = 0;
+  while (at < text.size()) {
+    size_t end = std::min(text.size(), at + kSourceChunkBytes);
+    if (end < text.size()) {
+      size_t nl = text.rfind('\n', end);
+      end = nl != std::string::npos && nl > at
+                ? nl + 1
+                : at + Utf8Prefix(text.substr(at), kSourceChunkBytes).size();
+    }
+    const std::string chunk = text.substr(at, end - at);
+    sources.push_back(Json{{"kind", "memory_md"},
+                           {"content", chunk},
+                           {"idempotency_key", "memory-md:" + rel + ":" + std::to_string(part) +
+                                                   ":" + Sha256Hex(chunk).substr(0, 16)},
+                           {"metadata", {{"file", rel}, {"part", part}}}});
+    at = end;
+    ++part;
+  }
+}
+
+// The sources, in batches of at most 100 and a body well under the 8 MiB limit.
+Status PostSources(const CallRoute& call, const std::string& scope, const Json& sources,
+                   MemoryMdImport& out) {
+  for (size_t at = 0; at < sources.size();) {
+    Json batch = Json::array();
+    for (size_t bytes = 0;
+         at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
+      bytes += sources[at]["content"].get_ref<const std::string&>().size();
+      batch.push_back(sources[at]);
+    }
+    PC_ASSIGN_OR_RETURN(Json added, call("POST", "/v1/sources/batch", {},
+                                         Json{{"scope_id", scope}, {"sources", batch}}));
+    for (const Json& s : added["sources"])
+      (s.value("created", false) ? out.sources_new : out.sources_existing)++;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& scope,
@@ -386,40 +468,11 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
     if (!IsValidUtf8(text))
       return InvalidArgument(f.string() + " is not UTF-8 text").WithDetail("file", f.string());
     const std::string rel = fs::relative(f, base, ec).generic_string();
-    texts.emplace_back(rel, text);
-    // The file as evidence, in pieces at line boundaries under the source limit.
-    size_t at = 0, part = 0;
-    while (at < text.size()) {
-      size_t end = std::min(text.size(), at + kSourceChunkBytes);
-      if (end < text.size()) {
-        size_t nl = text.rfind('\n', end);
-        end = nl != std::string::npos && nl > at
-                  ? nl + 1
-                  : at + Utf8Prefix(text.substr(at), kSourceChunkBytes).size();
-      }
-      const std::string chunk = text.substr(at, end - at);
-      sources.push_back(Json{{"kind", "memory_md"},
-                             {"content", chunk},
-                             {"idempotency_key", "memory-md:" + rel + ":" + std::to_string(part) +
-                                                     ":" + Sha256Hex(chunk).substr(0, 16)},
-                             {"metadata", {{"file", rel}, {"part", part}}}});
-      at = end;
-      ++part;
-    }
+    AddSourceChunks(rel, text, sources);
+    texts.emplace_back(rel, std::move(text));
   }
   out.files = files.size();
-  for (size_t at = 0; at < sources.size();) {
-    Json batch = Json::array();  // at most 100 sources, and a body well under the 8 MiB limit
-    for (size_t bytes = 0;
-         at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
-      bytes += sources[at]["content"].get_ref<const std::string&>().size();
-      batch.push_back(sources[at]);
-    }
-    PC_ASSIGN_OR_RETURN(Json added, call("POST", "/v1/sources/batch", {},
-                                         Json{{"scope_id", scope}, {"sources", batch}}));
-    for (const Json& s : added["sources"])
-      (s.value("created", false) ? out.sources_new : out.sources_existing)++;
-  }
+  PC_RETURN_IF_ERROR(PostSources(call, scope, sources, out));
   // Entries: through the extraction provider's flush (its validation), window by window.
   auto flushed = call("POST", "/v1/memory/flush", {}, Json{{"scope_id", scope}, {"explain", true}});
   if (flushed.ok()) {
@@ -438,30 +491,7 @@ Result<MemoryMdImport> ImportMemoryMd(const CallRoute& call, const std::string& 
     return out;
   }
   if (flushed.status().code() != Code::kCapabilityUnavailable) return flushed.status();
-  // No model: one entry per bullet or table row; the server keeps one of each text.
-  out.mode = "bullets";
-  out.notes.push_back("no extraction provider: one entry per bullet or table row");
-  for (const auto& [rel, text] : texts) {
-    const std::string stem = fs::path(rel).stem().string();
-    const std::string fallback = rel.rfind("memory/", 0) == 0
-                                     ? KindOfHeading(stem, stem == "_topics" ? "fact" : stem)
-                                     : "fact";
-    for (const MemoryMdItem& item : MemoryMdItems(text, fallback)) {
-      auto r = call("POST", "/v1/memory/remember", {},
-                    Json{{"scope_id", scope},
-                         {"kind", item.kind},
-                         {"text", item.text},
-                         {"actor", "memory-md-import"},
-                         {"reason", "imported from " + rel},
-                         {"explain", true}});
-      if (!r.ok()) {
-        ++out.skipped;
-        if (out.notes.size() < 10) out.notes.push_back(rel + ": " + r.status().message());
-        continue;
-      }
-      ((*r)["changed"] == true ? out.entries_added : out.duplicates)++;
-    }
-  }
+  RememberItems(call, scope, texts, out);
   return out;
 }
 
