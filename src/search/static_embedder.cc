@@ -42,6 +42,43 @@ bool IsCjkToken(const std::string& t) {
   return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3;
 }
 
+// Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
+// direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads
+// them, and then its top `components` principal directions.
+void RemoveCommonDirections(StaticVectors& v, int components) {
+  const uint64_t dim = static_cast<uint64_t>(v.dimension), count = v.words.size();
+  std::vector<double> mean(dim, 0.0);
+  for (uint64_t r = 0; r < count; ++r)
+    for (uint64_t d = 0; d < dim; ++d) mean[d] += v.data[r * dim + d];
+  for (uint64_t r = 0; r < count; ++r)
+    for (uint64_t d = 0; d < dim; ++d) v.data[r * dim + d] -= static_cast<float>(mean[d] / count);
+  // ... and the top principal directions of the (centred) vocabulary, found by power iteration.
+  const uint64_t rows = std::min<uint64_t>(count, 30000);
+  for (int c = 0; c < components; ++c) {
+    std::vector<double> u(dim, 1.0 / std::sqrt(static_cast<double>(dim))), next(dim);
+    for (int it = 0; it < 30; ++it) {
+      std::fill(next.begin(), next.end(), 0.0);
+      for (uint64_t r = 0; r < rows; ++r) {
+        const float* x = &v.data[r * dim];
+        double dot = 0;
+        for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
+        for (uint64_t d = 0; d < dim; ++d) next[d] += dot * x[d];
+      }
+      double n = 0;
+      for (double x : next) n += x * x;
+      n = std::sqrt(n);
+      if (n == 0) break;
+      for (uint64_t d = 0; d < dim; ++d) u[d] = next[d] / n;
+    }
+    for (uint64_t r = 0; r < count; ++r) {
+      float* x = &v.data[r * dim];
+      double dot = 0;
+      for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
+      for (uint64_t d = 0; d < dim; ++d) x[d] -= static_cast<float>(dot * u[d]);
+    }
+  }
+}
+
 }  // namespace
 
 std::string DefaultStaticVectorsFile() {
@@ -101,42 +138,7 @@ Result<std::shared_ptr<const StaticVectors>> LoadStaticVectors(const std::string
       return InvalidArgument(what + "scale out of range in row " + std::to_string(r));
     for (uint64_t d = 0; d < dim; ++d) v->data[r * dim + d] = q[r * dim + d] * s;
   }
-  // Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
-  // direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads
-  // them.
-  if (count > 0 && remove_mean) {
-    std::vector<double> mean(dim, 0.0);
-    for (uint64_t r = 0; r < count; ++r)
-      for (uint64_t d = 0; d < dim; ++d) mean[d] += v->data[r * dim + d];
-    for (uint64_t r = 0; r < count; ++r)
-      for (uint64_t d = 0; d < dim; ++d)
-        v->data[r * dim + d] -= static_cast<float>(mean[d] / count);
-    // ... and the top principal directions of the (centred) vocabulary, found by power iteration.
-    const uint64_t rows = std::min<uint64_t>(count, 30000);
-    for (int c = 0; c < remove_components; ++c) {
-      std::vector<double> u(dim, 1.0 / std::sqrt(static_cast<double>(dim))), next(dim);
-      for (int it = 0; it < 30; ++it) {
-        std::fill(next.begin(), next.end(), 0.0);
-        for (uint64_t r = 0; r < rows; ++r) {
-          const float* x = &v->data[r * dim];
-          double dot = 0;
-          for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
-          for (uint64_t d = 0; d < dim; ++d) next[d] += dot * x[d];
-        }
-        double n = 0;
-        for (double x : next) n += x * x;
-        n = std::sqrt(n);
-        if (n == 0) break;
-        for (uint64_t d = 0; d < dim; ++d) u[d] = next[d] / n;
-      }
-      for (uint64_t r = 0; r < count; ++r) {
-        float* x = &v->data[r * dim];
-        double dot = 0;
-        for (uint64_t d = 0; d < dim; ++d) dot += x[d] * u[d];
-        for (uint64_t d = 0; d < dim; ++d) x[d] -= static_cast<float>(dot * u[d]);
-      }
-    }
-  }
+  if (remove_mean) RemoveCommonDirections(*v, remove_components);
   return std::shared_ptr<const StaticVectors>(std::move(v));
 }
 
