@@ -23,6 +23,39 @@ bool IsSecret(const std::string& key) {
   return key == "auth_token" || (key.size() > 8 && key.substr(key.size() - 8) == "_api_key");
 }
 
+// The options every command takes: --config, --json and a flag per setting.
+struct GlobalOptions {
+  std::string config_file;
+  bool json = false;
+  std::map<std::string, std::string> flags;  // setting key → value given as a flag
+  std::string allow_unauthenticated;
+};
+
+void AddGlobalOptions(CLI::App& app, GlobalOptions& g) {
+  app.add_option("--config", g.config_file, "TOML configuration file")->check(CLI::ExistingFile);
+  app.add_flag("--json", g.json, "print the server's JSON answer (for scripts)");
+  for (const pc::SettingInfo& s : pc::Settings()) {
+    if (s.key ==
+        "allow_unauthenticated") {  // a bare flag means true (--allow-unauthenticated=false too)
+      app.add_flag(s.flag + "{true}", g.allow_unauthenticated, s.help + " [env " + s.env + "]");
+      continue;
+    }
+    app.add_option_function<std::string>(
+        s.flag, [&flags = g.flags, key = s.key](const std::string& v) { flags[key] = v; },
+        s.help + " [env " + s.env + "]");
+  }
+}
+
+// config show: every setting and its value, secrets masked.
+int ShowConfig(const pc::Config& cfg) {
+  for (const pc::SettingInfo& s : pc::Settings()) {
+    std::string v = pc::GetSetting(cfg, s.key);
+    if (IsSecret(s.key) && !v.empty()) v = "****";
+    std::cout << s.key << " = \"" << v << "\"    # " << s.env << ", " << s.flag << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,22 +65,8 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", POWERCONTEXT_VERSION);
 
-  std::string config_file;
-  bool json = false;
-  app.add_option("--config", config_file, "TOML configuration file")->check(CLI::ExistingFile);
-  app.add_flag("--json", json, "print the server's JSON answer (for scripts)");
-  std::map<std::string, std::string> flags;
-  std::string allow_unauthenticated;
-  for (const pc::SettingInfo& s : pc::Settings()) {
-    if (s.key ==
-        "allow_unauthenticated") {  // a bare flag means true (--allow-unauthenticated=false too)
-      app.add_flag(s.flag + "{true}", allow_unauthenticated, s.help + " [env " + s.env + "]");
-      continue;
-    }
-    app.add_option_function<std::string>(
-        s.flag, [&flags, key = s.key](const std::string& v) { flags[key] = v; },
-        s.help + " [env " + s.env + "]");
-  }
+  GlobalOptions g;
+  AddGlobalOptions(app, g);
 
   CLI::App* serve = app.add_subcommand("serve", "run the HTTP API server (and MCP at /mcp)");
   CLI::App* mcp = app.add_subcommand(
@@ -74,13 +93,13 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : usage_error;
   }
 
-  if (!allow_unauthenticated.empty()) flags["allow_unauthenticated"] = allow_unauthenticated;
-  if (flags.count("auth_token"))  // other local users can read a process's arguments
+  if (!g.allow_unauthenticated.empty()) g.flags["allow_unauthenticated"] = g.allow_unauthenticated;
+  if (g.flags.count("auth_token"))  // other local users can read a process's arguments
     std::cerr << "powercontext: WARNING: --auth-token puts the secret on the command line, where "
                  "other local "
                  "users can read it (ps, /proc); prefer POWERCONTEXT_SERVER_AUTH_TOKEN or the "
                  "config file\n";
-  auto loaded = pc::LoadConfig(config_file, flags);
+  auto loaded = pc::LoadConfig(g.config_file, g.flags);
   if (!loaded.ok()) {
     std::cerr << "powercontext: configuration: " << loaded.status().message() << "\n";
     return usage_error;
@@ -90,32 +109,25 @@ int main(int argc, char** argv) {
   if (*serve) return pc::RunServe(cfg);
   if (*mcp) {
     // --server (flag or environment) chooses a running server; otherwise the data directory.
-    bool remote = flags.count("server") || std::getenv("POWERCONTEXT_SERVER");
+    bool remote = g.flags.count("server") || std::getenv("POWERCONTEXT_SERVER");
     return pc::RunMcp(cfg, remote ? cfg.server : "");
   }
-  if (*config_show) {
-    for (const pc::SettingInfo& s : pc::Settings()) {
-      std::string v = pc::GetSetting(cfg, s.key);
-      if (IsSecret(s.key) && !v.empty()) v = "****";
-      std::cout << s.key << " = \"" << v << "\"    # " << s.env << ", " << s.flag << "\n";
-    }
-    return 0;
-  }
-  if (*migrate.sub) return migrate.run(json);
+  if (*config_show) return ShowConfig(cfg);
+  if (*migrate.sub) return migrate.run(g.json);
   for (const pc::ClientCommand& c : session)
-    if (*c.sub) return c.run(cfg.server, json);
+    if (*c.sub) return c.run(cfg.server, g.json);
   // Administration works on the data directory when --data is given (flag or environment), else
   // on the server; a --server flag always means the server.
   const bool local =
-      !flags.count("server") && (flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
+      !g.flags.count("server") && (g.flags.count("data") || std::getenv("POWERCONTEXT_DATA"));
   for (const pc::AdminCommand& c : admin)
-    if (*c.sub) return c.run(cfg, local, json);
+    if (*c.sub) return c.run(cfg, local, g.json);
   for (const pc::MemoryMdCommand& c : memory_md)
-    if (*c.sub) return c.run(cfg, local, json);
+    if (*c.sub) return c.run(cfg, local, g.json);
   for (const pc::ExamCommand& c : exams)
-    if (*c.sub) return c.run(cfg, json);
+    if (*c.sub) return c.run(cfg, g.json);
   for (const pc::ClientCommand& c : client)
-    if (*c.sub) return c.run(cfg.server, json);
+    if (*c.sub) return c.run(cfg.server, g.json);
   std::cerr << "powercontext: no command given\n";
   return 2;
 }
