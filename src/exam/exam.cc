@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
@@ -77,6 +79,122 @@ const char* AttributionName(Attribution a) {
   return "";
 }
 
+namespace {
+
+Result<std::vector<MemoryItem>> ParseMemoryItems(const json& j) {
+  std::vector<MemoryItem> out;
+  if (!j.contains("memory")) return out;
+  if (!j["memory"].is_array()) return Bad("memory", "must be an array");
+  for (size_t i = 0; i < j["memory"].size(); ++i) {
+    const json& m = j["memory"][i];
+    const std::string at = "memory[" + std::to_string(i) + "].";
+    if (!m.is_object()) return Bad(at, "must be an object");
+    PC_RETURN_IF_ERROR(Only(m, at, {"id", "kind", "text", "evidence"}));
+    MemoryItem item;
+    PC_ASSIGN_OR_RETURN(item.id, Text(m, "id", at));
+    PC_ASSIGN_OR_RETURN(item.kind, Text(m, "kind", at));
+    PC_ASSIGN_OR_RETURN(item.text, Text(m, "text", at));
+    PC_ASSIGN_OR_RETURN(item.evidence, Strings(m, "evidence", at));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// "CAT1" … "CAT10" as its number.
+Result<int> ParseCategory(const std::string& category, const std::string& at) {
+  int n = 0;
+  if (category.rfind("CAT", 0) != 0 || std::sscanf(category.c_str() + 3, "%d", &n) != 1 || n < 1 ||
+      n > kCategories || category != "CAT" + std::to_string(n))
+    return Bad(at + "category", "must be CAT1 … CAT10");
+  return n;
+}
+
+Result<Grading> ParseGrading(const std::string& grading, const std::string& at) {
+  if (grading == "exact") return Grading::kExact;
+  if (grading == "judgment") return Grading::kJudgment;
+  if (grading == "list") return Grading::kList;
+  return Bad(at + "grading", "must be exact, judgment or list");
+}
+
+// Each assertion: a phrase, or an array of alternative phrases.
+Result<std::vector<Alternatives>> ParseAssertions(const json& q, const std::string& at) {
+  if (!q.contains("assertions") || !q["assertions"].is_array() || q["assertions"].empty())
+    return Bad(at + "assertions",
+               "must be a non-empty array (a phrase, or an array of alternative phrases)");
+  std::vector<Alternatives> out;
+  for (const json& a : q["assertions"]) {
+    Alternatives alt;
+    if (a.is_string() && !a.get<std::string>().empty())
+      alt.push_back(a.get<std::string>());
+    else if (a.is_array())
+      for (const json& s : a)
+        if (s.is_string() && !s.get<std::string>().empty()) alt.push_back(s.get<std::string>());
+    if (alt.empty() || (a.is_array() && alt.size() != a.size()))
+      return Bad(at + "assertions", "each must be a non-empty phrase or an array of them");
+    out.push_back(std::move(alt));
+  }
+  return out;
+}
+
+// A question; its id must not be one of `ids` (the questions before it), and joins them.
+Result<Question> ParseQuestion(const json& q, const std::string& at, std::set<std::string>& ids) {
+  if (!q.is_object()) return Bad(at, "must be an object");
+  PC_RETURN_IF_ERROR(Only(q, at,
+                          {"id", "category", "question", "grading", "assertions", "forbidden",
+                           "context_must_include", "note"}));
+  Question out;
+  PC_ASSIGN_OR_RETURN(out.id, Text(q, "id", at));
+  if (!ids.insert(out.id).second) return Bad(at + "id", "repeats " + out.id);
+  PC_ASSIGN_OR_RETURN(std::string category, Text(q, "category", at));
+  PC_ASSIGN_OR_RETURN(out.category, ParseCategory(category, at));
+  PC_ASSIGN_OR_RETURN(out.question, Text(q, "question", at));
+  PC_ASSIGN_OR_RETURN(std::string grading, Text(q, "grading", at));
+  PC_ASSIGN_OR_RETURN(out.grading, ParseGrading(grading, at));
+  PC_ASSIGN_OR_RETURN(out.assertions, ParseAssertions(q, at));
+  PC_ASSIGN_OR_RETURN(out.forbidden, Strings(q, "forbidden", at));
+  PC_ASSIGN_OR_RETURN(out.context_must_include, Strings(q, "context_must_include", at));
+  return out;
+}
+
+// The pass line: without a pass section, the seed's line scaled to the exam (25 of 31; CAT6 and
+// CAT8 each 2 of 3).
+Status ParsePass(const json& j, Exam& exam) {
+  std::map<int, int> per_category;
+  for (const Question& q : exam.questions) ++per_category[q.category];
+  const double n = static_cast<double>(exam.questions.size());
+  exam.pass.min_score = std::ceil(25.0 / 31.0 * n);
+  exam.pass.min_category.clear();
+  for (int cat : {6, 8})
+    if (per_category.count(cat))
+      exam.pass.min_category[cat] = std::ceil(2.0 / 3.0 * per_category[cat]);
+  if (!j.contains("pass")) return Status::Ok();
+  const json& p = j["pass"];
+  if (!p.is_object()) return Bad("pass", "must be an object");
+  PC_RETURN_IF_ERROR(Only(p, "pass.", {"min_score", "min_category"}));
+  if (p.contains("min_score")) {
+    if (!p["min_score"].is_number()) return Bad("pass.min_score", "must be a number");
+    exam.pass.min_score = p["min_score"].get<double>();
+    if (!(exam.pass.min_score >= 0 && exam.pass.min_score <= n))
+      return Bad("pass.min_score", "must be between 0 and the number of questions");
+  }
+  if (!p.contains("min_category")) return Status::Ok();
+  if (!p["min_category"].is_object())
+    return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
+  exam.pass.min_category.clear();
+  for (const auto& [cat, v] : p["min_category"].items()) {
+    int c = 0;
+    if (std::sscanf(cat.c_str(), "CAT%d", &c) != 1 || c < 1 || c > kCategories || !v.is_number())
+      return Bad("pass.min_category." + cat, "must be CATn: number");
+    const double min = v.get<double>();
+    if (!(min >= 0 && min <= per_category[c]))
+      return Bad("pass.min_category." + cat, "must be between 0 and that category's questions");
+    exam.pass.min_category[c] = min;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Exam> ParseExam(const std::string& json_text) {
   Result<json> parsed = ParseJson(json_text);
   if (!parsed.ok()) return InvalidArgument("the exam is not JSON: " + parsed.status().message());
@@ -88,106 +206,16 @@ Result<Exam> ParseExam(const std::string& json_text) {
     return Bad("schema", std::string("must be \"") + kExamSchema + "\"");
   Exam exam;
   PC_ASSIGN_OR_RETURN(exam.name, Text(j, "name", ""));
-  if (j.contains("memory")) {
-    if (!j["memory"].is_array()) return Bad("memory", "must be an array");
-    for (size_t i = 0; i < j["memory"].size(); ++i) {
-      const json& m = j["memory"][i];
-      const std::string at = "memory[" + std::to_string(i) + "].";
-      if (!m.is_object()) return Bad(at, "must be an object");
-      PC_RETURN_IF_ERROR(Only(m, at, {"id", "kind", "text", "evidence"}));
-      MemoryItem item;
-      PC_ASSIGN_OR_RETURN(item.id, Text(m, "id", at));
-      PC_ASSIGN_OR_RETURN(item.kind, Text(m, "kind", at));
-      PC_ASSIGN_OR_RETURN(item.text, Text(m, "text", at));
-      PC_ASSIGN_OR_RETURN(item.evidence, Strings(m, "evidence", at));
-      exam.memory.push_back(std::move(item));
-    }
-  }
+  PC_ASSIGN_OR_RETURN(exam.memory, ParseMemoryItems(j));
   if (!j.contains("questions") || !j["questions"].is_array() || j["questions"].empty())
     return Bad("questions", "must be a non-empty array");
-  std::vector<std::string> ids;
+  std::set<std::string> ids;
   for (size_t i = 0; i < j["questions"].size(); ++i) {
-    const json& q = j["questions"][i];
     const std::string at = "questions[" + std::to_string(i) + "].";
-    if (!q.is_object()) return Bad(at, "must be an object");
-    PC_RETURN_IF_ERROR(Only(q, at,
-                            {"id", "category", "question", "grading", "assertions", "forbidden",
-                             "context_must_include", "note"}));
-    Question out;
-    PC_ASSIGN_OR_RETURN(out.id, Text(q, "id", at));
-    if (std::find(ids.begin(), ids.end(), out.id) != ids.end())
-      return Bad(at + "id", "repeats " + out.id);
-    ids.push_back(out.id);
-    PC_ASSIGN_OR_RETURN(std::string category, Text(q, "category", at));
-    int n = 0;
-    if (category.rfind("CAT", 0) != 0 || std::sscanf(category.c_str() + 3, "%d", &n) != 1 ||
-        n < 1 || n > kCategories || category != "CAT" + std::to_string(n))
-      return Bad(at + "category", "must be CAT1 … CAT10");
-    out.category = n;
-    PC_ASSIGN_OR_RETURN(out.question, Text(q, "question", at));
-    PC_ASSIGN_OR_RETURN(std::string grading, Text(q, "grading", at));
-    if (grading == "exact")
-      out.grading = Grading::kExact;
-    else if (grading == "judgment")
-      out.grading = Grading::kJudgment;
-    else if (grading == "list")
-      out.grading = Grading::kList;
-    else
-      return Bad(at + "grading", "must be exact, judgment or list");
-    if (!q.contains("assertions") || !q["assertions"].is_array() || q["assertions"].empty())
-      return Bad(at + "assertions",
-                 "must be a non-empty array (a phrase, or an array of alternative phrases)");
-    for (const json& a : q["assertions"]) {
-      Alternatives alt;
-      if (a.is_string() && !a.get<std::string>().empty())
-        alt.push_back(a.get<std::string>());
-      else if (a.is_array())
-        for (const json& s : a)
-          if (s.is_string() && !s.get<std::string>().empty()) alt.push_back(s.get<std::string>());
-      if (alt.empty() || (a.is_array() && alt.size() != a.size()))
-        return Bad(at + "assertions", "each must be a non-empty phrase or an array of them");
-      out.assertions.push_back(std::move(alt));
-    }
-    PC_ASSIGN_OR_RETURN(out.forbidden, Strings(q, "forbidden", at));
-    PC_ASSIGN_OR_RETURN(out.context_must_include, Strings(q, "context_must_include", at));
-    exam.questions.push_back(std::move(out));
+    PC_ASSIGN_OR_RETURN(Question q, ParseQuestion(j["questions"][i], at, ids));
+    exam.questions.push_back(std::move(q));
   }
-  // Without a pass section: the seed's line scaled to the exam (25 of 31; CAT6 and CAT8 each 2 of
-  // 3).
-  std::map<int, int> per_category;
-  for (const Question& q : exam.questions) ++per_category[q.category];
-  const double n = static_cast<double>(exam.questions.size());
-  exam.pass.min_score = std::ceil(25.0 / 31.0 * n);
-  exam.pass.min_category.clear();
-  for (int cat : {6, 8})
-    if (per_category.count(cat))
-      exam.pass.min_category[cat] = std::ceil(2.0 / 3.0 * per_category[cat]);
-  if (j.contains("pass")) {
-    const json& p = j["pass"];
-    if (!p.is_object()) return Bad("pass", "must be an object");
-    PC_RETURN_IF_ERROR(Only(p, "pass.", {"min_score", "min_category"}));
-    if (p.contains("min_score")) {
-      if (!p["min_score"].is_number()) return Bad("pass.min_score", "must be a number");
-      exam.pass.min_score = p["min_score"].get<double>();
-      if (!(exam.pass.min_score >= 0 && exam.pass.min_score <= n))
-        return Bad("pass.min_score", "must be between 0 and the number of questions");
-    }
-    if (p.contains("min_category")) {
-      if (!p["min_category"].is_object())
-        return Bad("pass.min_category", "must be an object {\"CAT6\": 2, …}");
-      exam.pass.min_category.clear();
-      for (const auto& [cat, v] : p["min_category"].items()) {
-        int c = 0;
-        if (std::sscanf(cat.c_str(), "CAT%d", &c) != 1 || c < 1 || c > kCategories ||
-            !v.is_number())
-          return Bad("pass.min_category." + cat, "must be CATn: number");
-        const double min = v.get<double>();
-        if (!(min >= 0 && min <= per_category[c]))
-          return Bad("pass.min_category." + cat, "must be between 0 and that category's questions");
-        exam.pass.min_category[c] = min;
-      }
-    }
-  }
+  PC_RETURN_IF_ERROR(ParsePass(j, exam));
   return exam;
 }
 
