@@ -40,17 +40,11 @@ Result<std::string> CommandExtractor::Extract(const ExtractionRequest& request) 
   return ops::MeasureProviderCall(ops::Provider::kExtract, [&] { return Run(request); });
 }
 
-Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
-  const std::string input =
-      nlohmann::json{{"prompt_version", request.prompt_version},
-                     {"instructions", request.instructions},
-                     {"input", ParseJson(request.input_json).value_or(nlohmann::json())},
-                     {"output_schema", ParseJson(request.output_schema).value_or(nlohmann::json())}}
-          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  Pipe in, out, err;
-  if (pipe2(in.fd, O_CLOEXEC) != 0 || pipe2(out.fd, O_CLOEXEC) != 0 ||
-      pipe2(err.fd, O_CLOEXEC) != 0)
-    return Internal("cannot create pipes for extract_command");
+namespace {
+
+// Runs `command` with /bin/sh in its own process group (a timeout kills it all), its standard
+// streams the pipes' ends; closes the ends the child took.
+Result<pid_t> Spawn(const std::string& command, Pipe& in, Pipe& out, Pipe& err) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
@@ -58,9 +52,9 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // its own group: a timeout kills it all
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
-  const char* argv[] = {"/bin/sh", "-c", options_.command.c_str(), nullptr};
+  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
   pid_t pid = 0;
   int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -71,19 +65,22 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
   in.CloseEnd(0);
   out.CloseEnd(1);
   err.CloseEnd(1);
-  fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
+  return pid;
+}
 
-  // A program that exits without reading all its input must not kill us with SIGPIPE: block it
-  // in this thread while writing, and drop any that is pending afterwards.
-  sigset_t pipe_signal, old_mask;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(options_.timeout_seconds);
+// What the program wrote, up to the limit, and how the exchange ended.
+struct Exchanged {
   std::string answer, errors;
-  size_t written = 0;
   bool too_much = false, timed_out = false;
+};
+
+// Writes `input` to the program's stdin while reading its stdout and stderr, until both close
+// or the deadline passes.
+Exchanged Exchange(const std::string& input, Pipe& in, Pipe& out, Pipe& err, size_t max_output,
+                   std::chrono::steady_clock::time_point deadline) {
+  Exchanged x;
+  fcntl(in.fd[1], F_SETFL, O_NONBLOCK);
+  size_t written = 0;
   while (out.fd[0] >= 0 || err.fd[0] >= 0) {
     pollfd fds[3];
     int n = 0;
@@ -94,7 +91,7 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
                     deadline - std::chrono::steady_clock::now())
                     .count();
     if (left <= 0) {
-      timed_out = true;
+      x.timed_out = true;
       break;
     }
     if (poll(fds, static_cast<nfds_t>(n), static_cast<int>(left)) < 0 && errno != EINTR) break;
@@ -114,24 +111,51 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
         (is_out ? out : err).CloseEnd(0);
         continue;
       }
-      std::string& sink = is_out ? answer : errors;
-      if (sink.size() < options_.max_output_bytes)
+      std::string& sink = is_out ? x.answer : x.errors;
+      if (sink.size() < max_output)
         sink.append(buf, static_cast<size_t>(r));
       else
-        too_much = true;
+        x.too_much = true;
     }
   }
-  if (timed_out) kill(-pid, SIGKILL);
+  return x;
+}
+
+}  // namespace
+
+Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
+  const std::string input =
+      nlohmann::json{{"prompt_version", request.prompt_version},
+                     {"instructions", request.instructions},
+                     {"input", ParseJson(request.input_json).value_or(nlohmann::json())},
+                     {"output_schema", ParseJson(request.output_schema).value_or(nlohmann::json())}}
+          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  Pipe in, out, err;
+  if (pipe2(in.fd, O_CLOEXEC) != 0 || pipe2(out.fd, O_CLOEXEC) != 0 ||
+      pipe2(err.fd, O_CLOEXEC) != 0)
+    return Internal("cannot create pipes for extract_command");
+  PC_ASSIGN_OR_RETURN(pid_t pid, Spawn(options_.command, in, out, err));
+
+  // A program that exits without reading all its input must not kill us with SIGPIPE: block it
+  // in this thread while writing, and drop any that is pending afterwards.
+  sigset_t pipe_signal, old_mask;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
+  const Exchanged x =
+      Exchange(input, in, out, err, options_.max_output_bytes,
+               std::chrono::steady_clock::now() + std::chrono::seconds(options_.timeout_seconds));
+  if (x.timed_out) kill(-pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   const timespec no_wait{0, 0};
   while (sigtimedwait(&pipe_signal, nullptr, &no_wait) > 0) {
   }
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  if (timed_out)
+  if (x.timed_out)
     return Status(Code::kProviderUnavailable, "extract_command did not finish within " +
                                                   std::to_string(options_.timeout_seconds) + " s");
-  if (too_much)
+  if (x.too_much)
     return Status(Code::kProviderError, "extract_command wrote more than " +
                                             std::to_string(options_.max_output_bytes) + " bytes");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -139,8 +163,8 @@ Result<std::string> CommandExtractor::Run(const ExtractionRequest& request) {
                   "extract_command failed (" +
                       (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                                          : "signal " + std::to_string(WTERMSIG(status))) +
-                      "): " + CutUtf8(errors, 300));
-  return answer;
+                      "): " + CutUtf8(x.errors, 300));
+  return x.answer;
 }
 
 }  // namespace pc
