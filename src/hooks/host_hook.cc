@@ -428,6 +428,67 @@ Json HandoffWithin(const HookOptions& o, const std::string& scope, const std::st
   return result;
 }
 
+// The transcript at `path`, or why it is skipped. Never blocks (a FIFO is refused at once, not
+// waited on) and never reads without bound.
+Result<Transcript> LoadTranscript(const std::string& path) {
+  auto file = ReadFileTail(path, kTranscriptTailBytes, kMaxTranscriptBytes, FollowLinks::kYes);
+  if (!file.ok()) {
+    // The reason without the path (a diagnostic line names no content).
+    const std::string& m = file.status().message();
+    const std::string why = m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
+    return Status(file.status().code(), "cannot read the transcript: " + why);
+  }
+  return ParseTranscript(file->text, file->skipped_lines + 1);
+}
+
+// The turns after line `from` as sources; `boundary` is the last one's idempotency key.
+Json TurnSources(const HookOptions& o, const std::string& event, const std::string& session,
+                 const std::vector<Turn>& turns, int64_t from, std::string& boundary) {
+  Json sources = Json::array();
+  for (const Turn& t : turns) {
+    if (t.first_line <= from || t.text.empty()) continue;
+    boundary = o.host + "-transcript:" + session + ":" + std::to_string(t.first_line) + "-" +
+               std::to_string(t.last_line);
+    sources.push_back(
+        Json{{"kind", "transcript"},
+             {"content", t.text},
+             {"idempotency_key", boundary},
+             {"metadata",
+              {{"origin", o.host},
+               {"event", event},
+               {"session_id", session},
+               {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)},
+               {kContextCharsKey, ContextCharsJson(t.chars)}}}});
+  }
+  return sources;
+}
+
+int64_t MillisLeft(SteadyClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t - SteadyClock::now()).count();
+}
+
+// The sources in batches, all before `deadline`; how many were new.
+Result<size_t> Upload(const std::string& server, const std::string& scope, const Json& sources,
+                      SteadyClock::time_point deadline) {
+  ApiClient api(server);
+  size_t created = 0;
+  for (size_t at = 0; at < sources.size();) {
+    Json batch(Json::value_t::array);
+    size_t bytes = 0;
+    for (; at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
+      bytes += sources[at]["content"].get_ref<const std::string&>().size();
+      batch.push_back(sources[at]);
+    }
+    api.SetTimeout(std::max<int64_t>(MillisLeft(deadline), 1));
+    PC_ASSIGN_OR_RETURN(
+        Json added, api.Post("/v1/sources/batch", Json{{"scope_id", scope}, {"sources", batch}}));
+    if (added.is_object() && added["sources"].is_array())
+      for (const Json& s : added["sources"])
+        created += s.is_object() && s.value("created", Json(false)) == true;
+  }
+  return created;
+}
+
 // Stop, SessionEnd, PreCompact: the transcript's new turns as sources, then the handoff.
 int Capture(const HookOptions& o, const std::string& event, const Json& payload,
             std::ostream& err) {
@@ -437,17 +498,7 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", "the host gave no transcript_path"}});
     return 0;
   }
-  // Never blocks (a FIFO is refused at once, not waited on) and never reads without bound.
-  auto file = ReadFileTail(path, kTranscriptTailBytes, kMaxTranscriptBytes, FollowLinks::kYes);
-  if (!file.ok()) {
-    // The reason without the path (a diagnostic line names no content).
-    const std::string& m = file.status().message();
-    const std::string why = m.rfind(path + ": ", 0) == 0 ? m.substr(path.size() + 2) : m;
-    Diagnose(err, o, event,
-             {{"outcome", "skipped"}, {"why", "cannot read the transcript: " + why}});
-    return 0;
-  }
-  auto transcript = ParseTranscript(file->text, file->skipped_lines + 1);
+  auto transcript = LoadTranscript(path);
   if (!transcript.ok()) {
     Diagnose(err, o, event, {{"outcome", "skipped"}, {"why", transcript.status().message()}});
     return 0;
@@ -465,23 +516,8 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
       objective = "Carry on from this session: " + CutUtf8(e.text, 300);
       break;
     }
-  Json sources = Json::array();
   std::string boundary;
-  for (const Turn& t : turns) {
-    if (t.first_line <= from || t.text.empty()) continue;
-    boundary = o.host + "-transcript:" + session + ":" + std::to_string(t.first_line) + "-" +
-               std::to_string(t.last_line);
-    sources.push_back(
-        Json{{"kind", "transcript"},
-             {"content", t.text},
-             {"idempotency_key", boundary},
-             {"metadata",
-              {{"origin", o.host},
-               {"event", event},
-               {"session_id", session},
-               {"lines", std::to_string(t.first_line) + "-" + std::to_string(t.last_line)},
-               {kContextCharsKey, ContextCharsJson(t.chars)}}}});
-  }
+  const Json sources = TurnSources(o, event, session, turns, from, boundary);
   Json diag{{"turns", sources.size()}};
   if (sources.empty()) {
     diag["outcome"] = "nothing_new";
@@ -492,30 +528,14 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
   // The whole hook stays within the capture allowance plus the handoff wait (setup gives the host
   // a timeout above both); the uploads share the allowance.
   const auto capture_deadline = start + std::chrono::milliseconds(kCaptureAllowanceMs);
-  auto left = [](SteadyClock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(t - SteadyClock::now()).count();
-  };
-  ApiClient api(o.server);
-  size_t created = 0;
-  for (size_t at = 0; at < sources.size();) {
-    Json batch(Json::value_t::array);
-    size_t bytes = 0;
-    for (; at < sources.size() && batch.size() < kSourceBatch && bytes < kSourceBatchBytes; ++at) {
-      bytes += sources[at]["content"].get_ref<const std::string&>().size();
-      batch.push_back(sources[at]);
-    }
-    api.SetTimeout(std::max<int64_t>(left(capture_deadline), 1));
-    auto added = api.Post("/v1/sources/batch", Json{{"scope_id", scope}, {"sources", batch}});
-    if (!added.ok()) {
-      diag["outcome"] = OutcomeOf(added.status());
-      diag["ms"] = MillisSince(start);
-      Diagnose(err, o, event, diag);
-      return 0;
-    }
-    if (added->is_object() && (*added)["sources"].is_array())
-      for (const Json& s : (*added)["sources"])
-        created += s.is_object() && s.value("created", Json(false)) == true;
+  Result<size_t> uploaded = Upload(o.server, scope, sources, capture_deadline);
+  if (!uploaded.ok()) {
+    diag["outcome"] = OutcomeOf(uploaded.status());
+    diag["ms"] = MillisSince(start);
+    Diagnose(err, o, event, diag);
+    return 0;
   }
+  const size_t created = *uploaded;
   // The last turn stays open: a host may add to it after this event (another Stop hook that keeps
   // the agent going, a compaction mid-turn). It is sent again next time: unchanged it is the same
   // source; grown, a new one with the lines since.
@@ -531,7 +551,7 @@ int Capture(const HookOptions& o, const std::string& event, const Json& payload,
   if (objective.empty()) objective = "Carry on from this session.";
   HookOptions within = o;
   within.handoff_wait_ms = std::max<int64_t>(
-      0, std::min<int64_t>(o.handoff_wait_ms, left(capture_deadline) + o.handoff_wait_ms));
+      0, std::min<int64_t>(o.handoff_wait_ms, MillisLeft(capture_deadline) + o.handoff_wait_ms));
   diag.update(HandoffWithin(within, scope, boundary, objective));
   diag["ms"] = MillisSince(start);
   Diagnose(err, o, event, diag);
