@@ -256,8 +256,10 @@ std::string GetSetting(const Config& c, const std::string& key) {
   return s ? s->get(c) : std::string();
 }
 
-Status Validate(Config& c) {
-  if (c.data_dir.empty()) return InvalidArgument("data must not be empty");
+namespace {
+
+// listen = HOST:PORT (an IPv6 host in brackets) into listen_host and listen_port.
+Status ValidateListen(Config& c) {
   size_t colon = c.listen.rfind(':');
   if (colon == std::string::npos || colon == 0)
     return InvalidArgument("listen must be HOST:PORT, got \"" + c.listen + "\"");
@@ -269,16 +271,11 @@ Status Validate(Config& c) {
     return InvalidArgument("listen port must be 0..65535, got \"" + c.listen.substr(colon + 1) +
                            "\"");
   c.listen_port = static_cast<int>(*port);
-  if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 &&
-      c.store.rfind("postgres://", 0) != 0)
-    return InvalidArgument("store must be \"sqlite\" or a postgresql:// URL");
-  for (const auto& [name, value] :
-       {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
-        {"extraction_review", &c.extraction_review},
-        {"require_evidence", &c.require_evidence}})
-    PC_RETURN_IF_ERROR(CheckSetting(name, *value));
-  if (c.durability != "full" && c.durability != "normal")
-    return InvalidArgument("durability must be \"full\" or \"normal\"");
+  return Status::Ok();
+}
+
+// The embedding, rerank and extraction providers and what each needs.
+Status ValidateProviders(const Config& c) {
   if (c.embed_provider != "none" && c.embed_provider != "hash" && c.embed_provider != "static" &&
       c.embed_provider != "openai")
     return InvalidArgument("embed_provider must be none, hash, static or openai");
@@ -304,6 +301,11 @@ Status Validate(Config& c) {
     return InvalidArgument("extract_base_url must start with http:// or https://");
   if (c.extract_provider == "command" && c.extract_command.empty())
     return InvalidArgument("extract_provider command needs extract_command");
+  return Status::Ok();
+}
+
+// Numbers with a range.
+Status ValidateLimits(const Config& c) {
   if (c.extract_timeout_seconds < 1 || c.extract_timeout_seconds > 3600)
     return InvalidArgument("extract_timeout_seconds must be between 1 and 3600");
   if (c.source_window_limit < 1 || c.source_window_limit > 1000)
@@ -333,6 +335,11 @@ Status Validate(Config& c) {
     return InvalidArgument("max_entry_bytes must be between 1 and 1048576");
   if (c.http_threads < 2 || c.http_threads > 4096)
     return InvalidArgument("http_threads must be between 2 and 4096");
+  return Status::Ok();
+}
+
+// What faces the network: the client's server, origins, auth, logs, TLS, hosts.
+Status ValidateHttp(Config& c) {
   if (c.server.rfind("http://", 0) != 0 && c.server.rfind("https://", 0) != 0)
     return InvalidArgument("server must start with http:// or https://");
   for (const std::string& origin : SplitList(c.allowed_origins))
@@ -371,6 +378,26 @@ Status Validate(Config& c) {
         (host != "*" && host.find("://") != std::string::npos))
       return InvalidArgument("allowed_hosts: \"" + host + "\" is not a host name");
   return Status::Ok();
+}
+
+}  // namespace
+
+Status Validate(Config& c) {
+  if (c.data_dir.empty()) return InvalidArgument("data must not be empty");
+  PC_RETURN_IF_ERROR(ValidateListen(c));
+  if (c.store != "sqlite" && c.store.rfind("postgresql://", 0) != 0 &&
+      c.store.rfind("postgres://", 0) != 0)
+    return InvalidArgument("store must be \"sqlite\" or a postgresql:// URL");
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
+        {"extraction_review", &c.extraction_review},
+        {"require_evidence", &c.require_evidence}})
+    PC_RETURN_IF_ERROR(CheckSetting(name, *value));
+  if (c.durability != "full" && c.durability != "normal")
+    return InvalidArgument("durability must be \"full\" or \"normal\"");
+  PC_RETURN_IF_ERROR(ValidateProviders(c));
+  PC_RETURN_IF_ERROR(ValidateLimits(c));
+  return ValidateHttp(c);
 }
 
 std::vector<std::string> SplitList(const std::string& value) {
