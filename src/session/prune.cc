@@ -121,7 +121,9 @@ Json PruneResultJson(const PruneResult& r, Json messages) {
               {"notes", r.notes}};
 }
 
-Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int64_t now_ms) {
+namespace {
+
+Status CheckPolicy(const Json& messages, const PrunePolicy& policy) {
   if (!messages.is_array()) return Field("messages", "must be an array of messages");
   if (policy.ttl_seconds < 0) return Field("ttl", "must be 0 or more seconds");
   if (policy.min_prunable_tool_chars < 0)
@@ -130,49 +132,93 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
     return Field("hard_clear_ratio", "must be between 0 and 1");
   if (policy.keep_recent_turns < 0) return Field("keep_recent_turns", "must be 0 or more");
   if (policy.context_window_tokens < 1) return Field("context_window_tokens", "must be 1 or more");
-  const int64_t now = policy.now_ms.value_or(now_ms);
+  return Status::Ok();
+}
 
-  // Read every message first: nothing changes unless the whole list is valid.
-  PruneResult out;
+// What a message list holds: its tool calls' names, its tool results, where its turns start.
+struct Scan {
   std::map<std::string, std::string> tool_names;  // call id -> tool name
   std::vector<ToolResult> results;
   std::vector<int64_t> turn_starts;
   bool anthropic = false, openai = false;
+  int64_t chars = 0;
+};
+
+// The message's timestamp, when it has one, moves the clock.
+Status ReadClock(const Json& m, const std::string& at, std::optional<int64_t>& clock) {
+  auto ts = m.find("timestamp");
+  if (ts == m.end() || ts->is_null()) return Status::Ok();
+  if (ts->is_number_integer())
+    clock = ts->get<int64_t>();
+  else if (ts->is_string() && ParseRfc3339(ts->get<std::string>()))
+    clock = ParseRfc3339(ts->get<std::string>());
+  else
+    return Field(at + ".timestamp", "must be an RFC 3339 time or milliseconds since the epoch");
+  return Status::Ok();
+}
+
+// An assistant message's tool calls (OpenAI's tool_calls, Anthropic's tool_use blocks).
+void NoteToolCalls(const Json& m, const Json* content, Scan& scan) {
+  if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
+    for (const Json& call : *calls)
+      if (call.is_object() && call.contains("id") && call["id"].is_string() &&
+          call.contains("function") && call["function"].is_object() &&
+          call["function"].contains("name") && call["function"]["name"].is_string()) {
+        scan.tool_names[call["id"].get<std::string>()] =
+            call["function"]["name"].get<std::string>();
+        scan.openai = true;
+      }
+  if (content && content->is_array())
+    for (const Json& b : *content)
+      if (b.is_object() && StringField(b, "type") == "tool_use" && b.contains("id") &&
+          b["id"].is_string()) {
+        scan.tool_names[b["id"].get<std::string>()] = StringField(b, "name");
+        scan.anthropic = true;
+      }
+}
+
+// A user message's tool_result blocks (Anthropic); whether it also says something (a turn).
+bool NoteUserResults(const Json* content, int64_t message, std::optional<int64_t> clock,
+                     Scan& scan) {
+  bool says_something = !content || !content->is_array();
+  if (!content || !content->is_array()) return says_something;
+  for (size_t b = 0; b < content->size(); ++b) {
+    const Json& block = (*content)[b];
+    if (!block.is_object() || StringField(block, "type") != "tool_result") {
+      says_something = true;
+      continue;
+    }
+    scan.anthropic = true;
+    ToolResult r;
+    r.message = message;
+    r.block = static_cast<int64_t>(b);
+    r.call_id = StringField(block, "tool_use_id");
+    r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
+    r.image = block.contains("content") && HasImage(block["content"]);
+    r.pruned = block.contains("content") && AlreadyPruned(block["content"]);
+    r.at_ms = clock;
+    scan.results.push_back(r);
+  }
+  return says_something;
+}
+
+// Reads every message first: nothing changes unless the whole list is valid.
+Result<Scan> ScanMessages(const Json& messages) {
+  Scan scan;
   std::optional<int64_t> clock;  // the last timestamp seen
   for (size_t i = 0; i < messages.size(); ++i) {
     const Json& m = messages[i];
     const std::string at = "messages[" + std::to_string(i) + "]";
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
       return Field(at, "must be an object with a string role");
-    if (auto ts = m.find("timestamp"); ts != m.end() && !ts->is_null()) {
-      if (ts->is_number_integer())
-        clock = ts->get<int64_t>();
-      else if (ts->is_string() && ParseRfc3339(ts->get<std::string>()))
-        clock = ParseRfc3339(ts->get<std::string>());
-      else
-        return Field(at + ".timestamp", "must be an RFC 3339 time or milliseconds since the epoch");
-    }
+    PC_RETURN_IF_ERROR(ReadClock(m, at, clock));
     const std::string role = m["role"].get<std::string>();
-    out.chars_before += MessageChars(m);
+    scan.chars += MessageChars(m);
     const Json* content = m.contains("content") ? &m["content"] : nullptr;
     if (role == "assistant") {
-      if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
-        for (const Json& call : *calls)
-          if (call.is_object() && call.contains("id") && call["id"].is_string() &&
-              call.contains("function") && call["function"].is_object() &&
-              call["function"].contains("name") && call["function"]["name"].is_string()) {
-            tool_names[call["id"].get<std::string>()] = call["function"]["name"].get<std::string>();
-            openai = true;
-          }
-      if (content && content->is_array())
-        for (const Json& b : *content)
-          if (b.is_object() && StringField(b, "type") == "tool_use" && b.contains("id") &&
-              b["id"].is_string()) {
-            tool_names[b["id"].get<std::string>()] = StringField(b, "name");
-            anthropic = true;
-          }
+      NoteToolCalls(m, content, scan);
     } else if (role == "tool") {
-      openai = true;
+      scan.openai = true;
       ToolResult r;
       r.message = static_cast<int64_t>(i);
       r.call_id = StringField(m, "tool_call_id");
@@ -180,47 +226,45 @@ Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int
       r.image = content && HasImage(*content);
       r.pruned = content && AlreadyPruned(*content);
       r.at_ms = clock;
-      results.push_back(r);
+      scan.results.push_back(r);
     } else if (role == "user") {
-      bool says_something = !content || !content->is_array();
-      if (content && content->is_array())
-        for (size_t b = 0; b < content->size(); ++b) {
-          const Json& block = (*content)[b];
-          if (!block.is_object() || StringField(block, "type") != "tool_result") {
-            says_something = true;
-            continue;
-          }
-          anthropic = true;
-          ToolResult r;
-          r.message = static_cast<int64_t>(i);
-          r.block = static_cast<int64_t>(b);
-          r.call_id = StringField(block, "tool_use_id");
-          r.chars = block.contains("content") ? ContentChars(block["content"]) : 0;
-          r.image = block.contains("content") && HasImage(block["content"]);
-          r.pruned = block.contains("content") && AlreadyPruned(block["content"]);
-          r.at_ms = clock;
-          results.push_back(r);
-        }
-      if (says_something) turn_starts.push_back(static_cast<int64_t>(i));
+      if (NoteUserResults(content, static_cast<int64_t>(i), clock, scan))
+        scan.turn_starts.push_back(static_cast<int64_t>(i));
     }
   }
-  out.format = anthropic ? "anthropic" : openai ? "openai" : "plain";
+  return scan;
+}
+
+// The recent turns, kept whole: the first message of the keep_recent_turns-th last turn.
+int64_t ProtectedFrom(const Json& messages, const PrunePolicy& policy, const Scan& scan,
+                      PruneResult& out) {
+  int64_t protected_from = static_cast<int64_t>(messages.size());
+  if (policy.keep_recent_turns <= 0) return protected_from;
+  if (static_cast<int64_t>(scan.turn_starts.size()) >= policy.keep_recent_turns)
+    return scan
+        .turn_starts[scan.turn_starts.size() - static_cast<size_t>(policy.keep_recent_turns)];
+  if (!scan.results.empty())
+    out.notes.push_back("fewer than " + std::to_string(policy.keep_recent_turns) +
+                        " turns: every message is in the recent turns, kept whole");
+  return 0;
+}
+
+}  // namespace
+
+Result<PruneResult> PruneMessages(Json& messages, const PrunePolicy& policy, int64_t now_ms) {
+  PC_RETURN_IF_ERROR(CheckPolicy(messages, policy));
+  const int64_t now = policy.now_ms.value_or(now_ms);
+
+  PC_ASSIGN_OR_RETURN(Scan scan, ScanMessages(messages));
+  PruneResult out;
+  out.chars_before = scan.chars;
+  std::map<std::string, std::string>& tool_names = scan.tool_names;
+  std::vector<ToolResult>& results = scan.results;
+  out.format = scan.anthropic ? "anthropic" : scan.openai ? "openai" : "plain";
   out.tool_results = static_cast<int64_t>(results.size());
   out.chars_after = out.chars_before;
 
-  // The recent turns, kept whole: from the start of the keep_recent_turns-th last turn.
-  int64_t protected_from = static_cast<int64_t>(messages.size());
-  if (policy.keep_recent_turns > 0) {
-    if (static_cast<int64_t>(turn_starts.size()) >= policy.keep_recent_turns) {
-      protected_from =
-          turn_starts[turn_starts.size() - static_cast<size_t>(policy.keep_recent_turns)];
-    } else {
-      protected_from = 0;
-      if (!results.empty())
-        out.notes.push_back("fewer than " + std::to_string(policy.keep_recent_turns) +
-                            " turns: every message is in the recent turns, kept whole");
-    }
-  }
+  const int64_t protected_from = ProtectedFrom(messages, policy, scan, out);
 
   Json pruned = messages;  // changed only when everything went through
   auto prune = [&](ToolResult& r, const std::string& why) {
