@@ -227,6 +227,135 @@ int Fail(const Status& s) {
   return 1;
 }
 
+// Says how to make the first token when auth is on and none exists.
+void WarnIfNoToken(const Config& config, Runtime& rt) {
+  if (config.auth != "on" || !config.auth_token.empty()) return;
+  {
+    auto tokens = rt.tokens->List();
+    bool any = tokens.ok() && std::any_of(tokens->begin(), tokens->end(),
+                                          [](const ApiToken& t) { return !t.revoked_at_ms; });
+    if (!any)
+      std::cerr << "powercontext: auth is on and no token exists yet: create one with "
+                   "`powercontext token create "
+                << "--data " << config.data_dir << " --name admin --role admin`" << std::endl;
+  }
+}
+
+// The server's background passes; each runs on its own thread until Stop().
+struct BackgroundPasses {
+  std::optional<Periodic> backfill, scheduler, audit_pruner, reviewer;
+  AuditRetention retention;
+  std::map<std::string, std::chrono::steady_clock::time_point>
+      review_retry_at;  // the reviewer's thread only
+
+  void Stop() {
+    if (backfill) backfill->Stop();
+    if (scheduler) scheduler->Stop();
+    if (reviewer) reviewer->Stop();
+    if (audit_pruner) audit_pruner->Stop();
+  }
+};
+
+// The passes' threads outlive this function: each captures what it uses by pointer or by value.
+void StartPasses(const Config& config, Runtime& runtime, BackgroundPasses& passes) {
+  Runtime* rt = &runtime;
+  BackgroundPasses* bg = &passes;
+  // Background backfill: at start-up and then every kBackfillInterval, complete the vector
+  // projection of every scope that lacks vectors for the configured embedder (after an outage, or
+  // a change of provider). Searches meanwhile say what is missing; auto uses fts. The first pass
+  // also loads each scope's vectors and saved graph (data/ann), and logs how long that took.
+  if (Embedder* embedder = rt->embedder.get())
+    bg->backfill.emplace(kBackfillInterval, /*at_start=*/true,
+                         [rt, embedder](bool first, const std::atomic<bool>& stopping) {
+                           ScopedRequest as_system(SystemPrincipal(), "", "backfill");
+                           // Warming loads this server's own indexes: every server does it. Filling
+                           // missing vectors is one pass for all servers on one database.
+                           const bool filled = rt->store->RunExclusive("backfill", [&] {
+                             BackfillPass(*rt->memory, *rt->search, *embedder, stopping, first);
+                           });
+                           if (first && !filled)  // another server is filling: only load ours
+                             BackfillPass(*rt->memory, *rt->search, *embedder, stopping, true,
+                                          /*reindex=*/false);
+                         });
+  // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
+  // scope with pending sources, window after window, until it is caught up or a flush fails.
+  if (config.memory_schedule_seconds > 0 && rt->flush->available())
+    bg->scheduler.emplace(std::chrono::seconds(config.memory_schedule_seconds), /*at_start=*/false,
+                          [rt](bool, const std::atomic<bool>& stopping) {
+                            ScopedRequest as_system(SystemPrincipal(), "", "scheduled_flush");
+                            // One server at a time asks the model (the cursor would refuse a second
+                            // commit of a window anyway; this saves the second model call).
+                            rt->store->RunExclusive("scheduled_flush", [&] {
+                              FlushPass(*rt->memory, *rt->flush, stopping);
+                            });
+                          });
+
+  // The audit log's retention (audit_retention_days, audit_denied_*): one server at a time.
+  bg->retention.days = config.audit_retention_days;
+  bg->retention.denied_days = config.audit_denied_retention_days;
+  bg->retention.denied_max_rows = config.audit_denied_max_rows;
+  bg->audit_pruner.emplace(
+      kAuditRetentionInterval, /*at_start=*/true,
+      [rt, bg](bool, const std::atomic<bool>& stopping) {
+        ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
+        rt->store->RunExclusive("audit_retention", [&] {
+          auto pruned = rt->audit->Prune(bg->retention, NowMillis(), &stopping);
+          if (!pruned.ok())
+            std::cerr << "powercontext: warning: the audit retention pass stopped: "
+                      << pruned.status().message() << std::endl;
+          else if (*pruned > 0)
+            std::cerr << "powercontext: audit retention deleted " << *pruned << " rows"
+                      << std::endl;
+        });
+      });
+
+  // The daily review (review_schedule, off by default): checked every minute; one server at a time.
+  const std::optional<int> review_at =
+      ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
+  if (review_at && rt->daily->available())
+    bg->reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true,
+                         [rt, bg, at = *review_at](bool, const std::atomic<bool>& stopping) {
+                           ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
+                           rt->store->RunExclusive("daily_review", [&] {
+                             DailyReviewPass(*rt->memory, *rt->daily, at, bg->review_retry_at,
+                                             stopping);
+                           });
+                         });
+  else if (review_at)
+    std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; "
+                 "no daily review"
+              << std::endl;
+}
+
+// The stop: SIGTERM or SIGINT stops accepting and lets what is in flight finish, for at most
+// shutdown_grace_seconds (a request trickling its body, a model call, a background pass); then,
+// or at a second signal, the process exits without them. That is safe: an unacknowledged write
+// rolls back, as after a crash, and every acknowledged one is durable. `finished`: Serve()
+// returned and the background passes stopped.
+void WaitForStop(sigset_t& stop_signals, const std::atomic<bool>& finished, HttpServer& server,
+                 const Config& config) {
+  const auto grace = std::chrono::seconds(config.shutdown_grace_seconds);
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  if (finished) return;  // woken by this function's end, not by a signal
+  std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
+  server.Stop();
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  const timespec tick{0, 100 * 1000 * 1000};
+  while (!finished) {
+    if (sigtimedwait(&stop_signals, nullptr, &tick) > 0 && !finished) {
+      std::cerr << "powercontext: second signal: exiting without the requests in flight"
+                << std::endl;
+      std::_Exit(1);
+    }
+    if (!finished && std::chrono::steady_clock::now() >= deadline) {
+      std::cerr << "powercontext: requests still in flight after shutdown_grace_seconds ("
+                << config.shutdown_grace_seconds << " s): exiting without them" << std::endl;
+      std::_Exit(1);
+    }
+  }
+}
+
 }  // namespace
 
 int RunServe(const Config& config) {
@@ -252,15 +381,7 @@ int RunServe(const Config& config) {
             << (http.tls ? "https://" : "http://") << config.listen_host << ":" << server.port()
             << " (store " << pg::RedactUrl(config.store) << ", data " << config.data_dir
             << ", auth " << config.auth << ")" << std::endl;
-  if (config.auth == "on" && config.auth_token.empty()) {
-    auto tokens = rt.tokens->List();
-    bool any = tokens.ok() && std::any_of(tokens->begin(), tokens->end(),
-                                          [](const ApiToken& t) { return !t.revoked_at_ms; });
-    if (!any)
-      std::cerr << "powercontext: auth is on and no token exists yet: create one with "
-                   "`powercontext token create "
-                << "--data " << config.data_dir << " --name admin --role admin`" << std::endl;
-  }
+  WarnIfNoToken(config, rt);
 
   // Statistics are added up in memory and written once per statistics_interval_seconds, off the
   // request path (service/core/usage_log.h); what is pending at the stop is written then.
@@ -269,108 +390,13 @@ int RunServe(const Config& config) {
   statistics.emplace(std::chrono::seconds(config.statistics_interval_seconds), /*at_start=*/false,
                      [&](bool, const std::atomic<bool>&) { FlushStatistics(*rt.store); });
 
-  // Background backfill: at start-up and then every kBackfillInterval, complete the vector
-  // projection of every scope that lacks vectors for the configured embedder (after an outage, or
-  // a change of provider). Searches meanwhile say what is missing; auto uses fts. The first pass
-  // also loads each scope's vectors and saved graph (data/ann), and logs how long that took.
-  std::optional<Periodic> backfill;
-  if (Embedder* embedder = rt.embedder.get())
-    backfill.emplace(kBackfillInterval, /*at_start=*/true,
-                     [&, embedder](bool first, const std::atomic<bool>& stopping) {
-                       ScopedRequest as_system(SystemPrincipal(), "", "backfill");
-                       // Warming loads this server's own indexes: every server does it. Filling
-                       // missing vectors is one pass for all servers on one database.
-                       const bool filled = rt.store->RunExclusive("backfill", [&] {
-                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, first);
-                       });
-                       if (first && !filled)  // another server is filling: only load ours
-                         BackfillPass(*rt.memory, *rt.search, *embedder, stopping, true,
-                                      /*reindex=*/false);
-                     });
-  // Background extraction (memory_schedule_seconds, off by default): every interval, flush each
-  // scope with pending sources, window after window, until it is caught up or a flush fails.
-  std::optional<Periodic> scheduler;
-  if (config.memory_schedule_seconds > 0 && rt.flush->available())
-    scheduler.emplace(std::chrono::seconds(config.memory_schedule_seconds), /*at_start=*/false,
-                      [&](bool, const std::atomic<bool>& stopping) {
-                        ScopedRequest as_system(SystemPrincipal(), "", "scheduled_flush");
-                        // One server at a time asks the model (the cursor would refuse a second
-                        // commit of a window anyway; this saves the second model call).
-                        rt.store->RunExclusive("scheduled_flush",
-                                               [&] { FlushPass(*rt.memory, *rt.flush, stopping); });
-                      });
+  BackgroundPasses passes;
+  StartPasses(config, rt, passes);
 
-  // The audit log's retention (audit_retention_days, audit_denied_*): one server at a time.
-  AuditRetention retention;
-  retention.days = config.audit_retention_days;
-  retention.denied_days = config.audit_denied_retention_days;
-  retention.denied_max_rows = config.audit_denied_max_rows;
-  std::optional<Periodic> audit_pruner;
-  audit_pruner.emplace(
-      kAuditRetentionInterval, /*at_start=*/true, [&](bool, const std::atomic<bool>& stopping) {
-        ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
-        rt.store->RunExclusive("audit_retention", [&] {
-          auto pruned = rt.audit->Prune(retention, NowMillis(), &stopping);
-          if (!pruned.ok())
-            std::cerr << "powercontext: warning: the audit retention pass stopped: "
-                      << pruned.status().message() << std::endl;
-          else if (*pruned > 0)
-            std::cerr << "powercontext: audit retention deleted " << *pruned << " rows"
-                      << std::endl;
-        });
-      });
-
-  // The daily review (review_schedule, off by default): checked every minute; one server at a time.
-  std::map<std::string, std::chrono::steady_clock::time_point>
-      review_retry_at;  // the reviewer's thread only
-  std::optional<Periodic> reviewer;
-  const std::optional<int> review_at =
-      ParseReviewSchedule(config.review_schedule).value_or(std::nullopt);
-  if (review_at && rt.daily->available())
-    reviewer.emplace(std::chrono::seconds(60), /*at_start=*/true,
-                     [&, at = *review_at](bool, const std::atomic<bool>& stopping) {
-                       ScopedRequest as_system(SystemPrincipal(), "", "daily_review");
-                       rt.store->RunExclusive("daily_review", [&] {
-                         DailyReviewPass(*rt.memory, *rt.daily, at, review_retry_at, stopping);
-                       });
-                     });
-  else if (review_at)
-    std::cerr << "powercontext: review_schedule is set but no extraction provider is configured; "
-                 "no daily review"
-              << std::endl;
-
-  // The stop: SIGTERM or SIGINT stops accepting and lets what is in flight finish, for at most
-  // shutdown_grace_seconds (a request trickling its body, a model call, a background pass); then,
-  // or at a second signal, the process exits without them. That is safe: an unacknowledged write
-  // rolls back, as after a crash, and every acknowledged one is durable.
-  std::atomic<bool> finished{false};  // Serve() returned and the background passes stopped
-  const auto grace = std::chrono::seconds(config.shutdown_grace_seconds);
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    if (finished) return;  // woken by this function's end, not by a signal
-    std::cerr << "powercontext: stopping (signal " << sig << ")" << std::endl;
-    server.Stop();
-    const auto deadline = std::chrono::steady_clock::now() + grace;
-    const timespec tick{0, 100 * 1000 * 1000};
-    while (!finished) {
-      if (sigtimedwait(&stop_signals, nullptr, &tick) > 0 && !finished) {
-        std::cerr << "powercontext: second signal: exiting without the requests in flight"
-                  << std::endl;
-        std::_Exit(1);
-      }
-      if (!finished && std::chrono::steady_clock::now() >= deadline) {
-        std::cerr << "powercontext: requests still in flight after shutdown_grace_seconds ("
-                  << config.shutdown_grace_seconds << " s): exiting without them" << std::endl;
-        std::_Exit(1);
-      }
-    }
-  });
+  std::atomic<bool> finished{false};
+  std::thread waiter([&] { WaitForStop(stop_signals, finished, server, config); });
   Status served = server.Serve();
-  if (backfill) backfill->Stop();
-  if (scheduler) scheduler->Stop();
-  if (reviewer) reviewer->Stop();
-  audit_pruner->Stop();
+  passes.Stop();
   statistics.reset();
   DeferStatistics(*rt.store, false);  // writes what is pending
   // Serve() returned on its own (an error), or the waiter stopped it: wake it if it still waits.
