@@ -33,6 +33,8 @@ std::string HandoffCitationText(const HandoffCitation& c);
 // The checks the requests share; errors name `field`.
 Status CheckHandoffText(const std::string& field, const std::string& text);  // a claim's text
 Status CheckHandoffRef(const MemoryRef& r, const std::string& field);
+// One citation's shape (a source_ref, an artifact_ref or a memory_citation).
+Status CheckHandoffCitation(const HandoffCitation& c, const std::string& field);
 // `evidence` holds min to kMaxHandoffEvidence well-formed citations.
 Status CheckHandoffEvidence(const std::vector<HandoffCitation>& evidence, size_t min);
 Status CheckHandoffMaxBytes(int64_t max_bytes);
