@@ -85,13 +85,16 @@ Result<HandoffCitation> CitationFrom(const Json& j, const std::string& at) {
 }
 
 Result<std::vector<HandoffCitation>> CitationsFrom(const Json& j, const std::string& at) {
-  if (!j.is_array()) return JsonFieldError(at, at + " must be an array of citations");
-  std::vector<HandoffCitation> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    PC_ASSIGN_OR_RETURN(HandoffCitation c, CitationFrom(j[i], at + "[" + std::to_string(i) + "]"));
-    out.push_back(std::move(c));
-  }
-  return out;
+  return ItemsFrom(j, at, "citations", CitationFrom);
+}
+
+Result<HandoffDisposition> DispositionFrom(const Json& j, const std::string& at) {
+  PC_ASSIGN_OR_RETURN(std::string d, JsonString(j, "disposition", at));
+  std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
+  if (!disposition)
+    return JsonFieldError(at + ".disposition",
+                          at + ".disposition must be continuable, blocked or complete");
+  return *disposition;
 }
 
 Result<HandoffStatement> StatementFrom(const Json& j, const std::string& at) {
@@ -119,19 +122,8 @@ Result<HandoffContent> ContentFrom(const Json& j, const std::string& at, bool sc
   }
   HandoffContent c;
   PC_ASSIGN_OR_RETURN(c.objective, JsonString(j, "objective", at));
-  if (!j["state"].is_array())
-    return JsonFieldError(at + ".state", at + ".state must be an array of statements");
-  for (size_t i = 0; i < j["state"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(HandoffStatement st,
-                        StatementFrom(j["state"][i], at + ".state[" + std::to_string(i) + "]"));
-    c.state.push_back(std::move(st));
-  }
-  PC_ASSIGN_OR_RETURN(std::string d, JsonString(j, "disposition", at));
-  std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
-  if (!disposition)
-    return JsonFieldError(at + ".disposition",
-                          at + ".disposition must be continuable, blocked or complete");
-  c.disposition = *disposition;
+  PC_ASSIGN_OR_RETURN(c.state, ItemsFrom(j["state"], at + ".state", "statements", StatementFrom));
+  PC_ASSIGN_OR_RETURN(c.disposition, DispositionFrom(j, at));
   if (!j["next_action"].is_null()) {
     PC_ASSIGN_OR_RETURN(HandoffStatement st, StatementFrom(j["next_action"], at + ".next_action"));
     c.next_action = std::move(st);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ Status JsonShape(const Json& j, const std::string& at, std::initializer_list<con
                  std::initializer_list<const char*> required);
 // j[name], which must be a string.
 Result<std::string> JsonString(const Json& j, const char* name, const std::string& at);
+
+// A JSON array read item by item with `one` (errors name the item: at[3]).
+template <class T>
+Result<std::vector<T>> ItemsFrom(const Json& j, const std::string& at, const char* what,
+                                 Result<T> (*one)(const Json&, const std::string&)) {
+  if (!j.is_array()) return JsonFieldError(at, at + " must be an array of " + what);
+  std::vector<T> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    PC_ASSIGN_OR_RETURN(T item, one(j[i], at + "[" + std::to_string(i) + "]"));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+// j.disposition: continuable, blocked or complete.
+Result<HandoffDisposition> DispositionFrom(const Json& j, const std::string& at);
 
 Result<MemoryRef> RefFromJson(const Json& j, const std::string& at);  // ArtifactReference
 Result<HandoffCitation> CitationFrom(const Json& j, const std::string& at);

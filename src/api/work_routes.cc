@@ -53,14 +53,16 @@ Result<WorkClaim> ClaimFrom(const Json& j, const std::string& at) {
 }
 
 Result<std::vector<WorkClaim>> ClaimsFrom(const Json& j, const char* name, const std::string& at) {
-  const std::string field = at + "." + name;
-  if (!j.at(name).is_array()) return JsonFieldError(field, field + " must be an array of claims");
-  std::vector<WorkClaim> out;
-  for (size_t i = 0; i < j[name].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(WorkClaim c, ClaimFrom(j[name][i], field + "[" + std::to_string(i) + "]"));
-    out.push_back(std::move(c));
-  }
-  return out;
+  return ItemsFrom(j.at(name), at + "." + name, "claims", ClaimFrom);
+}
+
+// A record object: only `fields`, every one of `required`, and its schema and trust constants.
+Status RecordHeader(const Json& j, const std::string& at, std::initializer_list<const char*> fields,
+                    std::initializer_list<const char*> required, const char* schema,
+                    const char* trust) {
+  PC_RETURN_IF_ERROR(JsonShape(j, at, fields, required));
+  PC_RETURN_IF_ERROR(Const(j, "schema", at, schema).status());
+  return Const(j, "trust", at, trust).status();
 }
 
 Result<WorkContract> ContractFrom(const Json& j, const std::string& at) {
@@ -68,9 +70,8 @@ Result<WorkContract> ContractFrom(const Json& j, const std::string& at) {
       "schema",        "trust",      "objective",           "facts",
       "in_scope",      "exclusions", "completion_criteria", "authorization_notes",
       "open_questions"};
-  PC_RETURN_IF_ERROR(JsonShape(j, at, kFields, kFields));
-  PC_RETURN_IF_ERROR(Const(j, "schema", at, "powercontext.work-contract.v1").status());
-  PC_RETURN_IF_ERROR(Const(j, "trust", at, "untrusted_input").status());
+  PC_RETURN_IF_ERROR(
+      RecordHeader(j, at, kFields, kFields, "powercontext.work-contract.v1", "untrusted_input"));
   WorkContract c;
   PC_ASSIGN_OR_RETURN(c.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(c.facts, ClaimsFrom(j, "facts", at));
@@ -85,18 +86,12 @@ Result<WorkContract> ContractFrom(const Json& j, const std::string& at) {
 Result<CurrentWork> CurrentWorkFrom(const Json& j, const std::string& at) {
   static const auto kFields = {"schema",      "trust",       "objective", "state",
                                "disposition", "next_action", "omissions"};
-  PC_RETURN_IF_ERROR(JsonShape(j, at, kFields, kFields));
-  PC_RETURN_IF_ERROR(Const(j, "schema", at, "powercontext.current-work-handoff.v1").status());
-  PC_RETURN_IF_ERROR(Const(j, "trust", at, "untrusted_input").status());
+  PC_RETURN_IF_ERROR(RecordHeader(j, at, kFields, kFields, "powercontext.current-work-handoff.v1",
+                                  "untrusted_input"));
   CurrentWork w;
   PC_ASSIGN_OR_RETURN(w.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(w.state, ClaimsFrom(j, "state", at));
-  PC_ASSIGN_OR_RETURN(std::string d, JsonString(j, "disposition", at));
-  std::optional<HandoffDisposition> disposition = ParseHandoffDisposition(d);
-  if (!disposition)
-    return JsonFieldError(at + ".disposition",
-                          at + ".disposition must be continuable, blocked or complete");
-  w.disposition = *disposition;
+  PC_ASSIGN_OR_RETURN(w.disposition, DispositionFrom(j, at));
   if (!j["next_action"].is_null()) {
     PC_ASSIGN_OR_RETURN(WorkClaim next, ClaimFrom(j["next_action"], at + ".next_action"));
     w.next_action = std::move(next);
@@ -146,13 +141,12 @@ Result<HandoffCitation> ReceiptRefFrom(const Json& j, const std::string& at) {
 
 Result<TaskOutcome> OutcomeFrom(const Json& j, const std::string& at) {
   PC_RETURN_IF_ERROR(
-      JsonShape(j, at,
-                {"schema", "trust", "objective", "status", "summary", "handoff_receipt_ref",
-                 "observations", "checks", "produced_artifacts", "remaining_work"},
-                {"schema", "trust", "objective", "status", "summary", "observations", "checks",
-                 "produced_artifacts", "remaining_work"}));
-  PC_RETURN_IF_ERROR(Const(j, "schema", at, "powercontext.task-outcome.v1").status());
-  PC_RETURN_IF_ERROR(Const(j, "trust", at, "untrusted_observation").status());
+      RecordHeader(j, at,
+                   {"schema", "trust", "objective", "status", "summary", "handoff_receipt_ref",
+                    "observations", "checks", "produced_artifacts", "remaining_work"},
+                   {"schema", "trust", "objective", "status", "summary", "observations", "checks",
+                    "produced_artifacts", "remaining_work"},
+                   "powercontext.task-outcome.v1", "untrusted_observation"));
   TaskOutcome o;
   PC_ASSIGN_OR_RETURN(o.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(o.status,
@@ -164,21 +158,10 @@ Result<TaskOutcome> OutcomeFrom(const Json& j, const std::string& at) {
                         ReceiptRefFrom(j["handoff_receipt_ref"], at + ".handoff_receipt_ref"));
   }
   PC_ASSIGN_OR_RETURN(o.observations, ClaimsFrom(j, "observations", at));
-  if (!j["checks"].is_array())
-    return JsonFieldError(at + ".checks", at + ".checks must be an array");
-  for (size_t i = 0; i < j["checks"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(TaskCheck c,
-                        CheckFrom(j["checks"][i], at + ".checks[" + std::to_string(i) + "]"));
-    o.checks.push_back(std::move(c));
-  }
-  if (!j["produced_artifacts"].is_array())
-    return JsonFieldError(at + ".produced_artifacts", at + ".produced_artifacts must be an array");
-  for (size_t i = 0; i < j["produced_artifacts"].size(); ++i) {
-    PC_ASSIGN_OR_RETURN(MemoryRef r,
-                        RefFromJson(j["produced_artifacts"][i],
-                                    at + ".produced_artifacts[" + std::to_string(i) + "]"));
-    o.produced_artifacts.push_back(std::move(r));
-  }
+  PC_ASSIGN_OR_RETURN(o.checks, ItemsFrom(j["checks"], at + ".checks", "checks", CheckFrom));
+  PC_ASSIGN_OR_RETURN(o.produced_artifacts,
+                      ItemsFrom(j["produced_artifacts"], at + ".produced_artifacts",
+                                "ArtifactReferences", RefFromJson));
   PC_ASSIGN_OR_RETURN(o.remaining_work, Strings(j, "remaining_work", at));
   return o;
 }
@@ -203,12 +186,22 @@ Result<WorkRecordInput> RecordInput(const ApiRequest& req, const char* record, J
   return in;
 }
 
-Result<ApiResponse> CreateContract(WorkService& svc, const ApiRequest& req) {
+// A record request answered 202 with its WorkSourceReceipt: `name` read with `from`, kept by
+// `store`.
+template <class Record>
+Result<ApiResponse> StoreRecord(WorkService& svc, const ApiRequest& req, const char* name,
+                                Result<Record> (*from)(const Json&, const std::string&),
+                                Result<WorkReceipt> (WorkService::*store)(const WorkRecordInput&,
+                                                                          const Record&)) {
   Json j;
-  PC_ASSIGN_OR_RETURN(WorkRecordInput in, RecordInput(req, "contract", j));
-  PC_ASSIGN_OR_RETURN(WorkContract c, ContractFrom(j["contract"], "contract"));
-  PC_ASSIGN_OR_RETURN(WorkReceipt r, svc.CreateContract(in, c));
+  PC_ASSIGN_OR_RETURN(WorkRecordInput in, RecordInput(req, name, j));
+  PC_ASSIGN_OR_RETURN(Record record, from(j[name], name));
+  PC_ASSIGN_OR_RETURN(WorkReceipt r, (svc.*store)(in, record));
   return ApiResponse{202, ReceiptJson(r)};
+}
+
+Result<ApiResponse> CreateContract(WorkService& svc, const ApiRequest& req) {
+  return StoreRecord(svc, req, "contract", ContractFrom, &WorkService::CreateContract);
 }
 
 Result<ApiResponse> HandoffCurrent(WorkService& svc, const ApiRequest& req) {
@@ -283,11 +276,7 @@ Result<ApiResponse> Acknowledge(WorkService& svc, const ApiRequest& req) {
 }
 
 Result<ApiResponse> RecordOutcome(WorkService& svc, const ApiRequest& req) {
-  Json j;
-  PC_ASSIGN_OR_RETURN(WorkRecordInput in, RecordInput(req, "outcome", j));
-  PC_ASSIGN_OR_RETURN(TaskOutcome o, OutcomeFrom(j["outcome"], "outcome"));
-  PC_ASSIGN_OR_RETURN(WorkReceipt r, svc.RecordOutcome(in, o));
-  return ApiResponse{202, ReceiptJson(r)};
+  return StoreRecord(svc, req, "outcome", OutcomeFrom, &WorkService::RecordOutcome);
 }
 
 }  // namespace

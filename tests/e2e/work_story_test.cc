@@ -64,17 +64,8 @@ void ExpectError(const std::pair<int, json>& r, int status, const std::string& c
   EXPECT_TRUE(r.second["error"]["message"].is_string());
 }
 
-TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
-  TempDir dir;
-  ServerProcess server(dir.path() + "/data");
-  ASSERT_TRUE(server.Start());
-  JsonHttp http(server.port());
-  auto fact = http.Post(
-      "/v1/memory/remember",
-      {{"scope_id", kScope}, {"kind", "fact"}, {"text", "The report polls every 5 seconds."}});
-  ASSERT_EQ(fact.first, 200) << fact.second.dump();
-  json cite = {{"kind", "memory"}, {"memory_citation", fact.second["entry"]["citation"]}};
-
+// A Work Contract citing `cite`, and its refusals (each changes nothing).
+void ContractPhase(JsonHttp& http, const json& cite) {
   json contract = {{"schema", "powercontext.work-contract.v1"},
                    {"trust", "untrusted_input"},
                    {"objective", "Add safe auto-refresh to the report."},
@@ -113,12 +104,15 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
                 {{"scope_id", kScope}, {"source_id", "contract-1"}, {"contract", contract}}),
       409, "source_conflict");
   EXPECT_EQ(Marks(http), before);
+}
 
+// Prepare-current, commit, continue, acknowledge: the accepted receipt's position.
+int64_t HandoffPhase(JsonHttp& http, const json& cite) {
   // Prepare-current: the boundary is stored, the handoff is prepared, nothing is committed.
   auto p = http.Post(
       "/v1/work/handoffs/prepare-current",
       {{"scope_id", kScope}, {"source_id", "boundary-1"}, {"handoff", CurrentWork(cite)}});
-  ASSERT_EQ(p.first, 200) << p.second.dump();
+  EXPECT_EQ(p.first, 200) << p.second.dump();
   EXPECT_EQ(p.second["boundary"]["kind"], "handoff-boundary");
   json prepared = p.second["handoff"];
   json boundary = {{"kind", "source"},
@@ -129,11 +123,11 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
   EXPECT_EQ(http.Get("/v1/handoff?scope_id=project:refresh").first, 404) << "not committed";
 
   auto committed = http.Post("/v1/handoff/commit", {{"scope_id", kScope}, {"handoff", prepared}});
-  ASSERT_EQ(committed.first, 200) << committed.second.dump();
+  EXPECT_EQ(committed.first, 200) << committed.second.dump();
   json revision = committed.second["reference"];
   auto cont = http.Post("/v1/handoff/continue",
                         {{"scope_id", kScope}, {"selection", "exact"}, {"revision", revision}});
-  ASSERT_EQ(cont.first, 200) << cont.second.dump();
+  EXPECT_EQ(cont.first, 200) << cont.second.dump();
 
   // Acknowledge: never latest; accepted needs all three checks confirmed.
   json ack = {{"scope_id", kScope},
@@ -146,7 +140,7 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
                {{"live_state", "confirmed"},
                 {"capability", "confirmed"},
                 {"authorization", "not_checked"}}}};
-  before = Marks(http);
+  auto before = Marks(http);
   ExpectError(http.Post("/v1/work/handoffs/acknowledge", ack), 422, "invalid_request");
   json latest = ack;
   latest["selection"] = "latest";
@@ -155,16 +149,35 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
   EXPECT_EQ(Marks(http), before);
   ack["receiver_checks"]["authorization"] = "confirmed";
   auto a = http.Post("/v1/work/handoffs/acknowledge", ack);
-  ASSERT_EQ(a.first, 200) << a.second.dump();
+  EXPECT_EQ(a.first, 200) << a.second.dump();
   EXPECT_EQ(a.second["receipt"]["kind"], "handoff-receipt");
   EXPECT_EQ(a.second["resolution"]["selected_revision"], revision);
   EXPECT_EQ(a.second["resolution"]["evidence_checks"][0]["status"], "available");
+  return a.second["receipt"]["position"].is_number()
+             ? a.second["receipt"]["position"].get<int64_t>()
+             : 0;
+}
 
+TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  JsonHttp http(server.port());
+  auto fact = http.Post(
+      "/v1/memory/remember",
+      {{"scope_id", kScope}, {"kind", "fact"}, {"text", "The report polls every 5 seconds."}});
+  ASSERT_EQ(fact.first, 200) << fact.second.dump();
+  json cite = {{"kind", "memory"}, {"memory_citation", fact.second["entry"]["citation"]}};
+  ContractPhase(http, cite);
+  const int64_t receipt_position = HandoffPhase(http, cite);
+  ASSERT_GT(receipt_position, 0);
+
+  // After a restart, the outcome links the receipt; a link to the boundary is refused.
   server.Stop();
   ASSERT_TRUE(server.Start());
   JsonHttp again(server.port());
   json receipt_ref = {{"name", "content"}, {"source_id", "receipt-1"}};
-  before = Marks(again);
+  auto before = Marks(again);
   ExpectError(
       again.Post("/v1/work/outcomes/record",
                  {{"scope_id", kScope},
@@ -177,7 +190,7 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
       {{"scope_id", kScope}, {"source_id", "outcome-1"}, {"outcome", Outcome(receipt_ref)}});
   ASSERT_EQ(o.first, 202) << o.second.dump();
   EXPECT_EQ(o.second["kind"], "task-outcome");
-  EXPECT_GT(o.second["position"].get<int64_t>(), a.second["receipt"]["position"].get<int64_t>());
+  EXPECT_GT(o.second["position"].get<int64_t>(), receipt_position);
 }
 
 }  // namespace

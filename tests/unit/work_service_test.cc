@@ -9,28 +9,12 @@
 
 #include "common/sha256.h"
 #include "service/flush/source_service.h"
+#include "service/handoff/handoff_content.h"
 #include "service/handoff/handoff_service.h"
 #include "test_util.h"
 
 namespace pc {
 namespace {
-
-HandoffCitation MemoryCite(const Citation& m) {
-  HandoffCitation c;
-  c.kind = HandoffCitationKind::kMemory;
-  c.artifact = m.memory;
-  c.entry_id = m.entry_id;
-  c.entry_version_id = m.entry_version_id;
-  return c;
-}
-
-HandoffCitation SourceCite(const std::string& id) {
-  HandoffCitation c;
-  c.kind = HandoffCitationKind::kSource;
-  c.source_name = kContentSourceName;
-  c.source_id = id;
-  return c;
-}
 
 const ReceiverChecks kAllConfirmed{"confirmed", "confirmed", "confirmed"};
 
@@ -97,7 +81,8 @@ class WorkTest : public ::testing::Test {
   MemoryRef Committed(const std::string& boundary_id, const Citation& fact) {
     auto p = work.HandoffCurrent(
         {scope, boundary_id, "{\"b\":1}"},
-        Current({{"Polling is implemented.", ClaimBasis::kVerified, {MemoryCite(fact)}}}));
+        Current(
+            {{"Polling is implemented.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}}}));
     EXPECT_TRUE(p.ok()) << testing::Describe(p);
     auto c = handoffs.Commit(scope, p->handoff);
     EXPECT_TRUE(c.ok()) << testing::Describe(c);
@@ -108,10 +93,10 @@ class WorkTest : public ::testing::Test {
 TEST_F(WorkTest, ContractIsAnExactSourceAndRetriesAnswerTheFirst) {
   Citation fact = Remember("The report polls every five seconds.");
   const std::string content = "{\"contract\":1}";
-  auto r =
-      work.CreateContract({scope, "contract-1", content},
-                          Contract({{"Polling exists.", ClaimBasis::kVerified, {MemoryCite(fact)}},
-                                    {"The user wants it.", ClaimBasis::kDeclared, {}}}));
+  auto r = work.CreateContract(
+      {scope, "contract-1", content},
+      Contract({{"Polling exists.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}},
+                {"The user wants it.", ClaimBasis::kDeclared, {}}}));
   PC_ASSERT_OK(r);
   EXPECT_EQ(r->kind, WorkKind::kContract);
   EXPECT_EQ(r->source.kind, "work-contract");
@@ -132,20 +117,22 @@ TEST_F(WorkTest, ClaimBasisMustAgreeWithEvidenceAndRefusalsChangeNothing) {
   Citation fact = Remember("The report polls every five seconds.");
   const auto before = Marks();
   auto declared_with_evidence = work.CreateContract(
-      {scope, "c", "{}"}, Contract({{"x", ClaimBasis::kDeclared, {MemoryCite(fact)}}}));
+      {scope, "c", "{}"}, Contract({{"x", ClaimBasis::kDeclared, {MemoryHandoffCitation(fact)}}}));
   EXPECT_EQ(declared_with_evidence.status().code(), Code::kInvalidArgument);
   auto verified_without =
       work.CreateContract({scope, "c", "{}"}, Contract({{"x", ClaimBasis::kVerified, {}}}));
   EXPECT_EQ(verified_without.status().code(), Code::kInvalidArgument);
   auto unreadable = work.CreateContract(
-      {scope, "c", "{}"}, Contract({{"x", ClaimBasis::kVerified, {SourceCite("no-such")}}}));
+      {scope, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("no-such")}}}));
   EXPECT_EQ(unreadable.status().code(), Code::kNotFound);
   // Another scope's evidence is not this scope's.
   std::string other = f.NewScope("project:other");
   auto w = f.memory->Remember({other, "fact", "Elsewhere.", "", "t", {}});
   PC_ASSERT_OK(w);
   auto foreign = work.CreateContract(
-      {scope, "c", "{}"}, Contract({{"x", ClaimBasis::kVerified, {MemoryCite(*w->citation)}}}));
+      {scope, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {MemoryHandoffCitation(*w->citation)}}}));
   EXPECT_EQ(foreign.status().code(), Code::kNotFound);
   auto no_scope_item = work.CreateContract({scope, "c", "{}"}, Contract({}));
   EXPECT_TRUE(no_scope_item.ok());  // the control: the same request, valid
@@ -157,7 +144,7 @@ TEST_F(WorkTest, HandoffCurrentPreparesWithoutCommitting) {
   const auto before = Marks();
   auto p = work.HandoffCurrent(
       {scope, "boundary-1", "{\"b\":1}"},
-      Current({{"Polling is implemented.", ClaimBasis::kVerified, {MemoryCite(fact)}},
+      Current({{"Polling is implemented.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}},
                {"A switching test fails.", ClaimBasis::kDeclared, {}}}));
   PC_ASSERT_OK(p);
   EXPECT_EQ(p->boundary.kind, WorkKind::kBoundary);
@@ -165,15 +152,17 @@ TEST_F(WorkTest, HandoffCurrentPreparesWithoutCommitting) {
   EXPECT_EQ(Marks(), std::make_pair(before.first + 1, int64_t{0})) << "one source, no commit";
   const HandoffContent& c = p->handoff.content;
   ASSERT_EQ(c.state.size(), 2u);
-  for (const HandoffStatement& st : c.state) EXPECT_EQ(st.citations[0], SourceCite("boundary-1"));
+  for (const HandoffStatement& st : c.state)
+    EXPECT_EQ(st.citations[0], SourceHandoffCitation("boundary-1"));
   EXPECT_EQ(c.state[0].citations.size(), 2u) << "a verified claim keeps its evidence";
-  EXPECT_EQ(c.state[0].citations[1], MemoryCite(fact));
+  EXPECT_EQ(c.state[0].citations[1], MemoryHandoffCitation(fact));
   ASSERT_TRUE(c.next_action);
-  EXPECT_EQ(c.next_action->citations[0], SourceCite("boundary-1"));
+  EXPECT_EQ(c.next_action->citations[0], SourceHandoffCitation("boundary-1"));
   EXPECT_FALSE(p->handoff.base);
 
-  auto bad = work.HandoffCurrent({scope, "boundary-2", "{}"},
-                                 Current({{"x", ClaimBasis::kVerified, {SourceCite("none")}}}));
+  auto bad =
+      work.HandoffCurrent({scope, "boundary-2", "{}"},
+                          Current({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("none")}}}));
   EXPECT_EQ(bad.status().code(), Code::kNotFound);
   EXPECT_EQ(Marks(), std::make_pair(before.first + 1, int64_t{0}));
 }
@@ -235,23 +224,26 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
 
   const auto before = Marks();
   for (const char* id : {"r-declined", "r-prepared", "boundary-1"})
-    EXPECT_EQ(
-        work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceCite(id))).status().code(),
-        Code::kInvalidArgument)
+    EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation(id)))
+                  .status()
+                  .code(),
+              Code::kInvalidArgument)
         << id;
-  EXPECT_EQ(
-      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceCite("nope"))).status().code(),
-      Code::kNotFound);
+  EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("nope")))
+                .status()
+                .code(),
+            Code::kNotFound);
   // A forged receipt: the generic source routes may not write the receipt kind.
   EXPECT_EQ(sources.Add(scope, {{"handoff-receipt", "", "x", "{}", "forged"}}).status().code(),
             Code::kInvalidArgument);
-  TaskOutcome verified_pass = Outcome(SourceCite("r-accepted"));
+  TaskOutcome verified_pass = Outcome(SourceHandoffCitation("r-accepted"));
   verified_pass.checks[0] = {"pytest", "passed", std::nullopt, ClaimBasis::kVerified, {}};
   EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{}"}, verified_pass).status().code(),
             Code::kInvalidArgument);
   EXPECT_EQ(Marks(), before);
 
-  auto o = work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceCite("r-accepted")));
+  auto o =
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-accepted")));
   PC_ASSERT_OK(o);
   EXPECT_EQ(o->kind, WorkKind::kOutcome);
   EXPECT_EQ(o->source.kind, "task-outcome");

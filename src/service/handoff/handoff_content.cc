@@ -147,4 +147,21 @@ Status CheckHandoffContent(const HandoffContent& c, const std::string& at) {
   return Status::Ok();
 }
 
+HandoffCitation SourceHandoffCitation(const std::string& source_id) {
+  HandoffCitation c;
+  c.kind = HandoffCitationKind::kSource;
+  c.source_name = kContentSourceName;
+  c.source_id = source_id;
+  return c;
+}
+
+HandoffCitation MemoryHandoffCitation(const Citation& m) {
+  HandoffCitation c;
+  c.kind = HandoffCitationKind::kMemory;
+  c.artifact = m.memory;
+  c.entry_id = m.entry_id;
+  c.entry_version_id = m.entry_version_id;
+  return c;
+}
+
 }  // namespace pc

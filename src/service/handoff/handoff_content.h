@@ -30,6 +30,10 @@ std::string HandoffText(const Handoff& h);
 // A citation as one short string: memory/mem_…@R#ent_…@env_…, handoff/hnd_…@R, source:content/ID.
 std::string HandoffCitationText(const HandoffCitation& c);
 
+// A citation of the scope's content source the caller knows as `source_id`; of an entry version.
+HandoffCitation SourceHandoffCitation(const std::string& source_id);
+HandoffCitation MemoryHandoffCitation(const Citation& c);
+
 // The checks the requests share; errors name `field`.
 Status CheckHandoffText(const std::string& field, const std::string& text);  // a claim's text
 Status CheckHandoffRef(const MemoryRef& r, const std::string& field);

@@ -228,11 +228,7 @@ Status ShowWindow(ReadTxn& txn, const Heads& h, const std::vector<HandoffCitatio
                       txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
   std::vector<HandoffCitation> all;
   for (auto it = window.rbegin(); it != window.rend(); ++it) {
-    HandoffCitation c;
-    c.kind = HandoffCitationKind::kSource;
-    c.source_name = kContentSourceName;
-    c.source_id = it->idempotency_key.value_or(it->source_id);
-    all.push_back(std::move(c));
+    all.push_back(SourceHandoffCitation(it->idempotency_key.value_or(it->source_id)));
   }
   for (const HandoffCitation& c : evidence)
     if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);

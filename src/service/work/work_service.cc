@@ -34,14 +34,6 @@ std::string KindMetadata(WorkKind k) {
   return nlohmann::json{{"kind", WorkKindName(k)}, {"schema", SchemaOf(k)}}.dump();
 }
 
-HandoffCitation SourceCitation(const std::string& source_id) {
-  HandoffCitation c;
-  c.kind = HandoffCitationKind::kSource;
-  c.source_name = kContentSourceName;
-  c.source_id = source_id;
-  return c;
-}
-
 // A claim as a handoff statement: the boundary first, then a verified claim's own evidence.
 HandoffStatement Statement(const WorkClaim& claim, const HandoffCitation& boundary) {
   HandoffStatement st{claim.text, {boundary}};
@@ -51,7 +43,7 @@ HandoffStatement Statement(const WorkClaim& claim, const HandoffCitation& bounda
 
 // The deterministic conversion (no model): every item cites the boundary source.
 HandoffContent BoundaryContent(const CurrentWork& w, const std::string& source_id) {
-  const HandoffCitation boundary = SourceCitation(source_id);
+  const HandoffCitation boundary = SourceHandoffCitation(source_id);
   HandoffContent c;
   c.objective = w.objective;
   for (const WorkClaim& claim : w.state) c.state.push_back(Statement(claim, boundary));
