@@ -185,6 +185,13 @@ def define_auth_story(story, anonymous, plugin, stranger):
                         code="unauthorized")
             client.call("POST", "/v1/context/prepare", {"scope_id": scope, "query": "tokens"}, expect=401,
                         code="unauthorized")
+            client.call("POST", "/v1/work/outcomes/record",
+                        {"scope_id": scope, "source_id": "o-1", "outcome": {
+                            "schema": "powercontext.task-outcome.v1", "trust": "untrusted_observation",
+                            "objective": "Check tokens.", "status": "unknown", "summary": "Not run.",
+                            "observations": [{"text": "Nothing ran.", "basis": "declared", "evidence": []}],
+                            "checks": [], "produced_artifacts": [], "remaining_work": []}},
+                        expect=401, code="unauthorized")
 
     @story.step("auth: with the static token the same calls succeed")
     def _():
