@@ -11,6 +11,7 @@
 #include "service/flush/source_service.h"
 #include "service/handoff/handoff_content.h"
 #include "service/handoff/handoff_service.h"
+#include "service/work/work_receipt.h"
 #include "test_util.h"
 
 namespace pc {
@@ -249,6 +250,25 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   EXPECT_EQ(o->source.kind, "task-outcome");
   auto unlinked = work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(std::nullopt));
   PC_ASSERT_OK(unlinked);
+}
+
+TEST(PreparedDigest, NamesExactlyOnePreparedHandoff) {
+  PreparedHandoff p{"project:a", std::nullopt, {}};
+  p.content.objective = "Ship it.";
+  p.content.state = {{"Done: the reader.", {SourceHandoffCitation("s-1")}}};
+  const std::string digest = PreparedDigest(p);
+  EXPECT_EQ(digest.size(), 71u);
+  EXPECT_EQ(PreparedDigest(p), digest) << "deterministic";
+  PreparedHandoff moved = p;
+  moved.content.objective = "Ship it.\nDone: the reader.";  // text moved between parts
+  moved.content.state[0].text = "";
+  EXPECT_NE(PreparedDigest(moved), digest);
+  PreparedHandoff based = p;
+  based.base = MemoryRef{kHandoffFamily, "hnd_x", 1};
+  EXPECT_NE(PreparedDigest(based), digest);
+  PreparedHandoff cited = p;
+  cited.content.state[0].citations[0] = SourceHandoffCitation("s-2");
+  EXPECT_NE(PreparedDigest(cited), digest);
 }
 
 }  // namespace

@@ -13,9 +13,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-void AddStatement(std::string& out, const char* what, const HandoffStatement& st) {
-  out += std::string(what) + "\n" + st.text + "\n";
-  for (const HandoffCitation& c : st.citations) out += "cite " + HandoffCitationText(c) + "\n";
+Json StatementJson(const HandoffStatement& st) {
+  Json cites = Json::array();
+  for (const HandoffCitation& c : st.citations) cites.push_back(HandoffCitationText(c));
+  return Json::array({st.text, cites});
 }
 
 Json RefJson(const MemoryRef& m) {
@@ -31,18 +32,18 @@ bool EvidenceAvailable(const HandoffResolution& r) {
 }
 
 std::string PreparedDigest(const PreparedHandoff& p) {
-  // Length-free but unambiguous: each text is one line after its label, and texts are checked
-  // single values (a newline inside one cannot forge a label: the label set is fixed and ordered).
-  std::string text = "powercontext.prepared-handoff.v1\nscope\n" + p.scope_id + "\nbase\n" +
-                     (p.base ? FormatMemoryRef(*p.base) : std::string("none")) + "\nobjective\n" +
-                     p.content.objective + "\n";
-  for (const HandoffStatement& st : p.content.state) AddStatement(text, "state", st);
-  text += std::string("disposition\n") + HandoffDispositionName(p.content.disposition) + "\n";
-  if (p.content.next_action) AddStatement(text, "next_action", *p.content.next_action);
+  // One JSON array of every part, in a fixed order: JSON's quoting keeps the parts apart.
+  Json state = Json::array(), omissions = Json::array();
+  for (const HandoffStatement& st : p.content.state) state.push_back(StatementJson(st));
   for (const HandoffOmission& o : p.content.omissions)
-    text += "omission\n" + o.text + "\n" +
-            (o.citation ? "cite " + HandoffCitationText(*o.citation) + "\n" : std::string());
-  return "sha256:" + Sha256Hex(text);
+    omissions.push_back(
+        Json::array({o.text, o.citation ? Json(HandoffCitationText(*o.citation)) : Json()}));
+  Json parts = Json::array({"powercontext.prepared-handoff.v1", p.scope_id,
+                            p.base ? Json(FormatMemoryRef(*p.base)) : Json(), p.content.objective,
+                            state, HandoffDispositionName(p.content.disposition),
+                            p.content.next_action ? StatementJson(*p.content.next_action) : Json(),
+                            omissions});
+  return "sha256:" + Sha256Hex(parts.dump());
 }
 
 std::string ReceiptContent(const AcknowledgeRequest& req, const HandoffResolution& r) {
