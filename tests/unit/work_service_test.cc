@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/sha256.h"
+#include "service/core/validation.h"
 #include "service/flush/source_service.h"
 #include "service/handoff/handoff_content.h"
 #include "service/handoff/handoff_service.h"
@@ -250,6 +251,22 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   EXPECT_EQ(o->source.kind, "task-outcome");
   auto unlinked = work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(std::nullopt));
   PC_ASSERT_OK(unlinked);
+}
+
+TEST_F(WorkTest, ARefusalCreatesNoScope) {
+  const std::string fresh = "project:never-written";
+  auto refused = work.CreateContract(
+      {fresh, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("none")}}}));
+  EXPECT_EQ(refused.status().code(), Code::kNotFound);
+  auto outcome = work.RecordOutcome({fresh, "o", "{}"}, Outcome(SourceHandoffCitation("r")));
+  EXPECT_EQ(outcome.status().code(), Code::kNotFound);
+  std::optional<Scope> found;
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(found, FindScopeNamed(txn, fresh));
+    return Status::Ok();
+  }));
+  EXPECT_FALSE(found) << "a refused write creates no scope";
 }
 
 TEST(PreparedDigest, NamesExactlyOnePreparedHandoff) {
