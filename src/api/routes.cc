@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/router.h"
+#include "api/work_routes.h"
 #include "auth/request_context.h"
 #include "common/json_parse.h"
 #include "service/core/validation.h"
@@ -227,6 +228,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddSourceRoutes(router, services);
   AddContextRoutes(router, services);
   AddHandoffRoutes(router, services);
+  AddWorkRoutes(router, services);
   AddReviewRoutes(router, services);
   AddHealthRoutes(router, services, options);
   AddOpenApiRoutes(router);

@@ -386,6 +386,69 @@ const std::vector<Tool>& Tools() {
        "GET",
        "/v1/handoff",
        kReads},
+      {"create_work_contract",
+       "Create a Work Contract",
+       "Before delegated work starts, record what was agreed: {schema: "
+       "powercontext.work-contract.v1, trust: untrusted_input, objective, facts, in_scope, "
+       "exclusions, completion_criteria, authorization_notes, open_questions}. Each fact is {text, "
+       "basis, evidence}: declared (no evidence) or verified (exact citations of this scope). It "
+       "is "
+       "kept as exact Source evidence under your source_id; it grants no authority and never "
+       "overrides current instructions.",
+       {{"source_id", {{"type", "string"}}}, {"contract", {{"type", "object"}}}},
+       {"source_id", "contract"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/work/contracts/create",
+       kAdds},
+      {"handoff_current_work",
+       "Hand off the current work",
+       "When work must move to someone else: store the inspected boundary {schema: "
+       "powercontext.current-work-handoff.v1, trust: untrusted_input, objective, state (claims), "
+       "disposition, next_action (one claim or null), omissions} under your source_id and get a "
+       "prepared handoff whose every statement cites it. Nothing is committed: pass the prepared "
+       "handoff on as it is, or commit_handoff it for a durable milestone.",
+       {{"source_id", {{"type", "string"}}}, {"handoff", {{"type", "object"}}}},
+       {"source_id", "handoff"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/work/handoffs/prepare-current",
+       kAdds},
+      {"acknowledge_handoff",
+       "Acknowledge a handoff",
+       "After continue_handoff and your own checks, record whether you can take the work: status "
+       "accepted, needs_clarification or declined, for the exact revision (selection exact, "
+       "revision) or the prepared handoff (selection prepared, prepared) you inspected, never "
+       "latest. accepted needs receiver_checks {live_state, capability, authorization} all "
+       "confirmed and every citation readable; the other two need a message saying why. A receipt "
+       "grants no authority.",
+       {{"source_id", {{"type", "string"}}},
+        {"receiver", {{"type", "string"}}},
+        {"status", {{"type", "string"}, {"enum", {"accepted", "needs_clarification", "declined"}}}},
+        {"selection", {{"type", "string"}, {"enum", {"prepared", "exact"}}}},
+        {"receiver_checks", {{"type", "object"}}},
+        {"prepared", {{"type", "object"}}},
+        {"revision", {{"type", "object"}}},
+        {"message", {{"type", "string"}}}},
+       {"source_id", "receiver", "status", "selection"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/work/handoffs/acknowledge",
+       kAdds},
+      {"record_task_outcome",
+       "Record a task outcome",
+       "At a real completion or interruption boundary (not merely a session's end), record what "
+       "happened: {schema: powercontext.task-outcome.v1, trust: untrusted_observation, objective, "
+       "status (succeeded, partial, blocked, failed, cancelled, unknown), summary, "
+       "handoff_receipt_ref (the accepted receipt of an exact revision this covers, or null), "
+       "observations, checks [{name, status, basis, evidence}], produced_artifacts, "
+       "remaining_work}. A check that did not run is skipped, not passed.",
+       {{"source_id", {{"type", "string"}}}, {"outcome", {{"type", "object"}}}},
+       {"source_id", "outcome"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/work/outcomes/record",
+       kAdds},
       {"propose_experience",
        "Propose an Experience",
        "Propose a reusable lesson from finished work as {situation, action, outcome, lesson}, with "

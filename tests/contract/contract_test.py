@@ -88,6 +88,8 @@ OPERATIONS = [
     ("POST", "/v1/artifact-candidates/list"), ("POST", "/v1/artifact-candidates/get"),
     ("POST", "/v1/artifact-candidates/approve"), ("POST", "/v1/artifact-candidates/reject"),
     ("POST", "/v1/artifact-candidates/revise"),
+    ("POST", "/v1/work/contracts/create"), ("POST", "/v1/work/handoffs/prepare-current"),
+    ("POST", "/v1/work/handoffs/acknowledge"), ("POST", "/v1/work/outcomes/record"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -183,6 +185,13 @@ def define_auth_story(story, anonymous, plugin, stranger):
                         code="unauthorized")
             client.call("POST", "/v1/context/prepare", {"scope_id": scope, "query": "tokens"}, expect=401,
                         code="unauthorized")
+            client.call("POST", "/v1/work/outcomes/record",
+                        {"scope_id": scope, "source_id": "o-1", "outcome": {
+                            "schema": "powercontext.task-outcome.v1", "trust": "untrusted_observation",
+                            "objective": "Check tokens.", "status": "unknown", "summary": "Not run.",
+                            "observations": [{"text": "Nothing ran.", "basis": "declared", "evidence": []}],
+                            "checks": [], "produced_artifacts": [], "remaining_work": []}},
+                        expect=401, code="unauthorized")
 
     @story.step("auth: with the static token the same calls succeed")
     def _():
@@ -1082,6 +1091,154 @@ def define_story(story, contract, a, b, fake):
         check_eq(checks[("state", 0)]["status"], "available", "the supported statement")
         check_eq(checks[("state", 1)]["status"], "unavailable", "the unsupported statement")
         check_eq(checks[("state", 1)]["unavailable_evidence"], [gone], "the unavailable citation")
+
+    # ---------------------------------------------------------------------------------------------
+    # Work continuity (RFC 1223): contract, prepare-current, commit, acknowledge, outcome.
+
+    W = "project:contract-work"
+    objective = "Add safe auto-refresh to the handoff report."
+
+    def claim(text, evidence=()):
+        return {"text": text, "basis": "verified" if evidence else "declared", "evidence": list(evidence)}
+
+    def work_contract(**changes):
+        return dict({"schema": "powercontext.work-contract.v1", "trust": "untrusted_input",
+                     "objective": objective, "facts": [claim("Polling exists.", [source_citation("w-log")]),
+                                                       claim("The user wants drafts kept.")],
+                     "in_scope": ["frontend polling"], "exclusions": ["Handoff Core"],
+                     "completion_criteria": ["focused tests pass"], "authorization_notes": [],
+                     "open_questions": []}, **changes)
+
+    def current_work(**changes):
+        return dict({"schema": "powercontext.current-work-handoff.v1", "trust": "untrusted_input",
+                     "objective": objective,
+                     "state": [claim("Polling is implemented.", [source_citation("w-log")]),
+                               claim("A switching test still fails.")],
+                     "disposition": "continuable", "next_action": claim("Fix the frozen-selection comparison."),
+                     "omissions": ["Remote CI is unavailable."]}, **changes)
+
+    def work_receipt(reply, kind, source_id):
+        check_eq(reply["kind"], kind, "WorkSourceReceipt.kind")
+        check_eq(reply["source"], {"name": "content", "source_id": source_id}, "WorkSourceReceipt.source")
+
+    @story.step("work/contracts/create: 202 a Work Contract as exact Source evidence; a retry answers the first")
+    def work_contract_create():
+        capture(a, W, "w-log", "Agent A: polling works; the switching test fails.")
+        body = {"scope_id": W, "source_id": "w-contract", "contract": work_contract()}
+        first = a.call("POST", "/v1/work/contracts/create", body, expect=202)
+        work_receipt(first, "work-contract", "w-contract")
+        again = a.call("POST", "/v1/work/contracts/create", body, expect=202)
+        check_eq(again["position"], first["position"], "the same source_id and content again")
+        check_eq(again["content_digest"], first["content_digest"], "the same digest")
+        story.state["w_contract"] = True
+
+    @story.step("work/contracts/create: 422 for claims whose basis disagrees with evidence or a bad shape; "
+                "404 for evidence not in the scope; 409 for other content under the same source_id")
+    def work_contract_errors():
+        story.need("w_contract", "work/contracts/create: 202 a Work Contract as exact Source evidence; "
+                                 "a retry answers the first")
+        base = {"scope_id": W, "source_id": "w-contract-2"}
+        unverified = work_contract(facts=[dict(claim("x"), basis="verified")])
+        expect_error(a.call("POST", "/v1/work/contracts/create", dict(base, contract=unverified), expect=422,
+                            code="invalid_request", bad="semantic"), "invalid_request")
+        declared = work_contract(facts=[dict(claim("x", [source_citation("w-log")]), basis="declared")])
+        expect_error(a.call("POST", "/v1/work/contracts/create", dict(base, contract=declared), expect=422,
+                            code="invalid_request", bad="semantic"), "invalid_request")
+        expect_error(a.call("POST", "/v1/work/contracts/create", dict(base, contract=work_contract(note="x")),
+                            expect=422, code="invalid_request", bad="schema"), "invalid_request")
+        foreign = work_contract(facts=[claim("x", [source_citation("no-such-source")])])
+        expect_error(a.call("POST", "/v1/work/contracts/create", dict(base, contract=foreign), expect=404,
+                            code="not_found", bad="semantic"), "not_found")
+        expect_error(a.call("POST", "/v1/work/contracts/create",
+                            {"scope_id": W, "source_id": "w-contract", "contract": work_contract(objective="Other.")},
+                            expect=409, code="source_conflict", bad="semantic"), "source_conflict")
+
+    @story.step("work/handoffs/prepare-current: 200 the boundary Source and an uncommitted Prepared Handoff citing it")
+    def work_prepare_current():
+        reply = a.call("POST", "/v1/work/handoffs/prepare-current",
+                       {"scope_id": W, "source_id": "w-boundary", "handoff": current_work()}, expect=200)
+        work_receipt(reply["boundary"], "handoff-boundary", "w-boundary")
+        handoff = reply["handoff"]
+        boundary = source_citation("w-boundary")
+        for st_item in handoff["content"]["state"] + [handoff["content"]["next_action"]]:
+            check_eq(st_item["citations"][0], boundary, "every statement cites the boundary first")
+        check_eq(handoff["content"]["state"][0]["citations"][1], source_citation("w-log"),
+                 "a verified claim keeps its evidence")
+        latest = a.call("POST", "/v1/handoff/continue", {"scope_id": W, "selection": "latest"}, expect=200)
+        check_eq(latest["status"], "empty", "prepare-current commits nothing")
+        story.state["w_prepared"] = handoff
+        expect_error(a.call("POST", "/v1/work/handoffs/prepare-current",
+                            {"scope_id": W, "source_id": "w-boundary-2",
+                             "handoff": current_work(state=[claim("x", [source_citation("no-such-source")])])},
+                            expect=404, code="not_found", bad="semantic"), "not_found")
+        expect_error(a.call("POST", "/v1/work/handoffs/prepare-current",
+                            {"scope_id": W, "source_id": "w-boundary-2", "handoff": current_work(state=[])},
+                            expect=422, code="invalid_request", bad="schema"), "invalid_request")
+        expect_error(a.call("POST", "/v1/work/handoffs/prepare-current",
+                            {"scope_id": W, "source_id": "w-boundary",
+                             "handoff": current_work(objective="Another objective.")},
+                            expect=409, code="source_conflict", bad="semantic"), "source_conflict")
+
+    @story.step("work/handoffs/acknowledge: exact and prepared receipts; accepted needs every check confirmed; "
+                "never latest")
+    def work_acknowledge():
+        prepared = story.need("w_prepared", "work/handoffs/prepare-current: 200 the boundary Source and an "
+                                            "uncommitted Prepared Handoff citing it")
+        committed = a.call("POST", "/v1/handoff/commit", {"scope_id": W, "handoff": prepared}, expect=200)
+        revision = committed["reference"]
+        checks = {"live_state": "confirmed", "capability": "confirmed", "authorization": "confirmed"}
+        ack = {"scope_id": W, "source_id": "w-receipt", "receiver": "agent-b", "status": "accepted",
+               "selection": "exact", "revision": revision, "receiver_checks": checks}
+        expect_error(a.call("POST", "/v1/work/handoffs/acknowledge",
+                            dict(ack, receiver_checks=dict(checks, capability="insufficient")),
+                            expect=422, code="invalid_request", bad="semantic"), "invalid_request")
+        expect_error(a.call("POST", "/v1/work/handoffs/acknowledge", dict(ack, selection="latest", revision=None),
+                            expect=422, code="invalid_request", bad="schema"), "invalid_request")
+        expect_error(a.call("POST", "/v1/work/handoffs/acknowledge",
+                            dict(ack, revision=dict(revision, revision=99)),
+                            expect=404, code="not_found", bad="semantic"), "not_found")
+        reply = a.call("POST", "/v1/work/handoffs/acknowledge", ack, expect=200)
+        work_receipt(reply["receipt"], "handoff-receipt", "w-receipt")
+        check_eq(reply["resolution"]["selected_revision"], revision, "the receipt's exact revision")
+        check_eq(reply["resolution"]["selection"], "exact", "resolution.selection")
+        expect_error(a.call("POST", "/v1/work/handoffs/acknowledge", dict(ack, receiver="someone-else"),
+                            expect=409, code="source_conflict", bad="semantic"), "source_conflict")
+        clarify = a.call("POST", "/v1/work/handoffs/acknowledge",
+                         {"scope_id": W, "source_id": "w-receipt-prepared", "receiver": "agent-c",
+                          "status": "needs_clarification", "selection": "prepared", "prepared": prepared,
+                          "message": "The failure log is not cited."}, expect=200)
+        check_eq(clarify["resolution"]["selection"], "prepared", "a prepared receipt")
+        story.state["w_receipt"] = True
+
+    @story.step("work/outcomes/record: 202 linked to the accepted exact receipt; 422 for any other receipt; "
+                "404 for none")
+    def work_outcome():
+        story.need("w_receipt", "work/handoffs/acknowledge: exact and prepared receipts; accepted needs every "
+                                "check confirmed; never latest")
+        outcome = {"schema": "powercontext.task-outcome.v1", "trust": "untrusted_observation",
+                   "objective": objective, "status": "partial", "summary": "Refresh works; docs build timed out.",
+                   "handoff_receipt_ref": {"name": "content", "source_id": "w-receipt"},
+                   "observations": [claim("Drafts are kept.")],
+                   "checks": [{"name": "make docs-test", "status": "timed_out", "basis": "declared",
+                               "evidence": []}],
+                   "produced_artifacts": [], "remaining_work": ["Run make docs-test again."]}
+        body = {"scope_id": W, "source_id": "w-outcome"}
+        for other in ("w-receipt-prepared", "w-boundary"):
+            expect_error(a.call("POST", "/v1/work/outcomes/record",
+                                dict(body, outcome=dict(outcome, handoff_receipt_ref={"name": "content",
+                                                                                      "source_id": other})),
+                                expect=422, code="invalid_request", bad="semantic"), "invalid_request")
+        expect_error(a.call("POST", "/v1/work/outcomes/record",
+                            dict(body, outcome=dict(outcome, handoff_receipt_ref={"name": "content",
+                                                                                  "source_id": "nothing"})),
+                            expect=404, code="not_found", bad="semantic"), "not_found")
+        expect_error(a.call("POST", "/v1/work/outcomes/record", dict(body, outcome=dict(outcome, status="done")),
+                            expect=422, code="invalid_request", bad="schema"), "invalid_request")
+        reply = a.call("POST", "/v1/work/outcomes/record", dict(body, outcome=outcome), expect=202)
+        work_receipt(reply, "task-outcome", "w-outcome")
+        expect_error(a.call("POST", "/v1/work/outcomes/record",
+                            dict(body, outcome=dict(outcome, summary="Something else.")),
+                            expect=409, code="source_conflict", bad="semantic"), "source_conflict")
 
     # ---------------------------------------------------------------------------------------------
     # Capability errors of search on the bare server.

@@ -17,6 +17,7 @@ const expectedTools = [
   'list_memory_entries', 'get_memory_entry', 'list_memory_changes', 'capture_content_source',
   'ingest_source', 'flush_memory', 'get_last_flush', 'run_daily_review', 'prepare_handoff', 'finalize_handoff', 'commit_handoff',
   'continue_handoff', 'activate_handoff', 'read_handoff', 'list_scopes',
+  'create_work_contract', 'handoff_current_work', 'acknowledge_handoff', 'record_task_outcome',
   'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
 ];
@@ -116,6 +117,38 @@ async function exercise(transport, label) {
   assert.equal(resumed.data.content.next_action.text, 'Wire the CSV validator.');
   const shown = await call('read_handoff', { scope_key });
   assert.ok(shown.data.text.includes('Wire the CSV validator.'), shown.text);
+
+  // Work continuity (RFC 1223): contract, prepare-current, commit, acknowledge, outcome.
+  const claim = (text, ev = []) => ({ text, basis: ev.length ? 'verified' : 'declared', evidence: ev });
+  const contract = await call('create_work_contract', { scope_id, source_id: 'w-contract', contract: {
+    schema: 'powercontext.work-contract.v1', trust: 'untrusted_input', objective: 'Ship the importer.',
+    facts: [claim('It reads the nightly export.', evidence)], in_scope: ['the importer'], exclusions: [],
+    completion_criteria: ['contract tests pass'], authorization_notes: [], open_questions: [] } });
+  assert.ok(contract.ok, contract.text);
+  assert.equal(contract.data.kind, 'work-contract');
+  const current = await call('handoff_current_work', { scope_id, source_id: 'w-boundary', handoff: {
+    schema: 'powercontext.current-work-handoff.v1', trust: 'untrusted_input', objective: 'Ship the importer.',
+    state: [claim('The reader is done.', evidence)], disposition: 'continuable',
+    next_action: claim('Wire the CSV validator.'), omissions: [] } });
+  assert.ok(current.ok, current.text);
+  assert.equal(current.data.boundary.kind, 'handoff-boundary');
+  const milestone = await call('commit_handoff', { scope_id, handoff: current.data.handoff });
+  assert.ok(milestone.ok, milestone.text);
+  const ack = { scope_id, source_id: 'w-receipt', receiver: 'sdk-agent', status: 'accepted', selection: 'exact',
+                revision: milestone.data.reference,
+                receiver_checks: { live_state: 'confirmed', capability: 'confirmed', authorization: 'not_checked' } };
+  const unchecked = await call('acknowledge_handoff', ack);
+  assert.equal(unchecked.data.error.code, 'invalid_request');
+  ack.receiver_checks.authorization = 'confirmed';
+  const accepted = await call('acknowledge_handoff', ack);
+  assert.ok(accepted.ok, accepted.text);
+  assert.equal(accepted.data.receipt.kind, 'handoff-receipt');
+  const outcome = await call('record_task_outcome', { scope_id, source_id: 'w-outcome', outcome: {
+    schema: 'powercontext.task-outcome.v1', trust: 'untrusted_observation', objective: 'Ship the importer.',
+    status: 'succeeded', summary: 'The validator is wired.', handoff_receipt_ref: accepted.data.receipt.source,
+    observations: [claim('Contract tests pass.')], checks: [], produced_artifacts: [], remaining_work: [] } });
+  assert.ok(outcome.ok, outcome.text);
+  assert.equal(outcome.data.kind, 'task-outcome');
 
   const prepared = await call('prepare_context', { scope_id, query: 'contract tests', max_bytes: 3000 });
   assert.ok(prepared.ok, prepared.text);

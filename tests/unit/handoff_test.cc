@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "service/flush/source_service.h"
+#include "service/handoff/handoff_content.h"
 #include "service/handoff/handoff_draft.h"
 #include "service/handoff/handoff_service.h"
 #include "store/sqlite/sqlite_handoff.h"
@@ -32,23 +33,6 @@ class ScriptedExtractor final : public Extractor {
   std::deque<std::string> answers;
   std::vector<ExtractionRequest> requests;
 };
-
-HandoffCitation SourceCite(const std::string& id) {
-  HandoffCitation c;
-  c.kind = HandoffCitationKind::kSource;
-  c.source_name = kContentSourceName;
-  c.source_id = id;
-  return c;
-}
-
-HandoffCitation MemoryCite(const Citation& m) {
-  HandoffCitation c;
-  c.kind = HandoffCitationKind::kMemory;
-  c.artifact = m.memory;
-  c.entry_id = m.entry_id;
-  c.entry_version_id = m.entry_version_id;
-  return c;
-}
 
 class HandoffTest : public ::testing::Test {
  protected:
@@ -85,7 +69,8 @@ TEST_F(HandoffTest, FinalizeCommitContinue) {
   Citation fact = Remember("Error mapping lives in src/parse/errors.cc.");
   AddSource("chat-1", "I changed the error mapping of the parser.");
   HandoffContent draft = Content("Complete parser error handling.",
-                                 {MemoryCite(fact), SourceCite("chat-1")}, SourceCite("chat-1"));
+                                 {MemoryHandoffCitation(fact), SourceHandoffCitation("chat-1")},
+                                 SourceHandoffCitation("chat-1"));
   auto prepared = handoffs.Finalize(scope, draft);
   PC_ASSERT_OK(prepared);
   EXPECT_EQ(prepared->scope_id, scope);
@@ -129,7 +114,7 @@ TEST_F(HandoffTest, FinalizeCommitContinue) {
   EXPECT_EQ(latest->current_revision, committed->handoff.ref);
   ASSERT_EQ(latest->checks.size(), 2u);
   ASSERT_EQ(latest->checks[0].unavailable.size(), 1u);
-  EXPECT_EQ(latest->checks[0].unavailable[0], MemoryCite(fact));
+  EXPECT_EQ(latest->checks[0].unavailable[0], MemoryHandoffCitation(fact));
   EXPECT_TRUE(latest->checks[1].unavailable.empty());
 
   // Exact: the same revision; an unknown one is a 404.
@@ -148,7 +133,8 @@ TEST_F(HandoffTest, FinalizeCommitContinue) {
             Code::kInvalidArgument);
 
   // The next finalize is based on the head.
-  auto second = handoffs.Finalize(scope, Content("Release the parser.", {SourceCite("chat-1")}));
+  auto second =
+      handoffs.Finalize(scope, Content("Release the parser.", {SourceHandoffCitation("chat-1")}));
   PC_ASSERT_OK(second);
   EXPECT_EQ(second->base, committed->handoff.ref);
   auto two = handoffs.Commit(scope, *second);
@@ -168,12 +154,12 @@ TEST_F(HandoffTest, EmptyAndRefused) {
   EXPECT_FALSE(unknown->content);
 
   // Citations must resolve in the scope.
-  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {SourceCite("nope")})).status().code(),
+  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {SourceHandoffCitation("nope")})).status().code(),
             Code::kNotFound);
   Citation fact = Remember("A fact.");
   Citation forged = fact;
   forged.entry_version_id = "env_00000000000000000000000000";
-  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {MemoryCite(forged)})).status().code(),
+  EXPECT_EQ(handoffs.Finalize(scope, Content("x", {MemoryHandoffCitation(forged)})).status().code(),
             Code::kNotFound);
   HandoffCitation later;
   later.kind = HandoffCitationKind::kArtifact;
@@ -181,18 +167,18 @@ TEST_F(HandoffTest, EmptyAndRefused) {
   later.artifact.revision = 5;
   EXPECT_EQ(handoffs.Finalize(scope, Content("x", {later})).status().code(), Code::kNotFound);
   // Shape: no state, an uncited statement, a blank objective, too many citations.
-  HandoffContent bad = Content("x", {MemoryCite(fact)});
+  HandoffContent bad = Content("x", {MemoryHandoffCitation(fact)});
   bad.state.clear();
   EXPECT_EQ(handoffs.Finalize(scope, bad).status().code(), Code::kInvalidArgument);
   bad = Content("x", {});
   EXPECT_EQ(handoffs.Finalize(scope, bad).status().code(), Code::kInvalidArgument);
-  bad = Content(" ", {MemoryCite(fact)});
+  bad = Content(" ", {MemoryHandoffCitation(fact)});
   EXPECT_EQ(handoffs.Finalize(scope, bad).status().code(), Code::kInvalidArgument);
-  bad = Content("x", std::vector<HandoffCitation>(33, MemoryCite(fact)));
+  bad = Content("x", std::vector<HandoffCitation>(33, MemoryHandoffCitation(fact)));
   EXPECT_EQ(handoffs.Finalize(scope, bad).status().code(), Code::kInvalidArgument);
   // A prepared handoff of another scope is not this scope's.
   std::string other = f.NewScope("project:other");
-  auto prepared = handoffs.Finalize(scope, Content("x", {MemoryCite(fact)}));
+  auto prepared = handoffs.Finalize(scope, Content("x", {MemoryHandoffCitation(fact)}));
   PC_ASSERT_OK(prepared);
   EXPECT_EQ(handoffs.Commit(other, *prepared).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(handoffs.Continue({other, HandoffSelection::kPrepared, *prepared, std::nullopt})
@@ -214,8 +200,10 @@ TEST_F(HandoffTest, EmptyAndRefused) {
 TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   Citation fact = Remember("The importer reads CSV.");
   AddSource("chat-1", "Validation is missing.");
-  PrepareHandoffRequest req{
-      scope, "Add the CSV validator.", {MemoryCite(fact), SourceCite("chat-1")}, 8000};
+  PrepareHandoffRequest req{scope,
+                            "Add the CSV validator.",
+                            {MemoryHandoffCitation(fact), SourceHandoffCitation("chat-1")},
+                            8000};
   model.answers = {R"({"state":[{"text":"The importer reads CSV.","evidence":["C1"]},
                                {"text":"Validation is missing.","evidence":["C2","C1"]}],
                       "disposition":"continuable",
@@ -225,10 +213,12 @@ TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   PC_ASSERT_OK(draft);
   EXPECT_EQ(draft->objective, "Add the CSV validator.");
   ASSERT_EQ(draft->state.size(), 2u);
-  EXPECT_EQ(draft->state[0].citations, std::vector<HandoffCitation>{MemoryCite(fact)});
-  EXPECT_EQ(draft->state[1].citations,
-            (std::vector<HandoffCitation>{SourceCite("chat-1"), MemoryCite(fact)}));
-  EXPECT_EQ(draft->next_action->citations, std::vector<HandoffCitation>{SourceCite("chat-1")});
+  EXPECT_EQ(draft->state[0].citations, std::vector<HandoffCitation>{MemoryHandoffCitation(fact)});
+  EXPECT_EQ(
+      draft->state[1].citations,
+      (std::vector<HandoffCitation>{SourceHandoffCitation("chat-1"), MemoryHandoffCitation(fact)}));
+  EXPECT_EQ(draft->next_action->citations,
+            std::vector<HandoffCitation>{SourceHandoffCitation("chat-1")});
   ASSERT_EQ(model.requests.size(), 1u);
   EXPECT_NE(model.requests[0].input_json.find("Validation is missing."), std::string::npos);
   EXPECT_EQ(HandoffHead(), 0) << "prepare writes nothing";
@@ -248,10 +238,10 @@ TEST_F(HandoffTest, PrepareChecksTheModelsDraft) {
   model.answers.clear();
   EXPECT_EQ(handoffs.Prepare(req).status().code(), Code::kProviderUnavailable);
   // Evidence must resolve; limits hold; no provider is 503.
-  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("nope")}, 8000}).status().code(),
+  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceHandoffCitation("nope")}, 8000}).status().code(),
             Code::kNotFound);
   EXPECT_EQ(handoffs.Prepare({scope, "x", {}, 8000}).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceCite("chat-1")}, 511}).status().code(),
+  EXPECT_EQ(handoffs.Prepare({scope, "x", {SourceHandoffCitation("chat-1")}, 511}).status().code(),
             Code::kInvalidArgument);
   HandoffService without{*f.store, nullptr};
   EXPECT_EQ(without.Prepare(req).status().code(), Code::kCapabilityUnavailable);
@@ -265,7 +255,7 @@ TEST_F(HandoffTest, DraftsAreCutToMaxBytes) {
               R"( says something rather long about the state of the work.","evidence":["C1"]})";
   answer += R"(],"disposition":"blocked","next_action":null,"omissions":[]})";
   model.answers = {answer};
-  auto draft = handoffs.Prepare({scope, "Keep it short.", {SourceCite("chat-1")}, 1024});
+  auto draft = handoffs.Prepare({scope, "Keep it short.", {SourceHandoffCitation("chat-1")}, 1024});
   PC_ASSERT_OK(draft);
   EXPECT_LE(HandoffContentText(*draft).size(), 1024u);
   EXPECT_LT(draft->state.size(), 40u);
@@ -286,7 +276,8 @@ TEST_F(HandoffTest, ActivateConsumesABoundaryOnce) {
   EXPECT_EQ(a->previous_position, 0);
   EXPECT_EQ(a->current_position, 2);
   ASSERT_TRUE(a->draft);
-  EXPECT_EQ(a->draft->state[0].citations[0], SourceCite("s2")) << "the boundary is shown first";
+  EXPECT_EQ(a->draft->state[0].citations[0], SourceHandoffCitation("s2"))
+      << "the boundary is shown first";
   // The same boundary, or an earlier one: ignored, no model call.
   auto again = handoffs.Activate(req);
   PC_ASSERT_OK(again);

@@ -14,6 +14,9 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
     return s.ok() ? s : Status(s.code(), s.message()).WithDetail("field", at + field);
   };
   PC_RETURN_IF_ERROR(named(CheckKind(in.kind), "kind"));
+  if (in.kind == kReceiptSourceKind)
+    return InvalidArgument("kind handoff-receipt is recorded only by acknowledge_handoff")
+        .WithDetail("field", at + "kind");
   if (!in.purpose.empty() && in.purpose != kPurposeMemory && in.purpose != kPurposeArchive)
     return InvalidArgument(
                "purpose must be memory (the default: extraction reads it) or archive "
@@ -38,6 +41,34 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
     return TooLarge("at most " + std::to_string(kMaxSourceBatch) + " sources per request")
         .WithDetail("field", "sources");
   for (size_t i = 0; i < inputs.size(); ++i) PC_RETURN_IF_ERROR(Check(inputs[i], i, inputs.size()));
+  return Append(scope_id, inputs);
+}
+
+Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
+                                                   const SourceInput& input) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  SourceInput checked = input;
+  checked.kind = "work-record";  // any kind but the reserved one: the rest of the checks
+  PC_RETURN_IF_ERROR(Check(checked, 0, 1));
+  PC_ASSIGN_OR_RETURN(std::vector<SourceOutcome> out, Append(scope_id, {input}));
+  return std::move(out[0]);
+}
+
+Result<std::optional<Source>> SourceService::Find(const std::string& scope_id,
+                                                  const std::string& public_id) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  std::optional<Source> found;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(found, txn.FindSourceByPublicId(memory->scope_id, public_id));
+    return Status::Ok();
+  }));
+  return found;
+}
+
+Result<std::vector<SourceOutcome>> SourceService::Append(const std::string& scope_id,
+                                                         const std::vector<SourceInput>& inputs) {
   std::vector<SourceOutcome> out;
   PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created

@@ -17,6 +17,9 @@ inline constexpr size_t kDefaultMaxSourceBytes = 256 * 1024;
 inline constexpr size_t kMaxSourceBatch = 100;  // sources in one batch request
 inline constexpr size_t kMaxSourceMetadataBytes = 16 * 1024;
 inline constexpr size_t kMaxIdempotencyKeyBytes = 256;
+// The kind of a Handoff Receipt (RFC 1223): only the work service writes it (AddWorkRecord), so
+// a Task Outcome that links a receipt links one the server recorded, never one a caller forged.
+inline constexpr const char* kReceiptSourceKind = "handoff-receipt";
 
 struct SourceInput {
   std::string kind;
@@ -45,11 +48,17 @@ class SourceService {
   // Appends the inputs in order, in one transaction: all of them or (on any error) none.
   Result<std::vector<SourceOutcome>> Add(const std::string& scope_id,
                                          const std::vector<SourceInput>& inputs);
+  // One Work record (service/work): as Add, and the only way to write kReceiptSourceKind.
+  Result<SourceOutcome> AddWorkRecord(const std::string& scope_id, const SourceInput& input);
+  // The scope's source the caller knows by `public_id` (nullopt: none, or no such scope).
+  Result<std::optional<Source>> Find(const std::string& scope_id, const std::string& public_id);
   // Positions after `after`, in order.
   Result<SourcesPage> List(const std::string& scope_id, int64_t after, int limit);
 
  private:
   Status Check(const SourceInput& in, size_t index, size_t count) const;
+  Result<std::vector<SourceOutcome>> Append(const std::string& scope_id,
+                                            const std::vector<SourceInput>& inputs);
   Store& store_;
   size_t max_source_bytes_;
 };

@@ -29,7 +29,27 @@ bool IsRefPart(const std::string& s) {
          std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x21 && c <= 0x7E; });
 }
 
-Status CheckCitation(const HandoffCitation& c, const std::string& field) {
+Status CheckStatement(const HandoffStatement& st, const std::string& field) {
+  PC_RETURN_IF_ERROR(CheckHandoffText(field + ".text", st.text));
+  if (st.citations.empty() || st.citations.size() > kMaxHandoffCitations)
+    return FieldError(
+        field + ".citations",
+        field + ".citations must hold 1 to " + std::to_string(kMaxHandoffCitations) + " citations");
+  for (size_t i = 0; i < st.citations.size(); ++i)
+    PC_RETURN_IF_ERROR(
+        CheckHandoffCitation(st.citations[i], field + ".citations[" + std::to_string(i) + "]"));
+  return Status::Ok();
+}
+
+std::string Cites(const std::vector<HandoffCitation>& cs) {
+  std::string out;
+  for (const HandoffCitation& c : cs) out += (out.empty() ? " [" : ", ") + HandoffCitationText(c);
+  return out.empty() ? out : out + "]";
+}
+
+}  // namespace
+
+Status CheckHandoffCitation(const HandoffCitation& c, const std::string& field) {
   switch (c.kind) {
     case HandoffCitationKind::kSource:
       if (c.source_name.empty() || c.source_id.empty() || !IsValidUtf8(c.source_id) ||
@@ -46,26 +66,6 @@ Status CheckCitation(const HandoffCitation& c, const std::string& field) {
   }
   return Status::Ok();
 }
-
-Status CheckStatement(const HandoffStatement& st, const std::string& field) {
-  PC_RETURN_IF_ERROR(CheckHandoffText(field + ".text", st.text));
-  if (st.citations.empty() || st.citations.size() > kMaxHandoffCitations)
-    return FieldError(
-        field + ".citations",
-        field + ".citations must hold 1 to " + std::to_string(kMaxHandoffCitations) + " citations");
-  for (size_t i = 0; i < st.citations.size(); ++i)
-    PC_RETURN_IF_ERROR(
-        CheckCitation(st.citations[i], field + ".citations[" + std::to_string(i) + "]"));
-  return Status::Ok();
-}
-
-std::string Cites(const std::vector<HandoffCitation>& cs) {
-  std::string out;
-  for (const HandoffCitation& c : cs) out += (out.empty() ? " [" : ", ") + HandoffCitationText(c);
-  return out.empty() ? out : out + "]";
-}
-
-}  // namespace
 
 Status CheckHandoffText(const std::string& field, const std::string& text) {
   PC_RETURN_IF_ERROR(CheckText(field, text, kMaxHandoffTextBytes));
@@ -88,7 +88,7 @@ Status CheckHandoffEvidence(const std::vector<HandoffCitation>& evidence, size_t
     return FieldError("evidence", "evidence must hold " + std::to_string(min) + " to " +
                                       std::to_string(kMaxHandoffEvidence) + " citations");
   for (size_t i = 0; i < evidence.size(); ++i)
-    PC_RETURN_IF_ERROR(CheckCitation(evidence[i], "evidence[" + std::to_string(i) + "]"));
+    PC_RETURN_IF_ERROR(CheckHandoffCitation(evidence[i], "evidence[" + std::to_string(i) + "]"));
   return Status::Ok();
 }
 
@@ -142,9 +142,26 @@ Status CheckHandoffContent(const HandoffContent& c, const std::string& at) {
     const std::string f = at + "omissions[" + std::to_string(i) + "]";
     PC_RETURN_IF_ERROR(CheckHandoffText(f + ".text", c.omissions[i].text));
     if (c.omissions[i].citation)
-      PC_RETURN_IF_ERROR(CheckCitation(*c.omissions[i].citation, f + ".citation"));
+      PC_RETURN_IF_ERROR(CheckHandoffCitation(*c.omissions[i].citation, f + ".citation"));
   }
   return Status::Ok();
+}
+
+HandoffCitation SourceHandoffCitation(const std::string& source_id) {
+  HandoffCitation c;
+  c.kind = HandoffCitationKind::kSource;
+  c.source_name = kContentSourceName;
+  c.source_id = source_id;
+  return c;
+}
+
+HandoffCitation MemoryHandoffCitation(const Citation& m) {
+  HandoffCitation c;
+  c.kind = HandoffCitationKind::kMemory;
+  c.artifact = m.memory;
+  c.entry_id = m.entry_id;
+  c.entry_version_id = m.entry_version_id;
+  return c;
 }
 
 }  // namespace pc

@@ -30,9 +30,15 @@ std::string HandoffText(const Handoff& h);
 // A citation as one short string: memory/mem_…@R#ent_…@env_…, handoff/hnd_…@R, source:content/ID.
 std::string HandoffCitationText(const HandoffCitation& c);
 
+// A citation of the scope's content source the caller knows as `source_id`; of an entry version.
+HandoffCitation SourceHandoffCitation(const std::string& source_id);
+HandoffCitation MemoryHandoffCitation(const Citation& c);
+
 // The checks the requests share; errors name `field`.
 Status CheckHandoffText(const std::string& field, const std::string& text);  // a claim's text
 Status CheckHandoffRef(const MemoryRef& r, const std::string& field);
+// One citation's shape (a source_ref, an artifact_ref or a memory_citation).
+Status CheckHandoffCitation(const HandoffCitation& c, const std::string& field);
 // `evidence` holds min to kMaxHandoffEvidence well-formed citations.
 Status CheckHandoffEvidence(const std::vector<HandoffCitation>& evidence, size_t min);
 Status CheckHandoffMaxBytes(int64_t max_bytes);

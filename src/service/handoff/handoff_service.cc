@@ -181,6 +181,12 @@ Status CheckSameScope(ReadTxn& txn, const std::string& named, const Artifact& me
 
 }  // namespace
 
+const char* HandoffSelectionName(HandoffSelection s) {
+  return s == HandoffSelection::kPrepared ? "prepared"
+         : s == HandoffSelection::kExact  ? "exact"
+                                          : "latest";
+}
+
 Result<std::optional<Handoff>> LatestHandoff(ReadTxn& txn, const std::string& scope_id) {
   PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, txn.FindDefaultArtifact(scope_id, kHandoffFamily));
   if (!a || a->head_revision == 0) return std::optional<Handoff>();
@@ -222,11 +228,7 @@ Status ShowWindow(ReadTxn& txn, const Heads& h, const std::vector<HandoffCitatio
                       txn.ListSources(h.memory.scope_id, from, static_cast<int>(boundary - from)));
   std::vector<HandoffCitation> all;
   for (auto it = window.rbegin(); it != window.rend(); ++it) {
-    HandoffCitation c;
-    c.kind = HandoffCitationKind::kSource;
-    c.source_name = kContentSourceName;
-    c.source_id = it->idempotency_key.value_or(it->source_id);
-    all.push_back(std::move(c));
+    all.push_back(SourceHandoffCitation(it->idempotency_key.value_or(it->source_id)));
   }
   for (const HandoffCitation& c : evidence)
     if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
@@ -483,6 +485,25 @@ Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest&
     return Status::Ok();
   }));
   return out;
+}
+
+Status HandoffService::CheckEvidence(const std::string& scope_id,
+                                     const std::vector<NamedCitation>& evidence) {
+  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  for (const NamedCitation& n : evidence)
+    PC_RETURN_IF_ERROR(CheckHandoffCitation(n.citation, n.field));
+  if (evidence.empty()) return Status::Ok();
+  return store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    if (!memory)
+      return NotFound(evidence[0].field + " (" + HandoffCitationText(evidence[0].citation) +
+                      ") does not resolve: the scope has nothing yet")
+          .WithDetail("field", evidence[0].field);
+    PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(*memory)));
+    for (const NamedCitation& n : evidence)
+      PC_RETURN_IF_ERROR(MustResolve(txn, h, n.citation, n.field));
+    return Status::Ok();
+  });
 }
 
 Result<Handoff> HandoffService::Get(const std::string& scope_id, std::optional<int64_t> revision) {

@@ -60,6 +60,7 @@ struct CommittedHandoff {
 };
 
 enum class HandoffSelection { kPrepared, kExact, kLatest };
+const char* HandoffSelectionName(HandoffSelection s);  // prepared, exact, latest
 
 struct ContinueHandoffRequest {
   std::string scope_id;
@@ -81,6 +82,12 @@ struct HandoffResolution {
   std::vector<HandoffEvidenceCheck> checks;
 };
 
+// A citation and the request field that holds it (for the error that names it).
+struct NamedCitation {
+  std::string field;
+  HandoffCitation citation;
+};
+
 struct HandoffPage {
   std::vector<Handoff> items;  // newest first
   std::optional<std::string> next_cursor;
@@ -97,6 +104,9 @@ class HandoffService {
   Result<CommittedHandoff> Commit(const std::string& scope_id, const PreparedHandoff& prepared,
                                   const std::string& actor = "api");
   Result<HandoffResolution> Continue(const ContinueHandoffRequest& req);
+  // Every citation resolves in the scope, as finalize resolves a draft's (404 naming the field of
+  // the first that does not, also when the scope does not exist). Reads only.
+  Status CheckEvidence(const std::string& scope_id, const std::vector<NamedCitation>& evidence);
 
   // Our read routes: the latest revision, or `revision`; 404 when the scope has none (or not that
   // one).

@@ -1,0 +1,186 @@
+#include "service/work/work_service.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/sha256.h"
+#include "common/utf8.h"
+#include "service/core/validation.h"
+#include "service/handoff/handoff_content.h"
+#include "service/work/work_checks.h"
+#include "service/work/work_receipt.h"
+
+namespace pc {
+namespace {
+
+Status FieldError(const std::string& field, const std::string& message) {
+  return InvalidArgument(message).WithDetail("field", field);
+}
+
+const char* SchemaOf(WorkKind k) {
+  switch (k) {
+    case WorkKind::kContract:
+      return "powercontext.work-contract.v1";
+    case WorkKind::kBoundary:
+      return "powercontext.current-work-handoff.v1";
+    case WorkKind::kReceipt:
+      return kReceiptSchema;
+    case WorkKind::kOutcome:
+      break;
+  }
+  return "powercontext.task-outcome.v1";
+}
+
+std::string KindMetadata(WorkKind k) {
+  return nlohmann::json{{"kind", WorkKindName(k)}, {"schema", SchemaOf(k)}}.dump();
+}
+
+// A claim as a handoff statement: the boundary first, then a verified claim's own evidence.
+HandoffStatement Statement(const WorkClaim& claim, const HandoffCitation& boundary) {
+  HandoffStatement st{claim.text, {boundary}};
+  st.citations.insert(st.citations.end(), claim.evidence.begin(), claim.evidence.end());
+  return st;
+}
+
+// The deterministic conversion (no model): every item cites the boundary source.
+HandoffContent BoundaryContent(const CurrentWork& w, const std::string& source_id) {
+  const HandoffCitation boundary = SourceHandoffCitation(source_id);
+  HandoffContent c;
+  c.objective = w.objective;
+  for (const WorkClaim& claim : w.state) c.state.push_back(Statement(claim, boundary));
+  c.disposition = w.disposition;
+  if (w.next_action) c.next_action = Statement(*w.next_action, boundary);
+  for (const std::string& o : w.omissions) c.omissions.push_back({o, boundary});
+  return c;
+}
+
+Status CheckInput(const WorkRecordInput& in) {
+  PC_RETURN_IF_ERROR(CheckScopeId(in.scope_id));
+  return CheckSourceId(in.source_id);
+}
+
+Status CheckOutcomeShape(const TaskOutcome& o, std::vector<NamedCitation>& resolve) {
+  PC_RETURN_IF_ERROR(CheckHandoffText("outcome.objective", o.objective));
+  PC_RETURN_IF_ERROR(CheckHandoffText("outcome.summary", o.summary));
+  PC_RETURN_IF_ERROR(CheckClaims(o.observations, "outcome.observations", true, resolve));
+  if (o.checks.size() > kMaxWorkItems)
+    return FieldError("outcome.checks", "outcome.checks holds more than 64 checks");
+  for (size_t i = 0; i < o.checks.size(); ++i) {
+    const std::string at = "outcome.checks[" + std::to_string(i) + "]";
+    PC_RETURN_IF_ERROR(CheckHandoffText(at + ".name", o.checks[i].name));
+    if (o.checks[i].details)
+      PC_RETURN_IF_ERROR(CheckHandoffText(at + ".details", *o.checks[i].details));
+    PC_RETURN_IF_ERROR(CheckClaimEvidence(o.checks[i].basis, o.checks[i].evidence,
+                                          kMaxCheckEvidence, at, resolve));
+  }
+  if (o.produced_artifacts.size() > kMaxProducedArtifacts)
+    return FieldError("outcome.produced_artifacts",
+                      "outcome.produced_artifacts holds more than 32 revisions");
+  for (size_t i = 0; i < o.produced_artifacts.size(); ++i) {
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kArtifact;
+    c.artifact = o.produced_artifacts[i];
+    resolve.push_back({"outcome.produced_artifacts[" + std::to_string(i) + "]", c});
+  }
+  return CheckTexts(o.remaining_work, "outcome.remaining_work", false);
+}
+
+Status CheckAcknowledgeShape(const AcknowledgeRequest& r) {
+  PC_RETURN_IF_ERROR(CheckScopeId(r.scope_id));
+  PC_RETURN_IF_ERROR(CheckSourceId(r.source_id));
+  const std::optional<size_t> chars = CountCodePoints(r.receiver);
+  if (!chars || *chars == 0 || *chars > 256 ||
+      r.receiver.find_first_not_of(" \t\r\n\f\v") == std::string::npos)
+    return FieldError("receiver", "receiver must be 1 to 256 characters of UTF-8, not blank");
+  if (r.selection == HandoffSelection::kLatest)
+    return FieldError("selection",
+                      "selection must be prepared or exact: a receipt acknowledges the exact "
+                      "handoff the receiver inspected, never latest");
+  if (r.message) PC_RETURN_IF_ERROR(CheckHandoffText("message", *r.message));
+  if (r.status == ReceiptStatus::kAccepted) {
+    if (!r.checks || !r.checks->AllConfirmed())
+      return FieldError("receiver_checks",
+                        "accepted needs receiver_checks with live_state, capability and "
+                        "authorization all confirmed");
+  } else if (!r.message) {
+    return FieldError("message",
+                      std::string(ReceiptStatusName(r.status)) + " needs a message that says why");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<WorkReceipt> WorkService::Store(WorkKind kind, const WorkRecordInput& in,
+                                       std::string metadata_json) {
+  SourceInput s{WorkKindName(kind), kPurposeArchive, in.content, std::move(metadata_json),
+                in.source_id};
+  PC_ASSIGN_OR_RETURN(SourceOutcome out, sources_.AddWorkRecord(in.scope_id, s));
+  std::string digest = "sha256:" + Sha256Hex(out.source.content);
+  return WorkReceipt{kind, std::move(out.source), std::move(digest)};
+}
+
+Result<WorkReceipt> WorkService::CreateContract(const WorkRecordInput& in, const WorkContract& c) {
+  PC_RETURN_IF_ERROR(CheckInput(in));
+  std::vector<NamedCitation> resolve;
+  PC_RETURN_IF_ERROR(CheckHandoffText("contract.objective", c.objective));
+  PC_RETURN_IF_ERROR(CheckClaims(c.facts, "contract.facts", false, resolve));
+  PC_RETURN_IF_ERROR(CheckTexts(c.in_scope, "contract.in_scope", true));
+  PC_RETURN_IF_ERROR(CheckTexts(c.exclusions, "contract.exclusions", false));
+  PC_RETURN_IF_ERROR(CheckTexts(c.completion_criteria, "contract.completion_criteria", true));
+  PC_RETURN_IF_ERROR(CheckTexts(c.authorization_notes, "contract.authorization_notes", false));
+  PC_RETURN_IF_ERROR(CheckTexts(c.open_questions, "contract.open_questions", false));
+  PC_RETURN_IF_ERROR(handoff_.CheckEvidence(in.scope_id, resolve));
+  return Store(WorkKind::kContract, in, KindMetadata(WorkKind::kContract));
+}
+
+Result<PreparedWork> WorkService::HandoffCurrent(const WorkRecordInput& in, const CurrentWork& w) {
+  PC_RETURN_IF_ERROR(CheckInput(in));
+  std::vector<NamedCitation> resolve;
+  PC_RETURN_IF_ERROR(CheckHandoffText("handoff.objective", w.objective));
+  PC_RETURN_IF_ERROR(CheckClaims(w.state, "handoff.state", true, resolve));
+  if (w.next_action) PC_RETURN_IF_ERROR(CheckClaim(*w.next_action, "handoff.next_action", resolve));
+  PC_RETURN_IF_ERROR(CheckTexts(w.omissions, "handoff.omissions", false));
+  const HandoffContent content = BoundaryContent(w, in.source_id);
+  PC_RETURN_IF_ERROR(CheckHandoffContent(content, "handoff."));
+  PC_RETURN_IF_ERROR(handoff_.CheckEvidence(in.scope_id, resolve));
+  PC_ASSIGN_OR_RETURN(WorkReceipt boundary,
+                      Store(WorkKind::kBoundary, in, KindMetadata(WorkKind::kBoundary)));
+  // The capture stands even if finalizing fails (RFC 1223: its receipt names the boundary).
+  PC_ASSIGN_OR_RETURN(PreparedHandoff prepared, handoff_.Finalize(in.scope_id, content));
+  return PreparedWork{std::move(boundary), std::move(prepared)};
+}
+
+Result<Acknowledgement> WorkService::Acknowledge(const AcknowledgeRequest& req) {
+  PC_RETURN_IF_ERROR(CheckAcknowledgeShape(req));
+  ContinueHandoffRequest cont{req.scope_id, req.selection, req.prepared, req.revision};
+  PC_ASSIGN_OR_RETURN(HandoffResolution resolution, handoff_.Continue(cont));
+  if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
+    return FieldError("status",
+                      "accepted needs every cited piece of evidence readable, and some is "
+                      "unavailable now: acknowledge needs_clarification with the reason instead");
+  const WorkRecordInput in{req.scope_id, req.source_id, ReceiptContent(req, resolution)};
+  PC_ASSIGN_OR_RETURN(WorkReceipt receipt, Store(WorkKind::kReceipt, in, ReceiptMetadata(req)));
+  return Acknowledgement{std::move(resolution), std::move(receipt)};
+}
+
+Status WorkService::CheckLinkedReceipt(const std::string& scope_id, const HandoffCitation& ref) {
+  const std::string field = "outcome.handoff_receipt_ref";
+  if (ref.source_name != kContentSourceName)
+    return FieldError(field + ".name", field + ".name must be \"content\"");
+  PC_ASSIGN_OR_RETURN(std::optional<Source> receipt, sources_.Find(scope_id, ref.source_id));
+  if (!receipt)
+    return NotFound("no Handoff Receipt \"" + CutUtf8(ref.source_id, 80) + "\" in this scope")
+        .WithDetail("field", field);
+  return CheckLinkable(*receipt, field);
+}
+
+Result<WorkReceipt> WorkService::RecordOutcome(const WorkRecordInput& in, const TaskOutcome& o) {
+  PC_RETURN_IF_ERROR(CheckInput(in));
+  std::vector<NamedCitation> resolve;
+  PC_RETURN_IF_ERROR(CheckOutcomeShape(o, resolve));
+  PC_RETURN_IF_ERROR(handoff_.CheckEvidence(in.scope_id, resolve));
+  if (o.receipt) PC_RETURN_IF_ERROR(CheckLinkedReceipt(in.scope_id, *o.receipt));
+  return Store(WorkKind::kOutcome, in, KindMetadata(WorkKind::kOutcome));
+}
+
+}  // namespace pc

@@ -1,0 +1,292 @@
+// Work continuity (RFC 1223, docs/work-continuity.md) through the service against the real store
+// (SQLite, and PostgreSQL as pg:*): a verified claim needs readable same-scope evidence; the
+// boundary becomes an uncommitted prepared handoff that cites it; a receipt is accepted only with
+// every receiver check confirmed and every citation readable, and never against latest; a Task
+// Outcome links only an accepted receipt of an exact revision; every refusal changes nothing.
+#include "service/work/work_service.h"
+
+#include <gtest/gtest.h>
+
+#include "common/sha256.h"
+#include "service/core/validation.h"
+#include "service/flush/source_service.h"
+#include "service/handoff/handoff_content.h"
+#include "service/handoff/handoff_service.h"
+#include "service/work/work_receipt.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+const ReceiverChecks kAllConfirmed{"confirmed", "confirmed", "confirmed"};
+
+class WorkTest : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  std::string scope = f.NewScope("project:work");
+  HandoffService handoffs{*f.store, nullptr};
+  SourceService sources{*f.store};
+  WorkService work{handoffs, sources};
+
+  Citation Remember(const std::string& text) {
+    auto w = f.memory->Remember({scope, "fact", text, "", "t", {}});
+    EXPECT_TRUE(w.ok()) << testing::Describe(w);
+    return *w->citation;
+  }
+  // What a refusal must leave as it was: the source log's end and the handoff head.
+  std::pair<int64_t, int64_t> Marks() {
+    auto page = sources.List(scope, 0, 1);
+    auto head = handoffs.Get(scope, std::nullopt);
+    return {page.ok() ? page->high_watermark : -1, head.ok() ? head->ref.revision : 0};
+  }
+  WorkContract Contract(std::vector<WorkClaim> facts) {
+    return WorkContract{"Add safe auto-refresh to the report.",
+                        std::move(facts),
+                        {"frontend polling"},
+                        {"Handoff Core"},
+                        {"tests pass"},
+                        {"repository writes"},
+                        {}};
+  }
+  CurrentWork Current(std::vector<WorkClaim> state) {
+    return CurrentWork{"Add safe auto-refresh to the report.",
+                       std::move(state),
+                       HandoffDisposition::kContinuable,
+                       WorkClaim{"Fix the frozen-selection comparison.", ClaimBasis::kDeclared, {}},
+                       {"Remote CI is unavailable here."}};
+  }
+  AcknowledgeRequest Ack(const std::string& id, ReceiptStatus status, const MemoryRef& revision) {
+    AcknowledgeRequest r;
+    r.scope_id = scope;
+    r.source_id = id;
+    r.receiver = "agent-b";
+    r.status = status;
+    r.selection = HandoffSelection::kExact;
+    r.revision = revision;
+    if (status == ReceiptStatus::kAccepted)
+      r.checks = kAllConfirmed;
+    else
+      r.message = "The failure log is missing.";
+    return r;
+  }
+  TaskOutcome Outcome(std::optional<HandoffCitation> receipt) {
+    TaskOutcome o;
+    o.objective = "Add safe auto-refresh to the report.";
+    o.status = "partial";
+    o.summary = "Auto-refresh is done; the docs build timed out.";
+    o.receipt = std::move(receipt);
+    o.observations = {{"Draft protection works.", ClaimBasis::kDeclared, {}}};
+    o.checks = {{"make docs-test", "timed_out", std::nullopt, ClaimBasis::kDeclared, {}}};
+    return o;
+  }
+  // A committed revision from prepare-current, citing `fact`.
+  MemoryRef Committed(const std::string& boundary_id, const Citation& fact) {
+    auto p = work.HandoffCurrent(
+        {scope, boundary_id, "{\"b\":1}"},
+        Current(
+            {{"Polling is implemented.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}}}));
+    EXPECT_TRUE(p.ok()) << testing::Describe(p);
+    auto c = handoffs.Commit(scope, p->handoff);
+    EXPECT_TRUE(c.ok()) << testing::Describe(c);
+    return c->handoff.ref;
+  }
+};
+
+TEST_F(WorkTest, ContractIsAnExactSourceAndRetriesAnswerTheFirst) {
+  Citation fact = Remember("The report polls every five seconds.");
+  const std::string content = "{\"contract\":1}";
+  auto r = work.CreateContract(
+      {scope, "contract-1", content},
+      Contract({{"Polling exists.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}},
+                {"The user wants it.", ClaimBasis::kDeclared, {}}}));
+  PC_ASSERT_OK(r);
+  EXPECT_EQ(r->kind, WorkKind::kContract);
+  EXPECT_EQ(r->source.kind, "work-contract");
+  EXPECT_EQ(r->source.purpose, kPurposeArchive);
+  EXPECT_EQ(r->content_digest, "sha256:" + Sha256Hex(content));
+  EXPECT_NE(r->source.metadata_json.find("\"kind\":\"work-contract\""), std::string::npos);
+  auto again = work.CreateContract({scope, "contract-1", content}, Contract({}));
+  PC_ASSERT_OK(again);
+  EXPECT_EQ(again->source.position, r->source.position);
+
+  const auto before = Marks();
+  auto other = work.CreateContract({scope, "contract-1", "{\"contract\":2}"}, Contract({}));
+  EXPECT_EQ(other.status().code(), Code::kSourceConflict);
+  EXPECT_EQ(Marks(), before);
+}
+
+TEST_F(WorkTest, ClaimBasisMustAgreeWithEvidenceAndRefusalsChangeNothing) {
+  Citation fact = Remember("The report polls every five seconds.");
+  const auto before = Marks();
+  auto declared_with_evidence = work.CreateContract(
+      {scope, "c", "{}"}, Contract({{"x", ClaimBasis::kDeclared, {MemoryHandoffCitation(fact)}}}));
+  EXPECT_EQ(declared_with_evidence.status().code(), Code::kInvalidArgument);
+  auto verified_without =
+      work.CreateContract({scope, "c", "{}"}, Contract({{"x", ClaimBasis::kVerified, {}}}));
+  EXPECT_EQ(verified_without.status().code(), Code::kInvalidArgument);
+  auto unreadable = work.CreateContract(
+      {scope, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("no-such")}}}));
+  EXPECT_EQ(unreadable.status().code(), Code::kNotFound);
+  // Another scope's evidence is not this scope's.
+  std::string other = f.NewScope("project:other");
+  auto w = f.memory->Remember({other, "fact", "Elsewhere.", "", "t", {}});
+  PC_ASSERT_OK(w);
+  auto foreign = work.CreateContract(
+      {scope, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {MemoryHandoffCitation(*w->citation)}}}));
+  EXPECT_EQ(foreign.status().code(), Code::kNotFound);
+  auto no_scope_item = work.CreateContract({scope, "c", "{}"}, Contract({}));
+  EXPECT_TRUE(no_scope_item.ok());  // the control: the same request, valid
+  EXPECT_EQ(Marks().first, before.first + 1);
+}
+
+TEST_F(WorkTest, HandoffCurrentPreparesWithoutCommitting) {
+  Citation fact = Remember("The report polls every five seconds.");
+  const auto before = Marks();
+  auto p = work.HandoffCurrent(
+      {scope, "boundary-1", "{\"b\":1}"},
+      Current({{"Polling is implemented.", ClaimBasis::kVerified, {MemoryHandoffCitation(fact)}},
+               {"A switching test fails.", ClaimBasis::kDeclared, {}}}));
+  PC_ASSERT_OK(p);
+  EXPECT_EQ(p->boundary.kind, WorkKind::kBoundary);
+  EXPECT_EQ(p->boundary.source.kind, "handoff-boundary");
+  EXPECT_EQ(Marks(), std::make_pair(before.first + 1, int64_t{0})) << "one source, no commit";
+  const HandoffContent& c = p->handoff.content;
+  ASSERT_EQ(c.state.size(), 2u);
+  for (const HandoffStatement& st : c.state)
+    EXPECT_EQ(st.citations[0], SourceHandoffCitation("boundary-1"));
+  EXPECT_EQ(c.state[0].citations.size(), 2u) << "a verified claim keeps its evidence";
+  EXPECT_EQ(c.state[0].citations[1], MemoryHandoffCitation(fact));
+  ASSERT_TRUE(c.next_action);
+  EXPECT_EQ(c.next_action->citations[0], SourceHandoffCitation("boundary-1"));
+  EXPECT_FALSE(p->handoff.base);
+
+  auto bad =
+      work.HandoffCurrent({scope, "boundary-2", "{}"},
+                          Current({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("none")}}}));
+  EXPECT_EQ(bad.status().code(), Code::kNotFound);
+  EXPECT_EQ(Marks(), std::make_pair(before.first + 1, int64_t{0}));
+}
+
+TEST_F(WorkTest, AcceptedNeedsConfirmedChecksReadableEvidenceAndAnExactSelection) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  const auto before = Marks();
+
+  AcknowledgeRequest latest = Ack("r-0", ReceiptStatus::kAccepted, rev);
+  latest.selection = HandoffSelection::kLatest;
+  latest.revision.reset();
+  EXPECT_EQ(work.Acknowledge(latest).status().code(), Code::kInvalidArgument);
+  AcknowledgeRequest unchecked = Ack("r-0", ReceiptStatus::kAccepted, rev);
+  unchecked.checks->authorization = "insufficient";
+  EXPECT_EQ(work.Acknowledge(unchecked).status().code(), Code::kInvalidArgument);
+  unchecked.checks.reset();
+  EXPECT_EQ(work.Acknowledge(unchecked).status().code(), Code::kInvalidArgument);
+  AcknowledgeRequest no_reason = Ack("r-0", ReceiptStatus::kDeclined, rev);
+  no_reason.message.reset();
+  EXPECT_EQ(work.Acknowledge(no_reason).status().code(), Code::kInvalidArgument);
+  AcknowledgeRequest missing = Ack("r-0", ReceiptStatus::kAccepted, {"handoff", "hnd_x", 9});
+  EXPECT_EQ(work.Acknowledge(missing).status().code(), Code::kNotFound);
+  EXPECT_EQ(Marks(), before);
+
+  // The cited memory entry is retired: its evidence is unavailable now.
+  PC_ASSERT_OK(f.memory->Retire({scope, fact, "moved", "t"}));
+  const auto retired = Marks();
+  EXPECT_EQ(work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev)).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(Marks(), retired);
+  auto clarify = work.Acknowledge(Ack("r-1", ReceiptStatus::kNeedsClarification, rev));
+  PC_ASSERT_OK(clarify);
+  EXPECT_EQ(clarify->receipt.source.kind, "handoff-receipt");
+  EXPECT_NE(clarify->receipt.source.content.find("\"evidence\":\"unavailable\""),
+            std::string::npos);
+  ASSERT_TRUE(clarify->resolution.selected_revision);
+  EXPECT_EQ(*clarify->resolution.selected_revision, rev);
+}
+
+TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  auto accepted = work.Acknowledge(Ack("r-accepted", ReceiptStatus::kAccepted, rev));
+  PC_ASSERT_OK(accepted);
+  auto declined = work.Acknowledge(Ack("r-declined", ReceiptStatus::kDeclined, rev));
+  PC_ASSERT_OK(declined);
+  auto prepared =
+      work.HandoffCurrent({scope, "boundary-2", "{\"b\":2}"},
+                          Current({{"Polling is implemented.", ClaimBasis::kDeclared, {}}}));
+  PC_ASSERT_OK(prepared);
+  AcknowledgeRequest on_prepared = Ack("r-prepared", ReceiptStatus::kAccepted, rev);
+  on_prepared.selection = HandoffSelection::kPrepared;
+  on_prepared.revision.reset();
+  on_prepared.prepared = prepared->handoff;
+  auto prepared_receipt = work.Acknowledge(on_prepared);
+  PC_ASSERT_OK(prepared_receipt);
+  EXPECT_NE(prepared_receipt->receipt.source.content.find("prepared_digest"), std::string::npos);
+
+  const auto before = Marks();
+  for (const char* id : {"r-declined", "r-prepared", "boundary-1"})
+    EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation(id)))
+                  .status()
+                  .code(),
+              Code::kInvalidArgument)
+        << id;
+  EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("nope")))
+                .status()
+                .code(),
+            Code::kNotFound);
+  // A forged receipt: the generic source routes may not write the receipt kind.
+  EXPECT_EQ(sources.Add(scope, {{"handoff-receipt", "", "x", "{}", "forged"}}).status().code(),
+            Code::kInvalidArgument);
+  TaskOutcome verified_pass = Outcome(SourceHandoffCitation("r-accepted"));
+  verified_pass.checks[0] = {"pytest", "passed", std::nullopt, ClaimBasis::kVerified, {}};
+  EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{}"}, verified_pass).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(Marks(), before);
+
+  auto o =
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-accepted")));
+  PC_ASSERT_OK(o);
+  EXPECT_EQ(o->kind, WorkKind::kOutcome);
+  EXPECT_EQ(o->source.kind, "task-outcome");
+  auto unlinked = work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(std::nullopt));
+  PC_ASSERT_OK(unlinked);
+}
+
+TEST_F(WorkTest, ARefusalCreatesNoScope) {
+  const std::string fresh = "project:never-written";
+  auto refused = work.CreateContract(
+      {fresh, "c", "{}"},
+      Contract({{"x", ClaimBasis::kVerified, {SourceHandoffCitation("none")}}}));
+  EXPECT_EQ(refused.status().code(), Code::kNotFound);
+  auto outcome = work.RecordOutcome({fresh, "o", "{}"}, Outcome(SourceHandoffCitation("r")));
+  EXPECT_EQ(outcome.status().code(), Code::kNotFound);
+  std::optional<Scope> found;
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(found, FindScopeNamed(txn, fresh));
+    return Status::Ok();
+  }));
+  EXPECT_FALSE(found) << "a refused write creates no scope";
+}
+
+TEST(PreparedDigest, NamesExactlyOnePreparedHandoff) {
+  PreparedHandoff p{"project:a", std::nullopt, {}};
+  p.content.objective = "Ship it.";
+  p.content.state = {{"Done: the reader.", {SourceHandoffCitation("s-1")}}};
+  const std::string digest = PreparedDigest(p);
+  EXPECT_EQ(digest.size(), 71u);
+  EXPECT_EQ(PreparedDigest(p), digest) << "deterministic";
+  PreparedHandoff moved = p;
+  moved.content.objective = "Ship it.\nDone: the reader.";  // text moved between parts
+  moved.content.state[0].text = "";
+  EXPECT_NE(PreparedDigest(moved), digest);
+  PreparedHandoff based = p;
+  based.base = MemoryRef{kHandoffFamily, "hnd_x", 1};
+  EXPECT_NE(PreparedDigest(based), digest);
+  PreparedHandoff cited = p;
+  cited.content.state[0].citations[0] = SourceHandoffCitation("s-2");
+  EXPECT_NE(PreparedDigest(cited), digest);
+}
+
+}  // namespace
+}  // namespace pc
