@@ -209,6 +209,63 @@ struct Served {
   std::string actor = "-";
 };
 
+// The request's body, read up to `max_body`; false when it was refused (413, 400: answered).
+bool ReadBody(const httplib::Request& req, httplib::Response& res,
+              const httplib::ContentReader* reader, size_t max_body, const char* operation,
+              std::string& body) {
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
+  if (reader && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
+    if (const uint64_t declared =
+            std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+        declared > max_body) {
+      // Refused before a byte of it is kept. A body of a plausible size is read and dropped
+      // (memory O(1), within the body deadline), so that a client that sends before it reads gets
+      // this answer rather than a reset connection; a larger one is not read at all.
+      if (declared <= kDrainRefusedBodyBytes) (*reader)([](const char*, size_t) { return true; });
+      CloseConnectionAfterResponse();
+      WriteJson(res, 413,
+                ErrorJson(TooLarge("request body is too large for " + std::string(operation))
+                              .WithDetail("limit_bytes", static_cast<int64_t>(max_body))));
+      return false;
+    }
+    bool complete = (*reader)([&body, max_body](const char* data, size_t n) {
+      body.append(data, n);
+      return body.size() <= max_body;
+    });
+    if (!complete) {
+      // The library drains (skips) a body whose Content-Length is over the limit, then fails.
+      bool too_large =
+          body.size() > max_body ||
+          std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
+      CloseConnectionAfterResponse();
+      WriteJson(res, too_large ? 413 : 400,
+                ErrorJson(too_large ? TooLarge("request body is too large")
+                                          .WithDetail("limit_bytes", static_cast<int64_t>(max_body))
+                                    : InvalidArgument("could not read the request body")));
+      return false;
+    }
+  } else if (!reader) {
+    body = req.body;
+  }
+  return true;
+}
+
+// An MCP batch is many calls in one request: it pays for each (one was taken at the door). The
+// refusal when that puts the token over its rate (Retry-After set).
+std::optional<Status> BatchOverRate(HttpServer::Impl& impl, const Principal& who,
+                                    const std::string& body, httplib::Response& res) {
+  if (!who.authenticated || !impl.limiter.enabled()) return std::nullopt;
+  const int calls = McpBatchSize(body);
+  if (calls <= 1) return std::nullopt;
+  const int wait = impl.limiter.Take(who.name, calls - 1);
+  if (wait <= 0) return std::nullopt;
+  res.set_header("Retry-After", std::to_string(wait));
+  return Status(Code::kRateLimited, "token " + who.name + " is over its request rate (a batch of " +
+                                        std::to_string(calls) + " calls); retry after " +
+                                        std::to_string(wait) + " s")
+      .WithDetail("retry_after_seconds", int64_t{wait});
+}
+
 // Authentication, the rate limit, then the route.
 Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib::Response& res,
                     const httplib::ContentReader* reader) {
@@ -270,54 +327,11 @@ Served ServeRequest(HttpServer::Impl& impl, const httplib::Request& req, httplib
   const size_t max_body = route ? impl.options.body_limits.Of(route->access.body)
                           : raw ? impl.options.body_limits.batch
                                 : impl.options.body_limits.small;
-  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3).
-  if (reader && (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))) {
-    if (const uint64_t declared =
-            std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-        declared > max_body) {
-      // Refused before a byte of it is kept. A body of a plausible size is read and dropped
-      // (memory O(1), within the body deadline), so that a client that sends before it reads gets
-      // this answer rather than a reset connection; a larger one is not read at all.
-      if (declared <= kDrainRefusedBodyBytes) (*reader)([](const char*, size_t) { return true; });
-      CloseConnectionAfterResponse();
-      WriteJson(res, 413,
-                ErrorJson(TooLarge("request body is too large for " + std::string(operation))
-                              .WithDetail("limit_bytes", static_cast<int64_t>(max_body))));
-      return served;
-    }
-    bool complete = (*reader)([&body, max_body](const char* data, size_t n) {
-      body.append(data, n);
-      return body.size() <= max_body;
-    });
-    if (!complete) {
-      // The library drains (skips) a body whose Content-Length is over the limit, then fails.
-      bool too_large =
-          body.size() > max_body ||
-          std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body;
-      CloseConnectionAfterResponse();
-      WriteJson(res, too_large ? 413 : 400,
-                ErrorJson(too_large ? TooLarge("request body is too large")
-                                          .WithDetail("limit_bytes", static_cast<int64_t>(max_body))
-                                    : InvalidArgument("could not read the request body")));
-      return served;
-    }
-  } else if (!reader) {
-    body = req.body;
-  }
-  // An MCP batch is many calls in one request: it pays for each (one was taken above).
-  if (raw && who.authenticated && impl.limiter.enabled()) {
-    if (int calls = McpBatchSize(body); calls > 1) {
-      if (int wait = impl.limiter.Take(who.name, calls - 1); wait > 0) {
-        res.set_header("Retry-After", std::to_string(wait));
-        reason = "rate limit";
-        refuse(Status(Code::kRateLimited, "token " + who.name +
-                                              " is over its request rate (a batch of " +
-                                              std::to_string(calls) + " calls); retry after " +
-                                              std::to_string(wait) + " s")
-                   .WithDetail("retry_after_seconds", int64_t{wait}));
-        return served;
-      }
-    }
+  if (!ReadBody(req, res, reader, max_body, operation, body)) return served;
+  if (std::optional<Status> over = raw ? BatchOverRate(impl, who, body, res) : std::nullopt) {
+    reason = "rate limit";
+    refuse(*over);
+    return served;
   }
   const bool large = body.size() > 256 * 1024;
   served.operation = Handle(impl, req, res, std::move(body), match, JsonLimitsForBody(max_body));

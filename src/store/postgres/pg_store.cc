@@ -29,6 +29,14 @@ bool Retryable(const std::string& state) {
   return state == "40001" || state == "40P01" || state == "23505";
 }
 
+// The SQLSTATE of a lost race that failed a write (`s`, or the statement that failed first in
+// its transaction), or "" when it did not lose one.
+std::string RaceOf(Conn& conn, const Status& s) {
+  return Retryable(SqlState(s))            ? SqlState(s)
+         : Retryable(conn.first_failure()) ? conn.first_failure()
+                                           : "";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
@@ -232,6 +240,30 @@ void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* la
   stats_.reruns += 1;
 }
 
+// Writes queued on the lane since the group was taken join it, up to the cap: they would
+// otherwise wait for this COMMIT and then for the scope's lock again.
+void PgStore::JoinQueued(std::vector<PendingWrite*>& group, Lane* lane) {
+  if (!lane) return;
+  std::lock_guard<std::mutex> lock(lanes_mu_);
+  while (!lane->queue.empty() && group.size() < kMaxPgGroupWrites) {
+    group.push_back(lane->queue.front());
+    lane->queue.pop_front();
+  }
+}
+
+// A failure of the transaction itself (BEGIN, a savepoint, COMMIT): every write still standing
+// (with `only_ok`: every write that succeeded) gets it, and runs again if it was a lost race.
+void PgStore::FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s,
+                      bool only_ok) {
+  const std::string race = RaceOf(conn, s);
+  for (PendingWrite* w : group)
+    if (!only_ok || w->status.ok()) {
+      w->status = s;
+      w->race = race;
+    }
+  (void)conn.Exec("ROLLBACK");
+}
+
 // One transaction for the group, one WAL flush at COMMIT. The fast pass runs the writes one after
 // another with nothing between them: a write that fails having sent no change (a conflict, a bad
 // reference: checks come before changes) simply drops out. One that fails after a change, or on a
@@ -243,22 +275,8 @@ void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* la
 PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass,
                                   Lane* lane) {
   const bool savepoints = pass == Pass::kSavepoints;
-  auto race_of = [&](const Status& s) {
-    return Retryable(SqlState(s))            ? SqlState(s)
-           : Retryable(conn.first_failure()) ? conn.first_failure()
-                                             : "";
-  };
-  // A failure of the transaction itself (BEGIN, a savepoint, COMMIT): every write still standing
-  // gets it, and runs again if it was a lost race.
-  auto fail_all = [&](const Status& s, bool only_ok) {
-    const std::string race = race_of(s);
-    for (PendingWrite* w : group)
-      if (!only_ok || w->status.ok()) {
-        w->status = s;
-        w->race = race;
-      }
-    (void)conn.Exec("ROLLBACK");
-  };
+  auto race_of = [&](const Status& s) { return RaceOf(conn, s); };
+  auto fail_all = [&](const Status& s, bool only_ok) { FailAll(conn, group, s, only_ok); };
   conn.ClearFailure();
   for (PendingWrite* w : group) {
     w->status = Status::Ok();
@@ -269,16 +287,6 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     fail_all(begin, false);
     return Outcome::kDone;
   }
-  // Writes queued on the lane since the group was taken join it, up to the cap: they would
-  // otherwise wait for this COMMIT and then for the scope's lock again.
-  auto join_queued = [&] {
-    if (!lane) return;
-    std::lock_guard<std::mutex> lock(lanes_mu_);
-    while (!lane->queue.empty() && group.size() < kMaxPgGroupWrites) {
-      group.push_back(lane->queue.front());
-      lane->queue.pop_front();
-    }
-  };
   bool any_ok = false;
   for (size_t i = 0; i < group.size(); ++i) {
     PendingWrite* w = group[i];
@@ -321,7 +329,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
       }
     }
     any_ok = any_ok || w->status.ok();
-    if (i + 1 == group.size()) join_queued();
+    if (i + 1 == group.size()) JoinQueued(group, lane);
   }
   if (pass == Pass::kRehearsal || !any_ok) {
     (void)conn.Exec("ROLLBACK");

@@ -103,6 +103,8 @@ class PgStore final : public Store {
   // One attempt on one connection: the passes of `group` in one transaction, committed.
   void RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
   Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane);
+  void JoinQueued(std::vector<PendingWrite*>& group, Lane* lane);
+  static void FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s, bool only_ok);
 
   explicit PgStore(PgOptions options);
   Result<std::unique_ptr<Conn>> Connect();  // a new session with this server's settings

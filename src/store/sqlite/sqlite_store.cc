@@ -185,6 +185,38 @@ void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
   stats_.reruns += 1;
 }
 
+// The group's end: its full-text rows written and one COMMIT (the WAL's fsync) when any write
+// succeeded; otherwise, or when that fails, a rollback, and every write answered ok is answered
+// with the failure instead (nothing of the group is kept).
+void SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
+                              bool stamp_prepared) {
+  Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
+  if (commit.ok() && any_ok) {
+    const auto started = std::chrono::steady_clock::now();
+    commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
+    ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
+    if (commit.ok())  // the writes this one fsync acknowledges
+      ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
+          group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+    // Before any of these writers returns: a revocation is seen by every process's next request.
+    // The writes are committed, so they are answered as such whatever happens here: a new token's
+    // secret is returned. A revocation is already seen by this process (TokenService drops its
+    // cache); other processes on the directory see it once a later token change moves the stamp.
+    if (commit.ok() && stamp_prepared)
+      if (Status moved = PublishTokensStamp(); !moved.ok())
+        std::cerr
+            << "powercontext: error: a token change is committed, but other processes on this data "
+               "directory may not see it until the next one: "
+            << moved.message() << std::endl;
+  }
+  if (stamp_prepared && !commit.ok()) ::unlink(StampTempPath().c_str());
+  if (!any_ok || !commit.ok()) {
+    (void)writer_->Exec("ROLLBACK");
+    for (PendingWrite* w : group)
+      if (w->status.ok()) w->status = commit;  // nothing of the group is kept
+  }
+}
+
 // One transaction for the whole group, one fsync at COMMIT. The first pass runs the writes one
 // after another with nothing between them, their full-text rows written last (TextRows): a write
 // that fails having changed nothing (a conflict, a bad reference: checks come before changes)
@@ -250,31 +282,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     if (stamp_prepared) ::unlink(StampTempPath().c_str());
     return false;
   }
-  Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
-  if (commit.ok() && any_ok) {
-    const auto started = std::chrono::steady_clock::now();
-    commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
-    ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
-    if (commit.ok())  // the writes this one fsync acknowledges
-      ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
-          group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
-    // Before any of these writers returns: a revocation is seen by every process's next request.
-    // The writes are committed, so they are answered as such whatever happens here: a new token's
-    // secret is returned. A revocation is already seen by this process (TokenService drops its
-    // cache); other processes on the directory see it once a later token change moves the stamp.
-    if (commit.ok() && stamp_prepared)
-      if (Status moved = PublishTokensStamp(); !moved.ok())
-        std::cerr
-            << "powercontext: error: a token change is committed, but other processes on this data "
-               "directory may not see it until the next one: "
-            << moved.message() << std::endl;
-  }
-  if (stamp_prepared && !commit.ok()) ::unlink(StampTempPath().c_str());
-  if (!any_ok || !commit.ok()) {
-    (void)writer_->Exec("ROLLBACK");
-    for (PendingWrite* w : group)
-      if (w->status.ok()) w->status = commit;  // nothing of the group is kept
-  }
+  FinishGroup(group, text, any_ok, stamp_prepared);
   return true;
 }
 

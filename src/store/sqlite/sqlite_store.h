@@ -19,6 +19,7 @@
 namespace pc::sqlite {
 
 class Db;
+struct TextRows;
 
 enum class Durability {
   kFull,    // synchronous=FULL: a commit survives power loss once acknowledged (default)
@@ -77,6 +78,8 @@ class SqliteStore final : public Store {
   void RunGroup(const std::vector<PendingWrite*>& group);
   enum class Pass { kFast, kSavepoints, kRehearsal };
   bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
+  void FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
+                   bool stamp_prepared);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
   // A token change moves the stamp in two steps: the new stamp is written to a temporary file
