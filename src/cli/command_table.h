@@ -49,6 +49,7 @@ struct Opts {
   // The session commands (session_commands.cc): prune, session-stats, setup, hook.
   std::string now, event, token, state_dir;
   std::vector<std::string> transcripts;
+  std::string source_id;  // the work commands (work_commands.cc)
   std::optional<double> ttl, hard_clear_ratio;
   std::optional<int64_t> min_chars, keep_turns, context_window, timeout_ms, handoff_wait_ms;
   bool remove = false, no_capture = false;
@@ -161,6 +162,13 @@ Status EachParsed(const Opts& o, const OptionSpec& spec, Request& request) {
 
 // The review commands' rows (review_commands.cc), after the client's own (commands.cc).
 const std::vector<Row>& ReviewRows();
+// The work-continuity commands' rows (work_commands.cc).
+const std::vector<Row>& WorkRows();
+// Options the tables share (commands.cc): the scope (--scope, -s: its id or key), and a JSON
+// document argument (a file, or - for standard input) sent as request field `to`.
+OptionSpec ScopeOption();
+OptionSpec JsonFile(const char* name, const char* help, const char* to);
+Result<Json> JsonArgument(const std::string& file);
 // The session commands' rows (session_commands.cc): each runs on this machine (`run`).
 const std::vector<Row>& SessionRows();
 

@@ -16,21 +16,6 @@
 namespace pc {
 namespace {
 
-// A JSON document given as a file name, or - for standard input.
-Result<Json> JsonArgument(const std::string& file) {
-  std::string text;
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read " + file);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  auto parsed = ParseJson(text);
-  if (!parsed.ok()) return InvalidArgument(file + ": " + parsed.status().message());
-  return std::move(parsed).value();
-}
-
 // A citation argument: its string form as it is, or the JSON object an answer printed.
 Result<Json> CitationArgument(const std::string& arg) {
   if (arg.empty() || arg[0] != '{') return Json(arg);
@@ -203,11 +188,6 @@ OptionSpec Citation(const char* help) {
 
 OptionSpec Text(const char* name, const char* help, const char* to) {
   return Opt(name, help, &Opts::text).Via(EntryTextArg, to, Stage::kInput);
-}
-
-// A JSON document a step of the handoff printed: a file, or - for standard input.
-OptionSpec JsonFile(const char* name, const char* help, const char* to) {
-  return Opt(name, help, &Opts::file).Required().Via(Parsed<JsonArgument>, to);
 }
 
 OptionSpec MinRevision() {
@@ -456,10 +436,33 @@ const std::vector<Row>& ClientRows() {
 
 }  // namespace
 
+// A JSON document given as a file name, or - for standard input.
+Result<Json> JsonArgument(const std::string& file) {
+  std::string text;
+  if (file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read " + file);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return InvalidArgument(file + ": " + parsed.status().message());
+  return std::move(parsed).value();
+}
+
+// A JSON document a step of the handoff printed: a file, or - for standard input.
+OptionSpec JsonFile(const char* name, const char* help, const char* to) {
+  return Opt(name, help, &Opts::file).Required().Via(Parsed<JsonArgument>, to);
+}
+
+OptionSpec ScopeOption() { return Scope(); }
+
 std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   std::vector<ClientCommand> cmds = AddRows(app, ClientRows(), o);
   for (ClientCommand& c : AddRows(app, ReviewRows(), o)) cmds.push_back(std::move(c));
+  for (ClientCommand& c : AddRows(app, WorkRows(), o)) cmds.push_back(std::move(c));
   return cmds;
 }
 

@@ -1,7 +1,7 @@
 // The client subcommands (scope, remember, revise, retire, entries, history, search, doctor,
-// reindex, read, source, flush, prepare, handoff, stats; candidate, experience, review): a table
-// of rows (command_table.h), each parsing its options, calling the server and printing a readable
-// answer or --json.
+// reindex, read, source, flush, prepare, handoff, stats; candidate, experience, review; work): a
+// table of rows (command_table.h), each parsing its options, calling the server and printing a
+// readable answer or --json.
 #pragma once
 
 #include <functional>

@@ -193,5 +193,51 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
   EXPECT_GT(o.second["position"].get<int64_t>(), receipt_position);
 }
 
+// The same records through the CLI (`powercontext work …`): readable answers, --json, and a
+// refusal that exits non-zero with the server's error and keeps nothing.
+TEST(WorkStory, TheCliKeepsEachRecord) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  ASSERT_TRUE(server.Start());
+  JsonHttp http(server.port());
+  auto cli = [&](std::vector<std::string> args, const json& in) {
+    args.insert(args.begin(), {"--server", server.url()});
+    return RunCli(args, in.dump());
+  };
+  auto fact = http.Post(
+      "/v1/memory/remember",
+      {{"scope_id", kScope}, {"kind", "fact"}, {"text", "The report polls every 5 seconds."}});
+  ASSERT_EQ(fact.first, 200) << fact.second.dump();
+  json cite = {{"kind", "memory"}, {"memory_citation", fact.second["entry"]["citation"]}};
+
+  CliResult p =
+      cli({"work", "handoff", "-s", kScope, "--source-id", "boundary-1", "-"}, CurrentWork(cite));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("kept handoff-boundary boundary-1 at position 1"), std::string::npos)
+      << p.out;
+  EXPECT_NE(p.out.find("Fix the frozen-selection comparison."), std::string::npos) << p.out;
+
+  // A verified claim whose evidence is nowhere: the server's 404, exit non-zero, nothing kept.
+  json bad = CurrentWork(
+      {{"kind", "source"}, {"source_ref", {{"name", "content"}, {"source_id", "nowhere"}}}});
+  auto before = Marks(http);
+  CliResult refused = cli({"work", "handoff", "-s", kScope, "--source-id", "boundary-2", "-"}, bad);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("not_found"), std::string::npos) << refused.err;
+  EXPECT_EQ(Marks(http), before);
+  CliResult not_json =
+      RunCli({"--server", server.url(), "work", "outcome", "-s", kScope, "--source-id", "o-1", "-"},
+             "{not json");
+  EXPECT_NE(not_json.exit_code, 0);
+  EXPECT_EQ(Marks(http), before);
+
+  CliResult o = cli({"--json", "work", "outcome", "-s", kScope, "--source-id", "outcome-1", "-"},
+                    Outcome(nullptr));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  json receipt = json::parse(o.out);
+  EXPECT_EQ(receipt["kind"], "task-outcome");
+  EXPECT_EQ(receipt["position"], 2);
+}
+
 }  // namespace
 }  // namespace pc::testing
