@@ -115,6 +115,27 @@ TEST_F(WorkTest, ContractIsAnExactSourceAndRetriesAnswerTheFirst) {
   EXPECT_EQ(Marks(), before);
 }
 
+// A record larger than one Source keeps (max_source_bytes) is the spec's 422 naming the record,
+// not a 413 naming a "content" field the request does not have; nothing is kept. Also: source ids
+// and receivers are counted in characters and blank as ECMAScript's \s is (U+3000 too).
+TEST_F(WorkTest, ATooLargeRecordAndBlankNamesAreInvalidRequests) {
+  const auto before = Marks();
+  auto big = work.CreateContract(
+      {scope, "contract-big", std::string(kDefaultMaxSourceBytes + 1, 'x')}, Contract({}));
+  EXPECT_EQ(big.status().code(), Code::kInvalidArgument) << testing::Describe(big);
+  EXPECT_EQ(testing::Describe(big).find("content"), std::string::npos) << testing::Describe(big);
+  EXPECT_NE(big.status().ToString().find("contract"), std::string::npos);
+  EXPECT_EQ(work.CreateContract({scope, "\xe3\x80\x80", "{}"}, Contract({})).status().code(),
+            Code::kInvalidArgument)
+      << "U+3000 alone is blank";
+  EXPECT_EQ(Marks(), before);
+  // 200 "é" (400 bytes) is a valid source id, for the boundary's citation too.
+  std::string accents;
+  for (int i = 0; i < 200; ++i) accents += "\xc3\xa9";
+  PC_ASSERT_OK(work.HandoffCurrent({scope, accents, "{\"b\":1}"},
+                                   Current({{"Polling exists.", ClaimBasis::kDeclared, {}}})));
+}
+
 TEST_F(WorkTest, ClaimBasisMustAgreeWithEvidenceAndRefusalsChangeNothing) {
   Citation fact = Remember("The report polls every five seconds.");
   const auto before = Marks();
@@ -235,9 +256,12 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
                 .status()
                 .code(),
             Code::kNotFound);
-  // A forged receipt: the generic source routes may not write the receipt kind.
-  EXPECT_EQ(sources.Add(scope, {{"handoff-receipt", "", "x", "{}", "forged"}}).status().code(),
-            Code::kInvalidArgument);
+  // A forged record: the generic source routes may not write the receipt, contract or boundary
+  // kinds (a task-outcome they may: RFC 0051 captures those as content).
+  for (const char* kind : {"handoff-receipt", "work-contract", "handoff-boundary"})
+    EXPECT_EQ(sources.Add(scope, {{kind, "", "x", "{}", "forged"}}).status().code(),
+              Code::kInvalidArgument)
+        << kind;
   TaskOutcome verified_pass = Outcome(SourceHandoffCitation("r-accepted"));
   verified_pass.checks[0] = {"pytest", "passed", std::nullopt, ClaimBasis::kVerified, {}};
   EXPECT_EQ(work.RecordOutcome({scope, "o-1", "{}"}, verified_pass).status().code(),

@@ -50,6 +50,15 @@ Status CheckScopeId(std::string_view scope_id, std::string_view field) {
   return Status::Ok();
 }
 
+Status CheckName(std::string_view value, std::string_view field, size_t max_chars) {
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(value, cps) || cps.empty() || cps.size() > max_chars ||
+      std::all_of(cps.begin(), cps.end(), IsEcmaSpace))
+    return FieldError(field, std::string(field) + " must be 1 to " + std::to_string(max_chars) +
+                                 " characters of UTF-8, not blank");
+  return Status::Ok();
+}
+
 Status CheckScopeKey(std::string_view key, std::string_view field) {
   PC_RETURN_IF_ERROR(CheckScopeId(key, field));
   if (IsServerScopeId(key))

@@ -21,6 +21,9 @@ Status CheckScopeId(std::string_view scope_id, std::string_view field = "scope_i
 // A key a caller may create: a scope name that does not begin with the server's `scp_` prefix.
 Status CheckScopeKey(std::string_view key, std::string_view field = "scope_id");
 bool IsServerScopeId(std::string_view scope_id);
+// A short name a request gives (a source id, a receiver): 1 to `max_chars` characters of UTF-8,
+// not blank as the spec's pattern .*\S.* means it (ECMAScript white space: U+3000 too).
+Status CheckName(std::string_view value, std::string_view field, size_t max_chars = 256);
 Status CheckPage(const PageRequest& page);
 Result<int64_t> ParseIntCursor(const std::string& cursor);
 

@@ -2,10 +2,15 @@
 
 #include "common/clock.h"
 #include "common/ids.h"
+#include "common/utf8.h"
 #include "service/core/validation.h"
 #include "service/memory/memory_service.h"
 
 namespace pc {
+
+bool IsReservedWorkKind(const std::string& kind) {
+  return kind == kReceiptSourceKind || kind == "work-contract" || kind == "handoff-boundary";
+}
 
 Status SourceService::Check(const SourceInput& in, size_t index, size_t count) const {
   // In a batch, errors name the item: sources[3].content.
@@ -14,8 +19,9 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
     return s.ok() ? s : Status(s.code(), s.message()).WithDetail("field", at + field);
   };
   PC_RETURN_IF_ERROR(named(CheckKind(in.kind), "kind"));
-  if (in.kind == kReceiptSourceKind)
-    return InvalidArgument("kind handoff-receipt is recorded only by acknowledge_handoff")
+  if (IsReservedWorkKind(in.kind))
+    return InvalidArgument("kind " + in.kind +
+                           " is recorded only by its /v1/work operation (docs/work-continuity.md)")
         .WithDetail("field", at + "kind");
   if (!in.purpose.empty() && in.purpose != kPurposeMemory && in.purpose != kPurposeArchive)
     return InvalidArgument(
@@ -26,10 +32,15 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
   if (in.metadata_json.size() > kMaxSourceMetadataBytes)
     return TooLarge("metadata is over " + std::to_string(kMaxSourceMetadataBytes) + " bytes")
         .WithDetail("field", at + "metadata");
-  if (in.idempotency_key)
+  if (in.idempotency_key) {
     PC_RETURN_IF_ERROR(
         named(CheckText("idempotency_key", *in.idempotency_key, kMaxIdempotencyKeyBytes),
               "idempotency_key"));
+    if (CountCodePoints(*in.idempotency_key).value_or(0) > kMaxIdempotencyKeyChars)
+      return TooLarge("idempotency_key is over " + std::to_string(kMaxIdempotencyKeyChars) +
+                      " characters")
+          .WithDetail("field", at + "idempotency_key");
+  }
   return Status::Ok();
 }
 
@@ -48,7 +59,7 @@ Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
                                                    const SourceInput& input) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   SourceInput checked = input;
-  checked.kind = "work-record";  // any kind but the reserved one: the rest of the checks
+  checked.kind = "work-record";  // any kind but the reserved ones: the rest of the checks
   PC_RETURN_IF_ERROR(Check(checked, 0, 1));
   PC_ASSIGN_OR_RETURN(std::vector<SourceOutcome> out, Append(scope_id, {input}));
   return std::move(out[0]);

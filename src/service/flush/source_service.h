@@ -16,10 +16,17 @@ namespace pc {
 inline constexpr size_t kDefaultMaxSourceBytes = 256 * 1024;
 inline constexpr size_t kMaxSourceBatch = 100;  // sources in one batch request
 inline constexpr size_t kMaxSourceMetadataBytes = 16 * 1024;
-inline constexpr size_t kMaxIdempotencyKeyBytes = 256;
+// A source's idempotency key (a source id): 256 characters, as the spec counts them, so at most
+// 1,024 bytes of UTF-8.
+inline constexpr size_t kMaxIdempotencyKeyChars = 256;
+inline constexpr size_t kMaxIdempotencyKeyBytes = 4 * kMaxIdempotencyKeyChars;
 // The kind of a Handoff Receipt (RFC 1223): only the work service writes it (AddWorkRecord), so
 // a Task Outcome that links a receipt links one the server recorded, never one a caller forged.
 inline constexpr const char* kReceiptSourceKind = "handoff-receipt";
+// The Work record kinds only the work service writes (its checks are what makes them records):
+// the receipt, the contract and the boundary. A task-outcome stays open to every caller: RFC
+// 0051's Experience incubation reads task-outcome sources captured as content.
+bool IsReservedWorkKind(const std::string& kind);
 
 struct SourceInput {
   std::string kind;
@@ -44,6 +51,7 @@ class SourceService {
  public:
   SourceService(Store& store, size_t max_source_bytes = kDefaultMaxSourceBytes)
       : store_(store), max_source_bytes_(max_source_bytes) {}
+  size_t max_source_bytes() const { return max_source_bytes_; }
 
   // Appends the inputs in order, in one transaction: all of them or (on any error) none.
   Result<std::vector<SourceOutcome>> Add(const std::string& scope_id,

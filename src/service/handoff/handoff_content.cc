@@ -52,8 +52,9 @@ std::string Cites(const std::vector<HandoffCitation>& cs) {
 Status CheckHandoffCitation(const HandoffCitation& c, const std::string& field) {
   switch (c.kind) {
     case HandoffCitationKind::kSource:
-      if (c.source_name.empty() || c.source_id.empty() || !IsValidUtf8(c.source_id) ||
-          c.source_id.size() > 256)
+      // 256 characters, as every source id (not bytes: 200 "é" is a valid id).
+      if (c.source_name.empty() || c.source_id.empty() ||
+          CountCodePoints(c.source_id).value_or(257) > 256)
         return FieldError(field, field + ".source_ref needs a name and a source_id");
       return Status::Ok();
     case HandoffCitationKind::kArtifact:

@@ -1,6 +1,7 @@
 #include "service/work/work_checks.h"
 
 #include "common/utf8.h"
+#include "service/core/validation.h"
 #include "service/handoff/handoff_content.h"
 
 namespace pc {
@@ -17,11 +18,7 @@ std::string At(const std::string& field, size_t i) { return field + "[" + std::t
 }  // namespace
 
 Status CheckSourceId(const std::string& source_id) {
-  const std::optional<size_t> chars = CountCodePoints(source_id);
-  if (!chars || *chars == 0 || *chars > kMaxSourceIdChars ||
-      source_id.find_first_not_of(" \t\r\n\f\v") == std::string::npos)
-    return FieldError("source_id", "source_id must be 1 to 256 characters of UTF-8, not blank");
-  return Status::Ok();
+  return CheckName(source_id, "source_id", kMaxSourceIdChars);
 }
 
 Status CheckTexts(const std::vector<std::string>& texts, const std::string& field, bool required) {

@@ -87,10 +87,7 @@ Status CheckOutcomeShape(const TaskOutcome& o, std::vector<NamedCitation>& resol
 Status CheckAcknowledgeShape(const AcknowledgeRequest& r) {
   PC_RETURN_IF_ERROR(CheckScopeId(r.scope_id));
   PC_RETURN_IF_ERROR(CheckSourceId(r.source_id));
-  const std::optional<size_t> chars = CountCodePoints(r.receiver);
-  if (!chars || *chars == 0 || *chars > 256 ||
-      r.receiver.find_first_not_of(" \t\r\n\f\v") == std::string::npos)
-    return FieldError("receiver", "receiver must be 1 to 256 characters of UTF-8, not blank");
+  PC_RETURN_IF_ERROR(CheckName(r.receiver, "receiver"));
   if (r.selection == HandoffSelection::kLatest)
     return FieldError("selection",
                       "selection must be prepared or exact: a receipt acknowledges the exact "
@@ -114,7 +111,20 @@ Result<WorkReceipt> WorkService::Store(WorkKind kind, const WorkRecordInput& in,
                                        std::string metadata_json) {
   SourceInput s{WorkKindName(kind), kPurposeArchive, in.content, std::move(metadata_json),
                 in.source_id};
-  PC_ASSIGN_OR_RETURN(SourceOutcome out, sources_.AddWorkRecord(in.scope_id, s));
+  Result<SourceOutcome> added = sources_.AddWorkRecord(in.scope_id, s);
+  // A record over what one Source holds (max_source_bytes) is an invalid request naming the
+  // record: these operations document 422, not 413, and the request has no field "content".
+  if (!added.ok() && added.status().code() == Code::kTooLarge &&
+      in.content.size() > sources_.max_source_bytes()) {
+    const char* field = kind == WorkKind::kContract   ? "contract"
+                        : kind == WorkKind::kBoundary ? "handoff"
+                        : kind == WorkKind::kOutcome  ? "outcome"
+                                                      : "prepared";
+    return FieldError(field, std::string(field) + " is " + std::to_string(in.content.size()) +
+                                 " bytes as JSON: too large to keep as one record (the server's "
+                                 "max_source_bytes)");
+  }
+  PC_ASSIGN_OR_RETURN(SourceOutcome out, std::move(added));
   std::string digest = "sha256:" + Sha256Hex(out.source.content);
   return WorkReceipt{kind, std::move(out.source), std::move(digest)};
 }
