@@ -70,6 +70,23 @@ TEST_F(PgStore, AJobRunsOnOneServerAtATime) {
   EXPECT_EQ(ran, 3);
 }
 
+// A job's lock belongs to the memory, not to the database: a server on another schema of the same
+// database runs its own backfill meanwhile. (It did not: a parallel test's server holding
+// "backfill" made another's start-up pass skip its vectors, and the test waited in vain.)
+TEST_F(PgStore, AJobOfAnotherSchemaRunsMeanwhile) {
+  TempPgSchema other_schema;
+  pg::PgOptions options, other;
+  options.url = schema->url();
+  other.url = other_schema.url();
+  auto a = pg::PgStore::Open(options), b = pg::PgStore::Open(other);
+  PC_ASSERT_OK(a);
+  PC_ASSERT_OK(b);
+  bool inner = false;
+  EXPECT_TRUE(
+      (*a)->RunExclusive("backfill", [&] { inner = (*b)->RunExclusive("backfill", [] {}); }));
+  EXPECT_TRUE(inner) << "a job of one schema waited on another schema's";
+}
+
 // --durability normal on PostgreSQL: this server's sessions commit without waiting for the WAL
 // flush; full leaves the database's own setting (on by default).
 TEST_F(PgStore, DurabilityNormalRelaxesOnlyThisServersCommits) {

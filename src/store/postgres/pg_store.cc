@@ -364,6 +364,15 @@ std::string PgStore::TokensStamp() {
 
 namespace pc::pg {
 
+// A job's lock is named by the job and the schema the store lives in (the session's current
+// schema): advisory locks are the database's, and two deployments on one database in two schemas
+// are two memories whose jobs must not wait on each other. (The test suite runs each test's
+// servers in a schema of their own: one server's backfill made another skip its own.)
+constexpr const char* kLockJob =
+    "SELECT pg_try_advisory_lock(hashtext(coalesce(current_schema(), '') || ' ' || $1))";
+constexpr const char* kUnlockJob =
+    "SELECT pg_advisory_unlock(hashtext(coalesce(current_schema(), '') || ' ' || $1))";
+
 bool PgStore::RunExclusive(const std::string& name, const std::function<void()>& job) {
   // The lock is the connection's (session level): held through the job, on a connection taken out
   // of the pool for it; a server that dies drops its connection, and so the lock.
@@ -380,11 +389,11 @@ bool PgStore::RunExclusive(const std::string& name, const std::function<void()>&
     ~Holder() {
       if (!conn) return;
       bool healthy = true;
-      if (locked) healthy = conn->Query("SELECT pg_advisory_unlock(hashtext($1))", {key}).ok();
+      if (locked) healthy = conn->Query(kUnlockJob, {key}).ok();
       store.Release(std::move(conn), healthy);
     }
   } holder{*this, std::move(acquired).value(), key};
-  auto got = holder.conn->Query("SELECT pg_try_advisory_lock(hashtext($1))", {key});
+  auto got = holder.conn->Query(kLockJob, {key});
   holder.locked = got.ok() && got->Text(0, 0) == "t";
   if (!got.ok()) Release(std::move(holder.conn), false);  // not a connection to keep
   if (holder.locked) job();
