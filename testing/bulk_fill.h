@@ -39,7 +39,8 @@ inline Status FillMemory(Store& store, const Scope& scope, int64_t entries,
       rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
       rev.new_versions.push_back(std::move(v));
     }
-    PC_RETURN_IF_ERROR(store.Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); }));
+    PC_RETURN_IF_ERROR(store.Write(Actor{"local", "bulk_fill", ""},
+                                   [&](WriteTxn& txn) { return txn.CommitRevision(rev); }));
   }
   return Status::Ok();
 }

@@ -80,7 +80,9 @@ class WriteBetweenReads final : public Store {
     if (auto between = std::exchange(between_, nullptr)) between();
     return s;
   }
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return inner_.Write(fn); }
+  Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override {
+    return inner_.Write(actor, fn);
+  }
   std::string TokensStamp() override { return inner_.TokensStamp(); }
 
  private:

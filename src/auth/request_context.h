@@ -1,8 +1,9 @@
 // The request being served on this thread: who asks (the principal), its request id and its
 // operation (the route's operation id). The HTTP layer sets it for each request; stdio MCP and
 // `--data` commands run as the local administrator (what a thread without one sees), background
-// work as the system. The store reads it when a write commits, so the audit row in the same
-// transaction names the real actor (store/audit_trail.h), never a client-supplied string.
+// work as the system. Services take each write's actor from it (service/core/actor.h) and hand
+// it to the store with the write, so the audit row in the same transaction names the real actor
+// (store/audit_trail.h), never a client-supplied string. The store itself never reads it.
 #pragma once
 
 #include <optional>

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "auth/request_context.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -38,12 +37,12 @@ std::string AuditTrail::TargetsJson() const {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::function<Status(WriteTxn&)> Audited(const std::function<Status(WriteTxn&)>& fn) {
-  const RequestContext& rc = CurrentRequest();
+std::function<Status(WriteTxn&)> Audited(const Actor& actor,
+                                         const std::function<Status(WriteTxn&)>& fn) {
   AuditRecord row;
-  row.actor = rc.principal->name;
-  row.operation = rc.operation.empty() ? "internal" : rc.operation;
-  row.request_id = rc.request_id;
+  row.actor = actor.name;
+  row.operation = actor.operation.empty() ? "internal" : actor.operation;
+  row.request_id = actor.request_id;
   row.result = "ok";
   return [&fn, row](WriteTxn& txn) -> Status {
     txn.audit_trail().Reset();  // a callback may run more than once (store.h)

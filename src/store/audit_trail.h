@@ -2,9 +2,9 @@
 // audit row in its own transaction, so audit rows equal acknowledged writes exactly, crash or
 // not. A backend notes what each write changes in its transaction's trail (CommitRevision,
 // AppendSource, …); Audited() wraps the write callback so that, when the callback succeeded and
-// changed something, the row is appended before the transaction commits. The actor, operation
-// and request id are the current request's (auth/request_context.h), captured on the caller's
-// thread (a group commit may run the callback on another).
+// changed something, the row is appended before the transaction commits. Who asked (the actor,
+// operation and request id) comes with each write from its caller (service/core/actor.h takes it
+// from the request being served); the store never looks it up.
 #pragma once
 
 #include <functional>
@@ -18,6 +18,13 @@
 namespace pc {
 
 class WriteTxn;
+
+// Who a write is for, as its audit row names them.
+struct Actor {
+  std::string name;        // the principal: a token's name, "local" or "system"
+  std::string operation;   // the route's operation id; empty: "internal"
+  std::string request_id;  // the client's or the server's X-Request-Id; may be empty
+};
 
 struct AuditTrail {
   std::string scope_id;             // the scope written, when the write names it
@@ -47,7 +54,9 @@ struct AuditTrail {
   void Add(std::vector<std::string>& ids, const std::string& id);
 };
 
-// `fn` with its audit row (see above). The store's Write implementations wrap every callback.
-std::function<Status(WriteTxn&)> Audited(const std::function<Status(WriteTxn&)>& fn);
+// `fn` with its audit row for `actor` (see above). The store's Write implementations wrap every
+// callback.
+std::function<Status(WriteTxn&)> Audited(const Actor& actor,
+                                         const std::function<Status(WriteTxn&)>& fn);
 
 }  // namespace pc

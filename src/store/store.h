@@ -343,14 +343,16 @@ class Store {
  public:
   virtual ~Store() = default;
   virtual Status Read(const std::function<Status(ReadTxn&)>& fn) = 0;
-  virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
+  // Every write names who it is for (`actor`): its audit row's actor, operation and request id.
+  virtual Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) = 0;
   // Write, for a write that is about one scope, named `group` as the caller knows it (a key or a
   // scope id). A store may run concurrent writes of one group in one transaction (PostgreSQL's
   // group commit, pg_store.h), each still with its own result; the contract is Write's. A hint,
   // not a promise: the write still locks whatever it touches.
-  virtual Status WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& fn) {
+  virtual Status WriteFor(const std::string& group, const Actor& actor,
+                          const std::function<Status(WriteTxn&)>& fn) {
     (void)group;
-    return Write(fn);
+    return Write(actor, fn);
   }
   // Whether a write's reads that need no lock (the reconcile gate's lookup, write_gates.h) are
   // cheaper on a snapshot before its transaction than inside it. PostgreSQL: yes, they then run

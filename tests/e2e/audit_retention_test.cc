@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "server_process.h"
+#include "service/core/actor.h"
 #include "test_util.h"
 
 namespace pc::testing {
@@ -39,7 +40,7 @@ TEST(AuditRetentionServe, TheStartUpPassDeletesWhatTheSettingsNoLongerKeep) {
     auto store = sqlite::SqliteStore::Open(options);
     PC_ASSERT_OK(store);
     auto row = [&](int64_t at, const char* result) {
-      return (*store)->Write([&](WriteTxn& txn) {
+      return (*store)->Write(RequestActor(), [&](WriteTxn& txn) {
         return txn.AppendAudit(AuditRecord{0, at, "someone", "seeded", "", "{}", result, ""});
       });
     };

@@ -14,6 +14,7 @@
 
 #include "fake_openai.h"
 #include "server_process.h"
+#include "service/core/actor.h"
 #include "service/flush/source_service.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_import.h"
@@ -335,16 +336,17 @@ TEST_F(MigrateTest, ACopyThatDoesNotVerifyIsRolledBack) {
     auto revised = memory.Revise({id, head, "Alpha ships last.", std::nullopt, "", "local"});
     ASSERT_TRUE(revised.ok()) << revised.status().message();
     ASSERT_TRUE((*store)
-                    ->Write([](WriteTxn& txn) {
-                      return txn.CreateToken(ApiToken{"agent",
-                                                      "writer",
-                                                      {"project:*"},
-                                                      std::string(64, 'a'),
-                                                      "local",
-                                                      1,
-                                                      std::nullopt,
-                                                      std::nullopt});
-                    })
+                    ->Write(RequestActor(),
+                            [](WriteTxn& txn) {
+                              return txn.CreateToken(ApiToken{"agent",
+                                                              "writer",
+                                                              {"project:*"},
+                                                              std::string(64, 'a'),
+                                                              "local",
+                                                              1,
+                                                              std::nullopt,
+                                                              std::nullopt});
+                            })
                     .ok());
     SourceService sources(**store);
     ASSERT_TRUE(

@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "service/admin/audit_service.h"
+#include "service/core/actor.h"
 #include "test_util.h"
 
 namespace pc {
@@ -18,7 +19,7 @@ constexpr int64_t kNow = 1790000000000;  // the clock of these tests (2026-09-21
 
 Status Append(Store& store, int64_t at_ms, const std::string& result,
               const std::string& operation) {
-  return store.Write([&](WriteTxn& txn) {
+  return store.Write(RequestActor(), [&](WriteTxn& txn) {
     return txn.AppendAudit(AuditRecord{0, at_ms, "someone", operation, "", "{}", result, ""});
   });
 }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "search/hash_embedder.h"
+#include "service/core/actor.h"
 #include "service/handoff/handoff_service.h"
 #include "service/search/search_service.h"
 #include "test_util.h"
@@ -140,7 +141,7 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   std::string scope = f.NewScope("project:group");
   std::atomic<bool> leading{false};
   std::thread leader([&] {  // holds the writer so the others queue up into one group
-    PC_ASSERT_OK(f.store->Write([&](WriteTxn&) -> Status {
+    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn&) -> Status {
       leading = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       return Status::Ok();
@@ -148,7 +149,7 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   });
   while (!leading) std::this_thread::yield();
   auto append = [&](const std::string& text, bool fail_after) {
-    return f.store->Write([&, text, fail_after](WriteTxn& txn) -> Status {
+    return f.store->Write(RequestActor(), [&, text, fail_after](WriteTxn& txn) -> Status {
       Source s;
       s.source_id = "src_" + text;
       s.scope_id = scope;
@@ -205,7 +206,7 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   PC_ASSERT_OK(first);
   std::atomic<bool> leading{false};
   std::thread leader([&] {
-    PC_ASSERT_OK(f.store->Write([&](WriteTxn&) -> Status {
+    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn&) -> Status {
       leading = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(400));
       return Status::Ok();

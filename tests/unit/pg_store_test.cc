@@ -15,6 +15,7 @@
 
 #include "search/hash_embedder.h"
 #include "search/text_query.h"
+#include "service/core/actor.h"
 #include "test_util.h"
 
 namespace pc::testing {
@@ -169,7 +170,7 @@ struct LaneHolder {
   LaneHolder(Store& store, const std::string& key) {
     thread = std::thread([&store, key, this] {
       EXPECT_TRUE(store
-                      .WriteFor(key,
+                      .WriteFor(key, RequestActor(),
                                 [this](WriteTxn&) -> Status {
                                   holding = true;
                                   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -208,7 +209,7 @@ TEST_F(PgStore, AFailingWriteInAGroupFailsAloneAndChangesNothing) {
                            "echo kept"};
     for (int i = 0; i < 5; ++i) {
       writers.emplace_back([&, i] {
-        results[i] = store->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
+        results[i] = store->WriteFor(id, RequestActor(), [&, i](WriteTxn& txn) -> Status {
           // "delta" names a scope that does not exist: its INSERT fails on the foreign key.
           auto appended = txn.AppendSource(NewSource(i == 3 ? "scp_missing" : id, texts[i]));
           if (!appended.ok()) return appended.status();
@@ -255,7 +256,7 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
     std::vector<std::thread> writers;
     for (int i = 0; i < 3; ++i) {
       writers.emplace_back([&, i] {
-        results[i] = store->WriteFor(id, [&, i](WriteTxn& txn) -> Status {
+        results[i] = store->WriteFor(id, RequestActor(), [&, i](WriteTxn& txn) -> Status {
           auto appended = txn.AppendSource(NewSource(id, "write " + std::to_string(i)));
           if (!appended.ok()) return appended.status();
           // Lost in the group's first pass and again in its savepoint pass: it runs a third time.

@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/ids.h"
 #include "search/hash_embedder.h"
+#include "service/core/actor.h"
 #include "service/flush/source_service.h"
 #include "service/search/search_service.h"
 #include "store/sqlite/db.h"
@@ -218,7 +219,7 @@ TEST(SqliteStore, RefusesANewerSchema) {
 TEST(SqliteStore, FailedWriteRollsBackEverything) {
   Fixture f;
   std::string scope_id;
-  Status s = f.store->Write([&](WriteTxn& txn) -> Status {
+  Status s = f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Scope scope, txn.CreateScope("k"));
     scope_id = scope.scope_id;
     return Conflict("changed my mind");
@@ -233,7 +234,7 @@ TEST(SqliteStore, FailedWriteRollsBackEverything) {
 
 TEST(SqliteStore, ExceptionInTransactionIsInternalAndRollsBack) {
   Fixture f;
-  Status s = f.store->Write([&](WriteTxn& txn) -> Status {
+  Status s = f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     (void)txn.CreateScope("k");
     throw std::runtime_error("boom");
   });
@@ -248,7 +249,7 @@ TEST(SqliteStore, CommitRejectsARevisionThatIsNotNext) {
   NewRevision rev;
   rev.info.memory = MemoryRef{kMemoryFamily, scope.memory_artifact_id, 2};  // head is 0
   rev.info.created_at_ms = NowMillis();
-  Status s = f.store->Write([&](WriteTxn& txn) { return txn.CommitRevision(rev); });
+  Status s = f.store->Write(RequestActor(), [&](WriteTxn& txn) { return txn.CommitRevision(rev); });
   EXPECT_EQ(s.code(), Code::kConflict);
 }
 

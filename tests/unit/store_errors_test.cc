@@ -14,6 +14,7 @@
 #include "api/router.h"
 #include "service/admin/token_service.h"
 #include "service/context/context_service.h"
+#include "service/core/actor.h"
 #include "service/flush/source_service.h"
 #include "store/postgres/pg_store.h"
 #include "test_util.h"
@@ -216,7 +217,7 @@ TEST_F(PgStoreErrors, AWriteThatKeepsLosingRacesIsUnavailable) {
   auto store = pg::PgStore::Open(options);
   PC_ASSERT_OK(store);
   int runs = 0;
-  Status lost = (*store)->Write([&](WriteTxn&) {
+  Status lost = (*store)->Write(RequestActor(), [&](WriteTxn&) {
     ++runs;
     return Internal("serialization failure").WithDetail("sqlstate", "40001");
   });

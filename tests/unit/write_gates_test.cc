@@ -16,6 +16,7 @@
 #include "model/citation.h"
 #include "providers/openai_chat_extractor.h"
 #include "search/near_duplicate.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/flush/flush_service.h"
 #include "service/flush/source_service.h"
@@ -171,7 +172,7 @@ TEST_F(WriteGatesTest, ALookupMadeBeforeTheWriteIsBroughtToTheHead) {
 
   auto reconcile = [&](const ReconcileLookup* lookup) {
     std::vector<std::string> got;
-    Status rolled_back = f.store->Write([&](WriteTxn& txn) -> Status {
+    Status rolled_back = f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
       PC_ASSIGN_OR_RETURN(auto near, Reconcile(txn, ReconcilePolicy::kWarn, memory, text, no_vector,
                                                none, "", lookup));

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "auth/request_context.h"
 #include "common/clock.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 
 namespace pc {
@@ -52,11 +52,11 @@ Result<AuditPage> AuditService::List(const AuditListRequest& r) {
 
 void AuditService::RecordDenied(std::string_view operation, int http_status,
                                 const std::string& reason) {
-  const RequestContext& rc = CurrentRequest();
+  const Actor actor = RequestActor();
   nlohmann::json targets{{"status", http_status}};
   if (!reason.empty()) targets["reason"] = reason;
-  AuditRecord row{0,  NowMillis(),    rc.principal->name, std::string(operation),
-                  "", targets.dump(), "denied",           rc.request_id};
+  AuditRecord row{0,  NowMillis(),    actor.name, std::string(operation),
+                  "", targets.dump(), "denied",   actor.request_id};
   std::lock_guard<std::mutex> lock(mu_);
   if (queued_.size() >= kMaxQueued) {
     ++dropped_;
@@ -78,7 +78,7 @@ void AuditService::Flush() {
                                "{\"dropped_denials\": " + std::to_string(dropped) + "}", "dropped",
                                ""});
   if (rows.empty()) return;
-  Status written = store_.Write([&](WriteTxn& txn) -> Status {
+  Status written = store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     for (const AuditRecord& row : rows) PC_RETURN_IF_ERROR(txn.AppendAudit(row));
     return Status::Ok();
   });
@@ -103,7 +103,7 @@ Result<int64_t> AuditService::Prune(const AuditRetention& r, int64_t now_ms,
   int64_t total = 0;
   while (!(stop && stop->load())) {
     int64_t deleted = 0;
-    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(deleted, txn.PruneAudit(prune));
       return Status::Ok();
     }));

@@ -5,6 +5,7 @@
 
 #include "auth/secret.h"
 #include "common/clock.h"
+#include "service/core/actor.h"
 
 namespace pc {
 namespace {
@@ -71,7 +72,8 @@ Result<CreatedToken> TokenService::Create(const NewToken& r, const std::string& 
   out.secret = NewTokenSecret();
   out.token = ApiToken{r.name,     r.role, r.scope_patterns, HashTokenSecret(out.secret),
                        created_by, now,    expires,          {}};
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) { return txn.CreateToken(out.token); }));
+  PC_RETURN_IF_ERROR(
+      store_.Write(RequestActor(), [&](WriteTxn& txn) { return txn.CreateToken(out.token); }));
   return out;
 }
 
@@ -86,7 +88,7 @@ Result<std::vector<ApiToken>> TokenService::List() {
 
 Status TokenService::Revoke(const std::string& name) {
   bool revoked = false;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(revoked, txn.RevokeToken(name, NowMillis()));
     return Status::Ok();
   }));

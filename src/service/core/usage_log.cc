@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/clock.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 
 namespace pc {
@@ -30,6 +31,7 @@ std::map<const Store*, Pending>& PendingByStore() {
 // create scopes).
 void Write(Store& store, const Pending& p) {
   Status s = store.Write(
+      RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h): reads `p` only
         std::map<std::string, std::optional<Scope>> scopes;
         auto scope_of = [&](const std::string& name) -> Result<std::optional<Scope>> {

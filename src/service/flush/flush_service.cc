@@ -4,7 +4,6 @@
 #include <chrono>
 #include <set>
 
-#include "auth/request_context.h"
 #include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
@@ -14,6 +13,7 @@
 #include "search/embedder.h"
 #include "search/entity_graph.h"
 #include "search/text_query.h"
+#include "service/core/actor.h"
 #include "service/core/usage_log.h"
 #include "service/core/validation.h"
 #include "service/flush/flush_record.h"
@@ -421,8 +421,8 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
 
   std::vector<Rejection>
       late;  // rejections found against the store, reset on a retried transaction
-  const std::string actor = CurrentPrincipal().name;  // a group commit may run the write elsewhere
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  const Actor actor = RequestActor();  // a group commit may run the write elsewhere
+  PC_RETURN_IF_ERROR(store_.Write(actor, [&](WriteTxn& txn) -> Status {
     late.clear();
     out.changes.clear();
     out.candidates.clear();  // every result this callback fills in, reset (store.h)
@@ -475,7 +475,7 @@ Result<FlushOutcome> FlushService::Commit(const std::string& scope_id, Window& w
     out.current_cursor = w.end;
     out.processed_source_count = static_cast<int64_t>(w.usable.size());
     // The record of this flush, in its own transaction (service/flush/flush_record.h).
-    FlushRecord record{NowMillis(), actor, out, 0};
+    FlushRecord record{NowMillis(), actor.name, out, 0};
     for (const Rejection& r : late) record.outcome.rejected.push_back(r);
     return txn.PutLastFlush(memory.scope_id, record.at_ms, EncodeFlushRecord(record));
   }));

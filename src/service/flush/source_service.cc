@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/memory_service.h"
 
@@ -81,7 +82,7 @@ Result<std::optional<Source>> SourceService::Find(const std::string& scope_id,
 Result<std::vector<SourceOutcome>> SourceService::Append(const std::string& scope_id,
                                                          const std::vector<SourceInput>& inputs) {
   std::vector<SourceOutcome> out;
-  PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, [&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
     const std::string& id = memory.scope_id;
     out.clear();

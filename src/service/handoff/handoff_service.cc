@@ -6,6 +6,7 @@
 #include "common/clock.h"
 #include "common/utf8.h"
 #include "model/citation.h"
+#include "service/core/actor.h"
 #include "service/core/usage_log.h"
 #include "service/core/validation.h"
 #include "service/handoff/handoff_content.h"
@@ -333,7 +334,7 @@ Result<HandoffActivation> HandoffService::Activate(const ActivateHandoffRequest&
   // Consume the boundary, unless another activation did meanwhile (then this one is ignored).
   bool consumed = false;
   int64_t cursor_now = 0;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     consumed = false;
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
     PC_ASSIGN_OR_RETURN(cursor_now,
@@ -381,7 +382,7 @@ Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id,
   std::vector<std::string> lineage;
   for (const HandoffCitation& s : out.sources) lineage.push_back(HandoffCitationText(s));
   for (const MemoryRef& a : out.artifacts) lineage.push_back(FormatMemoryRef(a));
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));
     PC_RETURN_IF_ERROR(CheckSameScope(txn, prepared.scope_id, memory, "handoff.scope_id"));
     PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(memory)));

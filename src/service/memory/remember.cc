@@ -1,6 +1,7 @@
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "search/embedder.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/commit.h"
 #include "service/memory/memory_service.h"
@@ -24,7 +25,8 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+      req.scope_id, RequestActor(),
+      [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
         PC_ASSIGN_OR_RETURN(Artifact memory,
                             LoadMemoryForWrite(txn, req.scope_id));  // a key is created

@@ -7,6 +7,7 @@
 
 #include "model/canonical.h"
 #include "search/embedder.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/commit.h"
 #include "service/memory/memory_service.h"
@@ -150,7 +151,8 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
   BatchOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+      req.scope_id, RequestActor(),
+      [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = BatchOutcome{};
         PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
         scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;

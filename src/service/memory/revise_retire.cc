@@ -4,6 +4,7 @@
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/commit.h"
 #include "service/memory/memory_service.h"
@@ -65,7 +66,8 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+      req.scope_id, RequestActor(),
+      [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
         PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
         scope_id = memory.scope_id;
@@ -133,7 +135,8 @@ Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.WriteFor(
-      req.scope_id, [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
+      req.scope_id, RequestActor(),
+      [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
         PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
         PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));

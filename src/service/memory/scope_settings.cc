@@ -1,5 +1,6 @@
 // The write gates' settings of a scope (service/memory/write_policy.h): GET / PUT
 // /v1/scopes/{scope}/settings.
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/memory_service.h"
 
@@ -34,7 +35,7 @@ Result<ScopeSettingsView> MemoryService::SetSettings(
                                                                                : "warn"));
     }
   }
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
     for (const auto& [name, value] : changes)
       PC_RETURN_IF_ERROR(txn.PutScopeSetting(memory.scope_id, name, value));

@@ -1,4 +1,5 @@
 #include "common/ids.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/memory_service.h"
 
@@ -7,7 +8,7 @@ namespace pc {
 Result<ScopeOutcome> MemoryService::CreateScope(const std::string& key) {
   PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
   ScopeOutcome out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Scope> existing, txn.FindScopeByKey(key));
     if (existing) {
       out = ScopeOutcome{*existing, false};

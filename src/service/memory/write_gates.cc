@@ -7,12 +7,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "auth/request_context.h"
 #include "common/clock.h"
 #include "common/utf8.h"
 #include "model/citation.h"
 #include "search/near_duplicate.h"
 #include "search/text_query.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 
 namespace pc {
@@ -230,21 +230,18 @@ Result<std::vector<NearDuplicate>> Reconcile(WriteTxn& txn, ReconcilePolicy poli
 }
 
 void RecordRefusal(Store& store, const std::string& scope_id, const Status& refusal) {
-  const RequestContext& rc = CurrentRequest();
+  const Actor actor = RequestActor();
   nlohmann::json targets{{"code", CodeName(refusal.code())}};
   for (const Detail& d : refusal.details()) {
     if (d.key == "scope_id") continue;
     std::visit([&](const auto& v) { targets[d.key] = v; }, d.value);
   }
-  AuditRecord row{0,
-                  NowMillis(),
-                  rc.principal->name,
-                  rc.operation.empty() ? "internal" : rc.operation,
-                  scope_id,
-                  targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  "refused",
-                  rc.request_id};
-  Status s = store.Write([&](WriteTxn& txn) { return txn.AppendAudit(row); });
+  AuditRecord row{
+      0,          NowMillis(),
+      actor.name, actor.operation.empty() ? "internal" : actor.operation,
+      scope_id,   targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      "refused",  actor.request_id};
+  Status s = store.Write(actor, [&](WriteTxn& txn) { return txn.AppendAudit(row); });
   if (!s.ok())
     std::cerr << "powercontext: warning: a refused write's audit row was not written: "
               << s.message() << "\n";

@@ -11,6 +11,7 @@
 #include "common/utf8.h"
 #include "extract/review_prompt.h"
 #include "model/review.h"
+#include "service/core/actor.h"
 #include "service/core/usage_log.h"
 #include "service/core/validation.h"
 #include "service/handoff/handoff_service.h"
@@ -285,7 +286,7 @@ Status DailyReviewService::CommitDay(const std::string& scope_id, const std::str
                                      const Scan& scan, const std::vector<Proposal>& proposals,
                                      DailyReviewOutcome& out, std::vector<Rejection>& late) {
   const int64_t now_ms = NowMillis();
-  return store_.Write([&](WriteTxn& txn) -> Status {
+  return store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     late.clear();
     out.experience_candidates.clear();
     out.retire_candidates.clear();

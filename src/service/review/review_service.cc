@@ -12,6 +12,7 @@
 #include "search/bm25.h"
 #include "search/entity_graph.h"
 #include "search/text_query.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/memory/commit.h"
 
@@ -276,7 +277,7 @@ Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperien
   ArtifactCandidate out;
   const std::string candidate_id = NewId(kCandidatePrefix);
   const int64_t now = NowMillis();
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(out, ProposeExperienceIn(txn, req, actor, candidate_id, now));
     return Status::Ok();
   }));
@@ -354,7 +355,7 @@ Result<ArtifactCandidate> ReviewService::Decide(const std::string& scope_id,
   PC_RETURN_IF_ERROR(more);
   const int64_t now = NowMillis();
   ArtifactCandidate out;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(out, LoadCandidate(txn, scope_id, candidate_id));
     PC_RETURN_IF_ERROR(CheckPendingAt(out, expected_version));
     return decide(txn, out, now);

@@ -9,6 +9,7 @@
 #include "search/fusion.h"
 #include "search/reranker.h"
 #include "search/text_query.h"
+#include "service/core/actor.h"
 #include "service/core/usage_log.h"
 #include "service/core/validation.h"
 #include "service/search/text_channel.h"
@@ -488,7 +489,7 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
     PC_RETURN_IF_ERROR(embedder_->Embed({"dimension probe"}).status());
   const std::string profile = embedder_->profile().Key();
   std::string artifact;
-  PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));
     artifact = memory.artifact_id;
     PC_ASSIGN_OR_RETURN(ReadTxn::VectorState state, txn.GetVectorState(artifact));
@@ -500,7 +501,7 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
   std::string after;
   while (!(stop && *stop)) {
     std::vector<EntryVersion> batch;
-    PC_RETURN_IF_ERROR(store_.Write([&](WriteTxn& txn) -> Status {
+    PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
       PC_ASSIGN_OR_RETURN(batch, txn.VectorBacklog(artifact, after, kReindexBatch));
       return Status::Ok();
     }));
@@ -513,8 +514,9 @@ Result<ReindexResult> SearchService::Reindex(const std::string& scope_id,
     std::unordered_map<std::string, std::vector<float>> by_version;
     for (size_t i = 0; i < batch.size() && i < vectors.size(); ++i)
       by_version[batch[i].entry_version_id] = std::move(vectors[i]);
-    PC_RETURN_IF_ERROR(
-        store_.Write([&](WriteTxn& txn) { return txn.PutVectors(artifact, profile, by_version); }));
+    PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) {
+      return txn.PutVectors(artifact, profile, by_version);
+    }));
     RecordUsage(store_, scope_id, UsagePurpose::kMemoryIndexing, UsageOperation::kEmbedding, usage);
     out.embedded += static_cast<int64_t>(by_version.size());
   }

@@ -136,14 +136,19 @@ struct PgStore::Lane {
   std::condition_variable cv;
 };
 
-Status PgStore::Write(const std::function<Status(WriteTxn&)>& write) { return Submit("", write); }
-
-Status PgStore::WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& write) {
-  return Submit(group, write);
+Status PgStore::Write(const Actor& actor, const std::function<Status(WriteTxn&)>& write) {
+  return Submit("", actor, write);
 }
 
-Status PgStore::Submit(const std::string& group, const std::function<Status(WriteTxn&)>& write) {
-  const std::function<Status(WriteTxn&)> fn = Audited(write);  // its audit row, same transaction
+Status PgStore::WriteFor(const std::string& group, const Actor& actor,
+                         const std::function<Status(WriteTxn&)>& write) {
+  return Submit(group, actor, write);
+}
+
+Status PgStore::Submit(const std::string& group, const Actor& actor,
+                       const std::function<Status(WriteTxn&)>& write) {
+  const std::function<Status(WriteTxn&)> fn =
+      Audited(actor, write);  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), "", false};
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};

@@ -69,9 +69,10 @@ class PgStore final : public Store {
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
   // A write alone, in its own transaction (it names no group).
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override;
+  Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override;
   // Group-committed with the concurrent writes of `group` (above); thread-safe.
-  Status WriteFor(const std::string& group, const std::function<Status(WriteTxn&)>& fn) override;
+  Status WriteFor(const std::string& group, const Actor& actor,
+                  const std::function<Status(WriteTxn&)>& fn) override;
   bool ReadsBeforeWritesPay() const override { return true; }
   // The tokens epoch (store_epochs), read from the database: any server's token change is seen
   // by the next request on every server.
@@ -96,7 +97,8 @@ class PgStore final : public Store {
   struct Lane;
   enum class Pass { kFast, kSavepoints, kRehearsal };
   enum class Outcome { kDone, kRerun };
-  Status Submit(const std::string& group, const std::function<Status(WriteTxn&)>& write);
+  Status Submit(const std::string& group, const Actor& actor,
+                const std::function<Status(WriteTxn&)>& write);
   // Runs `group` to its answers: passes, then what lost a race again (up to max_write_attempts).
   // With `lane`, writes that queued on it meanwhile join the first pass (appended to `group`).
   void RunGroup(std::vector<PendingWrite*>& group, Lane* lane);

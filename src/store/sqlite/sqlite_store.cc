@@ -122,9 +122,9 @@ struct SqliteStore::PendingWrite {
   bool tokens_changed = false;  // created or revoked a token (the stamp moves after the commit)
 };
 
-Status SqliteStore::Write(const std::function<Status(WriteTxn&)>& write) {
+Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTxn&)>& write) {
   const std::function<Status(WriteTxn&)> fn =
-      audit_ ? Audited(write) : write;  // its audit row, same transaction
+      audit_ ? Audited(actor, write) : write;  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&me);

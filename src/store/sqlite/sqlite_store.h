@@ -59,7 +59,7 @@ class SqliteStore final : public Store {
   ~SqliteStore() override;
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override;
+  Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override;
   std::string TokensStamp() override;
 
   struct GroupStats {
