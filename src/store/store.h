@@ -36,6 +36,9 @@ namespace pc {
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
+  // Whether this is a write's transaction: what it reads may still roll back with it (or with a
+  // write of its group commit); a read's snapshot is committed.
+  virtual bool writing() const = 0;
 
   virtual Result<std::optional<Scope>> FindScope(const std::string& scope_id) = 0;
   virtual Result<std::optional<Scope>> FindScopeByKey(const std::string& key) = 0;

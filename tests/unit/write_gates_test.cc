@@ -153,8 +153,8 @@ TEST_F(WriteGatesTest, ALookupMadeBeforeTheWriteIsBroughtToTheHead) {
   const ReconcileLookup before = look_up();
   ASSERT_EQ(before.revision, Head());
   EXPECT_EQ(before.near.size(), 2u) << "kept and retired, at the snapshot";
-  const ReconcileLookup made =
-      LookUpBeforeWrite(*f.store, scope, WritePolicy{}, {{text, no_vector, none, ""}})[0];
+  const ReconcileLookup made = LookUpBeforeWrite(*f.store, ScopeRef::Parse(scope).value(),
+                                                 WritePolicy{}, {{text, no_vector, none, ""}})[0];
   EXPECT_EQ(made.revision, f.store->ReadsBeforeWritesPay() ? Head() : 0);
   EXPECT_EQ(made.near.size(), f.store->ReadsBeforeWritesPay() ? 2u : 0u);
 

@@ -21,8 +21,8 @@ using SourceRefsByItem = std::map<std::string, std::vector<std::string>>;
 // RFC 0072's recall measurement of one preparation, after selection and truncation: comparable
 // when ready and every selected item resolves to at least one source of the scope's log. Reads
 // the sources (append-only) in a read transaction of its own; never changes the result.
-RecallMeasurement MeasureRecall(Store& store, const std::string& scope_name,
-                                const PreparedContext& out, const SourceRefsByItem& refs) {
+RecallMeasurement MeasureRecall(Store& store, const ScopeRef& scope, const PreparedContext& out,
+                                const SourceRefsByItem& refs) {
   RecallMeasurement m;
   m.preparations = 1;
   if (!out.ready) return m;
@@ -38,12 +38,12 @@ RecallMeasurement MeasureRecall(Store& store, const std::string& scope_name,
   Status read = store.Read([&](ReadTxn& txn) -> Status {
     baseline = 0;
     resolved.clear();
-    PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_name));
-    if (!scope) return Status::Ok();
+    PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
+    if (!ids) return Status::Ok();
     for (const std::string& ref : wanted) {
       std::optional<SourceRefParts> parts = ParseSourceRef(ref);
       if (!parts) continue;
-      PC_ASSIGN_OR_RETURN(auto found, txn.ListSources(scope->scope_id, parts->position - 1, 1));
+      PC_ASSIGN_OR_RETURN(auto found, txn.ListSources(ids->id, parts->position - 1, 1));
       if (found.empty() || SourceRef(found[0]) != ref) continue;
       baseline += EstimateTokens(found[0].content);
       resolved.insert(ref);
@@ -99,7 +99,7 @@ Status AddExperiences(ReadTxn& txn, const std::string& scope_id, const AnalyzedQ
 }  // namespace
 
 Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
   PC_RETURN_IF_ERROR(CheckText("query", req.query, kMaxQueryBytes));
   if (req.max_bytes < static_cast<int64_t>(kMinContextBytes) ||
       req.max_bytes > static_cast<int64_t>(kMaxContextBytes))
@@ -118,10 +118,10 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
     handoff.reset();
     experiences.clear();
     source_refs.clear();
-    PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
-    if (!scope) return Status::Ok();  // a scope nobody wrote to: an empty context
+    PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));  // the search's lookup
+    if (!ids) return Status::Ok();  // a scope nobody wrote to: an empty context
     if (req.include_handoff) {
-      PC_ASSIGN_OR_RETURN(std::optional<Handoff> h, LatestHandoff(txn, scope->scope_id));
+      PC_ASSIGN_OR_RETURN(std::optional<Handoff> h, LatestHandoff(txn, ids->id));
       if (h)
         handoff = ContextCandidate{ContextItemType::kHandoff,
                                    FormatMemoryRef(h->ref),
@@ -130,11 +130,12 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
                                    0,
                                    "\"artifact_ref\":" + ArtifactRefJson(h->ref)};
     }
-    return AddExperiences(txn, scope->scope_id, query, experiences, source_refs);
+    return AddExperiences(txn, ids->id, query, experiences, source_refs);
   };
   SearchRequest search{req.scope_id, req.query,    req.mode,   static_cast<int>(kMemoryCandidates),
                        false,        std::nullopt, req.rerank, req.min_revision};
   search.text = query.text;
+  search.scope = &scope;
   PC_ASSIGN_OR_RETURN(SearchResult found, search_.SearchWithoutRecording(search, also));
   std::vector<ContextCandidate> candidates;
   if (handoff) candidates.push_back(std::move(*handoff));
@@ -159,7 +160,7 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   // The only write of a preparation, best-effort: its statistics (RFC 0072).
   RecordStatistics(store_, req.scope_id,
                    {{UsagePurpose::kMemoryRecall, UsageOperation::kEmbedding, found.query_usage}},
-                   MeasureRecall(store_, req.scope_id, out, source_refs));
+                   MeasureRecall(store_, scope, out, source_refs));
   return out;
 }
 

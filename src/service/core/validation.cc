@@ -90,19 +90,24 @@ Result<std::optional<Scope>> FindScopeNamed(ReadTxn& txn, const std::string& sco
 
 namespace {
 
-Result<Artifact> MemoryOf(ReadTxn& txn, const Scope& scope) {
+Result<Artifact> MemoryOf(ReadTxn& txn, const ScopeIds& scope) {
   PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindArtifact(scope.memory_artifact_id));
-  if (!memory) return Internal("scope " + scope.scope_id + " has no memory artifact");
+  if (!memory) return Internal("scope " + scope.id + " has no memory artifact");
   return *memory;
 }
 
 }  // namespace
 
-Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
-  if (!scope) return std::optional<Artifact>();
-  PC_ASSIGN_OR_RETURN(Artifact memory, MemoryOf(txn, *scope));
+Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const ScopeRef& scope) {
+  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
+  if (!ids) return std::optional<Artifact>();
+  PC_ASSIGN_OR_RETURN(Artifact memory, MemoryOf(txn, *ids));
   return std::optional<Artifact>(std::move(memory));
+}
+
+Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(ScopeRef scope, ScopeRef::Parse(scope_id));
+  return FindMemory(txn, scope);
 }
 
 Status CheckMinRevisionValue(std::optional<int64_t> min_revision) {
@@ -125,20 +130,23 @@ Status CheckMinRevision(std::optional<int64_t> min_revision, const std::optional
       .WithDetail("revision", head);
 }
 
-Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
-  if (!memory) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);
+Result<Artifact> LoadMemory(ReadTxn& txn, const ScopeRef& scope) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope));
+  if (!memory) return NotFound("no scope " + scope.name()).WithDetail("scope_id", scope.name());
   return *memory;
 }
 
-Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const std::string& scope_id) {
-  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
-  if (!scope) {
-    PC_RETURN_IF_ERROR(CheckScopeKey(scope_id));  // an unknown scp_ id: not ours to create
-    PC_ASSIGN_OR_RETURN(Scope created, txn.CreateScope(scope_id));
-    scope = std::move(created);
-  }
-  return MemoryOf(txn, *scope);
+Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(ScopeRef scope, ScopeRef::Parse(scope_id));
+  return LoadMemory(txn, scope);
+}
+
+Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const ScopeRef& scope) {
+  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
+  if (ids) return MemoryOf(txn, *ids);
+  PC_RETURN_IF_ERROR(CheckScopeKey(scope.name()));  // an unknown scp_ id: not ours to create
+  PC_ASSIGN_OR_RETURN(Scope created, txn.CreateScope(scope.name()));
+  return MemoryOf(txn, ScopeIds{created.scope_id, created.key, created.memory_artifact_id});
 }
 
 Status CheckCitationInMemory(const Citation& c, const Artifact& memory) {

@@ -9,6 +9,7 @@
 #include "model/text_check.h"  // CheckText, CheckOptionalText
 #include "model/types.h"
 #include "service/core/page.h"
+#include "service/core/scope_ref.h"
 #include "store/store.h"
 
 namespace pc {
@@ -30,14 +31,17 @@ Result<int64_t> ParseIntCursor(const std::string& cursor);
 // The scope a request names (by id or key), if it exists.
 Result<std::optional<Scope>> FindScopeNamed(ReadTxn& txn, const std::string& scope_id);
 // The named scope's memory artifact, if the scope exists. Its `scope_id` is the server id that
-// every further store call takes.
+// every further store call takes. A use case parses its scope once (ScopeRef) and passes that;
+// the overloads taking a name check it first.
+Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const ScopeRef& scope);
 Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scope_id);
 // The same, 404 when the scope is unknown.
+Result<Artifact> LoadMemory(ReadTxn& txn, const ScopeRef& scope);
 Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id);
 // For a write: the named scope's memory, creating the scope when a key names none (inside the
 // write's own transaction, so a failed write creates nothing). An unknown `scp_…` id is a 422:
 // the server issues those, a caller cannot.
-Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const std::string& scope_id);
+Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const ScopeRef& scope);
 
 // Read-your-writes: a read that names `min_revision` (a revision the caller was told about, e.g.
 // by a write's answer) is answered only from a snapshot at that revision or later; otherwise 409

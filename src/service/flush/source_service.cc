@@ -47,22 +47,22 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
 
 Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_id,
                                                       const std::vector<SourceInput>& inputs) {
-  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
   if (inputs.empty()) return InvalidArgument("no sources given").WithDetail("field", "sources");
   if (inputs.size() > kMaxSourceBatch)
     return TooLarge("at most " + std::to_string(kMaxSourceBatch) + " sources per request")
         .WithDetail("field", "sources");
   for (size_t i = 0; i < inputs.size(); ++i) PC_RETURN_IF_ERROR(Check(inputs[i], i, inputs.size()));
-  return Append(scope_id, inputs);
+  return Append(scope, inputs);
 }
 
 Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
                                                    const SourceInput& input) {
-  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
   SourceInput checked = input;
   checked.kind = "work-record";  // any kind but the reserved ones: the rest of the checks
   PC_RETURN_IF_ERROR(Check(checked, 0, 1));
-  PC_ASSIGN_OR_RETURN(std::vector<SourceOutcome> out, Append(scope_id, {input}));
+  PC_ASSIGN_OR_RETURN(std::vector<SourceOutcome> out, Append(scope, {input}));
   return std::move(out[0]);
 }
 
@@ -79,11 +79,11 @@ Result<std::optional<Source>> SourceService::Find(const std::string& scope_id,
   return found;
 }
 
-Result<std::vector<SourceOutcome>> SourceService::Append(const std::string& scope_id,
+Result<std::vector<SourceOutcome>> SourceService::Append(const ScopeRef& scope,
                                                          const std::vector<SourceInput>& inputs) {
   std::vector<SourceOutcome> out;
-  PC_RETURN_IF_ERROR(store_.WriteFor(scope_id, RequestActor(), [&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
+  PC_RETURN_IF_ERROR(store_.WriteFor(scope.name(), RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));  // a key is created
     const std::string& id = memory.scope_id;
     out.clear();
     const int64_t now = NowMillis();

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "model/types.h"
+#include "service/core/scope_ref.h"
 #include "store/store.h"
 
 namespace pc {
@@ -65,7 +66,7 @@ class SourceService {
 
  private:
   Status Check(const SourceInput& in, size_t index, size_t count) const;
-  Result<std::vector<SourceOutcome>> Append(const std::string& scope_id,
+  Result<std::vector<SourceOutcome>> Append(const ScopeRef& scope,
                                             const std::vector<SourceInput>& inputs);
   Store& store_;
   size_t max_source_bytes_;

@@ -373,7 +373,7 @@ Result<PreparedHandoff> HandoffService::Finalize(const std::string& scope_id,
 Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id,
                                                 const PreparedHandoff& prepared,
                                                 const std::string& actor) {
-  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
   PC_RETURN_IF_ERROR(CheckScopeId(prepared.scope_id, "handoff.scope_id"));
   PC_RETURN_IF_ERROR(CheckHandoffContent(prepared.content, "handoff.content."));
   if (prepared.base) PC_RETURN_IF_ERROR(CheckHandoffRef(*prepared.base, "handoff.base"));
@@ -383,7 +383,7 @@ Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id,
   for (const HandoffCitation& s : out.sources) lineage.push_back(HandoffCitationText(s));
   for (const MemoryRef& a : out.artifacts) lineage.push_back(FormatMemoryRef(a));
   PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));
     PC_RETURN_IF_ERROR(CheckSameScope(txn, prepared.scope_id, memory, "handoff.scope_id"));
     PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(memory)));
     const std::optional<MemoryRef> head = HeadRef(h);

@@ -199,7 +199,7 @@ class MemoryService {
  private:
   // What a write of one text does before its transaction, never holding it for a model: the
   // text's vector (Embed), and the reconcile gate's lookup (write_gates.h) without `skip_entry`.
-  PreparedWrite PrepareWrite(const std::string& scope_id, const std::string& text, ChangeOp op,
+  PreparedWrite PrepareWrite(const ScopeRef& scope, const std::string& text, ChangeOp op,
                              const std::string& skip_entry);
   // The vector of a text about to be written, or nothing when no embedder is configured or it
   // fails (the write goes on; the projection records the vector as missing).

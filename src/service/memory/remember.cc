@@ -10,7 +10,7 @@
 namespace pc {
 
 Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
   PC_RETURN_IF_ERROR(CheckNewEntry(req, limits_));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   if (req.expected_revision &&
@@ -20,16 +20,15 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
                "yet)")
         .WithDetail("field", "expected_revision");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
-  const PreparedWrite prepared = PrepareWrite(req.scope_id, req.text, ChangeOp::kAdd, "");
+  const PreparedWrite prepared = PrepareWrite(scope, req.text, ChangeOp::kAdd, "");
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, RequestActor(),
+      scope.name(), RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
-        PC_ASSIGN_OR_RETURN(Artifact memory,
-                            LoadMemoryForWrite(txn, req.scope_id));  // a key is created
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));  // a key is created
         // A refusal rolls a new scope back too: its audit row then names no scope.
         scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
         MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
@@ -56,13 +55,13 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   return out;
 }
 
-PreparedWrite MemoryService::PrepareWrite(const std::string& scope_id, const std::string& text,
+PreparedWrite MemoryService::PrepareWrite(const ScopeRef& scope, const std::string& text,
                                           ChangeOp op, const std::string& skip_entry) {
   PreparedWrite out;
   out.planned.op = op;
   Embed(text, out.planned.vector_profile, out.planned.vector, out.usage);
   out.before =
-      LookUpBeforeWrite(store_, scope_id, limits_.policy,
+      LookUpBeforeWrite(store_, scope, limits_.policy,
                         {{text, out.planned.vector, out.planned.vector_profile, skip_entry}})[0];
   return out;
 }

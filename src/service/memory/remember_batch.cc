@@ -36,7 +36,6 @@ Status AtEntry(size_t i, const Status& s) {
 }
 
 Status CheckBatch(const RememberBatchRequest& req, const ServiceLimits& limits) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   if (req.entries.empty())
     return InvalidArgument("no entries given").WithDetail("field", "entries");
   if (req.entries.size() > kMaxRememberBatch)
@@ -132,6 +131,7 @@ BatchOutcome Answer(const MemoryRef& ref, BatchPlan& plan) {
 }  // namespace
 
 Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& req) {
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
   PC_RETURN_IF_ERROR(CheckBatch(req, limits_));
   std::vector<std::string> hashes;
   for (size_t i = 0; i < req.entries.size(); ++i) {
@@ -146,15 +146,15 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
   for (size_t i = 0; i < req.entries.size(); ++i)
     writes.push_back({req.entries[i].text, planned[i].vector, planned[i].vector_profile, ""});
   const std::vector<ReconcileLookup> before =
-      LookUpBeforeWrite(store_, req.scope_id, limits_.policy, writes);
+      LookUpBeforeWrite(store_, scope, limits_.policy, writes);
 
   BatchOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, RequestActor(),
+      scope.name(), RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = BatchOutcome{};
-        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, req.scope_id));
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));
         scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;
         PC_RETURN_IF_ERROR(CheckExpectedRevision(req.expected_revision, memory.head_revision));
         PC_ASSIGN_OR_RETURN(BatchPlan plan, PlanBatch(txn, memory, req, hashes, planned,

@@ -53,7 +53,7 @@ EntryVersion NextVersion(const EntryVersion& current, const std::string& kind,
 }  // namespace
 
 Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
   if (req.kind) PC_RETURN_IF_ERROR(CheckKind(*req.kind));
   PC_RETURN_IF_ERROR(CheckText("text", req.text, limits_.max_entry_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
@@ -61,15 +61,15 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
   PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
   const PreparedWrite prepared =
-      PrepareWrite(req.scope_id, req.text, ChangeOp::kRevise, req.citation.entry_id);
+      PrepareWrite(scope, req.text, ChangeOp::kRevise, req.citation.entry_id);
 
   WriteOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
   Status written = store_.WriteFor(
-      req.scope_id, RequestActor(),
+      scope.name(), RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
-        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
         scope_id = memory.scope_id;
         PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
         MemoryRef head{memory.family, memory.artifact_id, memory.head_revision};
@@ -128,17 +128,17 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 }
 
 Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
 
   WriteOutcome out;
   PC_RETURN_IF_ERROR(store_.WriteFor(
-      req.scope_id, RequestActor(),
+      scope.name(), RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
-        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, req.scope_id));
+        PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope));
         PC_ASSIGN_OR_RETURN(ManifestItem item, ResolveAtHead(txn, memory, req.citation));
         if (!item.active)
           return Conflict("entry " + item.version.entry_id + " is already retired")

@@ -23,7 +23,7 @@ Result<ScopeSettingsView> MemoryService::GetSettings(const std::string& scope_id
 
 Result<ScopeSettingsView> MemoryService::SetSettings(
     const std::string& scope_id, const std::map<std::string, std::optional<std::string>>& changes) {
-  PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
   if (changes.empty())
     return InvalidArgument("give at least one setting to change").WithDetail("field", "settings");
   for (const auto& [name, value] : changes) {
@@ -36,7 +36,7 @@ Result<ScopeSettingsView> MemoryService::SetSettings(
     }
   }
   PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope_id));  // a key is created
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));  // a key is created
     for (const auto& [name, value] : changes)
       PC_RETURN_IF_ERROR(txn.PutScopeSetting(memory.scope_id, name, value));
     return Status::Ok();

@@ -141,14 +141,14 @@ Result<std::vector<NearDuplicate>> FindNearDuplicates(
   return MostSimilar(std::move(found));
 }
 
-std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id,
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const ScopeRef& scope,
                                                const WritePolicy& defaults,
                                                const std::vector<ToReconcile>& writes) {
   std::vector<ReconcileLookup> out(writes.size());
   if (!store.ReadsBeforeWritesPay()) return out;  // each write looks up inside its transaction
   Status read = store.Read([&](ReadTxn& txn) -> Status {
     out.assign(writes.size(), ReconcileLookup{});
-    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope));
     if (!memory || memory->head_revision == 0) return Status::Ok();
     PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory->scope_id, defaults));
     if (policy.reconcile == ReconcilePolicy::kOff) return Status::Ok();

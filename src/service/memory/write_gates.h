@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "model/types.h"
+#include "service/core/scope_ref.h"
 #include "service/memory/write_policy.h"
 #include "store/store.h"
 
@@ -69,7 +70,7 @@ struct ToReconcile {
 };
 // Each write's lookup, all on one snapshot of the named scope's memory, in order; none made
 // (revision 0) where the store's reads before a write do not pay (Store::ReadsBeforeWritesPay).
-std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const std::string& scope_id,
+std::vector<ReconcileLookup> LookUpBeforeWrite(Store& store, const ScopeRef& scope,
                                                const WritePolicy& defaults,
                                                const std::vector<ToReconcile>& writes);
 

@@ -185,7 +185,11 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
 Result<SearchResult> SearchService::SearchWithoutRecording(
     const SearchRequest& req, const std::function<Status(ReadTxn&)>& also) {
   const auto started = std::chrono::steady_clock::now();
-  Result<SearchResult> out = SearchSnapshot(req, also);
+  std::optional<ScopeRef> parsed;
+  if (!req.scope) {
+    PC_ASSIGN_OR_RETURN(parsed, ScopeRef::Parse(req.scope_id));
+  }
+  Result<SearchResult> out = SearchSnapshot(req, req.scope ? *req.scope : *parsed, also);
   if (out.ok()) ops::metrics().ObserveSearch(ModeLabel(out->mode_used), ops::SecondsSince(started));
   return out;
 }
@@ -193,7 +197,6 @@ Result<SearchResult> SearchService::SearchWithoutRecording(
 namespace {
 
 Status CheckSearchRequest(const SearchRequest& req, bool can_rerank) {
-  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   // The spec's query is any non-empty string: one that says nothing (white space, invisible
   // characters) finds nothing, at the head, rather than being refused.
   PC_RETURN_IF_ERROR(CheckOptionalText("query", req.query, kMaxQueryBytes));
@@ -258,14 +261,14 @@ struct SearchService::Query {
   int pool = 0;  // how many hits the snapshot yields (a rerank reorders a deeper pool)
 };
 
-Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
+Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req, const ScopeRef& scope,
                                                    const std::function<Status(ReadTxn&)>& also) {
   PC_RETURN_IF_ERROR(CheckSearchRequest(req, reranker_ != nullptr));
   if (!CheckText("query", req.query, kMaxQueryBytes).ok()) {  // says nothing: finds nothing
     SearchResult out;
     PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
-      PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, memory, req.scope_id));
+      PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope));
+      PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, memory, scope.name()));
       if (memory)
         out.memory = MemoryRef{memory->family, memory->artifact_id, memory->head_revision};
       return also ? also(txn) : Status::Ok();
@@ -292,7 +295,7 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   // One read transaction: the head chosen there is the snapshot every hit comes from.
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     out.hits.clear();
-    PC_RETURN_IF_ERROR(SearchIn(txn, req, q, out));
+    PC_RETURN_IF_ERROR(SearchIn(txn, scope, req, q, out));
     return also ? also(txn) : Status::Ok();
   }));
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
@@ -302,10 +305,10 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req,
   return out;
 }
 
-Status SearchService::SearchIn(ReadTxn& txn, const SearchRequest& req, const Query& q,
-                               SearchResult& out) {
-  PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
-  PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
+Status SearchService::SearchIn(ReadTxn& txn, const ScopeRef& scope, const SearchRequest& req,
+                               const Query& q, SearchResult& out) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, scope));
+  PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, scope.name()));
   if (!found) return Status::Ok();  // a scope nobody wrote to: nothing to find (memory unset)
   const Artifact& memory = *found;
   out.memory = MemoryRef{memory.family, memory.artifact_id, memory.head_revision};

@@ -17,6 +17,7 @@
 #include "search/entity_graph.h"
 #include "search/feedback.h"
 #include "search/text_query.h"
+#include "service/core/scope_ref.h"
 #include "service/search/vector_cache.h"
 #include "store/store.h"
 
@@ -61,6 +62,9 @@ struct SearchRequest {
   // `query` as BuildTextQuery makes it, when the caller analyzed it already (prepare reuses its
   // own for sources and Experience); otherwise the search builds it.
   std::optional<TextQuery> text;
+  // `scope_id` as the caller parsed it, when it reads the scope too (prepare): the search then
+  // shares its lookup. Otherwise the search parses scope_id. Held by the caller for the call.
+  const ScopeRef* scope = nullptr;
 };
 
 struct SearchHit {
@@ -142,12 +146,13 @@ class SearchService {
 
  private:
   // SearchWithoutRecording without its latency metric.
-  Result<SearchResult> SearchSnapshot(const SearchRequest& req,
+  Result<SearchResult> SearchSnapshot(const SearchRequest& req, const ScopeRef& scope,
                                       const std::function<Status(ReadTxn&)>& also);
   // What a search computes before its snapshot (a slow model never holds one).
   struct Query;
   // The search itself, in one snapshot: the head, the mode that runs, each channel's hits, fused.
-  Status SearchIn(ReadTxn& txn, const SearchRequest& req, const Query& q, SearchResult& out);
+  Status SearchIn(ReadTxn& txn, const ScopeRef& scope, const SearchRequest& req, const Query& q,
+                  SearchResult& out);
   Status Rerank(const std::string& query, std::vector<SearchHit>& hits);
   // Why vector search cannot serve `memory` now (empty: it can).
   Result<std::string> VectorGapIn(ReadTxn& txn, const Artifact& memory);

@@ -646,7 +646,7 @@ Status Verify(sqlite::Db& db, Conn& pg, ImportReport& report) {
                       P(y) + " in PostgreSQL");
     ++v.tables;
   }
-  sqlite::SqliteTxn s(db);
+  sqlite::SqliteTxn s(db, false);
   PgTxn p(pg, false);
   PC_RETURN_IF_ERROR(VerifyScopesAndSources(s, p, v));
   PC_RETURN_IF_ERROR(VerifyArtifacts(db, s, p, v));

@@ -47,6 +47,7 @@ class PgTxn final : public WriteTxn {
   // `writing`: the artifacts a write looks up are locked (FOR UPDATE) until it ends, so writes of
   // one scope take turns and each sees the last one's commit (pg_store.h).
   PgTxn(Conn& conn, bool writing) : c_(conn), writing_(writing) {}
+  bool writing() const override { return writing_; }
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
   Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;

@@ -100,7 +100,7 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   }
   Status status = db->Exec("BEGIN");
   if (status.ok()) {
-    SqliteTxn txn(*db);
+    SqliteTxn txn(*db, false);
     status = GuardedCallback<ReadTxn>(fn, txn);
     Status end = status.ok() && fail_read_commits_.load() > 0 && fail_read_commits_.fetch_sub(1) > 0
                      ? Internal("sqlite: disk I/O error (injected by the test)")
@@ -190,7 +190,7 @@ void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
 // with the failure instead (nothing of the group is kept).
 void SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
                               bool stamp_prepared) {
-  Status commit = any_ok ? SqliteTxn(*writer_).WriteTextRows(text) : Status::Ok();
+  Status commit = any_ok ? SqliteTxn(*writer_, true).WriteTextRows(text) : Status::Ok();
   if (commit.ok() && any_ok) {
     const auto started = std::chrono::steady_clock::now();
     commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
@@ -250,7 +250,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
   };
   for (PendingWrite* w : group) {
     if (!savepoints) {
-      SqliteTxn txn(*writer_, &text);
+      SqliteTxn txn(*writer_, true, &text);
       const uint64_t before = writer_->write_statements();
       const size_t rows = text.rows.size();
       w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
@@ -264,7 +264,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       }
       if (!w->status.ok() && text.rows.size() > rows) text.rows.resize(rows);
     } else {
-      SqliteTxn txn(*writer_);
+      SqliteTxn txn(*writer_, true);
       Status sp = writer_->Exec("SAVEPOINT pc_write");
       w->status = sp.ok() ? GuardedCallback<WriteTxn>(*w->fn, txn) : sp;
       w->tokens_changed = !txn.audit_trail().tokens.empty();

@@ -42,7 +42,10 @@ class SqliteTxn final : public WriteTxn {
   // With `deferred`, full-text rows are collected there instead of written (the caller writes
   // them with WriteTextRows before the commit); a full-text search in this transaction writes
   // them first, so it sees them.
-  explicit SqliteTxn(Db& db, TextRows* deferred = nullptr) : db_(db), deferred_(deferred) {}
+  // `writing`: a write's transaction (ReadTxn::writing).
+  SqliteTxn(Db& db, bool writing, TextRows* deferred = nullptr)
+      : db_(db), deferred_(deferred), writing_(writing) {}
+  bool writing() const override { return writing_; }
   Status WriteTextRows(TextRows& rows);
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
@@ -210,6 +213,7 @@ class SqliteTxn final : public WriteTxn {
   Status ProjectVectors(const NewRevision& rev);
   Db& db_;
   TextRows* deferred_;
+  bool writing_;
 };
 
 }  // namespace pc::sqlite
