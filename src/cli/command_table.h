@@ -169,6 +169,9 @@ const std::vector<Row>& WorkRows();
 OptionSpec ScopeOption();
 OptionSpec JsonFile(const char* name, const char* help, const char* to);
 Result<Json> JsonArgument(const std::string& file);
+// A file's text (a regular file, a link named on the command line followed), or standard
+// input's for "-", at most `max_bytes` (common/bounded_read.h: a FIFO or /dev/zero is refused).
+Result<std::string> ReadInput(const std::string& path, size_t max_bytes);
 // The session commands' rows (session_commands.cc): each runs on this machine (`run`).
 const std::vector<Row>& SessionRows();
 

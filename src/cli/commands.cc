@@ -1,14 +1,13 @@
 #include "cli/commands.h"
 
 #include <cctype>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/command_table.h"
 #include "cli/format.h"
+#include "common/bounded_read.h"
 #include "common/json_parse.h"
 #include "hooks/doctor.h"
 #include "wire/error_map.h"
@@ -24,14 +23,14 @@ Result<Json> CitationArgument(const std::string& arg) {
   return std::move(parsed).value();
 }
 
+// What the CLI reads from a file or standard input to send (an entry's text, a JSON document) at
+// most: past it the server would refuse the body anyway, and /dev/zero or a FIFO never ends.
+constexpr size_t kMaxInputBytes = 64u << 20;
+
 // The text of an entry: the argument, "-" for standard input, or --file.
 Result<std::string> EntryText(const std::string& text, const std::string& file) {
-  if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read " + file);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  if (text == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  if (!file.empty()) return ReadInput(file, kMaxInputBytes);
+  if (text == "-") return ReadInput("-", kMaxInputBytes);
   if (text.empty()) return InvalidArgument("give the text as an argument, - for stdin, or --file");
   return text;
 }
@@ -436,16 +435,14 @@ const std::vector<Row>& ClientRows() {
 
 }  // namespace
 
+Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
+  if (path == "-") return ReadBoundedFd(0, max_bytes, 0, "standard input");
+  return ReadBoundedFile(path, max_bytes, FollowLinks::kYes);
+}
+
 // A JSON document given as a file name, or - for standard input.
 Result<Json> JsonArgument(const std::string& file) {
-  std::string text;
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read " + file);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  PC_ASSIGN_OR_RETURN(std::string text, ReadInput(file, kMaxInputBytes));
   auto parsed = ParseJson(text);
   if (!parsed.ok()) return InvalidArgument(file + ": " + parsed.status().message());
   return std::move(parsed).value();

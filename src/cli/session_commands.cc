@@ -31,13 +31,6 @@ using Json = nlohmann::json;
 constexpr size_t kMaxPruneInputBytes = 64u << 20;
 constexpr size_t kMaxStatsTranscriptBytes = 256u << 20;
 
-// A file's text (a regular file, a link named on the command line followed), or standard
-// input's for "-", at most `max_bytes`.
-Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
-  if (path == "-") return ReadBoundedFd(0, max_bytes, 0, "standard input");
-  return ReadBoundedFile(path, max_bytes, FollowLinks::kYes);
-}
-
 // The input: a message list, or a request object as POST /v1/context/prune takes (its policy
 // fields used where no option overrides them).
 int RunPrune(const Row&, const Opts& o, const std::string&, bool json) {

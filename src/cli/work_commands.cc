@@ -27,20 +27,19 @@ OptionSpec SourceId() {
       .To("source_id");
 }
 
-std::string ReceiptText(const Json& r) {
+// A kept record's receipt (WorkSourceReceipt), one line.
+std::string FormatWorkReceipt(const Json& r) {
   return "kept " + r.value("kind", "") + " " + r["source"].value("source_id", "") +
          " at position " + std::to_string(r.value("position", int64_t{0})) + " (" +
          r.value("content_digest", "") + ")\n";
 }
 
-std::string FormatWorkReceipt(const Json& r) { return ReceiptText(r); }
-
 std::string FormatPreparedWork(const Json& r) {
-  return ReceiptText(r["boundary"]) + FormatPreparedHandoff(r["handoff"]);
+  return FormatWorkReceipt(r["boundary"]) + FormatPreparedHandoff(r["handoff"]);
 }
 
 std::string FormatAcknowledgement(const Json& r) {
-  return ReceiptText(r["receipt"]) + FormatHandoffResolution(r["resolution"]);
+  return FormatWorkReceipt(r["receipt"]) + FormatHandoffResolution(r["resolution"]);
 }
 
 }  // namespace

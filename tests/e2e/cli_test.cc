@@ -139,6 +139,21 @@ TEST_F(CliTest, ErrorsHaveMessagesAndExitCodes) {
   EXPECT_NE(bad_config.err.find("listen"), std::string::npos);
 }
 
+// What the CLI reads to send is bounded and must be a regular file (or standard input): a device
+// that never ends is refused at once, naming it, and nothing reaches the server.
+TEST_F(CliTest, AnInputThatNeverEndsIsRefusedUnread) {
+  CliResult entry = Cli({"remember", "-s", "cli:never-ends", "-k", "fact", "--file", "/dev/zero"});
+  EXPECT_EQ(entry.exit_code, 2) << entry.err;
+  EXPECT_NE(entry.err.find("/dev/zero"), std::string::npos) << entry.err;
+  EXPECT_NE(entry.err.find("not a regular file"), std::string::npos) << entry.err;
+  CliResult record =
+      Cli({"work", "contract", "-s", "cli:never-ends", "--source-id", "c-1", "/dev/zero"});
+  EXPECT_EQ(record.exit_code, 2) << record.err;
+  EXPECT_NE(record.err.find("not a regular file"), std::string::npos) << record.err;
+  EXPECT_EQ(Cli({"scope", "list"}).out.find("cli:never-ends"), std::string::npos)
+      << "nothing was written";
+}
+
 // The handoff steps pass JSON from one to the next (no model here: prepare is a capability
 // error, exit 6; the draft is written by hand, as an agent that inspected and edited one would).
 TEST_F(CliTest, HandoffFinalizeCommitContinue) {
