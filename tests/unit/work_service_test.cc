@@ -226,6 +226,31 @@ TEST_F(WorkTest, AcceptedNeedsConfirmedChecksReadableEvidenceAndAnExactSelection
   EXPECT_EQ(*clarify->resolution.selected_revision, rev);
 }
 
+// The evidence is resolved in the write that keeps the receipt: a retirement forced after the
+// service's first read lands either after the receipt (which then said available truthfully) or
+// before the resolution (and accepted is refused). Never an "available" receipt written after it.
+TEST_F(WorkTest, ARetirementCannotLandBetweenTheEvidenceCheckAndTheReceipt) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  bool retired = false, receipt_was_kept = false;
+  testing::WriteBetweenReads hooked(*f.store, [&] {
+    auto kept = sources.Find(scope, "r-1");
+    receipt_was_kept = kept.ok() && kept->has_value();
+    PC_ASSERT_OK(f.memory->Retire({scope, fact, "moved", "t"}));
+    retired = true;
+  });
+  HandoffService hooked_handoffs{hooked, nullptr};
+  SourceService hooked_sources{hooked};
+  WorkService hooked_work{hooked_handoffs, hooked_sources};
+  auto ack = hooked_work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev));
+  if (!retired) PC_ASSERT_OK(hooked.Read([](ReadTxn&) { return Status::Ok(); }));
+  ASSERT_TRUE(retired);
+  if (ack.ok())
+    EXPECT_TRUE(receipt_was_kept) << "an accepted receipt kept after the retirement it missed";
+  else
+    EXPECT_EQ(ack.status().code(), Code::kInvalidArgument) << testing::Describe(ack);
+}
+
 TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   Citation fact = Remember("The report polls every five seconds.");
   MemoryRef rev = Committed("boundary-1", fact);

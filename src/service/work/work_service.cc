@@ -109,18 +109,30 @@ Status CheckAcknowledgeShape(const AcknowledgeRequest& r) {
 
 Result<WorkReceipt> WorkService::Store(WorkKind kind, const WorkRecordInput& in,
                                        std::string metadata_json) {
-  SourceInput s{WorkKindName(kind), kPurposeArchive, in.content, std::move(metadata_json),
-                in.source_id};
-  Result<SourceOutcome> added = sources_.AddWorkRecord(in.scope_id, s);
+  return Store(kind, in.scope_id, in.source_id, std::move(metadata_json),
+               [&](WriteTxn&, const Artifact&) -> Result<std::string> { return in.content; });
+}
+
+Result<WorkReceipt> WorkService::Store(WorkKind kind, const std::string& scope_id,
+                                       const std::string& source_id, std::string metadata_json,
+                                       const ContentPlan& plan) {
+  size_t content_bytes = 0;
+  Result<SourceOutcome> added = sources_.AddWorkRecord(
+      scope_id, [&](WriteTxn& txn, const Artifact& memory) -> Result<SourceInput> {
+        PC_ASSIGN_OR_RETURN(std::string content, plan(txn, memory));
+        content_bytes = content.size();
+        return SourceInput{WorkKindName(kind), kPurposeArchive, std::move(content), metadata_json,
+                           source_id};
+      });
   // A record over what one Source holds (max_source_bytes) is an invalid request naming the
   // record: these operations document 422, not 413, and the request has no field "content".
   if (!added.ok() && added.status().code() == Code::kTooLarge &&
-      in.content.size() > sources_.max_source_bytes()) {
+      content_bytes > sources_.max_source_bytes()) {
     const char* field = kind == WorkKind::kContract   ? "contract"
                         : kind == WorkKind::kBoundary ? "handoff"
                         : kind == WorkKind::kOutcome  ? "outcome"
                                                       : "prepared";
-    return FieldError(field, std::string(field) + " is " + std::to_string(in.content.size()) +
+    return FieldError(field, std::string(field) + " is " + std::to_string(content_bytes) +
                                  " bytes as JSON: too large to keep as one record (the server's "
                                  "max_source_bytes)");
   }
@@ -162,14 +174,21 @@ Result<PreparedWork> WorkService::HandoffCurrent(const WorkRecordInput& in, cons
 
 Result<Acknowledgement> WorkService::Acknowledge(const AcknowledgeRequest& req) {
   PC_RETURN_IF_ERROR(CheckAcknowledgeShape(req));
-  ContinueHandoffRequest cont{req.scope_id, req.selection, req.prepared, req.revision};
-  PC_ASSIGN_OR_RETURN(HandoffResolution resolution, handoff_.Continue(cont));
-  if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
-    return FieldError("status",
-                      "accepted needs every cited piece of evidence readable, and some is "
-                      "unavailable now: acknowledge needs_clarification with the reason instead");
-  const WorkRecordInput in{req.scope_id, req.source_id, ReceiptContent(req, resolution)};
-  PC_ASSIGN_OR_RETURN(WorkReceipt receipt, Store(WorkKind::kReceipt, in, ReceiptMetadata(req)));
+  const ContinueHandoffRequest cont{req.scope_id, req.selection, req.prepared, req.revision};
+  PC_RETURN_IF_ERROR(CheckContinueRequest(cont));
+  // Resolved in the write that keeps the receipt: a retirement cannot land between the evidence
+  // check and the receipt that reports it.
+  HandoffResolution resolution;
+  auto plan = [&](WriteTxn& txn, const Artifact&) -> Result<std::string> {
+    PC_ASSIGN_OR_RETURN(resolution, ResolveHandoff(txn, cont));
+    if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
+      return FieldError("status",
+                        "accepted needs every cited piece of evidence readable, and some is "
+                        "unavailable now: acknowledge needs_clarification with the reason instead");
+    return ReceiptContent(req, resolution);
+  };
+  PC_ASSIGN_OR_RETURN(WorkReceipt receipt, Store(WorkKind::kReceipt, req.scope_id, req.source_id,
+                                                 ReceiptMetadata(req), plan));
   return Acknowledgement{std::move(resolution), std::move(receipt)};
 }
 
