@@ -302,6 +302,56 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   PC_ASSERT_OK(unlinked);
 }
 
+// A row that only looks like a receipt (kind handoff-receipt, metadata accepted and exact) but was
+// written some other way than acknowledge_handoff (an import, a restore, an older server) is not
+// linked: the outcome reads the receipt's own content back and refuses what acknowledge_handoff
+// would not have written.
+TEST_F(WorkTest, AnOutcomeLinksOnlyAReceiptWhoseStoredContentIsAnAcceptance) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  auto real = work.Acknowledge(Ack("r-real", ReceiptStatus::kAccepted, rev));
+  PC_ASSERT_OK(real);
+  const std::string content = real->receipt.source.content;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string out = content;
+    const size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? out : out.replace(at, from.size(), to);
+  };
+  const std::vector<std::string> forged = {
+      "not json",
+      "{}",
+      with("\"status\":\"accepted\"", "\"status\":\"declined\""),
+      with("{\"evidence\"", "{\"forged\":1,\"evidence\""),
+      with("\"authorization\":\"confirmed\"", "\"authorization\":\"insufficient\""),
+      with("\"revision\":{", "\"prepared_digest\":\"sha256:x\",\"revision\":{"),
+      " " + content,
+  };
+  const std::string meta = ReceiptMetadata(Ack("r", ReceiptStatus::kAccepted, rev));
+  for (size_t i = 0; i < forged.size(); ++i)
+    PC_ASSERT_OK(f.store->Write([&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));
+      Source s;
+      s.source_id = "src_forged" + std::to_string(i);
+      s.scope_id = memory.scope_id;
+      s.kind = kReceiptSourceKind;
+      s.purpose = kPurposeArchive;
+      s.content = forged[i];
+      s.metadata_json = meta;
+      s.idempotency_key = "forged-" + std::to_string(i);
+      return txn.AppendSource(std::move(s)).status();
+    }));
+  const auto before = Marks();
+  for (size_t i = 0; i < forged.size(); ++i) {
+    auto o = work.RecordOutcome({scope, "o-1", "{\"o\":1}"},
+                                Outcome(SourceHandoffCitation("forged-" + std::to_string(i))));
+    EXPECT_EQ(o.status().code(), Code::kInvalidArgument) << forged[i];
+  }
+  EXPECT_EQ(Marks(), before);
+  PC_ASSERT_OK(
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-real"))));
+}
+
 TEST_F(WorkTest, ARefusalCreatesNoScope) {
   const std::string fresh = "project:never-written";
   auto refused = work.CreateContract(

@@ -3,6 +3,7 @@
 // evidence), and how a later Task Outcome reads it back.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -20,8 +21,19 @@ std::string PreparedDigest(const PreparedHandoff& p);
 // The receipt's canonical JSON and its metadata ({"kind","schema","status","selection"}).
 std::string ReceiptContent(const AcknowledgeRequest& req, const HandoffResolution& r);
 std::string ReceiptMetadata(const AcknowledgeRequest& req);
-// A receipt a Task Outcome may link: accepted, of an exact revision. InvalidArgument naming
-// `field` otherwise.
+// What a stored receipt says, read back from its content (never from its kind and metadata
+// alone: a row that only looks like a receipt says nothing).
+struct StoredReceipt {
+  std::string status, selection;
+  std::optional<MemoryRef> revision;  // an exact receipt's target
+  bool evidence_available = false, all_confirmed = false;
+};
+// `receipt` parsed and checked as ReceiptContent writes it (canonical, every field, metadata
+// agreeing); InvalidArgument saying what is wrong otherwise.
+Result<StoredReceipt> ReadReceipt(const Source& receipt);
+// A receipt a Task Outcome may link: its stored content an accepted receipt of an exact revision,
+// with every citation available and every receiver check confirmed. InvalidArgument naming `field`
+// otherwise.
 Status CheckLinkable(const Source& receipt, const std::string& field);
 
 }  // namespace pc
