@@ -387,5 +387,27 @@ TEST(PreparedDigest, NamesExactlyOnePreparedHandoff) {
   EXPECT_NE(PreparedDigest(cited), digest);
 }
 
+// Each citation part is its own value in the digest: a "/" inside a part does not move it into the
+// next one, as it would in the citation's display text ("source:a/b/c" for both).
+TEST(PreparedDigest, CitationPartsDoNotRunTogether) {
+  auto with_source = [](const std::string& name, const std::string& id) {
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kSource;
+    c.source_name = name;
+    c.source_id = id;
+    PreparedHandoff p{"project:a", std::nullopt, {}};
+    p.content.objective = "Ship it.";
+    p.content.state = {{"Done: the reader.", {c}}};
+    p.content.omissions = {{"CI is down.", c}};
+    return p;
+  };
+  EXPECT_NE(PreparedDigest(with_source("a/b", "c")), PreparedDigest(with_source("a", "b/c")));
+  PreparedHandoff omitted = with_source("a/b", "c");
+  omitted.content.state[0].citations[0].source_name = "a";
+  omitted.content.state[0].citations[0].source_id = "b/c";
+  EXPECT_NE(PreparedDigest(omitted), PreparedDigest(with_source("a", "b/c")))
+      << "an omission's citation counts too";
+}
+
 }  // namespace
 }  // namespace pc

@@ -14,14 +14,29 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json StatementJson(const HandoffStatement& st) {
-  Json cites = Json::array();
-  for (const HandoffCitation& c : st.citations) cites.push_back(HandoffCitationText(c));
-  return Json::array({st.text, cites});
-}
-
 Json RefJson(const MemoryRef& m) {
   return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};
+}
+
+// A citation for the digest: its kind and every part as its own JSON value, so no two citations
+// share an encoding (the display text joins parts with "/", and ("a/b", "c") would be ("a",
+// "b/c")).
+Json CitationJson(const HandoffCitation& c) {
+  switch (c.kind) {
+    case HandoffCitationKind::kSource:
+      return Json::array({"source", c.source_name, c.source_id});
+    case HandoffCitationKind::kArtifact:
+      return Json::array({"artifact", RefJson(c.artifact)});
+    case HandoffCitationKind::kMemory:
+      break;
+  }
+  return Json::array({"memory", RefJson(c.artifact), c.entry_id, c.entry_version_id});
+}
+
+Json StatementJson(const HandoffStatement& st) {
+  Json cites = Json::array();
+  for (const HandoffCitation& c : st.citations) cites.push_back(CitationJson(c));
+  return Json::array({st.text, cites});
 }
 
 // A stored receipt's target: an exact one's revision, or a prepared one's digest.
@@ -53,13 +68,11 @@ std::string PreparedDigest(const PreparedHandoff& p) {
   Json state = Json::array(), omissions = Json::array();
   for (const HandoffStatement& st : p.content.state) state.push_back(StatementJson(st));
   for (const HandoffOmission& o : p.content.omissions)
-    omissions.push_back(
-        Json::array({o.text, o.citation ? Json(HandoffCitationText(*o.citation)) : Json()}));
-  Json parts = Json::array({"powercontext.prepared-handoff.v1", p.scope_id,
-                            p.base ? Json(FormatMemoryRef(*p.base)) : Json(), p.content.objective,
-                            state, HandoffDispositionName(p.content.disposition),
-                            p.content.next_action ? StatementJson(*p.content.next_action) : Json(),
-                            omissions});
+    omissions.push_back(Json::array({o.text, o.citation ? CitationJson(*o.citation) : Json()}));
+  Json parts = Json::array(
+      {"powercontext.prepared-handoff.v1", p.scope_id, p.base ? RefJson(*p.base) : Json(),
+       p.content.objective, state, HandoffDispositionName(p.content.disposition),
+       p.content.next_action ? StatementJson(*p.content.next_action) : Json(), omissions});
   return "sha256:" + Sha256Hex(parts.dump());
 }
 

@@ -16,7 +16,8 @@ inline constexpr const char* kReceiptSchema = "powercontext.handoff-receipt.v1";
 // Whether every statement's and the next action's evidence resolved.
 bool EvidenceAvailable(const HandoffResolution& r);
 // The canonical identity of a prepared handoff: SHA-256 over its scope, base and content (every
-// text and citation), as "sha256:<hex>".
+// text and citation, each part its own JSON value: no two handoffs share an encoding), as
+// "sha256:<hex>".
 std::string PreparedDigest(const PreparedHandoff& p);
 // The receipt's canonical JSON and its metadata ({"kind","schema","status","selection"}).
 std::string ReceiptContent(const AcknowledgeRequest& req, const HandoffResolution& r);
