@@ -254,10 +254,11 @@ TEST_F(WorkTest, ARetirementCannotLandBetweenTheEvidenceCheckAndTheReceipt) {
 TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   Citation fact = Remember("The report polls every five seconds.");
   MemoryRef rev = Committed("boundary-1", fact);
-  auto accepted = work.Acknowledge(Ack("r-accepted", ReceiptStatus::kAccepted, rev));
-  PC_ASSERT_OK(accepted);
+  // Declined first: a declined receipt after the accepted one would supersede it.
   auto declined = work.Acknowledge(Ack("r-declined", ReceiptStatus::kDeclined, rev));
   PC_ASSERT_OK(declined);
+  auto accepted = work.Acknowledge(Ack("r-accepted", ReceiptStatus::kAccepted, rev));
+  PC_ASSERT_OK(accepted);
   auto prepared =
       work.HandoffCurrent({scope, "boundary-2", "{\"b\":2}"},
                           Current({{"Polling is implemented.", ClaimBasis::kDeclared, {}}}));
@@ -350,6 +351,32 @@ TEST_F(WorkTest, AnOutcomeLinksOnlyAReceiptWhoseStoredContentIsAnAcceptance) {
   EXPECT_EQ(Marks(), before);
   PC_ASSERT_OK(
       work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-real"))));
+}
+
+// An acceptance that a later receipt of the same revision declined is superseded: an outcome
+// may not link it (a clear 422 naming the later receipt), nor does a decline of another revision
+// count; an acceptance after the decline links again.
+TEST_F(WorkTest, AnOutcomeDoesNotLinkAnAcceptanceALaterReceiptDeclined) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev)));
+  MemoryRef next = Committed("boundary-2", fact);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-other", ReceiptStatus::kDeclined, next)));
+  auto linked =
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-1")));
+  PC_ASSERT_OK(linked);  // the control: a decline of another revision supersedes nothing
+
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-2", ReceiptStatus::kDeclined, rev)));
+  const auto before = Marks();
+  auto superseded =
+      work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(SourceHandoffCitation("r-1")));
+  EXPECT_EQ(superseded.status().code(), Code::kInvalidArgument) << testing::Describe(superseded);
+  EXPECT_NE(superseded.status().message().find("r-2"), std::string::npos)
+      << superseded.status().message();
+  EXPECT_EQ(Marks(), before);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-3", ReceiptStatus::kAccepted, rev)));
+  PC_ASSERT_OK(
+      work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(SourceHandoffCitation("r-3"))));
 }
 
 TEST_F(WorkTest, ARefusalCreatesNoScope) {

@@ -14,6 +14,8 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr int kReceiptScanPage = 100;  // sources read at a time looking for a later receipt
+
 Json RefJson(const MemoryRef& m) {
   return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};
 }
@@ -157,7 +159,7 @@ Result<StoredReceipt> ReadReceipt(const Source& receipt) {
   return out;
 }
 
-Status CheckLinkable(const Source& receipt, const std::string& field) {
+Result<StoredReceipt> CheckLinkable(const Source& receipt, const std::string& field) {
   auto refuse = [&](const std::string& why) {
     return InvalidArgument(field +
                            " must name an accepted Handoff Receipt of an exact handoff "
@@ -173,7 +175,29 @@ Status CheckLinkable(const Source& receipt, const std::string& field) {
   if (!r->revision) return refuse("this receipt acknowledged a prepared (uncommitted) handoff");
   if (!r->evidence_available || !r->all_confirmed)
     return refuse("its record does not show every citation available and every check confirmed");
-  return Status::Ok();
+  return r;
+}
+
+Status CheckNotSuperseded(ReadTxn& txn, const Source& receipt, const StoredReceipt& r,
+                          const std::string& field) {
+  for (int64_t after = receipt.position;;) {
+    PC_ASSIGN_OR_RETURN(std::vector<Source> page,
+                        txn.ListSources(receipt.scope_id, after, kReceiptScanPage));
+    for (const Source& s : page) {
+      if (s.kind != kReceiptSourceKind) continue;
+      Result<StoredReceipt> later = ReadReceipt(s);
+      if (!later.ok() || later->status != "declined" || later->revision != r.revision) continue;
+      return InvalidArgument(field + " names receipt " + SourceRef(receipt) + " of " +
+                             FormatMemoryRef(*r.revision) + ", which the later declined receipt " +
+                             SourceRef(s) + " (position " + std::to_string(s.position) +
+                             ") of the same revision superseded: the handoff was declined "
+                             "since; acknowledge it again and link that receipt")
+          .WithDetail("field", field)
+          .WithDetail("superseded_by", SourceRef(s));
+    }
+    if (page.size() < static_cast<size_t>(kReceiptScanPage)) return Status::Ok();
+    after = page.back().position;
+  }
 }
 
 }  // namespace pc

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "service/work/work_records.h"
+#include "store/store.h"
 
 namespace pc {
 
@@ -35,6 +36,10 @@ Result<StoredReceipt> ReadReceipt(const Source& receipt);
 // A receipt a Task Outcome may link: its stored content an accepted receipt of an exact revision,
 // with every citation available and every receiver check confirmed. InvalidArgument naming `field`
 // otherwise.
-Status CheckLinkable(const Source& receipt, const std::string& field);
+Result<StoredReceipt> CheckLinkable(const Source& receipt, const std::string& field);
+// InvalidArgument naming `field` when a receipt later in the log declined the same revision as
+// `r` (read from `receipt`): the acceptance is superseded, whoever declined. Reads in `txn`.
+Status CheckNotSuperseded(ReadTxn& txn, const Source& receipt, const StoredReceipt& r,
+                          const std::string& field);
 
 }  // namespace pc

@@ -192,24 +192,32 @@ Result<Acknowledgement> WorkService::Acknowledge(const AcknowledgeRequest& req) 
   return Acknowledgement{std::move(resolution), std::move(receipt)};
 }
 
-Status WorkService::CheckLinkedReceipt(const std::string& scope_id, const HandoffCitation& ref) {
+Status WorkService::CheckLinkedReceipt(ReadTxn& txn, const Artifact& memory,
+                                       const HandoffCitation& ref) {
   const std::string field = "outcome.handoff_receipt_ref";
-  if (ref.source_name != kContentSourceName)
-    return FieldError(field + ".name", field + ".name must be \"content\"");
-  PC_ASSIGN_OR_RETURN(std::optional<Source> receipt, sources_.Find(scope_id, ref.source_id));
+  PC_ASSIGN_OR_RETURN(std::optional<Source> receipt,
+                      txn.FindSourceByPublicId(memory.scope_id, ref.source_id));
   if (!receipt)
     return NotFound("no Handoff Receipt \"" + CutUtf8(ref.source_id, 80) + "\" in this scope")
         .WithDetail("field", field);
-  return CheckLinkable(*receipt, field);
+  PC_ASSIGN_OR_RETURN(StoredReceipt linked, CheckLinkable(*receipt, field));
+  return CheckNotSuperseded(txn, *receipt, linked, field);
 }
 
 Result<WorkReceipt> WorkService::RecordOutcome(const WorkRecordInput& in, const TaskOutcome& o) {
   PC_RETURN_IF_ERROR(CheckInput(in));
   std::vector<NamedCitation> resolve;
   PC_RETURN_IF_ERROR(CheckOutcomeShape(o, resolve));
+  if (o.receipt && o.receipt->source_name != kContentSourceName)
+    return FieldError("outcome.handoff_receipt_ref.name",
+                      "outcome.handoff_receipt_ref.name must be \"content\"");
   PC_RETURN_IF_ERROR(handoff_.CheckEvidence(in.scope_id, resolve));
-  if (o.receipt) PC_RETURN_IF_ERROR(CheckLinkedReceipt(in.scope_id, *o.receipt));
-  return Store(WorkKind::kOutcome, in, KindMetadata(WorkKind::kOutcome));
+  // The link is checked in the write that keeps the outcome: no receipt lands between them.
+  return Store(WorkKind::kOutcome, in.scope_id, in.source_id, KindMetadata(WorkKind::kOutcome),
+               [&](WriteTxn& txn, const Artifact& memory) -> Result<std::string> {
+                 if (o.receipt) PC_RETURN_IF_ERROR(CheckLinkedReceipt(txn, memory, *o.receipt));
+                 return in.content;
+               });
 }
 
 }  // namespace pc

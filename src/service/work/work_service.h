@@ -10,7 +10,8 @@
 //     that stores the receipt; accepted needs every citation readable and every receiver check
 //     confirmed.
 //   RecordOutcome: claims and checks checked; a linked receipt must be an accepted receipt of an
-//     exact (committed) revision in this scope.
+//     exact (committed) revision in this scope that no later receipt declined (checked in the
+//     write that keeps the outcome).
 // Thread-safe as the services it stands on.
 #pragma once
 
@@ -41,7 +42,7 @@ class WorkService {
   Result<WorkReceipt> Store(WorkKind kind, const std::string& scope_id,
                             const std::string& source_id, std::string metadata_json,
                             const ContentPlan& plan);
-  Status CheckLinkedReceipt(const std::string& scope_id, const HandoffCitation& ref);
+  Status CheckLinkedReceipt(ReadTxn& txn, const Artifact& memory, const HandoffCitation& ref);
   HandoffService& handoff_;
   SourceService& sources_;
 };
