@@ -379,6 +379,24 @@ TEST_F(WorkTest, AnOutcomeDoesNotLinkAnAcceptanceALaterReceiptDeclined) {
       work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(SourceHandoffCitation("r-3"))));
 }
 
+// A produced artifact is an ArtifactReference in the request, not a citation: its errors name
+// outcome.produced_artifacts[i] (and its own fields), never an "artifact_ref" the request lacks.
+TEST_F(WorkTest, AProducedArtifactErrorNamesTheRequestField) {
+  Remember("The report polls every five seconds.");
+  const auto before = Marks();
+  for (const MemoryRef& bad : {MemoryRef{kMemoryFamily, "mem_x", 0}, MemoryRef{"", "mem_x", 1}}) {
+    TaskOutcome o = Outcome(std::nullopt);
+    o.produced_artifacts = {MemoryRef{kMemoryFamily, "mem_y", 1}, bad};
+    auto r = work.RecordOutcome({scope, "o-1", "{}"}, o);
+    ASSERT_EQ(r.status().code(), Code::kInvalidArgument) << testing::Describe(r);
+    EXPECT_EQ(r.status().message().find("artifact_ref"), std::string::npos) << r.status().message();
+    ASSERT_FALSE(r.status().details().empty());
+    EXPECT_EQ(std::get<std::string>(r.status().details()[0].value),
+              "outcome.produced_artifacts[1]");
+  }
+  EXPECT_EQ(Marks(), before);
+}
+
 TEST_F(WorkTest, ARefusalCreatesNoScope) {
   const std::string fresh = "project:never-written";
   auto refused = work.CreateContract(

@@ -76,10 +76,13 @@ Status CheckOutcomeShape(const TaskOutcome& o, std::vector<NamedCitation>& resol
     return FieldError("outcome.produced_artifacts",
                       "outcome.produced_artifacts holds more than 32 revisions");
   for (size_t i = 0; i < o.produced_artifacts.size(); ++i) {
+    // Checked here, named as the request names it: as a citation it would be "….artifact_ref".
+    const std::string at = "outcome.produced_artifacts[" + std::to_string(i) + "]";
+    PC_RETURN_IF_ERROR(CheckHandoffRef(o.produced_artifacts[i], at));
     HandoffCitation c;
     c.kind = HandoffCitationKind::kArtifact;
     c.artifact = o.produced_artifacts[i];
-    resolve.push_back({"outcome.produced_artifacts[" + std::to_string(i) + "]", c});
+    resolve.push_back({at, c});
   }
   return CheckTexts(o.remaining_work, "outcome.remaining_work", false);
 }
