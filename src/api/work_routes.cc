@@ -1,6 +1,7 @@
 // The spec's four work-continuity operations, exactly their schemas both ways (unknown fields are
 // refused at every level). Decode, call the service (service/work), encode. A record's stored
-// content is the request's record object as JSON with sorted keys and no white space.
+// content is its canonical JSON, encoded again from the record read (RecordJson): sorted keys, no
+// white space, an absent optional field left out, so a retry that means the same is a retry.
 #include "api/work_routes.h"
 
 #include <memory>
@@ -11,6 +12,10 @@
 
 namespace pc {
 namespace {
+
+constexpr const char* kContractSchema = "powercontext.work-contract.v1";
+constexpr const char* kCurrentWorkSchema = "powercontext.current-work-handoff.v1";
+constexpr const char* kOutcomeSchema = "powercontext.task-outcome.v1";
 
 Result<std::string> Const(const Json& j, const char* name, const std::string& at,
                           const char* value) {
@@ -70,8 +75,7 @@ Result<WorkContract> ContractFrom(const Json& j, const std::string& at) {
       "schema",        "trust",      "objective",           "facts",
       "in_scope",      "exclusions", "completion_criteria", "authorization_notes",
       "open_questions"};
-  PC_RETURN_IF_ERROR(
-      RecordHeader(j, at, kFields, kFields, "powercontext.work-contract.v1", "untrusted_input"));
+  PC_RETURN_IF_ERROR(RecordHeader(j, at, kFields, kFields, kContractSchema, "untrusted_input"));
   WorkContract c;
   PC_ASSIGN_OR_RETURN(c.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(c.facts, ClaimsFrom(j, "facts", at));
@@ -86,8 +90,7 @@ Result<WorkContract> ContractFrom(const Json& j, const std::string& at) {
 Result<CurrentWork> CurrentWorkFrom(const Json& j, const std::string& at) {
   static const auto kFields = {"schema",      "trust",       "objective", "state",
                                "disposition", "next_action", "omissions"};
-  PC_RETURN_IF_ERROR(RecordHeader(j, at, kFields, kFields, "powercontext.current-work-handoff.v1",
-                                  "untrusted_input"));
+  PC_RETURN_IF_ERROR(RecordHeader(j, at, kFields, kFields, kCurrentWorkSchema, "untrusted_input"));
   CurrentWork w;
   PC_ASSIGN_OR_RETURN(w.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(w.state, ClaimsFrom(j, "state", at));
@@ -146,7 +149,7 @@ Result<TaskOutcome> OutcomeFrom(const Json& j, const std::string& at) {
                     "observations", "checks", "produced_artifacts", "remaining_work"},
                    {"schema", "trust", "objective", "status", "summary", "observations", "checks",
                     "produced_artifacts", "remaining_work"},
-                   "powercontext.task-outcome.v1", "untrusted_observation"));
+                   kOutcomeSchema, "untrusted_observation"));
   TaskOutcome o;
   PC_ASSIGN_OR_RETURN(o.objective, JsonString(j, "objective", at));
   PC_ASSIGN_OR_RETURN(o.status,
@@ -166,6 +169,76 @@ Result<TaskOutcome> OutcomeFrom(const Json& j, const std::string& at) {
   return o;
 }
 
+// The stored form of a record: encoded again from what was read, so a retry that says the same
+// thing another way (an optional field null instead of absent, a memory citation as its string)
+// is the same content. Objects keep their keys sorted and dump() writes no white space.
+Json EvidenceJson(const std::vector<HandoffCitation>& evidence) {
+  Json out = Json::array();
+  for (const HandoffCitation& c : evidence) out.push_back(CitationJson(c));
+  return out;
+}
+
+const char* BasisName(ClaimBasis b) { return b == ClaimBasis::kVerified ? "verified" : "declared"; }
+
+Json ClaimJson(const WorkClaim& c) {
+  return Json{
+      {"text", c.text}, {"basis", BasisName(c.basis)}, {"evidence", EvidenceJson(c.evidence)}};
+}
+
+Json ClaimsJson(const std::vector<WorkClaim>& claims) {
+  Json out = Json::array();
+  for (const WorkClaim& c : claims) out.push_back(ClaimJson(c));
+  return out;
+}
+
+Json RecordJson(const WorkContract& c) {
+  return Json{{"schema", kContractSchema},
+              {"trust", "untrusted_input"},
+              {"objective", c.objective},
+              {"facts", ClaimsJson(c.facts)},
+              {"in_scope", c.in_scope},
+              {"exclusions", c.exclusions},
+              {"completion_criteria", c.completion_criteria},
+              {"authorization_notes", c.authorization_notes},
+              {"open_questions", c.open_questions}};
+}
+
+Json RecordJson(const CurrentWork& w) {
+  return Json{{"schema", kCurrentWorkSchema},
+              {"trust", "untrusted_input"},
+              {"objective", w.objective},
+              {"state", ClaimsJson(w.state)},
+              {"disposition", HandoffDispositionName(w.disposition)},
+              {"next_action", w.next_action ? ClaimJson(*w.next_action) : Json()},
+              {"omissions", w.omissions}};
+}
+
+Json RecordJson(const TaskOutcome& o) {
+  Json checks = Json::array(), produced = Json::array();
+  for (const TaskCheck& c : o.checks) {
+    Json check{{"name", c.name},
+               {"status", c.status},
+               {"basis", BasisName(c.basis)},
+               {"evidence", EvidenceJson(c.evidence)}};
+    if (c.details) check["details"] = *c.details;
+    checks.push_back(std::move(check));
+  }
+  for (const MemoryRef& r : o.produced_artifacts) produced.push_back(ToJson(r));
+  Json j{{"schema", kOutcomeSchema},
+         {"trust", "untrusted_observation"},
+         {"objective", o.objective},
+         {"status", o.status},
+         {"summary", o.summary},
+         {"observations", ClaimsJson(o.observations)},
+         {"checks", checks},
+         {"produced_artifacts", produced},
+         {"remaining_work", o.remaining_work}};
+  if (o.receipt)
+    j["handoff_receipt_ref"] = {{"name", o.receipt->source_name},
+                                {"source_id", o.receipt->source_id}};
+  return j;
+}
+
 Json ReceiptJson(const WorkReceipt& r) {
   return Json{{"kind", WorkKindName(r.kind)},
               {"source", SourceRefJson(SourceRef(r.source))},
@@ -173,8 +246,8 @@ Json ReceiptJson(const WorkReceipt& r) {
               {"content_digest", r.content_digest}};
 }
 
-// A record request's scope_id and source_id, and its record object `record` (into `j`), whose JSON
-// with sorted keys and no white space is the stored content.
+// A record request's scope_id and source_id, and its record object `record` (into `j`); the
+// stored content is set from the record once it is read (RecordJson).
 Result<WorkRecordInput> RecordInput(const ApiRequest& req, const char* record, Json& j) {
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "source_id", record}));
   PC_ASSIGN_OR_RETURN(j, req.TakeJsonBody());
@@ -182,7 +255,6 @@ Result<WorkRecordInput> RecordInput(const ApiRequest& req, const char* record, J
   PC_ASSIGN_OR_RETURN(in.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(in.source_id, body.String("source_id"));
   if (!j.contains(record)) return JsonFieldError(record, std::string(record) + " is required");
-  in.content = j[record].dump();
   return in;
 }
 
@@ -196,6 +268,7 @@ Result<ApiResponse> StoreRecord(WorkService& svc, const ApiRequest& req, const c
   Json j;
   PC_ASSIGN_OR_RETURN(WorkRecordInput in, RecordInput(req, name, j));
   PC_ASSIGN_OR_RETURN(Record record, from(j[name], name));
+  in.content = RecordJson(record).dump();
   PC_ASSIGN_OR_RETURN(WorkReceipt r, (svc.*store)(in, record));
   return ApiResponse{202, ReceiptJson(r)};
 }
@@ -208,6 +281,7 @@ Result<ApiResponse> HandoffCurrent(WorkService& svc, const ApiRequest& req) {
   Json j;
   PC_ASSIGN_OR_RETURN(WorkRecordInput in, RecordInput(req, "handoff", j));
   PC_ASSIGN_OR_RETURN(CurrentWork w, CurrentWorkFrom(j["handoff"], "handoff"));
+  in.content = RecordJson(w).dump();
   PC_ASSIGN_OR_RETURN(PreparedWork p, svc.HandoffCurrent(in, w));
   return ApiResponse{
       200, Json{{"boundary", ReceiptJson(p.boundary)}, {"handoff", PreparedJson(p.handoff)}}};

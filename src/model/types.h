@@ -130,6 +130,9 @@ struct Source {
 // still advances the extraction cursor, and stays searchable as experience).
 inline constexpr const char* kPurposeMemory = "memory";
 inline constexpr const char* kPurposeArchive = "archive";
+// The kind of a Task Outcome (RFC 1223, docs/work-continuity.md): kept as archive, never extracted
+// into memory, yet captured for reviewed Experience incubation, so the daily review reads it.
+inline constexpr const char* kTaskOutcomeSourceKind = "task-outcome";
 
 // The handoff's content (DESIGN §6, RFC 0048; docs/handoff.md): the spec's HandoffContent
 // "powercontext.handoff.v1" as plain structs. A citation is one of three kinds of exact evidence.

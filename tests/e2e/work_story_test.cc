@@ -158,6 +158,27 @@ int64_t HandoffPhase(JsonHttp& http, const json& cite) {
              : 0;
 }
 
+// A retry that says the same with an optional field null instead of absent is a retry: the same
+// position and digest, nothing new kept. What is stored, and read back byte for byte, is the
+// canonical form: the absent field stays absent.
+void RetryPhase(JsonHttp& http, json outcome, const json& first) {
+  const auto before = Marks(http);
+  outcome["checks"][0]["details"] = nullptr;
+  auto retry = http.Post("/v1/work/outcomes/record",
+                         {{"scope_id", kScope}, {"source_id", "outcome-1"}, {"outcome", outcome}});
+  EXPECT_EQ(retry.first, 202) << retry.second.dump();
+  EXPECT_EQ(retry.second["position"], first["position"]);
+  EXPECT_EQ(retry.second["content_digest"], first["content_digest"]);
+  EXPECT_EQ(Marks(http), before);
+  const int64_t position = first["position"].get<int64_t>();
+  auto stored = http.Get("/v1/sources?scope_id=project:refresh&limit=1&after=" +
+                         std::to_string(position - 1));
+  ASSERT_EQ(stored.first, 200) << stored.second.dump();
+  const std::string content = stored.second["sources"][0]["content"].get<std::string>();
+  EXPECT_EQ(content.find("details"), std::string::npos) << content;
+  EXPECT_EQ(content, json::parse(content).dump()) << "sorted keys, no white space";
+}
+
 TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
@@ -191,6 +212,7 @@ TEST(WorkStory, ContractHandoffAcknowledgeOutcome) {
   ASSERT_EQ(o.first, 202) << o.second.dump();
   EXPECT_EQ(o.second["kind"], "task-outcome");
   EXPECT_GT(o.second["position"].get<int64_t>(), receipt_position);
+  RetryPhase(again, Outcome(receipt_ref), o.second);
 }
 
 // The same records through the CLI (`powercontext work …`): readable answers, --json, and a

@@ -132,6 +132,26 @@ TEST_F(DailyReviewTest, ProposesExperiencesRetiresAndATomorrowNoteOncePerDay) {
   EXPECT_EQ(pending->items.size(), 1u);
 }
 
+// A Task Outcome is archive (never extracted into memory) but captured for reviewed Experience
+// incubation (docs/work-continuity.md): the daily review reads it, and passes over other archive.
+TEST_F(DailyReviewTest, ReadsTaskOutcomesButNoOtherArchiveSource) {
+  Add("Stripping the BOM fixed the import.", "log-1");
+  PC_ASSERT_OK(sources.Add(
+      scope, {{"note", kPurposeArchive, "An archived note.", "{}", "note-1"},
+              {kTaskOutcomeSourceKind, kPurposeArchive, "{\"status\":\"partial\"}", "{}", "o-1"}}));
+  fake.ScriptChat({{R"({"experiences": [], "tomorrow": null})"}});
+  auto out = daily.Run(scope, "", "review:test");
+  PC_ASSERT_OK(out);
+  EXPECT_EQ(out->sources_reviewed, 2);
+  EXPECT_EQ(out->cursor, 3);
+  auto request = nlohmann::json::parse(fake.chat_bodies().back());
+  auto input = nlohmann::json::parse(request["messages"][1]["content"].get<std::string>());
+  const std::string shown = input["sources"].dump();
+  EXPECT_EQ(input["sources"].size(), 2u) << shown;
+  EXPECT_NE(shown.find("partial"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("archived note"), std::string::npos) << shown;
+}
+
 TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNothing) {
   Add("today's work", "log-1");
   auto yesterday = daily.Run(scope, "2001-01-01", "review:test");

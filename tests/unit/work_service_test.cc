@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/sha256.h"
+#include "service/core/actor.h"
 #include "service/core/validation.h"
 #include "service/flush/source_service.h"
 #include "service/handoff/handoff_content.h"
@@ -226,13 +227,39 @@ TEST_F(WorkTest, AcceptedNeedsConfirmedChecksReadableEvidenceAndAnExactSelection
   EXPECT_EQ(*clarify->resolution.selected_revision, rev);
 }
 
+// The evidence is resolved in the write that keeps the receipt: a retirement forced after the
+// service's first read lands either after the receipt (which then said available truthfully) or
+// before the resolution (and accepted is refused). Never an "available" receipt written after it.
+TEST_F(WorkTest, ARetirementCannotLandBetweenTheEvidenceCheckAndTheReceipt) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  bool retired = false, receipt_was_kept = false;
+  testing::WriteBetweenReads hooked(*f.store, [&] {
+    auto kept = sources.Find(scope, "r-1");
+    receipt_was_kept = kept.ok() && kept->has_value();
+    PC_ASSERT_OK(f.memory->Retire({scope, fact, "moved", "t"}));
+    retired = true;
+  });
+  HandoffService hooked_handoffs{hooked, nullptr};
+  SourceService hooked_sources{hooked};
+  WorkService hooked_work{hooked_handoffs, hooked_sources};
+  auto ack = hooked_work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev));
+  if (!retired) PC_ASSERT_OK(hooked.Read([](ReadTxn&) { return Status::Ok(); }));
+  ASSERT_TRUE(retired);
+  if (ack.ok())
+    EXPECT_TRUE(receipt_was_kept) << "an accepted receipt kept after the retirement it missed";
+  else
+    EXPECT_EQ(ack.status().code(), Code::kInvalidArgument) << testing::Describe(ack);
+}
+
 TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   Citation fact = Remember("The report polls every five seconds.");
   MemoryRef rev = Committed("boundary-1", fact);
-  auto accepted = work.Acknowledge(Ack("r-accepted", ReceiptStatus::kAccepted, rev));
-  PC_ASSERT_OK(accepted);
+  // Declined first: a declined receipt after the accepted one would supersede it.
   auto declined = work.Acknowledge(Ack("r-declined", ReceiptStatus::kDeclined, rev));
   PC_ASSERT_OK(declined);
+  auto accepted = work.Acknowledge(Ack("r-accepted", ReceiptStatus::kAccepted, rev));
+  PC_ASSERT_OK(accepted);
   auto prepared =
       work.HandoffCurrent({scope, "boundary-2", "{\"b\":2}"},
                           Current({{"Polling is implemented.", ClaimBasis::kDeclared, {}}}));
@@ -277,6 +304,100 @@ TEST_F(WorkTest, OutcomeLinksOnlyAnAcceptedReceiptOfAnExactRevision) {
   PC_ASSERT_OK(unlinked);
 }
 
+// A row that only looks like a receipt (kind handoff-receipt, metadata accepted and exact) but was
+// written some other way than acknowledge_handoff (an import, a restore, an older server) is not
+// linked: the outcome reads the receipt's own content back and refuses what acknowledge_handoff
+// would not have written.
+TEST_F(WorkTest, AnOutcomeLinksOnlyAReceiptWhoseStoredContentIsAnAcceptance) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  auto real = work.Acknowledge(Ack("r-real", ReceiptStatus::kAccepted, rev));
+  PC_ASSERT_OK(real);
+  const std::string content = real->receipt.source.content;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string out = content;
+    const size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? out : out.replace(at, from.size(), to);
+  };
+  const std::vector<std::string> forged = {
+      "not json",
+      "{}",
+      with("\"status\":\"accepted\"", "\"status\":\"declined\""),
+      with("{\"evidence\"", "{\"forged\":1,\"evidence\""),
+      with("\"authorization\":\"confirmed\"", "\"authorization\":\"insufficient\""),
+      with("\"revision\":{", "\"prepared_digest\":\"sha256:x\",\"revision\":{"),
+      " " + content,
+  };
+  const std::string meta = ReceiptMetadata(Ack("r", ReceiptStatus::kAccepted, rev));
+  for (size_t i = 0; i < forged.size(); ++i)
+    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, ScopeRef::Parse(scope).value()));
+      Source s;
+      s.source_id = "src_forged" + std::to_string(i);
+      s.scope_id = memory.scope_id;
+      s.kind = kReceiptSourceKind;
+      s.purpose = kPurposeArchive;
+      s.content = forged[i];
+      s.metadata_json = meta;
+      s.idempotency_key = "forged-" + std::to_string(i);
+      return txn.AppendSource(std::move(s)).status();
+    }));
+  const auto before = Marks();
+  for (size_t i = 0; i < forged.size(); ++i) {
+    auto o = work.RecordOutcome({scope, "o-1", "{\"o\":1}"},
+                                Outcome(SourceHandoffCitation("forged-" + std::to_string(i))));
+    EXPECT_EQ(o.status().code(), Code::kInvalidArgument) << forged[i];
+  }
+  EXPECT_EQ(Marks(), before);
+  PC_ASSERT_OK(
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-real"))));
+}
+
+// An acceptance that a later receipt of the same revision declined is superseded: an outcome
+// may not link it (a clear 422 naming the later receipt), nor does a decline of another revision
+// count; an acceptance after the decline links again.
+TEST_F(WorkTest, AnOutcomeDoesNotLinkAnAcceptanceALaterReceiptDeclined) {
+  Citation fact = Remember("The report polls every five seconds.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev)));
+  MemoryRef next = Committed("boundary-2", fact);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-other", ReceiptStatus::kDeclined, next)));
+  auto linked =
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-1")));
+  PC_ASSERT_OK(linked);  // the control: a decline of another revision supersedes nothing
+
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-2", ReceiptStatus::kDeclined, rev)));
+  const auto before = Marks();
+  auto superseded =
+      work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(SourceHandoffCitation("r-1")));
+  EXPECT_EQ(superseded.status().code(), Code::kInvalidArgument) << testing::Describe(superseded);
+  EXPECT_NE(superseded.status().message().find("r-2"), std::string::npos)
+      << superseded.status().message();
+  EXPECT_EQ(Marks(), before);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-3", ReceiptStatus::kAccepted, rev)));
+  PC_ASSERT_OK(
+      work.RecordOutcome({scope, "o-2", "{\"o\":2}"}, Outcome(SourceHandoffCitation("r-3"))));
+}
+
+// A produced artifact is an ArtifactReference in the request, not a citation: its errors name
+// outcome.produced_artifacts[i] (and its own fields), never an "artifact_ref" the request lacks.
+TEST_F(WorkTest, AProducedArtifactErrorNamesTheRequestField) {
+  Remember("The report polls every five seconds.");
+  const auto before = Marks();
+  for (const MemoryRef& bad : {MemoryRef{kMemoryFamily, "mem_x", 0}, MemoryRef{"", "mem_x", 1}}) {
+    TaskOutcome o = Outcome(std::nullopt);
+    o.produced_artifacts = {MemoryRef{kMemoryFamily, "mem_y", 1}, bad};
+    auto r = work.RecordOutcome({scope, "o-1", "{}"}, o);
+    ASSERT_EQ(r.status().code(), Code::kInvalidArgument) << testing::Describe(r);
+    EXPECT_EQ(r.status().message().find("artifact_ref"), std::string::npos) << r.status().message();
+    ASSERT_FALSE(r.status().details().empty());
+    EXPECT_EQ(std::get<std::string>(r.status().details()[0].value),
+              "outcome.produced_artifacts[1]");
+  }
+  EXPECT_EQ(Marks(), before);
+}
+
 TEST_F(WorkTest, ARefusalCreatesNoScope) {
   const std::string fresh = "project:never-written";
   auto refused = work.CreateContract(
@@ -310,6 +431,28 @@ TEST(PreparedDigest, NamesExactlyOnePreparedHandoff) {
   PreparedHandoff cited = p;
   cited.content.state[0].citations[0] = SourceHandoffCitation("s-2");
   EXPECT_NE(PreparedDigest(cited), digest);
+}
+
+// Each citation part is its own value in the digest: a "/" inside a part does not move it into the
+// next one, as it would in the citation's display text ("source:a/b/c" for both).
+TEST(PreparedDigest, CitationPartsDoNotRunTogether) {
+  auto with_source = [](const std::string& name, const std::string& id) {
+    HandoffCitation c;
+    c.kind = HandoffCitationKind::kSource;
+    c.source_name = name;
+    c.source_id = id;
+    PreparedHandoff p{"project:a", std::nullopt, {}};
+    p.content.objective = "Ship it.";
+    p.content.state = {{"Done: the reader.", {c}}};
+    p.content.omissions = {{"CI is down.", c}};
+    return p;
+  };
+  EXPECT_NE(PreparedDigest(with_source("a/b", "c")), PreparedDigest(with_source("a", "b/c")));
+  PreparedHandoff omitted = with_source("a/b", "c");
+  omitted.content.state[0].citations[0].source_name = "a";
+  omitted.content.state[0].citations[0].source_id = "b/c";
+  EXPECT_NE(PreparedDigest(omitted), PreparedDigest(with_source("a", "b/c")))
+      << "an omission's citation counts too";
 }
 
 }  // namespace

@@ -9,6 +9,38 @@
 
 namespace pc {
 
+namespace {
+
+// `in` at the log's end, or (its idempotency key already used with the same kind and content) the
+// first capture; another content under the key is source_conflict.
+Result<SourceOutcome> AppendOne(WriteTxn& txn, const std::string& id, const SourceInput& in,
+                                int64_t now) {
+  if (in.idempotency_key) {
+    PC_ASSIGN_OR_RETURN(std::optional<Source> first,
+                        txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
+    if (first && (first->content != in.content || first->kind != in.kind))
+      return Status(Code::kSourceConflict, "source " + *in.idempotency_key +
+                                               " was captured already with other "
+                                               "content; a source id names one content for good")
+          .WithDetail("source_id", *in.idempotency_key)
+          .WithDetail("position", first->position);
+    if (first) return SourceOutcome{std::move(*first), false};
+  }
+  Source s;
+  s.source_id = NewId(kSourcePrefix);
+  s.scope_id = id;
+  s.kind = in.kind;
+  s.purpose = in.purpose.empty() ? kPurposeMemory : in.purpose;
+  s.content = in.content;
+  s.metadata_json = in.metadata_json;
+  s.idempotency_key = in.idempotency_key;
+  s.created_at_ms = now;
+  PC_ASSIGN_OR_RETURN(Source added, txn.AppendSource(std::move(s)));
+  return SourceOutcome{std::move(added), true};
+}
+
+}  // namespace
+
 bool IsReservedWorkKind(const std::string& kind) {
   return kind == kReceiptSourceKind || kind == "work-contract" || kind == "handoff-boundary";
 }
@@ -58,12 +90,25 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
 
 Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
                                                    const SourceInput& input) {
+  return AddWorkRecord(scope_id,
+                       [&](WriteTxn&, const Artifact&) -> Result<SourceInput> { return input; });
+}
+
+Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
+                                                   const WorkRecordPlan& plan) {
   PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
-  SourceInput checked = input;
-  checked.kind = "work-record";  // any kind but the reserved ones: the rest of the checks
-  PC_RETURN_IF_ERROR(Check(checked, 0, 1));
-  PC_ASSIGN_OR_RETURN(std::vector<SourceOutcome> out, Append(scope, {input}));
-  return std::move(out[0]);
+  SourceOutcome out;
+  PC_RETURN_IF_ERROR(store_.WriteFor(scope.name(), RequestActor(), [&](WriteTxn& txn) -> Status {
+    // The scope's key first: the plan reads under the same lock as the append.
+    PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));
+    PC_ASSIGN_OR_RETURN(SourceInput input, plan(txn, memory));
+    SourceInput checked = input;
+    checked.kind = "work-record";  // any kind but the reserved ones: the rest of the checks
+    PC_RETURN_IF_ERROR(Check(checked, 0, 1));
+    PC_ASSIGN_OR_RETURN(out, AppendOne(txn, memory.scope_id, input, NowMillis()));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Result<std::optional<Source>> SourceService::Find(const std::string& scope_id,
@@ -88,32 +133,8 @@ Result<std::vector<SourceOutcome>> SourceService::Append(const ScopeRef& scope,
     out.clear();
     const int64_t now = NowMillis();
     for (const SourceInput& in : inputs) {
-      if (in.idempotency_key) {
-        PC_ASSIGN_OR_RETURN(std::optional<Source> first,
-                            txn.FindSourceByIdempotencyKey(id, *in.idempotency_key));
-        if (first && (first->content != in.content || first->kind != in.kind))
-          return Status(Code::kSourceConflict,
-                        "source " + *in.idempotency_key +
-                            " was captured already with other "
-                            "content; a source id names one content for good")
-              .WithDetail("source_id", *in.idempotency_key)
-              .WithDetail("position", first->position);
-        if (first) {
-          out.push_back({std::move(*first), false});
-          continue;
-        }
-      }
-      Source s;
-      s.source_id = NewId(kSourcePrefix);
-      s.scope_id = id;
-      s.kind = in.kind;
-      s.purpose = in.purpose.empty() ? kPurposeMemory : in.purpose;
-      s.content = in.content;
-      s.metadata_json = in.metadata_json;
-      s.idempotency_key = in.idempotency_key;
-      s.created_at_ms = now;
-      PC_ASSIGN_OR_RETURN(Source added, txn.AppendSource(std::move(s)));
-      out.push_back({std::move(added), true});
+      PC_ASSIGN_OR_RETURN(SourceOutcome one, AppendOne(txn, id, in, now));
+      out.push_back(std::move(one));
     }
     return Status::Ok();
   }));

@@ -3,6 +3,7 @@
 // (service/flush/flush_service.h).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,12 @@ class SourceService {
                                          const std::vector<SourceInput>& inputs);
   // One Work record (service/work): as Add, and the only way to write kReceiptSourceKind.
   Result<SourceOutcome> AddWorkRecord(const std::string& scope_id, const SourceInput& input);
+  // One Work record planned in the write transaction that appends it: `plan` reads what the
+  // record depends on (in `memory`'s scope) and answers the record or refuses, so nothing can land
+  // between its reads and the append. It may run more than once (store.h's write contract): a
+  // pure function of the transaction and its captures, resetting whatever it fills in.
+  using WorkRecordPlan = std::function<Result<SourceInput>(WriteTxn& txn, const Artifact& memory)>;
+  Result<SourceOutcome> AddWorkRecord(const std::string& scope_id, const WorkRecordPlan& plan);
   // The scope's source the caller knows by `public_id` (nullopt: none, or no such scope).
   Result<std::optional<Source>> Find(const std::string& scope_id, const std::string& public_id);
   // Positions after `after`, in order.

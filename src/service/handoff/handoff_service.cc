@@ -422,7 +422,7 @@ Result<CommittedHandoff> HandoffService::Commit(const std::string& scope_id,
   return out;
 }
 
-Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest& req) {
+Status CheckContinueRequest(const ContinueHandoffRequest& req) {
   PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
   const bool is_prepared = req.selection == HandoffSelection::kPrepared;
   const bool is_exact = req.selection == HandoffSelection::kExact;
@@ -439,50 +439,59 @@ Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest&
       PC_RETURN_IF_ERROR(CheckHandoffRef(*req.prepared->base, "prepared.base"));
   }
   if (req.revision) PC_RETURN_IF_ERROR(CheckHandoffRef(*req.revision, "revision"));
+  return Status::Ok();
+}
+
+Result<HandoffResolution> ResolveHandoff(ReadTxn& txn, const ContinueHandoffRequest& req) {
+  const bool is_prepared = req.selection == HandoffSelection::kPrepared;
+  const bool is_exact = req.selection == HandoffSelection::kExact;
   HandoffResolution out;
   out.scope_id = req.scope_id;
   out.selection = req.selection;
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
+  if (!memory) {
+    if (req.selection == HandoffSelection::kLatest) return out;  // no saved state
+    return NotFound("no scope " + CutUtf8(req.scope_id, 80)).WithDetail("field", "scope_id");
+  }
+  PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(*memory)));
+  out.current_revision = HeadRef(h);
+  if (is_prepared) {
+    PC_RETURN_IF_ERROR(CheckSameScope(txn, req.prepared->scope_id, h.memory, "prepared.scope_id"));
+    out.content = req.prepared->content;
+  } else {
+    const MemoryRef want = is_exact ? *req.revision : out.current_revision.value_or(MemoryRef{});
+    if (!is_exact && !out.current_revision) return out;  // latest, none yet
+    if (want.family != kHandoffFamily || !ArtifactExists(h, want))
+      return NotFound("no handoff revision " + FormatMemoryRef(want) + " in this scope")
+          .WithDetail("field", "revision");
+    PC_ASSIGN_OR_RETURN(std::optional<Handoff> found,
+                        txn.FindHandoff(want.artifact_id, want.revision));
+    if (!found)
+      return NotFound("no handoff revision " + FormatMemoryRef(want))
+          .WithDetail("field", "revision");
+    out.selected_revision = want;
+    out.content = found->content;
+  }
+  auto check = [&](const HandoffStatement& st, std::optional<int64_t> index) -> Status {
+    HandoffEvidenceCheck c{index, {}};
+    for (const HandoffCitation& x : st.citations) {
+      PC_ASSIGN_OR_RETURN(bool ok, Resolves(txn, h, x, true));
+      if (!ok) c.unavailable.push_back(x);
+    }
+    out.checks.push_back(std::move(c));
+    return Status::Ok();
+  };
+  for (size_t i = 0; i < out.content->state.size(); ++i)
+    PC_RETURN_IF_ERROR(check(out.content->state[i], static_cast<int64_t>(i)));
+  if (out.content->next_action) PC_RETURN_IF_ERROR(check(*out.content->next_action, std::nullopt));
+  return out;
+}
+
+Result<HandoffResolution> HandoffService::Continue(const ContinueHandoffRequest& req) {
+  PC_RETURN_IF_ERROR(CheckContinueRequest(req));
+  HandoffResolution out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    out.content.reset();
-    out.checks.clear();
-    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, req.scope_id));
-    if (!memory) {
-      if (req.selection == HandoffSelection::kLatest) return Status::Ok();  // no saved state
-      return NotFound("no scope " + CutUtf8(req.scope_id, 80)).WithDetail("field", "scope_id");
-    }
-    PC_ASSIGN_OR_RETURN(Heads h, LoadHeads(txn, std::move(*memory)));
-    out.current_revision = HeadRef(h);
-    if (is_prepared) {
-      PC_RETURN_IF_ERROR(
-          CheckSameScope(txn, req.prepared->scope_id, h.memory, "prepared.scope_id"));
-      out.content = req.prepared->content;
-    } else {
-      const MemoryRef want = is_exact ? *req.revision : out.current_revision.value_or(MemoryRef{});
-      if (!is_exact && !out.current_revision) return Status::Ok();  // latest, none yet
-      if (want.family != kHandoffFamily || !ArtifactExists(h, want))
-        return NotFound("no handoff revision " + FormatMemoryRef(want) + " in this scope")
-            .WithDetail("field", "revision");
-      PC_ASSIGN_OR_RETURN(std::optional<Handoff> found,
-                          txn.FindHandoff(want.artifact_id, want.revision));
-      if (!found)
-        return NotFound("no handoff revision " + FormatMemoryRef(want))
-            .WithDetail("field", "revision");
-      out.selected_revision = want;
-      out.content = found->content;
-    }
-    auto check = [&](const HandoffStatement& st, std::optional<int64_t> index) -> Status {
-      HandoffEvidenceCheck c{index, {}};
-      for (const HandoffCitation& x : st.citations) {
-        PC_ASSIGN_OR_RETURN(bool ok, Resolves(txn, h, x, true));
-        if (!ok) c.unavailable.push_back(x);
-      }
-      out.checks.push_back(std::move(c));
-      return Status::Ok();
-    };
-    for (size_t i = 0; i < out.content->state.size(); ++i)
-      PC_RETURN_IF_ERROR(check(out.content->state[i], static_cast<int64_t>(i)));
-    if (out.content->next_action)
-      PC_RETURN_IF_ERROR(check(*out.content->next_action, std::nullopt));
+    PC_ASSIGN_OR_RETURN(out, ResolveHandoff(txn, req));
     return Status::Ok();
   }));
   return out;

@@ -118,6 +118,12 @@ class HandoffService {
   Extractor* extractor_;
 };
 
+// Continue's checks of the request alone (InvalidArgument naming the field); reads nothing.
+Status CheckContinueRequest(const ContinueHandoffRequest& req);
+// Continue in the caller's transaction (`req` passed CheckContinueRequest): in a write's, what it
+// resolved cannot change before that write commits. A pure function of `txn` and `req`.
+Result<HandoffResolution> ResolveHandoff(ReadTxn& txn, const ContinueHandoffRequest& req);
+
 // The scope's latest handoff, if any, read in `txn` (`scope_id`: the internal id).
 Result<std::optional<Handoff>> LatestHandoff(ReadTxn& txn, const std::string& scope_id);
 

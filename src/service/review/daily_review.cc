@@ -215,7 +215,9 @@ Status DailyReviewService::ScanDay(const std::string& scope_id, int64_t day_end,
     for (Source& s : window) {
       if (s.created_at_ms >= day_end) break;
       out.cursor = s.position;
-      if (s.purpose != kPurposeArchive) scan.sources.push_back(std::move(s));
+      // Archive is kept, not reviewed; a Task Outcome is archive only to stay out of extraction.
+      if (s.purpose != kPurposeArchive || s.kind == kTaskOutcomeSourceKind)
+        scan.sources.push_back(std::move(s));
     }
     if (out.cursor == scan.start_cursor || memory.head_revision == 0) return Status::Ok();
     PC_ASSIGN_OR_RETURN(scan.entries,

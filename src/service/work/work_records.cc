@@ -13,7 +13,7 @@ const char* WorkKindName(WorkKind k) {
     case WorkKind::kOutcome:
       break;
   }
-  return "task-outcome";
+  return kTaskOutcomeSourceKind;
 }
 
 const char* ReceiptStatusName(ReceiptStatus s) {

@@ -76,10 +76,13 @@ Status CheckOutcomeShape(const TaskOutcome& o, std::vector<NamedCitation>& resol
     return FieldError("outcome.produced_artifacts",
                       "outcome.produced_artifacts holds more than 32 revisions");
   for (size_t i = 0; i < o.produced_artifacts.size(); ++i) {
+    // Checked here, named as the request names it: as a citation it would be "….artifact_ref".
+    const std::string at = "outcome.produced_artifacts[" + std::to_string(i) + "]";
+    PC_RETURN_IF_ERROR(CheckHandoffRef(o.produced_artifacts[i], at));
     HandoffCitation c;
     c.kind = HandoffCitationKind::kArtifact;
     c.artifact = o.produced_artifacts[i];
-    resolve.push_back({"outcome.produced_artifacts[" + std::to_string(i) + "]", c});
+    resolve.push_back({at, c});
   }
   return CheckTexts(o.remaining_work, "outcome.remaining_work", false);
 }
@@ -109,18 +112,30 @@ Status CheckAcknowledgeShape(const AcknowledgeRequest& r) {
 
 Result<WorkReceipt> WorkService::Store(WorkKind kind, const WorkRecordInput& in,
                                        std::string metadata_json) {
-  SourceInput s{WorkKindName(kind), kPurposeArchive, in.content, std::move(metadata_json),
-                in.source_id};
-  Result<SourceOutcome> added = sources_.AddWorkRecord(in.scope_id, s);
+  return Store(kind, in.scope_id, in.source_id, std::move(metadata_json),
+               [&](WriteTxn&, const Artifact&) -> Result<std::string> { return in.content; });
+}
+
+Result<WorkReceipt> WorkService::Store(WorkKind kind, const std::string& scope_id,
+                                       const std::string& source_id, std::string metadata_json,
+                                       const ContentPlan& plan) {
+  size_t content_bytes = 0;
+  Result<SourceOutcome> added = sources_.AddWorkRecord(
+      scope_id, [&](WriteTxn& txn, const Artifact& memory) -> Result<SourceInput> {
+        PC_ASSIGN_OR_RETURN(std::string content, plan(txn, memory));
+        content_bytes = content.size();
+        return SourceInput{WorkKindName(kind), kPurposeArchive, std::move(content), metadata_json,
+                           source_id};
+      });
   // A record over what one Source holds (max_source_bytes) is an invalid request naming the
   // record: these operations document 422, not 413, and the request has no field "content".
   if (!added.ok() && added.status().code() == Code::kTooLarge &&
-      in.content.size() > sources_.max_source_bytes()) {
+      content_bytes > sources_.max_source_bytes()) {
     const char* field = kind == WorkKind::kContract   ? "contract"
                         : kind == WorkKind::kBoundary ? "handoff"
                         : kind == WorkKind::kOutcome  ? "outcome"
                                                       : "prepared";
-    return FieldError(field, std::string(field) + " is " + std::to_string(in.content.size()) +
+    return FieldError(field, std::string(field) + " is " + std::to_string(content_bytes) +
                                  " bytes as JSON: too large to keep as one record (the server's "
                                  "max_source_bytes)");
   }
@@ -162,35 +177,50 @@ Result<PreparedWork> WorkService::HandoffCurrent(const WorkRecordInput& in, cons
 
 Result<Acknowledgement> WorkService::Acknowledge(const AcknowledgeRequest& req) {
   PC_RETURN_IF_ERROR(CheckAcknowledgeShape(req));
-  ContinueHandoffRequest cont{req.scope_id, req.selection, req.prepared, req.revision};
-  PC_ASSIGN_OR_RETURN(HandoffResolution resolution, handoff_.Continue(cont));
-  if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
-    return FieldError("status",
-                      "accepted needs every cited piece of evidence readable, and some is "
-                      "unavailable now: acknowledge needs_clarification with the reason instead");
-  const WorkRecordInput in{req.scope_id, req.source_id, ReceiptContent(req, resolution)};
-  PC_ASSIGN_OR_RETURN(WorkReceipt receipt, Store(WorkKind::kReceipt, in, ReceiptMetadata(req)));
+  const ContinueHandoffRequest cont{req.scope_id, req.selection, req.prepared, req.revision};
+  PC_RETURN_IF_ERROR(CheckContinueRequest(cont));
+  // Resolved in the write that keeps the receipt: a retirement cannot land between the evidence
+  // check and the receipt that reports it.
+  HandoffResolution resolution;
+  auto plan = [&](WriteTxn& txn, const Artifact&) -> Result<std::string> {
+    PC_ASSIGN_OR_RETURN(resolution, ResolveHandoff(txn, cont));
+    if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
+      return FieldError("status",
+                        "accepted needs every cited piece of evidence readable, and some is "
+                        "unavailable now: acknowledge needs_clarification with the reason instead");
+    return ReceiptContent(req, resolution);
+  };
+  PC_ASSIGN_OR_RETURN(WorkReceipt receipt, Store(WorkKind::kReceipt, req.scope_id, req.source_id,
+                                                 ReceiptMetadata(req), plan));
   return Acknowledgement{std::move(resolution), std::move(receipt)};
 }
 
-Status WorkService::CheckLinkedReceipt(const std::string& scope_id, const HandoffCitation& ref) {
+Status WorkService::CheckLinkedReceipt(ReadTxn& txn, const Artifact& memory,
+                                       const HandoffCitation& ref) {
   const std::string field = "outcome.handoff_receipt_ref";
-  if (ref.source_name != kContentSourceName)
-    return FieldError(field + ".name", field + ".name must be \"content\"");
-  PC_ASSIGN_OR_RETURN(std::optional<Source> receipt, sources_.Find(scope_id, ref.source_id));
+  PC_ASSIGN_OR_RETURN(std::optional<Source> receipt,
+                      txn.FindSourceByPublicId(memory.scope_id, ref.source_id));
   if (!receipt)
     return NotFound("no Handoff Receipt \"" + CutUtf8(ref.source_id, 80) + "\" in this scope")
         .WithDetail("field", field);
-  return CheckLinkable(*receipt, field);
+  PC_ASSIGN_OR_RETURN(StoredReceipt linked, CheckLinkable(*receipt, field));
+  return CheckNotSuperseded(txn, *receipt, linked, field);
 }
 
 Result<WorkReceipt> WorkService::RecordOutcome(const WorkRecordInput& in, const TaskOutcome& o) {
   PC_RETURN_IF_ERROR(CheckInput(in));
   std::vector<NamedCitation> resolve;
   PC_RETURN_IF_ERROR(CheckOutcomeShape(o, resolve));
+  if (o.receipt && o.receipt->source_name != kContentSourceName)
+    return FieldError("outcome.handoff_receipt_ref.name",
+                      "outcome.handoff_receipt_ref.name must be \"content\"");
   PC_RETURN_IF_ERROR(handoff_.CheckEvidence(in.scope_id, resolve));
-  if (o.receipt) PC_RETURN_IF_ERROR(CheckLinkedReceipt(in.scope_id, *o.receipt));
-  return Store(WorkKind::kOutcome, in, KindMetadata(WorkKind::kOutcome));
+  // The link is checked in the write that keeps the outcome: no receipt lands between them.
+  return Store(WorkKind::kOutcome, in.scope_id, in.source_id, KindMetadata(WorkKind::kOutcome),
+               [&](WriteTxn& txn, const Artifact& memory) -> Result<std::string> {
+                 if (o.receipt) PC_RETURN_IF_ERROR(CheckLinkedReceipt(txn, memory, *o.receipt));
+                 return in.content;
+               });
 }
 
 }  // namespace pc

@@ -6,12 +6,16 @@
 //   CreateContract: claims checked (a verified one's evidence resolves here), then stored.
 //   HandoffCurrent: the boundary stored, then finalized into a PreparedHandoff whose every
 //     statement cites it (and keeps a verified claim's evidence); never committed.
-//   Acknowledge: Continue runs again on a prepared or exact handoff (never latest); accepted needs
-//     every citation readable and every receiver check confirmed; the receipt is stored.
+//   Acknowledge: Continue runs again on a prepared or exact handoff (never latest), in the write
+//     that stores the receipt; accepted needs every citation readable and every receiver check
+//     confirmed.
 //   RecordOutcome: claims and checks checked; a linked receipt must be an accepted receipt of an
-//     exact (committed) revision in this scope.
+//     exact (committed) revision in this scope that no later receipt declined (checked in the
+//     write that keeps the outcome).
 // Thread-safe as the services it stands on.
 #pragma once
+
+#include <functional>
 
 #include "common/status.h"
 #include "service/flush/source_service.h"
@@ -31,8 +35,14 @@ class WorkService {
   Result<WorkReceipt> RecordOutcome(const WorkRecordInput& in, const TaskOutcome& outcome);
 
  private:
+  // The record's content, made in the write transaction that keeps it (replay-safe, as
+  // SourceService::WorkRecordPlan).
+  using ContentPlan = std::function<Result<std::string>(WriteTxn& txn, const Artifact& memory)>;
   Result<WorkReceipt> Store(WorkKind kind, const WorkRecordInput& in, std::string metadata_json);
-  Status CheckLinkedReceipt(const std::string& scope_id, const HandoffCitation& ref);
+  Result<WorkReceipt> Store(WorkKind kind, const std::string& scope_id,
+                            const std::string& source_id, std::string metadata_json,
+                            const ContentPlan& plan);
+  Status CheckLinkedReceipt(ReadTxn& txn, const Artifact& memory, const HandoffCitation& ref);
   HandoffService& handoff_;
   SourceService& sources_;
 };
