@@ -132,20 +132,11 @@ int Run(int requests, int rounds, const std::string& durability) {
 int main(int argc, char** argv) {
   int requests = 400, rounds = 7;
   std::string durability = "normal";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--requests" && i + 1 < argc)
-      requests = std::stoi(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc)
-      rounds = std::stoi(argv[++i]);
-    else if (a == "--durability" && i + 1 < argc)
-      durability = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "usage: auth_bench [--requests 400] [--rounds 7] [--durability normal|full]\n");
-      return 2;
-    }
-  }
+  if (!pc::ParseFlags(
+          argc, argv,
+          {{"--requests", &requests}, {"--rounds", &rounds}, {"--durability", &durability}},
+          "usage: auth_bench [--requests 400] [--rounds 7] [--durability normal|full]\n"))
+    return 2;
   if ((durability != "full" && durability != "normal") || requests < 1 || rounds < 1) {
     std::fprintf(stderr,
                  "auth_bench: --durability full|normal, --requests and --rounds at least 1\n");

@@ -130,16 +130,8 @@ int Run(int windows, int entries) {
 
 int main(int argc, char** argv) {
   int windows = 20, entries = 1000;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--windows" && i + 1 < argc)
-      windows = std::stoi(argv[++i]);
-    else if (a == "--entries" && i + 1 < argc)
-      entries = std::stoi(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: flush_bench [--windows 20] [--entries 1000]\n");
-      return 2;
-    }
-  }
+  if (!pc::ParseFlags(argc, argv, {{"--windows", &windows}, {"--entries", &entries}},
+                      "usage: flush_bench [--windows 20] [--entries 1000]\n"))
+    return 2;
   return pc::Run(windows, entries);
 }

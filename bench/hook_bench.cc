@@ -66,19 +66,9 @@ int main(int argc, char** argv) {
         std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "powercontext";
     if (std::filesystem::exists(self)) binary = self.string();
   }
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--entries" && i + 1 < argc)
-      entries = std::stoi(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc)
-      runs = std::stoi(argv[++i]);
-    else if (a == "--server" && i + 1 < argc)
-      binary = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: hook_bench [--entries 2000] [--runs 200] [--server BIN]\n");
-      return 2;
-    }
-  }
+  if (!ParseFlags(argc, argv, {{"--entries", &entries}, {"--runs", &runs}, {"--server", &binary}},
+                  "usage: hook_bench [--entries 2000] [--runs 200] [--server BIN]\n"))
+    return 2;
   const std::string dir = ScratchDir("pchook");
   const int port = testing::FreePort();
   const std::string url = "http://127.0.0.1:" + std::to_string(port);

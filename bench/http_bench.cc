@@ -142,23 +142,14 @@ int main(int argc, char** argv) {
   int requests = 2000, clients = 16;
   std::string durability = "full";
   int threads = static_cast<int>(pc::HttpOptions{}.connections.max_connections);
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--requests" && i + 1 < argc)
-      requests = std::stoi(argv[++i]);
-    else if (a == "--clients" && i + 1 < argc)
-      clients = std::stoi(argv[++i]);
-    else if (a == "--durability" && i + 1 < argc)
-      durability = argv[++i];
-    else if (a == "--http-threads" && i + 1 < argc)
-      threads = std::stoi(argv[++i]);
-    else {
-      std::fprintf(stderr,
-                   "usage: http_bench [--requests 2000] [--clients 16] [--durability full|normal] "
-                   "[--http-threads 64]\n");
-      return 2;
-    }
-  }
+  if (!pc::ParseFlags(argc, argv,
+                      {{"--requests", &requests},
+                       {"--clients", &clients},
+                       {"--durability", &durability},
+                       {"--http-threads", &threads}},
+                      "usage: http_bench [--requests 2000] [--clients 16] [--durability "
+                      "full|normal] [--http-threads 64]\n"))
+    return 2;
   if (durability != "full" && durability != "normal") {
     std::fprintf(stderr, "http_bench: --durability must be full or normal\n");
     return 2;

@@ -65,6 +65,7 @@
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "extract/extractor.h"
+#include "json_lines.h"
 #include "search/feedback.h"
 #include "service/core/validation.h"
 #include "service/flush/flush_service.h"
@@ -247,15 +248,6 @@ struct Dialogue {
   std::string query;
   std::vector<std::string> relevant;  // memory ids
 };
-
-std::vector<json> ReadJsonLines(const std::string& path) {
-  std::vector<json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r\n") != std::string::npos) out.push_back(json::parse(line));
-  return out;
-}
 
 // "<Bart>: \"text\"\n" → "text"
 std::string TurnText(const std::string& turn) {

@@ -33,6 +33,7 @@
 
 #include "bench_util.h"
 #include "bulk_fill.h"
+#include "json_lines.h"
 #include "search/near_duplicate.h"
 #include "service/memory/memory_service.h"
 #include "service/memory/write_gates.h"
@@ -142,24 +143,15 @@ std::vector<std::pair<std::string, std::string>> Variants(const Statement& s) {
   return out;
 }
 
-std::vector<json> JsonLines(const std::string& path) {
-  std::vector<json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r\n") != std::string::npos) out.push_back(json::parse(line));
-  return out;
-}
-
 // MADial-Bench: each line {"id": {event, user-id (zh only)}}; the English file shares the ids.
 void LoadMadial(const std::string& dir, std::vector<Statement>& out) {
   std::map<std::string, std::string> user_of;
-  for (const json& line : JsonLines(dir + "/MADial-Bench-zh-memory.json"))
+  for (const json& line : pc::ReadJsonLines(dir + "/MADial-Bench-zh-memory.json"))
     for (const auto& [id, m] : line.items()) {
       user_of[id] = std::to_string(m.value("user-id", 0));
       out.push_back({"madial-" + user_of[id], m.value("event", ""), true});
     }
-  for (const json& line : JsonLines(dir + "/MADial-Bench-en-memory.json"))
+  for (const json& line : pc::ReadJsonLines(dir + "/MADial-Bench-en-memory.json"))
     for (const auto& [id, m] : line.items())
       out.push_back({"madial-en-" + user_of[id], m.value("event", ""), false});
 }

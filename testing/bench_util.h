@@ -1,4 +1,4 @@
-// Small helpers the benchmark programs share: timing, percentiles, a scratch directory.
+// Small helpers the benchmark programs share: timing, percentiles, a scratch directory, flags.
 #pragma once
 
 #include <fcntl.h>
@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace pc {
@@ -62,6 +64,33 @@ inline std::pair<int64_t, int64_t> ResidentKb(pid_t pid) {
     if (line.rfind("VmHWM:", 0) == 0) hwm = std::stoll(line.substr(6));
   }
   return {rss, hwm};
+}
+
+// A `--name value` option of a bench, read into an int or a string.
+struct Flag {
+  const char* name;  // "--requests"
+  std::variant<int*, std::string*> value;
+};
+
+// Reads argv's `--name value` pairs into the flags' values (an int as std::stoi reads it). Anything
+// else, or a name without its value, prints `usage` to stderr and returns false.
+inline bool ParseFlags(int argc, char** argv, const std::vector<Flag>& flags, const char* usage) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const Flag* flag = nullptr;
+    for (const Flag& f : flags)
+      if (a == f.name) flag = &f;
+    if (!flag || i + 1 >= argc) {
+      std::fputs(usage, stderr);
+      return false;
+    }
+    const char* value = argv[++i];
+    if (int* const* n = std::get_if<int*>(&flag->value))
+      **n = std::stoi(value);
+    else
+      *std::get<std::string*>(flag->value) = value;
+  }
+  return true;
 }
 
 }  // namespace pc

@@ -29,9 +29,7 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
                     "application/json");
   });
   impl_->server.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
-    ++requests_;
-    if (int delay = delay_ms_.load(); delay > 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    CountAndDelay();
     if (failing_) {
       res.status = 503;
       res.set_content(R"({"error":{"message":"overloaded"}})", "application/json");
@@ -53,9 +51,7 @@ FakeOpenAi::FakeOpenAi(int dimension) : impl_(new Impl(dimension)) {
   // /v1/rerank: the score of a document is how many of the query's words it contains, so a test
   // can predict the order.
   impl_->server.Post("/v1/rerank", [this](const httplib::Request& req, httplib::Response& res) {
-    ++requests_;
-    if (int delay = delay_ms_.load(); delay > 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    CountAndDelay();
     if (failing_) {
       res.status = 503;
       return;
@@ -158,6 +154,12 @@ std::vector<std::string> FakeOpenAi::chat_bodies() {
 
 std::string FakeOpenAi::base_url() const {
   return "http://127.0.0.1:" + std::to_string(impl_->port) + "/v1";
+}
+
+void FakeOpenAi::CountAndDelay() {
+  ++requests_;
+  if (int delay = delay_ms_.load(); delay > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
 }
 
 }  // namespace pc::testing

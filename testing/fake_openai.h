@@ -63,6 +63,9 @@ class FakeOpenAi {
 
  private:
   struct Impl;
+  // What the embeddings and rerank endpoints do first: count the request (requests()) and wait
+  // the delay set.
+  void CountAndDelay();
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> failing_{false};
   std::atomic<int> delay_ms_{0};

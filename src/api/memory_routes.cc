@@ -29,14 +29,6 @@ Status CheckQuery(const std::string& query) {
   return Status::Ok();
 }
 
-// What every memory write takes besides its target: the spec's reason (at most 512 characters),
-// and ours: actor and explain.
-struct WriteFields {
-  std::string reason;
-  std::string actor;
-  bool explain = false;
-};
-
 Result<std::string> ReadReason(const Body& body) {
   PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
   std::optional<size_t> chars = reason ? CountCodePoints(*reason) : std::optional<size_t>(0);
@@ -46,16 +38,17 @@ Result<std::string> ReadReason(const Body& body) {
   return reason.value_or("");
 }
 
-Result<WriteFields> ReadWriteFields(const Body& body) {
-  WriteFields w;
-  PC_ASSIGN_OR_RETURN(w.reason, ReadReason(body));
+// What every memory write takes besides its target: the spec's reason (at most 512 characters),
+// and ours: actor and explain. Sets `r`'s reason and actor; returns explain.
+template <typename WriteRequest>
+Result<bool> ReadWriteFields(const Body& body, WriteRequest& r) {
+  PC_ASSIGN_OR_RETURN(r.reason, ReadReason(body));
   PC_ASSIGN_OR_RETURN(auto actor, body.OptString("actor"));
   // With auth on, a revision's actor is the token's name, never a string the client sent.
   const Principal& who = CurrentPrincipal();
-  w.actor = who.authenticated ? who.name : actor.value_or(kDefaultActor);
+  r.actor = who.authenticated ? who.name : actor.value_or(kDefaultActor);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
-  w.explain = explain.value_or(false);
-  return w;
+  return explain.value_or(false);
 }
 
 // MemoryMutationResponse; with `explain`, also whether it changed, the change in the revision's
@@ -91,12 +84,10 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
+  PC_ASSIGN_OR_RETURN(bool explain, ReadWriteFields(body, r));
   PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
-  r.reason = std::move(w.reason);
-  r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Remember(r));
-  return Ok(MutationJson(out, w.explain));
+  return Ok(MutationJson(out, explain));
 }
 
 // ours: entries for one scope written as one revision (docs/api.md); each entry's answer is
@@ -116,10 +107,9 @@ Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
     PC_ASSIGN_OR_RETURN(e.evidence, item.Strings("evidence"));
     r.entries.push_back(std::move(e));
   }
-  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
+  // A batch answers every entry with explain; the body has no such field.
+  PC_RETURN_IF_ERROR(ReadWriteFields(body, r).status());
   PC_ASSIGN_OR_RETURN(r.expected_revision, body.OptInt("expected_revision"));
-  r.reason = std::move(w.reason);
-  r.actor = std::move(w.actor);
   PC_ASSIGN_OR_RETURN(BatchOutcome out, svc.RememberBatch(r));
   Json entries = Json::array();
   for (const WriteOutcome& e : out.entries) entries.push_back(MutationJson(e, true));
@@ -136,11 +126,9 @@ Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));  // required by the spec; ours keeps it
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
-  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
-  r.reason = std::move(w.reason);
-  r.actor = std::move(w.actor);
+  PC_ASSIGN_OR_RETURN(bool explain, ReadWriteFields(body, r));
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Revise(r));
-  return Ok(MutationJson(out, w.explain));
+  return Ok(MutationJson(out, explain));
 }
 
 Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
@@ -149,11 +137,9 @@ Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
   RetireRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
-  PC_ASSIGN_OR_RETURN(WriteFields w, ReadWriteFields(body));
-  r.reason = std::move(w.reason);
-  r.actor = std::move(w.actor);
+  PC_ASSIGN_OR_RETURN(bool explain, ReadWriteFields(body, r));
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
-  return Ok(MutationJson(out, w.explain));
+  return Ok(MutationJson(out, explain));
 }
 
 // MemoryEntry at the citation's revision; with `explain`, also whether it is still current.

@@ -73,6 +73,15 @@ Json EvidenceSchema() {
                "Without evidence the entry is kept as a hypothesis."}};
 }
 
+// Read-your-writes for the tools that read memory.
+Json MinRevisionSchema() {
+  return Json{{"type", "integer"},
+              {"minimum", 1},
+              {"description",
+               "Read-your-writes: answer only from this memory revision or later (the revision a "
+               "write answered); error revision_not_visible otherwise."}};
+}
+
 // The spec's ExperienceProposal as an input schema.
 Json ExperienceSchema() {
   Json field = {{"type", "string"}, {"minLength", 1}, {"maxLength", 8000}};
@@ -127,12 +136,7 @@ const std::vector<Tool>& Tools() {
            "auto (default) fuses full text with vectors and the entity graph when the scope has "
            "them (hybrid), else fts. graph: entries linked to the entities the query names."}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}},
-        {"min_revision",
-         {{"type", "integer"},
-          {"minimum", 1},
-          {"description",
-           "Read-your-writes: answer only from this memory revision or later (the revision a write "
-           "answered); error revision_not_visible otherwise."}}}},
+        {"min_revision", MinRevisionSchema()}},
        {"query"},
        ScopeArg::kScoped,
        "POST",
@@ -153,12 +157,7 @@ const std::vector<Tool>& Tools() {
           {"minimum", 512},
           {"maximum", 32768},
           {"description", "Budget in UTF-8 bytes (default 8000)."}}},
-        {"min_revision",
-         {{"type", "integer"},
-          {"minimum", 1},
-          {"description",
-           "Read-your-writes: answer only from this memory revision or later (the revision a write "
-           "answered); error revision_not_visible otherwise."}}}},
+        {"min_revision", MinRevisionSchema()}},
        {"query"},
        ScopeArg::kScoped,
        "POST",

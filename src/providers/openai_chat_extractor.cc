@@ -7,6 +7,7 @@
 #include "common/json_parse.h"
 #include "common/utf8.h"
 #include "ops/metrics.h"
+#include "providers/openai_usage.h"
 
 namespace pc {
 
@@ -38,18 +39,6 @@ Result<HttpAnswer> OpenAiChatExtractor::Post(const ExtractionRequest& request, b
   return http_->PostJson("/chat/completions",
                          body.dump(-1, ' ', false, json::error_handler_t::replace), deadline);
 }
-
-namespace {
-
-std::optional<int64_t> UsageField(const json& answer, const char* field) {
-  if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
-  const auto& u = answer["usage"];
-  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0)
-    return std::nullopt;
-  return u[field].get<int64_t>();
-}
-
-}  // namespace
 
 Result<std::string> OpenAiChatExtractor::Extract(const ExtractionRequest& request) {
   ModelUsage ignored;

@@ -7,6 +7,7 @@
 
 #include "common/json_parse.h"
 #include "common/utf8.h"
+#include "providers/openai_usage.h"
 
 namespace pc {
 
@@ -45,19 +46,6 @@ Result<std::unique_ptr<OpenAiEmbedder>> OpenAiEmbedder::Create(OpenAiEmbedderOpt
   std::unique_ptr<OpenAiEmbedder> e(new OpenAiEmbedder(options, std::move(http)));
   return e;
 }
-
-namespace {
-
-// An OpenAI-compatible `usage.<field>`, if the answer reports it as a non-negative integer.
-std::optional<int64_t> UsageField(const nlohmann::json& answer, const char* field) {
-  if (!answer.contains("usage") || !answer["usage"].is_object()) return std::nullopt;
-  const auto& u = answer["usage"];
-  if (!u.contains(field) || !u[field].is_number_integer() || u[field].get<int64_t>() < 0)
-    return std::nullopt;
-  return u[field].get<int64_t>();
-}
-
-}  // namespace
 
 Result<std::vector<std::vector<float>>> OpenAiEmbedder::EmbedBatch(
     const std::vector<std::string>& texts, ModelUsage& usage) {

@@ -23,14 +23,10 @@
 namespace pc {
 namespace {
 
-class DailyReviewTest : public ::testing::Test {
+class DailyReviewTest : public testing::ChatModelTest {
  protected:
-  testing::Fixture f;
-  testing::FakeOpenAi fake;
   std::string scope = f.NewScope("project:daily");
-  SourceService sources{*f.store};
   ReviewService review{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   HandoffService handoff{*f.store, chat.get()};
   DailyReviewService daily{*f.store, chat.get(), review, handoff};
 

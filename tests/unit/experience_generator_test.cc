@@ -30,14 +30,10 @@ constexpr const char* kLesson = R"({"experience": {"situation": "A CSV export sa
   "action": "stripped the UTF-8 BOM before parsing", "outcome": "the import succeeded",
   "lesson": "strip a BOM before parsing CSV"}})";
 
-class ExperienceGeneratorTest : public ::testing::Test {
+class ExperienceGeneratorTest : public testing::ChatModelTest {
  protected:
-  testing::Fixture f;
-  testing::FakeOpenAi fake;
   std::string scope = f.NewScope("project:generate");
-  SourceService sources{*f.store};
   ReviewService review{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   ExperienceGenerator generator{*f.store, chat.get(), review};
 
   void SetUp() override {

@@ -26,13 +26,9 @@ namespace {
 using Reply = testing::FakeOpenAi::ChatReply;
 using nlohmann::json;
 
-class FlushTest : public ::testing::Test {
+class FlushTest : public testing::ChatModelTest {
  protected:
-  testing::Fixture f;
-  testing::FakeOpenAi fake;
   std::string scope = f.NewScope();
-  SourceService sources{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   FlushService flush{*f.store, chat.get(), nullptr, {}};
 
   Source Add(const std::string& content, const std::string& purpose = "") {
@@ -420,10 +416,14 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
         200, 300}});
   Result<FlushOutcome> a = Status(Code::kInternal, "not run"),
                        b = Status(Code::kInternal, "not run");
-  std::thread t1([&] { a = flush.Flush(scope); });
-  std::thread t2([&] { b = flush.Flush(scope); });
-  t1.join();
-  t2.join();
+  // Two flushes at once, one naming the scope as `x`, the other as `y`.
+  auto flush_together = [&](const std::string& x, const std::string& y) {
+    std::thread t1([&] { a = flush.Flush(x); });
+    std::thread t2([&] { b = flush.Flush(y); });
+    t1.join();
+    t2.join();
+  };
+  flush_together(scope, scope);
   PC_ASSERT_OK(a);
   PC_ASSERT_OK(b);
   EXPECT_EQ(a->processed + b->processed, 1);
@@ -437,10 +437,7 @@ TEST_F(FlushTest, NoProviderUnknownScopeAndConcurrentFlushes) {
         200, 300}});
   const std::string key = f.memory->GetScope(scope)->key;
   ASSERT_NE(key, scope);
-  std::thread t3([&] { a = flush.Flush(scope); });
-  std::thread t4([&] { b = flush.Flush(key); });
-  t3.join();
-  t4.join();
+  flush_together(scope, key);
   PC_ASSERT_OK(a);
   PC_ASSERT_OK(b);
   EXPECT_EQ(a->processed + b->processed, 1);

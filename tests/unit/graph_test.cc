@@ -107,13 +107,9 @@ TEST(ParseAnswerTriples, EachTripleIsCheckedOnItsOwn) {
   EXPECT_EQ(capped->rejected.size(), 1u);
 }
 
-class GraphFlushTest : public ::testing::Test {
+class GraphFlushTest : public testing::ChatModelTest {
  protected:
-  testing::Fixture f;
-  testing::FakeOpenAi fake;
   std::string scope = f.NewScope("project:graph");
-  SourceService sources{*f.store};
-  std::unique_ptr<OpenAiChatExtractor> chat = testing::FakeChatExtractor(fake);
   FlushService flush{*f.store, chat.get(), nullptr, {}};
   SearchService search{*f.store};
 

@@ -25,6 +25,13 @@ class McpTest : public ::testing::Test {
   McpServer server{tools};
 
   json Call(const json& request) { return json::parse(server.Handle(request.dump())); }
+  // A tools/call of `name` with `arguments`: the whole JSON-RPC answer.
+  json CallTool(const std::string& name, json arguments, int id = 1) {
+    return Call({{"jsonrpc", "2.0"},
+                 {"id", id},
+                 {"method", "tools/call"},
+                 {"params", {{"name", name}, {"arguments", std::move(arguments)}}}});
+  }
 };
 
 TEST_F(McpTest, InitializeNegotiatesTheVersion) {
@@ -102,10 +109,7 @@ TEST_F(McpTest, MistypedMessagesAreJsonRpcErrors) {
   EXPECT_EQ(code(std::string(kMaxMcpMessageBytes + 1, ' ')), -32600);
   // A tool argument of the wrong type is refused, not turned into text: {"key": 5} used to
   // answer an empty list.
-  auto wrong = Call({{"jsonrpc", "2.0"},
-                     {"id", 9},
-                     {"method", "tools/call"},
-                     {"params", {{"name", "list_scopes"}, {"arguments", {{"key", 5}}}}}});
+  auto wrong = CallTool("list_scopes", {{"key", 5}}, 9);
   EXPECT_TRUE(wrong["result"]["isError"]);
   EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["code"], "invalid_request");
   EXPECT_EQ(wrong["result"]["structuredContent"]["error"]["details"]["field"], "key");
@@ -135,10 +139,7 @@ TEST_F(McpTest, StdioSurvivesHostileLines) {
 // the empty result and creates nothing; the first write creates it.
 TEST_F(McpTest, ReadsNeverCreateScopes) {
   auto call = [&](const char* tool, json arguments) {
-    return Call({{"jsonrpc", "2.0"},
-                 {"id", 1},
-                 {"method", "tools/call"},
-                 {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}})["result"];
+    return CallTool(tool, std::move(arguments))["result"];
   };
   auto searched = call("search_memory", {{"scope_id", "project:never-written"}, {"query", "x"}});
   EXPECT_FALSE(searched["isError"]) << searched.dump();
@@ -189,44 +190,25 @@ TEST_F(McpTest, ToolsCarryAnnotations) {
 }
 
 TEST_F(McpTest, ToolErrorsCarryOurCode) {
-  auto bad = Call({{"jsonrpc", "2.0"},
-                   {"id", 1},
-                   {"method", "tools/call"},
-                   {"params",
-                    {{"name", "remember_memory"},
-                     {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}}}}}});
+  auto bad = CallTool("remember_memory", {{"scope_key", "project:t"}, {"kind", "fact"}});
   EXPECT_TRUE(bad["result"]["isError"]);
   EXPECT_EQ(bad["result"]["structuredContent"]["error"]["code"], "invalid_request");
   EXPECT_EQ(bad["result"]["structuredContent"]["error"]["details"]["field"], "text");
-  auto ok =
-      Call({{"jsonrpc", "2.0"},
-            {"id", 2},
-            {"method", "tools/call"},
-            {"params",
-             {{"name", "remember_memory"},
-              {"arguments", {{"scope_key", "project:t"}, {"kind", "fact"}, {"text", "Kept."}}}}}});
+  auto ok = CallTool("remember_memory",
+                     {{"scope_key", "project:t"}, {"kind", "fact"}, {"text", "Kept."}}, 2);
   EXPECT_FALSE(ok["result"]["isError"]);
   EXPECT_EQ(ok["result"]["structuredContent"]["entry"]["text"], "Kept.");
   EXPECT_EQ(json::parse(ok["result"]["content"][0]["text"].get<std::string>())["entry"]["text"],
             "Kept.");
   // A citation goes back as it came: the object the answer gave.
-  auto got = Call({{"jsonrpc", "2.0"},
-                   {"id", 4},
-                   {"method", "tools/call"},
-                   {"params",
-                    {{"name", "get_memory_entry"},
-                     {"arguments",
+  auto got = CallTool("get_memory_entry",
                       {{"scope_id", "project:t"},
-                       {"citation", ok["result"]["structuredContent"]["entry"]["citation"]}}}}}});
+                       {"citation", ok["result"]["structuredContent"]["entry"]["citation"]}},
+                      4);
   EXPECT_FALSE(got["result"]["isError"]) << got.dump();
   EXPECT_EQ(got["result"]["structuredContent"]["text"], "Kept.");
   auto unknown_field =
-      Call({{"jsonrpc", "2.0"},
-            {"id", 3},
-            {"method", "tools/call"},
-            {"params",
-             {{"name", "search_memory"},
-              {"arguments", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}}}}});
+      CallTool("search_memory", {{"scope_key", "project:t"}, {"query", "x"}, {"colour", "red"}}, 3);
   EXPECT_EQ(unknown_field["result"]["structuredContent"]["error"]["code"], "invalid_request");
 }
 
@@ -234,10 +216,7 @@ TEST_F(McpTest, ToolErrorsCarryOurCode) {
 TEST_F(McpTest, ReviewToolsProposeReviseApprove) {
   auto tool = [&](const std::string& name, json arguments) {
     arguments["scope_id"] = "project:mcp-review";
-    return Call({{"jsonrpc", "2.0"},
-                 {"id", 1},
-                 {"method", "tools/call"},
-                 {"params", {{"name", name}, {"arguments", arguments}}}})["result"];
+    return CallTool(name, std::move(arguments))["result"];
   };
   auto captured = tool("capture_content_source",
                        {{"source_id", "run-1"}, {"content", "Run 1: contract tests passed."}});

@@ -28,12 +28,16 @@ class SearchServiceTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return *r->citation;
   }
-  Result<SearchResult> Search(const std::string& q, SearchMode mode = SearchMode::kFts) {
+  // A search of this scope for `q`, for a test to add to.
+  SearchRequest Request(const std::string& q, SearchMode mode = SearchMode::kFts) {
     SearchRequest req;
     req.scope_id = scope;
     req.query = q;
     req.mode = mode;
-    return search.Search(req);
+    return req;
+  }
+  Result<SearchResult> Search(const std::string& q, SearchMode mode = SearchMode::kFts) {
+    return search.Search(Request(q, mode));
   }
 };
 
@@ -63,10 +67,7 @@ TEST_F(SearchServiceTest, FeedbackLiftsTheMemoryWrittenRightAfterAStrongHit) {
   auto plain = Search("cuisine");
   PC_ASSERT_OK(plain);
   ASSERT_EQ(plain->hits.size(), 1u);
-  SearchRequest req;
-  req.scope_id = scope;
-  req.query = "cuisine";
-  req.mode = SearchMode::kFts;
+  SearchRequest req = Request("cuisine");
   req.feedback = true;
   auto r = search.Search(req);
   PC_ASSERT_OK(r);
@@ -247,10 +248,7 @@ TEST_F(SearchServiceTest, SearchReadsOneSnapshot) {
 TEST_F(SearchServiceTest, MinRevisionAnswersFromThatRevisionOrSaysWhyNot) {
   Citation c = Remember("The invoice exporter writes CSV files.");
   const int64_t written = c.memory.revision;
-  SearchRequest req;
-  req.scope_id = scope;
-  req.query = "invoice exporter";
-  req.mode = SearchMode::kFts;
+  SearchRequest req = Request("invoice exporter");
   req.min_revision = written;
   auto at = search.Search(req);
   PC_ASSERT_OK(at);

@@ -248,27 +248,16 @@ TEST_F(WriteGatesTest, ReviseIsReconciledAgainstOtherEntriesOnly) {
   auto b = Remember("The staging database is reset every Monday.");
   PC_ASSERT_OK(a);
   PC_ASSERT_OK(b);
-  auto at_head = [&](Citation c) {
+  // Revises the entry at `c`, cited at the head revision, to `text`.
+  auto revise = [&](Citation c, const std::string& text) {
     c.memory.revision = Head();
-    return c;
+    return f.memory->Revise({scope, c, text, std::nullopt, "", "t", {}});
   };
-  auto self = f.memory->Revise({scope,
-                                at_head(*a->citation),
-                                "Backups run nightly at 02:30 UTC.",
-                                std::nullopt,
-                                "",
-                                "t",
-                                {}});
+  auto self = revise(*a->citation, "Backups run nightly at 02:30 UTC.");
   PC_ASSERT_OK(self);
   EXPECT_TRUE(self->near_duplicates.empty()) << "its own previous version is not a near-duplicate";
   Set(kSettingReconcile, "reject");
-  auto onto = f.memory->Revise({scope,
-                                at_head(*b->citation),
-                                "Backups run nightly at 02:30 UTC!",
-                                std::nullopt,
-                                "",
-                                "t",
-                                {}});
+  auto onto = revise(*b->citation, "Backups run nightly at 02:30 UTC!");
   ASSERT_FALSE(onto.ok());
   EXPECT_EQ(onto.status().code(), Code::kNearDuplicate);
 }

@@ -4,6 +4,20 @@
 #include "service/memory/memory_service.h"
 
 namespace pc {
+namespace {
+
+// The scope `find` looks up in one read of `store`, if there is one.
+template <typename Find>
+Result<std::optional<Scope>> ReadScope(Store& store, Find find) {
+  std::optional<Scope> scope;
+  PC_RETURN_IF_ERROR(store.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(scope, find(txn));
+    return Status::Ok();
+  }));
+  return scope;
+}
+
+}  // namespace
 
 Result<ScopeOutcome> MemoryService::CreateScope(const std::string& key) {
   PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
@@ -23,22 +37,16 @@ Result<ScopeOutcome> MemoryService::CreateScope(const std::string& key) {
 
 Result<Scope> MemoryService::GetScope(const std::string& scope_id) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  std::optional<Scope> scope;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(scope, txn.FindScope(scope_id));
-    return Status::Ok();
-  }));
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope,
+                      ReadScope(store_, [&](ReadTxn& txn) { return txn.FindScope(scope_id); }));
   if (!scope) return NotFound("no scope " + scope_id).WithDetail("scope_id", scope_id);
   return *scope;
 }
 
 Result<Scope> MemoryService::GetScopeByKey(const std::string& key) {
   PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
-  std::optional<Scope> scope;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
-    PC_ASSIGN_OR_RETURN(scope, txn.FindScopeByKey(key));
-    return Status::Ok();
-  }));
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope,
+                      ReadScope(store_, [&](ReadTxn& txn) { return txn.FindScopeByKey(key); }));
   if (!scope) return NotFound("no scope with key " + key).WithDetail("key", key);
   return *scope;
 }
