@@ -406,6 +406,19 @@ TEST_F(WorkTest, ARefusalCreatesNoScope) {
   EXPECT_EQ(refused.status().code(), Code::kNotFound);
   auto outcome = work.RecordOutcome({fresh, "o", "{}"}, Outcome(SourceHandoffCitation("r")));
   EXPECT_EQ(outcome.status().code(), Code::kNotFound);
+  // A receipt for a prepared handoff of a scope nobody wrote to: there is no handoff to
+  // acknowledge (404), whatever the status, and the receipt's write takes back the scope it made.
+  for (ReceiptStatus status : {ReceiptStatus::kDeclined, ReceiptStatus::kAccepted}) {
+    AcknowledgeRequest ack = Ack("r-fresh", status, {"handoff", "hnd_x", 1});
+    ack.scope_id = fresh;
+    ack.selection = HandoffSelection::kPrepared;
+    ack.revision.reset();
+    ack.prepared = PreparedHandoff{fresh, std::nullopt, {}};
+    ack.prepared->content.objective = "Ship it.";
+    ack.prepared->content.state = {{"Done: the reader.", {SourceHandoffCitation("s-1")}}};
+    auto acknowledged = work.Acknowledge(ack);
+    EXPECT_EQ(acknowledged.status().code(), Code::kNotFound) << acknowledged.status().ToString();
+  }
   std::optional<Scope> found;
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(found, FindScopeNamed(txn, fresh));

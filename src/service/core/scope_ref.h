@@ -3,7 +3,8 @@
 // transactions. They never change once the scope exists (scopes are never deleted or renamed),
 // so a lookup from a committed snapshot stays true. A lookup inside a write transaction is not
 // kept: that transaction (or the one that made the scope, in the same group commit) may still
-// roll back.
+// roll back. Not thread-safe: one request's thread uses it (a group commit's leader runs a write
+// callback only while its own thread waits).
 #pragma once
 
 #include <optional>

@@ -89,12 +89,6 @@ Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_i
 }
 
 Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
-                                                   const SourceInput& input) {
-  return AddWorkRecord(scope_id,
-                       [&](WriteTxn&, const Artifact&) -> Result<SourceInput> { return input; });
-}
-
-Result<SourceOutcome> SourceService::AddWorkRecord(const std::string& scope_id,
                                                    const WorkRecordPlan& plan) {
   PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
   SourceOutcome out;

@@ -58,9 +58,8 @@ class SourceService {
   // Appends the inputs in order, in one transaction: all of them or (on any error) none.
   Result<std::vector<SourceOutcome>> Add(const std::string& scope_id,
                                          const std::vector<SourceInput>& inputs);
-  // One Work record (service/work): as Add, and the only way to write kReceiptSourceKind.
-  Result<SourceOutcome> AddWorkRecord(const std::string& scope_id, const SourceInput& input);
-  // One Work record planned in the write transaction that appends it: `plan` reads what the
+  // One Work record (service/work), as Add, and the only way to write kReceiptSourceKind:
+  // planned in the write transaction that appends it: `plan` reads what the
   // record depends on (in `memory`'s scope) and answers the record or refuses, so nothing can land
   // between its reads and the append. It may run more than once (store.h's write contract): a
   // pure function of the transaction and its captures, resetting whatever it fills in.

@@ -183,6 +183,10 @@ Result<Acknowledgement> WorkService::Acknowledge(const AcknowledgeRequest& req) 
   // check and the receipt that reports it.
   HandoffResolution resolution;
   auto plan = [&](WriteTxn& txn, const Artifact&) -> Result<std::string> {
+    // A scope this write would make has no handoff to acknowledge: 404, as Continue answers, and
+    // the rollback takes the new scope back.
+    if (txn.audit_trail().created_scope)
+      return NotFound("no scope " + req.scope_id).WithDetail("scope_id", req.scope_id);
     PC_ASSIGN_OR_RETURN(resolution, ResolveHandoff(txn, cont));
     if (req.status == ReceiptStatus::kAccepted && !EvidenceAvailable(resolution))
       return FieldError("status",
