@@ -18,6 +18,7 @@ Result<ApiResponse> Prepare(ContextService& svc, const ApiRequest& req) {
                                       "explain", "min_revision", "rerank"}));
   PrepareRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
   PC_ASSIGN_OR_RETURN(auto max_bytes, body.OptInt("max_bytes"));

@@ -82,6 +82,7 @@ Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   RememberRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
   PC_ASSIGN_OR_RETURN(bool explain, ReadWriteFields(body, r));
@@ -97,6 +98,7 @@ Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
       Body body, ParseBody(req, {"scope_id", "entries", "reason", "expected_revision", "actor"}));
   RememberBatchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(std::vector<Body> items,
                       body.Objects("entries", {"kind", "text", "reason", "evidence"}));
   for (const Body& item : items) {
@@ -123,6 +125,7 @@ Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
   ReviseRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(r.kind, body.OptString("kind"));  // required by the spec; ours keeps it
   PC_ASSIGN_OR_RETURN(r.text, body.String("text"));
@@ -136,6 +139,7 @@ Result<ApiResponse> Retire(MemoryService& svc, const ApiRequest& req) {
                       ParseBody(req, {"scope_id", "citation", "reason", "actor", "explain"}));
   RetireRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
   PC_ASSIGN_OR_RETURN(bool explain, ReadWriteFields(body, r));
   PC_ASSIGN_OR_RETURN(WriteOutcome out, svc.Retire(r));
@@ -221,6 +225,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
                       "rerank", "explain", "min_revision", "graph_hops", "feedback"}));
   SearchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
+  r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.min_revision, body.OptInt("min_revision"));
   PC_ASSIGN_OR_RETURN(r.query, body.String("query"));
   PC_RETURN_IF_ERROR(CheckQuery(r.query));

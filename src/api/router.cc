@@ -7,6 +7,7 @@
 
 #include "auth/request_context.h"
 #include "common/json_parse.h"
+#include "service/core/validation.h"
 #include "wire/error_map.h"
 
 namespace pc {
@@ -199,9 +200,15 @@ Status Router::Authorize(const Route& route, const ApiRequest& req) const {
       return Status::Ok();
     return limited("name one of them in scope_id");
   }
+  // Scope patterns match keys: a server id (scp_…) is matched by its scope's key, found once
+  // for the handler too (a malformed or unknown one matches nothing).
   std::optional<std::string> key = *name;
-  if (scope_key_of_) {
-    PC_ASSIGN_OR_RETURN(key, scope_key_of_(*name));
+  if (IsServerScopeId(*name)) {
+    key.reset();
+    if (req.scope && find_scope_) {
+      PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> found, find_scope_(*req.scope));
+      if (found) key = found->key;
+    }
   }
   if (!key || !who.MaySee(*key))
     return limited("it may not use " + *name).WithDetail("scope_id", *name);
@@ -221,6 +228,12 @@ ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
   }
   const Route& r = *match.route;
   req.path_params = match.params;
+  if (r.info.access.scope != ScopeIn::kBodyKey) {
+    if (std::optional<std::string> name = NamedScope(r.info.access.scope, req)) {
+      if (Result<ScopeRef> parsed = ScopeRef::Parse(std::move(*name)); parsed.ok())
+        req.scope = std::move(parsed).value();
+    }
+  }
   OperationScope op(r.info.access.operation);
   auto answer = [&]() -> ApiResponse {
     // A body with more JSON values than its route allows is refused as a body over its size is.

@@ -17,6 +17,7 @@
 #include "api/services.h"
 #include "auth/principal.h"
 #include "common/status.h"
+#include "service/core/scope_ref.h"
 
 namespace pc {
 
@@ -36,6 +37,12 @@ struct ApiRequest {
   Result<Json> TakeJsonBody() const;
   // JsonBody's cache (public only so that ApiRequest stays an aggregate; use the two above).
   mutable std::optional<Result<Json>> parsed_body_ = std::nullopt;
+
+  // The scope the route names (RouteAccess::scope), parsed once by the router when it is a well-
+  // formed scope id; authorizing a token limited to some scopes may have found it too. Handlers
+  // hand it to the service with the request (null: not named, or malformed: the service says why).
+  std::optional<ScopeRef> scope = std::nullopt;
+  const ScopeRef* ParsedScope() const { return scope ? &*scope : nullptr; }
 };
 
 struct ApiResponse {
@@ -80,9 +87,8 @@ struct RouteInfo {
   RouteAccess access;
 };
 
-// A scope name's caller-chosen key: itself unless it is a server id (scp_…), which is looked up
-// (nullopt: no such scope).
-using ScopeKeyOf = std::function<Result<std::optional<std::string>>(const std::string& scope_name)>;
+// A server id's (scp_…) scope, looked up and kept in the ScopeRef (nullopt: no such scope).
+using FindScope = std::function<Result<std::optional<ScopeIds>>(const ScopeRef& scope)>;
 
 class Router {
   struct Route;
@@ -97,7 +103,7 @@ class Router {
     const RouteInfo* info() const;
   };
   void Add(std::string method, const std::string& pattern, RouteAccess access, ApiHandler handler);
-  void SetScopeKeyOf(ScopeKeyOf fn) { scope_key_of_ = std::move(fn); }
+  void SetFindScope(FindScope fn) { find_scope_ = std::move(fn); }
   // Called (under the request's context) for every request an authenticated token was refused:
   // the audit log's record of refusals, including MCP tool calls that answer HTTP 200.
   void SetOnDenied(std::function<void(const Status& refusal, const char* operation)> fn) {
@@ -130,7 +136,7 @@ class Router {
   std::vector<std::unique_ptr<Route>> routes_;
   std::unordered_map<std::string, std::vector<const Route*>> literal_;
   std::vector<const Route*> parameterized_;
-  ScopeKeyOf scope_key_of_;
+  FindScope find_scope_;
   std::function<void(const Status&, const char*)> on_denied_;
 };
 

@@ -239,15 +239,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   router.SetOnDenied([&audit = services.audit](const Status& refusal, const char* operation) {
     audit.RecordDenied(operation, HttpStatusFor(refusal.code()), "role or scope");
   });
-  // A server id (scp_…) is matched against scope patterns by its scope's key.
-  router.SetScopeKeyOf([&memory](const std::string& name) -> Result<std::optional<std::string>> {
-    if (!IsServerScopeId(name)) return std::optional<std::string>(name);
-    Result<Scope> scope = memory.GetScope(name);
-    if (scope.ok()) return std::optional<std::string>(scope->key);
-    if (scope.status().code() == Code::kNotFound || scope.status().code() == Code::kInvalidArgument)
-      return std::optional<std::string>();
-    return std::move(scope).TakeStatus();
-  });
+  router.SetFindScope([&memory](const ScopeRef& scope) { return memory.FindScope(scope); });
 }
 
 }  // namespace pc

@@ -314,6 +314,45 @@ TEST_F(Authorization, ABadTokenRequestIsA422AndCreatesNothing) {
             404);
 }
 
+// Issue 30: the route's scope is parsed once, by the router; a limited token's server id is found
+// while authorizing, and the handler (with the service it hands the scope to) keeps that lookup.
+TEST_F(Authorization, TheScopeFoundWhileAuthorizingIsTheOneTheHandlerUses) {
+  const std::string id = f.NewScope(kInScope);
+  bool parsed = false;
+  std::optional<std::string> seen_key;
+  router.Add("POST", "/test/scope", {"test_scope", Permission::kRead, ScopeIn::kBody},
+             [&](const ApiRequest& req) -> Result<ApiResponse> {
+               parsed = req.ParsedScope() != nullptr;
+               if (!parsed) return ApiResponse(200, json::object());
+               // Renamed behind the store's back, which no request can do: a lookup made now
+               // sees the new key, a kept one the old.
+               const std::string rename =
+                   std::string("UPDATE scopes SET key = 'project:renamed' ") + "WHERE key = '" +
+                   kInScope + "'";
+               PC_RETURN_IF_ERROR(f.ExecBehindTheStore(rename, rename));
+               PC_RETURN_IF_ERROR(f.store->Read([&](ReadTxn& txn) -> Status {
+                 PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, req.ParsedScope()->Find(txn));
+                 if (ids) seen_key = ids->key;
+                 return Status::Ok();
+               }));
+               return ApiResponse(200, json::object());
+             });
+  Principal limited{"w", Role::kWriter, {"project:orders-*"}, true};
+  ApiResponse res = Send(limited, "POST", "/test/scope", {{"scope_id", id}});
+  ASSERT_EQ(res.status, 200) << res.body.dump();
+  EXPECT_TRUE(parsed);
+  EXPECT_EQ(seen_key, kInScope) << "the handler looked up again what authorization found";
+  // A token of every scope is not looked up by the router: the handler's lookup is the first.
+  seen_key.reset();
+  ASSERT_EQ(Send(LocalAdministrator(), "POST", "/test/scope", {{"scope_id", id}}).status, 200);
+  EXPECT_EQ(seen_key, "project:renamed");
+  // A malformed name is not parsed for the handler: the service's own check answers it.
+  ASSERT_EQ(Send(LocalAdministrator(), "POST", "/test/scope", {{"scope_id", "   "}}).status, 200);
+  EXPECT_FALSE(parsed);
+  // The limited token still may not name a scope outside its patterns (now the renamed one).
+  EXPECT_EQ(Send(limited, "POST", "/test/scope", {{"scope_id", id}}).status, 403);
+}
+
 TEST(ScopePatterns, MatchByteForByteWithStars) {
   EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-1"));
   EXPECT_TRUE(MatchScopePattern("project:orders-*", "project:orders-"));

@@ -99,7 +99,7 @@ Status AddExperiences(ReadTxn& txn, const std::string& scope_id, const AnalyzedQ
 }  // namespace
 
 Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
-  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
   PC_RETURN_IF_ERROR(CheckText("query", req.query, kMaxQueryBytes));
   if (req.max_bytes < static_cast<int64_t>(kMinContextBytes) ||
       req.max_bytes > static_cast<int64_t>(kMaxContextBytes))

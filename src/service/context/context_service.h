@@ -25,6 +25,8 @@ struct PrepareRequest {
   // Rerank the memory candidates (SearchRequest::rerank) before they are packed: never unless
   // asked.
   bool rerank = false;
+  // scope_id as the router parsed it, held by the caller for the call; null: the service parses it.
+  const ScopeRef* scope = nullptr;
 };
 
 struct PreparedContext {

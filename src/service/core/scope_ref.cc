@@ -1,12 +1,18 @@
 #include "service/core/scope_ref.h"
 
 #include "service/core/validation.h"
+#include "store/store.h"
 
 namespace pc {
 
 Result<ScopeRef> ScopeRef::Parse(std::string name, std::string_view field) {
   PC_RETURN_IF_ERROR(CheckScopeId(name, field));
   return ScopeRef(std::move(name));
+}
+
+Result<ScopeRef> ScopeRef::Given(const ScopeRef* given, std::string name, std::string_view field) {
+  if (given && given->name_ == name) return *given;
+  return Parse(std::move(name), field);
 }
 
 bool ScopeRef::server_id() const { return IsServerScopeId(name_); }

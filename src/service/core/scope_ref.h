@@ -12,9 +12,10 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "store/store.h"
 
 namespace pc {
+
+class ReadTxn;
 
 // What a scope is once it exists: fixed for good.
 struct ScopeIds {
@@ -27,6 +28,11 @@ class ScopeRef {
  public:
   // The name checked as CheckScopeId checks it (service/core/validation.h), naming `field`.
   static Result<ScopeRef> Parse(std::string name, std::string_view field = "scope_id");
+  // `given` when it names `name`: the layer that took the request (the router) parsed the name,
+  // and may have found the scope already (authorizing a token limited to some scopes). Else
+  // `name` parsed here.
+  static Result<ScopeRef> Given(const ScopeRef* given, std::string name,
+                                std::string_view field = "scope_id");
 
   const std::string& name() const { return name_; }
   bool server_id() const;  // the name is a server-issued scp_… id

@@ -41,6 +41,8 @@ struct ScopesPage {
   std::optional<std::string> next_cursor;
 };
 
+// A write request's `scope` is its scope_id as the layer that took it parsed it (the router), held
+// by that caller for the call; null: the service parses scope_id (ScopeRef::Given).
 struct RememberRequest {
   std::string scope_id;
   std::string kind;
@@ -49,6 +51,7 @@ struct RememberRequest {
   std::string actor;
   std::optional<int64_t> expected_revision;
   std::vector<std::string> evidence;  // ours: URLs, source ids, citations (write_gates.h)
+  const ScopeRef* scope = nullptr;    // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
 // ours: POST /v1/memory/remember/batch. Entries for one scope, written as one revision (one add per
@@ -61,6 +64,7 @@ struct RememberBatchRequest {
   std::string reason;  // the revision's
   std::string actor;
   std::optional<int64_t> expected_revision;
+  const ScopeRef* scope = nullptr;  // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
 struct ReviseRequest {
@@ -72,6 +76,7 @@ struct ReviseRequest {
   std::string actor;
   std::vector<std::string>
       evidence;  // ours: added to the version's evidence (a hypothesis is promoted)
+  const ScopeRef* scope = nullptr;  // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
 struct RetireRequest {
@@ -79,6 +84,7 @@ struct RetireRequest {
   Citation citation;
   std::string reason;
   std::string actor;
+  const ScopeRef* scope = nullptr;  // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
 // The answer of every write. changed=false means no revision was made: `entry` is empty and
@@ -168,6 +174,9 @@ class MemoryService {
   Result<ScopeOutcome> CreateScope(const std::string& key);
   Result<Scope> GetScope(const std::string& scope_id);
   Result<Scope> GetScopeByKey(const std::string& key);
+  // The scope `scope` names, if it exists, in one read; kept in `scope` for the request's later
+  // transactions (ScopeRef::Find).
+  Result<std::optional<ScopeIds>> FindScope(const ScopeRef& scope);
   Result<ScopesPage> ListScopes(const PageRequest& page);
 
   Result<WriteOutcome> Remember(const RememberRequest& req);

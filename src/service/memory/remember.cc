@@ -10,7 +10,7 @@
 namespace pc {
 
 Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
-  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
   PC_RETURN_IF_ERROR(CheckNewEntry(req, limits_));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   if (req.expected_revision &&

@@ -131,7 +131,7 @@ BatchOutcome Answer(const MemoryRef& ref, BatchPlan& plan) {
 }  // namespace
 
 Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& req) {
-  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
   PC_RETURN_IF_ERROR(CheckBatch(req, limits_));
   std::vector<std::string> hashes;
   for (size_t i = 0; i < req.entries.size(); ++i) {

@@ -53,7 +53,7 @@ EntryVersion NextVersion(const EntryVersion& current, const std::string& kind,
 }  // namespace
 
 Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
-  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
   if (req.kind) PC_RETURN_IF_ERROR(CheckKind(*req.kind));
   PC_RETURN_IF_ERROR(CheckText("text", req.text, limits_.max_entry_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
@@ -128,7 +128,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 }
 
 Result<WriteOutcome> MemoryService::Retire(const RetireRequest& req) {
-  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(req.scope_id));
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits_.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));

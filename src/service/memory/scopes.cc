@@ -43,6 +43,15 @@ Result<Scope> MemoryService::GetScope(const std::string& scope_id) {
   return *scope;
 }
 
+Result<std::optional<ScopeIds>> MemoryService::FindScope(const ScopeRef& scope) {
+  std::optional<ScopeIds> found;
+  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(found, scope.Find(txn));
+    return Status::Ok();
+  }));
+  return found;
+}
+
 Result<Scope> MemoryService::GetScopeByKey(const std::string& key) {
   PC_RETURN_IF_ERROR(CheckScopeKey(key, "key"));
   PC_ASSIGN_OR_RETURN(std::optional<Scope> scope,

@@ -185,11 +185,8 @@ Result<SearchResult> SearchService::Search(const SearchRequest& req) {
 Result<SearchResult> SearchService::SearchWithoutRecording(
     const SearchRequest& req, const std::function<Status(ReadTxn&)>& also) {
   const auto started = std::chrono::steady_clock::now();
-  std::optional<ScopeRef> parsed;
-  if (!req.scope) {
-    PC_ASSIGN_OR_RETURN(parsed, ScopeRef::Parse(req.scope_id));
-  }
-  Result<SearchResult> out = SearchSnapshot(req, req.scope ? *req.scope : *parsed, also);
+  PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Given(req.scope, req.scope_id));
+  Result<SearchResult> out = SearchSnapshot(req, scope, also);
   if (out.ok()) ops::metrics().ObserveSearch(ModeLabel(out->mode_used), ops::SecondsSince(started));
   return out;
 }

@@ -62,8 +62,8 @@ struct SearchRequest {
   // `query` as BuildTextQuery makes it, when the caller analyzed it already (prepare reuses its
   // own for sources and Experience); otherwise the search builds it.
   std::optional<TextQuery> text;
-  // `scope_id` as the caller parsed it, when it reads the scope too (prepare): the search then
-  // shares its lookup. Otherwise the search parses scope_id. Held by the caller for the call.
+  // `scope_id` as the caller parsed it (the router; prepare, which reads the scope too): the search
+  // then shares its lookup. Null: the search parses scope_id. Held by the caller for the call.
   const ScopeRef* scope = nullptr;
 };
 
