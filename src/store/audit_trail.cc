@@ -37,13 +37,19 @@ std::string AuditTrail::TargetsJson() const {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::function<Status(WriteTxn&)> Audited(const Actor& actor,
-                                         const std::function<Status(WriteTxn&)>& fn) {
+AuditRecord AuditRowFor(const Actor& actor, std::string result) {
   AuditRecord row;
+  row.at_ms = NowMillis();
   row.actor = actor.name;
   row.operation = actor.operation.empty() ? "internal" : actor.operation;
   row.request_id = actor.request_id;
-  row.result = "ok";
+  row.result = std::move(result);
+  return row;
+}
+
+std::function<Status(WriteTxn&)> Audited(const Actor& actor,
+                                         const std::function<Status(WriteTxn&)>& fn) {
+  AuditRecord row = AuditRowFor(actor, "ok");
   return [&fn, row](WriteTxn& txn) -> Status {
     txn.audit_trail().Reset();  // a callback may run more than once (store.h)
     Status s = fn(txn);

@@ -54,6 +54,10 @@ struct AuditTrail {
   void Add(std::vector<std::string>& ids, const std::string& id);
 };
 
+// A row of the audit log for `actor` with `result` ("ok", "refused", "denied"), stamped now: the
+// actor's operation, "internal" for a write no route asked for (a background job's).
+AuditRecord AuditRowFor(const Actor& actor, std::string result);
+
 // `fn` with its audit row for `actor` (see above). The store's Write implementations wrap every
 // callback.
 std::function<Status(WriteTxn&)> Audited(const Actor& actor,

@@ -55,8 +55,9 @@ void AuditService::RecordDenied(std::string_view operation, int http_status,
   const Actor actor = RequestActor();
   nlohmann::json targets{{"status", http_status}};
   if (!reason.empty()) targets["reason"] = reason;
-  AuditRecord row{0,  NowMillis(),    actor.name, std::string(operation),
-                  "", targets.dump(), "denied",   actor.request_id};
+  AuditRecord row = AuditRowFor(actor, "denied");
+  row.operation = std::string(operation);  // the route's, refused before it ran
+  row.targets_json = targets.dump();
   std::lock_guard<std::mutex> lock(mu_);
   if (queued_.size() >= kMaxQueued) {
     ++dropped_;

@@ -236,11 +236,9 @@ void RecordRefusal(Store& store, const std::string& scope_id, const Status& refu
     if (d.key == "scope_id") continue;
     std::visit([&](const auto& v) { targets[d.key] = v; }, d.value);
   }
-  AuditRecord row{
-      0,          NowMillis(),
-      actor.name, actor.operation.empty() ? "internal" : actor.operation,
-      scope_id,   targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-      "refused",  actor.request_id};
+  AuditRecord row = AuditRowFor(actor, "refused");
+  row.scope_id = scope_id;
+  row.targets_json = targets.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Status s = store.Write(actor, [&](WriteTxn& txn) { return txn.AppendAudit(row); });
   if (!s.ok())
     std::cerr << "powercontext: warning: a refused write's audit row was not written: "
