@@ -142,6 +142,11 @@ class ReadTxn {
   // The scope's source log: positions (after, after + limit], in order.
   virtual Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
                                                   int limit) = 0;
+  // The scope's sources of one kind at positions after `after`, in order, at most `limit` (an
+  // index on kind: the sources of other kinds between them are not read).
+  virtual Result<std::vector<Source>> ListSourcesOfKind(const std::string& scope_id,
+                                                        const std::string& kind, int64_t after,
+                                                        int limit) = 0;
   // The last position of the scope's source log (0: empty).
   virtual Result<int64_t> SourceHighWatermark(const std::string& scope_id) = 0;
   virtual Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,

@@ -353,7 +353,7 @@ TEST(HandoffMigration, OpeningASchema5DirectoryMigratesItsHandoffs) {
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
         "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
-        "DROP TABLE last_flush;"
+        "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DELETE FROM schema_migrations WHERE version >= 6; PRAGMA user_version = 5;"
         "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, "
         "created_at)"

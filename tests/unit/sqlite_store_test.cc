@@ -159,7 +159,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
         "DROP TABLE api_tokens; DROP TABLE audit_log;"
         "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
-        "DROP TABLE last_flush;"
+        "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db);

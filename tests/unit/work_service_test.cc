@@ -80,6 +80,32 @@ class WorkTest : public ::testing::Test {
     o.checks = {{"make docs-test", "timed_out", std::nullopt, ClaimBasis::kDeclared, {}}};
     return o;
   }
+  // Sources appended straight through the store, as another writer (or a forger) could: each of
+  // `contents` with `kind`, ids `src_<prefix><i>`, idempotency keys `<prefix>-<i>` when `keyed`.
+  // Returns the scope's internal id.
+  std::string AppendBehindTheService(const std::string& kind, const std::string& prefix,
+                                     const std::vector<std::string>& contents,
+                                     const std::string& metadata, bool keyed) {
+    std::string scope_id;
+    Status s = f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, ScopeRef::Parse(scope).value()));
+      scope_id = memory.scope_id;
+      for (size_t i = 0; i < contents.size(); ++i) {
+        Source src;
+        src.source_id = "src_" + prefix + std::to_string(i);
+        src.scope_id = memory.scope_id;
+        src.kind = kind;
+        src.purpose = kind == kReceiptSourceKind ? kPurposeArchive : kPurposeMemory;
+        src.content = contents[i];
+        src.metadata_json = metadata;
+        if (keyed) src.idempotency_key = prefix + "-" + std::to_string(i);
+        PC_RETURN_IF_ERROR(txn.AppendSource(std::move(src)).status());
+      }
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.message();
+    return scope_id;
+  }
   // A committed revision from prepare-current, citing `fact`.
   MemoryRef Committed(const std::string& boundary_id, const Citation& fact) {
     auto p = work.HandoffCurrent(
@@ -330,19 +356,7 @@ TEST_F(WorkTest, AnOutcomeLinksOnlyAReceiptWhoseStoredContentIsAnAcceptance) {
       " " + content,
   };
   const std::string meta = ReceiptMetadata(Ack("r", ReceiptStatus::kAccepted, rev));
-  for (size_t i = 0; i < forged.size(); ++i)
-    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, ScopeRef::Parse(scope).value()));
-      Source s;
-      s.source_id = "src_forged" + std::to_string(i);
-      s.scope_id = memory.scope_id;
-      s.kind = kReceiptSourceKind;
-      s.purpose = kPurposeArchive;
-      s.content = forged[i];
-      s.metadata_json = meta;
-      s.idempotency_key = "forged-" + std::to_string(i);
-      return txn.AppendSource(std::move(s)).status();
-    }));
+  AppendBehindTheService(kReceiptSourceKind, "forged", forged, meta, true);
   const auto before = Marks();
   for (size_t i = 0; i < forged.size(); ++i) {
     auto o = work.RecordOutcome({scope, "o-1", "{\"o\":1}"},
@@ -382,6 +396,38 @@ TEST_F(WorkTest, AnOutcomeDoesNotLinkAnAcceptanceALaterReceiptDeclined) {
 
 // A produced artifact is an ArtifactReference in the request, not a citation: its errors name
 // outcome.produced_artifacts[i] (and its own fields), never an "artifact_ref" the request lacks.
+// The later decline is looked for among the scope's receipts only (ReadTxn::ListSourcesOfKind,
+// an index on kind), so the sources of other kinds written between them are never read; it is
+// found however many there are.
+TEST_F(WorkTest, ALaterDeclineIsFoundAmongTheReceiptsPastOtherSources) {
+  Citation fact = Remember("The importer retries three times.");
+  MemoryRef rev = Committed("boundary-1", fact);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-1", ReceiptStatus::kAccepted, rev)));
+  std::vector<std::string> chat;
+  for (int i = 0; i < 250; ++i) chat.push_back("chat line " + std::to_string(i));  // > 100, a page
+  const std::string scope_id = AppendBehindTheService("chat", "chat", chat, "{}", false);
+  PC_ASSERT_OK(work.Acknowledge(Ack("r-2", ReceiptStatus::kDeclined, rev)));
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(auto receipts, txn.ListSourcesOfKind(scope_id, kReceiptSourceKind, 0, 10));
+    EXPECT_EQ(receipts.size(), 2u);
+    if (receipts.size() != 2u) return Status::Ok();
+    EXPECT_LT(receipts[0].position, receipts[1].position);
+    EXPECT_GT(receipts[1].position - receipts[0].position, 250);
+    for (const Source& r : receipts) EXPECT_EQ(r.kind, kReceiptSourceKind);
+    PC_ASSIGN_OR_RETURN(
+        auto after, txn.ListSourcesOfKind(scope_id, kReceiptSourceKind, receipts[0].position, 10));
+    EXPECT_EQ(after.size(), 1u);
+    PC_ASSIGN_OR_RETURN(auto first, txn.ListSourcesOfKind(scope_id, kReceiptSourceKind, 0, 1));
+    EXPECT_EQ(first.size(), 1u);
+    PC_ASSIGN_OR_RETURN(auto chats, txn.ListSourcesOfKind(scope_id, "chat", 0, 1000));
+    EXPECT_EQ(chats.size(), 250u);
+    return Status::Ok();
+  }));
+  auto superseded =
+      work.RecordOutcome({scope, "o-1", "{\"o\":1}"}, Outcome(SourceHandoffCitation("r-1")));
+  EXPECT_EQ(superseded.status().code(), Code::kInvalidArgument) << testing::Describe(superseded);
+}
+
 TEST_F(WorkTest, AProducedArtifactErrorNamesTheRequestField) {
   Remember("The report polls every five seconds.");
   const auto before = Marks();

@@ -14,7 +14,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int kReceiptScanPage = 100;  // sources read at a time looking for a later receipt
+constexpr int kReceiptScanPage = 100;  // receipts read at a time looking for a later one
 
 Json RefJson(const MemoryRef& m) {
   return Json{{"family", m.family}, {"artifact_id", m.artifact_id}, {"revision", m.revision}};
@@ -181,10 +181,10 @@ Result<StoredReceipt> CheckLinkable(const Source& receipt, const std::string& fi
 Status CheckNotSuperseded(ReadTxn& txn, const Source& receipt, const StoredReceipt& r,
                           const std::string& field) {
   for (int64_t after = receipt.position;;) {
-    PC_ASSIGN_OR_RETURN(std::vector<Source> page,
-                        txn.ListSources(receipt.scope_id, after, kReceiptScanPage));
+    PC_ASSIGN_OR_RETURN(
+        std::vector<Source> page,
+        txn.ListSourcesOfKind(receipt.scope_id, kReceiptSourceKind, after, kReceiptScanPage));
     for (const Source& s : page) {
-      if (s.kind != kReceiptSourceKind) continue;
       Result<StoredReceipt> later = ReadReceipt(s);
       if (!later.ok() || later->status != "declined" || later->revision != r.revision) continue;
       return InvalidArgument(field + " names receipt " + SourceRef(receipt) + " of " +

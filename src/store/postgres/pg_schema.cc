@@ -302,6 +302,10 @@ CREATE TABLE last_flush(
       R"sql(
 CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'dropped');
 )sql",
+      // 8: a scope's sources of one kind in log order (SQLite's migration 13).
+      R"sql(
+CREATE INDEX sources_kind ON sources(scope_id, kind, position);
+)sql",
   };
   return kMigrations;
 }

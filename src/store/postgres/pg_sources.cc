@@ -41,6 +41,19 @@ Result<std::vector<Source>> PgTxn::ListSources(const std::string& scope_id, int6
   return out;
 }
 
+Result<std::vector<Source>> PgTxn::ListSourcesOfKind(const std::string& scope_id,
+                                                     const std::string& kind, int64_t after,
+                                                     int limit) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q(std::string("SELECT ") + kSourceColumns +
+                    " FROM sources WHERE scope_id = $1 AND kind = $2 AND position > $3::bigint"
+                    " ORDER BY position LIMIT $4::bigint",
+                {scope_id, kind, P(after), P(int64_t{limit})}));
+  std::vector<Source> out;
+  for (int i = 0; i < r.size(); ++i) out.push_back(ReadSource(r, i));
+  return out;
+}
+
 Result<int64_t> PgTxn::SourceHighWatermark(const std::string& scope_id) {
   PC_ASSIGN_OR_RETURN(
       Rows r, Q("SELECT coalesce(max(position), 0) FROM sources WHERE scope_id = $1", {scope_id}));

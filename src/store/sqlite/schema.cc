@@ -348,6 +348,11 @@ CREATE TABLE last_flush(
       R"sql(
 CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'dropped');
 )sql",
+      // 13: a scope's sources of one kind in log order (ReadTxn::ListSourcesOfKind): a Task
+      // Outcome looks for later receipts among the receipts, not the whole log after one.
+      R"sql(
+CREATE INDEX sources_kind ON sources(scope_id, kind, position);
+)sql",
   };
   return kMigrations;
 }

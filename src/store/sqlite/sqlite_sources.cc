@@ -39,6 +39,22 @@ Result<std::vector<Source>> SqliteTxn::ListSources(const std::string& scope_id, 
   }
 }
 
+Result<std::vector<Source>> SqliteTxn::ListSourcesOfKind(const std::string& scope_id,
+                                                         const std::string& kind, int64_t after,
+                                                         int limit) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string("SELECT ") + kSourceColumns +
+                                          " FROM sources"
+                                          " WHERE scope_id = ?1 AND kind = ?2 AND position > ?3"
+                                          " ORDER BY position LIMIT ?4"));
+  s.Bind(1, scope_id).Bind(2, kind).Bind(3, after).Bind(4, int64_t{limit});
+  std::vector<Source> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back(ReadSource(s));
+  }
+}
+
 Result<int64_t> SqliteTxn::SourceHighWatermark(const std::string& scope_id) {
   PC_ASSIGN_OR_RETURN(
       Stmt s, db_.Prepare("SELECT coalesce(max(position), 0) FROM sources WHERE scope_id = ?1"));

@@ -96,6 +96,9 @@ class SqliteTxn final : public WriteTxn {
 
   Result<std::vector<Source>> ListSources(const std::string& scope_id, int64_t after,
                                           int limit) override;
+  Result<std::vector<Source>> ListSourcesOfKind(const std::string& scope_id,
+                                                const std::string& kind, int64_t after,
+                                                int limit) override;
   Result<int64_t> SourceHighWatermark(const std::string& scope_id) override;
   Result<std::optional<Source>> FindSourceByIdempotencyKey(const std::string& scope_id,
                                                            const std::string& key) override;
