@@ -107,6 +107,12 @@ std::pair<int64_t, std::vector<int64_t>> History(JsonHttp& http) {
   return {head, revisions};
 }
 
+// Remembers `text` in kScope: the answer's status.
+int Remember(JsonHttp& http, const std::string& text) {
+  return http.Post("/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", text}})
+      .first;
+}
+
 class BackupTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -120,10 +126,7 @@ class BackupTest : public ::testing::Test {
     ServerProcess server(Dir(name));
     EXPECT_TRUE(server.Start());
     JsonHttp http(server.port());
-    EXPECT_EQ(
-        http.Post("/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", text}})
-            .first,
-        200);
+    EXPECT_EQ(Remember(http, text), 200);
     server.Stop();
     return Dir(name);
   }
@@ -283,10 +286,7 @@ TEST_F(BackupTest, RestoreWhileAServerHoldsTheDirectoryIsRefused) {
   ServerProcess server(Dir("served"));
   ASSERT_TRUE(server.Start());
   JsonHttp http(server.port());
-  ASSERT_EQ(http.Post("/v1/memory/remember",
-                      {{"scope_id", kScope}, {"kind", "fact"}, {"text", "the served entry"}})
-                .first,
-            200);
+  ASSERT_EQ(Remember(http, "the served entry"), 200);
   const auto names = [&] {
     std::vector<std::string> out;
     for (const auto& [name, bytes] : Snapshot(Dir("served"))) out.push_back(name);
@@ -318,10 +318,7 @@ TEST_F(BackupTest, RestoreOfAnOlderSchemaRunsTheMigrations) {
   ServerProcess server(Dir("target"));
   ASSERT_TRUE(server.Start());
   JsonHttp http(server.port());
-  EXPECT_EQ(http.Post("/v1/memory/remember",
-                      {{"scope_id", kScope}, {"kind", "fact"}, {"text", "on the migrated store"}})
-                .first,
-            200);
+  EXPECT_EQ(Remember(http, "on the migrated store"), 200);
 }
 
 }  // namespace
