@@ -16,6 +16,9 @@ class DataDirLock {
   // Takes data_dir/serve.lock (flock, released when the process ends, even by SIGKILL).
   // PermissionDenied, naming the holder's pid, when another process holds it.
   static Result<std::unique_ptr<DataDirLock>> Acquire(const std::string& data_dir);
+  // Acquire's PermissionDenied when a process holds data_dir's lock now; Ok when none does (or
+  // there is no lock file). Creates and changes nothing.
+  static Status CheckFree(const std::string& data_dir);
   ~DataDirLock();
   DataDirLock(const DataDirLock&) = delete;
   DataDirLock& operator=(const DataDirLock&) = delete;

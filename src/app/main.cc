@@ -6,12 +6,14 @@
 #include <map>
 
 #include "app/admin_commands.h"
+#include "app/backup_command.h"
 #include "app/config.h"
 #include "app/exam_command.h"
 #include "app/mcp.h"
 #include "app/memory_md_command.h"
 #include "app/migrate_command.h"
 #include "app/serve.h"
+#include "app/service_command.h"
 #include "cli/commands.h"
 #include "cli/session_commands.h"
 #include "wire/error_map.h"
@@ -78,6 +80,8 @@ int main(int argc, char** argv) {
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
+  std::vector<pc::ConfigCommand> on_config = pc::AddBackupCommands(app);
+  for (pc::ConfigCommand& c : pc::AddServiceCommands(app)) on_config.push_back(std::move(c));
   std::vector<pc::ClientCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
   std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);
@@ -114,6 +118,8 @@ int main(int argc, char** argv) {
   }
   if (*config_show) return ShowConfig(cfg);
   if (*migrate.sub) return migrate.run(g.json);
+  for (const pc::ConfigCommand& c : on_config)
+    if (*c.sub) return c.run(cfg, g.json);
   for (const pc::ClientCommand& c : session)
     if (*c.sub) return c.run(cfg.server, g.json);
   // Administration works on the data directory when --data is given (flag or environment), else

@@ -10,6 +10,7 @@
 #include "common/bounded_read.h"
 #include "common/json_parse.h"
 #include "hooks/doctor.h"
+#include "install/user_service.h"
 #include "wire/error_map.h"
 
 namespace pc {
@@ -153,7 +154,14 @@ int HostDoctor(const SetupOptions& s, bool json) {
 
 // doctor: the search modes (the row's route), or with a host whether it is wired up.
 int RunDoctor(const Row& row, const Opts& o, const std::string& server, bool json) {
-  if (o.host.empty()) return RunRoute(row, o, server, json);
+  if (o.host.empty()) {
+    const int rc = RunRoute(row, o, server, json);
+    // This user's service (docs/operations.md), whether or not the server answered: it is what
+    // starts one after a reboot. Informational: its absence is not a failure. --json prints the
+    // server's answer only.
+    if (!json) std::cout << "user service: " << DescribeUserService(ProbeUserService()) << "\n";
+    return rc;
+  }
   SetupOptions s;
   s.host = o.host;
   s.project = o.project;
@@ -308,8 +316,8 @@ const std::vector<Row>& ClientRows() {
        FormatSearch,
        {{"explain", true}}},
       {"doctor",
-       "which search modes work, and why not; with a host (claude-code, codex, cursor): is it "
-       "wired up",
+       "which search modes work, and why not, and whether this user's service is installed; with a "
+       "host (claude-code, codex, cursor): is it wired up",
        {Opt("--scope,-s", "also check this scope's vector projection (with a host: its scope)",
             &Opts::scope)
             .To("scope_id"),

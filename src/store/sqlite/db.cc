@@ -2,15 +2,40 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+
 #include "store/sqlite/fts_extensions.h"
 
 namespace pc::sqlite {
 
-Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
+namespace {
+
+// A file name as a URI path: every byte but the unreserved ones and '/' percent-encoded.
+std::string FileUri(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms, OpenMode mode) {
   sqlite3* raw = nullptr;
-  int rc =
-      sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (mode == OpenMode::kCreate) flags |= SQLITE_OPEN_CREATE;
+  if (mode == OpenMode::kImmutable)
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  const std::string name = mode == OpenMode::kImmutable ? FileUri(path) + "?immutable=1" : path;
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     sqlite3_close(raw);

@@ -17,9 +17,15 @@ namespace pc::sqlite {
 
 class Stmt;
 
+// How a database file is opened: created when missing (the store's own), only if it exists (a
+// backup of a live store), or read without a lock or a change, as a file nobody writes (a backup
+// file being checked; its -wal and -shm, if any, are not read).
+enum class OpenMode { kCreate, kExisting, kImmutable };
+
 class Db {
  public:
-  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms);
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms,
+                                          OpenMode mode = OpenMode::kCreate);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;

@@ -1,0 +1,325 @@
+// `powercontext backup` and `restore` (issue 32, docs/operations.md): a backup taken from the
+// real server in the middle of a burst of concurrent writes restores to a store in which every
+// write acknowledged before the backup started reads back exactly, and whose history is
+// contiguous; every refusal (an existing file, a non-empty directory, a file that is not a store,
+// a directory a server holds, PostgreSQL) exits non-zero and changes nothing.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "json_http.h"
+#include "server_process.h"
+#include "store/sqlite/db.h"
+#include "store/sqlite/schema.h"
+#include "test_util.h"
+
+namespace pc::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kScope = "project:backup-burst";
+
+struct Acked {
+  json citation;
+  std::string text;
+};
+
+// The names in `dir` with each file's bytes: what a refusal must leave as it was.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+    out[e.path().string()] = e.is_regular_file() ? Slurp(e.path().string()) : "<dir>";
+  return out;
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Concurrent remember calls over HTTP, each recorded once the server acknowledged it.
+class WriteBurst {
+ public:
+  WriteBurst(int port, int writers) {
+    for (int w = 0; w < writers; ++w) threads_.emplace_back([this, port, w] { Run(port, w); });
+  }
+  ~WriteBurst() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  std::vector<Acked> acked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return acked_;
+  }
+  size_t count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return acked_.size();
+  }
+  void WaitFor(size_t n) {
+    for (int i = 0; i < 3000 && count() < n; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+ private:
+  void Run(int port, int w) {
+    JsonHttp http(port);
+    for (int i = 0; !stop_ && i < 2000; ++i) {
+      const std::string text = "burst writer " + std::to_string(w) + " note " + std::to_string(i);
+      auto [status, body] = http.Post("/v1/memory/remember",
+                                      {{"scope_id", kScope}, {"kind", "fact"}, {"text", text}});
+      if (status != 200) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      acked_.push_back({body["entry"]["citation"], text});
+    }
+  }
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<Acked> acked_;
+  std::vector<std::thread> threads_;
+};
+
+// Every revision number the scope's history lists, newest first as the route pages them, and
+// its head.
+std::pair<int64_t, std::vector<int64_t>> History(JsonHttp& http) {
+  std::vector<int64_t> revisions;
+  int64_t head = -1;
+  std::string cursor;
+  do {
+    auto [status, page] = http.Get(std::string("/v1/memory/revisions?scope_id=") + kScope +
+                                   "&limit=1000" + (cursor.empty() ? "" : "&cursor=" + cursor));
+    EXPECT_EQ(status, 200) << page.dump();
+    if (status != 200) break;
+    if (head < 0) head = page["head"]["revision"];
+    for (const json& r : page["revisions"]) revisions.push_back(r["memory"]["revision"]);
+    cursor = page["next_cursor"].is_string() ? page["next_cursor"].get<std::string>() : "";
+  } while (!cursor.empty());
+  return {head, revisions};
+}
+
+// Remembers `text` in kScope: the answer's status.
+int Remember(JsonHttp& http, const std::string& text) {
+  return http.Post("/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", text}})
+      .first;
+}
+
+class BackupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (TestingPostgres())
+      GTEST_SKIP() << "backup and restore copy the SQLite store; on PostgreSQL they refuse "
+                      "(BackupTest.PostgresqlIsRefusedWithTheProcedure)";
+  }
+  std::string Dir(const std::string& name) const { return tmp_.path() + "/" + name; }
+  // A served store with one entry, stopped: its data directory.
+  std::string MakeStore(const std::string& name, const std::string& text) {
+    ServerProcess server(Dir(name));
+    EXPECT_TRUE(server.Start());
+    JsonHttp http(server.port());
+    EXPECT_EQ(Remember(http, text), 200);
+    server.Stop();
+    return Dir(name);
+  }
+  TempDir tmp_;
+};
+
+TEST(BackupPostgres, PostgresqlIsRefusedWithTheProcedure) {
+  TempDir tmp;
+  // On the pg: run the data directory stands for a real PostgreSQL schema (POWERCONTEXT_STORE);
+  // otherwise the URL is given: the refusal comes before any connection.
+  std::vector<std::string> store;
+  if (!TestingPostgres()) store = {"--store", "postgresql://nobody@127.0.0.1:1/none"};
+  for (const char* cmd : {"backup", "restore"}) {
+    std::vector<std::string> args = {cmd, "--data", tmp.path() + "/data"};
+    args.insert(args.end(),
+                {std::string(cmd) == "backup" ? "--out" : "--in", tmp.path() + "/x.db"});
+    args.insert(args.end(), store.begin(), store.end());
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 6) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("pg_dump"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("docs/operations.md"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(tmp.path() + "/x.db"));
+  }
+}
+
+TEST_F(BackupTest, BackupDuringWriteBurstRestoresEveryAcknowledgedWrite) {
+  ServerProcess server(Dir("live"));
+  ASSERT_TRUE(server.Start());
+  WriteBurst burst(server.port(), 6);
+  burst.WaitFor(80);
+  // Acknowledged before the backup started: all of these must be in it.
+  const std::vector<Acked> before = burst.acked();
+  ASSERT_GE(before.size(), 80u) << "the burst never got going";
+  CliResult backup = RunCli({"backup", "--data", Dir("live"), "--out", Dir("burst.db")});
+  const size_t at_end = burst.count();
+  burst.WaitFor(at_end + 40);  // the server goes on taking writes after the backup
+  burst.Stop();
+  ASSERT_EQ(backup.exit_code, 0) << backup.err;
+  EXPECT_NE(backup.out.find("integrity_check ok"), std::string::npos) << backup.out;
+  EXPECT_GT(burst.count(), at_end) << "no write was acknowledged after the backup";
+  JsonHttp live(server.port());
+  const int64_t live_head = History(live).first;
+  server.Stop();
+
+  CliResult restore = RunCli({"restore", "--data", Dir("restored"), "--in", Dir("burst.db")});
+  ASSERT_EQ(restore.exit_code, 0) << restore.err;
+  ServerProcess restored(Dir("restored"));
+  ASSERT_TRUE(restored.Start());
+  JsonHttp http(restored.port());
+  for (const Acked& a : before) {
+    auto [status, entry] =
+        http.Post("/v1/memory/entries/get", {{"scope_id", kScope}, {"citation", a.citation}});
+    ASSERT_EQ(status, 200) << "acknowledged before the backup, missing from it: "
+                           << a.citation.dump() << " " << entry.dump();
+    EXPECT_EQ(entry["text"], a.text);
+  }
+  // History is contiguous: revisions head..1, each exactly once, and no later than the live head.
+  auto [head, revisions] = History(http);
+  EXPECT_GE(head, static_cast<int64_t>(before.size()));
+  EXPECT_LE(head, live_head);
+  ASSERT_EQ(revisions.size(), static_cast<size_t>(head));
+  for (size_t i = 0; i < revisions.size(); ++i)
+    EXPECT_EQ(revisions[i], head - static_cast<int64_t>(i)) << "gap in the restored history";
+  // The restored store takes writes where the backup left off.
+  auto [status, written] = http.Post(
+      "/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", "after restore"}});
+  ASSERT_EQ(status, 200) << written.dump();
+  EXPECT_EQ(written["memory"]["revision"], head + 1);
+}
+
+TEST_F(BackupTest, ExistingOutFileIsRefusedUnlessForced) {
+  const std::string data = MakeStore("data", "kept in the store");
+  const std::string out = Dir("out.db");
+  WriteFile(out, "precious, not a backup");
+  const auto before = Snapshot(tmp_.path());
+  CliResult r = RunCli({"backup", "--data", data, "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(tmp_.path()), before) << "a refused backup changed something";
+
+  CliResult forced = RunCli({"backup", "--data", data, "--out", out, "--force"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(Slurp(out).substr(0, 15), std::string("SQLite format 3"));
+  for (const auto& [name, bytes] : Snapshot(tmp_.path()))
+    EXPECT_EQ(name.find(".tmp-"), std::string::npos) << "left behind: " << name;
+}
+
+TEST_F(BackupTest, MissingStoreIsRefused) {
+  CliResult r = RunCli({"backup", "--data", Dir("nothing"), "--out", Dir("out.db")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no PowerContext store"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(Dir("out.db")));
+  EXPECT_FALSE(fs::exists(Dir("nothing")));
+}
+
+TEST_F(BackupTest, RestoreIntoNonEmptyDirectoryIsRefusedUnlessForced) {
+  const std::string old_store = MakeStore("old", "the old store's entry");
+  const std::string source = MakeStore("source", "the backed up entry");
+  ASSERT_EQ(RunCli({"backup", "--data", source, "--out", Dir("source.db")}).exit_code, 0);
+  const auto before = Snapshot(old_store);
+  CliResult r = RunCli({"restore", "--data", old_store, "--in", Dir("source.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not empty (powercontext.db"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(old_store), before) << "a refused restore changed the directory";
+
+  // --force replaces the store: the old one's entries are gone, the backup's are there.
+  CliResult forced = RunCli({"restore", "--data", old_store, "--in", Dir("source.db"), "--force"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  ServerProcess server(old_store);
+  ASSERT_TRUE(server.Start());
+  JsonHttp http(server.port());
+  auto [status, page] = http.Get(std::string("/v1/memory/entries?scope_id=") + kScope);
+  ASSERT_EQ(status, 200) << page.dump();
+  ASSERT_EQ(page["entries"].size(), 1u) << page.dump();
+  EXPECT_EQ(page["entries"][0]["text"], "the backed up entry");
+}
+
+TEST_F(BackupTest, RestoreOfAFileThatIsNotAStoreIsRefused) {
+  WriteFile(Dir("notes.txt"), "just some text, not a database at all\n");
+  {  // a SQLite database, but not PowerContext's
+    auto db = sqlite::Db::Open(Dir("other.db"), 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("CREATE TABLE t(x); INSERT INTO t VALUES (1)").ok());
+  }
+  WriteFile(Dir("empty.db"), "");
+  const std::string target = Dir("target");
+  for (const char* name : {"notes.txt", "other.db", "empty.db"}) {
+    const auto before = Snapshot(tmp_.path());
+    CliResult r = RunCli({"restore", "--data", target, "--in", Dir(name)});
+    EXPECT_EQ(r.exit_code, 2) << name;
+    EXPECT_NE(r.err.find("is not a PowerContext store"), std::string::npos) << r.err;
+    EXPECT_EQ(Snapshot(tmp_.path()), before) << name << ": a refused restore changed something";
+    EXPECT_FALSE(fs::exists(target));
+  }
+  CliResult missing = RunCli({"restore", "--data", target, "--in", Dir("absent.db")});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_FALSE(fs::exists(target));
+}
+
+TEST_F(BackupTest, RestoreOfACorruptBackupIsRefused) {
+  const std::string source = MakeStore("source", "an entry to corrupt");
+  ASSERT_EQ(RunCli({"backup", "--data", source, "--out", Dir("good.db")}).exit_code, 0);
+  // Overwrite a page in the middle (not the header): the schema still reads, the b-tree does not.
+  std::string bytes = Slurp(Dir("good.db"));
+  ASSERT_GT(bytes.size(), 8u * 4096u);
+  for (size_t i = 4 * 4096; i < 6 * 4096; ++i) bytes[i] = static_cast<char>(0x5a);
+  WriteFile(Dir("bad.db"), bytes);
+  CliResult r = RunCli({"restore", "--data", Dir("target"), "--in", Dir("bad.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("fails SQLite's integrity check"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(Dir("target")));
+}
+
+TEST_F(BackupTest, RestoreWhileAServerHoldsTheDirectoryIsRefused) {
+  const std::string source = MakeStore("source", "the backed up entry");
+  ASSERT_EQ(RunCli({"backup", "--data", source, "--out", Dir("source.db")}).exit_code, 0);
+  ServerProcess server(Dir("served"));
+  ASSERT_TRUE(server.Start());
+  JsonHttp http(server.port());
+  ASSERT_EQ(Remember(http, "the served entry"), 200);
+  const auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& [name, bytes] : Snapshot(Dir("served"))) out.push_back(name);
+    return out;
+  };
+  const auto before = names();
+  CliResult r = RunCli({"restore", "--data", Dir("served"), "--in", Dir("source.db"), "--force"});
+  EXPECT_EQ(r.exit_code, 8);
+  EXPECT_NE(r.err.find("is using the data directory"), std::string::npos) << r.err;
+  EXPECT_EQ(names(), before);
+  auto [status, page] = http.Get(std::string("/v1/memory/entries?scope_id=") + kScope);
+  ASSERT_EQ(status, 200);
+  ASSERT_EQ(page["entries"].size(), 1u);
+  EXPECT_EQ(page["entries"][0]["text"], "the served entry");
+}
+
+TEST_F(BackupTest, RestoreOfAnOlderSchemaRunsTheMigrations) {
+  {
+    auto db = sqlite::Db::Open(Dir("old.db"), 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(sqlite::MigrateTo(**db, 3).ok());
+    ASSERT_TRUE((*db)->Exec("PRAGMA journal_mode=DELETE").ok());
+  }
+  CliResult r = RunCli({"restore", "--data", Dir("target"), "--in", Dir("old.db"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json report = json::parse(r.out);
+  EXPECT_EQ(report["schema_version"], 3);
+  EXPECT_EQ(report["migrated_to"], sqlite::LatestSchemaVersion());
+  ServerProcess server(Dir("target"));
+  ASSERT_TRUE(server.Start());
+  JsonHttp http(server.port());
+  EXPECT_EQ(Remember(http, "on the migrated store"), 200);
+}
+
+}  // namespace
+}  // namespace pc::testing
