@@ -12,6 +12,7 @@
 #include "app/memory_md_command.h"
 #include "app/migrate_command.h"
 #include "app/serve.h"
+#include "app/verify_command.h"
 #include "cli/commands.h"
 #include "cli/session_commands.h"
 #include "wire/error_map.h"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   std::vector<pc::ClientCommand> client = pc::AddClientCommands(app);
   std::vector<pc::AdminCommand> admin = pc::AddAdminCommands(app);
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
+  pc::VerifyCommand verify = pc::AddVerifyCommand(app);
   std::vector<pc::ClientCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
   std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
   }
   if (*config_show) return ShowConfig(cfg);
   if (*migrate.sub) return migrate.run(g.json);
+  if (*verify.sub) return verify.run(cfg, g.json);
   for (const pc::ClientCommand& c : session)
     if (*c.sub) return c.run(cfg.server, g.json);
   // Administration works on the data directory when --data is given (flag or environment), else

@@ -2,9 +2,31 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <filesystem>
+
 #include "store/sqlite/fts_extensions.h"
 
 namespace pc::sqlite {
+namespace {
+
+// An absolute path as a file: URI (read-only), its special characters escaped.
+std::string ReadOnlyUri(const std::string& path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out = "file:";
+  for (unsigned char ch : path) {
+    if (std::isalnum(ch) || ch == '/' || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+      out.push_back(static_cast<char>(ch));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[ch >> 4]);
+      out.push_back(kHex[ch & 15]);
+    }
+  }
+  return out + "?mode=ro";
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms) {
   sqlite3* raw = nullptr;
@@ -20,6 +42,21 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   sqlite3_extended_result_codes(raw, 1);
   std::unique_ptr<Db> db(new Db(raw));
   PC_RETURN_IF_ERROR(RegisterFtsExtensions(raw));
+  return db;
+}
+
+Result<std::unique_ptr<Db>> Db::OpenReadOnly(const std::string& dir, std::string& path) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::path(dir);
+  if (!std::filesystem::is_regular_file(file, ec))
+    file /= "powercontext.db";  // the directory (or the file itself)
+  file = std::filesystem::absolute(file, ec);
+  path = file.string();
+  if (ec || !std::filesystem::is_regular_file(file, ec))
+    return NotFound("no PowerContext store in " + dir + ": " + path + " does not exist");
+  const bool uri = sqlite3_compileoption_used("USE_URI") != 0;
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Open(uri ? ReadOnlyUri(path) : path, 10000));
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON"));
   return db;
 }
 
@@ -143,6 +180,8 @@ std::pair<const void*, size_t> Stmt::Blob(int col) const {
   const void* p = sqlite3_column_blob(s_, col);
   return {p, static_cast<size_t>(sqlite3_column_bytes(s_, col))};
 }
+int Stmt::Columns() const { return sqlite3_column_count(s_); }
+
 bool Stmt::IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
 }  // namespace pc::sqlite

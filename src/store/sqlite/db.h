@@ -20,6 +20,11 @@ class Stmt;
 class Db {
  public:
   static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms);
+  // The store of data directory `dir` (or the database file itself), never written: opened
+  // read-only where this SQLite reads URIs (Debian's does), and query_only in any case. Beside a
+  // server that keeps writing (WAL). `path` is set to the database file's absolute path; NotFound
+  // when there is none.
+  static Result<std::unique_ptr<Db>> OpenReadOnly(const std::string& dir, std::string& path);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -78,6 +83,7 @@ class Stmt {
   std::string Text(int col) const;
   std::optional<std::string> OptText(int col) const;
   bool IsNull(int col) const;
+  int Columns() const;  // columns of the statement's rows
   // The column's bytes, valid until the next Step (no copy).
   std::pair<const void*, size_t> Blob(int col) const;
 
