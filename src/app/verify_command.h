@@ -4,20 +4,11 @@
 // ids; 2: a usage error or a store that cannot be opened.
 #pragma once
 
-#include <functional>
-
-#include "app/config.h"
-
-namespace CLI {
-class App;
-}
+#include "app/config_command.h"
 
 namespace pc {
 
-struct VerifyCommand {
-  CLI::App* sub = nullptr;  // parsed when *sub is true
-  std::function<int(const Config& config, bool json)> run;
-};
+using VerifyCommand = ConfigCommand;
 
 VerifyCommand AddVerifyCommand(CLI::App& app);
 

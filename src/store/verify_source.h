@@ -34,6 +34,11 @@ struct VerifyTextDoc {
   std::string malformed;            // what is wrong with the row itself, if anything
 };
 
+// OK when a store at schema version `found` is this build's (`latest`); else InvalidArgument
+// naming `what` and, for an older store, how to upgrade it (`upgrade`).
+Status CheckVerifySchema(const std::string& what, int64_t found, int64_t latest,
+                         const std::string& upgrade);
+
 class VerifySource {
  public:
   virtual ~VerifySource() = default;

@@ -1,4 +1,6 @@
 // A memory: its manifest intervals against its changes, its entry versions and their hashes.
+#include <functional>
+
 #include "model/canonical.h"
 #include "verify/memory_rows.h"
 
@@ -7,46 +9,48 @@ namespace {
 
 std::string P(int64_t n) { return std::to_string(n); }
 
-Status LoadChanges(VerifySource& src, const std::string& artifact_id, MemoryRows& m) {
-  PC_ASSIGN_OR_RETURN(
-      VerifyRows rows,
-      src.Query("SELECT revision, op, entry_id, coalesce(from_version_id, ''), to_version_id"
-                " FROM revision_changes WHERE artifact_id = $1 ORDER BY revision, seq",
-                {artifact_id}));
-  for (size_t i = 0; i < rows.size(); ++i)
-    m.changes[rows.Text(i, 2)].push_back(
-        {rows.Int(i, 0), rows.Text(i, 1), rows.Text(i, 2), rows.Text(i, 3), rows.Text(i, 4)});
+// Runs `sql` on the memory `artifact_id` and hands each row to `row`.
+Status EachRow(VerifySource& src, const char* sql, const std::string& artifact_id,
+               const std::function<void(const VerifyRows&, size_t)>& row) {
+  PC_ASSIGN_OR_RETURN(VerifyRows rows, src.Query(sql, {artifact_id}));
+  for (size_t i = 0; i < rows.size(); ++i) row(rows, i);
   return Status::Ok();
+}
+
+Status LoadChanges(VerifySource& src, const std::string& artifact_id, MemoryRows& m) {
+  return EachRow(src,
+                 "SELECT revision, op, entry_id, coalesce(from_version_id, ''), to_version_id"
+                 " FROM revision_changes WHERE artifact_id = $1 ORDER BY revision, seq",
+                 artifact_id, [&](const VerifyRows& r, size_t i) {
+                   m.changes[r.Text(i, 2)].push_back(
+                       {r.Int(i, 0), r.Text(i, 1), r.Text(i, 2), r.Text(i, 3), r.Text(i, 4)});
+                 });
 }
 
 Status LoadIntervals(VerifySource& src, const std::string& artifact_id, MemoryRows& m) {
-  PC_ASSIGN_OR_RETURN(
-      VerifyRows rows,
-      src.Query("SELECT entry_id, entry_version_id, CASE WHEN active THEN 1 ELSE 0 END,"
-                " from_revision, to_revision FROM manifest WHERE artifact_id = $1"
-                " ORDER BY entry_id, from_revision",
-                {artifact_id}));
-  for (size_t i = 0; i < rows.size(); ++i) {
-    IntervalRow r{rows.Text(i, 1), rows.Int(i, 2) != 0, rows.Int(i, 3), std::nullopt};
-    if (!rows.IsNull(i, 4)) r.to = rows.Int(i, 4);
-    if (!r.to) m.head[rows.Text(i, 0)] = HeadLine{r.version, r.active};
-    m.intervals[rows.Text(i, 0)].push_back(std::move(r));
-  }
-  return Status::Ok();
+  return EachRow(src,
+                 "SELECT entry_id, entry_version_id, CASE WHEN active THEN 1 ELSE 0 END,"
+                 " from_revision, to_revision FROM manifest WHERE artifact_id = $1"
+                 " ORDER BY entry_id, from_revision",
+                 artifact_id, [&](const VerifyRows& r, size_t i) {
+                   IntervalRow line{r.Text(i, 1), r.Int(i, 2) != 0, r.Int(i, 3), std::nullopt};
+                   if (!r.IsNull(i, 4)) line.to = r.Int(i, 4);
+                   if (!line.to) m.head[r.Text(i, 0)] = HeadLine{line.version, line.active};
+                   m.intervals[r.Text(i, 0)].push_back(std::move(line));
+                 });
 }
 
 Status LoadVersions(VerifySource& src, const std::string& artifact_id, MemoryRows& m) {
-  PC_ASSIGN_OR_RETURN(
-      VerifyRows rows,
-      src.Query("SELECT v.entry_version_id, v.entry_id, v.kind, v.text, v.content_hash,"
-                " coalesce(v.previous_version_id, ''), v.version FROM entry_versions v"
-                " JOIN entries e ON e.entry_id = v.entry_id WHERE e.artifact_id = $1"
-                " ORDER BY v.entry_id, v.version",
-                {artifact_id}));
-  for (size_t i = 0; i < rows.size(); ++i)
-    m.versions[rows.Text(i, 1)].push_back({rows.Text(i, 0), rows.Text(i, 1), rows.Text(i, 2),
-                                           rows.Text(i, 3), rows.Text(i, 4), rows.Text(i, 5),
-                                           rows.Int(i, 6)});
+  PC_RETURN_IF_ERROR(EachRow(
+      src,
+      "SELECT v.entry_version_id, v.entry_id, v.kind, v.text, v.content_hash,"
+      " coalesce(v.previous_version_id, ''), v.version FROM entry_versions v"
+      " JOIN entries e ON e.entry_id = v.entry_id WHERE e.artifact_id = $1"
+      " ORDER BY v.entry_id, v.version",
+      artifact_id, [&](const VerifyRows& r, size_t i) {
+        m.versions[r.Text(i, 1)].push_back({r.Text(i, 0), r.Text(i, 1), r.Text(i, 2), r.Text(i, 3),
+                                            r.Text(i, 4), r.Text(i, 5), r.Int(i, 6)});
+      }));
   for (const auto& [entry, versions] : m.versions)
     for (const VersionRow& v : versions) m.version_by_id[v.id] = &v;
   return Status::Ok();

@@ -8,11 +8,9 @@ namespace {
 
 class PgVerifySource final : public VerifySource {
  public:
-  PgVerifySource(std::unique_ptr<Conn> conn, std::string url)
-      : conn_(std::move(conn)), url_(std::move(url)) {}
-  ~PgVerifySource() override { (void)conn_->Exec("ROLLBACK"); }
-
-  std::string Describe() const override { return "postgresql " + RedactUrl(url_); }
+  PgVerifySource(std::unique_ptr<Conn> conn, const std::string& url)
+      : conn_(std::move(conn)), description_("postgresql " + RedactUrl(url)) {}
+  std::string Describe() const override { return description_; }
 
   Result<VerifyRows> Query(const std::string& sql,
                            const std::vector<std::string>& params) override {
@@ -55,7 +53,7 @@ class PgVerifySource final : public VerifySource {
 
  private:
   std::unique_ptr<Conn> conn_;
-  std::string url_;
+  const std::string description_;
 };
 
 }  // namespace
@@ -66,14 +64,10 @@ Result<std::unique_ptr<VerifySource>> OpenVerifySource(const std::string& url) {
   auto source = std::make_unique<PgVerifySource>(std::move(conn), url);
   Result<VerifyRows> version =
       source->Query("SELECT coalesce(max(version), 0) FROM schema_migrations", {});
-  const int64_t found = version.ok() && version->size() == 1 ? version->Int(0, 0) : 0;
-  if (found != LatestSchemaVersion())
-    return InvalidArgument("the database " + RedactUrl(url) + " has schema version " +
-                           std::to_string(found) + ", this build verifies version " +
-                           std::to_string(LatestSchemaVersion()) +
-                           (found < LatestSchemaVersion()
-                                ? ": start `powercontext serve --store` on it once with this build"
-                                : ": use a newer powercontext"));
+  PC_RETURN_IF_ERROR(CheckVerifySchema(
+      "the database " + RedactUrl(url),
+      version.ok() && version->size() == 1 ? version->Int(0, 0) : 0, LatestSchemaVersion(),
+      "start `powercontext serve --store` on it once with this build"));
   return std::unique_ptr<VerifySource>(std::move(source));
 }
 

@@ -12,10 +12,12 @@ namespace {
 constexpr std::string_view kRetired = "retired";
 
 class SqliteVerifySource final : public VerifySource {
+  std::unique_ptr<Db> db_;
+  std::string path_;
+
  public:
   SqliteVerifySource(std::unique_ptr<Db> db, std::string path)
       : db_(std::move(db)), path_(std::move(path)) {}
-  ~SqliteVerifySource() override { (void)db_->Exec("ROLLBACK"); }
 
   std::string Describe() const override { return "sqlite " + path_; }
 
@@ -74,10 +76,6 @@ class SqliteVerifySource final : public VerifySource {
     for (size_t i = 0; i < rows.size(); ++i) out.push_back("memory_fts/" + rows.Text(i, 0));
     return out;
   }
-
- private:
-  std::unique_ptr<Db> db_;
-  std::string path_;
 };
 
 }  // namespace
@@ -89,13 +87,9 @@ Result<std::unique_ptr<VerifySource>> OpenVerifySource(const std::string& data_d
   PC_RETURN_IF_ERROR(db->Exec("BEGIN"));
   auto source = std::make_unique<SqliteVerifySource>(std::move(db), path);
   PC_ASSIGN_OR_RETURN(VerifyRows version, source->Query("PRAGMA user_version", {}));
-  const int64_t found = version.size() == 1 ? version.Int(0, 0) : 0;
-  if (found != LatestSchemaVersion())
-    return InvalidArgument(
-        "the store in " + data_dir + " has schema version " + std::to_string(found) +
-        ", this build verifies version " + std::to_string(LatestSchemaVersion()) +
-        (found < LatestSchemaVersion() ? ": start `powercontext serve` on it once with this build"
-                                       : ": use a newer powercontext"));
+  PC_RETURN_IF_ERROR(CheckVerifySchema(
+      "the store in " + data_dir, version.size() == 1 ? version.Int(0, 0) : 0,
+      LatestSchemaVersion(), "start `powercontext serve` on it once with this build"));
   return std::unique_ptr<VerifySource>(std::move(source));
 }
 
