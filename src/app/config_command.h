@@ -1,5 +1,5 @@
-// A command of the composition root that runs on the effective configuration (the data
-// directory, the store, the listen address): backup, restore, service.
+// A subcommand of the composition root that runs on this machine with the effective configuration
+// (the data directory, the store, the listen address): backup, restore, service, verify, exam run.
 #pragma once
 
 #include <functional>

@@ -14,6 +14,7 @@
 #include "app/migrate_command.h"
 #include "app/serve.h"
 #include "app/service_command.h"
+#include "app/verify_command.h"
 #include "cli/commands.h"
 #include "cli/session_commands.h"
 #include "wire/error_map.h"
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   pc::MigrateCommand migrate = pc::AddMigrateCommand(app);
   std::vector<pc::ConfigCommand> on_config = pc::AddBackupCommands(app);
   for (pc::ConfigCommand& c : pc::AddServiceCommands(app)) on_config.push_back(std::move(c));
+  on_config.push_back(pc::AddVerifyCommand(app));
   std::vector<pc::ClientCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
   std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);

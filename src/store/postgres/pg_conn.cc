@@ -32,6 +32,7 @@ Rows& Rows::operator=(Rows&& o) noexcept {
   return *this;
 }
 int Rows::size() const { return r_ ? PQntuples(r_) : 0; }
+int Rows::columns() const { return r_ ? PQnfields(r_) : 0; }
 std::optional<std::string> Rows::Get(int row, int col) const {
   if (!r_ || PQgetisnull(r_, row, col)) return std::nullopt;
   return std::string(PQgetvalue(r_, row, col), static_cast<size_t>(PQgetlength(r_, row, col)));

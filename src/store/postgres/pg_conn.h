@@ -32,6 +32,7 @@ class Rows {
   Rows& operator=(const Rows&) = delete;
 
   int size() const;
+  int columns() const;
   std::optional<std::string> Get(int row, int col) const;
   std::string Text(int row, int col) const;  // "" for NULL
   int64_t Int(int row, int col) const;       // 0 for NULL

@@ -5,7 +5,6 @@
 
 #include <sqlite3.h>
 
-#include <cctype>
 #include <filesystem>
 #include <memory>
 
@@ -202,22 +201,6 @@ constexpr int kPage = 1000;
 
 Status Mismatch(const std::string& what) {
   return Internal("verification failed: " + what + "; the copy is rolled back");
-}
-
-// An absolute path as a file: URI (read-only), its special characters escaped.
-std::string ReadOnlyUri(const std::string& path) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out = "file:";
-  for (unsigned char ch : path) {
-    if (std::isalnum(ch) || ch == '/' || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-      out.push_back(static_cast<char>(ch));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[ch >> 4]);
-      out.push_back(kHex[ch & 15]);
-    }
-  }
-  return out + "?mode=ro";
 }
 
 Result<int64_t> SqliteCount(sqlite::Db& db, const std::string& sql) {
@@ -658,24 +641,6 @@ Status Verify(sqlite::Db& db, Conn& pg, ImportReport& report) {
 
 // ---- The import.
 
-Result<std::unique_ptr<sqlite::Db>> OpenSource(const std::string& dir, std::string& path) {
-  std::error_code ec;
-  std::filesystem::path file = std::filesystem::path(dir);
-  if (!std::filesystem::is_regular_file(file, ec))
-    file /= "powercontext.db";  // the directory (or the file itself)
-  file = std::filesystem::absolute(file, ec);
-  path = file.string();
-  if (ec || !std::filesystem::is_regular_file(file, ec))
-    return NotFound("no PowerContext store in " + dir + ": " + path + " does not exist");
-  // Read-only: through a URI with mode=ro where this SQLite reads URIs (Debian's does), and in
-  // any case with query_only, so nothing is ever written to the store being moved.
-  const bool uri = sqlite3_compileoption_used("USE_URI") != 0;
-  PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db,
-                      sqlite::Db::Open(uri ? ReadOnlyUri(path) : path, 10000));
-  PC_RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON"));
-  return db;
-}
-
 Status RunImport(sqlite::Db& db, Conn& pg, const ImportOptions& options, ImportReport& report) {
   auto step = [&](const std::string& what) {
     if (options.progress) options.progress(what);
@@ -749,7 +714,7 @@ Result<ImportReport> ImportSqlite(const ImportOptions& options) {
   if (options.to_url.rfind("postgresql://", 0) != 0 && options.to_url.rfind("postgres://", 0) != 0)
     return InvalidArgument("--to must be a postgresql:// URL (postgresql://user@host:port/db)");
   PC_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Db> db,
-                      OpenSource(options.from_dir, report.source_path));
+                      sqlite::Db::OpenReadOnly(options.from_dir, report.source_path));
 
   // One read transaction: every row, and the verification's reads, from one snapshot.
   PC_RETURN_IF_ERROR(db->Exec("BEGIN"));

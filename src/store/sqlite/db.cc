@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <filesystem>
 
 #include "store/sqlite/fts_extensions.h"
 
@@ -32,6 +33,7 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (mode == OpenMode::kCreate) flags |= SQLITE_OPEN_CREATE;
+  if (mode == OpenMode::kReadOnly) flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
   if (mode == OpenMode::kImmutable)
     flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   const std::string name = mode == OpenMode::kImmutable ? FileUri(path) + "?immutable=1" : path;
@@ -45,6 +47,20 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_m
   sqlite3_extended_result_codes(raw, 1);
   std::unique_ptr<Db> db(new Db(raw));
   PC_RETURN_IF_ERROR(RegisterFtsExtensions(raw));
+  return db;
+}
+
+Result<std::unique_ptr<Db>> Db::OpenReadOnly(const std::string& dir, std::string& path) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::path(dir);
+  if (!std::filesystem::is_regular_file(file, ec))
+    file /= "powercontext.db";  // the directory (or the file itself)
+  file = std::filesystem::absolute(file, ec);
+  path = file.string();
+  if (ec || !std::filesystem::is_regular_file(file, ec))
+    return NotFound("no PowerContext store in " + dir + ": " + path + " does not exist");
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Open(path, 10000, OpenMode::kReadOnly));
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA query_only = ON"));
   return db;
 }
 
@@ -168,6 +184,8 @@ std::pair<const void*, size_t> Stmt::Blob(int col) const {
   const void* p = sqlite3_column_blob(s_, col);
   return {p, static_cast<size_t>(sqlite3_column_bytes(s_, col))};
 }
+int Stmt::Columns() const { return sqlite3_column_count(s_); }
+
 bool Stmt::IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
 }  // namespace pc::sqlite

@@ -18,14 +18,20 @@ namespace pc::sqlite {
 class Stmt;
 
 // How a database file is opened: created when missing (the store's own), only if it exists (a
-// backup of a live store), or read without a lock or a change, as a file nobody writes (a backup
-// file being checked; its -wal and -shm, if any, are not read).
-enum class OpenMode { kCreate, kExisting, kImmutable };
+// backup of a live store), read-only beside a server that goes on writing (verify, migrate's
+// source), or read without a lock or a change, as a file nobody writes (a backup file being
+// checked; its -wal and -shm, if any, are not read).
+enum class OpenMode { kCreate, kExisting, kReadOnly, kImmutable };
 
 class Db {
  public:
   static Result<std::unique_ptr<Db>> Open(const std::string& path, int busy_timeout_ms,
                                           OpenMode mode = OpenMode::kCreate);
+  // The store of data directory `dir` (or the database file itself), never written: opened
+  // read-only (OpenMode::kReadOnly), and query_only besides. Beside a
+  // server that keeps writing (WAL). `path` is set to the database file's absolute path; NotFound
+  // when there is none.
+  static Result<std::unique_ptr<Db>> OpenReadOnly(const std::string& dir, std::string& path);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -84,6 +90,7 @@ class Stmt {
   std::string Text(int col) const;
   std::optional<std::string> OptText(int col) const;
   bool IsNull(int col) const;
+  int Columns() const;  // columns of the statement's rows
   // The column's bytes, valid until the next Step (no copy).
   std::pair<const void*, size_t> Blob(int col) const;
 
