@@ -130,6 +130,9 @@ struct Source {
 // still advances the extraction cursor, and stays searchable as experience).
 inline constexpr const char* kPurposeMemory = "memory";
 inline constexpr const char* kPurposeArchive = "archive";
+// A scope's cursors hold source positions (how far a consumer has read its log), all but this
+// one: the memory revision the last daily review saw (service/review/daily_review.cc).
+inline constexpr const char* kReviewedRevisionConsumer = "daily_review_revision";
 // The kind of a Task Outcome (RFC 1223, docs/work-continuity.md): kept as archive, never extracted
 // into memory, yet captured for reviewed Experience incubation, so the daily review reads it.
 inline constexpr const char* kTaskOutcomeSourceKind = "task-outcome";

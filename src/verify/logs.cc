@@ -1,4 +1,5 @@
 // A scope's logs: audit rows against committed revisions, the source log and its cursors.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -108,16 +109,23 @@ Status CheckSourceLog(VerifySource& src, Sink& sink, const Target& t,
                       src.Query("SELECT artifact_id, consumer, position FROM cursors"
                                 " WHERE scope_id = $1 ORDER BY artifact_id, consumer",
                                 {t.scope_id}));
-  std::set<std::string> known;
-  for (const ArtifactRow& a : artifacts) known.insert(a.artifact_id);
+  std::map<std::string, int64_t> heads;  // artifact → head revision
+  for (const ArtifactRow& a : artifacts) heads[a.artifact_id] = a.head;
   for (size_t i = 0; i < cursors.size(); ++i) {
     const Target c{t.scope_id, t.scope_key, cursors.Text(i, 0)};
     const int64_t position = cursors.Int(i, 2);
-    if (position < 0 || position > last)
+    const auto head = heads.find(c.artifact_id);
+    if (cursors.Text(i, 1) == kReviewedRevisionConsumer) {  // a revision, not a position
+      if (head != heads.end() && (position < 0 || position > head->second))
+        sink.Add(c, "cursor_beyond_head", std::nullopt, "", "",
+                 "cursor " + cursors.Text(i, 1) + " is at revision " + P(position) +
+                     "; the memory's head is " + P(head->second));
+    } else if (position < 0 || position > last) {
       sink.Add(c, "cursor_beyond_log", std::nullopt, "", "",
                "cursor " + cursors.Text(i, 1) + " is at position " + P(position) +
                    "; the source log ends at " + P(last));
-    if (!known.count(c.artifact_id))
+    }
+    if (head == heads.end())
       sink.Add(c, "cursor_unknown_artifact", std::nullopt, "", "",
                "cursor " + cursors.Text(i, 1) + " names an artifact the scope does not have");
   }

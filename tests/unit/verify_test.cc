@@ -258,6 +258,22 @@ TEST_F(VerifyTest, AnAuditRowOfNoCommittedWriteIsNamed) {
   ExpectNamed(Run(), "audit_row_without_write", 9);
 }
 
+// The daily review keeps the memory revision it last saw in a cursor of its own: bounded by the
+// memory's head, not by the source log (a memory of more revisions than sources is clean).
+TEST_F(VerifyTest, TheDailyReviewsRevisionCursorIsBoundedByTheHead) {
+  PC_ASSERT_OK(f_.store->Write(Actor{"test", "", ""}, [&](WriteTxn& txn) -> Status {
+    return txn.SetCursor(scope_, memory_, kReviewedRevisionConsumer, 5);  // the head; 2 sources
+  }));
+  verify::Report clean = Run();
+  EXPECT_TRUE(clean.findings.empty()) << All(clean);
+  const std::string sql = std::string("UPDATE cursors SET position = 6 WHERE consumer = '") +
+                          kReviewedRevisionConsumer + "'";
+  Damage(sql, sql);
+  verify::Report r = Run();
+  ExpectNamed(r, "cursor_beyond_head", std::nullopt);
+  EXPECT_EQ(Find(r, "cursor_beyond_log"), nullptr) << All(r);
+}
+
 TEST_F(VerifyTest, ACursorBeyondTheLogIsNamed) {
   const std::string sql = "UPDATE cursors SET position = 7 WHERE scope_id = '" + scope_ + "'";
   Damage(sql, sql);

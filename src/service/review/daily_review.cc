@@ -22,8 +22,6 @@ namespace pc {
 namespace {
 
 constexpr const char* kDayMarkerPrefix = "daily_review:";  // cursor per day: reviewed up to
-constexpr const char* kRevisionConsumer =
-    "daily_review_revision";  // the memory head at the last review
 constexpr size_t kReviewEntries = 40;
 
 // [start, end) of a local calendar day in ms; InvalidArgument for anything but a real YYYY-MM-DD.
@@ -231,8 +229,8 @@ Status DailyReviewService::ScanDay(const std::string& scope_id, int64_t day_end,
 // entry is proposed for retirement (an entry in one proposal at most).
 Status DailyReviewService::FindRetires(ReadTxn& txn, Scan& scan) {
   const Artifact& memory = scan.memory;
-  PC_ASSIGN_OR_RETURN(int64_t last_revision,
-                      txn.GetCursor(memory.scope_id, memory.artifact_id, kRevisionConsumer));
+  PC_ASSIGN_OR_RETURN(int64_t last_revision, txn.GetCursor(memory.scope_id, memory.artifact_id,
+                                                           kReviewedRevisionConsumer));
   PC_ASSIGN_OR_RETURN(auto changed,
                       txn.ChangedEntries(memory.artifact_id, last_revision, memory.head_revision));
   if (changed.size() > kMaxReviewScan) changed.resize(kMaxReviewScan);
@@ -330,7 +328,8 @@ Status DailyReviewService::CommitDay(const std::string& scope_id, const std::str
         txn.SetCursor(now.scope_id, now.artifact_id, kDailyReviewConsumer, out.cursor));
     PC_RETURN_IF_ERROR(
         txn.SetCursor(now.scope_id, now.artifact_id, kDayMarkerPrefix + out.date, reviewed));
-    return txn.SetCursor(now.scope_id, now.artifact_id, kRevisionConsumer, now.head_revision);
+    return txn.SetCursor(now.scope_id, now.artifact_id, kReviewedRevisionConsumer,
+                         now.head_revision);
   });
 }
 
