@@ -84,6 +84,16 @@ Status Backup(const Config& c, const BackupOpts& o, sqlite::StoreFileInfo& info)
                                        "); nothing was written");
   if (fs::is_directory(o.out, ec))
     return InvalidArgument(o.out + " is a directory; --out names the backup file to write");
+  const fs::path out = fs::weakly_canonical(o.out, ec);
+  for (const char* name : kStoreFiles)
+    if (out == fs::weakly_canonical(fs::path(c.data_dir) / name, ec))
+      return InvalidArgument(o.out +
+                             " is part of the store being backed up; write the backup "
+                             "elsewhere; nothing was written");
+  if (out == fs::weakly_canonical(DbPath(c), ec))
+    return InvalidArgument(o.out +
+                           " is the store being backed up; write the backup elsewhere; "
+                           "nothing was written");
   if (fs::exists(o.out, ec) && !o.force)
     return InvalidArgument(o.out +
                            " already exists; choose another name, or pass --force to "
@@ -170,14 +180,27 @@ Status PutInPlace(const Config& c, const BackupOpts& o) {
   RemoveTemp(tmp);
   Status s = CopyFileSynced(o.in, tmp);
   if (s.ok()) s = sqlite::UpgradeRestoredFile(tmp);
+  if (s.ok()) s = sqlite::CheckStoreFile(tmp).status();  // the copy, as it will be served
   if (s.ok()) s = SyncPath(tmp);
   if (!s.ok()) {
     RemoveTemp(tmp);
     return s;
   }
   std::error_code ec;
-  for (const char* name : kStoreFiles) fs::remove_all(fs::path(c.data_dir) / name, ec);
-  return RenameDurably(tmp, DbPath(c), /*replace=*/true);
+  if (fs::exists(DbPath(c), ec)) s = sqlite::ReleaseForReplace(DbPath(c));
+  // The old store is whole in its one file now; what lies beside it must go, or SQLite would
+  // read an old -wal into the restored database.
+  for (const char* name : kStoreFiles) {
+    if (!s.ok()) break;
+    fs::remove_all(fs::path(c.data_dir) / name, ec);
+    if (ec)
+      s = Internal("cannot remove " + (fs::path(c.data_dir) / name).string() + ": " + ec.message() +
+                   "; the old store is still in place");
+  }
+  if (s.ok()) s = SyncPath(c.data_dir);
+  if (s.ok()) s = RenameDurably(tmp, DbPath(c), /*replace=*/true);
+  if (!s.ok()) RemoveTemp(tmp);
+  return s;
 }
 
 int PrintRestore(const Config& c, const BackupOpts& o, const sqlite::StoreFileInfo& info,

@@ -48,7 +48,24 @@ Status ReloadThen(const std::vector<std::string>& then) {
   return s.ok() ? Systemctl(then) : s;
 }
 
+// What the unit can carry: serve on this user's SQLite data directory, named by a path a unit
+// file can hold (a control character would end its line and start another).
+Status CheckInstallable(const Config& c) {
+  if (c.store != "sqlite")
+    return InvalidArgument(
+        "service install serves this user's SQLite data directory; a PostgreSQL store is "
+        "served by the package's system service with its configuration (docs/install.md); "
+        "nothing was written");
+  for (unsigned char ch : c.data_dir + c.listen)
+    if (ch < 0x20 || ch == 0x7f)
+      return InvalidArgument(
+          "the data directory or listen address holds a control character, which a unit file "
+          "cannot carry; nothing was written");
+  return Status::Ok();
+}
+
 int Install(const Config& c) {
+  if (Status s = CheckInstallable(c); !s.ok()) return ReportError(s);
   Result<std::string> path = UserUnitPath();
   if (!path.ok()) return ReportError(path.status());
   bool found = false;

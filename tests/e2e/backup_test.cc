@@ -3,7 +3,10 @@
 // write acknowledged before the backup started reads back exactly, and whose history is
 // contiguous; every refusal (an existing file, a non-empty directory, a file that is not a store,
 // a directory a server holds, PostgreSQL) exits non-zero and changes nothing.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -301,6 +304,84 @@ TEST_F(BackupTest, RestoreWhileAServerHoldsTheDirectoryIsRefused) {
   ASSERT_EQ(status, 200);
   ASSERT_EQ(page["entries"].size(), 1u);
   EXPECT_EQ(page["entries"][0]["text"], "the served entry");
+}
+
+// `powercontext mcp --data DIR`: a process that opens the store itself and takes no serve.lock,
+// waiting on its standard input until Close(). (Not a connection of the test's own: the test
+// reads the store's files, and closing any descriptor of a file drops the process's POSIX locks
+// on it, SQLite's included.)
+class McpHoldingTheStore {
+ public:
+  explicit McpHoldingTheStore(const std::string& dir) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[0], 0);
+      close(fds[0]);
+      close(fds[1]);
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      dup2(null, 2);
+      execl(POWERCONTEXT_BIN, POWERCONTEXT_BIN, "mcp", "--data", dir.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[0]);
+    stdin_ = fds[1];
+    // It has the store open once the write-ahead log's index is there.
+    for (int i = 0; i < 1000 && !fs::exists(dir + "/powercontext.db-shm"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ~McpHoldingTheStore() { Close(); }
+  void Close() {
+    if (stdin_ >= 0) close(stdin_);
+    stdin_ = -1;
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+};
+
+// A process that opens the store itself holds no serve.lock: --force must still not pull the
+// store from under it, and writes nothing.
+TEST_F(BackupTest, RestoreWhileAnotherProcessHasTheStoreOpenIsRefused) {
+  const std::string old_store = MakeStore("old", "the old store's entry");
+  const std::string source = MakeStore("source", "the backed up entry");
+  ASSERT_EQ(RunCli({"backup", "--data", source, "--out", Dir("source.db")}).exit_code, 0);
+  McpHoldingTheStore mcp(old_store);
+  ASSERT_TRUE(fs::exists(old_store + "/powercontext.db-shm")) << "mcp did not open the store";
+  auto before = Snapshot(old_store);
+  CliResult r = RunCli({"restore", "--data", old_store, "--in", Dir("source.db"), "--force"});
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("another process has"), std::string::npos) << r.err;
+  // Everything but the shared-memory index (-shm: SQLite's coordination between the open
+  // connections, rewritten by any of them) and the lock file (it names the last holder: restore
+  // held it while it looked) is as it was.
+  auto changed = Snapshot(old_store);
+  for (auto* files : {&changed, &before})
+    for (const char* name : {"/powercontext.db-shm", "/serve.lock"}) files->erase(old_store + name);
+  for (const auto& [name, bytes] : before)
+    EXPECT_EQ(changed[name] == bytes, true) << name << ": a refused restore changed it";
+  EXPECT_EQ(changed.size(), before.size()) << "a refused restore left a file behind";
+  mcp.Close();  // gone: now it may
+  CliResult forced = RunCli({"restore", "--data", old_store, "--in", Dir("source.db"), "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_FALSE(fs::exists(old_store + "/powercontext.db-wal"));
+}
+
+TEST_F(BackupTest, ABackupOverTheStoreItselfIsRefused) {
+  const std::string store = MakeStore("store", "an entry");
+  const auto before = Snapshot(store);
+  for (const std::string& out : {store + "/powercontext.db", store + "/powercontext.db-wal"}) {
+    CliResult r = RunCli({"backup", "--data", store, "--out", out, "--force"});
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.err;
+    EXPECT_NE(r.err.find("store being backed up"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(Snapshot(store) == before, true);
 }
 
 TEST_F(BackupTest, RestoreOfAnOlderSchemaRunsTheMigrations) {

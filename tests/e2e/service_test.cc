@@ -47,6 +47,11 @@ class ServiceTest : public ::testing::Test {
       : config_("XDG_CONFIG_HOME", tmp_.path() + "/config"), path_("PATH", tmp_.path() + "/bin") {
     fs::create_directories(tmp_.path() + "/bin");
   }
+  void SetUp() override {
+    if (TestingPostgres())  // every spawned binary is configured for PostgreSQL there
+      GTEST_SKIP() << "the user service serves a SQLite data directory; with a PostgreSQL store "
+                      "install refuses (ServiceTest.WhatTheUnitCannotCarryIsRefused)";
+  }
   std::string Unit() const { return tmp_.path() + "/config/systemd/user/powercontext.service"; }
   // A systemctl that logs its arguments and says the service is enabled and active.
   void FakeSystemctl() {
@@ -132,6 +137,21 @@ TEST_F(ServiceTest, AUnitPowercontextDidNotWriteIsNeverReplacedOrRemoved) {
   CliResult status = RunCli({"service", "status"});
   EXPECT_EQ(status.exit_code, 7);
   EXPECT_NE(status.out.find("a unit powercontext did not write"), std::string::npos) << status.out;
+}
+
+// The unit runs serve on a SQLite data directory: a PostgreSQL store, or a path a unit file cannot
+// carry (a newline would start a line of its own), is refused, and nothing is written.
+TEST_F(ServiceTest, WhatTheUnitCannotCarryIsRefused) {
+  CliResult pg = RunCli({"--store", "postgresql://pc@127.0.0.1:1/pc", "service", "install"});
+  EXPECT_EQ(pg.exit_code, 2) << pg.err;
+  EXPECT_NE(pg.err.find("PostgreSQL store"), std::string::npos) << pg.err;
+  CliResult newline =
+      RunCli({"service", "install", "--data", tmp_.path() + "/data\nExecStartPre=/bin/false"});
+  EXPECT_EQ(newline.exit_code, 2) << newline.err;
+  EXPECT_NE(newline.err.find("control character"), std::string::npos) << newline.err;
+  CliResult control = RunCli({"service", "install", "--data", tmp_.path() + "/da\tta"});
+  EXPECT_EQ(control.exit_code, 2) << control.err;
+  EXPECT_FALSE(fs::exists(Unit()));
 }
 
 TEST_F(ServiceTest, InstallWithSystemctlReloadsEnablesAndStarts) {

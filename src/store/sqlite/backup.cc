@@ -98,6 +98,21 @@ Result<StoreFileInfo> CheckStoreFile(const std::string& path) {
   return info;
 }
 
+Status ReleaseForReplace(const std::string& path) {
+  PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(path, 0, OpenMode::kExisting));
+  Result<std::string> mode = [&]() -> Result<std::string> {
+    PC_ASSIGN_OR_RETURN(Stmt st, db->Prepare("PRAGMA journal_mode=DELETE"));
+    PC_ASSIGN_OR_RETURN(bool row, st.Step());
+    return row ? st.Text(0) : std::string();
+  }();
+  if (!mode.ok() || *mode != "delete")
+    return Status(Code::kPermissionDenied,
+                  "another process has " + path +
+                      " open (a `powercontext mcp --data` or an admin command on this "
+                      "directory?); stop it and restore again; nothing was changed");
+  return Status::Ok();
+}
+
 Status UpgradeRestoredFile(const std::string& path) {
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(path, kBusyTimeoutMs, OpenMode::kExisting));
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=DELETE"));

@@ -34,6 +34,13 @@ struct StoreFileInfo {
 // passes PRAGMA integrity_check (its first problems in the message).
 Result<StoreFileInfo> CheckStoreFile(const std::string& path);
 
+// Readies the store at `path`, about to be replaced by a restore, and proves nobody has it open:
+// its write-ahead log is folded into it and removed (journal mode DELETE, which SQLite grants only
+// to the one connection open). So a crash before the replacement leaves the old store whole in its
+// one file. PermissionDenied, changing nothing, while another process (a `powercontext mcp
+// --data`, an admin command) has it open.
+Status ReleaseForReplace(const std::string& path);
+
 // Makes the restored copy at `path` the store this build serves: rollback-journal mode (no -wal
 // beside it to lose in a rename) and the normal migrations applied, in one transaction.
 Status UpgradeRestoredFile(const std::string& path);
