@@ -72,7 +72,9 @@ Json ToJson(const EntryVersion& v) {
       {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
       {"created_by_revision", v.created_by_revision},
       {"reason", v.reason},
-      {"created_at", FormatTimestamp(v.created_at_ms)}};
+      {"created_at", FormatTimestamp(v.created_at_ms)},
+      {"valid_from", FormatTimestamp(v.created_at_ms)},
+      {"valid_until", v.valid_until_ms ? Json(FormatTimestamp(*v.valid_until_ms)) : Json()}};
 }
 
 Json ToJson(const Source& s) {

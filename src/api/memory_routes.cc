@@ -8,6 +8,7 @@
 
 #include "api/router.h"
 #include "auth/request_context.h"
+#include "common/clock.h"
 #include "common/utf8.h"
 
 namespace pc {
@@ -38,6 +39,24 @@ Result<std::string> ReadReason(const Body& body) {
   return reason.value_or("");
 }
 
+// ours (docs/expiry.md): valid_until, a string; absent is "" (the kind's default).
+Result<std::string> ReadValidUntil(const Body& body) {
+  PC_ASSIGN_OR_RETURN(auto v, body.OptString("valid_until"));
+  if (v && v->empty())
+    return InvalidArgument(body.Path("valid_until") +
+                           " is a duration (14d), a UTC date or date-time, or never; leave it out "
+                           "for the kind's default")
+        .WithDetail("field", body.Path("valid_until"));
+  return v.value_or("");
+}
+
+// Ours on a spec entry, under explain only (docs/expiry.md): when the version became valid and
+// until when it is.
+void AddValidity(Json& entry, const EntryVersion& v) {
+  entry["valid_from"] = FormatTimestamp(v.created_at_ms);
+  entry["valid_until"] = v.valid_until_ms ? Json(FormatTimestamp(*v.valid_until_ms)) : Json();
+}
+
 // What every memory write takes besides its target: the spec's reason (at most 512 characters),
 // and ours: actor and explain. Sets `r`'s reason and actor; returns explain.
 template <typename WriteRequest>
@@ -60,7 +79,10 @@ Json MutationJson(const WriteOutcome& w, bool explain) {
     j["changed"] = w.changed;
     j["change"] = w.change ? ToJson(*w.change) : Json();
     j["duplicate_of"] = w.duplicate_of ? ToJson(*w.duplicate_of) : Json();
-    if (w.entry) j["hypothesis"] = IsHypothesis(w.entry->source_refs);
+    if (w.entry) {
+      j["hypothesis"] = IsHypothesis(w.entry->source_refs);
+      AddValidity(j["entry"], *w.entry);
+    }
     // The reconcile gate's warning: entries that already say nearly the same; revise one of them.
     Json near = Json::array();
     for (const NearDuplicate& d : w.near_duplicates)
@@ -78,9 +100,10 @@ Json MutationJson(const WriteOutcome& w, bool explain) {
 Result<ApiResponse> Remember(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(
       Body body, ParseBody(req, {"scope_id", "kind", "text", "reason", "expected_revision", "actor",
-                                 "explain", "evidence"}));
+                                 "explain", "evidence", "valid_until"}));
   RememberRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
+  PC_ASSIGN_OR_RETURN(r.valid_until, ReadValidUntil(body));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.kind, body.String("kind"));
@@ -99,14 +122,16 @@ Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
   RememberBatchRequest r;
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   r.scope = req.ParsedScope();
-  PC_ASSIGN_OR_RETURN(std::vector<Body> items,
-                      body.Objects("entries", {"kind", "text", "reason", "evidence"}));
+  PC_ASSIGN_OR_RETURN(
+      std::vector<Body> items,
+      body.Objects("entries", {"kind", "text", "reason", "evidence", "valid_until"}));
   for (const Body& item : items) {
     RememberRequest e;
     PC_ASSIGN_OR_RETURN(e.kind, item.String("kind"));
     PC_ASSIGN_OR_RETURN(e.text, item.String("text"));
     PC_ASSIGN_OR_RETURN(e.reason, ReadReason(item));
     PC_ASSIGN_OR_RETURN(e.evidence, item.Strings("evidence"));
+    PC_ASSIGN_OR_RETURN(e.valid_until, ReadValidUntil(item));
     r.entries.push_back(std::move(e));
   }
   // A batch answers every entry with explain; the body has no such field.
@@ -121,9 +146,10 @@ Result<ApiResponse> RememberBatch(MemoryService& svc, const ApiRequest& req) {
 
 Result<ApiResponse> Revise(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Body body, ParseBody(req, {"scope_id", "citation", "kind", "text", "reason",
-                                                 "actor", "explain", "evidence"}));
+                                                 "actor", "explain", "evidence", "valid_until"}));
   ReviseRequest r;
   PC_ASSIGN_OR_RETURN(r.evidence, body.Strings("evidence"));
+  PC_ASSIGN_OR_RETURN(r.valid_until, ReadValidUntil(body));
   PC_ASSIGN_OR_RETURN(r.scope_id, body.String("scope_id"));
   r.scope = req.ParsedScope();
   PC_ASSIGN_OR_RETURN(r.citation, body.RequiredCitation("citation"));
@@ -157,6 +183,7 @@ Result<ApiResponse> GetEntry(MemoryService& svc, const ApiRequest& req) {
   if (explain.value_or(false)) {
     j["head"] = ToJson(out.head);
     j["current"] = out.current;
+    AddValidity(j, out.version);
   }
   return Ok(j);
 }
@@ -265,6 +292,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
       j["state"] = h.item.active ? "active" : "inactive";
       j["rerank_score"] = h.rerank_score ? Json(*h.rerank_score) : Json();
       j["hypothesis"] = IsHypothesis(h.item.version.source_refs);
+      AddValidity(j, h.item.version);
     }
     hits.push_back(std::move(j));
   }

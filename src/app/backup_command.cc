@@ -7,6 +7,8 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "app/data_lock.h"
 #include "cli/commands.h"
@@ -14,19 +16,26 @@
 #include "store/postgres/pg_conn.h"
 #include "store/sqlite/backup.h"
 #include "store/sqlite/schema.h"
+#include "store/sqlite/store_files.h"
 
 namespace pc {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDbName = "powercontext.db";
+using sqlite::kDbFileName;
 // The files beside the database that belong to it: removed when --force replaces a store, so the
 // restored database never meets the old one's log. The saved vector graphs (ann/) are caches a
 // server rebuilds from the vectors in the database; tokens.stamp only tells servers to reread
 // tokens.
-constexpr const char* kStoreFiles[] = {"powercontext.db-wal", "powercontext.db-shm",
-                                       "powercontext.db-journal", "tokens.stamp", "ann"};
+std::vector<std::string> StoreFiles() {
+  std::vector<std::string> out;
+  for (const char* suffix : sqlite::kDbCompanionSuffixes)
+    out.push_back(std::string(kDbFileName) + suffix);
+  out.push_back(sqlite::kTokensStampName);
+  out.push_back(sqlite::kAnnDirName);
+  return out;
+}
 
 struct BackupOpts {
   std::string out, in;
@@ -43,7 +52,7 @@ Status PostgresRefusal(const std::string& what, const Config& c) {
                     "\"Backup and restore\"; nothing was written");
 }
 
-std::string DbPath(const Config& c) { return (fs::path(c.data_dir) / kDbName).string(); }
+std::string DbPath(const Config& c) { return (fs::path(c.data_dir) / kDbFileName).string(); }
 
 void Remove(const std::string& path) {
   std::error_code ec;
@@ -70,7 +79,8 @@ int PrintBackup(const Config& c, const std::string& out, const sqlite::StoreFile
   std::cout << "backed up " << DbPath(c) << " to " << out << " (" << bytes << " bytes)\n"
             << "one consistent snapshot: schema " << info.schema_version << ", " << info.scopes
             << " scopes, " << info.revisions << " revisions; integrity_check ok\n"
-            << "not copied: the saved vector graphs (" << (fs::path(c.data_dir) / "ann").string()
+            << "not copied: the saved vector graphs ("
+            << (fs::path(c.data_dir) / sqlite::kAnnDirName).string()
             << "), caches a server rebuilds from the vectors in the store\n";
   return 0;
 }
@@ -80,12 +90,12 @@ Status Backup(const Config& c, const BackupOpts& o, sqlite::StoreFileInfo& info)
   if (c.store != "sqlite") return PostgresRefusal("backup", c);
   std::error_code ec;
   if (!fs::is_regular_file(DbPath(c), ec))
-    return Status(Code::kNotFound, "no PowerContext store in " + c.data_dir + " (no " + kDbName +
-                                       "); nothing was written");
+    return Status(Code::kNotFound, "no PowerContext store in " + c.data_dir + " (no " +
+                                       kDbFileName + "); nothing was written");
   if (fs::is_directory(o.out, ec))
     return InvalidArgument(o.out + " is a directory; --out names the backup file to write");
   const fs::path out = fs::weakly_canonical(o.out, ec);
-  for (const char* name : kStoreFiles)
+  for (const std::string& name : StoreFiles())
     if (out == fs::weakly_canonical(fs::path(c.data_dir) / name, ec))
       return InvalidArgument(o.out +
                              " is part of the store being backed up; write the backup "
@@ -169,7 +179,8 @@ Result<sqlite::StoreFileInfo> CheckRestore(const Config& c, const BackupOpts& o)
 }
 
 void RemoveTemp(const std::string& tmp) {
-  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) Remove(tmp + suffix);
+  Remove(tmp);
+  for (const char* suffix : sqlite::kDbCompanionSuffixes) Remove(tmp + suffix);
 }
 
 // Copy beside the store, bring it to this build's schema, then one rename, holding the data
@@ -190,7 +201,7 @@ Status PutInPlace(const Config& c, const BackupOpts& o) {
   if (fs::exists(DbPath(c), ec)) s = sqlite::ReleaseForReplace(DbPath(c));
   // The old store is whole in its one file now; what lies beside it must go, or SQLite would
   // read an old -wal into the restored database.
-  for (const char* name : kStoreFiles) {
+  for (const std::string& name : StoreFiles()) {
     if (!s.ok()) break;
     fs::remove_all(fs::path(c.data_dir) / name, ec);
     if (ec)

@@ -81,6 +81,11 @@ const std::vector<Setting>& Table() {
            "true: refuse a remember or revise without evidence (a URL, source id or citation); a "
            "scope may override",
            &Config::require_evidence),
+      Text("expiry", "POWERCONTEXT_EXPIRY", "--expiry",
+           "how long entries of a kind stay valid when a write does not say, e.g. "
+           "\"working_note=14d,scratch=12h\"; then they leave search and are retired (none by "
+           "default); a scope may override",
+           &Config::expiry),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
            "embeddings: none, hash (offline, lexical), static (offline word vectors, "
            "scripts/install-deps vectors) "
@@ -146,6 +151,11 @@ const std::vector<Setting>& Table() {
           "how often serve writes the statistics it adds up in memory (a crash loses at most this "
           "much)",
           &Config::statistics_interval_seconds),
+      Int("expiry_interval_seconds", "POWERCONTEXT_EXPIRY_INTERVAL_SECONDS",
+          "--expiry-interval-seconds",
+          "how often serve retires the entries past their valid_until (docs/expiry.md); they leave "
+          "search at once",
+          &Config::expiry_interval_seconds),
       Int("max_source_bytes", "POWERCONTEXT_MAX_SOURCE_BYTES", "--max-source-bytes",
           "largest source content in UTF-8 bytes (larger is 413)", &Config::max_source_bytes),
       Int("max_entry_bytes", "POWERCONTEXT_MAX_ENTRY_BYTES", "--max-entry-bytes",
@@ -315,6 +325,8 @@ Status ValidateLimits(const Config& c) {
     return InvalidArgument("memory_schedule_seconds must be between 0 (off) and 86400");
   if (c.statistics_interval_seconds < 1 || c.statistics_interval_seconds > 3600)
     return InvalidArgument("statistics_interval_seconds must be between 1 and 3600");
+  if (c.expiry_interval_seconds < 1 || c.expiry_interval_seconds > 3600)
+    return InvalidArgument("expiry_interval_seconds must be between 1 and 3600");
   if (c.shutdown_grace_seconds < 0 || c.shutdown_grace_seconds > 3600)
     return InvalidArgument("shutdown_grace_seconds must be between 0 and 3600");
   if (c.max_source_bytes < 1 || c.max_source_bytes > 16 * 1024 * 1024)
@@ -391,7 +403,8 @@ Status Validate(Config& c) {
   for (const auto& [name, value] :
        {std::pair<const char*, const std::string*>{"reconcile", &c.reconcile},
         {"extraction_review", &c.extraction_review},
-        {"require_evidence", &c.require_evidence}})
+        {"require_evidence", &c.require_evidence},
+        {"expiry", &c.expiry}})
     PC_RETURN_IF_ERROR(CheckSetting(name, *value));
   if (c.durability != "full" && c.durability != "normal")
     return InvalidArgument("durability must be \"full\" or \"normal\"");

@@ -22,6 +22,7 @@ struct Config {
   std::string reconcile = "warn";
   std::string extraction_review = "auto";
   std::string require_evidence = "false";
+  std::string expiry;  // kind=duration,… (docs/expiry.md); none by default
   std::string review_schedule =
       "off";  // the daily review: HH:MM local, or off (service/review/daily_review.h)
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;
@@ -59,6 +60,7 @@ struct Config {
   // How often serve writes the usage and recall statistics it adds up in memory (one transaction);
   // a crash loses at most this much of them.
   int64_t statistics_interval_seconds = 1;
+  int64_t expiry_interval_seconds = 60;  // the expiry pass (docs/expiry.md)
   int64_t max_source_bytes = 256 * 1024;
   int64_t max_entry_bytes = 16 * 1024;
   // Most HTTP connections served at once, a worker thread each (made on demand); idle ones are

@@ -5,6 +5,7 @@
 #include "app/providers.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/store_files.h"
 
 namespace pc {
 
@@ -36,10 +37,11 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
       limits.policy,
       ApplySettings(WritePolicy{}, {{kSettingReconcile, config.reconcile},
                                     {kSettingExtractionReview, config.extraction_review},
-                                    {kSettingRequireEvidence, config.require_evidence}}));
+                                    {kSettingRequireEvidence, config.require_evidence},
+                                    {kSettingExpiry, config.expiry}}));
   rt->memory = std::make_unique<MemoryService>(*rt->store, limits, rt->embedder.get());
   VectorCacheOptions vector_options;
-  vector_options.ann_dir = (std::filesystem::path(config.data_dir) / "ann").string();
+  vector_options.ann_dir = (std::filesystem::path(config.data_dir) / sqlite::kAnnDirName).string();
   rt->search = std::make_unique<SearchService>(*rt->store, rt->embedder.get(), rt->reranker.get(),
                                                vector_options);
   rt->sources =

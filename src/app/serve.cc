@@ -39,6 +39,9 @@ constexpr std::chrono::seconds kBackfillInterval{30};
 // The audit log's retention pass: at start-up, then this often (refused requests add at most
 // 200 rows a second, so a pass has at most ~120,000 of them to delete, in batches of 1,000).
 constexpr std::chrono::seconds kAuditRetentionInterval{600};
+// The expiry pass (docs/expiry.md; every expiry_interval_seconds): how far before the last complete
+// pass's end the next one starts (another server's clock may be behind ours by up to this).
+constexpr int64_t kExpiryClockMargin = 10 * 60 * 1000;
 
 // Every scope, page by page, until `stopping`: the walk each background pass makes.
 void ForEachScope(MemoryService& memory, const std::atomic<bool>& stopping,
@@ -243,8 +246,9 @@ void WarnIfNoToken(const Config& config, Runtime& rt) {
 
 // The server's background passes; each runs on its own thread until Stop().
 struct BackgroundPasses {
-  std::optional<Periodic> backfill, scheduler, audit_pruner, reviewer;
+  std::optional<Periodic> backfill, scheduler, audit_pruner, reviewer, expiry;
   AuditRetention retention;
+  int64_t expired_after_ms = 0;  // the expiry pass's thread only: where its next pass starts
   std::map<std::string, std::chrono::steady_clock::time_point>
       review_retry_at;  // the reviewer's thread only
 
@@ -253,6 +257,7 @@ struct BackgroundPasses {
     if (scheduler) scheduler->Stop();
     if (reviewer) reviewer->Stop();
     if (audit_pruner) audit_pruner->Stop();
+    if (expiry) expiry->Stop();
   }
 };
 
@@ -308,6 +313,32 @@ void StartPasses(const Config& config, Runtime& runtime, BackgroundPasses& passe
                       << std::endl;
         });
       });
+
+  // Expiry (docs/expiry.md): every expiry_interval_seconds (a minute), entries past their
+  // valid_until are retired, one revision per memory; one server at a time. The first pass looks
+  // at every version that ever had a valid_until (the index's range); the next ones from the last
+  // complete pass, less a margin for servers whose clocks differ.
+  bg->expiry.emplace(std::chrono::seconds(config.expiry_interval_seconds), /*at_start=*/true,
+                     [rt, bg](bool, const std::atomic<bool>& stopping) {
+                       ScopedRequest as_system(SystemPrincipal(), "", "expire_entries");
+                       rt->store->RunExclusive("expire_entries", [&] {
+                         auto pass = rt->memory->RetireExpired(bg->expired_after_ms, &stopping);
+                         if (!pass.ok()) {
+                           std::cerr << "powercontext: warning: the expiry pass stopped: "
+                                     << pass.status().message() << std::endl;
+                           return;
+                         }
+                         for (const std::string& f : pass->failures)
+                           std::cerr << "powercontext: warning: expiry of " << f
+                                     << " (tried again next pass)" << std::endl;
+                         if (pass->retired > 0)
+                           std::cerr << "powercontext: expiry retired " << pass->retired
+                                     << " entries" << std::endl;
+                         if (pass->complete)
+                           bg->expired_after_ms =
+                               std::max<int64_t>(0, pass->until_ms - kExpiryClockMargin);
+                       });
+                     });
 
   // The daily review (review_schedule, off by default): checked every minute; one server at a time.
   const std::optional<int> review_at =

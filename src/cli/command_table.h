@@ -25,7 +25,7 @@ namespace pc {
 
 // Every option of every client subcommand; only the parsed subcommand's are filled.
 struct Opts {
-  std::string scope, kind, text, file, reason, citation, cursor, entry;
+  std::string scope, kind, text, file, reason, citation, cursor, entry, valid_until;
   std::string purpose, idempotency_key, metadata;
   std::vector<std::string> citations, evidence, settings, clear;
   int64_t max_bytes = 8000;

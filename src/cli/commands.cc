@@ -193,6 +193,15 @@ OptionSpec Citation(const char* help) {
       .Via(Parsed<CitationArgument>, "citation");
 }
 
+// docs/expiry.md: when the entry stops being valid (leaves search and is retired).
+OptionSpec ValidUntil() {
+  return Opt("--valid-until",
+             "valid until: a duration (14d, 12h, 30m), a UTC date (2027-01-31) or date-time, or "
+             "never; default: the kind's expiry setting",
+             &Opts::valid_until)
+      .To("valid_until");
+}
+
 OptionSpec Text(const char* name, const char* help, const char* to) {
   return Opt(name, help, &Opts::text).Via(EntryTextArg, to, Stage::kInput);
 }
@@ -216,7 +225,7 @@ const std::vector<Row>& ClientRows() {
        {"POST", "/v1/scopes"},
        FormatScope},
       {"scope settings",
-       "show or change the write gates of a scope (reconcile, require_evidence)",
+       "show or change the write gates of a scope (reconcile, require_evidence, expiry)",
        {Opt("--scope,-s", kScopeHelp, &Opts::scope).Required(),
         Opt("--set", "NAME=VALUE, e.g. reconcile=reject (repeatable)", &Opts::settings)
             .OneValue()
@@ -248,7 +257,8 @@ const std::vector<Row>& ClientRows() {
         Opt("--evidence", "what it stands on: a URL, a source id or a citation (repeatable)",
             &Opts::evidence)
             .OneValue()
-            .To("evidence")},
+            .To("evidence"),
+        ValidUntil()},
        {"POST", "/v1/memory/remember"},
        FormatWrite,
        WriteConstants()},
@@ -262,7 +272,8 @@ const std::vector<Row>& ClientRows() {
         Opt("--evidence", "evidence to add: a URL, a source id or a citation (repeatable)",
             &Opts::evidence)
             .OneValue()
-            .To("evidence")},
+            .To("evidence"),
+        ValidUntil()},
        {"POST", "/v1/memory/entries/revise"},
        FormatWrite,
        WriteConstants()},

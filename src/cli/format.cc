@@ -95,6 +95,8 @@ std::string FormatWrite(const Json& w) {
                     std::to_string(e.value("version", int64_t{0})) + " [" + e.value("kind", "") +
                     "] " + e.value("state", "") + " -> " + MemoryRefText(w["memory"]) + "\n";
   out += "citation: " + CitationText(e["citation"]) + "\n";
+  if (e.contains("valid_until") && e["valid_until"].is_string())
+    out += "valid until: " + e["valid_until"].get<std::string>() + "\n";
   if (w.value("hypothesis", false))
     out += "hypothesis: no evidence recorded (revise with --evidence to support it)\n";
   if (w.contains("near_duplicates") && w["near_duplicates"].is_array())
@@ -115,6 +117,8 @@ std::string FormatEntries(const Json& page) {
     if (!e.value("active", true)) out += " (retired)";
     out += "\n" + Indent(e.value("text", ""), "  ") + "\n";
     out += "  cite: " + CitationText(e["citation"]) + "\n";
+    if (e.contains("valid_until") && e["valid_until"].is_string())
+      out += "  valid until: " + e["valid_until"].get<std::string>() + "\n";
   }
   return out + More(page);
 }
@@ -200,6 +204,8 @@ std::string FormatSearch(const Json& r) {
            (h.value("state", "active") == "active" ? "" : " (retired)") + "\n";
     out += Indent(h.value("text", ""), "  ") + "\n";
     out += "  cite: " + CitationText(h["citation"]) + "\n";
+    if (h.contains("valid_until") && h["valid_until"].is_string())
+      out += "  valid until: " + h["valid_until"].get<std::string>() + "\n";
   }
   return out;
 }

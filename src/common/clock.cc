@@ -1,17 +1,26 @@
 #include "common/clock.h"
 
+#include <atomic>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
 namespace pc {
 
+namespace {
+std::atomic<int64_t> clock_offset_ms{0};
+}  // namespace
+
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
-      .count();
+             .count() +
+         clock_offset_ms.load(std::memory_order_relaxed);
 }
+
+void SetClockOffsetForTesting(int64_t ms) { clock_offset_ms.store(ms); }
 
 std::string FormatTimestamp(int64_t unix_ms) {
   std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
@@ -55,6 +64,31 @@ std::optional<int64_t> ParseRfc3339(const std::string& text) {
   }
   if (*end != '\0') return std::nullopt;
   return static_cast<int64_t>(timegm(&tm)) * 1000 + ms - offset_min * 60000;
+}
+
+std::optional<int64_t> ParseDurationMs(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  const char unit = text.back();
+  const int64_t per = unit == 'd' ? 86400000 : unit == 'h' ? 3600000 : unit == 'm' ? 60000 : 0;
+  if (per == 0) return std::nullopt;
+  int64_t n = 0;
+  const char* last = text.data() + text.size() - 1;
+  auto [ptr, ec] = std::from_chars(text.data(), last, n);
+  if (ec != std::errc() || ptr != last || n <= 0 || n * per > int64_t{3650} * 86400000)
+    return std::nullopt;
+  return n * per;
+}
+
+std::string FormatDurationMs(int64_t ms) {
+  if (ms >= 86400000 && ms % 86400000 == 0) return std::to_string(ms / 86400000) + "d";
+  if (ms >= 3600000 && ms % 3600000 == 0) return std::to_string(ms / 3600000) + "h";
+  return std::to_string(ms / 60000) + "m";
+}
+
+std::optional<int64_t> ParseMoment(const std::string& text, int64_t now_ms) {
+  if (std::optional<int64_t> d = ParseDurationMs(text)) return now_ms + *d;
+  if (text.size() == 10) return ParseRfc3339(text + "T00:00:00Z");
+  return ParseRfc3339(text);
 }
 
 }  // namespace pc

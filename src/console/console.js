@@ -16,6 +16,7 @@ const STRINGS = {
     recent: "Recent revisions", none: "Nothing yet.", all_kinds: "all kinds", hypotheses_only: "hypotheses only",
     filter_text: "Filter by text", kind: "Kind", text: "Text", citation: "Citation", evidence: "Evidence",
     hypothesis: "hypothesis", history: "History", versions: "Versions", version: "version",
+    valid_until: "valid until",
     diff_from: "changes from version", revisions: "Revisions", changes: "Changes", lineage: "Lineage",
     read_revision: "Read this revision", at_revision: "At revision", head: "head", search: "Search",
     query: "Query", run: "Run", mode: "Mode", unavailable: "unavailable", relevance: "relevance", matched_by: "matched by",
@@ -41,6 +42,7 @@ const STRINGS = {
     recent: "最近的修订", none: "暂无。", all_kinds: "全部类型", hypotheses_only: "只看假设",
     filter_text: "按文本筛选", kind: "类型", text: "文本", citation: "引用", evidence: "证据",
     hypothesis: "假设", history: "历史", versions: "版本", version: "版本",
+    valid_until: "有效至",
     diff_from: "相对版本的改动", revisions: "修订", changes: "改动", lineage: "来源谱系",
     read_revision: "查看这个修订", at_revision: "修订", head: "最新", search: "搜索",
     query: "查询", run: "运行", mode: "模式", unavailable: "不可用", relevance: "相关度", matched_by: "命中方式",
@@ -268,7 +270,8 @@ async function entriesPage(scope, params) {
                                        (!needle || e.text.toLowerCase().includes(needle)));
     count.textContent = `${rows.length} ${t("shown")} · ${entries.length} ${t("of")}`;
     body.replaceChildren(...rows.map((e) => h("tr", { "data-entry": e.entry_id },
-      h("td", {}, h("span", { class: "tag" }, e.kind), e.hypothesis ? h("span", { class: "tag hyp" }, t("hypothesis")) : null),
+      h("td", {}, h("span", { class: "tag" }, e.kind), e.hypothesis ? h("span", { class: "tag hyp" }, t("hypothesis")) : null,
+        e.valid_until ? h("span", { class: "tag", "data-valid-until": e.valid_until }, t("valid_until"), " ", time(e.valid_until)) : null),
       h("td", {}, e.text),
       h("td", {}, h("code", { class: "ref" }, e.citation_ref)),
       h("td", {}, e.source_refs.length ? e.source_refs.map((r) => h("div", {}, h("code", { class: "ref" }, r))) : "—"),
@@ -289,7 +292,8 @@ async function entryPage(scope, entry) {
     h("ol", { class: "timeline", id: "versions" }, v.map((x, i) => h("li", { "data-version": x.version },
       h("div", {}, h("strong", {}, t("version"), " ", x.version), " · ", t("revision"), " ", x.created_by_revision, " · ",
         h("span", { class: "tag" }, x.kind), x.hypothesis ? h("span", { class: "tag hyp" }, t("hypothesis")) : null,
-        " ", h("span", { class: "muted" }, time(x.created_at))),
+        " ", h("span", { class: "muted" }, time(x.created_at)),
+        x.valid_until ? h("span", { class: "muted" }, " · ", t("valid_until"), " ", time(x.valid_until)) : null),
       i === 0 ? h("p", {}, x.text) : h("div", {}, h("div", { class: "label" }, t("diff_from"), " ", v[i - 1].version), diffView(v[i - 1].text, x.text)),
       x.reason ? h("p", { class: "muted" }, t("reason"), ": ", x.reason) : null,
       x.source_refs.length ? h("p", {}, x.source_refs.map((s) => h("code", { class: "ref" }, s, " "))) : null))));

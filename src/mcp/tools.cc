@@ -73,6 +73,15 @@ Json EvidenceSchema() {
                "Without evidence the entry is kept as a hypothesis."}};
 }
 
+// docs/expiry.md: when an entry stops being valid.
+Json ValidUntilSchema() {
+  return Json{{"type", "string"},
+              {"description",
+               "Until when this holds: a duration from now (14d, 12h, 30m), a UTC date "
+               "(2027-01-31) or date-time, or never. Then it leaves search and is retired. "
+               "Leave it out for the kind's default (e.g. working notes may expire)."}};
+}
+
 // Read-your-writes for the tools that read memory.
 Json MinRevisionSchema() {
   return Json{{"type", "integer"},
@@ -114,7 +123,8 @@ const std::vector<Tool>& Tools() {
          {{"type", "integer"},
           {"minimum", 1},
           {"description", "Write only if the memory is still at this revision."}}},
-        {"evidence", EvidenceSchema()}},
+        {"evidence", EvidenceSchema()},
+        {"valid_until", ValidUntilSchema()}},
        {"kind", "text"},
        ScopeArg::kScoped,
        "POST",
@@ -173,7 +183,8 @@ const std::vector<Tool>& Tools() {
         {"kind", {{"type", "string"}}},
         {"text", {{"type", "string"}}},
         {"reason", {{"type", "string"}}},
-        {"evidence", EvidenceSchema()}},
+        {"evidence", EvidenceSchema()},
+        {"valid_until", ValidUntilSchema()}},
        {"citation", "text"},
        ScopeArg::kScoped,
        "POST",

@@ -51,7 +51,16 @@ struct EntryVersion {
   int64_t created_by_revision = 0;
   std::string reason;
   int64_t created_at_ms = 0;
+  // ours (docs/expiry.md): from this moment the version is no longer valid: it leaves search, lists
+  // and prepared context at the head, and the expiry pass retires it. Unset: valid until revised
+  // or retired. A version is valid from created_at_ms.
+  std::optional<int64_t> valid_until_ms;
 };
+
+// Whether `v` is still valid at `at_ms` (Unix milliseconds): before its valid_until, if any.
+inline bool ValidAt(const EntryVersion& v, int64_t at_ms) {
+  return !v.valid_until_ms || at_ms < *v.valid_until_ms;
+}
 
 // A statement about two entities (subject, relation, object) that extraction found in its sources
 // (docs/graph.md); evidence: the source refs ("source/ID@POSITION") that state it.

@@ -81,6 +81,14 @@ class ReadTxn {
   virtual Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) = 0;
   // The artifact an entry belongs to, if the entry exists.
   virtual Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) = 0;
+  // The versions that are active at the head of their memory and whose valid_until is in
+  // (after_ms, until_ms], the earliest first, at most `limit` (docs/expiry.md: the expiry pass).
+  struct ExpiredItem {
+    std::string artifact_id, entry_id, entry_version_id;
+    int64_t valid_until_ms = 0;
+  };
+  virtual Result<std::vector<ExpiredItem>> ListExpired(int64_t after_ms, int64_t until_ms,
+                                                       int limit) = 0;
 
   // Full-text search over the head of an artifact: BM25, best first; `score` higher is better.
   // Retired entries only with include_inactive.

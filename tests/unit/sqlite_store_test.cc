@@ -76,6 +76,8 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                            "experience_contents;"
                            "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP "
                            "TABLE graph_edges; DROP TABLE last_flush;"
+                           "DROP INDEX entry_versions_valid_until;"
+                           "ALTER TABLE entry_versions DROP COLUMN valid_until;"
                            "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                            "ALTER TABLE artifacts DROP COLUMN vector_missing;"
                            "DELETE FROM schema_migrations WHERE version >= 2;"
@@ -160,6 +162,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
         "DROP TABLE candidate_heads; DROP TABLE candidate_versions; DROP TABLE experience_contents;"
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
+        "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
         "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db);

@@ -3,6 +3,7 @@
 // leaves the store unchanged when it fails. Thread-safe (the store serializes writers).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -51,7 +52,9 @@ struct RememberRequest {
   std::string actor;
   std::optional<int64_t> expected_revision;
   std::vector<std::string> evidence;  // ours: URLs, source ids, citations (write_gates.h)
-  const ScopeRef* scope = nullptr;    // scope_id parsed (ScopeRef::Given); null: not yet
+  // ours (docs/expiry.md): "" (the kind's default, if any), "never", a duration ("14d") or a moment
+  std::string valid_until;
+  const ScopeRef* scope = nullptr;  // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
 // ours: POST /v1/memory/remember/batch. Entries for one scope, written as one revision (one add per
@@ -76,6 +79,9 @@ struct ReviseRequest {
   std::string actor;
   std::vector<std::string>
       evidence;  // ours: added to the version's evidence (a hypothesis is promoted)
+  // ours (docs/expiry.md): as remember's; "" keeps the current version's unless the kind has a
+  // default, which then runs from now. Another valid_until for the same text is a new version.
+  std::string valid_until;
   const ScopeRef* scope = nullptr;  // scope_id parsed (ScopeRef::Given); null: not yet
 };
 
@@ -161,6 +167,18 @@ struct ReadOutcome {
   bool current = false;  // still this exact version, active, at the head
 };
 
+// The expiry pass (docs/expiry.md): what MemoryService::RetireExpired did.
+inline constexpr const char* kExpiryActor = "system";
+inline constexpr const char* kExpiryReason = "expired";
+inline constexpr int kExpiryBatch = 1000;  // versions read at a time
+struct ExpiryPass {
+  int64_t until_ms = 0;               // versions valid until at most this moment were looked at
+  int64_t retired = 0;                // entries retired
+  int64_t revisions = 0;              // revisions made (one per memory and batch)
+  bool complete = true;               // every memory done: the next pass may start after until_ms
+  std::vector<std::string> failures;  // "art_…: why", for the server's log
+};
+
 class Embedder;
 struct OneChange;
 struct PreparedWrite;  // new_entry.h
@@ -202,6 +220,11 @@ class MemoryService {
   Result<VersionsPage> ListVersions(const std::string& scope_id, const std::string& entry_id,
                                     const PageRequest& page);
   Result<ReadOutcome> Read(const std::string& scope_id, const Citation& citation);
+
+  // Retires every entry whose head version became invalid in (after_ms, now] (docs/expiry.md),
+  // one revision per memory (actor "system", reason "expired"). A memory that fails is reported
+  // in the answer and left for the next pass; `stopping` ends it between batches.
+  Result<ExpiryPass> RetireExpired(int64_t after_ms, const std::atomic<bool>* stopping = nullptr);
 
   const ServiceLimits& limits() const { return limits_; }
 

@@ -1,5 +1,6 @@
 #include "service/memory/new_entry.h"
 
+#include "common/clock.h"
 #include "common/ids.h"
 #include "service/core/usage_log.h"
 #include "service/core/validation.h"
@@ -10,6 +11,7 @@ Status CheckNewEntry(const RememberRequest& req, const ServiceLimits& limits) {
   PC_RETURN_IF_ERROR(CheckKind(req.kind));
   PC_RETURN_IF_ERROR(CheckText("text", req.text, limits.max_entry_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits.max_reason_bytes));
+  PC_RETURN_IF_ERROR(ValidUntil(req.valid_until, {}, req.kind, NowMillis()).status());
   return CheckEvidence(req.evidence);
 }
 
@@ -44,8 +46,11 @@ Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy
   PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
                       Reconcile(txn, policy.reconcile, memory, req.text, change.vector,
                                 change.vector_profile, "", before));
+  PC_ASSIGN_OR_RETURN(std::optional<int64_t> valid_until,
+                      ValidUntil(req.valid_until, policy, req.kind, NowMillis()));
   change.op = ChangeOp::kAdd;
   EntryVersion& v = change.version;
+  v.valid_until_ms = valid_until;
   v.entry_id = NewId(kEntryPrefix);
   v.entry_version_id = NewId(kEntryVersionPrefix);
   v.version = 1;

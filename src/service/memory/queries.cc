@@ -1,6 +1,7 @@
 // The read side: listings at a revision, history, versions, and reading any issued citation.
 #include <algorithm>
 
+#include "common/clock.h"
 #include "common/ids.h"
 #include "common/utf8.h"
 #include "model/citation.h"
@@ -56,7 +57,9 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
                            " is before min_revision " + std::to_string(*req.min_revision))
         .WithDetail("field", "min_revision");
   EntriesPage out;
+  std::optional<int64_t> valid_at;  // set: leave out what was not valid then
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+    valid_at.reset();
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, req.scope_id));
     PC_RETURN_IF_ERROR(CheckMinRevision(req.min_revision, found, req.scope_id));
     // A scope nobody wrote to lists nothing (reads never create scopes); its revisions don't exist.
@@ -69,10 +72,22 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
     PC_ASSIGN_OR_RETURN(out.items,
                         txn.ListManifest(memory.artifact_id, revision, req.include_inactive,
                                          req.page.cursor, req.page.limit + 1));
+    if (req.include_inactive || out.items.empty()) return Status::Ok();
+    // What was valid then (docs/expiry.md): at the head, now; at a past revision, when it was
+    // made.
+    valid_at = NowMillis();
+    if (revision != memory.head_revision) {
+      PC_ASSIGN_OR_RETURN(std::optional<RevisionInfo> info,
+                          txn.FindRevision(memory.artifact_id, revision));
+      if (info) valid_at = info->created_at_ms;
+    }
     return Status::Ok();
   }));
   out.next_cursor =
       TrimPage(out.items, req.page.limit, [](const ManifestItem& m) { return m.version.entry_id; });
+  // After the page is cut, so the cursor walks on: a page may hold fewer than its limit.
+  if (valid_at)
+    std::erase_if(out.items, [&](const ManifestItem& m) { return !ValidAt(m.version, *valid_at); });
   return out;
 }
 

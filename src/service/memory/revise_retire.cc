@@ -1,6 +1,7 @@
 // Revise and retire: both take an exact citation at the head (invariant 5).
 #include <algorithm>
 
+#include "common/clock.h"
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "model/citation.h"
@@ -50,6 +51,17 @@ EntryVersion NextVersion(const EntryVersion& current, const std::string& kind,
   return v;
 }
 
+// The next version's valid_until (docs/expiry.md): what the revise asked for; if it asked
+// nothing, the kind's default from now, else what the current version had (a typo fixed keeps
+// its date).
+Result<std::optional<int64_t>> NextValidUntil(const std::string& asked, const WritePolicy& policy,
+                                              const std::string& kind,
+                                              const EntryVersion& current) {
+  if (!asked.empty() || policy.expiry.count(kind))
+    return ValidUntil(asked, policy, kind, NowMillis());
+  return current.valid_until_ms;
+}
+
 }  // namespace
 
 Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
@@ -60,6 +72,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   PC_RETURN_IF_ERROR(ValidateCitation(req.citation));
   PC_RETURN_IF_ERROR(CheckEvidence(req.evidence));
+  PC_RETURN_IF_ERROR(ValidUntil(req.valid_until, {}, "", NowMillis()).status());
   const PreparedWrite prepared =
       PrepareWrite(scope, req.text, ChangeOp::kRevise, req.citation.entry_id);
 
@@ -87,11 +100,17 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
               return std::find(item.version.source_refs.begin(), item.version.source_refs.end(),
                                e) == item.version.source_refs.end();
             });
+        PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
+        PC_ASSIGN_OR_RETURN(std::optional<int64_t> valid_until,
+                            NextValidUntil(req.valid_until, policy, kind, item.version));
+        const bool moves_validity =
+            !req.valid_until.empty() && valid_until != item.version.valid_until_ms;
         PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> dup,
                             txn.FindActiveByHash(memory.artifact_id, hash));
-        if (dup && dup->version.entry_id == item.version.entry_id && adds_evidence) {
-          dup.reset();  // the same text with new evidence: the next version records it (a
-                        // hypothesis promoted)
+        if (dup && dup->version.entry_id == item.version.entry_id &&
+            (adds_evidence || moves_validity)) {
+          dup.reset();  // the same text with new evidence (a hypothesis promoted) or another
+                        // valid_until asked for: the next version records it
         } else if (dup && dup->version.entry_id == item.version.entry_id) {
           out.memory = head;  // same canonical content: no change (invariant 4)
           out.changed = false;
@@ -105,7 +124,6 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 
         // The write gates (write_gates.h): the revised entry itself is no near-duplicate of its
         // next version.
-        PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
         if (policy.require_evidence && evidence.empty() && item.version.source_refs.empty())
           return Status(Code::kEvidenceRequired,
                         "this scope requires evidence and the entry has none: give evidence "
@@ -118,6 +136,7 @@ Result<WriteOutcome> MemoryService::Revise(const ReviseRequest& req) {
 
         OneChange change = prepared.planned;
         change.version = NextVersion(item.version, kind, req.text, hash, evidence, req.reason);
+        change.version.valid_until_ms = valid_until;
         change.from_version_id = item.version.entry_version_id;
         PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
         out.near_duplicates = near;

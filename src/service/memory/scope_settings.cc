@@ -30,9 +30,7 @@ Result<ScopeSettingsView> MemoryService::SetSettings(
     if (value) {
       PC_RETURN_IF_ERROR(CheckSetting(name, *value));
     } else {
-      PC_RETURN_IF_ERROR(CheckSetting(name, name == kSettingRequireEvidence    ? "false"
-                                            : name == kSettingExtractionReview ? "auto"
-                                                                               : "warn"));
+      PC_RETURN_IF_ERROR(CheckSetting(name, NeutralSetting(name)));
     }
   }
   PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {

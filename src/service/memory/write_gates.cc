@@ -72,9 +72,11 @@ Status CompareWith(ReadTxn& txn, const MemoryRef& head, const std::vector<Manife
           if (v) cosine[entry_id] = Cosine(*vector, v, n);
         }));
   }
+  const int64_t now = NowMillis();
   for (const ManifestItem& h : items) {
     const EntryVersion& v = h.version;
-    if (!h.active || v.entry_id == skip_entry) continue;
+    // An expired entry has left the head (docs/expiry.md): no write is told to revise it.
+    if (!h.active || v.entry_id == skip_entry || !ValidAt(v, now)) continue;
     NearDuplicate d{Citation{head, v.entry_id, v.entry_version_id}, v.text,
                     TermSimilarity(mine, SimilarityTerms(v.text)), std::nullopt};
     if (auto it = cosine.find(v.entry_id); it != cosine.end()) d.cosine = it->second;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "ops/metrics.h"
 #include "search/embedder.h"
 #include "search/fusion.h"
@@ -295,6 +296,12 @@ Result<SearchResult> SearchService::SearchSnapshot(const SearchRequest& req, con
     PC_RETURN_IF_ERROR(SearchIn(txn, scope, req, q, out));
     return also ? also(txn) : Status::Ok();
   }));
+  // An entry past its valid_until leaves search at once, before the expiry pass retires it
+  // (docs/expiry.md); asked for inactive entries too, it is shown.
+  if (!req.include_inactive) {
+    const int64_t now = NowMillis();
+    std::erase_if(out.hits, [&](const SearchHit& h) { return !ValidAt(h.item.version, now); });
+  }
   if (req.rerank && !out.hits.empty()) PC_RETURN_IF_ERROR(Rerank(req.query, out.hits));
   if (out.hits.size() > static_cast<size_t>(req.limit))
     out.hits.resize(static_cast<size_t>(req.limit));

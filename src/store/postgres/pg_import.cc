@@ -68,12 +68,12 @@ const std::vector<Table>& Tables() {
       {"entry_versions",
        "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
        "source_refs,"
-       " created_by_revision, reason, created_at",
+       " created_by_revision, reason, created_at, valid_until",
        "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
        "source_refs,"
-       " created_by_revision, reason, created_at",
+       " created_by_revision, reason, created_at, valid_until",
        {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt,
-        C::kText, C::kInt},
+        C::kText, C::kInt, C::kInt},
        "rowid"},
       {"manifest",
        "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",

@@ -306,6 +306,12 @@ CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'drop
       R"sql(
 CREATE INDEX sources_kind ON sources(scope_id, kind, position);
 )sql",
+      // 9: expiry (docs/expiry.md; SQLite's migration 14).
+      R"sql(
+ALTER TABLE entry_versions ADD COLUMN valid_until bigint;
+CREATE INDEX entry_versions_valid_until ON entry_versions(valid_until)
+  WHERE valid_until IS NOT NULL;
+)sql",
   };
   return kMigrations;
 }

@@ -33,6 +33,7 @@ EntryVersion ReadVersion(const Rows& r, int row, int at) {
   v.created_by_revision = r.Int(row, at + 8);
   v.reason = r.Text(row, at + 9);
   v.created_at_ms = r.Int(row, at + 10);
+  if (r.Get(row, at + 11)) v.valid_until_ms = r.Int(row, at + 11);
   return v;
 }
 
@@ -223,6 +224,24 @@ Result<std::optional<std::string>> PgTxn::FindEntryArtifact(const std::string& e
   return std::optional<std::string>(r.Text(0, 0));
 }
 
+Result<std::vector<ReadTxn::ExpiredItem>> PgTxn::ListExpired(int64_t after_ms, int64_t until_ms,
+                                                             int limit) {
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("SELECT m.artifact_id, v.entry_id, v.entry_version_id, v.valid_until"
+                        " FROM entry_versions v"
+                        " JOIN entries e ON e.entry_id = v.entry_id"
+                        " JOIN manifest m ON m.artifact_id = e.artifact_id"
+                        " AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
+                        " WHERE v.valid_until > $1 AND v.valid_until <= $2"
+                        " AND m.entry_version_id = v.entry_version_id AND m.active"
+                        " ORDER BY v.valid_until LIMIT $3",
+                        {P(after_ms), P(until_ms), P(limit)}));
+  std::vector<ExpiredItem> out;
+  for (int i = 0; i < r.size(); ++i)
+    out.push_back(ExpiredItem{r.Text(i, 0), r.Text(i, 1), r.Text(i, 2), r.Int(i, 3)});
+  return out;
+}
+
 Result<Scope> PgTxn::CreateScope(const std::string& key) {
   Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
   PC_RETURN_IF_ERROR(Send("INSERT INTO scopes(scope_id, key, created_at) VALUES($1, $2, $3)",
@@ -271,10 +290,11 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
     }
     PC_RETURN_IF_ERROR(Send(
         "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
-        " text, content_hash, source_refs, created_by_revision, reason, created_at)"
-        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        " text, content_hash, source_refs, created_by_revision, reason, created_at, valid_until)"
+        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         {v.entry_version_id, v.entry_id, P(v.version), v.previous_version_id, v.kind, v.text,
-         v.content_hash, JoinLines(v.source_refs), P(r), v.reason, P(v.created_at_ms)}));
+         v.content_hash, JoinLines(v.source_refs), P(r), v.reason, P(v.created_at_ms),
+         v.valid_until_ms ? std::optional<std::string>(P(*v.valid_until_ms)) : std::nullopt}));
   }
   int64_t seq = 0;
   for (const Change& c : rev.info.changes)

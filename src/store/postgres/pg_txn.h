@@ -28,8 +28,8 @@ inline bool Bool(const Rows& r, int row, int col) { return r.Text(row, col) == "
 // The entry_versions columns (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =
     "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "
-    "v.content_hash, v.source_refs, v.created_by_revision, v.reason, v.created_at";
-inline constexpr int kVersionColumnCount = 11;
+    "v.content_hash, v.source_refs, v.created_by_revision, v.reason, v.created_at, v.valid_until";
+inline constexpr int kVersionColumnCount = 12;
 EntryVersion ReadVersion(const Rows& r, int row, int at);
 // Column 0 is m.active (a boolean), then the version columns.
 ManifestItem ReadManifestItem(const Rows& r, int row);
@@ -81,6 +81,8 @@ class PgTxn final : public WriteTxn {
                                                       int64_t after_version, int limit) override;
   Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) override;
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
+  Result<std::vector<ExpiredItem>> ListExpired(int64_t after_ms, int64_t until_ms,
+                                               int limit) override;
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
   Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,

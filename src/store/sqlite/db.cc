@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "store/sqlite/fts_extensions.h"
+#include "store/sqlite/store_files.h"
 
 namespace pc::sqlite {
 
@@ -54,7 +55,7 @@ Result<std::unique_ptr<Db>> Db::OpenReadOnly(const std::string& dir, std::string
   std::error_code ec;
   std::filesystem::path file = std::filesystem::path(dir);
   if (!std::filesystem::is_regular_file(file, ec))
-    file /= "powercontext.db";  // the directory (or the file itself)
+    file /= kDbFileName;  // the directory (or the file itself)
   file = std::filesystem::absolute(file, ec);
   path = file.string();
   if (ec || !std::filesystem::is_regular_file(file, ec))

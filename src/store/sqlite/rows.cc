@@ -15,6 +15,7 @@ EntryVersion ReadVersion(const Stmt& s, int at) {
   v.created_by_revision = s.Int(at + 8);
   v.reason = s.Text(at + 9);
   v.created_at_ms = s.Int(at + 10);
+  if (!s.IsNull(at + 11)) v.valid_until_ms = s.Int(at + 11);
   return v;
 }
 

@@ -353,6 +353,13 @@ CREATE INDEX audit_log_denied ON audit_log(seq) WHERE result IN ('denied', 'drop
       R"sql(
 CREATE INDEX sources_kind ON sources(scope_id, kind, position);
 )sql",
+      // 14: expiry (docs/expiry.md): a version may be valid until a moment; the expiry pass finds
+      // the versions whose moment has come through the partial index (only they carry it).
+      R"sql(
+ALTER TABLE entry_versions ADD COLUMN valid_until INTEGER;
+CREATE INDEX entry_versions_valid_until ON entry_versions(valid_until)
+  WHERE valid_until IS NOT NULL;
+)sql",
   };
   return kMigrations;
 }

@@ -19,6 +19,7 @@
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_txn.h"
+#include "store/sqlite/store_files.h"
 #include "store/store_rows.h"
 
 namespace pc::sqlite {
@@ -31,8 +32,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
       replay && std::strcmp(replay, "1") == 0)
     store->options_.replay_writes = true;
   store->fail_read_commits_ = options.fail_read_commits;
-  store->db_path_ = (std::filesystem::path(options.data_dir) / "powercontext.db").string();
-  store->stamp_path_ = (std::filesystem::path(options.data_dir) / "tokens.stamp").string();
+  store->db_path_ = (std::filesystem::path(options.data_dir) / kDbFileName).string();
+  store->stamp_path_ = (std::filesystem::path(options.data_dir) / kTokensStampName).string();
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));

@@ -215,6 +215,28 @@ Result<std::optional<std::string>> SqliteTxn::FindEntryArtifact(const std::strin
   return std::optional<std::string>(s.Text(0));
 }
 
+Result<std::vector<ReadTxn::ExpiredItem>> SqliteTxn::ListExpired(int64_t after_ms, int64_t until_ms,
+                                                                 int limit) {
+  // The partial index entry_versions_valid_until gives the range; each version's head line is one
+  // seek of manifest_head.
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT m.artifact_id, v.entry_id, v.entry_version_id, v.valid_until"
+                          " FROM entry_versions v"
+                          " JOIN entries e ON e.entry_id = v.entry_id"
+                          " JOIN manifest m ON m.artifact_id = e.artifact_id"
+                          " AND m.entry_id = v.entry_id AND m.to_revision IS NULL"
+                          " WHERE v.valid_until > ?1 AND v.valid_until <= ?2"
+                          " AND m.entry_version_id = v.entry_version_id AND m.active"
+                          " ORDER BY v.valid_until LIMIT ?3"));
+  s.Bind(1, after_ms).Bind(2, until_ms).Bind(3, int64_t{limit});
+  std::vector<ExpiredItem> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back(ExpiredItem{s.Text(0), s.Text(1), s.Text(2), s.Int(3)});
+  }
+}
+
 Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
   Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
   {
@@ -272,11 +294,15 @@ Status SqliteTxn::CommitRevision(const NewRevision& rev) {
         Stmt s,
         db_.Prepare("INSERT INTO entry_versions(entry_version_id, entry_id, version, "
                     "previous_version_id, kind,"
-                    " text, content_hash, source_refs, created_by_revision, reason, created_at)"
-                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+                    " text, content_hash, source_refs, created_by_revision, reason, created_at,"
+                    " valid_until) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
     s.Bind(1, v.entry_version_id).Bind(2, v.entry_id).Bind(3, v.version);
     s.Bind(4, v.previous_version_id).Bind(5, v.kind).Bind(6, v.text).Bind(7, v.content_hash);
     s.Bind(8, JoinLines(v.source_refs)).Bind(9, r).Bind(10, v.reason).Bind(11, v.created_at_ms);
+    if (v.valid_until_ms)
+      s.Bind(12, *v.valid_until_ms);
+    else
+      s.BindNull(12);
     PC_RETURN_IF_ERROR(s.Run());
   }
   PC_ASSIGN_OR_RETURN(const int64_t text_owner, RowidOf("artifacts", "artifact_id", artifact));

@@ -80,6 +80,8 @@ class SqliteTxn final : public WriteTxn {
                                                       int64_t after_version, int limit) override;
   Result<std::optional<EntryVersion>> FindEntryVersion(const std::string& version_id) override;
   Result<std::optional<std::string>> FindEntryArtifact(const std::string& entry_id) override;
+  Result<std::vector<ExpiredItem>> ListExpired(int64_t after_ms, int64_t until_ms,
+                                               int limit) override;
   Result<std::vector<TextHit>> SearchText(const std::string& artifact_id, const TextQuery& query,
                                           bool include_inactive, int limit) override;
   Result<std::vector<ManifestItem>> SharedTermCandidates(const std::string& artifact_id,
