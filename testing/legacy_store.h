@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/canonical.h"
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 
@@ -61,12 +62,12 @@ inline std::string BuildSchema4Store(const std::string& dir, int entries) {
       " VALUES('mem_legacy', ?1, 'local', '', '[]', ?2)",
       "INSERT INTO revision_changes(artifact_id, revision, seq, op, entry_id, from_version_id, "
       "to_version_id)"
-      " VALUES('mem_legacy', ?1, 0, 'add', ?3, NULL, ?4)",
+      " VALUES('mem_legacy', ?1, 1, 'add', ?3, NULL, ?4)",  // seq from 1, as every build wrote it
       "INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES(?3, 'mem_legacy', ?1)",
       "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind, "
       "text,"
       " content_hash, source_refs, created_by_revision, reason, created_at)"
-      " VALUES(?4, ?3, 1, NULL, 'fact', ?5, ?4, '[]', ?1, '', ?2)",
+      " VALUES(?4, ?3, 1, NULL, 'fact', ?5, ?6, '[]', ?1, '', ?2)",
       "INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision, "
       "to_revision)"
       " VALUES('mem_legacy', ?3, ?4, 1, ?1, NULL)",
@@ -89,6 +90,12 @@ inline std::string BuildSchema4Store(const std::string& dir, int entries) {
       if (text_sql.find("?3") != std::string::npos) stmt->Bind(3, std::string("ent_") + id);
       if (text_sql.find("?4") != std::string::npos) stmt->Bind(4, std::string("env_") + id);
       if (text_sql.find("?5") != std::string::npos) stmt->Bind(5, text);
+      if (text_sql.find("?6") != std::string::npos) {
+        // The hash every build wrote (verify checks it).
+        Result<std::string> hash = ContentHash("fact", text);
+        if (!hash.ok()) return hash.status().ToString();
+        stmt->Bind(6, *hash);
+      }
       s = stmt->Run();
       if (!s.ok()) break;
     }

@@ -215,6 +215,7 @@ Result<ApiResponse> ListEntries(MemoryService& svc, const ApiRequest& req) {
           .WithDetail("field", "scope_id");
     r.page.cursor = *out.next_cursor;
     r.revision = out.memory.revision;
+    r.valid_at = out.valid_at;  // every page judged at the first one's moment
   }
   return Ok(Json{{"memory", MemoryRefOrNull(memory)}, {"entries", entries}});
 }

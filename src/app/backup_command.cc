@@ -108,6 +108,13 @@ Status Backup(const Config& c, const BackupOpts& o, sqlite::StoreFileInfo& info)
     return InvalidArgument(o.out +
                            " already exists; choose another name, or pass --force to "
                            "replace it; nothing was written");
+  // Found capturing docs/operations.md: a missing directory was an internal error from SQLite
+  // ("unable to open database: FILE.tmp-…").
+  const fs::path dir = out.parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    return InvalidArgument("the directory of " + o.out + " (" + dir.string() +
+                           ") does not exist; create it first; nothing was written")
+        .WithDetail("field", "out");
   const std::string tmp = o.out + ".tmp-" + std::to_string(::getpid());
   Remove(tmp);
   Status s = sqlite::SnapshotInto(DbPath(c), tmp);

@@ -43,6 +43,13 @@ std::optional<int64_t> ParseRfc3339(const std::string& text) {
   std::tm tm{};
   const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (!end) return std::nullopt;
+  // strptime takes any day 1–31 in any month and timegm moves 2027-02-30 to March 2: refuse it.
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int year = tm.tm_year + 1900;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (tm.tm_mon < 0 || tm.tm_mon > 11 ||
+      tm.tm_mday > kDays[tm.tm_mon] + (tm.tm_mon == 1 && leap ? 1 : 0))
+    return std::nullopt;
   int64_t ms = 0;
   if (*end == '.') {
     int digits = 0;
@@ -74,7 +81,8 @@ std::optional<int64_t> ParseDurationMs(const std::string& text) {
   int64_t n = 0;
   const char* last = text.data() + text.size() - 1;
   auto [ptr, ec] = std::from_chars(text.data(), last, n);
-  if (ec != std::errc() || ptr != last || n <= 0 || n * per > int64_t{3650} * 86400000)
+  // n is checked before it is multiplied: "576460752303423489m" must not wrap to a minute.
+  if (ec != std::errc() || ptr != last || n <= 0 || n > int64_t{3650} * 86400000 / per)
     return std::nullopt;
   return n * per;
 }

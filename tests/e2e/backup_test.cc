@@ -217,6 +217,16 @@ TEST_F(BackupTest, ExistingOutFileIsRefusedUnlessForced) {
     EXPECT_EQ(name.find(".tmp-"), std::string::npos) << "left behind: " << name;
 }
 
+// Found capturing docs/operations.md: a missing directory was exit 1, "internal", from SQLite.
+TEST_F(BackupTest, AnOutFileInAMissingDirectoryIsRefusedClearly) {
+  const std::string data = MakeStore("data", "kept in the store");
+  const auto before = Snapshot(tmp_.path());
+  CliResult r = RunCli({"backup", "--data", data, "--out", Dir("backups/nightly.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("does not exist; create it first"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(tmp_.path()), before) << "a refused backup changed something";
+}
+
 TEST_F(BackupTest, MissingStoreIsRefused) {
   CliResult r = RunCli({"backup", "--data", Dir("nothing"), "--out", Dir("out.db")});
   EXPECT_EQ(r.exit_code, 3);

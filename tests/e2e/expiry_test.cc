@@ -28,7 +28,7 @@ TEST(ExpiryServe, TheBackgroundPassRetiresWhatExpiredAsARevisionOfItsOwn) {
       http.Post("/v1/memory/remember", {{"scope_id", scope},
                                         {"kind", "working_note"},
                                         {"text", "Pairing with Bo on the importer until lunch"},
-                                        {"valid_until", FormatTimestamp(NowMillis() + 1500)},
+                                        {"valid_until", FormatTimestamp(NowMillis() + 4000)},
                                         {"explain", true}});
   ASSERT_EQ(code, 200) << note.dump();
   ASSERT_EQ(http.Post("/v1/memory/remember",
@@ -38,7 +38,7 @@ TEST(ExpiryServe, TheBackgroundPassRetiresWhatExpiredAsARevisionOfItsOwn) {
   const json citation = note["entry"]["citation"];
 
   json revisions;
-  for (int i = 0; i < 100; ++i) {  // the moment, then the next pass: a few seconds at most
+  for (int i = 0; i < 300; ++i) {  // the moment, then the next pass: a few seconds at most
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     revisions = http.Get("/v1/memory/revisions?scope_id=" + scope).second;
     if (revisions["revisions"].size() >= 3) break;

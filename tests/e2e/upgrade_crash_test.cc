@@ -10,11 +10,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include "legacy_store.h"
+#include "server_process.h"
 #include "service/search/search_service.h"
 #include "test_util.h"
 
@@ -123,6 +126,25 @@ TEST(UpgradeCrash, AKilledUpgradeLeavesTheOldSchemaOrTheNewOne) {
   EXPECT_GT(new_complete, 0) << "the trial after the upgrade did not see it complete";
   EXPECT_GT(killed_while_writing, 0) << "no kill landed mid-upgrade (" << old_kept << " old, "
                                      << new_complete << " new): the trials test nothing";
+}
+
+// docs/operations.md, Upgrading: the real binary on an old data directory migrates before it
+// listens, says so in its log, and the store it leaves verifies clean.
+TEST(Upgrade, ServeOnAnOldDirectoryUpgradesItSaysSoAndItVerifiesClean) {
+  if (TestingPostgres()) GTEST_SKIP() << "SQLite's upgrade";
+  TempDir dir;
+  const std::string data = dir.path() + "/legacy";
+  ASSERT_EQ(BuildSchema4Store(data, 200), "");
+  ServerProcess server(data);
+  ASSERT_TRUE(server.Start());
+  server.Stop();
+  std::ifstream in(server.log_path());
+  std::stringstream log;
+  log << in.rdbuf();
+  EXPECT_NE(log.str().find("powercontext: upgraded the store from schema 4 to "), std::string::npos)
+      << log.str();
+  CliResult verified = RunCli({"verify", "--data", data});
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
 }
 
 }  // namespace

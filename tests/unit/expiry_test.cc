@@ -138,11 +138,63 @@ TEST_F(ExpiryTest, APastRevisionListsWhatWasValidWhenItWasMade) {
   EXPECT_EQ(Listed(note->memory.revision), std::vector<std::string>{kNote});
 }
 
+// A remember of an expired entry's exact text, before the pass: acknowledged as a new entry (in the
+// same revision the expired one is retired), never as a duplicate the pass then retires.
+TEST_F(ExpiryTest, RememberingAnExpiredTextAgainKeepsTheNewWrite) {
+  auto note = Remember("working_note", kNote, "1h");
+  PC_ASSERT_OK(note);
+  clock.Set(2 * kHour);
+  auto again = Remember("working_note", kNote);
+  PC_ASSERT_OK(again);
+  ASSERT_TRUE(again->changed) << "not a duplicate of an expired entry";
+  EXPECT_NE(again->citation->entry_id, note->citation->entry_id);
+  EXPECT_EQ(Listed(), std::vector<std::string>{kNote});
+  EXPECT_EQ(Listed(std::nullopt, /*inactive=*/true).size(), 2u);
+  auto pass = f.memory->RetireExpired(0);
+  PC_ASSERT_OK(pass);
+  EXPECT_EQ(pass->retired, 0) << "the write retired the expired one already";
+  EXPECT_EQ(Found("retry loop"), std::vector<std::string>{kNote});
+
+  // The batch, the same.
+  auto other = Remember("working_note", kFact, "1h");
+  PC_ASSERT_OK(other);
+  clock.Set(4 * kHour);
+  RememberBatchRequest batch{
+      scope, {{scope, "working_note", kFact, "", "", std::nullopt, {}}}, "", "test", std::nullopt};
+  auto done = f.memory->RememberBatch(batch);
+  PC_ASSERT_OK(done);
+  ASSERT_EQ(done->entries.size(), 1u);
+  EXPECT_TRUE(done->entries[0].changed);
+  EXPECT_FALSE(done->entries[0].duplicate_of);
+  EXPECT_EQ(Listed().size(), 2u);
+}
+
+// The pass retires an active head that is not valid, whatever version the list saw, and the audit
+// row of its revision names each entry once.
+TEST_F(ExpiryTest, ThePassJudgesTheHeadVersionAndAuditsEachEntryOnce) {
+  for (int i = 0; i < 3; ++i)
+    PC_ASSERT_OK(Remember("working_note", "Note number " + std::to_string(i) + " about it", "1h"));
+  clock.Set(2 * kHour);
+  auto pass = f.memory->RetireExpired(0);
+  PC_ASSERT_OK(pass);
+  EXPECT_EQ(pass->retired, 3);
+  EXPECT_EQ(pass->revisions, 1);
+  std::vector<AuditRecord> rows;
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(rows, txn.ListAudit(AuditQuery{}));
+    return Status::Ok();
+  }));
+  ASSERT_FALSE(rows.empty());
+  const Json targets = Json::parse(rows.front().targets_json);
+  EXPECT_EQ(rows.front().operation, "expire_entries") << rows.front().targets_json;
+  EXPECT_EQ(targets["entries"].size(), 3u) << rows.front().targets_json;
+}
+
 TEST_F(ExpiryTest, BadValidUntilIsRefusedAndChangesNothing) {
   PC_ASSERT_OK(Remember("fact", kFact));
   const int64_t head = Head();
   for (const std::string bad :
-       {"yesterday", "2001-01-01", "0d", "-3h", "14", "2020-01-01T00:00:00Z"}) {
+       {"yesterday", "2001-01-01", "0d", "-3h", "14", "2020-01-01T00:00:00Z", "2999-02-30"}) {
     auto r = Remember("working_note", kNote, bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
@@ -181,8 +233,17 @@ TEST_F(ExpiryTest, ReviseKeepsTheDateOrMovesIt) {
 TEST_F(ExpiryTest, BeforeThePassARevisedDateBringsAnEntryBackAndTheGateIgnoresIt) {
   auto note = Remember("working_note", kNote, "1h");
   PC_ASSERT_OK(note);
+  const std::string again = "Working on the invoice importer retry loop again today";
+  // The control: before its hour is over, the gate names the note.
+  auto warned = f.memory->Remember(
+      {"project:expiry-control", "working_note", kNote, "", "test", std::nullopt, {}});
+  PC_ASSERT_OK(warned);
+  auto named = f.memory->Remember(
+      {"project:expiry-control", "working_note", again, "", "test", std::nullopt, {}});
+  PC_ASSERT_OK(named);
+  ASSERT_EQ(named->near_duplicates.size(), 1u) << "the control: a near-duplicate is named";
   clock.Set(2 * kHour);
-  auto near = Remember("working_note", "Working on the invoice importer retry loop again today");
+  auto near = Remember("working_note", again);
   PC_ASSERT_OK(near);
   EXPECT_TRUE(near->near_duplicates.empty()) << "an expired entry is no near-duplicate to revise";
   ReviseRequest keep{
@@ -301,8 +362,10 @@ TEST(ExpiryParsing, MomentsAndDurations) {
   EXPECT_EQ(ParseDurationMs("14d"), 14 * kDay);
   EXPECT_EQ(ParseDurationMs("36h"), 36 * kHour);
   EXPECT_EQ(ParseDurationMs("90m"), 90 * 60000);
-  for (const char* bad : {"", "d", "0d", "-1d", "1.5d", "14", "14w", "3651d", " 1d"})
-    EXPECT_FALSE(ParseDurationMs(bad)) << bad;
+  for (const char* bad : {"", "d", "0d", "-1d", "1.5d", "14", "14w", "3651d", " 1d",
+                          "576460752303423489m", "576460752303423488m", "9223372036854775807d"})
+    EXPECT_FALSE(ParseDurationMs(bad)) << bad << " (a multiplication that wraps is no duration)";
+  EXPECT_EQ(ParseDurationMs("3650d"), 3650 * kDay);
   EXPECT_EQ(FormatDurationMs(14 * kDay), "14d");
   EXPECT_EQ(FormatDurationMs(36 * kHour), "36h");
   EXPECT_EQ(FormatDurationMs(90 * 60000), "90m");
@@ -311,6 +374,10 @@ TEST(ExpiryParsing, MomentsAndDurations) {
   EXPECT_EQ(ParseMoment("2027-01-31", now), ParseRfc3339("2027-01-31T00:00:00Z"));
   EXPECT_EQ(ParseMoment("2027-01-31T12:00:00+01:00", now), ParseRfc3339("2027-01-31T11:00:00Z"));
   EXPECT_FALSE(ParseMoment("tomorrow", now));
+  EXPECT_FALSE(ParseMoment("2027-02-30", now)) << "not moved to March 2";
+  EXPECT_FALSE(ParseMoment("2027-04-31T00:00:00Z", now));
+  EXPECT_EQ(ParseMoment("2028-02-29", now), ParseRfc3339("2028-02-29T00:00:00Z"));
+  EXPECT_FALSE(ParseMoment("2027-02-29", now));
 }
 
 // Found on the way: a token's `expires` as a date ("2027-01-31", as its own message offers) was

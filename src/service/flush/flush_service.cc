@@ -377,6 +377,9 @@ Result<std::optional<OneChange>> FlushService::CheckAgainstHead(
   v.content_hash = p.hash;
   for (size_t s : c.evidence) v.source_refs.push_back(SourceRef(w.usable[s]));
   v.reason = "extracted from " + Ids('S', c.evidence);
+  v.valid_until_ms = DefaultValidUntil(
+      policy, v.kind, c.op == ChangeOp::kRevise ? &w.shown[c.target].version : nullptr,
+      NowMillis());
   return std::optional<OneChange>(std::move(change));
 }
 

@@ -24,10 +24,9 @@ Result<int64_t> RetireInOneRevision(Store& store, const std::string& artifact_id
         for (const ReadTxn::ExpiredItem& e : due) {
           PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> head,
                               txn.FindManifestItem(artifact_id, memory->head_revision, e.entry_id));
-          // Revised or retired since the list was read: the new version has its own validity.
-          if (!head || !head->active || head->version.entry_version_id != e.entry_version_id ||
-              ValidAt(head->version, now))
-            continue;
+          // Revised or retired since the list was read: the head version decides (a revise may
+          // have carried an expired date the list did not see).
+          if (!head || !head->active || ValidAt(head->version, now)) continue;
           OneChange c;
           c.op = ChangeOp::kRetire;
           c.from_version_id = head->version.entry_version_id;
@@ -37,7 +36,6 @@ Result<int64_t> RetireInOneRevision(Store& store, const std::string& artifact_id
         if (changes.empty()) return Status::Ok();
         PC_RETURN_IF_ERROR(
             CommitChanges(txn, *memory, kExpiryActor, kExpiryReason, {}, changes).status());
-        for (const OneChange& c : changes) txn.audit_trail().entries.push_back(c.version.entry_id);
         retired = static_cast<int64_t>(changes.size());
         return Status::Ok();
       }));

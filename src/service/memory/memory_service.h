@@ -127,10 +127,14 @@ struct ListEntriesRequest {
   bool include_inactive = false;
   PageRequest page;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
+  // Leave out what was not valid at this moment (docs/expiry.md); unset: now at the head, when
+  // the revision was made at a past one. A walk over pages gives the first page's valid_at.
+  std::optional<int64_t> valid_at;
 };
 
 struct EntriesPage {
-  MemoryRef memory;  // the revision listed; each item's citation is at this revision
+  MemoryRef memory;                 // the revision listed; each item's citation is at this revision
+  std::optional<int64_t> valid_at;  // the moment validity was judged at (unset: include_inactive)
   std::vector<ManifestItem> items;
   std::optional<std::string> next_cursor;
 };

@@ -30,7 +30,20 @@ Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory,
   // Evidence for an existing text is added by revising that entry (write_gates.h).
   PC_ASSIGN_OR_RETURN(out.evidence, ResolveEvidence(txn, memory, req.evidence));
   PC_ASSIGN_OR_RETURN(out.duplicate, txn.FindActiveByHash(memory.artifact_id, content_hash));
+  if (out.duplicate && !ValidAt(out.duplicate->version, NowMillis())) {
+    out.expired = std::move(out.duplicate);
+    out.duplicate.reset();
+  }
   return out;
+}
+
+std::optional<OneChange> RetireExpiredTwin(const ResolvedEntry& resolved) {
+  if (!resolved.expired) return std::nullopt;
+  OneChange retire;
+  retire.op = ChangeOp::kRetire;
+  retire.version = resolved.expired->version;
+  retire.from_version_id = resolved.expired->version.entry_version_id;
+  return retire;
 }
 
 Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy,

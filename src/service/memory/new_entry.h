@@ -25,10 +25,17 @@ Status CheckExpectedRevision(const std::optional<int64_t>& expected, int64_t hea
 
 // Inside the write: the entry's evidence in its stored form (422 for what does not resolve) and,
 // when an active head entry already says the same text, that entry (no change is made for it).
+// An active entry that says the same but is past its valid_until (docs/expiry.md) is no
+// duplicate: it is `expired`, and the write retires it in the same revision as it adds the text
+// again (RetireExpiredTwin), so an acknowledged write is never an entry the expiry pass retires.
 struct ResolvedEntry {
   std::vector<std::string> evidence;
   std::optional<ManifestItem> duplicate;
+  std::optional<ManifestItem> expired;
 };
+
+// The retire of `resolved.expired`, if any, as a change to commit before the add.
+std::optional<OneChange> RetireExpiredTwin(const ResolvedEntry& resolved);
 Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory,
                                       const RememberRequest& req, const std::string& content_hash);
 

@@ -72,10 +72,11 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
     PC_ASSIGN_OR_RETURN(out.items,
                         txn.ListManifest(memory.artifact_id, revision, req.include_inactive,
                                          req.page.cursor, req.page.limit + 1));
-    if (req.include_inactive || out.items.empty()) return Status::Ok();
+    if (req.include_inactive) return Status::Ok();
     // What was valid then (docs/expiry.md): at the head, now; at a past revision, when it was
-    // made.
-    valid_at = NowMillis();
+    // made; or the moment the walk's first page was judged at.
+    valid_at = req.valid_at ? *req.valid_at : NowMillis();
+    if (req.valid_at) return Status::Ok();
     if (revision != memory.head_revision) {
       PC_ASSIGN_OR_RETURN(std::optional<RevisionInfo> info,
                           txn.FindRevision(memory.artifact_id, revision));
@@ -88,6 +89,7 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   // After the page is cut, so the cursor walks on: a page may hold fewer than its limit.
   if (valid_at)
     std::erase_if(out.items, [&](const ManifestItem& m) { return !ValidAt(m.version, *valid_at); });
+  out.valid_at = valid_at;
   return out;
 }
 

@@ -44,10 +44,18 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
         // The write gates (write_gates.h), after the exact-duplicate answer above.
         PC_ASSIGN_OR_RETURN(WritePolicy policy, ScopePolicy(txn, memory.scope_id, limits_.policy));
         OneChange change = prepared.planned;
+        std::optional<OneChange> retire = RetireExpiredTwin(entry);
         PC_ASSIGN_OR_RETURN(std::vector<NearDuplicate> near,
                             GateNewEntry(txn, policy, memory, req, hash, std::move(entry.evidence),
                                          change, &prepared.before));
-        PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+        if (retire) {
+          std::vector<OneChange> changes{*retire, change};
+          PC_ASSIGN_OR_RETURN(MemoryRef ref,
+                              CommitChanges(txn, memory, req.actor, req.reason, {}, changes));
+          out = ChangeOutcome(ref, changes[1]);
+        } else {
+          PC_ASSIGN_OR_RETURN(out, CommitOneChange(txn, memory, req.actor, req.reason, change));
+        }
         out.near_duplicates = near;
         return Status::Ok();
       });

@@ -96,6 +96,8 @@ Result<BatchPlan> PlanBatch(WriteTxn& txn, const Artifact& memory, const Remembe
         GateNewEntry(txn, *policy, memory, req.entries[i], hashes[i], std::move(resolved->evidence),
                      change, &before[i]);
     if (!near.ok()) return AtEntry(i, near.status());
+    if (std::optional<OneChange> retire = RetireExpiredTwin(*resolved))
+      plan.changes.push_back(std::move(*retire));  // the batch's own entry says it again
     plan.near[i] = std::move(near).value();
     plan.change_of[i] = static_cast<int>(plan.changes.size());
     plan.changes.push_back(std::move(change));

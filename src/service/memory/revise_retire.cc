@@ -51,15 +51,14 @@ EntryVersion NextVersion(const EntryVersion& current, const std::string& kind,
   return v;
 }
 
-// The next version's valid_until (docs/expiry.md): what the revise asked for; if it asked
-// nothing, the kind's default from now, else what the current version had (a typo fixed keeps
-// its date).
+// The next version's valid_until (docs/expiry.md): what the revise asked for, else
+// DefaultValidUntil (a typo fixed keeps a date still ahead).
 Result<std::optional<int64_t>> NextValidUntil(const std::string& asked, const WritePolicy& policy,
                                               const std::string& kind,
                                               const EntryVersion& current) {
-  if (!asked.empty() || policy.expiry.count(kind))
-    return ValidUntil(asked, policy, kind, NowMillis());
-  return current.valid_until_ms;
+  const int64_t now = NowMillis();
+  if (!asked.empty()) return ValidUntil(asked, policy, kind, now);
+  return DefaultValidUntil(policy, kind, &current, now);
 }
 
 }  // namespace

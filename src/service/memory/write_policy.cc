@@ -1,6 +1,9 @@
 #include "service/memory/write_policy.h"
 
+#include <cctype>
+
 #include "common/clock.h"
+#include "model/types.h"
 #include "service/core/validation.h"
 #include "store/store.h"
 
@@ -19,8 +22,8 @@ Result<std::map<std::string, int64_t>> ParseExpiry(const std::string& value) {
         .WithDetail("field", kSettingExpiry);
   };
   auto trim = [](std::string t) {
-    while (!t.empty() && t.front() == ' ') t.erase(t.begin());
-    while (!t.empty() && t.back() == ' ') t.pop_back();
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
     return t;
   };
   size_t at = 0;
@@ -130,15 +133,19 @@ std::map<std::string, std::string> SettingsOf(const WritePolicy& p) {
           {kSettingExpiry, FormatExpiry(p.expiry)}};
 }
 
+std::optional<int64_t> DefaultValidUntil(const WritePolicy& p, const std::string& kind,
+                                         const EntryVersion* current, int64_t now_ms) {
+  if (auto d = p.expiry.find(kind); d != p.expiry.end()) return now_ms + d->second;
+  if (current && current->valid_until_ms && *current->valid_until_ms > now_ms)
+    return current->valid_until_ms;
+  return std::nullopt;  // an expired version revised is valid again, until told otherwise
+}
+
 Result<std::optional<int64_t>> ValidUntil(const std::string& asked, const WritePolicy& p,
                                           const std::string& kind, int64_t now_ms,
                                           const std::string& field) {
   if (asked == "never") return std::optional<int64_t>();
-  if (asked.empty()) {
-    auto d = p.expiry.find(kind);
-    return d == p.expiry.end() ? std::optional<int64_t>()
-                               : std::optional<int64_t>(now_ms + d->second);
-  }
+  if (asked.empty()) return DefaultValidUntil(p, kind, nullptr, now_ms);
   std::optional<int64_t> at = ParseMoment(asked, now_ms);
   if (!at)
     return InvalidArgument(field +

@@ -18,6 +18,7 @@
 namespace pc {
 
 class ReadTxn;
+struct EntryVersion;
 
 enum class ReconcilePolicy { kOff, kWarn, kReject };
 enum class ExtractionReview { kAuto, kReview };
@@ -45,6 +46,12 @@ Result<WritePolicy> ApplySettings(WritePolicy defaults,
 std::map<std::string, std::string> SettingsOf(const WritePolicy& p);
 // The value a setting takes when a scope clears its override: what leaves the server's as it is.
 std::string NeutralSetting(const std::string& name);
+
+// A new version's valid_until when its write asked nothing (docs/expiry.md), for every way a
+// version is written (remember, revise, flush, an approved candidate): the kind's default from now;
+// else, revising `current` (null: an add), its date while that is still ahead; else none.
+std::optional<int64_t> DefaultValidUntil(const WritePolicy& p, const std::string& kind,
+                                         const EntryVersion* current, int64_t now_ms);
 
 // When a version written now of `kind` stops being valid (docs/expiry.md), from what the write
 // asked (`asked`: "" for the kind's default under `p`, "never", a duration such as "14d", or a UTC

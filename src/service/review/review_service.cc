@@ -474,8 +474,10 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
                          .status());
   OneChange change;
   EntryVersion& v = change.version;
+  std::optional<EntryVersion> revised;  // for its valid_until
   if (m.op == "revise") {
     PC_ASSIGN_OR_RETURN(ManifestItem now, TargetAsProposed(txn, *memory, m, "merged"));
+    revised = now.version;
     change.op = ChangeOp::kRevise;
     v.entry_id = m.target_entry_id;
     v.version = now.version.version + 1;
@@ -492,6 +494,7 @@ Result<MemoryRef> ReviewService::CommitMemoryProposal(WriteTxn& txn, const Artif
   v.content_hash = hash;
   v.source_refs = m.source_refs;
   v.reason = "approved candidate " + c.candidate_id + "@" + std::to_string(c.current.version);
+  v.valid_until_ms = DefaultValidUntil(policy, v.kind, revised ? &*revised : nullptr, NowMillis());
   std::vector<GraphEdge> edges;  // the triples proposed with it (docs/graph.md)
   for (const GraphTriple& t : m.triples) edges.push_back(MakeGraphEdge(t, v));
   PC_ASSIGN_OR_RETURN(WriteOutcome w,

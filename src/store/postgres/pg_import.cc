@@ -306,6 +306,9 @@ Status SameVersion(const EntryVersion& a, const EntryVersion& b, const std::stri
   if (a.reason != b.reason) return differs("reason", a.reason, b.reason);
   if (a.created_at_ms != b.created_at_ms)
     return differs("created_at", P(a.created_at_ms), P(b.created_at_ms));
+  if (a.valid_until_ms != b.valid_until_ms)
+    return differs("valid_until", a.valid_until_ms ? P(*a.valid_until_ms) : "(none)",
+                   b.valid_until_ms ? P(*b.valid_until_ms) : "(none)");
   return Status::Ok();
 }
 

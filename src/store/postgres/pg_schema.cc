@@ -1,5 +1,7 @@
 #include "store/postgres/pg_schema.h"
 
+#include <chrono>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -343,6 +345,7 @@ Result<int> Migrate(Conn& conn) {
     return fail(Internal("the database has schema version " + std::to_string(found) +
                          ", newer than this build's " + std::to_string(LatestSchemaVersion()) +
                          ": run a newer powercontext"));
+  const auto started = std::chrono::steady_clock::now();
   for (int v = found + 1; v <= LatestSchemaVersion(); ++v) {
     if (Status s = conn.Exec(Migrations()[static_cast<size_t>(v - 1)]); !s.ok())
       return fail(Internal("migration " + std::to_string(v) + " failed: " + s.message()));
@@ -353,6 +356,13 @@ Result<int> Migrate(Conn& conn) {
     if (!recorded.ok()) return fail(recorded.status());
   }
   PC_RETURN_IF_ERROR(conn.Exec("COMMIT"));
+  if (found > 0 && found < LatestSchemaVersion()) {  // for the operator (docs/operations.md)
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - started)
+                        .count();
+    std::cerr << "powercontext: upgraded the database from schema " << found << " to "
+              << LatestSchemaVersion() << " in " << ms << " ms" << std::endl;
+  }
   return found;
 }
 

@@ -1,5 +1,7 @@
 #include "store/sqlite/schema.h"
 
+#include <chrono>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -383,6 +385,16 @@ Status DropLegacyText(Db& db) {
   return Status::Ok();
 }
 
+// An upgrade says what it did, for the operator (docs/operations.md, Upgrading): a store is never
+// migrated without a line in the server's log.
+void LogUpgrade(int from, int to, std::chrono::steady_clock::time_point started) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  std::cerr << "powercontext: upgraded the store from schema " << from << " to " << to << " in "
+            << ms << " ms" << std::endl;
+}
+
 }  // namespace
 
 int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
@@ -407,6 +419,7 @@ Status MigrateTo(Db& db, int target) {
     return fail(Internal("the data directory has schema version " + std::to_string(current) +
                          ", newer than this build's " + std::to_string(LatestSchemaVersion()) +
                          "; use a newer powercontext"));
+  const auto started = std::chrono::steady_clock::now();
   for (int v = current + 1; v <= target; ++v) {
     Status s = db.Exec(Migrations()[static_cast<size_t>(v - 1)]);
     if (s.ok() && v == 5) s = DropLegacyText(db);
@@ -419,7 +432,9 @@ Status MigrateTo(Db& db, int target) {
     s = db.Exec("PRAGMA user_version = " + std::to_string(v));
     if (!s.ok()) return fail(s);
   }
-  return db.Exec("COMMIT");
+  PC_RETURN_IF_ERROR(db.Exec("COMMIT"));
+  if (current > 0 && current < target) LogUpgrade(current, target, started);
+  return Status::Ok();
 }
 
 }  // namespace pc::sqlite
