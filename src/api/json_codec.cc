@@ -60,21 +60,25 @@ Json ToJson(const MemoryEntryView& e) {
 }
 
 Json ToJson(const EntryVersion& v) {
-  return Json{
-      {"entry_id", v.entry_id},
-      {"entry_version_id", v.entry_version_id},
-      {"version", v.version},
-      {"previous_version_id", v.previous_version_id ? Json(*v.previous_version_id) : Json()},
-      {"kind", v.kind},
-      {"text", v.text},
-      {"content_hash", v.content_hash},
-      {"source_refs", v.source_refs},
-      {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
-      {"created_by_revision", v.created_by_revision},
-      {"reason", v.reason},
-      {"created_at", FormatTimestamp(v.created_at_ms)},
-      {"valid_from", FormatTimestamp(v.created_at_ms)},
-      {"valid_until", v.valid_until_ms ? Json(FormatTimestamp(*v.valid_until_ms)) : Json()}};
+  Json j{{"entry_id", v.entry_id},
+         {"entry_version_id", v.entry_version_id},
+         {"version", v.version},
+         {"previous_version_id", v.previous_version_id ? Json(*v.previous_version_id) : Json()},
+         {"kind", v.kind},
+         {"text", v.text},
+         {"content_hash", v.content_hash},
+         {"source_refs", v.source_refs},
+         {"hypothesis", v.source_refs.empty()},  // nothing it stands on is recorded (write_gates.h)
+         {"created_by_revision", v.created_by_revision},
+         {"reason", v.reason},
+         {"created_at", FormatTimestamp(v.created_at_ms)}};
+  AddValidity(j, v);
+  return j;
+}
+
+void AddValidity(Json& entry, const EntryVersion& v) {
+  entry["valid_from"] = FormatTimestamp(v.created_at_ms);
+  entry["valid_until"] = v.valid_until_ms ? Json(FormatTimestamp(*v.valid_until_ms)) : Json();
 }
 
 Json ToJson(const Source& s) {

@@ -34,6 +34,9 @@ Json ToJson(const MemoryEntryView& e);
 // A source reference string (source/ID@POSITION) as {name, source_id}.
 Json SourceRefJson(std::string_view ref);
 Json ToJson(const EntryVersion& v);
+// A version's validity (docs/expiry.md), `valid_from` and `valid_until`, set on `entry`: every
+// EntryVersion answer carries them; a spec answer only under explain.
+void AddValidity(Json& entry, const EntryVersion& v);
 Json ToJson(const Change& c);
 Json ToJson(const RevisionInfo& r);
 Json ToJson(const Scope& s);

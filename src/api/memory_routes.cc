@@ -50,13 +50,6 @@ Result<std::string> ReadValidUntil(const Body& body) {
   return v.value_or("");
 }
 
-// Ours on a spec entry, under explain only (docs/expiry.md): when the version became valid and
-// until when it is.
-void AddValidity(Json& entry, const EntryVersion& v) {
-  entry["valid_from"] = FormatTimestamp(v.created_at_ms);
-  entry["valid_until"] = v.valid_until_ms ? Json(FormatTimestamp(*v.valid_until_ms)) : Json();
-}
-
 // What every memory write takes besides its target: the spec's reason (at most 512 characters),
 // and ours: actor and explain. Sets `r`'s reason and actor; returns explain.
 template <typename WriteRequest>

@@ -27,11 +27,9 @@ Result<int64_t> RetireInOneRevision(Store& store, const std::string& artifact_id
           // Revised or retired since the list was read: the head version decides (a revise may
           // have carried an expired date the list did not see).
           if (!head || !head->active || ValidAt(head->version, now)) continue;
-          OneChange c;
-          c.op = ChangeOp::kRetire;
-          c.from_version_id = head->version.entry_version_id;
-          c.version = std::move(head->version);
-          changes.push_back(std::move(c));
+          const std::string from = head->version.entry_version_id;
+          changes.push_back(
+              OneChange{ChangeOp::kRetire, std::move(head->version), from, {}, std::nullopt});
         }
         if (changes.empty()) return Status::Ok();
         PC_RETURN_IF_ERROR(

@@ -39,11 +39,8 @@ Result<ResolvedEntry> ResolveNewEntry(ReadTxn& txn, const Artifact& memory,
 
 std::optional<OneChange> RetireExpiredTwin(const ResolvedEntry& resolved) {
   if (!resolved.expired) return std::nullopt;
-  OneChange retire;
-  retire.op = ChangeOp::kRetire;
-  retire.version = resolved.expired->version;
-  retire.from_version_id = resolved.expired->version.entry_version_id;
-  return retire;
+  const EntryVersion& v = resolved.expired->version;
+  return OneChange{ChangeOp::kRetire, v, v.entry_version_id, {}, std::nullopt};
 }
 
 Result<std::vector<NearDuplicate>> GateNewEntry(WriteTxn& txn, const WritePolicy& policy,
