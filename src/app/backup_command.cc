@@ -191,9 +191,13 @@ void RemoveTemp(const std::string& tmp) {
 }
 
 // Copy beside the store, bring it to this build's schema, then one rename, holding the data
-// directory's lock throughout so no server starts on a half-restored directory.
-Status PutInPlace(const Config& c, const BackupOpts& o) {
-  PC_ASSIGN_OR_RETURN(std::unique_ptr<DataDirLock> lock, DataDirLock::Acquire(c.data_dir));
+// directory's lock throughout so no server starts on a half-restored directory (taken here unless
+// the caller holds it).
+Status PutInPlace(const Config& c, const BackupOpts& o, bool lock_held = false) {
+  std::unique_ptr<DataDirLock> lock;
+  if (!lock_held) {
+    PC_ASSIGN_OR_RETURN(lock, DataDirLock::Acquire(c.data_dir));
+  }
   const std::string tmp = DbPath(c) + ".restore-tmp";
   RemoveTemp(tmp);
   Status s = CopyFileSynced(o.in, tmp);
@@ -263,6 +267,13 @@ ConfigCommand AddRestore(CLI::App& app, const std::shared_ptr<BackupOpts>& o) {
 }
 
 }  // namespace
+
+Status RestoreStoreFileLocked(const Config& config, const std::string& file, bool replace) {
+  BackupOpts o;
+  o.in = file;
+  o.force = replace;
+  return PutInPlace(config, o, /*lock_held=*/true);
+}
 
 std::vector<ConfigCommand> AddBackupCommands(CLI::App& app) {
   auto o = std::make_shared<BackupOpts>();

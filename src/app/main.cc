@@ -12,6 +12,7 @@
 #include "app/mcp.h"
 #include "app/memory_md_command.h"
 #include "app/migrate_command.h"
+#include "app/portable_command.h"
 #include "app/serve.h"
 #include "app/service_command.h"
 #include "app/verify_command.h"
@@ -86,6 +87,9 @@ int main(int argc, char** argv) {
   on_config.push_back(pc::AddVerifyCommand(app));
   std::vector<pc::ClientCommand> session = pc::AddSessionCommands(app);
   std::vector<pc::MemoryMdCommand> memory_md = pc::AddMemoryMdCommands(app);
+  // `export store` and `import store`, beside memory-md and jsonl (whose commands made the
+  // parents).
+  for (pc::ConfigCommand& c : pc::AddPortableCommands(app)) on_config.push_back(std::move(c));
   std::vector<pc::ExamCommand> exams = pc::AddExamCommands(app);
 
   // A host runs `powercontext hook …`: exit 2 would block the user's prompt (Claude Code, Codex) or

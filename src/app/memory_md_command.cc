@@ -73,7 +73,10 @@ std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   std::vector<MemoryMdCommand> out;
   CLI::App* exp =
-      app.add_subcommand("export", "write a scope's memory as files")->require_subcommand(1);
+      app.add_subcommand(
+             "export",
+             "write a scope's memory as files (memory-md), or a store as one portable file (store)")
+          ->require_subcommand(1);
   CLI::App* exp_md = exp->add_subcommand("memory-md",
                                          "a pointer-only MEMORY.md (under 5,000 characters) and "
                                          "memory/<topic>.md with every entry and its citation");
@@ -100,8 +103,10 @@ std::vector<MemoryMdCommand> AddMemoryMdCommands(CLI::App& app) {
                      return 0;
                    });
                  }});
-  CLI::App* imp =
-      app.add_subcommand("import", "read memory files into a scope")->require_subcommand(1);
+  CLI::App* imp = app.add_subcommand("import",
+                                     "read memory files into a scope (memory-md, jsonl), or a "
+                                     "portable file into an empty store (store)")
+                      ->require_subcommand(1);
   CLI::App* imp_md = imp->add_subcommand(
       "memory-md",
       "a MEMORY.md (and its memory/ folder) as sources, then entries: by the extraction provider, "

@@ -20,6 +20,8 @@ const char* CodeName(Code code) {
       return "revision_conflict";
     case Code::kSourceConflict:
       return "source_conflict";
+    case Code::kStoreNotEmpty:
+      return "store_not_empty";
     case Code::kRevisionNotVisible:
       return "revision_not_visible";
     case Code::kCandidateConflict:
@@ -59,6 +61,7 @@ std::optional<Code> CodeFromName(std::string_view name) {
                  Code::kMethodNotAllowed,
                  Code::kConflict,
                  Code::kSourceConflict,
+                 Code::kStoreNotEmpty,
                  Code::kRevisionNotVisible,
                  Code::kCandidateConflict,
                  Code::kArtifactConflict,

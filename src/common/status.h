@@ -22,6 +22,7 @@ enum class Code {
   kMethodNotAllowed,
   kConflict,            // a stale citation or revision (409 revision_conflict)
   kSourceConflict,      // a source id already names other content (409 source_conflict)
+  kStoreNotEmpty,       // migrate or import into a store that holds data (store_not_empty, exit 4)
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "cli_on.h"
 #include "fake_openai.h"
 #include "server_process.h"
 #include "service/core/actor.h"
@@ -82,42 +83,6 @@ class MigrateTest : public ::testing::Test {
   std::string base_, url_, name_;
   std::unique_ptr<pg::Conn> admin_;
 };
-
-CliResult On(const ServerProcess& server, std::vector<std::string> args,
-             const std::string& in = "") {
-  args.insert(args.end(), {"--server", server.url()});
-  return RunCli(args, in);
-}
-
-json JsonOn(const ServerProcess& server, std::vector<std::string> args,
-            const std::string& in = "") {
-  args.push_back("--json");
-  CliResult r = On(server, args, in);
-  EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
-  return json::parse(r.out, nullptr, false);
-}
-
-// The entry cited at the head of the scope's memory (what a revise or retire must cite).
-std::string AtHead(const ServerProcess& server, const std::string& scope,
-                   const std::string& entry_id) {
-  const json listed = JsonOn(server, {"entries", "-s", scope});
-  for (const json& e : listed["entries"])
-    if (e["entry_id"] == entry_id) return e["citation_ref"];
-  ADD_FAILURE() << entry_id << " is not at the head: " << listed.dump();
-  return "";
-}
-
-// A search's hits without their scores (both stores rank by the same BM25, but floating point
-// need not agree to the last bit): citation, text and state, in order.
-json Hits(const json& search) {
-  json out = json::array();
-  for (const json& h : search["hits"]) {
-    json hit = h;
-    hit.erase("score");
-    out.push_back(hit);
-  }
-  return out;
-}
 
 TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
   TempDir dir;

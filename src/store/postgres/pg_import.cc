@@ -13,178 +13,14 @@
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_txn.h"
+#include "store/table_catalog.h"
 
 namespace pc::pg {
 namespace {
 
-// How a SQLite column becomes a PostgreSQL parameter (NULL stays NULL).
-enum class Col { kText, kInt, kBool, kBlob };
-
-// One table, named alike in both stores: the SQLite expressions, in the order of the PostgreSQL
-// columns they fill.
-struct Table {
-  const char* name;
-  const char* select;   // SQLite
-  const char* columns;  // PostgreSQL
-  std::vector<Col> types;
-  const char* order;      // SQLite ORDER BY: the primary key (rowid tables: the rowid)
-  bool identity = false;  // fills a GENERATED ALWAYS column (OVERRIDING SYSTEM VALUE)
-};
-
-// In foreign-key order.
-const std::vector<Table>& Tables() {
-  using C = Col;
-  static const std::vector<Table> kTables = {
-      {"scopes",
-       "scope_id, key, created_at",
-       "scope_id, key, created_at",
-       {C::kText, C::kText, C::kInt},
-       "rowid"},
-      {"artifacts",
-       "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, "
-       "vector_missing",
-       "artifact_id, scope_id, family, is_default, head_revision, created_at, vector_profile, "
-       "vector_missing",
-       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt, C::kText, C::kInt},
-       "rowid"},
-      {"revisions",
-       "artifact_id, revision, actor, reason, lineage, created_at",
-       "artifact_id, revision, actor, reason, lineage, created_at",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kInt},
-       "artifact_id, revision"},
-      {"revision_changes",
-       "artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id",
-       "artifact_id, revision, seq, op, entry_id, from_version_id, to_version_id",
-       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText},
-       "artifact_id, revision, seq"},
-      // The full-text document number is the entry's rowid: both number entries in creation order,
-      // which is the order a search of common words takes (newest first).
-      {"entries",
-       "entry_id, artifact_id, created_revision, rowid",
-       "entry_id, artifact_id, created_revision, doc",
-       {C::kText, C::kText, C::kInt, C::kInt},
-       "rowid",
-       true},
-      {"entry_versions",
-       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
-       "source_refs,"
-       " created_by_revision, reason, created_at, valid_until",
-       "entry_version_id, entry_id, version, previous_version_id, kind, text, content_hash, "
-       "source_refs,"
-       " created_by_revision, reason, created_at, valid_until",
-       {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt,
-        C::kText, C::kInt, C::kInt},
-       "rowid"},
-      {"manifest",
-       "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",
-       "artifact_id, entry_id, entry_version_id, active, from_revision, to_revision",
-       {C::kText, C::kText, C::kText, C::kBool, C::kInt, C::kInt},
-       "artifact_id, entry_id, from_revision"},
-      // Vectors: float32 blobs, byte for byte.
-      {"entry_vectors",
-       "entry_id, artifact_id, entry_version_id, active, profile, vector",
-       "entry_id, artifact_id, entry_version_id, active, profile, vector",
-       {C::kText, C::kText, C::kText, C::kBool, C::kText, C::kBlob},
-       "entry_rowid"},
-      {"sources",
-       "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, "
-       "created_at",
-       "scope_id, position, source_id, kind, purpose, content, metadata, idempotency_key, "
-       "created_at",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt},
-       "scope_id, position"},
-      {"cursors",
-       "scope_id, artifact_id, consumer, position, updated_at",
-       "scope_id, artifact_id, consumer, position, updated_at",
-       {C::kText, C::kText, C::kText, C::kInt, C::kInt},
-       "scope_id, artifact_id, consumer"},
-      {"handoff_contents",
-       "artifact_id, revision, objective, disposition",
-       "artifact_id, revision, objective, disposition",
-       {C::kText, C::kInt, C::kText, C::kText},
-       "artifact_id, revision"},
-      {"handoff_claims",
-       "artifact_id, revision, claim, seq, text",
-       "artifact_id, revision, claim, seq, text",
-       {C::kText, C::kInt, C::kText, C::kInt, C::kText},
-       "artifact_id, revision, claim, seq"},
-      {"handoff_citations",
-       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, "
-       "entry_version_id",
-       "artifact_id, revision, claim, seq, cseq, kind, name, ref_id, ref_revision, entry_id, "
-       "entry_version_id",
-       {C::kText, C::kInt, C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kInt,
-        C::kText, C::kText},
-       "artifact_id, revision, claim, seq, cseq"},
-      {"candidate_heads",
-       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, "
-       "updated_at",
-       "scope_id, candidate_id, family, version, status, result, decision_reason, created_at, "
-       "updated_at",
-       {C::kText, C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kInt, C::kInt},
-       "scope_id, candidate_id"},
-      {"candidate_versions",
-       "scope_id, candidate_id, version, proposal, evidence, target, reason, actor, created_at",
-       "scope_id, candidate_id, version, proposal, evidence, target, reason, actor, created_at",
-       {C::kText, C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt},
-       "scope_id, candidate_id, version"},
-      {"experience_contents",
-       "artifact_id, revision, situation, action, outcome, lesson, evidence",
-       "artifact_id, revision, situation, action, outcome, lesson, evidence",
-       {C::kText, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText},
-       "artifact_id, revision"},
-      {"scope_settings",
-       "scope_id, name, value, updated_at",
-       "scope_id, name, value, updated_at",
-       {C::kText, C::kText, C::kText, C::kInt},
-       "scope_id, name"},
-      {"graph_edges",
-       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, "
-       "subject_key, object_key,"
-       " evidence",
-       "artifact_id, revision, seq, entry_id, entry_version_id, subject, relation, object, "
-       "subject_key, object_key,"
-       " evidence",
-       {C::kText, C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText,
-        C::kText, C::kText},
-       "artifact_id, revision, seq"},
-      {"last_flush",
-       "scope_id, at_ms, record",
-       "scope_id, at_ms, record",
-       {C::kText, C::kInt, C::kText},
-       "scope_id"},
-      {"model_usage_daily",
-       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, "
-       "input_complete, output_complete",
-       "scope_id, usage_date, purpose, operation, requests, input_tokens, output_tokens, "
-       "input_complete, output_complete",
-       {C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt, C::kBool, C::kBool},
-       "scope_id, usage_date, purpose, operation"},
-      {"recall_token_daily",
-       "scope_id, usage_date, estimator_id, estimator_version, preparations, ready_preparations,"
-       " comparable_preparations, baseline_tokens, recalled_tokens",
-       "scope_id, usage_date, estimator_id, estimator_version, preparations, ready_preparations,"
-       " comparable_preparations, baseline_tokens, recalled_tokens",
-       {C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt, C::kInt, C::kInt},
-       "scope_id, usage_date, estimator_id, estimator_version"},
-      // Token rows keep their numbers (a revoked token's row stays, so audit rows keep meaning).
-      {"api_tokens",
-       "token_rowid, name, role, scope_patterns, secret_hash, created_by, created_at_ms, "
-       "expires_at_ms, revoked_at_ms",
-       "token_id, name, role, scope_patterns, secret_hash, created_by, created_at_ms, "
-       "expires_at_ms, revoked_at_ms",
-       {C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kInt, C::kInt, C::kInt},
-       "token_rowid",
-       true},
-      {"audit_log",
-       "seq, at_ms, actor, operation, scope_id, targets, result, request_id",
-       "seq, at_ms, actor, operation, scope_id, targets, result, request_id",
-       {C::kInt, C::kInt, C::kText, C::kText, C::kText, C::kText, C::kText, C::kText},
-       "seq",
-       true},
-  };
-  return kTables;
-}
+using Col = StoreColumn;
+using Table = StoreTable;
+const std::vector<StoreTable>& Tables() { return StoreTables(); }
 
 // The identity columns the copy filled, and where each continues.
 struct Identity {
@@ -662,10 +498,11 @@ Status RunImport(sqlite::Db& db, Conn& pg, const ImportOptions& options, ImportR
   }
   if (!holding.empty()) {
     PC_ASSIGN_OR_RETURN(int64_t scopes, PgCount(pg, "SELECT count(*) FROM scopes"));
-    return Conflict("the target database already holds data (" + std::to_string(scopes) +
-                    " scopes; rows in " + holding +
-                    "): migrate copies only into an empty database and never merges; nothing was "
-                    "changed")
+    return Status(Code::kStoreNotEmpty,
+                  "the target database already holds data (" + std::to_string(scopes) +
+                      " scopes; rows in " + holding +
+                      "): migrate copies only into an empty database and never merges; nothing was "
+                      "changed")
         .WithDetail("tables", holding);
   }
 

@@ -1,0 +1,30 @@
+// The portable export format (docs/export.md): a store, or one scope of it, as JSON Lines with its
+// complete history. Line 1 is the header: the format's name and version, where it came from, and
+// every table with its columns and their types (store/table_catalog.h); then one line per row,
+// tables in foreign-key order; the last line is the trailer: the rows written and the SHA-256 of
+// every byte before it. Identities are kept exactly (ids, revision numbers, source positions,
+// document numbers, audit sequence numbers), so a citation written before an export reads the same
+// bytes after an import, on either store.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace pc::portable {
+
+inline constexpr const char* kFormatName = "powercontext-export";
+inline constexpr int kFormatVersion = 1;
+
+// The header's "tables": this build's tables, columns and types. An import reads a file only when
+// its header lists exactly these.
+nlohmann::ordered_json TablesJson();
+
+// Text for one line: UTF-8 as it is (no \u escapes), no spaces.
+std::string Line(const nlohmann::ordered_json& value);
+
+// Bytes as lower-case hex, and back (nullopt: not hex of whole bytes).
+std::string ToHex(const void* data, size_t size);
+std::optional<std::string> FromHex(const std::string& hex);
+
+}  // namespace pc::portable
