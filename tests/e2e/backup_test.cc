@@ -2,13 +2,15 @@
 // real server in the middle of a burst of concurrent writes restores to a store in which every
 // write acknowledged before the backup started reads back exactly, and whose history is
 // contiguous; every refusal (an existing file, a non-empty directory, a file that is not a store,
-// a directory a server holds, PostgreSQL) exits non-zero and changes nothing.
+// a directory a server holds, PostgreSQL) exits non-zero and changes nothing. On PostgreSQL the
+// documented pg_dump and pg_restore, then verify, hold the same promise.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,8 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "json_http.h"
 #include "server_process.h"
+#include "store/postgres/pg_conn.h"
 #include "store/sqlite/db.h"
 #include "store/sqlite/schema.h"
 #include "test_util.h"
@@ -110,6 +114,29 @@ std::pair<int64_t, std::vector<int64_t>> History(JsonHttp& http) {
   return {head, revisions};
 }
 
+// A restored store: every write acknowledged before the copy began reads back exactly; history is
+// contiguous (head..1, each once, no later than the live head); the next write is head + 1.
+void ExpectEveryAcknowledgedWrite(JsonHttp& http, const std::vector<Acked>& before,
+                                  int64_t live_head) {
+  for (const Acked& a : before) {
+    auto [status, entry] =
+        http.Post("/v1/memory/entries/get", {{"scope_id", kScope}, {"citation", a.citation}});
+    ASSERT_EQ(status, 200) << "acknowledged before the copy, missing from it: " << a.citation.dump()
+                           << " " << entry.dump();
+    EXPECT_EQ(entry["text"], a.text);
+  }
+  auto [head, revisions] = History(http);
+  EXPECT_GE(head, static_cast<int64_t>(before.size()));
+  EXPECT_LE(head, live_head);
+  ASSERT_EQ(revisions.size(), static_cast<size_t>(head));
+  for (size_t i = 0; i < revisions.size(); ++i)
+    EXPECT_EQ(revisions[i], head - static_cast<int64_t>(i)) << "gap in the restored history";
+  auto [status, written] = http.Post(
+      "/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", "after restore"}});
+  ASSERT_EQ(status, 200) << written.dump();
+  EXPECT_EQ(written["memory"]["revision"], head + 1);
+}
+
 // Remembers `text` in kScope: the answer's status.
 int Remember(JsonHttp& http, const std::string& text) {
   return http.Post("/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", text}})
@@ -155,6 +182,71 @@ TEST(BackupPostgres, PostgresqlIsRefusedWithTheProcedure) {
   }
 }
 
+// PostgreSQL's procedure (docs/operations.md, "PostgreSQL"), run as written: pg_dump in the middle
+// of a burst of writes through the real server, pg_restore into an empty database, then our
+// verify: clean, every write acknowledged before the dump started reads back exactly, history is
+// contiguous, and a server on the restored database takes the next write.
+TEST(BackupPostgres, PgDumpDuringWriteBurstRestoresEveryAcknowledgedWriteAndVerifies) {
+  if (TestingPostgres()) GTEST_SKIP() << "run once, in the plain suite (it makes its databases)";
+  PC_REQUIRE_TEST_PG();
+  std::string bin;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/usr/lib/postgresql", ec))
+    if (fs::exists(e.path() / "bin/pg_dump")) bin = (e.path() / "bin").string();
+  ASSERT_FALSE(bin.empty()) << "PostgreSQL's pg_dump is not installed";
+  const std::string base = std::getenv("POWERCONTEXT_TEST_PG");
+  auto admin = pg::Conn::Open(base);
+  ASSERT_TRUE(admin.ok()) << admin.status().message();
+  const std::string suffix =
+      std::to_string(::getpid()) + "_" + std::to_string(NowMillis() % 100000);
+  const std::string live_db = "pc_dump_live_" + suffix, restored_db = "pc_dump_restored_" + suffix;
+  struct Drop {
+    pg::Conn& c;
+    std::vector<std::string> names;
+    ~Drop() {
+      for (const std::string& n : names)
+        (void)c.Exec("DROP DATABASE IF EXISTS " + n + " WITH (FORCE)");
+    }
+  } drop{**admin, {live_db, restored_db}};
+  ASSERT_TRUE((*admin)->Exec("CREATE DATABASE " + live_db).ok());
+  ASSERT_TRUE((*admin)->Exec("CREATE DATABASE " + restored_db).ok());
+  const std::string prefix = base.substr(0, base.rfind('/') + 1);
+  const std::string live_url = prefix + live_db, restored_url = prefix + restored_db;
+  TempDir tmp;
+  const std::string dump = tmp.path() + "/pc.dump";
+
+  ServerProcess server(tmp.path() + "/live", {"--store", live_url});
+  ASSERT_TRUE(server.Start()) << Slurp(server.log_path());
+  WriteBurst burst(server.port(), 6);
+  burst.WaitFor(60);
+  const std::vector<Acked> before = burst.acked();
+  ASSERT_GE(before.size(), 60u) << "the burst never got going";
+  const std::string dump_cmd = bin + "/pg_dump --format=custom --file='" + dump + "' '" + live_url +
+                               "' > '" + tmp.path() + "/dump.log' 2>&1";
+  const int dumped = std::system(dump_cmd.c_str());
+  const size_t at_end = burst.count();
+  burst.WaitFor(at_end + 30);
+  burst.Stop();
+  ASSERT_EQ(dumped, 0) << Slurp(tmp.path() + "/dump.log");
+  EXPECT_GT(burst.count(), at_end) << "no write was acknowledged after the dump";
+  JsonHttp live(server.port());
+  const int64_t live_head = History(live).first;
+  server.Stop();
+
+  const std::string restore_cmd = bin + "/pg_restore --exit-on-error --no-owner --dbname='" +
+                                  restored_url + "' '" + dump + "' > '" + tmp.path() +
+                                  "/restore.log' 2>&1";
+  ASSERT_EQ(std::system(restore_cmd.c_str()), 0) << Slurp(tmp.path() + "/restore.log");
+  CliResult verified = RunCli({"verify", "--store", restored_url});
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("every invariant holds"), std::string::npos) << verified.out;
+
+  ServerProcess restored(tmp.path() + "/restored", {"--store", restored_url});
+  ASSERT_TRUE(restored.Start()) << Slurp(restored.log_path());
+  JsonHttp http(restored.port());
+  ExpectEveryAcknowledgedWrite(http, before, live_head);
+}
+
 TEST_F(BackupTest, BackupDuringWriteBurstRestoresEveryAcknowledgedWrite) {
   ServerProcess server(Dir("live"));
   ASSERT_TRUE(server.Start());
@@ -179,25 +271,7 @@ TEST_F(BackupTest, BackupDuringWriteBurstRestoresEveryAcknowledgedWrite) {
   ServerProcess restored(Dir("restored"));
   ASSERT_TRUE(restored.Start());
   JsonHttp http(restored.port());
-  for (const Acked& a : before) {
-    auto [status, entry] =
-        http.Post("/v1/memory/entries/get", {{"scope_id", kScope}, {"citation", a.citation}});
-    ASSERT_EQ(status, 200) << "acknowledged before the backup, missing from it: "
-                           << a.citation.dump() << " " << entry.dump();
-    EXPECT_EQ(entry["text"], a.text);
-  }
-  // History is contiguous: revisions head..1, each exactly once, and no later than the live head.
-  auto [head, revisions] = History(http);
-  EXPECT_GE(head, static_cast<int64_t>(before.size()));
-  EXPECT_LE(head, live_head);
-  ASSERT_EQ(revisions.size(), static_cast<size_t>(head));
-  for (size_t i = 0; i < revisions.size(); ++i)
-    EXPECT_EQ(revisions[i], head - static_cast<int64_t>(i)) << "gap in the restored history";
-  // The restored store takes writes where the backup left off.
-  auto [status, written] = http.Post(
-      "/v1/memory/remember", {{"scope_id", kScope}, {"kind", "fact"}, {"text", "after restore"}});
-  ASSERT_EQ(status, 200) << written.dump();
-  EXPECT_EQ(written["memory"]["revision"], head + 1);
+  ExpectEveryAcknowledgedWrite(http, before, live_head);
 }
 
 TEST_F(BackupTest, ExistingOutFileIsRefusedUnlessForced) {
