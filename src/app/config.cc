@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 
 #include "service/memory/write_policy.h"
@@ -428,17 +429,32 @@ std::vector<std::string> SplitList(const std::string& value) {
   return out;
 }
 
+Result<Config> LoadConfigFile(const std::string& config_file) {
+  Config c;
+  if (!config_file.empty()) PC_RETURN_IF_ERROR(ApplyFile(c, config_file));
+  c.config_file = config_file;
+  PC_RETURN_IF_ERROR(Validate(c));
+  return c;
+}
+
 Result<Config> LoadConfig(const std::string& config_file,
                           const std::map<std::string, std::string>& flags) {
   Config c;
-  if (!config_file.empty()) PC_RETURN_IF_ERROR(ApplyFile(c, config_file));
+  if (!config_file.empty()) {
+    PC_RETURN_IF_ERROR(ApplyFile(c, config_file));
+    std::error_code ec;
+    c.config_file = std::filesystem::absolute(config_file, ec).lexically_normal().string();
+  }
   for (const Setting& s : Table()) {
-    if (const char* v = std::getenv(s.info.env.c_str()); v && *v)
+    if (const char* v = std::getenv(s.info.env.c_str()); v && *v) {
       PC_RETURN_IF_ERROR(Apply(c, s.info.key, v, "environment " + s.info.env));
+      c.set_outside_file[s.info.key] = "environment " + s.info.env;
+    }
   }
   for (const auto& [key, value] : flags) {
     const Setting* s = Find(key);
     PC_RETURN_IF_ERROR(Apply(c, key, value, "flag " + (s ? s->info.flag : key)));
+    c.set_outside_file[key] = "flag " + (s ? s->info.flag : key);
   }
   PC_RETURN_IF_ERROR(Validate(c));
   return c;

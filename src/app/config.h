@@ -89,6 +89,12 @@ struct Config {
   // Derived by Validate().
   std::string listen_host;
   int listen_port = 0;
+
+  // Where the settings came from (set by LoadConfig): the configuration file, absolute ("" when
+  // none), and each setting given by the environment or a flag, by TOML key, with its origin
+  // ("flag --embed-provider"). What a unit file must carry to run serve the same way.
+  std::string config_file;
+  std::map<std::string, std::string> set_outside_file;
 };
 
 struct SettingInfo {
@@ -111,6 +117,9 @@ Result<Config> LoadConfig(const std::string& config_file,
                           const std::map<std::string, std::string>& flags);
 
 Status Validate(Config& c);
+
+// Defaults < the file alone ("" none): what a process started with only --config FILE runs with.
+Result<Config> LoadConfigFile(const std::string& config_file);
 
 // A comma-separated list setting (allowed_hosts …): its items, trimmed, empty ones dropped.
 std::vector<std::string> SplitList(const std::string& value);

@@ -56,10 +56,27 @@ Status CheckInstallable(const Config& c) {
         "service install serves this user's SQLite data directory; a PostgreSQL store is "
         "served by the package's system service with its configuration (docs/install.md); "
         "nothing was written");
-  for (unsigned char ch : c.data_dir + c.listen)
+  // The unit runs `serve --config FILE --data DIR --listen ADDR`: a setting given any other way
+  // (a flag, the environment) would not reach the service, which would run without it.
+  PC_ASSIGN_OR_RETURN(const Config service, LoadConfigFile(c.config_file));
+  std::string dropped;
+  for (const auto& [key, origin] : c.set_outside_file)
+    if (key != "data" && key != "listen" && key != "server" &&
+        GetSetting(c, key) != GetSetting(service, key))
+      dropped += (dropped.empty() ? "" : ", ") + key + " (" + origin + ")";
+  if (!dropped.empty())
+    return InvalidArgument(
+               "the service runs serve with --data, --listen and a configuration file (--config); "
+               "these settings were given another way and would not reach it: " +
+               dropped +
+               ". Put them in a TOML file and install with --config FILE "
+               "(README, \"Configuration\"); nothing was written")
+        .WithDetail("settings", dropped);
+  for (unsigned char ch : c.data_dir + c.listen + c.config_file)
     if (ch < 0x20 || ch == 0x7f)
       return InvalidArgument(
-          "the data directory or listen address holds a control character, which a unit file "
+          "the data directory, listen address or configuration file holds a control character, "
+          "which a unit file "
           "cannot carry; nothing was written");
   return Status::Ok();
 }
@@ -73,11 +90,13 @@ int Install(const Config& c) {
   if (found && !IsOurUnit(old)) return ReportError(NotOurs(*path, "replaced"));
   Result<std::string> binary = ThisBinary();
   if (!binary.ok()) return ReportError(binary.status());
-  UserUnitOptions o{*binary, fs::absolute(c.data_dir).lexically_normal().string(), c.listen};
+  UserUnitOptions o{*binary, fs::absolute(c.data_dir).lexically_normal().string(), c.listen,
+                    c.config_file};
   std::error_code ec;
   fs::create_directories(fs::path(*path).parent_path(), ec);
   if (Status s = WriteFileDurably(*path, UserUnitText(o)); !s.ok()) return ReportError(s);
-  std::cout << (found ? "updated " : "wrote ") << *path << ": " << o.binary << " serve --data "
+  std::cout << (found ? "updated " : "wrote ") << *path << ": " << o.binary << " serve"
+            << (o.config_file.empty() ? "" : " --config " + o.config_file) << " --data "
             << o.data_dir << " --listen " << o.listen << "\n";
   Status s = UserManagerReachable();
   if (!s.ok()) return NoSystemctl(s, "the unit is written", kStartCommand);

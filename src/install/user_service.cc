@@ -54,8 +54,9 @@ Result<std::string> UserUnitPath() {
 }
 
 std::string UserUnitText(const UserUnitOptions& o) {
-  std::string exec =
-      UnitArg(o.binary) + " serve --data " + UnitArg(o.data_dir) + " --listen " + UnitArg(o.listen);
+  std::string exec = UnitArg(o.binary) + " serve";
+  if (!o.config_file.empty()) exec += " --config " + UnitArg(o.config_file);
+  exec += " --data " + UnitArg(o.data_dir) + " --listen " + UnitArg(o.listen);
   return std::string(kHeader) +
          "; `powercontext service uninstall` removes it (docs/operations.md).\n"
          "[Unit]\n"

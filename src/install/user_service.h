@@ -16,9 +16,10 @@ inline constexpr const char* kUserServiceName = "powercontext";
 inline constexpr int kSystemctlTimeoutSeconds = 10;
 
 struct UserUnitOptions {
-  std::string binary;    // absolute path of the powercontext binary
-  std::string data_dir;  // absolute
-  std::string listen;    // host:port
+  std::string binary;       // absolute path of the powercontext binary
+  std::string data_dir;     // absolute
+  std::string listen;       // host:port
+  std::string config_file;  // absolute; "" for none
 };
 
 // $XDG_CONFIG_HOME/systemd/user/powercontext.service ($HOME/.config when XDG_CONFIG_HOME is unset

@@ -154,6 +154,45 @@ TEST_F(ServiceTest, WhatTheUnitCannotCarryIsRefused) {
   EXPECT_FALSE(fs::exists(Unit()));
 }
 
+// The unit carries --data, --listen and the configuration file: a setting given by a flag or the
+// environment would silently not reach the service, so it is refused, naming each; a flag that
+// only repeats what the service gets anyway is not. A --config file is carried, by its absolute
+// path.
+TEST_F(ServiceTest, SettingsTheUnitCannotCarryAreRefusedAndTheConfigFileIsCarried) {
+  CliResult flag = RunCli({"service", "install", "--embed-provider", "hash"});
+  EXPECT_EQ(flag.exit_code, 2) << flag.err;
+  EXPECT_NE(flag.err.find("embed_provider (flag --embed-provider)"), std::string::npos) << flag.err;
+  EXPECT_NE(flag.err.find("--config FILE"), std::string::npos) << flag.err;
+  {
+    ScopedEnv env("POWERCONTEXT_RECONCILE", "reject");
+    CliResult from_env = RunCli({"service", "install"});
+    EXPECT_EQ(from_env.exit_code, 2) << from_env.err;
+    EXPECT_NE(from_env.err.find("reconcile (environment POWERCONTEXT_RECONCILE)"),
+              std::string::npos)
+        << from_env.err;
+  }
+  EXPECT_FALSE(fs::exists(Unit())) << "a refusal writes nothing";
+
+  // The default, given again, is no loss.
+  EXPECT_EQ(RunCli({"service", "install", "--store", "sqlite"}).exit_code, 6);
+  fs::remove(Unit());
+
+  const std::string file = tmp_.path() + "/pc.toml";
+  std::ofstream(file) << "embed_provider = \"hash\"\nreconcile = \"reject\"\n";
+  const fs::path cwd = fs::current_path();
+  fs::current_path(tmp_.path());  // relative --config and --data, made absolute in the unit
+  CliResult carried = RunCli({"service", "install", "--config", "pc.toml", "--data", "d"});
+  fs::current_path(cwd);
+  EXPECT_EQ(carried.exit_code, 6) << carried.err;
+  EXPECT_NE(Slurp(Unit()).find(" serve --config " + fs::canonical(file).string() + " --data " +
+                               fs::canonical(tmp_.path()).string() + "/d --listen "),
+            std::string::npos)
+      << Slurp(Unit());
+  // A flag that agrees with the file is carried by the file.
+  EXPECT_EQ(RunCli({"service", "install", "--config", file, "--embed-provider", "hash"}).exit_code,
+            6);
+}
+
 TEST_F(ServiceTest, InstallWithSystemctlReloadsEnablesAndStarts) {
   FakeSystemctl();
   CliResult r = RunCli({"service", "install", "--data", tmp_.path() + "/data"});
