@@ -1,6 +1,8 @@
 #include "search/near_duplicate.h"
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
@@ -36,6 +38,34 @@ double TermSimilarity(const std::vector<std::string>& a, const std::vector<std::
 
 double TextSimilarity(std::string_view a, std::string_view b) {
   return TermSimilarity(SimilarityTerms(a), SimilarityTerms(b));
+}
+
+namespace {
+
+// 16 shards of at most 4,096 versions (a few hundred bytes each): ~20 MB at most.
+constexpr size_t kShards = 16;
+constexpr size_t kPerShard = 4096;
+
+struct TermShard {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> terms;
+};
+
+}  // namespace
+
+std::shared_ptr<const std::vector<std::string>> VersionSimilarityTerms(
+    const std::string& entry_version_id, std::string_view text) {
+  static TermShard shards[kShards];
+  TermShard& shard = shards[std::hash<std::string>{}(entry_version_id) % kShards];
+  {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    if (auto it = shard.terms.find(entry_version_id); it != shard.terms.end()) return it->second;
+  }
+  auto made = std::make_shared<const std::vector<std::string>>(SimilarityTerms(text));
+  std::lock_guard<std::mutex> lock(shard.mu);
+  if (shard.terms.size() >= kPerShard) shard.terms.clear();
+  shard.terms.emplace(entry_version_id, made);
+  return made;
 }
 
 }  // namespace pc

@@ -1,8 +1,9 @@
 // Near-duplicate detection for the reconcile write gate (docs/write-gates.md): how much two
 // statements say the same, from their text alone (and their vectors, when both have one).
-// Pure and deterministic.
+// Deterministic (VersionSimilarityTerms keeps what it computed, nothing else).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,12 @@ std::vector<std::string> SimilarityTerms(std::string_view text);
 // Dice's coefficient of the two term sets, in [0, 1]: 1 for the same terms.
 double TermSimilarity(const std::vector<std::string>& a, const std::vector<std::string>& b);
 double TextSimilarity(std::string_view a, std::string_view b);
+
+// SimilarityTerms of an entry version's text, kept by its id (a version is immutable: its text
+// never changes under its id). The gate compares every write with up to 32 candidates, most of
+// them the same entries write after write; tokenizing each again was a tenth of a remember's CPU
+// (docs/benchmarks.md). Bounded (each of its shards is emptied when full), thread-safe.
+std::shared_ptr<const std::vector<std::string>> VersionSimilarityTerms(
+    const std::string& entry_version_id, std::string_view text);
 
 }  // namespace pc

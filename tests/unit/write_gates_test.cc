@@ -381,6 +381,20 @@ TEST(NearDuplicateTest, SimilarityIsSymmetricAndBounded) {
   EXPECT_GE(TextSimilarity("导入失败的行写入表", "导入失败的行会写入表"), kNearDuplicateThreshold);
 }
 
+// The gate's terms of a version, kept by its id: the same terms as computing them, the same
+// object while kept, and still right after its shard has been emptied by many others.
+TEST(NearDuplicateTest, AVersionsTermsAreKeptByItsIdAndStayRight) {
+  const std::string text = "The importer writes failed rows to 错误表 nightly.";
+  auto first = VersionSimilarityTerms("env_test_kept", text);
+  EXPECT_EQ(*first, SimilarityTerms(text));
+  EXPECT_EQ(VersionSimilarityTerms("env_test_kept", text), first) << "kept, not recomputed";
+  for (int i = 0; i < 80000; ++i)
+    VersionSimilarityTerms("env_filler_" + std::to_string(i), "filler " + std::to_string(i));
+  auto again = VersionSimilarityTerms("env_test_kept", text);
+  EXPECT_EQ(*again, SimilarityTerms(text));
+  EXPECT_EQ(*first, SimilarityTerms(text)) << "a holder's terms outlive their eviction";
+}
+
 }  // namespace
 }  // namespace pc
 

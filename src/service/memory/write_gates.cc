@@ -78,7 +78,8 @@ Status CompareWith(ReadTxn& txn, const MemoryRef& head, const std::vector<Manife
     // An expired entry has left the head (docs/expiry.md): no write is told to revise it.
     if (!h.active || v.entry_id == skip_entry || !ValidAt(v, now)) continue;
     NearDuplicate d{Citation{head, v.entry_id, v.entry_version_id}, v.text,
-                    TermSimilarity(mine, SimilarityTerms(v.text)), std::nullopt};
+                    TermSimilarity(mine, *VersionSimilarityTerms(v.entry_version_id, v.text)),
+                    std::nullopt};
     if (auto it = cosine.find(v.entry_id); it != cosine.end()) d.cosine = it->second;
     if (d.similarity >= kNearDuplicateThreshold || (d.cosine && *d.cosine >= kNearDuplicateCosine))
       out.push_back(d);
