@@ -22,6 +22,8 @@ const char* CodeName(Code code) {
       return "source_conflict";
     case Code::kStoreNotEmpty:
       return "store_not_empty";
+    case Code::kNameTaken:
+      return "name_taken";
     case Code::kRevisionNotVisible:
       return "revision_not_visible";
     case Code::kCandidateConflict:
@@ -52,29 +54,35 @@ const char* CodeName(Code code) {
   return "internal";
 }
 
+const std::vector<Code>& AllCodes() {
+  static const std::vector<Code> kCodes = {Code::kOk,
+                                           Code::kInvalidArgument,
+                                           Code::kUnauthenticated,
+                                           Code::kPermissionDenied,
+                                           Code::kNotFound,
+                                           Code::kMethodNotAllowed,
+                                           Code::kConflict,
+                                           Code::kSourceConflict,
+                                           Code::kStoreNotEmpty,
+                                           Code::kNameTaken,
+                                           Code::kRevisionNotVisible,
+                                           Code::kCandidateConflict,
+                                           Code::kArtifactConflict,
+                                           Code::kNearDuplicate,
+                                           Code::kEvidenceRequired,
+                                           Code::kTooLarge,
+                                           Code::kUnsupportedMediaType,
+                                           Code::kCapabilityUnavailable,
+                                           Code::kRateLimited,
+                                           Code::kInternal,
+                                           Code::kProviderUnavailable,
+                                           Code::kProviderError,
+                                           Code::kUnavailable};
+  return kCodes;
+}
+
 std::optional<Code> CodeFromName(std::string_view name) {
-  for (Code c : {Code::kOk,
-                 Code::kInvalidArgument,
-                 Code::kUnauthenticated,
-                 Code::kPermissionDenied,
-                 Code::kNotFound,
-                 Code::kMethodNotAllowed,
-                 Code::kConflict,
-                 Code::kSourceConflict,
-                 Code::kStoreNotEmpty,
-                 Code::kRevisionNotVisible,
-                 Code::kCandidateConflict,
-                 Code::kArtifactConflict,
-                 Code::kNearDuplicate,
-                 Code::kEvidenceRequired,
-                 Code::kTooLarge,
-                 Code::kUnsupportedMediaType,
-                 Code::kCapabilityUnavailable,
-                 Code::kRateLimited,
-                 Code::kInternal,
-                 Code::kProviderUnavailable,
-                 Code::kProviderError,
-                 Code::kUnavailable})
+  for (Code c : AllCodes())
     if (name == CodeName(c)) return c;
   return std::nullopt;
 }

@@ -23,6 +23,7 @@ enum class Code {
   kConflict,            // a stale citation or revision (409 revision_conflict)
   kSourceConflict,      // a source id already names other content (409 source_conflict)
   kStoreNotEmpty,       // migrate or import into a store that holds data (store_not_empty, exit 4)
+  kNameTaken,           // a name a live thing already has: a token's (409 name_taken)
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
@@ -44,6 +45,8 @@ enum class Code {
 const char* CodeName(Code code);
 // The code a name stands for, if any.
 std::optional<Code> CodeFromName(std::string_view name);
+// Every code (docs/api.md's error table has a row for each: a test keeps it so).
+const std::vector<Code>& AllCodes();
 
 // One structured detail of an error, e.g. {"current_revision", 7}.
 using DetailValue = std::variant<int64_t, std::string>;

@@ -42,6 +42,16 @@ TEST(Security, TokensAreCheckedOnEveryRouteAndRevocationIsImmediate) {
   const std::string admin = CreateToken(data, "admin", "admin");
   const std::string agent = CreateToken(data, "agent-a", "writer", {"project:orders-*"});
   ASSERT_EQ(admin.rfind("pct_", 0), 0u);
+  // A live token's name is taken: the CLI says so with the conflict exit, the API with 409.
+  CliResult again =
+      RunCli({"token", "create", "--data", data, "--name", "admin", "--role", "reader"});
+  EXPECT_EQ(again.exit_code, 4) << again.err;
+  EXPECT_NE(again.err.find("name_taken"), std::string::npos) << again.err;
+  auto taken = JsonHttp(server.port())
+                   .Bearer(admin)
+                   .Post("/v1/tokens", {{"name", "agent-a"}, {"role", "reader"}});
+  EXPECT_EQ(taken.first, 409) << taken.second.dump();
+  EXPECT_EQ(taken.second["error"]["code"], "name_taken");
 
   JsonHttp anon(server.port());
   httplib::Headers headers;

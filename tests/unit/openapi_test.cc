@@ -3,13 +3,16 @@
 // (or one the HTTP layer serves itself, marked so) — and every reference in it resolves.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "auth/request_context.h"
 #include "routed_services.h"
 #include "test_util.h"
+#include "wire/error_map.h"
 
 namespace pc {
 namespace {
@@ -102,6 +105,33 @@ TEST(OpenApi, ServedWithoutAToken) {
   ASSERT_TRUE(out.text);
   EXPECT_EQ(*out.text, OpenApiDocument());
   EXPECT_EQ(out.content_type, "application/json");
+}
+
+}  // namespace
+}  // namespace pc
+
+namespace pc {
+namespace {
+
+// docs/api.md's error table names every code there is, with its HTTP status and exit code as
+// src/wire/error_map.cc maps them (a code added without its row was how four went missing).
+TEST(ErrorTable, TheDocumentedTableHasARowForEveryCode) {
+  std::ifstream in(std::string(PC_SOURCE_DIR) + "/docs/api.md.in");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  for (Code c : AllCodes()) {
+    if (c == Code::kOk) continue;
+    const std::string row = std::string("| `") + CodeName(c) + "` | ";
+    const size_t at = text.str().find(row);
+    ASSERT_NE(at, std::string::npos) << "no row for " << CodeName(c);
+    if (c == Code::kStoreNotEmpty) continue;  // never over HTTP
+    const std::string rest = text.str().substr(at + row.size(), 12);
+    EXPECT_EQ(
+        rest.rfind(std::to_string(HttpStatusFor(c)) + " | " + std::to_string(ExitCodeFor(c)), 0),
+        0u)
+        << CodeName(c) << ": " << rest;
+  }
 }
 
 }  // namespace

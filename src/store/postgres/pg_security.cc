@@ -37,7 +37,8 @@ ApiToken ReadToken(const Rows& r, int row) {
 }
 
 Status NameTaken(const std::string& name) {
-  return Conflict("a token named " + name + " exists; revoke it first or choose another name")
+  return Status(Code::kNameTaken,
+                "a token named " + name + " exists; revoke it first or choose another name")
       .WithDetail("name", name);
 }
 

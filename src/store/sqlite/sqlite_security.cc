@@ -65,7 +65,8 @@ Status SqliteTxn::CreateToken(const ApiToken& t) {
     s.Bind(1, t.name);
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row)
-      return Conflict("a token named " + t.name + " exists; revoke it first or choose another name")
+      return Status(Code::kNameTaken,
+                    "a token named " + t.name + " exists; revoke it first or choose another name")
           .WithDetail("name", t.name);
   }
   PC_ASSIGN_OR_RETURN(
