@@ -78,7 +78,7 @@ Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
            {"memory_extraction", extraction},
            {"experience_generation", generation},
            {"managed_skill_generation", false},
-           {"external_skill_registry", false},
+           {"external_skill_registry", s.external_skills && s.external_skills->configured()},
            {"handoff_generation", extraction},
            {"search_modes", modes},
            {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};

@@ -167,6 +167,8 @@ void AddContextRoutes(Router& router, Services services);
 // The handoff routes (api/handoff_routes.cc).
 void AddHandoffRoutes(Router& router, Services services);
 void AddReviewRoutes(Router& router, Services services);
+// The external Skill registry's routes (api/skill_routes.cc).
+void AddSkillRoutes(Router& router, Services services);
 // The spec's memory routes (api/memory_routes.cc).
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).

@@ -230,6 +230,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddHandoffRoutes(router, services);
   AddWorkRoutes(router, services);
   AddReviewRoutes(router, services);
+  AddSkillRoutes(router, services);
   AddHealthRoutes(router, services, options);
   AddOpenApiRoutes(router);
   AddConsoleRoutes(router);

@@ -13,6 +13,7 @@
 #include "service/review/experience_generator.h"
 #include "service/review/review_service.h"
 #include "service/search/search_service.h"
+#include "service/skills/external_skills.h"
 
 namespace pc {
 
@@ -30,6 +31,8 @@ struct Services {
   DailyReviewService* daily = nullptr;  // null: POST /v1/review/run is capability_unavailable
   ExperienceGenerator* generate =
       nullptr;  // null: POST /v1/experience/generate is capability_unavailable
+  // null, or no roots configured: /v1/external-skills/* is external_skill_registry_unavailable
+  ExternalSkillRegistry* external_skills = nullptr;
 };
 
 }  // namespace pc

@@ -9,6 +9,7 @@
 
 #include "service/memory/write_policy.h"
 #include "service/review/daily_review.h"
+#include "service/skills/external_skills.h"
 
 namespace pc {
 namespace {
@@ -87,6 +88,11 @@ const std::vector<Setting>& Table() {
            "\"working_note=14d,scratch=12h\"; then they leave search and are retired (none by "
            "default); a scope may override",
            &Config::expiry),
+      Text("external_skill_roots", "POWERCONTEXT_EXTERNAL_SKILL_ROOTS", "--external-skill-roots",
+           "directories of Agent-native Skills (a SKILL.md per subdirectory) this server may "
+           "scan, list and resolve, e.g. \"user=/home/me/.codex/skills,project=/repo/.agents/"
+           "skills\"; none by default (the external Skill operations answer 503)",
+           &Config::external_skill_roots),
       Text("embed_provider", "POWERCONTEXT_EMBED_PROVIDER", "--embed-provider",
            "embeddings: none, hash (offline, lexical), static (offline word vectors, "
            "scripts/install-deps vectors) "
@@ -411,6 +417,7 @@ Status Validate(Config& c) {
     return InvalidArgument("durability must be \"full\" or \"normal\"");
   PC_RETURN_IF_ERROR(ValidateProviders(c));
   PC_RETURN_IF_ERROR(ValidateLimits(c));
+  PC_RETURN_IF_ERROR(ParseExternalSkillRoots(c.external_skill_roots).status());
   return ValidateHttp(c);
 }
 

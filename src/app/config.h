@@ -23,6 +23,8 @@ struct Config {
   std::string extraction_review = "auto";
   std::string require_evidence = "false";
   std::string expiry;  // kind=duration,… (docs/expiry.md); none by default
+  // Where external Agent-native Skills are found: user=PATH,project=PATH,… (docs/skills.md)
+  std::string external_skill_roots;
   std::string review_schedule =
       "off";  // the daily review: HH:MM local, or off (service/review/daily_review.h)
   // none: fts only (the measured default, docs/quality.md); hash: offline lexical vectors;

@@ -62,6 +62,10 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   rt->stats = std::make_unique<StatsService>(*rt->store);
   rt->tokens = std::make_unique<TokenService>(*rt->store, config.auth_token);
   rt->audit = std::make_unique<AuditService>(*rt->store);
+  PC_ASSIGN_OR_RETURN(std::vector<ExternalSkillRoot> roots,
+                      ParseExternalSkillRoots(config.external_skill_roots));
+  rt->external_skills =
+      std::make_unique<ExternalSkillRegistry>(*rt->store, std::move(roots), LocalHostId());
   return rt;
 }
 

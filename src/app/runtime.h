@@ -31,10 +31,22 @@ struct Runtime {
   std::unique_ptr<ReviewService> review;
   std::unique_ptr<DailyReviewService> daily;
   std::unique_ptr<ExperienceGenerator> generate;
+  std::unique_ptr<ExternalSkillRegistry> external_skills;
 
   Services services() {
-    return Services{*memory, *search, *sources, *flush,  *handoff,    *context,
-                    *stats,  *tokens, *audit,   *review, daily.get(), generate.get()};
+    return Services{*memory,
+                    *search,
+                    *sources,
+                    *flush,
+                    *handoff,
+                    *context,
+                    *stats,
+                    *tokens,
+                    *audit,
+                    *review,
+                    daily.get(),
+                    generate.get(),
+                    external_skills.get()};
   }
 };
 

@@ -164,6 +164,8 @@ Status EachParsed(const Opts& o, const OptionSpec& spec, Request& request) {
 const std::vector<Row>& ReviewRows();
 // The work-continuity commands' rows (work_commands.cc).
 const std::vector<Row>& WorkRows();
+// The Skill commands' rows (skill_commands.cc).
+const std::vector<Row>& SkillRows();
 // Options the tables share (commands.cc): the scope (--scope, -s: its id or key), and a JSON
 // document argument (a file, or - for standard input) sent as request field `to`.
 OptionSpec ScopeOption();

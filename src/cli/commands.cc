@@ -479,6 +479,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   std::vector<ClientCommand> cmds = AddRows(app, ClientRows(), o);
   for (ClientCommand& c : AddRows(app, ReviewRows(), o)) cmds.push_back(std::move(c));
   for (ClientCommand& c : AddRows(app, WorkRows(), o)) cmds.push_back(std::move(c));
+  for (ClientCommand& c : AddRows(app, SkillRows(), o)) cmds.push_back(std::move(c));
   return cmds;
 }
 

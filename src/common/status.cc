@@ -38,6 +38,8 @@ const char* CodeName(Code code) {
       return "too_large";
     case Code::kCapabilityUnavailable:
       return "capability_unavailable";
+    case Code::kRegistryUnavailable:
+      return "external_skill_registry_unavailable";
     case Code::kRateLimited:
       return "rate_limited";
     case Code::kUnsupportedMediaType:
@@ -73,6 +75,7 @@ const std::vector<Code>& AllCodes() {
                                            Code::kTooLarge,
                                            Code::kUnsupportedMediaType,
                                            Code::kCapabilityUnavailable,
+                                           Code::kRegistryUnavailable,
                                            Code::kRateLimited,
                                            Code::kInternal,
                                            Code::kProviderUnavailable,

@@ -32,6 +32,8 @@ enum class Code {
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,
+  kRegistryUnavailable,  // no external Skill roots are configured (503
+                         // external_skill_registry_unavailable)
   kRateLimited,
   kInternal,
   kProviderUnavailable,  // a model service cannot be reached or did not answer in time

@@ -528,6 +528,41 @@ const std::vector<Tool>& Tools() {
        "POST",
        "/v1/experience/search",
        kReads},
+      {"scan_external_skills",
+       "Scan external Skills",
+       "Register the Agent-native Skills (directories with a SKILL.md) under the server's "
+       "configured roots for this scope, each with its whole-package fingerprint, replacing the "
+       "scope's earlier registrations. Nothing is copied, installed or run. Needs "
+       "external_skill_roots on the server.",
+       Json::object(),
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/external-skills/scan",
+       kAdds},
+      {"list_external_skills",
+       "List external Skills",
+       "The scope's registered external Skills, each checked again on disk: available (with the "
+       "SKILL.md entrypoint) only while the package still has its registered fingerprint; "
+       "changed or removed ones only with include_unavailable.",
+       {{"include_unavailable", {{"type", "boolean"}}}},
+       {},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/external-skills/list",
+       kReads},
+      {"resolve_external_skill",
+       "Resolve an external Skill",
+       "The SKILL.md of exactly the registered version {external_skill_id, fingerprint}, or "
+       "status unavailable when the package changed or is gone: never another version. Reading "
+       "it does not authorize running it.",
+       {{"external_skill_id", {{"type", "string"}}},
+        {"fingerprint", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}}},
+       {"external_skill_id", "fingerprint"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/external-skills/resolve",
+       kReads},
       {"list_artifact_candidates",
        "List the review inbox",
        "List candidates waiting for review (status pending by default; approved or rejected on "

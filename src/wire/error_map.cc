@@ -35,6 +35,7 @@ constexpr Row kTable[] = {
     {Code::kInternal, 500, 1},
     {Code::kProviderUnavailable, 503, 7},
     {Code::kCapabilityUnavailable, 503, 6},
+    {Code::kRegistryUnavailable, 503, 6},
     {Code::kProviderError, 502, 7},
     {Code::kUnavailable, 503, 7},  // after provider_unavailable: a bare 503 reads as that
 };

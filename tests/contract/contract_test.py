@@ -26,7 +26,9 @@ success), 2 usage error, 77 skipped.
 import datetime
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
@@ -90,6 +92,8 @@ OPERATIONS = [
     ("POST", "/v1/artifact-candidates/revise"),
     ("POST", "/v1/work/contracts/create"), ("POST", "/v1/work/handoffs/prepare-current"),
     ("POST", "/v1/work/handoffs/acknowledge"), ("POST", "/v1/work/outcomes/record"),
+    ("POST", "/v1/external-skills/scan"), ("POST", "/v1/external-skills/list"),
+    ("POST", "/v1/external-skills/resolve"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -118,7 +122,9 @@ def main(binary):
     coverage = Coverage(op_ids)
     notes = set()
     fake = FakeOpenAI()
+    skills_root = tempfile.mkdtemp(prefix="pc-contract-skills-")  # server A's external Skills
     model_server = Server(binary, "A", {
+        "POWERCONTEXT_EXTERNAL_SKILL_ROOTS": f"user={skills_root}",
         "POWERCONTEXT_EXTRACT_PROVIDER": "openai",
         "POWERCONTEXT_EXTRACT_BASE_URL": fake.base_url,
         "POWERCONTEXT_EXTRACT_MODEL": "fake-model",
@@ -150,6 +156,7 @@ def main(binary):
         a = Client(model_server, contract, coverage, notes)
         b = Client(bare_server, contract, coverage, notes)
         story = Story()
+        define_skills_story(story, a, b, skills_root)  # before define_story's last step stops A and B
         define_story(story, contract, a, b, fake)
         define_auth_story(story, Client(auth_server, contract, coverage, notes),
                           Client(auth_server, contract, coverage, notes, token=static_token),
@@ -161,7 +168,77 @@ def main(binary):
         fake.close()
     for server in (model_server, bare_server, auth_server):
         server.cleanup()
+    shutil.rmtree(skills_root, ignore_errors=True)
     return report(results, coverage, notes)
+
+
+def define_skills_story(story, a, b, root):
+    """External Skills (RFC 0051's host-local registry, docs/skills.md): server A scans `root`
+    (user installation scope); server B has no roots and answers 503."""
+    scope = "project:contract-skills"
+
+    def package(name, description, body="Run the linter, then the tests."):
+        os.makedirs(os.path.join(root, name), exist_ok=True)
+        with open(os.path.join(root, name, "SKILL.md"), "w", encoding="utf-8") as f:
+            f.write(f"---\nname: {name}\ndescription: {description}\n---\n{body}\n")
+
+    @story.step("external skills: scan registers each package with its fingerprint; list answers them available")
+    def external_scan_list():
+        package("friendly-python", "Tidy a Python change.")
+        package("审查", "代码审查的步骤。")
+        os.makedirs(os.path.join(root, "not-a-skill"), exist_ok=True)
+        caps = a.call("GET", "/v1/capabilities", expect=200).json
+        check_eq(caps["external_skill_registry"], True, "external_skill_registry with a configured root")
+        scan = a.call("POST", "/v1/external-skills/scan", {"scope_id": scope}, expect=200).json
+        check_eq(scan["skipped"], 1, "the directory without SKILL.md is skipped")
+        check_eq([(r["name"], r["external_skill_id"]) for r in scan["registrations"]],
+                 [("审查", "external:codex:user/%E5%AE%A1%E6%9F%A5"),
+                  ("friendly-python", "external:codex:user/friendly-python")],
+                 "registrations by id (a name outside printable ASCII is percent-encoded in it)")
+        for r in scan["registrations"]:
+            check_eq((r["provider"], r["agent_kind"], r["installation_scope"]), ("codex", "codex", "user"),
+                     "provider, agent kind, installation scope")
+            check(r["locator"].startswith(root), f"the locator is the package on this host: {r['locator']}")
+        listed = a.call("POST", "/v1/external-skills/list", {"scope_id": scope}, expect=200).json
+        check_eq([(x["status"], x["entrypoint"]) for x in listed["skills"]],
+                 [("available", os.path.join(r["locator"], "SKILL.md")) for r in scan["registrations"]],
+                 "every registration available, with its SKILL.md")
+        other = a.call("POST", "/v1/external-skills/list", {"scope_id": "project:never-scanned",
+                                                             "include_unavailable": True}, expect=200).json
+        check_eq(other["skills"], [], "another scope's registry is its own")
+        story.state["external"] = scan["registrations"][1]
+
+    @story.step("external skills: resolve the exact fingerprint; a changed package is unavailable, never a fallback")
+    def external_resolve():
+        reg = story.need("external", "external skills: scan registers each package with its fingerprint; "
+                                     "list answers them available")
+        exact = {"scope_id": scope, "external_skill_id": reg["external_skill_id"], "fingerprint": reg["fingerprint"]}
+        ok = a.call("POST", "/v1/external-skills/resolve", exact, expect=200).json
+        check_eq((ok["status"], ok["registration"]), ("available", reg), "the exact registered version")
+        package("friendly-python", "Tidy a Python change.", "Run black instead.")
+        changed = a.call("POST", "/v1/external-skills/resolve", exact, expect=200).json
+        check_eq((changed["status"], changed["entrypoint"]), ("unavailable", None), "a changed package")
+        listed = a.call("POST", "/v1/external-skills/list", {"scope_id": scope}, expect=200).json
+        check_eq(len(listed["skills"]), 1, "list leaves the unavailable one out")
+        listed = a.call("POST", "/v1/external-skills/list", {"scope_id": scope, "include_unavailable": True},
+                        expect=200).json
+        check_eq(sorted(x["status"] for x in listed["skills"]), ["available", "unavailable"], "unless asked")
+        a.call("POST", "/v1/external-skills/resolve", dict(exact, external_skill_id="external:codex:user/none"),
+               expect=404, code="not_found")
+        a.call("POST", "/v1/external-skills/resolve", dict(exact, fingerprint="F" * 64),
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/external-skills/scan", {"scope_id": scope, "root": "/etc"},
+               expect=422, code="invalid_request", bad="schema")
+
+    @story.step("external skills: a server with no roots answers 503 external_skill_registry_unavailable")
+    def external_unconfigured():
+        caps = b.call("GET", "/v1/capabilities", expect=200).json
+        check_eq(caps["external_skill_registry"], False, "external_skill_registry without roots")
+        for path, body in (("scan", {"scope_id": scope}), ("list", {"scope_id": scope}),
+                           ("resolve", {"scope_id": scope, "external_skill_id": "external:codex:user/x",
+                                        "fingerprint": "0" * 64})):
+            b.call("POST", f"/v1/external-skills/{path}", body, expect=503,
+                   code="external_skill_registry_unavailable")
 
 
 def define_auth_story(story, anonymous, plugin, stranger):

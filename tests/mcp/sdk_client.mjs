@@ -20,6 +20,7 @@ const expectedTools = [
   'create_work_contract', 'handoff_current_work', 'acknowledge_handoff', 'record_task_outcome',
   'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
+  'scan_external_skills', 'list_external_skills', 'resolve_external_skill',
 ];
 
 async function exercise(transport, label) {
@@ -175,6 +176,9 @@ async function exercise(transport, label) {
   // This server has no model: generating is a capability error that proposes nothing.
   const generated = await call('generate_experience', { scope_id, source_refs: [{ name: 'content', source_id: 'turn-1' }] });
   assert.equal(generated.data.error.code, 'capability_unavailable');
+  // No external Skill roots on this server: the registry is unavailable, and says so.
+  const skills = await call('list_external_skills', { scope_id });
+  assert.equal(skills.data.error.code, 'external_skill_registry_unavailable');
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
   const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });

@@ -90,7 +90,8 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
           std::set<std::string>({"search_memory", "list_memory_entries", "get_memory_entry",
                                  "list_memory_changes", "prepare_context", "continue_handoff",
                                  "prune_context", "get_experience", "search_experience",
-                                 "list_artifact_candidates", "get_artifact_candidate"})
+                                 "list_artifact_candidates", "get_artifact_candidate",
+                                 "list_external_skills", "resolve_external_skill"})
               .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
     }
