@@ -70,6 +70,13 @@ if __name__ == "__main__":
               f"(set POWERCONTEXT_SPEC to its path)")
         sys.exit(SKIP)
     _import_deps()
+    if os.environ.get("POWERCONTEXT_TEST_STORE") == "postgresql" and not os.environ.get("POWERCONTEXT_TEST_PG"):
+        if os.environ.get("CI"):
+            print("contract test: POWERCONTEXT_TEST_PG is not set in CI (scripts/with-pg starts the cluster)")
+            sys.exit(1)
+        print("skipped: POWERCONTEXT_TEST_STORE=postgresql without POWERCONTEXT_TEST_PG: no PostgreSQL to test "
+              "against (scripts/test starts one when PostgreSQL is installed)")
+        sys.exit(SKIP)
 
 sys.path.insert(0, HERE)
 from fake_openai import HANDOFF_NEXT_TEXT, HANDOFF_OMISSION_TEXT, HANDOFF_STATE_TEXT, FakeOpenAI  # noqa: E402
@@ -141,7 +148,9 @@ def main(binary):
         "POWERCONTEXT_SERVER_AUTH_ENABLED": "true",
         "POWERCONTEXT_SERVER_AUTH_TOKEN": static_token,
     })
-    print(f"contract test: {binary} against {contract.path} (API version {contract.version})")
+    store = "PostgreSQL (a schema per server)" if os.environ.get("POWERCONTEXT_TEST_STORE") == "postgresql" \
+        else "SQLite"
+    print(f"contract test: {binary} against {contract.path} (API version {contract.version}), on {store}")
     try:
         try:
             model_server.start()

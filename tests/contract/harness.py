@@ -3,6 +3,7 @@
 import http.client
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -88,6 +89,33 @@ class Coverage:
 # The server under test.
 
 
+def postgres_base():
+    """The test cluster's URL when the suite runs against PostgreSQL (POWERCONTEXT_TEST_STORE=
+    postgresql, as ctest's pg:api_contract sets it; scripts/with-pg gives POWERCONTEXT_TEST_PG),
+    else None (SQLite in each server's data directory)."""
+    if os.environ.get("POWERCONTEXT_TEST_STORE") != "postgresql":
+        return None
+    return os.environ.get("POWERCONTEXT_TEST_PG") or None
+
+
+class PgSchema:
+    """A fresh schema on the test cluster for one server, dropped by drop(); its URL carries the
+    search_path, as tests/test_util's TempPgSchema does for the C++ suites."""
+
+    def __init__(self, base, label):
+        self.base = base
+        self.name = f"contract_{label.lower()}_{os.getpid()}_{random.randrange(1 << 30)}"
+        self._psql(f"CREATE SCHEMA {self.name}")
+        self.url = base + ("&" if "?" in base else "?") + "options=-csearch_path%3D" + self.name
+
+    def _psql(self, sql):
+        subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", self.base, "-c", sql], check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def drop(self):
+        self._psql(f"DROP SCHEMA IF EXISTS {self.name} CASCADE")
+
+
 class Server:
     def __init__(self, binary, name, env):
         self.binary = binary
@@ -98,9 +126,13 @@ class Server:
         self.data_dir = None
         self.log_path = None
         self.log_file = None
+        self.pg = None  # its schema, when the suite runs against PostgreSQL
 
     def start(self, timeout=30.0):
         self.data_dir = tempfile.mkdtemp(prefix=f"pc-contract-{self.name}-")
+        base = postgres_base()
+        if base and self.pg is None:
+            self.pg = PgSchema(base, self.name)
         self.log_path = os.path.join(self.data_dir, "server.log")
         for attempt in range(3):
             self.port = free_port()
@@ -111,6 +143,8 @@ class Server:
                 "POWERCONTEXT_DURABILITY": "normal",
             })
             env.update(self.extra_env)
+            if self.pg is not None:
+                env["POWERCONTEXT_STORE"] = self.pg.url
             self.log_file = open(self.log_path, "ab")
             self.proc = subprocess.Popen([self.binary, "serve"], env=env, stdin=subprocess.DEVNULL,
                                          stdout=self.log_file, stderr=subprocess.STDOUT)
@@ -163,6 +197,9 @@ class Server:
     def cleanup(self):
         if self.data_dir and os.environ.get("PC_CONTRACT_KEEP") != "1":
             shutil.rmtree(self.data_dir, ignore_errors=True)
+        if self.pg is not None and os.environ.get("PC_CONTRACT_KEEP") != "1":
+            self.pg.drop()
+            self.pg = None
 
 
 # --------------------------------------------------------------------------------------------------
