@@ -29,6 +29,10 @@ const STRINGS = {
     rejected: "Rejected", position: "Position", content: "Content", handoffs: "Handoffs", objective: "Objective",
     state: "State", next_action: "Next action", disposition: "Disposition", omissions: "Omissions", audit: "Audit log",
     operation: "Operation", result: "Result", targets: "Targets", admin_only: "The audit log needs an admin token.",
+    skills: "Skills", scan: "Scan the roots", available: "available", fingerprint: "Fingerprint", package: "Package",
+    skills_unconfigured: "This server has no external Skill roots (setting external_skill_roots): nothing to scan.",
+    skills_none: "No Skills registered for this scope: scan the roots.", registered: "registered", skipped: "skipped",
+    name: "Name", description: "Description",
   },
   zh: {
     overview: "概览", scopes: "作用域", signin: "登录", signout: "退出", lang: "English",
@@ -55,6 +59,10 @@ const STRINGS = {
     rejected: "被拒绝", position: "位置", content: "内容", handoffs: "交接", objective: "目标",
     state: "状态", next_action: "下一步", disposition: "处置", omissions: "遗漏", audit: "审计日志",
     operation: "操作", result: "结果", targets: "对象", admin_only: "审计日志需要管理员令牌。",
+    skills: "技能", scan: "扫描技能目录", available: "可用", fingerprint: "指纹", package: "包",
+    skills_unconfigured: "这个服务器没有配置外部技能目录（设置 external_skill_roots）：无可扫描。",
+    skills_none: "这个作用域还没有登记技能：请扫描技能目录。", registered: "已登记", skipped: "已跳过",
+    name: "名称", description: "说明",
   },
 };
 let lang = sessionStorage.getItem("pc.lang") ||
@@ -147,7 +155,7 @@ const scopeLink = (s) => "#/scopes/" + encodeURIComponent(s);
 function subnav(scope, current) {
   const items = [["entries", t("entries")], ["revisions", t("revisions")], ["search", t("search")],
                  ["prepare", t("prepare")], ["sources", t("sources")], ["inbox", t("inbox")],
-                 ["handoffs", t("handoffs")], ["audit", t("audit")]];
+                 ["handoffs", t("handoffs")], ["skills", t("skills")], ["audit", t("audit")]];
   return h("nav", { class: "subnav", "aria-label": t("scope") }, items.map(([k, label]) =>
     h("a", { href: scopeLink(scope) + (k === "entries" ? "" : "/" + k), "aria-current": k === current ? "page" : false }, label)));
 }
@@ -487,6 +495,34 @@ async function handoffsPage(scope) {
       h("p", { class: "muted" }, x.actor, " · ", time(x.created_at))))) : h("p", { class: "muted" }, t("none")));
 }
 
+// External Skills (docs/skills.md): the scope's registrations, each as the server finds it on disk
+// now; a scan re-reads the roots. A server without roots says so (asked first: no refused request).
+async function skillsPage(scope, note = "") {
+  const caps = await api("GET", "/v1/capabilities");
+  if (!caps.external_skill_registry) {
+    show(`${scope} · ${t("skills")}`, subnav(scope, "skills"), h("p", { class: "muted", id: "skills-unconfigured" }, t("skills_unconfigured")));
+    return;
+  }
+  const r = await api("POST", "/v1/external-skills/list", { scope_id: scope, include_unavailable: true });
+  const alert = alertBox();
+  const scan = guarded(alert, async () => {
+    const s = await api("POST", "/v1/external-skills/scan", { scope_id: scope });
+    await skillsPage(scope, `${t("registered")} ${s.registrations.length} · ${t("skipped")} ${s.skipped}`);
+  });
+  show(`${scope} · ${t("skills")}`, subnav(scope, "skills"),
+    h("p", {}, h("button", { class: "primary", type: "button", id: "scan", onclick: scan }, t("scan"))), alert,
+    note ? h("p", { class: "muted", id: "scan-note" }, note) : null,
+    r.skills.length ? h("table", { id: "skills" }, h("thead", {}, h("tr", {}, [t("name"), t("description"), t("status"), t("package")].map((c) => h("th", {}, c)))),
+      h("tbody", {}, r.skills.map((x) => h("tr", { "data-skill": x.registration.external_skill_id, "data-status": x.status },
+        h("td", {}, x.registration.name, h("div", {}, h("code", { class: "ref" }, x.registration.external_skill_id))),
+        h("td", {}, x.registration.description),
+        h("td", {}, h("span", { class: x.status === "available" ? "tag" : "tag off" }, x.status === "available" ? t("available") : t("unavailable")),
+          " ", h("span", { class: "tag" }, x.registration.installation_scope)),
+        h("td", {}, h("code", { class: "ref" }, x.entrypoint || x.registration.locator),
+          h("div", { class: "muted" }, t("fingerprint"), " ", x.registration.fingerprint.slice(0, 12), "…")))))) :
+      h("p", { class: "muted", id: "skills-none" }, t("skills_none")));
+}
+
 async function auditPage(scope) {
   let r;
   try { r = await api("GET", "/v1/audit" + q({ scope_id: scope, limit: 200 })); }
@@ -511,6 +547,7 @@ const ROUTES = [
   [/^\/scopes\/([^/]+)\/inbox$/, (m) => inboxPage(decodeURIComponent(m[1]))],
   [/^\/scopes\/([^/]+)\/sources$/, (m) => sourcesPage(decodeURIComponent(m[1]))],
   [/^\/scopes\/([^/]+)\/handoffs$/, (m) => handoffsPage(decodeURIComponent(m[1]))],
+  [/^\/scopes\/([^/]+)\/skills$/, (m) => skillsPage(decodeURIComponent(m[1]))],
   [/^\/scopes\/([^/]+)\/audit$/, (m) => auditPage(decodeURIComponent(m[1]))],
 ];
 

@@ -255,6 +255,24 @@ await check("an action the server refuses says why on the page (a stale candidat
   assert.equal(still.status, "pending");
 });
 
+await check("the Skills page scans the roots and shows a changed package as unavailable", async () => {
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/skills", "#skills-none");
+  await page.click("#scan");
+  await page.waitForSelector("#skills tbody tr", { timeout: 10000 });
+  const listed = await api("POST", "/v1/external-skills/list", { scope_id: SCOPE });
+  assert.equal(listed.skills.length, 1);
+  const row = `tr[data-skill="${listed.skills[0].registration.external_skill_id}"]`;
+  assert.equal(await page.$eval(row, (r) => r.dataset.status), "available");
+  assert.ok((await text("#scan-note")).includes("1"), await text("#scan-note"));
+  assert.ok((await text(row)).includes("Tidy a Python change before review."));
+  await shot("skills-en");
+  // Edited on disk: the registered version is gone; the page says so, and hands out no entrypoint.
+  fs.appendFileSync(path.join(process.env.SKILLS_ROOT, "friendly-python", "SKILL.md"), "Then run mypy.\n");
+  await page.reload({ waitUntil: "load" });  // the same address: go() would keep the page as it is
+  await page.waitForSelector(row + '[data-status="unavailable"]', { timeout: 10000 });
+  assert.ok(!(await text(row)).includes("SKILL.md"));
+});
+
 await check("[zh] the inbox and the sources page in Chinese", async () => {
   await page.evaluate(() => sessionStorage.setItem("pc.lang", "zh"));
   await page.reload({ waitUntil: "load" });
@@ -264,6 +282,10 @@ await check("[zh] the inbox and the sources page in Chinese", async () => {
   await go("#/scopes/" + encodeURIComponent(SCOPE) + "/sources", "#sources");
   assert.ok((await text("#title")).includes("来源"));
   await shot("sources-zh");
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/skills", "#skills");
+  assert.ok((await text("#title")).includes("技能"));
+  assert.ok((await text("#skills")).includes("不可用"));
+  await shot("skills-zh");
   await page.evaluate(() => sessionStorage.setItem("pc.lang", "en"));
   await page.reload({ waitUntil: "load" });
 });

@@ -25,14 +25,18 @@ model=$!
 for _ in $(seq 50); do [ -s "$work/model.url" ] && break; sleep 0.1; done
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 token="console-test-admin-token-0123456789abcdef"
+# One external Skill package under a user root (the Skills page; docs/skills.md).
+mkdir -p "$work/skills/friendly-python"
+printf -- '---\nname: friendly-python\ndescription: Tidy a Python change before review.\n---\nRun ruff, then the tests.\n' \
+  > "$work/skills/friendly-python/SKILL.md"
 POWERCONTEXT_SERVER_AUTH_TOKEN=$token "$bin" serve --data "$work/data" --listen "127.0.0.1:$port" \
   --embed-provider hash --extract-provider openai --extract-base-url "$(head -1 "$work/model.url")" \
-  --extract-model fake-model >"$work/server.log" 2>&1 &
+  --extract-model fake-model --external-skill-roots "user=$work/skills" >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server $model 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$port/health/live" >/dev/null && break
   sleep 0.1
 done
-HOME=$work node "$here/console_test.mjs" "$node_dir/node_modules" "http://127.0.0.1:$port" "$token" $shots || {
+HOME=$work SKILLS_ROOT=$work/skills node "$here/console_test.mjs" "$node_dir/node_modules" "http://127.0.0.1:$port" "$token" $shots || {
   echo "--- server log"; tail -20 "$work/server.log"; exit 1; }
