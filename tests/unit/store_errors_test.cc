@@ -85,7 +85,7 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
             SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
   auto refused =
-      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}});
+      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}, ""});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
   EXPECT_EQ(DetailInt(refused.status(), "retry_after_seconds"), 1);
@@ -96,7 +96,7 @@ TEST(StoreErrors, ABusySqliteDatabaseIsUnavailableAndKeepsNothing) {
   PC_ASSERT_OK(listed);
   EXPECT_TRUE(listed->items.empty()) << "the refused write left nothing";
   PC_ASSERT_OK(
-      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}}));
+      memory.Remember({scope->scope.scope_id, "fact", "Written while busy.", "", "", {}, {}, ""}));
 }
 
 // A read whose COMMIT failed must not go back to the pool inside its transaction: the next read
@@ -115,7 +115,7 @@ TEST(StoreErrors, AReadWhoseCommitFailedLeavesNoTransactionBehind) {
   const std::string id = scope->scope.scope_id;
   auto failed = memory.ListEntries(Head(id));  // its COMMIT fails (injected)
   ASSERT_FALSE(failed.ok());
-  PC_ASSERT_OK(memory.Remember({id, "fact", "Written after the failed read.", "", "", {}, {}}));
+  PC_ASSERT_OK(memory.Remember({id, "fact", "Written after the failed read.", "", "", {}, {}, ""}));
   for (int i = 0; i < 3; ++i) {  // whichever pooled connection answers
     auto listed = memory.ListEntries(Head(id));
     PC_ASSERT_OK(listed);
@@ -173,8 +173,8 @@ TEST(StoreErrors, ATokenChangeIsKeptAndAnsweredOrNotKept) {
 TEST(StoreErrors, PrepareAnswersFromOneSnapshot) {
   Fixture f;
   const std::string scope = f.NewScope();
-  PC_ASSERT_OK(
-      f.memory->Remember({scope, "fact", "The importer stores amounts in cents.", "", "", {}, {}}));
+  PC_ASSERT_OK(f.memory->Remember(
+      {scope, "fact", "The importer stores amounts in cents.", "", "", {}, {}, ""}));
   SourceService sources(*f.store);
   WriteBetweenReads store(*f.store, [&] {
     EXPECT_TRUE(sources
