@@ -38,6 +38,25 @@ inline std::string AtHead(const ServerProcess& server, const std::string& scope,
   return "";
 }
 
+// Commits, through the CLI, a handoff of the scope ("Ship the importer.") whose state and next
+// action cite the first listed entry: the handoff both comparisons carry across stores.
+inline void CommitHandoffCitingFirstEntry(const ServerProcess& server, const std::string& scope) {
+  using nlohmann::json;
+  json cite = JsonOn(server, {"entries", "-s", scope})["entries"][0]["citation"];
+  json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
+  json draft{{"objective", "Ship the importer."},
+             {"state",
+              json::array({{{"text", "Releases go out on Wednesdays."}, {"citations", evidence}}})},
+             {"disposition", "continuable"},
+             {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
+             {"omissions", json::array()}};
+  CliResult prepared =
+      On(server, {"handoff", "finalize", "-s", scope, "-", "--json"}, draft.dump());
+  ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
+  CliResult committed = On(server, {"handoff", "commit", "-s", scope, "-"}, prepared.out);
+  ASSERT_EQ(committed.exit_code, 0) << committed.err;
+}
+
 // A search's hits without their scores (both stores rank by the same BM25, but floating point
 // need not agree to the last bit): citation, text and state, in order.
 inline nlohmann::json Hits(const nlohmann::json& search) {

@@ -116,20 +116,7 @@ class ExportImportTest : public ::testing::Test {
         JsonOn(server, {"candidate", "approve", "-s", "project:move",
                         proposed["candidate_id"].get<std::string>(), "--expected-version", "1"});
     }
-    json cite = JsonOn(server, {"entries", "-s", "project:move"})["entries"][0]["citation"];
-    json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
-    json draft{
-        {"objective", "Ship the importer."},
-        {"state",
-         json::array({{{"text", "Releases go out on Wednesdays."}, {"citations", evidence}}})},
-        {"disposition", "continuable"},
-        {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
-        {"omissions", json::array()}};
-    CliResult prepared =
-        On(server, {"handoff", "finalize", "-s", "project:move", "-", "--json"}, draft.dump());
-    ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
-    ASSERT_EQ(On(server, {"handoff", "commit", "-s", "project:move", "-"}, prepared.out).exit_code,
-              0);
+    ASSERT_NO_FATAL_FAILURE(CommitHandoffCitingFirstEntry(server, "project:move"));
     ASSERT_EQ(RunCli({"token", "create", "--data", data, "--store", "sqlite", "--name", "agent",
                       "--role", "writer", "--scope", "project:*"})
                   .exit_code,
@@ -226,7 +213,7 @@ TEST_F(ExportImportTest, RoundTripSqliteToPostgresToSqliteKeepsEveryRowAndCitati
             Hits(JsonOn(last, {"search", "-s", "project:move", "Alice", "--mode", "graph"})));
   EXPECT_FALSE(
       Hits(JsonOn(last, {"search", "-s", "project:move", "Alice", "--mode", "graph"})).empty());
-  for (const std::string& q : {"Wednesdays", "标准输入", "billing month"}) {
+  for (const char* q : {"Wednesdays", "标准输入", "billing month"}) {
     json a = JsonOn(
         first,
         {"search", "-s", q == std::string("billing month") ? "project:other" : "project:move", q});

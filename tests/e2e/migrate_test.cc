@@ -123,19 +123,7 @@ TEST_F(MigrateTest, CopiesEverythingAndThePostgresServerAnswersAlike) {
   ASSERT_EQ(flushed["status"], "processed") << flushed.dump();
   ASSERT_EQ(flushed["rejected"].size(), 1u) << flushed.dump();
   // A handoff citing the revised entry.
-  json cite = JsonOn(sqlite, {"entries", "-s", "project:move"})["entries"][0]["citation"];
-  json evidence = json::array({{{"kind", "memory"}, {"memory_citation", cite}}});
-  json draft{{"objective", "Ship the importer."},
-             {"state",
-              json::array({{{"text", "Releases go out on Wednesdays."}, {"citations", evidence}}})},
-             {"disposition", "continuable"},
-             {"next_action", {{"text", "Tag the release."}, {"citations", evidence}}},
-             {"omissions", json::array()}};
-  CliResult prepared =
-      On(sqlite, {"handoff", "finalize", "-s", "project:move", "-", "--json"}, draft.dump());
-  ASSERT_EQ(prepared.exit_code, 0) << prepared.err;
-  CliResult committed = On(sqlite, {"handoff", "commit", "-s", "project:move", "-"}, prepared.out);
-  ASSERT_EQ(committed.exit_code, 0) << committed.err;
+  ASSERT_NO_FATAL_FAILURE(CommitHandoffCitingFirstEntry(sqlite, "project:move"));
   // Tokens on the data directory (while the server runs): one live, one revoked.
   CliResult agent = RunCli({"token", "create", "--data", src, "--store", "sqlite", "--name",
                             "agent", "--role", "writer", "--scope", "project:*", "--json"});
@@ -293,12 +281,13 @@ TEST_F(MigrateTest, ACopyThatDoesNotVerifyIsRolledBack) {
     auto scope = memory.CreateScope("project:rollback");
     ASSERT_TRUE(scope.ok());
     const std::string id = scope->scope.scope_id;
-    auto a = memory.Remember({id, "fact", "Alpha ships first.", "", "local", std::nullopt});
+    auto a = memory.Remember({id, "fact", "Alpha ships first.", "", "local", std::nullopt, {}, ""});
     ASSERT_TRUE(a.ok()) << a.status().message();
-    auto b = memory.Remember({id, "fact", "Beta ships second.", "", "local", std::nullopt});
+    auto b = memory.Remember({id, "fact", "Beta ships second.", "", "local", std::nullopt, {}, ""});
     ASSERT_TRUE(b.ok()) << b.status().message();
     const Citation head{b->memory, a->citation->entry_id, a->citation->entry_version_id};
-    auto revised = memory.Revise({id, head, "Alpha ships last.", std::nullopt, "", "local"});
+    auto revised =
+        memory.Revise({id, head, "Alpha ships last.", std::nullopt, "", "local", {}, ""});
     ASSERT_TRUE(revised.ok()) << revised.status().message();
     ASSERT_TRUE((*store)
                     ->Write(RequestActor(),
