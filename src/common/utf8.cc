@@ -44,6 +44,16 @@ bool IsValidUtf8(std::string_view s) {
   return ForEachCodePoint(s, [](int32_t) {});
 }
 
+bool IsEcmaSpace(int32_t cp) {
+  return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0xa0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f ||
+         cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
+}
+
+bool IsEcmaLineTerminator(int32_t cp) {
+  return cp == 0x0a || cp == 0x0d || cp == 0x2028 || cp == 0x2029;
+}
+
 bool IsInvisibleCodePoint(int32_t cp) {
   auto cat = utf8proc_category(cp);
   return cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_ZS ||

@@ -30,6 +30,11 @@ bool DecodeUtf8(std::string_view s, std::vector<int32_t>& out);
 // space separators: characters that render as nothing.
 bool IsInvisibleCodePoint(int32_t cp);
 
+// ECMAScript's white space and line terminators (its \s: the spec's JSON Schema patterns are
+// ECMA-262 regular expressions), and its line terminators alone (what `.` does not match).
+bool IsEcmaSpace(int32_t cp);
+bool IsEcmaLineTerminator(int32_t cp);
+
 // `s` with every byte that does not start a valid character written as \xFF: text that quotes
 // bytes it was given (a parser's "last read: …") stays UTF-8.
 std::string EscapeInvalidUtf8(std::string_view s);

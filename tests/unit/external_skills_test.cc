@@ -53,6 +53,9 @@ TEST(SkillFrontMatter, RefusesWhatTheSpecCannotCarry) {
         std::string("---\nname: x\ndescription: |\n  one\n  two\n---\n"),  // two lines
         std::string("---\nname: \" x\"\ndescription: y\n---\n"),           // a leading space
         std::string("---\nname: x\ndescription: \"\"\n---\n"),             // empty
+        std::string("---\nname: \"x\\u3000\"\ndescription: y\n---\n"),     // U+3000 last
+        std::string("---\nname: \"a\\u2028b\"\ndescription: y\n---\n"),    // a line separator
+        std::string("---\nname: \"\\tx\"\ndescription: y\n---\n"),         // a tab first
         std::string("---\nname: x\ndescription: [unclosed\n---\n"),        // not YAML
         "---\nname: " + std::string(129, 'n') + "\ndescription: y\n---\n"}) {
     auto r = ParseSkillFrontMatter(text);
@@ -75,9 +78,16 @@ TEST(PackageFingerprint, CoversEveryFileAndChangesWithAnyOfThem) {
   EXPECT_NE(*edited, *first) << "a script's bytes count";
   fs::rename(pkg / "scripts" / "run.sh", pkg / "scripts" / "go.sh");
   EXPECT_NE(*PackageFingerprint(pkg.string()), *edited) << "so does a name";
-  fs::create_symlink("/etc/passwd", pkg / "link");
+  Write(fs::path(dir.path()) / "outside.txt", "one");
+  fs::create_symlink(fs::path(dir.path()) / "outside.txt", pkg / "link");
   auto linked = PackageFingerprint(pkg.string());
-  ASSERT_TRUE(linked.ok()) << "a link is its target's text, never followed";
+  ASSERT_TRUE(linked.ok()) << linked.status().message();
+  Write(fs::path(dir.path()) / "outside.txt", "two");
+  EXPECT_EQ(*PackageFingerprint(pkg.string()), *linked)
+      << "a link is its target's text, never followed";
+  fs::remove(pkg / "link");
+  fs::create_symlink(fs::path(dir.path()) / "elsewhere.txt", pkg / "link");
+  EXPECT_NE(*PackageFingerprint(pkg.string()), *linked) << "another target is another package";
   ASSERT_EQ(mkfifo((pkg / "fifo").c_str(), 0600), 0);
   EXPECT_FALSE(PackageFingerprint(pkg.string()).ok()) << "a FIFO refuses the package";
   EXPECT_FALSE(PackageFingerprint((fs::path(dir.path()) / "missing").string()).ok());
@@ -184,10 +194,39 @@ TEST_F(ExternalSkillRegistryTest, ScanListResolveFollowTheLivePackage) {
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->available);
 
-  // An unknown server id cannot be scanned into (a key may: it names its scope to be).
+  // An unknown server id cannot be scanned into; a key that names no scope makes it, as a write
+  // does (the registry only ever holds scopes of the store).
   EXPECT_EQ(registry.Scan(Scope("scp_01M8NC5D77J0AZR7MPH36M8K8T")).status().code(),
             Code::kNotFound);
-  EXPECT_TRUE(registry.Scan(Scope("project:new")).ok());
+  EXPECT_TRUE(registry.List(Scope("project:new"), true)->empty());
+  ASSERT_TRUE(registry.Scan(Scope("project:new")).ok());
+  EXPECT_EQ(registry.List(Scope("project:new"), true)->size(), 2u);
+  auto made = f.memory->FindScope(Scope("project:new"));
+  ASSERT_TRUE(made.ok() && made->has_value()) << "the scan made the scope";
+}
+
+TEST_F(ExternalSkillRegistryTest, SkipsWhatARegistrationCannotCarry) {
+  Write(user / std::string(130, 'a') / "SKILL.md", Skill("long", "An id over 128 characters."));
+  Write(user / "line\nbreak" / "SKILL.md", Skill("line", "A locator on two lines."));
+  Write(user / "trailing " / "SKILL.md", Skill("space", "A locator ending in a space."));
+  Write(user / "caf\xE9" / "SKILL.md", Skill("latin1", "A locator that is not UTF-8."));
+  Write(user / "ok" / "SKILL.md", Skill("ok", "A package."));
+  // The first root holding a usable package of a name wins: here the second's, the first's is
+  // not one.
+  Write(project / "same" / "SKILL.md", "no front matter\n");
+  const fs::path project2 = fs::path(roots.path()) / "project2";
+  Write(project2 / "same" / "SKILL.md", Skill("same", "The second root's."));
+  ExternalSkillRegistry registry(
+      *f.store,
+      {{"user", user.string()}, {"project", project.string()}, {"project", project2.string()}},
+      "host-a");
+  auto scan = registry.Scan(Scope("project:skills"));
+  ASSERT_TRUE(scan.ok()) << scan.status().message();
+  EXPECT_EQ(scan->skipped, 5);
+  ASSERT_EQ(scan->registrations.size(), 2u);
+  EXPECT_EQ(scan->registrations[0].external_skill_id, "external:codex:project/same");
+  EXPECT_EQ(scan->registrations[0].locator, (project2 / "same").string());
+  EXPECT_EQ(scan->registrations[1].external_skill_id, "external:codex:user/ok");
 }
 
 }  // namespace

@@ -16,13 +16,6 @@ Status FieldError(std::string_view field, std::string message) {
   return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
 }
 
-// ECMAScript's \s (the spec's patterns are JSON Schema, i.e. ECMA-262, regular expressions).
-bool IsEcmaSpace(int32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0xa0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f ||
-         cp == 0x205f || cp == 0x3000 || cp == 0xfeff;
-}
-
 constexpr size_t kMaxScopeIdChars = 256;  // the spec's maxLength: characters, not bytes
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <set>
 
 #include "common/bounded_read.h"
+#include "common/utf8.h"
+#include "service/core/actor.h"
+#include "service/core/validation.h"
 #include "service/skills/skill_package.h"
 
 namespace pc {
@@ -32,6 +35,19 @@ std::string IdPart(const std::string& name) {
     }
   }
   return out;
+}
+
+// A package's path as the spec's locator (and, with /SKILL.md, its entrypoint) can carry it: valid
+// UTF-8, one line, no white space at either end, at most 2,000 characters less the entrypoint's
+// suffix. A directory whose path cannot be shown as it is is skipped, never shown altered.
+Status CheckLocator(const std::string& path) {
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(path, cps) || cps.empty() ||
+      cps.size() + 1 + std::string(kSkillFileName).size() > kMaxLocatorChars ||
+      std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator) || IsEcmaSpace(cps.front()) ||
+      IsEcmaSpace(cps.back()))
+    return InvalidArgument(path + ": not a path a registration can carry");
+  return Status::Ok();
 }
 
 // A package at `dir`: its front matter read and its fingerprint taken (in that order, then the
@@ -114,7 +130,6 @@ Status ExternalSkillRegistry::CheckConfigured() const {
 }
 
 Result<std::optional<std::string>> ExternalSkillRegistry::KeyOf(const ScopeRef& scope) {
-  if (!scope.server_id()) return std::optional<std::string>(scope.name());
   std::optional<std::string> key;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
@@ -124,10 +139,26 @@ Result<std::optional<std::string>> ExternalSkillRegistry::KeyOf(const ScopeRef& 
   return key;
 }
 
+Result<std::string> ExternalSkillRegistry::KeyForScan(const ScopeRef& scope) {
+  PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
+  if (key) return *key;
+  if (scope.server_id()) return NotFound("no scope has the id " + scope.name());
+  // A key that names no scope yet: the scan makes it, as any write to a new key does (so the
+  // registry holds only scopes of the store, never one per string a caller sends).
+  PC_RETURN_IF_ERROR(CheckScopeKey(scope.name()));
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> existing, txn.FindScopeByKey(scope.name()));
+    if (!existing) PC_RETURN_IF_ERROR(txn.CreateScope(scope.name()).status());
+    return Status::Ok();
+  }));
+  return scope.name();
+}
+
 Result<ExternalSkillScan> ExternalSkillRegistry::Scan(const ScopeRef& scope) {
   PC_RETURN_IF_ERROR(CheckConfigured());
-  PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
-  if (!key) return NotFound("no scope has the id " + scope.name());
+  PC_ASSIGN_OR_RETURN(std::string key, KeyForScan(scope));
+  // One scan at a time: two racing scans would otherwise store the older one's reading last.
+  std::lock_guard<std::mutex> scanning(scan_mu_);
   ExternalSkillScan out;
   std::set<std::string> seen;
   for (const ExternalSkillRoot& root : roots_) {
@@ -140,7 +171,8 @@ Result<ExternalSkillScan> ExternalSkillRegistry::Scan(const ScopeRef& scope) {
       std::string id = "external:" + std::string(kExternalSkillProvider) + ":" +
                        root.installation_scope + "/" + IdPart(dir.filename().string());
       if (id.size() > kMaxExternalSkillIdChars || seen.count(id) ||
-          out.registrations.size() >= kMaxExternalSkillsPerScope) {
+          out.registrations.size() >= kMaxExternalSkillsPerScope ||
+          !CheckLocator(dir.string()).ok()) {
         ++out.skipped;
         continue;
       }
@@ -158,15 +190,22 @@ Result<ExternalSkillScan> ExternalSkillRegistry::Scan(const ScopeRef& scope) {
   }
   std::sort(out.registrations.begin(), out.registrations.end(),
             [](const auto& a, const auto& b) { return a.external_skill_id < b.external_skill_id; });
+  auto shared = std::make_shared<const std::vector<ExternalSkillRegistration>>(out.registrations);
   std::lock_guard<std::mutex> lock(mu_);
-  by_scope_[*key] = out.registrations;
+  // Scopes scanning the same roots share one copy of what they found.
+  if (latest_ && *latest_ == *shared) shared = latest_;
+  latest_ = shared;
+  by_scope_[key] = std::move(shared);
   return out;
 }
 
-std::vector<ExternalSkillRegistration> ExternalSkillRegistry::Registered(const std::string& key) {
+std::shared_ptr<const std::vector<ExternalSkillRegistration>> ExternalSkillRegistry::Registered(
+    const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_scope_.find(key);
-  return it == by_scope_.end() ? std::vector<ExternalSkillRegistration>{} : it->second;
+  if (it == by_scope_.end())
+    return std::make_shared<const std::vector<ExternalSkillRegistration>>();
+  return it->second;
 }
 
 ExternalSkillResolution ExternalSkillRegistry::Live(const ExternalSkillRegistration& r) const {
@@ -186,7 +225,7 @@ Result<std::vector<ExternalSkillResolution>> ExternalSkillRegistry::List(const S
   PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
   std::vector<ExternalSkillResolution> out;
   if (!key) return out;
-  for (const ExternalSkillRegistration& r : Registered(*key)) {
+  for (const ExternalSkillRegistration& r : *Registered(*key)) {
     ExternalSkillResolution live = Live(r);
     if (live.available || include_unavailable) out.push_back(std::move(live));
   }
@@ -201,7 +240,7 @@ Result<ExternalSkillResolution> ExternalSkillRegistry::Resolve(const ScopeRef& s
   PC_RETURN_IF_ERROR(CheckFingerprint(fingerprint));
   PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
   if (key)
-    for (const ExternalSkillRegistration& r : Registered(*key)) {
+    for (const ExternalSkillRegistration& r : *Registered(*key)) {
       if (r.external_skill_id != id) continue;
       // Only the registered version resolves: another fingerprint is never a fallback.
       if (r.fingerprint != fingerprint) return ExternalSkillResolution{r, false, ""};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@ namespace pc {
 inline constexpr const char* kExternalSkillProvider = "codex";  // the spec's one provider
 inline constexpr size_t kMaxExternalSkillsPerScope = 500;       // a scan registers at most
 inline constexpr size_t kMaxExternalSkillIdChars = 128;
+inline constexpr size_t kMaxLocatorChars = 2000;  // the spec's locator maxLength
 
 // A configured root: packages are its immediate subdirectories; `installation_scope` is the
 // spec's user, project or plugin.
@@ -40,6 +42,8 @@ struct ExternalSkillRegistration {
   std::string locator;  // the package directory's path on this host
   std::string fingerprint;
   std::string name, description;
+
+  bool operator==(const ExternalSkillRegistration&) const = default;
 };
 
 struct ExternalSkillResolution {
@@ -62,7 +66,9 @@ class ExternalSkillRegistry {
   // external_skill_registry_unavailable until one is.
   bool configured() const { return !roots_.empty(); }
 
-  // Reads every root and replaces the scope's registrations with what it found.
+  // Reads every root and replaces the scope's registrations with what it found. A key that
+  // names no scope yet is created (a write, as any write to a new key); an unknown server id is
+  // 404.
   Result<ExternalSkillScan> Scan(const ScopeRef& scope);
   // The scope's registrations, each resolved live against its own fingerprint; the unavailable
   // ones only with `include_unavailable`. A scope never scanned has none.
@@ -74,18 +80,21 @@ class ExternalSkillRegistry {
                                           const std::string& fingerprint);
 
  private:
-  // The scope's key (the registry's index): a key as named; a server id looked up (nothing when
-  // no scope has it).
+  // The scope's key (the registry's index), when the scope exists.
   Result<std::optional<std::string>> KeyOf(const ScopeRef& scope);
+  // The same for a scan, which creates a scope a key names.
+  Result<std::string> KeyForScan(const ScopeRef& scope);
   Status CheckConfigured() const;
   ExternalSkillResolution Live(const ExternalSkillRegistration& r) const;
-  std::vector<ExternalSkillRegistration> Registered(const std::string& key);
+  std::shared_ptr<const std::vector<ExternalSkillRegistration>> Registered(const std::string& key);
 
   Store& store_;
   const std::vector<ExternalSkillRoot> roots_;
   const std::string host_id_;
-  std::mutex mu_;  // guards by_scope_; never held while a package is read
-  std::map<std::string, std::vector<ExternalSkillRegistration>> by_scope_;
+  std::mutex scan_mu_;  // one scan at a time
+  std::mutex mu_;       // guards by_scope_ and latest_; never held while a package is read
+  std::map<std::string, std::shared_ptr<const std::vector<ExternalSkillRegistration>>> by_scope_;
+  std::shared_ptr<const std::vector<ExternalSkillRegistration>> latest_;  // the last scan's
 };
 
 // Request checks the spec's schemas make: an id of 1 … 128 printable ASCII characters, a

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "common/bounded_read.h"
 #include "common/sha256.h"
 #include "common/utf8.h"
 
@@ -58,18 +58,19 @@ Status Bad(const std::string& why) {
   return InvalidArgument(std::string(kSkillFileName) + ": " + why);
 }
 
-// `value` as the spec's one-line text: no line break, no space at either end, 1 … max characters.
+// `value` as the spec's one-line text, its pattern ^\S(?:.*\S)?$ read as ECMA-262 reads it: no
+// line terminator (what `.` does not match: \n, \r, U+2028, U+2029), and neither end a white
+// space (tab, U+00A0, U+3000 …); 1 … max characters.
 Status CheckLine(const char* key, const std::string& value, size_t max_chars) {
-  if (!IsValidUtf8(value)) return Bad(std::string(key) + " is not valid UTF-8");
-  std::optional<size_t> chars = CountCodePoints(value);
-  if (value.empty() || !chars) return Bad(std::string(key) + " is empty");
-  if (*chars > max_chars)
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(value, cps)) return Bad(std::string(key) + " is not valid UTF-8");
+  if (cps.empty()) return Bad(std::string(key) + " is empty");
+  if (cps.size() > max_chars)
     return Bad(std::string(key) + " is longer than " + std::to_string(max_chars) + " characters");
-  if (value.find_first_of("\r\n") != std::string::npos)
+  if (std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator))
     return Bad(std::string(key) + " spans lines (fold it with '>' or write it on one line)");
-  auto space = [](char c) { return c == ' ' || c == '\t'; };
-  if (space(value.front()) || space(value.back()))
-    return Bad(std::string(key) + " begins or ends with a space");
+  if (IsEcmaSpace(cps.front()) || IsEcmaSpace(cps.back()))
+    return Bad(std::string(key) + " begins or ends with white space");
   return Status::Ok();
 }
 
@@ -78,6 +79,10 @@ Status CheckLine(const char* key, const std::string& value, size_t max_chars) {
 Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text) {
   std::optional<std::string_view> yaml = FrontMatterText(text);
   if (!yaml) return Bad("no front matter (a first line ---, the YAML, a line ---)");
+  // libyaml compares each anchor with every earlier one: a bounded document bounds that too.
+  if (yaml->size() > kMaxFrontMatterBytes)
+    return Bad("the front matter is larger than " + std::to_string(kMaxFrontMatterBytes >> 10) +
+               " KiB");
   std::unique_ptr<yaml_parser_t, ParserDeleter> parser(new yaml_parser_t);
   if (!yaml_parser_initialize(parser.get())) return Internal("libyaml: out of memory");
   yaml_parser_set_input_string(parser.get(), reinterpret_cast<const unsigned char*>(yaml->data()),
@@ -152,20 +157,17 @@ Result<std::string> PackageFingerprint(const std::string& dir) {
       content = fs::read_symlink(item.path, ec).string();
       if (ec) return InvalidArgument(dir + ": " + item.rel + ": " + ec.message());
     } else {
-      std::ifstream in(item.path, std::ios::binary);
-      if (!in) return InvalidArgument(dir + ": " + item.rel + " cannot be read");
-      uint64_t size = fs::file_size(item.path, ec);
-      if (ec) return InvalidArgument(dir + ": " + item.rel + ": " + ec.message());
-      if (bytes + size > kMaxPackageBytes)
+      // Opened without following a link and without blocking: what the walk saw as a file may
+      // have become a FIFO or a link since (the package is anyone's to change meanwhile).
+      Result<std::string> read =
+          ReadBoundedFile(item.path.string(), kMaxPackageBytes - bytes, FollowLinks::kNo);
+      if (!read.ok() && read.status().code() == Code::kTooLarge)
         return Status(Code::kTooLarge, dir + ": the package's files are larger than " +
                                            std::to_string(kMaxPackageBytes >> 20) +
                                            " MiB together");
-      content.resize(size);
-      in.read(content.data(), static_cast<std::streamsize>(size));
-      // A file that shrank or grew while it was read is not one exact version: refuse it.
-      if (static_cast<uint64_t>(in.gcount()) != size || in.peek() != EOF)
-        return InvalidArgument(dir + ": " + item.rel + " changed while it was read");
-      bytes += size;
+      if (!read.ok()) return read.status();
+      content = std::move(*read);
+      bytes += content.size();
     }
     hash.Add(std::to_string(content.size()));
     hash.Add(std::string_view("\0", 1));

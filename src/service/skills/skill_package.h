@@ -15,6 +15,7 @@ inline constexpr const char* kSkillFileName = "SKILL.md";
 inline constexpr size_t kMaxSkillFileBytes = 1 << 20;  // SKILL.md itself
 inline constexpr size_t kMaxPackageBytes = 8 << 20;    // every file of a package together
 inline constexpr size_t kMaxPackageFiles = 1000;
+inline constexpr size_t kMaxFrontMatterBytes = 64 << 10;  // the YAML between the --- lines
 // The spec's ExternalSkillRegistration limits, in characters.
 inline constexpr size_t kMaxSkillNameChars = 128;
 inline constexpr size_t kMaxSkillDescriptionChars = 2000;
@@ -32,7 +33,8 @@ Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text);
 // The whole package's fingerprint: lower-case hex SHA-256 over each entry below `dir`, in byte
 // order of its relative path ('/'-separated): a regular file as "f", the path, NUL, its size,
 // NUL, its bytes; a symbolic link as "l", the path, NUL, the length of its target, NUL, the
-// target (never followed); a directory as "d", the path, NUL. Anything else (a FIFO, a device),
+// target (never followed); a directory as "d", the path, NUL (lengths in decimal ASCII). Files
+// are read without following links and without blocking. Anything else (a FIFO, a device),
 // more than kMaxPackageFiles entries or kMaxPackageBytes of files refuse the package
 // (InvalidArgument / TooLarge), as does a directory that cannot be read.
 Result<std::string> PackageFingerprint(const std::string& dir);
