@@ -60,7 +60,9 @@ TEST(SkillFrontMatter, RefusesWhatTheSpecCannotCarry) {
         "---\nname: " + std::string(129, 'n') + "\ndescription: y\n---\n"}) {
     auto r = ParseSkillFrontMatter(text);
     EXPECT_FALSE(r.ok()) << text;
-    if (!r.ok()) EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << text;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << text;
+    }
   }
 }
 
@@ -151,6 +153,16 @@ TEST_F(ExternalSkillRegistryTest, ScanListResolveFollowTheLivePackage) {
   ASSERT_TRUE(listed.ok()) << listed.status().message();
   EXPECT_EQ(listed->size(), 3u);
   EXPECT_TRUE(registry.List(Scope("project:other"), true)->empty());
+  // A scope that exists but was never scanned has none either (sanitizers caught a range-for over
+  // a temporary's registrations here).
+  f.NewScope("project:never-scanned");
+  EXPECT_TRUE(registry.List(Scope("project:never-scanned"), true)->empty());
+  EXPECT_EQ(
+      registry
+          .Resolve(Scope("project:never-scanned"), "external:codex:user/x", std::string(64, '0'))
+          .status()
+          .code(),
+      Code::kNotFound);
   EXPECT_TRUE(registry.List(Scope("scp_01M8NC5D77J0AZR7MPH36M8K8T"), true)->empty());
 
   auto exact =

@@ -225,7 +225,9 @@ Result<std::vector<ExternalSkillResolution>> ExternalSkillRegistry::List(const S
   PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
   std::vector<ExternalSkillResolution> out;
   if (!key) return out;
-  for (const ExternalSkillRegistration& r : *Registered(*key)) {
+  // Held here: a range-for over *Registered(…) would outlive the pointer it dereferences.
+  const auto registered = Registered(*key);
+  for (const ExternalSkillRegistration& r : *registered) {
     ExternalSkillResolution live = Live(r);
     if (live.available || include_unavailable) out.push_back(std::move(live));
   }
@@ -239,13 +241,14 @@ Result<ExternalSkillResolution> ExternalSkillRegistry::Resolve(const ScopeRef& s
   PC_RETURN_IF_ERROR(CheckExternalSkillId(id));
   PC_RETURN_IF_ERROR(CheckFingerprint(fingerprint));
   PC_ASSIGN_OR_RETURN(std::optional<std::string> key, KeyOf(scope));
-  if (key)
-    for (const ExternalSkillRegistration& r : *Registered(*key)) {
-      if (r.external_skill_id != id) continue;
-      // Only the registered version resolves: another fingerprint is never a fallback.
-      if (r.fingerprint != fingerprint) return ExternalSkillResolution{r, false, ""};
-      return Live(r);
-    }
+  const auto registered =
+      key ? Registered(*key) : std::make_shared<const std::vector<ExternalSkillRegistration>>();
+  for (const ExternalSkillRegistration& r : *registered) {
+    if (r.external_skill_id != id) continue;
+    // Only the registered version resolves: another fingerprint is never a fallback.
+    if (r.fingerprint != fingerprint) return ExternalSkillResolution{r, false, ""};
+    return Live(r);
+  }
   return NotFound("the scope has no external Skill registered as " + id +
                   " (scan the scope first: POST /v1/external-skills/scan)")
       .WithDetail("external_skill_id", id);
