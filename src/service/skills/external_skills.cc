@@ -41,13 +41,7 @@ std::string IdPart(const std::string& name) {
 // UTF-8, one line, no white space at either end, at most 2,000 characters less the entrypoint's
 // suffix. A directory whose path cannot be shown as it is is skipped, never shown altered.
 Status CheckLocator(const std::string& path) {
-  std::vector<int32_t> cps;
-  if (!DecodeUtf8(path, cps) || cps.empty() ||
-      cps.size() + 1 + std::string(kSkillFileName).size() > kMaxLocatorChars ||
-      std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator) || IsEcmaSpace(cps.front()) ||
-      IsEcmaSpace(cps.back()))
-    return InvalidArgument(path + ": not a path a registration can carry");
-  return Status::Ok();
+  return CheckSpecLine("locator", path, kMaxLocatorChars - 1 - std::string(kSkillFileName).size());
 }
 
 // A package at `dir`: its front matter read and its fingerprint taken (in that order, then the
@@ -211,8 +205,10 @@ std::shared_ptr<const std::vector<ExternalSkillRegistration>> ExternalSkillRegis
 ExternalSkillResolution ExternalSkillRegistry::Live(const ExternalSkillRegistration& r) const {
   ExternalSkillResolution out{r, false, ""};
   if (r.host_id != host_id_) return out;
-  Result<ExternalSkillRegistration> now = ReadPackage(r.locator);
-  if (now.ok() && now->fingerprint == r.fingerprint) {
+  // The fingerprint covers SKILL.md's bytes and that it is a plain file: when it still matches,
+  // the SKILL.md read and parsed at the scan is there unchanged, so it is not parsed again.
+  Result<std::string> now = PackageFingerprint(r.locator);
+  if (now.ok() && *now == r.fingerprint) {
     out.available = true;
     out.entrypoint = r.locator + "/" + kSkillFileName;
   }

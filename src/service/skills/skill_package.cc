@@ -58,23 +58,21 @@ Status Bad(const std::string& why) {
   return InvalidArgument(std::string(kSkillFileName) + ": " + why);
 }
 
-// `value` as the spec's one-line text, its pattern ^\S(?:.*\S)?$ read as ECMA-262 reads it: no
-// line terminator (what `.` does not match: \n, \r, U+2028, U+2029), and neither end a white
-// space (tab, U+00A0, U+3000 …); 1 … max characters.
-Status CheckLine(const char* key, const std::string& value, size_t max_chars) {
+}  // namespace
+
+Status CheckSpecLine(std::string_view key_view, std::string_view value, size_t max_chars) {
+  const std::string key(key_view);
   std::vector<int32_t> cps;
-  if (!DecodeUtf8(value, cps)) return Bad(std::string(key) + " is not valid UTF-8");
-  if (cps.empty()) return Bad(std::string(key) + " is empty");
+  if (!DecodeUtf8(value, cps)) return Bad(key + " is not valid UTF-8");
+  if (cps.empty()) return Bad(key + " is empty");
   if (cps.size() > max_chars)
-    return Bad(std::string(key) + " is longer than " + std::to_string(max_chars) + " characters");
+    return Bad(key + " is longer than " + std::to_string(max_chars) + " characters");
   if (std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator))
-    return Bad(std::string(key) + " spans lines (fold it with '>' or write it on one line)");
+    return Bad(key + " spans lines (fold it with '>' or write it on one line)");
   if (IsEcmaSpace(cps.front()) || IsEcmaSpace(cps.back()))
-    return Bad(std::string(key) + " begins or ends with white space");
+    return Bad(key + " begins or ends with white space");
   return Status::Ok();
 }
-
-}  // namespace
 
 Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text) {
   std::optional<std::string_view> yaml = FrontMatterText(text);
@@ -113,8 +111,8 @@ Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text) {
   }
   if (!name) return Bad("the front matter has no name");
   if (!description) return Bad("the front matter has no description");
-  PC_RETURN_IF_ERROR(CheckLine("name", *name, kMaxSkillNameChars));
-  PC_RETURN_IF_ERROR(CheckLine("description", *description, kMaxSkillDescriptionChars));
+  PC_RETURN_IF_ERROR(CheckSpecLine("name", *name, kMaxSkillNameChars));
+  PC_RETURN_IF_ERROR(CheckSpecLine("description", *description, kMaxSkillDescriptionChars));
   return SkillFrontMatter{std::move(*name), std::move(*description)};
 }
 

@@ -30,6 +30,11 @@ struct SkillFrontMatter {
 // ignored. InvalidArgument says what is wrong.
 Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text);
 
+// `value` as the spec's one-line text, its pattern ^\S(?:.*\S)?$ read as ECMA-262 reads it: valid
+// UTF-8, no line terminator (\n, \r, U+2028, U+2029), neither end a white space (a tab, U+00A0,
+// U+3000 …), 1 … max_chars characters. InvalidArgument names `key` and says which rule failed.
+Status CheckSpecLine(std::string_view key, std::string_view value, size_t max_chars);
+
 // The whole package's fingerprint: lower-case hex SHA-256 over each entry below `dir`, in byte
 // order of its relative path ('/'-separated): a regular file as "f", the path, NUL, its size,
 // NUL, its bytes; a symbolic link as "l", the path, NUL, the length of its target, NUL, the
