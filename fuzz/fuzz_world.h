@@ -75,7 +75,7 @@ class World {
   const std::string& scope_id() const { return scope_id_; }
 
   ApiResponse Post(const std::string& path, const std::string& body) {
-    ApiRequest req{"POST", path, {}, {}, body};
+    ApiRequest req{"POST", path, {}, {}, body, {}};
     return router_.Dispatch(req);
   }
 
@@ -168,7 +168,7 @@ class World {
   }
 
   ApiResponse Get(const std::string& path, std::multimap<std::string, std::string> query) {
-    ApiRequest req{"GET", path, {}, std::move(query), ""};
+    ApiRequest req{"GET", path, {}, std::move(query), "", {}};
     return router_.Dispatch(req);
   }
 

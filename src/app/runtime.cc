@@ -54,8 +54,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
                                              flush_options);
   rt->handoff = std::make_unique<HandoffService>(*rt->store, rt->extractor.get());
   rt->review = std::make_unique<ReviewService>(*rt->store, limits);
-  rt->daily = std::make_unique<DailyReviewService>(*rt->store, rt->extractor.get(), *rt->review,
-                                                   *rt->handoff);
+  rt->daily = std::make_unique<DailyReviewService>(*rt->store, rt->extractor.get(), *rt->handoff);
   rt->generate =
       std::make_unique<ExperienceGenerator>(*rt->store, rt->extractor.get(), *rt->review);
   rt->context = std::make_unique<ContextService>(*rt->store, *rt->search);

@@ -40,7 +40,7 @@ std::string Encoded(const std::string& s) {
 const std::string kTranscripts = std::string(PC_SOURCE_DIR) + "/tests/data/transcripts/";
 const char* kFlushAnswer =
     R"({"operations": [{"op": "add", "kind": "decision", "text": "Amounts are parsed with Decimal and stored as integer cents.", "evidence": ["S1"]}]})";
-const char* kDraft =
+const char* kHookDraft =
     R"({"state":[{"text":"Amounts are parsed with Decimal; 20 tests pass.","evidence":["C1"]}],
   "disposition":"continuable","next_action":{"text":"Add the CSV validator for negative amounts.","evidence":["C1"]},
   "omissions":[]})";
@@ -192,7 +192,7 @@ TEST_F(Hooks, EveryFailureFailsOpen) {
 }
 
 TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartContinues) {
-  fake_.ScriptChat({{kFlushAnswer}, {kDraft}});
+  fake_.ScriptChat({{kFlushAnswer}, {kHookDraft}});
   Json stop{{"session_id", "7f3c2a10-5b1e-4c8e-9a52-3d0e6b1f4a21"},
             {"transcript_path", kTranscripts + "claude_code_zh.jsonl"},
             {"cwd", "/home/dev/orders-importer"},
@@ -249,7 +249,7 @@ TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartConti
                                       Slurp(kTranscripts + "claude_code_zh.jsonl").rfind('\n') + 1);
   Json on_grown = stop;
   on_grown["transcript_path"] = grown;
-  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  fake_.ScriptChat({{R"({"operations": []})"}, {kHookDraft}});
   ASSERT_EQ(Hook("claude-code", "stop", on_grown, {"--state-dir", dir_.path() + "/grown-state"})
                 .exit_code,
             0);
@@ -257,7 +257,7 @@ TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartConti
   std::ofstream(grown, std::ios::app)
       << R"({"parentUuid":"u8","cwd":"/home/dev/orders-importer","sessionId":"7f3c2a10-5b1e-4c8e-9a52-3d0e6b1f4a21","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I will add the validator next."}]},"uuid":"u9","timestamp":"2026-11-30T09:05:30.000Z"})"
       << "\n";
-  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  fake_.ScriptChat({{R"({"operations": []})"}, {kHookDraft}});
   CliResult grew =
       Hook("claude-code", "stop", on_grown, {"--state-dir", dir_.path() + "/grown-state"});
   ASSERT_EQ(grew.exit_code, 0) << grew.err;
@@ -293,7 +293,7 @@ TEST_F(Hooks, StopCapturesTheTranscriptThenMemoryAndAHandoffAndSessionStartConti
 TEST_F(Hooks, CodexRolloutAndNoModelAndTheBackground) {
   // Codex's rollout at Stop, with a model too slow for the wait: the hook returns, the handoff is
   // finished in the background.
-  fake_.ScriptChat({{kFlushAnswer}, {kDraft, 200, 2500}});
+  fake_.ScriptChat({{kFlushAnswer}, {kHookDraft, 200, 2500}});
   Json stop{{"session_id", "019a1b2c-3d4e-7f60-8a9b-0c1d2e3f4a5b"},
             {"turn_id", "t-9"},
             {"transcript_path", kTranscripts + "codex_rollout_en.jsonl"},
@@ -339,7 +339,7 @@ TEST_F(Hooks, CodexRolloutAndNoModelAndTheBackground) {
 // nothing of it was ever captured), and a FIFO as the transcript held it past 60 s (its budget is
 // 8 s). Now the deep line is skipped and the rest captured; the FIFO fails open at once.
 TEST_F(Hooks, HostileTranscriptsFailOpenWithinTheBudget) {
-  fake_.ScriptChat({{R"({"operations": []})"}, {kDraft}});
+  fake_.ScriptChat({{R"({"operations": []})"}, {kHookDraft}});
   const std::string deep = dir_.path() + "/deep.jsonl";
   {
     std::ofstream out(deep);

@@ -15,9 +15,9 @@ namespace {
 
 using nlohmann::json;
 
-struct Http {
+struct StoryHttp {
   httplib::Client client;
-  explicit Http(int port) : client("127.0.0.1", port) {}
+  explicit StoryHttp(int port) : client("127.0.0.1", port) {}
 
   std::pair<int, json> Post(const std::string& path, const std::string& raw) {
     auto res = client.Post(path, raw, "application/json");
@@ -48,7 +48,7 @@ TEST(HttpStory, FreshThenRestarted) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
 
   // ---- FRESH
   auto created = http.Post("/v1/scopes", json{{"key", "project:orders-importer"}});
@@ -228,7 +228,7 @@ TEST(HttpStory, FreshThenRestarted) {
   // ---- RESTARTED
   server.Stop();
   ASSERT_TRUE(server.Start());
-  Http after(server.port());
+  StoryHttp after(server.port());
   for (size_t i = 0; i < citations.size(); ++i) {
     auto r = after.Post("/v1/memory/entries/get",
                         json{{"scope_id", scope}, {"citation", citations[i]}, {"explain", true}});
@@ -260,7 +260,7 @@ TEST(HttpStory, BodiesOfAnyContentTypeAndMethod) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
   std::string scope = http.Post("/v1/scopes", json{{"key", "k"}}).second["scope_id"];
   json big{{"scope_id", scope}, {"kind", "fact"}, {"text", std::string(9000, 'z')}};
   // What `curl -d` sends: refused before the body is read (415), with nothing written.
@@ -294,7 +294,7 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data", {"--embed-provider", "hash"});
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
   std::string scope = http.Post("/v1/scopes", json{{"key", "search"}}).second["scope_id"];
   for (const char* text :
        {"Run contract tests after the schema migration.", "订单导入器使用 PostgreSQL 15 数据库。",
@@ -339,7 +339,7 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   server.Stop();
   ServerProcess plain(dir.path() + "/data");
   ASSERT_TRUE(plain.Start());
-  Http after(plain.port());
+  StoryHttp after(plain.port());
   ExpectError(after.Post("/v1/memory/search",
                          json{{"scope_id", scope}, {"query", "x"}, {"mode", "vector"}}),
               503, "capability_unavailable");
@@ -350,7 +350,7 @@ TEST(HttpStory, SearchModesAcrossARestart) {
   // RESTARTED with the embedder again: the stored vectors serve at once.
   ServerProcess again(dir.path() + "/data", {"--embed-provider", "hash"});
   ASSERT_TRUE(again.Start());
-  Http third(again.port());
+  StoryHttp third(again.port());
   auto v = third.Post("/v1/memory/search",
                       json{{"scope_id", scope}, {"query", "Christmas party"}, {"mode", "vector"}});
   ASSERT_EQ(v.first, 200) << v.second.dump();
@@ -367,7 +367,7 @@ TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
       "--embed-model",    "fake",   "--embed-dimension", "64"};
   ServerProcess server(dir.path() + "/data", flags);
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
   std::string scope = http.Post("/v1/scopes", json{{"key", "outage"}}).second["scope_id"];
   fake.set_failing(true);
   auto written = http.Post(
@@ -381,7 +381,7 @@ TEST(HttpStory, BackgroundBackfillAfterAnOutage) {
   fake.set_failing(false);
   ServerProcess again(dir.path() + "/data", flags);
   ASSERT_TRUE(again.Start());
-  Http after(again.port());
+  StoryHttp after(again.port());
   bool available = false;
   for (int i = 0; i < 400 && !available;
        ++i) {  // up to 20 s: a loaded machine (the suite in parallel, PostgreSQL)
@@ -401,7 +401,7 @@ TEST(HttpStory, ManyConcurrentClientsLoseNothing) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
   std::string scope = http.Post("/v1/scopes", json{{"key", "k"}}).second["scope_id"];
   constexpr int kClients = 16, kEach = 20;
   std::atomic<int> ok{0};
@@ -437,7 +437,7 @@ TEST(HttpStory, CallerNamedScopes) {
   TempDir dir;
   ServerProcess server(dir.path() + "/data");
   ASSERT_TRUE(server.Start());
-  Http http(server.port());
+  StoryHttp http(server.port());
   auto remember = [&](const std::string& scope, const std::string& text) {
     return http.Post("/v1/memory/remember",
                      json{{"scope_id", scope}, {"kind", "fact"}, {"text", text}});

@@ -28,7 +28,7 @@ class DailyReviewTest : public testing::ChatModelTest {
   std::string scope = f.NewScope("project:daily");
   ReviewService review{*f.store};
   HandoffService handoff{*f.store, chat.get()};
-  DailyReviewService daily{*f.store, chat.get(), review, handoff};
+  DailyReviewService daily{*f.store, chat.get(), handoff};
 
   void Add(const std::string& content, const std::string& key) {
     ASSERT_TRUE(sources.Add(scope, {{"work_log", "", content, "{}", key}}).ok());
@@ -170,7 +170,7 @@ TEST_F(DailyReviewTest, AnEarlierDayHasNoneOfTodaysSourcesAndBadInputChangesNoth
   EXPECT_TRUE(pending->items.empty());
   EXPECT_EQ(UsageRequests(), 0)
       << "a failed review leaves the store as it was, its token count too";
-  DailyReviewService none{*f.store, nullptr, review, handoff};
+  DailyReviewService none{*f.store, nullptr, handoff};
   EXPECT_EQ(none.Run(scope, "", "t").status().code(), Code::kCapabilityUnavailable);
 }
 
@@ -182,7 +182,7 @@ TEST_F(DailyReviewTest, AnOvertakenReviewProposesNothing) {
       R"({"experiences": [{"situation": "CSV import", "action": "stripped the BOM",
       "outcome": "it worked", "lesson": "strip a BOM first", "evidence": ["S1"]}]})";
   fake.ScriptChat({{answer, 200, 600}, {answer}});  // the first asker waits; the second does not
-  DailyReviewService other{*f.store, chat.get(), review, handoff};
+  DailyReviewService other{*f.store, chat.get(), handoff};
   Result<DailyReviewOutcome> slow = Internal("the first review did not run");
   std::thread first([&] { slow = daily.Run(scope, "", "review:a"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(150));

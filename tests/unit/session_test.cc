@@ -12,7 +12,7 @@
 namespace pc {
 namespace {
 
-std::string Fixture(const std::string& name) {
+std::string TranscriptFile(const std::string& name) {
   std::ifstream in(std::string(PC_SOURCE_DIR) + "/tests/data/transcripts/" + name);
   std::ostringstream s;
   s << in.rdbuf();
@@ -28,7 +28,7 @@ std::vector<TranscriptPart> Parts(const Transcript& t) {
 using P = TranscriptPart;
 
 TEST(Transcript, ClaudeCodeLinesBecomeEntriesAndUnknownOrTornLinesAreSkipped) {
-  auto t = ParseTranscript(Fixture("claude_code_zh.jsonl"));
+  auto t = ParseTranscript(TranscriptFile("claude_code_zh.jsonl"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->format, "claude-code");
   EXPECT_EQ(t->session_id, "7f3c2a10-5b1e-4c8e-9a52-3d0e6b1f4a21");
@@ -49,7 +49,7 @@ TEST(Transcript, ClaudeCodeLinesBecomeEntriesAndUnknownOrTornLinesAreSkipped) {
 }
 
 TEST(Transcript, CodexRolloutsSeparateTheHostsTextFromTheUsers) {
-  auto t = ParseTranscript(Fixture("codex_rollout_en.jsonl"));
+  auto t = ParseTranscript(TranscriptFile("codex_rollout_en.jsonl"));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->format, "codex");
   EXPECT_EQ(t->session_id, "019a1b2c-3d4e-7f60-8a9b-0c1d2e3f4a5b");
@@ -133,8 +133,8 @@ TEST(Transcript, ATailIsNumberedFromItsFirstLine) {
 }
 
 TEST(SessionStats, CountsEachCategoryAndFindsTheMostExtremeSession) {
-  auto claude = ParseTranscript(Fixture("claude_code_zh.jsonl"));
-  auto codex = ParseTranscript(Fixture("codex_rollout_en.jsonl"));
+  auto claude = ParseTranscript(TranscriptFile("claude_code_zh.jsonl"));
+  auto codex = ParseTranscript(TranscriptFile("codex_rollout_en.jsonl"));
   ASSERT_TRUE(claude.ok() && codex.ok());
   SessionChars a = CountSession("claude", *claude), b = CountSession("codex", *codex);
   // Every entry's characters land in exactly one category.

@@ -132,8 +132,13 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
     }
     return AddExperiences(txn, ids->id, query, experiences, source_refs);
   };
-  SearchRequest search{req.scope_id, req.query,    req.mode,   static_cast<int>(kMemoryCandidates),
-                       false,        std::nullopt, req.rerank, req.min_revision};
+  SearchRequest search;
+  search.scope_id = req.scope_id;
+  search.query = req.query;
+  search.mode = req.mode;
+  search.limit = static_cast<int>(kMemoryCandidates);
+  search.rerank = req.rerank;
+  search.min_revision = req.min_revision;
   search.text = query.text;
   search.scope = &scope;
   PC_ASSIGN_OR_RETURN(SearchResult found, search_.SearchWithoutRecording(search, also));

@@ -27,7 +27,6 @@ namespace pc {
 
 struct ReviewNote;  // extract/review_prompt.h
 
-class ReviewService;
 class HandoffService;
 
 inline constexpr int kMaxReviewSources =
@@ -51,9 +50,8 @@ struct DailyReviewOutcome {
 class DailyReviewService {
  public:
   // `extractor` may be null: Run is then CapabilityUnavailable.
-  DailyReviewService(Store& store, Extractor* extractor, ReviewService& review,
-                     HandoffService& handoff)
-      : store_(store), extractor_(extractor), review_(review), handoff_(handoff) {}
+  DailyReviewService(Store& store, Extractor* extractor, HandoffService& handoff)
+      : store_(store), extractor_(extractor), handoff_(handoff) {}
 
   bool available() const { return extractor_ != nullptr; }
   // Reviews the scope's sources after its review cursor that were captured before the end of
@@ -83,7 +81,6 @@ class DailyReviewService {
                      DailyReviewOutcome& out);
   Store& store_;
   Extractor* extractor_;
-  ReviewService& review_;
   HandoffService& handoff_;
   std::mutex run_mu_;
 };
