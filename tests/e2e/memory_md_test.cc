@@ -90,11 +90,13 @@ TEST_F(MemoryMd, ExportIsAPointerIndexUnderTheLimitAndRoundTrips) {
   // The same revision again: byte-identical files.
   const std::string again = dir_.path() + "/again";
   ASSERT_EQ(Run({"export", "memory-md", "--scope", scope, "--out", again}).exit_code, 0);
-  for (const auto& f : std::filesystem::recursive_directory_iterator(out))
-    if (f.is_regular_file())
+  for (const auto& f : std::filesystem::recursive_directory_iterator(out)) {
+    if (f.is_regular_file()) {
       EXPECT_EQ(Slurp(f.path().string()),
                 Slurp(again + "/" + std::filesystem::relative(f.path(), out).string()))
           << f.path();
+    }
+  }
 
   // A MEMORY.md someone wrote is never overwritten.
   std::filesystem::create_directories(dir_.path() + "/mine");

@@ -108,7 +108,7 @@ TEST(SessionCli, HostileFilesAreRefusedNotCrashedOn) {
   EXPECT_EQ(Json::parse(stats.out)["total_chars"], 5);
 
   const auto t0 = std::chrono::steady_clock::now();
-  for (const std::string& command : {"session-stats", "prune"}) {
+  for (const char* command : {"session-stats", "prune"}) {
     CliResult zero = RunCli({command, "/dev/zero"});
     EXPECT_EQ(zero.exit_code, 2) << command << ": " << zero.err;
     EXPECT_NE(zero.err.find("/dev/zero: is a character device, not a regular file"),

@@ -65,8 +65,9 @@ TEST(AuditRetention, OldRowsAndRefusedRowsPastTheirCapGoOldestFirst) {
   EXPECT_EQ(Count(rows, "gate_refusal"), 1);
   ASSERT_EQ(Count(rows, "recent_denial"), 4);
   for (const AuditRecord& r : rows)
-    if (r.operation == "recent_denial")
+    if (r.operation == "recent_denial") {
       EXPECT_GE(r.at_ms, kNow - kDay + 6) << "an older denial was kept";
+    }
 
   auto again = audit.Prune(retention, kNow);
   PC_ASSERT_OK(again);

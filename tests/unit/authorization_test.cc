@@ -82,8 +82,9 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
           << r.pattern;
     }
     // A writing agent cannot switch its own scope's write gates off (found by review: it could).
-    if (std::string(r.access.operation) == "set_scope_settings")
+    if (std::string(r.access.operation) == "set_scope_settings") {
       EXPECT_EQ(r.access.permission, Permission::kAdmin);
+    }
     // A route that writes never needs less than write.
     if (r.method == "POST" && r.access.permission == Permission::kRead) {
       EXPECT_TRUE(

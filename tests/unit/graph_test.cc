@@ -223,11 +223,13 @@ TEST_F(GraphFlushTest, GraphModeHybridFusionAndCapabilities) {
   EXPECT_TRUE(both);
   caps = search.Capabilities(scope);
   PC_ASSERT_OK(caps);
-  for (const Capability& c : *caps)
-    if (c.mode == "graph" || c.mode == "hybrid")
+  for (const Capability& c : *caps) {
+    if (c.mode == "graph" || c.mode == "hybrid") {
       EXPECT_TRUE(c.available) << c.mode;
-    else if (c.mode == "vector")
+    } else if (c.mode == "vector") {
       EXPECT_FALSE(c.available);
+    }
+  }
 }
 
 TEST_F(GraphFlushTest, RetireAndReviseEndAnEntrysEdgesAndPastRevisionsKeepThem) {

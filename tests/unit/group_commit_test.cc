@@ -171,8 +171,9 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   leader.join();
   EXPECT_TRUE(results[0].ok() && results[2].ok() && results[3].ok());
   EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
-  if (f.sqlite())
+  if (f.sqlite()) {
     EXPECT_GE(f.sqlite()->group_stats().reruns, 1u) << "the refused write did not share a group";
+  }
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     auto log = txn.ListSources(scope, 0, 10);
     if (!log.ok()) return log.status();
@@ -244,9 +245,10 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   for (auto& w : writers) w.join();
   leader.join();
   EXPECT_EQ(conflict.code(), Code::kConflict);
-  if (f.sqlite())
+  if (f.sqlite()) {
     EXPECT_GE(f.sqlite()->group_stats().reruns, 1u)
         << "the conflicting handoff did not share a group";
+  }
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     auto s = txn.FindScope(scope);
     if (!s.ok()) return s.status();

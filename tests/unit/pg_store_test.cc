@@ -157,8 +157,9 @@ TEST_F(PgStore, WritersOfOneScopeShareTransactionsAndEachKeepsItsRevision) {
     EXPECT_EQ(listed->size(), static_cast<size_t>(kThreads * kEach + 1));
     for (const RevisionInfo& r : *listed) {
       EXPECT_EQ(r.changes.size(), 1u);
-      if (r.changes.size() == 1 && r.memory.revision > 1)
+      if (r.changes.size() == 1 && r.memory.revision > 1) {
         EXPECT_EQ(entries.count(r.changes[0].entry_id), 1u);
+      }
     }
     return Status::Ok();
   }));
@@ -276,7 +277,9 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
     auto log = txn.ListSources(id, 0, 10);
     if (!log.ok()) return log.status();
     EXPECT_EQ(log->size(), 3u);
-    if (log->size() == 3) EXPECT_EQ((*log)[2].content, "write 1") << "the racer ran again last";
+    if (log->size() == 3) {
+      EXPECT_EQ((*log)[2].content, "write 1") << "the racer ran again last";
+    }
     return Status::Ok();
   }));
 }

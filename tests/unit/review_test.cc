@@ -90,7 +90,9 @@ TEST_F(ReviewTest, ProposeReviseApprove) {
   PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(auto v1, txn.FindCandidateVersion(revised->scope_id, c.candidate_id, 1));
     EXPECT_TRUE(v1);
-    if (v1) EXPECT_EQ(v1->proposal.lesson, "Run the contract tests after changing any YAML file.");
+    if (v1) {
+      EXPECT_EQ(v1->proposal.lesson, "Run the contract tests after changing any YAML file.");
+    }
     return Status::Ok();
   }));
 

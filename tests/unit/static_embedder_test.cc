@@ -42,7 +42,7 @@ std::string WriteFixture(const std::string& dir) {
   return path;
 }
 
-float Dot(const std::vector<float>& a, const std::vector<float>& b) {
+float VectorDot(const std::vector<float>& a, const std::vector<float>& b) {
   float s = 0;
   for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
   return s;
@@ -79,7 +79,7 @@ TEST(StaticEmbedder, LoadsTheFileAndEmbedsDeterministically) {
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(a, (*b)[0]);
   ASSERT_EQ(a.size(), static_cast<size_t>(kDim));
-  EXPECT_NEAR(Dot(a, a), 1.0f, 1e-4);
+  EXPECT_NEAR(VectorDot(a, a), 1.0f, 1e-4);
 }
 
 TEST(StaticEmbedder, SimilarWordsAreCloserThanUnrelatedOnes) {
@@ -91,8 +91,8 @@ TEST(StaticEmbedder, SimilarWordsAreCloserThanUnrelatedOnes) {
   auto cat = (*e)->EmbedOne("my cat");
   auto kitten = (*e)->EmbedOne("a kitten, a puppy");
   auto violin = (*e)->EmbedOne("the violin and piano");
-  EXPECT_GT(Dot(cat, kitten), 0.8f);
-  EXPECT_GT(Dot(cat, kitten), Dot(cat, violin) + 0.5f);
+  EXPECT_GT(VectorDot(cat, kitten), 0.8f);
+  EXPECT_GT(VectorDot(cat, kitten), VectorDot(cat, violin) + 0.5f);
 }
 
 TEST(StaticEmbedder, TextWithoutKnownWordsIsTheZeroVector) {
