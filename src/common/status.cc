@@ -24,6 +24,8 @@ const char* CodeName(Code code) {
       return "store_not_empty";
     case Code::kNameTaken:
       return "name_taken";
+    case Code::kReviewOvertaken:
+      return "review_overtaken";
     case Code::kRevisionNotVisible:
       return "revision_not_visible";
     case Code::kCandidateConflict:
@@ -67,6 +69,7 @@ const std::vector<Code>& AllCodes() {
                                            Code::kSourceConflict,
                                            Code::kStoreNotEmpty,
                                            Code::kNameTaken,
+                                           Code::kReviewOvertaken,
                                            Code::kRevisionNotVisible,
                                            Code::kCandidateConflict,
                                            Code::kArtifactConflict,

@@ -24,6 +24,7 @@ enum class Code {
   kSourceConflict,      // a source id already names other content (409 source_conflict)
   kStoreNotEmpty,       // migrate or import into a store that holds data (store_not_empty, exit 4)
   kNameTaken,           // a name a live thing already has: a token's (409 name_taken)
+  kReviewOvertaken,     // another daily review of the scope committed first (409 review_overtaken)
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)

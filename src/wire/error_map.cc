@@ -25,6 +25,7 @@ constexpr Row kTable[] = {
     {Code::kSourceConflict, 409, 4},
     {Code::kStoreNotEmpty, 409, 4},
     {Code::kNameTaken, 409, 4},
+    {Code::kReviewOvertaken, 409, 4},
     {Code::kRevisionNotVisible, 409, 4},
     {Code::kCandidateConflict, 409, 4},
     {Code::kArtifactConflict, 409, 4},

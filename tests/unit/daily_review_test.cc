@@ -191,7 +191,7 @@ TEST_F(DailyReviewTest, AnOvertakenReviewProposesNothing) {
   PC_ASSERT_OK(fast);
   EXPECT_EQ(fast->experience_candidates.size(), 1u);
   ASSERT_FALSE(slow.ok());
-  EXPECT_EQ(slow.status().code(), Code::kConflict) << slow.status().ToString();
+  EXPECT_EQ(slow.status().code(), Code::kReviewOvertaken) << slow.status().ToString();
   auto pending = review.List({scope, CandidateStatus::kPending, "", std::nullopt, 50});
   PC_ASSERT_OK(pending);
   EXPECT_EQ(pending->items.size(), 1u) << "only the review that committed proposed";

@@ -296,7 +296,8 @@ Status DailyReviewService::CommitDay(const std::string& scope_id, const std::str
     PC_ASSIGN_OR_RETURN(int64_t cursor,
                         txn.GetCursor(now.scope_id, now.artifact_id, kDailyReviewConsumer));
     if (marker > 0 || cursor != scan.start_cursor)
-      return Conflict("another daily review of this scope ran meanwhile; nothing was proposed")
+      return Status(Code::kReviewOvertaken,
+                    "another daily review of this scope ran meanwhile; nothing was proposed")
           .WithDetail("scope_id", scope_id);
     for (const Proposal& p : proposals) {
       Result<ArtifactCandidate> c =
