@@ -35,7 +35,10 @@ void AppendFinite(double d, std::string& out) {
   std::string digits;
   for (char c : sci.substr(0, e_at))
     if (c != '.') digits += c;
-  const int exp10 = std::atoi(std::string(sci.substr(e_at + 1)).c_str());
+  std::string_view exp_text = sci.substr(e_at + 1);  // "+08", "-07"
+  if (exp_text.front() == '+') exp_text.remove_prefix(1);
+  int exp10 = 0;
+  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exp10);
   const int k = static_cast<int>(digits.size());
   const int n = exp10 + 1;
   if (k <= n && n <= 21) {
@@ -101,11 +104,10 @@ void AppendString(const std::string& s, std::string& out) {
 }
 
 // A member name as UTF-16 code units: the order RFC 8785 sorts by (U+1F600, D83D DE00 in UTF-16,
-// comes before U+FB33 there, after it in UTF-8 or code point order).
-std::u16string Utf16(const std::string& s) {
+// comes before U+FB33 there, after it in UTF-8 or code point order). False when it is not UTF-8.
+bool Utf16(const std::string& s, std::u16string& out) {
   std::vector<int32_t> cps;
-  DecodeUtf8(s, cps);  // validated before
-  std::u16string out;
+  if (!DecodeUtf8(s, cps)) return false;
   out.reserve(cps.size());
   for (int32_t cp : cps) {
     if (cp >= 0x10000) {
@@ -116,57 +118,67 @@ std::u16string Utf16(const std::string& s) {
       out += static_cast<char16_t>(cp);
     }
   }
-  return out;
+  return true;
 }
 
-Status Refuse(const std::string& path, const std::string& why) {
-  return InvalidArgument("no canonical JSON (RFC 8785) for " + (path.empty() ? "$" : path) + ": " +
-                         why);
+// A refusal names where it happened: `where` is filled while the recursion unwinds (a child's
+// segment first), so a value that canonicalizes builds no path at all.
+struct Refusal {
+  std::string why;
+  std::string where;  // "[2].name", read from the root
+};
+
+bool Refuse(Refusal& r, std::string why) {
+  r.why = std::move(why);
+  return false;
 }
 
-Status Append(const nlohmann::json& v, const std::string& path, int depth, std::string& out) {
+bool Append(const nlohmann::json& v, int depth, std::string& out, Refusal& r) {
   if (depth > kMaxJsonDepth)
-    return Refuse(path, "nested deeper than " + std::to_string(kMaxJsonDepth));
+    return Refuse(r, "nested deeper than " + std::to_string(kMaxJsonDepth));
   switch (v.type()) {
     case nlohmann::json::value_t::null:
       out += "null";
-      return Status::Ok();
+      return true;
     case nlohmann::json::value_t::boolean:
       out += v.get<bool>() ? "true" : "false";
-      return Status::Ok();
+      return true;
     case nlohmann::json::value_t::number_integer:  // a double, as JSON.parse reads it
       AppendFinite(static_cast<double>(v.get<int64_t>()), out);
-      return Status::Ok();
+      return true;
     case nlohmann::json::value_t::number_unsigned:
       AppendFinite(static_cast<double>(v.get<uint64_t>()), out);
-      return Status::Ok();
+      return true;
     case nlohmann::json::value_t::number_float: {
       const double d = v.get<double>();
-      if (!std::isfinite(d)) return Refuse(path, "a number that is not finite");
+      if (!std::isfinite(d)) return Refuse(r, "a number that is not finite");
       AppendFinite(d, out);
-      return Status::Ok();
+      return true;
     }
     case nlohmann::json::value_t::string: {
       const std::string& s = v.get_ref<const std::string&>();
-      if (!IsValidUtf8(s)) return Refuse(path, "a string that is not UTF-8");
+      if (!IsValidUtf8(s)) return Refuse(r, "a string that is not UTF-8");
       AppendString(s, out);
-      return Status::Ok();
+      return true;
     }
     case nlohmann::json::value_t::array: {
       out += '[';
       for (size_t i = 0; i < v.size(); ++i) {
         if (i) out += ',';
-        PC_RETURN_IF_ERROR(Append(v[i], path + "[" + std::to_string(i) + "]", depth + 1, out));
+        if (!Append(v[i], depth + 1, out, r)) {
+          r.where = "[" + std::to_string(i) + "]" + r.where;
+          return false;
+        }
       }
       out += ']';
-      return Status::Ok();
+      return true;
     }
     case nlohmann::json::value_t::object: {
-      std::vector<std::pair<std::u16string, nlohmann::json::const_iterator>> members;
-      members.reserve(v.size());
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!IsValidUtf8(it.key())) return Refuse(path, "a member name that is not UTF-8");
-        members.emplace_back(Utf16(it.key()), it);
+      std::vector<std::pair<std::u16string, nlohmann::json::const_iterator>> members(v.size());
+      size_t m = 0;
+      for (auto it = v.begin(); it != v.end(); ++it, ++m) {
+        if (!Utf16(it.key(), members[m].first)) return Refuse(r, "a member name that is not UTF-8");
+        members[m].second = it;
       }
       std::sort(members.begin(), members.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -177,24 +189,29 @@ Status Append(const nlohmann::json& v, const std::string& path, int depth, std::
         first = false;
         AppendString(it.key(), out);
         out += ':';
-        PC_RETURN_IF_ERROR(Append(it.value(), path + "." + it.key(), depth + 1, out));
+        if (!Append(it.value(), depth + 1, out, r)) {
+          r.where = "." + it.key() + r.where;
+          return false;
+        }
       }
       out += '}';
-      return Status::Ok();
+      return true;
     }
     case nlohmann::json::value_t::binary:
-      return Refuse(path, "binary data");
+      return Refuse(r, "binary data");
     case nlohmann::json::value_t::discarded:
-      return Refuse(path, "a discarded value");
+      return Refuse(r, "a discarded value");
   }
-  return Refuse(path, "an unknown value");
+  return Refuse(r, "an unknown value");
 }
 
 }  // namespace
 
 Result<std::string> CanonicalJson(const nlohmann::json& value) {
   std::string out;
-  PC_RETURN_IF_ERROR(Append(value, "", 0, out));
+  Refusal r;
+  if (!Append(value, 0, out, r))
+    return InvalidArgument("no canonical JSON (RFC 8785) for $" + r.where + ": " + r.why);
   return out;
 }
 
