@@ -72,16 +72,16 @@ Result<ApiResponse> Capabilities(Services& s, const ApiRequest& req) {
   const bool extraction = s.flush.available();
   const bool generation = s.generate && s.generate->available();
   return ApiResponse{
-      200,
-      Json{{"source_types", Json::array({kContentSourceName})},
-           {"artifact_families", Json::array({kMemoryFamily, kHandoffFamily, kExperienceFamily})},
-           {"memory_extraction", extraction},
-           {"experience_generation", generation},
-           {"managed_skill_generation", false},
-           {"external_skill_registry", s.external_skills && s.external_skills->configured()},
-           {"handoff_generation", extraction},
-           {"search_modes", modes},
-           {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};
+      200, Json{{"source_types", Json::array({kContentSourceName})},
+                {"artifact_families",
+                 Json::array({kMemoryFamily, kHandoffFamily, kExperienceFamily, kSkillFamily})},
+                {"memory_extraction", extraction},
+                {"experience_generation", generation},
+                {"managed_skill_generation", s.skill_generate && s.skill_generate->available()},
+                {"external_skill_registry", s.external_skills && s.external_skills->configured()},
+                {"handoff_generation", extraction},
+                {"search_modes", modes},
+                {"context_versions", Json::array({"powercontext.prepared-context.v1"})}}};
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "service/review/review_service.h"
 #include "service/search/search_service.h"
 #include "service/skills/external_skills.h"
+#include "service/skills/skill_generator.h"
 
 namespace pc {
 
@@ -33,6 +34,8 @@ struct Services {
       nullptr;  // null: POST /v1/experience/generate is capability_unavailable
   // null, or no roots configured: /v1/external-skills/* is external_skill_registry_unavailable
   ExternalSkillRegistry* external_skills = nullptr;
+  // null: /v1/skill/generate and /v1/external-skills/import are generation_unavailable
+  SkillGenerator* skill_generate = nullptr;
 };
 
 }  // namespace pc

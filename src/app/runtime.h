@@ -32,6 +32,7 @@ struct Runtime {
   std::unique_ptr<DailyReviewService> daily;
   std::unique_ptr<ExperienceGenerator> generate;
   std::unique_ptr<ExternalSkillRegistry> external_skills;
+  std::unique_ptr<SkillGenerator> skill_generate;
 
   Services services() {
     return Services{*memory,
@@ -46,7 +47,8 @@ struct Runtime {
                     *review,
                     daily.get(),
                     generate.get(),
-                    external_skills.get()};
+                    external_skills.get(),
+                    skill_generate.get()};
   }
 };
 

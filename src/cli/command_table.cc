@@ -137,6 +137,21 @@ const std::vector<std::string>& ListOf(const Opts& o, const OptionSpec& spec) {
   return o.*std::get<std::vector<std::string> Opts::*>(spec.field);
 }
 
+// A group row's command: this table's, or one an earlier table added (`skill`, whose managed
+// commands are the review table's and whose external ones are the Skill table's).
+CLI::App* Group(CLI::App& app, const std::map<std::string, CLI::App*>& groups,
+                const std::string& path) {
+  if (auto it = groups.find(path); it != groups.end()) return it->second;
+  CLI::App* at = &app;
+  for (size_t from = 0; from <= path.size();) {
+    size_t space = path.find(' ', from);
+    if (space == std::string::npos) space = path.size();
+    at = at->get_subcommand(path.substr(from, space - from));  // throws: a table's mistake
+    from = space + 1;
+  }
+  return at;
+}
+
 std::vector<ClientCommand> AddRows(CLI::App& app, const std::vector<Row>& rows,
                                    const std::shared_ptr<Opts>& o) {
   std::map<std::string, CLI::App*> groups;
@@ -144,7 +159,8 @@ std::vector<ClientCommand> AddRows(CLI::App& app, const std::vector<Row>& rows,
   for (const Row& row : rows) {
     const std::string path = row.path;
     const size_t space = path.rfind(' ');
-    CLI::App* parent = space == std::string::npos ? &app : groups.at(path.substr(0, space));
+    CLI::App* parent =
+        space == std::string::npos ? &app : Group(app, groups, path.substr(0, space));
     CLI::App* sub = parent->add_subcommand(path.substr(space + 1), row.help);
     for (const OptionSpec& spec : row.options) Bind(sub, spec, *o);
     for (const OptionSpec& spec : row.options)

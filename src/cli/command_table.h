@@ -46,6 +46,10 @@ struct Opts {
   std::string artifact, date;
   std::vector<std::string> source_refs, artifact_refs;
   std::optional<int64_t> expected_version;
+  // The managed Skill commands (review_commands.cc, skill_commands.cc).
+  std::string skill_name, description, instructions, instructions_file, origin, destination;
+  std::string export_target;
+  std::vector<std::string> validation;
   // The session commands (session_commands.cc): prune, session-stats, setup, hook.
   std::string now, event, token, state_dir;
   std::vector<std::string> transcripts;

@@ -1,6 +1,8 @@
 // The review commands (RFC 0050, docs/review.md), as the spec's CLI names them:
-//   candidate list | show | approve | reject | revise experience
+//   candidate list | show | approve | reject | revise experience | revise skill
 //   experience propose | generate | get | search
+//   skill propose | generate | show (managed Skills; skill export and external in
+//   skill_commands.cc)
 // Evidence is given as repeatable --source-ref content/ID and --artifact-ref FAMILY/ID@REVISION;
 // --target FAMILY/ID@REVISION is added to the artifact evidence, as the spec asks.
 #include <charconv>
@@ -49,6 +51,22 @@ std::string FormatProposal(const Json& p) {
                                              "@" + p["target_entry"].value("entry_version_id", "")
                                        : std::string()) +
            "\n";
+  if (p.contains("instructions")) {  // a managed Skill
+    std::string out = "  name:        " + p.value("name", "") +
+                      "\n  description: " + p.value("description", "") + "\n  instructions:\n";
+    const std::string text = p.value("instructions", "");
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      out += "    " + text.substr(at, nl - at) + "\n";
+      at = nl + 1;
+    }
+    out += "  validation:\n";
+    for (const Json& v : p.value("validation", Json::array()))
+      out += "    - " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+    return out;
+  }
   return "  situation: " + p.value("situation", "") + "\n  action:    " + p.value("action", "") +
          "\n  outcome:   " + p.value("outcome", "") + "\n  lesson:    " + p.value("lesson", "") +
          "\n";
@@ -86,6 +104,11 @@ std::string FormatPage(const Json& page) {
   if (page.contains("next_cursor") && page["next_cursor"].is_string())
     out += "more: --cursor " + page["next_cursor"].get<std::string>() + "\n";
   return out;
+}
+
+std::string FormatArtifactJson(const Json& e) {
+  return RefText(e.value("artifact", Json())) + "\n" +
+         FormatProposal(e.value("content", Json::object())) + FormatEvidence(e);
 }
 
 std::string FormatExperience(const Json& e) {
@@ -127,7 +150,7 @@ std::string FormatReviewRun(const Json& r) {
 std::string FormatGenerated(const Json& r) {
   if (r.value("status", "") != "pending" || !r.contains("candidate") ||
       !r.at("candidate").is_object())
-    return "no_op: the model found no lesson in this evidence; nothing was proposed\n";
+    return "no_op: the model found nothing to propose in this evidence; nothing was proposed\n";
   return FormatCandidate(r.at("candidate"));
 }
 
@@ -176,7 +199,8 @@ std::vector<OptionSpec> EvidenceOptions() {
               &Opts::artifact_refs)
               .OneValue()
               .Via(EachParsed<ArtifactRefOption>, "artifact_refs"),
-          Opt("--target", "the Experience head FAMILY/ID@REVISION this replaces", &Opts::target)
+          Opt("--target", "the head FAMILY/ID@REVISION this replaces (experience/… or skill/…)",
+              &Opts::target)
               .Via(TargetArg, "target"),
           Opt("--reason", "why (shown to the reviewer)", &Opts::reason).To("reason")};
 }
@@ -190,6 +214,53 @@ std::vector<OptionSpec> ProposalOptions() {
       Opt("--lesson", "what to do next time", &Opts::lesson).Required().To("proposal/lesson")};
   for (OptionSpec& e : EvidenceOptions()) options.push_back(e);
   return options;
+}
+
+// --instructions or --instructions-file (exactly one) as proposal.instructions.
+Status InstructionsArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  if (!o.instructions.empty() && !o.instructions_file.empty())
+    return InvalidArgument("give --instructions or --instructions-file, not both");
+  if (o.instructions.empty() && o.instructions_file.empty())
+    return InvalidArgument(
+        "the instructions are required: --instructions TEXT or "
+        "--instructions-file FILE (- for standard input)");
+  if (!o.instructions.empty()) {
+    r.Set(spec.to, o.instructions);
+    return Status::Ok();
+  }
+  PC_ASSIGN_OR_RETURN(std::string text, ReadInput(o.instructions_file, 256 * 1024));
+  r.Set(spec.to, text);
+  return Status::Ok();
+}
+
+// A managed Skill proposal {name, description, instructions, validation} with its evidence.
+std::vector<OptionSpec> SkillProposalOptions() {
+  std::vector<OptionSpec> options = {
+      Opt("--name", "the Skill's name, one line (e.g. csv-currency-validation)", &Opts::skill_name)
+          .Required()
+          .To("proposal/name"),
+      Opt("--description", "when to use it and what it produces, one line", &Opts::description)
+          .Required()
+          .To("proposal/description"),
+      Opt("--instructions", "the instructions an agent follows", &Opts::instructions),
+      Opt("--instructions-file", "read the instructions from a file (- for standard input)",
+          &Opts::instructions_file)
+          .Via(InstructionsArg, "proposal/instructions"),
+      Opt("--validation", "an observable check of a successful use, one line (repeatable)",
+          &Opts::validation)
+          .OneValue()
+          .Required()
+          .To("proposal/validation")};
+  for (OptionSpec& e : EvidenceOptions()) options.push_back(e);
+  return options;
+}
+
+// SKILL_ID with --revision N as the exact ArtifactReference skill/SKILL_ID@N.
+Status SkillArtifactArg(const Opts& o, const OptionSpec& spec, Request& r) {
+  if (!o.revision || *o.revision < 1)
+    return InvalidArgument("--revision must be the approved revision to read (1 or more)");
+  r.Set(spec.to, Json{{"family", "skill"}, {"artifact_id", o.artifact}, {"revision", *o.revision}});
+  return Status::Ok();
 }
 
 std::vector<OptionSpec> Concat(std::initializer_list<std::vector<OptionSpec>> parts) {
@@ -249,6 +320,11 @@ const std::vector<Row>& ReviewRows() {
        {"POST", "/v1/artifact-candidates/revise"},
        FormatCandidate,
        {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"candidate revise skill",
+       "a complete replacement managed Skill proposal",
+       Decision(SkillProposalOptions()),
+       {"POST", "/v1/artifact-candidates/revise"},
+       FormatCandidate},
       {"experience", "propose, generate, read or search reviewed Experience"},
       {"experience propose",
        "a pending Experience candidate with its exact evidence",
@@ -274,6 +350,29 @@ const std::vector<Row>& ReviewRows() {
         Opt("--limit", "at most this many (1-100, default 10)", &Opts::limit).To("limit")},
        {"POST", "/v1/experience/search"},
        FormatExperiences},
+      {"skill",
+       "managed Skills (propose, generate, show, export) and external ones (docs/skills.md)"},
+      {"skill propose",
+       "a pending managed Skill candidate with its exact evidence (no model)",
+       Concat({{ScopeId()}, SkillProposalOptions()}),
+       {"POST", "/v1/skill/propose"},
+       FormatCandidate},
+      {"skill generate",
+       "the server's model drafts a pending managed Skill candidate from exactly this evidence",
+       Concat({{ScopeId(),
+                Opt("--origin", "experience, source or usage: the provenance it is drafted from",
+                    &Opts::origin)
+                    .Required()
+                    .To("origin")},
+               EvidenceOptions()}),
+       {"POST", "/v1/skill/generate"},
+       FormatGenerated},
+      {"skill show",
+       "an approved managed Skill revision, exactly",
+       {ScopeId(), Opt("--revision", "the revision", &Opts::revision).Required(),
+        Opt("skill_id", "skl_…", &Opts::artifact).Required().Via(SkillArtifactArg, "artifact")},
+       {"POST", "/v1/skill/get"},
+       FormatArtifactJson},
       {"review", "the daily review (docs/review.md)"},
       {"review run",
        "review a scope's new sources of a day now: experience and retire candidates, a tomorrow "

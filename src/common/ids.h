@@ -14,6 +14,7 @@ inline constexpr std::string_view kEntryPrefix = "ent_";
 inline constexpr std::string_view kEntryVersionPrefix = "env_";
 inline constexpr std::string_view kSourcePrefix = "src_";
 inline constexpr std::string_view kExperiencePrefix = "exp_";
+inline constexpr std::string_view kSkillPrefix = "skl_";
 inline constexpr std::string_view kCandidatePrefix = "cand_";
 
 // A new id: `prefix` + 26 characters. Thread-safe.

@@ -32,6 +32,8 @@ const char* CodeName(Code code) {
       return "candidate_conflict";
     case Code::kArtifactConflict:
       return "artifact_conflict";
+    case Code::kExternalSkillChanged:
+      return "external_skill_changed";
     case Code::kNearDuplicate:
       return "near_duplicate";
     case Code::kEvidenceRequired:
@@ -42,6 +44,8 @@ const char* CodeName(Code code) {
       return "capability_unavailable";
     case Code::kRegistryUnavailable:
       return "external_skill_registry_unavailable";
+    case Code::kGenerationUnavailable:
+      return "generation_unavailable";
     case Code::kRateLimited:
       return "rate_limited";
     case Code::kUnsupportedMediaType:
@@ -73,12 +77,14 @@ const std::vector<Code>& AllCodes() {
                                            Code::kRevisionNotVisible,
                                            Code::kCandidateConflict,
                                            Code::kArtifactConflict,
+                                           Code::kExternalSkillChanged,
                                            Code::kNearDuplicate,
                                            Code::kEvidenceRequired,
                                            Code::kTooLarge,
                                            Code::kUnsupportedMediaType,
                                            Code::kCapabilityUnavailable,
                                            Code::kRegistryUnavailable,
+                                           Code::kGenerationUnavailable,
                                            Code::kRateLimited,
                                            Code::kInternal,
                                            Code::kProviderUnavailable,

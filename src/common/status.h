@@ -28,13 +28,16 @@ enum class Code {
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
-  kNearDuplicate,       // the reconcile gate refused a write nearly repeating an active entry (409)
-  kEvidenceRequired,    // the scope requires evidence and the write has none (422)
+  kExternalSkillChanged,  // an import named a package version not available here now (409)
+  kNearDuplicate,     // the reconcile gate refused a write nearly repeating an active entry (409)
+  kEvidenceRequired,  // the scope requires evidence and the write has none (422)
   kTooLarge,
   kUnsupportedMediaType,
   kCapabilityUnavailable,
-  kRegistryUnavailable,  // no external Skill roots are configured (503
-                         // external_skill_registry_unavailable)
+  kRegistryUnavailable,    // no external Skill roots are configured (503
+                           // external_skill_registry_unavailable)
+  kGenerationUnavailable,  // a managed Skill's generation or import and no model is configured
+                           // (503 generation_unavailable)
   kRateLimited,
   kInternal,
   kProviderUnavailable,  // a model service cannot be reached or did not answer in time

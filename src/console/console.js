@@ -33,6 +33,9 @@ const STRINGS = {
     skills_unconfigured: "This server has no external Skill roots (setting external_skill_roots): nothing to scan.",
     skills_none: "No Skills registered for this scope: scan the roots.", registered: "registered", skipped: "skipped",
     name: "Name", description: "Description",
+    instructions: "Instructions", validation: "Validation (one check per line)", managed_skills: "Managed Skills",
+    external_skills: "External Skills", managed_none: "No approved managed Skill in this scope yet: propose one, or import an external Skill, and approve it in the review inbox.",
+    import_skill: "Import", imported: "proposed as candidate", review_it: "review it in the inbox", no_skill: "the model proposed no Skill",
   },
   zh: {
     overview: "概览", scopes: "作用域", signin: "登录", signout: "退出", lang: "English",
@@ -59,6 +62,9 @@ const STRINGS = {
     rejected: "被拒绝", position: "位置", content: "内容", handoffs: "交接", objective: "目标",
     state: "状态", next_action: "下一步", disposition: "处置", omissions: "遗漏", audit: "审计日志",
     operation: "操作", result: "结果", targets: "对象", admin_only: "审计日志需要管理员令牌。",
+    instructions: "操作说明", validation: "验证（每行一项）", managed_skills: "托管技能", external_skills: "外部技能",
+    managed_none: "这个作用域还没有已批准的托管技能：提议一个，或导入外部技能，并在审核收件箱中批准。",
+    import_skill: "导入", imported: "已提议为候选", review_it: "请在收件箱中审核", no_skill: "模型没有提出技能",
     skills: "技能", scan: "扫描技能目录", available: "可用", fingerprint: "指纹", package: "包",
     skills_unconfigured: "这个服务器没有配置外部技能目录（设置 external_skill_roots）：无可扫描。",
     skills_none: "这个作用域还没有登记技能：请扫描技能目录。", registered: "已登记", skipped: "已跳过",
@@ -378,25 +384,38 @@ async function preparePage(scope) {
     h("form", { class: "filters", onsubmit: run }, input, budget, h("button", { class: "primary", type: "submit" }, t("run"))), alert, out);
 }
 
+// A managed Skill's content (untrusted text: shown, never run).
+function skillView(p) {
+  return h("div", { class: "skill" }, h("strong", {}, p.name), h("div", {}, p.description),
+    h("pre", { class: "block" }, p.instructions),
+    h("ul", {}, (p.validation || []).map((v) => h("li", {}, v))));
+}
+
 function proposalView(c) {
   const p = c.proposal || {};
+  if (c.family === "skill") return skillView(p);
   if (c.family === "experience")
     return h("dl", {}, ["situation", "action", "outcome", "lesson"].map((k) => [h("dt", { class: "label" }, t(k)), h("dd", {}, p[k])]));
   return h("div", {}, h("span", { class: "tag" }, p.op), h("span", { class: "tag" }, p.kind), " ", p.text);
 }
 
-// A pending proposal's edit: the next version (Experience: the four fields, evidence kept;
-// memory: kind and text). A retire proposal has nothing to edit.
+// A pending proposal's edit: the next version (Experience: the four fields, a Skill its four,
+// evidence kept; memory: kind and text). A retire proposal has nothing to edit.
+const REVISED_FIELDS = { experience: ["situation", "action", "outcome", "lesson"],
+                         skill: ["name", "description", "instructions", "validation"] };
 function reviseForm(c, submit) {
   const p = c.proposal || {};
-  const fields = c.family === "experience" ? ["situation", "action", "outcome", "lesson"] : ["kind", "text"];
-  const inputs = Object.fromEntries(fields.map((f) => [f, h(f === "kind" ? "input" : "textarea",
-    { name: f, "aria-label": t(f), rows: 2, cols: 48, type: f === "kind" ? "text" : undefined }, f === "kind" ? null : p[f] || "")]));
-  if (inputs.kind) inputs.kind.value = p.kind || "";
+  const fields = REVISED_FIELDS[c.family] || ["kind", "text"];
+  const oneLine = (f) => f === "kind" || f === "name" || f === "description";
+  const inputs = Object.fromEntries(fields.map((f) => [f, h(oneLine(f) ? "input" : "textarea",
+    { name: f, "aria-label": t(f), rows: f === "instructions" ? 6 : 2, cols: 48, type: oneLine(f) ? "text" : undefined },
+    oneLine(f) ? null : f === "validation" ? (p.validation || []).join("\n") : p[f] || "")]));
+  for (const f of fields) if (oneLine(f)) inputs[f].value = p[f] || "";
   return h("form", { class: "revise", onsubmit: (ev) => {
     ev.preventDefault();
-    const proposal = Object.fromEntries(fields.map((f) => [f, inputs[f].value]));
-    submit(c.family === "experience"
+    const proposal = Object.fromEntries(fields.map((f) => [f, f === "validation"
+      ? inputs[f].value.split("\n").map((v) => v.trim()).filter((v) => v) : inputs[f].value]));
+    submit(c.family in REVISED_FIELDS
       ? { proposal, source_refs: c.source_refs || [], artifact_refs: c.artifact_refs || [], target: c.target || undefined }
       : { proposal, source_refs: [], artifact_refs: [] }, ev);
   } }, fields.map((f) => h("label", { class: "label" }, t(f), h("br"), inputs[f], h("br"))),
@@ -495,12 +514,31 @@ async function handoffsPage(scope) {
       h("p", { class: "muted" }, x.actor, " · ", time(x.created_at))))) : h("p", { class: "muted" }, t("none")));
 }
 
-// External Skills (docs/skills.md): the scope's registrations, each as the server finds it on disk
-// now; a scan re-reads the roots. A server without roots says so (asked first: no refused request).
+// Skills (docs/skills.md). Managed: the scope's approved Skill revisions (each approved skill
+// candidate's result, read exactly). External: the scope's registrations, each as the server finds
+// it on disk now; a scan re-reads the roots, and Import asks the model for a managed candidate. A
+// server without roots says so (asked first: no refused request).
+async function managedSkills(scope) {
+  const approved = [];
+  let cursor;
+  do {
+    const page = await api("POST", "/v1/artifact-candidates/list", { scope_id: scope, family: "skill", status: "approved", limit: 100, cursor });
+    approved.push(...page.candidates); cursor = page.next_cursor;
+  } while (cursor);
+  const skills = await mapLimited(approved, 4, (c) => api("POST", "/v1/skill/get", { scope_id: scope, artifact: c.result_artifact }));
+  return skills.length ? h("table", { id: "managed-skills" }, h("thead", {}, h("tr", {}, [t("name"), t("evidence")].map((c) => h("th", {}, c)))),
+    h("tbody", {}, skills.map((k) => h("tr", { "data-skill-artifact": k.artifact.artifact_id, "data-revision": k.artifact.revision },
+      h("td", {}, skillView(k.content), h("code", { class: "ref" }, `skill/${k.artifact.artifact_id}@${k.artifact.revision}`)),
+      h("td", {}, (k.source_refs || []).map((s) => h("div", {}, h("code", { class: "ref" }, s.name + "/" + s.source_id))),
+        (k.artifact_refs || []).map((a) => h("div", {}, h("code", { class: "ref" }, `${a.family}/${a.artifact_id}@${a.revision}`)))))))) :
+    h("p", { class: "muted", id: "managed-none" }, t("managed_none"));
+}
+
 async function skillsPage(scope, note = "") {
   const caps = await api("GET", "/v1/capabilities");
+  const managed = [h("h2", {}, t("managed_skills")), await managedSkills(scope), h("h2", {}, t("external_skills"))];
   if (!caps.external_skill_registry) {
-    show(`${scope} · ${t("skills")}`, subnav(scope, "skills"), h("p", { class: "muted", id: "skills-unconfigured" }, t("skills_unconfigured")));
+    show(`${scope} · ${t("skills")}`, subnav(scope, "skills"), ...managed, h("p", { class: "muted", id: "skills-unconfigured" }, t("skills_unconfigured")));
     return;
   }
   const r = await api("POST", "/v1/external-skills/list", { scope_id: scope, include_unavailable: true });
@@ -509,17 +547,25 @@ async function skillsPage(scope, note = "") {
     const s = await api("POST", "/v1/external-skills/scan", { scope_id: scope });
     await skillsPage(scope, `${t("registered")} ${s.registrations.length} · ${t("skipped")} ${s.skipped}`);
   });
-  show(`${scope} · ${t("skills")}`, subnav(scope, "skills"),
+  const importer = (x) => guarded(alert, async () => {
+    const out = await api("POST", "/v1/external-skills/import", { scope_id: scope, external_skill_id: x.registration.external_skill_id,
+                                                                 fingerprint: x.registration.fingerprint, mode: "import" });
+    await skillsPage(scope, out.candidate ? `${x.registration.name}: ${t("imported")} ${out.candidate.candidate_id} · ${t("review_it")}`
+                                          : `${x.registration.name}: ${t("no_skill")}`);
+  });
+  show(`${scope} · ${t("skills")}`, subnav(scope, "skills"), ...managed,
     h("p", {}, h("button", { class: "primary", type: "button", id: "scan", onclick: scan }, t("scan"))), alert,
     note ? h("p", { class: "muted", id: "scan-note" }, note) : null,
-    r.skills.length ? h("table", { id: "skills" }, h("thead", {}, h("tr", {}, [t("name"), t("description"), t("status"), t("package")].map((c) => h("th", {}, c)))),
+    r.skills.length ? h("table", { id: "skills" }, h("thead", {}, h("tr", {}, [t("name"), t("description"), t("status"), t("package"), ""].map((c) => h("th", {}, c)))),
       h("tbody", {}, r.skills.map((x) => h("tr", { "data-skill": x.registration.external_skill_id, "data-status": x.status },
         h("td", {}, x.registration.name, h("div", {}, h("code", { class: "ref" }, x.registration.external_skill_id))),
         h("td", {}, x.registration.description),
         h("td", {}, h("span", { class: x.status === "available" ? "tag" : "tag off" }, x.status === "available" ? t("available") : t("unavailable")),
           " ", h("span", { class: "tag" }, x.registration.installation_scope)),
         h("td", {}, h("code", { class: "ref" }, x.entrypoint || x.registration.locator),
-          h("div", { class: "muted" }, t("fingerprint"), " ", x.registration.fingerprint.slice(0, 12), "…")))))) :
+          h("div", { class: "muted" }, t("fingerprint"), " ", x.registration.fingerprint.slice(0, 12), "…")),
+        h("td", {}, x.status === "available" && caps.managed_skill_generation
+          ? h("button", { class: "act secondary", type: "button", "data-action": "import", onclick: importer(x) }, t("import_skill")) : null))))) :
       h("p", { class: "muted", id: "skills-none" }, t("skills_none")));
 }
 

@@ -36,17 +36,22 @@ Status Unusable(const std::string& why) {
 
 }  // namespace
 
-ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources,
-                                         const std::vector<ManifestItem>& entries,
-                                         const std::vector<ShownArtifact>& artifacts,
-                                         std::optional<size_t> replaces, bool entries_cut) {
-  json in = PromptInput(sources, entries);
+void AddShownArtifacts(Json& in, const std::vector<ShownArtifact>& artifacts,
+                       std::optional<size_t> replaces) {
   in["artifacts"] = json::array();
   for (size_t i = 0; i < artifacts.size(); ++i)
     in["artifacts"].push_back({{"id", "A" + std::to_string(i + 1)},
                                {"family", artifacts[i].family},
                                {"text", CutUtf8(artifacts[i].text, kArtifactPromptBytes)}});
   if (replaces) in["replaces"] = "A" + std::to_string(*replaces + 1);
+}
+
+ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources,
+                                         const std::vector<ManifestItem>& entries,
+                                         const std::vector<ShownArtifact>& artifacts,
+                                         std::optional<size_t> replaces, bool entries_cut) {
+  json in = PromptInput(sources, entries);
+  AddShownArtifacts(in, artifacts, replaces);
   if (entries_cut) in["entries_cut"] = true;
   return ExtractionRequest{kExperiencePromptVersion, kExperiencePrompt,
                            in.dump(2, ' ', false, json::error_handler_t::replace), OutputSchema()};

@@ -12,6 +12,7 @@
 #include "extract/extractor.h"
 #include "model/review.h"
 #include "model/types.h"
+#include "wire/json.h"
 
 namespace pc {
 
@@ -26,6 +27,11 @@ struct ShownArtifact {
   std::string family;
   std::string text;
 };
+
+// The prompt input's "artifacts" (A1…An, each cut to kArtifactPromptBytes) and "replaces" (the id
+// of the one at index `replaces`), set on `in` (the Experience's and the Skill's prompts).
+void AddShownArtifacts(Json& in, const std::vector<ShownArtifact>& artifacts,
+                       std::optional<size_t> replaces);
 
 // `replaces`: the index in `artifacts` of the Experience this one replaces (the request's target).
 // `entries_cut`: the cited memories hold more active entries than `entries` (the model is told).

@@ -101,6 +101,23 @@ Json ExperienceSchema() {
               {"additionalProperties", false}};
 }
 
+// The spec's SkillProposal (docs/skills.md): one-line name, description and checks.
+Json SkillSchema() {
+  auto line = [](int max) {
+    return Json{
+        {"type", "string"}, {"minLength", 1}, {"maxLength", max}, {"pattern", "^\\S(?:.*\\S)?$"}};
+  };
+  return Json{{"type", "object"},
+              {"properties",
+               {{"name", line(128)},
+                {"description", line(2000)},
+                {"instructions", {{"type", "string"}, {"minLength", 1}, {"maxLength", 32000}}},
+                {"validation",
+                 {{"type", "array"}, {"minItems", 1}, {"maxItems", 32}, {"items", line(2000)}}}}},
+              {"required", {"name", "description", "instructions", "validation"}},
+              {"additionalProperties", false}};
+}
+
 const std::vector<Tool>& Tools() {
   static const std::vector<Tool> kTools = {
       {"remember_memory",
@@ -563,6 +580,71 @@ const std::vector<Tool>& Tools() {
        "POST",
        "/v1/external-skills/resolve",
        kReads},
+      {"propose_skill",
+       "Propose a managed Skill",
+       "Propose a reviewed how-to package {name, description, instructions, validation} with the "
+       "exact evidence it stands on (source_refs [{name: content, source_id}] and/or "
+       "artifact_refs, e.g. approved Experiences). It becomes a pending candidate of family skill "
+       "in the review inbox, never a Skill by itself. To replace an approved Skill, set target to "
+       "its exact head and include it in artifact_refs. The server never installs or runs it.",
+       {{"proposal", SkillSchema()},
+        {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"target",
+         {{"type", "object"},
+          {"description", "The Skill head {family: skill, artifact_id, revision} this replaces."}}},
+        {"reason", {{"type", "string"}}}},
+       {"proposal"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/skill/propose",
+       kRuns,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"generate_skill",
+       "Generate a managed Skill",
+       "Ask the server's model to draft one managed Skill from exactly the evidence you select, "
+       "in the provenance shape origin names: experience (approved Experience revisions in "
+       "artifact_refs, optionally sources), source (sources only) or usage (the exact Skill "
+       "revision it evolves as target, also in artifact_refs, and the sources showing how it "
+       "fared). Answers status pending with the candidate, or no_op. Needs a model "
+       "(generation_unavailable otherwise).",
+       {{"origin", {{"type", "string"}, {"enum", {"experience", "source", "usage"}}}},
+        {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
+        {"target", {{"type", "object"}}},
+        {"reason", {{"type", "string"}}}},
+       {"origin"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/skill/generate",
+       kRuns,
+       {{"source_refs", Json::array()}, {"artifact_refs", Json::array()}}},
+      {"get_skill",
+       "Get a managed Skill",
+       "Read an approved managed Skill revision by its exact reference {family: skill, "
+       "artifact_id, revision}, with its evidence. Reading it grants no authority to run it.",
+       {{"artifact", {{"type", "object"}}}},
+       {"artifact"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/skill/get",
+       kReads},
+      {"import_external_skill",
+       "Import an external Skill",
+       "Turn exactly the registered version {external_skill_id, fingerprint} of an external "
+       "Skill into a pending managed Skill candidate: its SKILL.md is captured as a source and "
+       "the server's model drafts the proposal (mode import keeps it as it is, fork makes it a "
+       "starting point). A package changed since the scan is external_skill_changed, never "
+       "imported in its new form.",
+       {{"external_skill_id", {{"type", "string"}}},
+        {"fingerprint", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
+        {"mode", {{"type", "string"}, {"enum", {"import", "fork"}}}},
+        {"reason", {{"type", "string"}}}},
+       {"external_skill_id", "fingerprint", "mode"},
+       ScopeArg::kScoped,
+       "POST",
+       "/v1/external-skills/import",
+       kRuns},
       {"list_artifact_candidates",
        "List the review inbox",
        "List candidates waiting for review (status pending by default; approved or rejected on "
@@ -599,7 +681,7 @@ const std::vector<Tool>& Tools() {
        "artifact revision "
        "in the same transaction. candidate_conflict: the candidate changed or was decided; "
        "artifact_conflict: "
-       "the Experience it replaces changed. Nothing is merged for you.",
+       "the Experience or Skill it replaces changed. Nothing is merged for you.",
        {{"candidate_id", {{"type", "string"}}},
         {"expected_version", {{"type", "integer"}, {"minimum", 1}}}},
        {"candidate_id", "expected_version"},
@@ -626,7 +708,7 @@ const std::vector<Tool>& Tools() {
        "still pending. Approve that version afterwards.",
        {{"candidate_id", {{"type", "string"}}},
         {"expected_version", {{"type", "integer"}, {"minimum", 1}}},
-        {"proposal", ExperienceSchema()},
+        {"proposal", {{"oneOf", {ExperienceSchema(), SkillSchema()}}}},
         {"source_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"artifact_refs", {{"type", "array"}, {"maxItems", 32}, {"items", {{"type", "object"}}}}},
         {"target", {{"type", "object"}}},

@@ -13,8 +13,7 @@
 namespace pc {
 
 inline constexpr const char* kExperienceFamily = "experience";
-inline constexpr const char* kSkillFamily =
-    "skill";  // a review family the spec names; not built yet
+inline constexpr const char* kSkillFamily = "skill";  // managed Skills (docs/skills.md)
 // Memory candidates (ours): listed only when a request asks for family "memory".
 inline constexpr const char* kMemoryCandidateFamily = "memory";
 
@@ -23,6 +22,15 @@ struct ExperienceContent {
   std::string situation, action, outcome, lesson;
 
   bool operator==(const ExperienceContent&) const = default;
+};
+
+// The spec's SkillProposal: a managed Skill's instruction core (RFC 0051): a name people and
+// agents know it by, when to use it, the instructions, and how to tell that a use succeeded.
+struct SkillContent {
+  std::string name, description, instructions;
+  std::vector<std::string> validation;
+
+  bool operator==(const SkillContent&) const = default;
 };
 
 // A memory candidate's proposal (our extension of RFC 0050: a flush in `extraction_review =
@@ -68,6 +76,7 @@ struct CandidateVersion {
   std::optional<std::string> reason;
   std::string actor;
   int64_t created_at_ms = 0;
+  std::optional<SkillContent> skill;  // family skill (last: the others are set in order)
 };
 
 // A candidate's head with its current version.
@@ -86,6 +95,15 @@ struct ArtifactCandidate {
 struct Experience {
   MemoryRef ref;
   ExperienceContent content;
+  Evidence evidence;
+  std::string actor;
+  int64_t created_at_ms = 0;
+};
+
+// One approved managed Skill revision (family "skill", one artifact per Skill).
+struct Skill {
+  MemoryRef ref;
+  SkillContent content;
   Evidence evidence;
   std::string actor;
   int64_t created_at_ms = 0;

@@ -58,4 +58,21 @@ Status CheckText(std::string_view field, std::string_view text, size_t max_bytes
   return Status::Ok();
 }
 
+Status CheckOneLineText(std::string_view field_view, std::string_view value, size_t max_chars) {
+  const std::string field(field_view);
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument(field + " " + why).WithDetail("field", field);
+  };
+  std::vector<int32_t> cps;
+  if (!DecodeUtf8(value, cps)) return bad("is not valid UTF-8");
+  if (cps.empty()) return bad("is empty");
+  if (cps.size() > max_chars)
+    return bad("is longer than " + std::to_string(max_chars) + " characters");
+  if (std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator))
+    return bad("spans lines (it must be one line)");
+  if (IsEcmaSpace(cps.front()) || IsEcmaSpace(cps.back()))
+    return bad("begins or ends with white space");
+  return Status::Ok();
+}
+
 }  // namespace pc

@@ -4,9 +4,10 @@
 
 namespace pc::portable {
 
-nlohmann::ordered_json TablesJson() {
+nlohmann::ordered_json TablesJson(int format_version) {
   nlohmann::ordered_json tables = nlohmann::ordered_json::array();
   for (const StoreTable& t : StoreTables()) {
+    if (t.since_format > format_version) continue;
     nlohmann::ordered_json columns = nlohmann::ordered_json::array();
     const std::vector<std::string> names = SplitColumns(t.columns);
     for (size_t i = 0; i < names.size(); ++i)

@@ -14,11 +14,14 @@
 namespace pc::portable {
 
 inline constexpr const char* kFormatName = "powercontext-export";
-inline constexpr int kFormatVersion = 1;
+// 2 added skill_contents (managed Skills). A build reads its own version and every older one
+// (a table added since is absent from an older file, as if empty).
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 
-// The header's "tables": this build's tables, columns and types. An import reads a file only when
-// its header lists exactly these.
-nlohmann::ordered_json TablesJson();
+// The header's "tables" of a format version: this build's tables that version has, with their
+// columns and types. An import reads a file only when its header lists exactly these.
+nlohmann::ordered_json TablesJson(int format_version = kFormatVersion);
 
 // Text for one line: UTF-8 as it is (no \u escapes), no spaces.
 std::string Line(const nlohmann::ordered_json& value);

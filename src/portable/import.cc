@@ -45,8 +45,8 @@ bool KeysAre(const Json& object, std::initializer_list<const char*> keys) {
 }
 
 // Why the header's tables are not this build's ("" when they are).
-std::string TablesDiffer(const Json& found) {
-  const nlohmann::ordered_json want = TablesJson();
+std::string TablesDiffer(const Json& found, int format_version) {
+  const nlohmann::ordered_json want = TablesJson(format_version);
   if (!found.is_array()) return "\"tables\" is not a list";
   for (size_t i = 0; i < want.size(); ++i) {
     const std::string name = want[i]["name"];
@@ -73,8 +73,9 @@ Status CheckHeader(const Json& h, ExportFile& f) {
   const Json version = h.value("format_version", Json());
   if (!version.is_number_integer()) return Bad(1, "\"format_version\" is not a whole number");
   f.format_version = version.get<int>();
-  if (f.format_version != kFormatVersion)
+  if (f.format_version < kOldestFormatVersion || f.format_version > kFormatVersion)
     return Bad(1, "format version " + std::to_string(f.format_version) + "; this build reads " +
+                      std::to_string(kOldestFormatVersion) + " to " +
                       std::to_string(kFormatVersion) +
                       (f.format_version > kFormatVersion ? " (use a newer powercontext)" : ""));
   if (!KeysAre(h, {"format", "format_version", "exported_at", "from", "scope", "tables"}))
@@ -98,7 +99,7 @@ Status CheckHeader(const Json& h, ExportFile& f) {
     f.scope_id = scope["scope_id"];
     f.scope_key = scope["key"];
   }
-  if (std::string why = TablesDiffer(h["tables"]); !why.empty())
+  if (std::string why = TablesDiffer(h["tables"], f.format_version); !why.empty())
     return Bad(1, "the file's tables are not this build's: " + why);
   return Status::Ok();
 }
@@ -201,7 +202,10 @@ Result<ExportFile> ReadExportFile(const std::string& path) {
     if (!KeysAre(line, {"t", "r"}) || !line["t"].is_string())
       return Bad(n, "neither a row {\"t\", \"r\"} nor the trailer {\"end\"}");
     const int index = TableIndex(line["t"]);
-    if (index < 0) return Bad(n, "table " + line["t"].dump() + " is not one this build knows");
+    if (index < 0 || StoreTables()[static_cast<size_t>(index)].since_format > f.format_version)
+      return Bad(n,
+                 "table " + line["t"].dump() + " is not one this build knows" +
+                     (index < 0 ? "" : " in format version " + std::to_string(f.format_version)));
     if (index < at)
       return Bad(n, "a row of " + line["t"].get<std::string>() + " after rows of " +
                         StoreTables()[static_cast<size_t>(at)].name +

@@ -220,6 +220,9 @@ class ReadTxn {
   // `limit`.
   virtual Result<std::vector<Experience>> ListExperienceHeads(const std::string& scope_id,
                                                               int limit) = 0;
+  // A managed Skill revision, if it exists (any revision, head or not).
+  virtual Result<std::optional<Skill>> FindSkill(const std::string& artifact_id,
+                                                 int64_t revision) = 0;
   // The scope's stored settings (service/memory/write_policy.h), name → value.
   virtual Result<std::map<std::string, std::string>> ListScopeSettings(
       const std::string& scope_id) = 0;
@@ -340,6 +343,10 @@ class WriteTxn : public ReadTxn {
   // Conflict), with its evidence as the revision's lineage.
   virtual Status CommitExperience(const Experience& e, const std::string& reason,
                                   const std::vector<std::string>& lineage) = 0;
+  // A new managed Skill artifact of the scope (revision 0), and its revisions, as Experience's.
+  virtual Result<Artifact> CreateSkill(const std::string& scope_id) = 0;
+  virtual Status CommitSkill(const Skill& s, const std::string& reason,
+                             const std::vector<std::string>& lineage) = 0;
   // Sets (or, with nullopt, clears) one setting of the scope.
   virtual Status PutScopeSetting(const std::string& scope_id, const std::string& name,
                                  const std::optional<std::string>& value) = 0;

@@ -87,9 +87,31 @@ std::string ProposalToRow(const MemoryProposal& m) {
   return row.dump();
 }
 
+std::string ProposalToRow(const SkillContent& c) {
+  return json{{"name", c.name},
+              {"description", c.description},
+              {"instructions", c.instructions},
+              {"validation", c.validation}}
+      .dump();
+}
+
+std::string ValidationToRow(const std::vector<std::string>& checks) { return json(checks).dump(); }
+
+Result<std::vector<std::string>> ValidationFromRow(const std::string& row) {
+  return Parse<std::vector<std::string>>(
+      row, "validation", [](const json& j) { return j.get<std::vector<std::string>>(); });
+}
+
 Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
   try {
     json j = json::parse(row);
+    if (j.contains("instructions")) {
+      v.skill =
+          SkillContent{j.at("name").get<std::string>(), j.at("description").get<std::string>(),
+                       j.at("instructions").get<std::string>(),
+                       j.at("validation").get<std::vector<std::string>>()};
+      return Status::Ok();
+    }
     if (j.contains("op")) {
       v.memory = MemoryProposal{j.at("op").get<std::string>(),
                                 j.at("kind").get<std::string>(),
@@ -113,6 +135,7 @@ Status ProposalFromRow(const std::string& row, CandidateVersion& v) {
 }
 
 std::string ProposalRowOf(const CandidateVersion& v) {
+  if (v.skill) return ProposalToRow(*v.skill);
   return v.memory ? ProposalToRow(*v.memory) : ProposalToRow(v.proposal);
 }
 

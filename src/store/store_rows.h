@@ -42,7 +42,12 @@ namespace pc {
 std::string ProposalToRow(const ExperienceContent& c);
 Result<ExperienceContent> ProposalFromRow(const std::string& row);
 std::string ProposalToRow(const MemoryProposal& m);
-// A stored proposal into `v` (a memory proposal has "op"; anything else is an Experience).
+std::string ProposalToRow(const SkillContent& c);
+// A Skill's validation checks (a JSON list of strings).
+std::string ValidationToRow(const std::vector<std::string>& checks);
+Result<std::vector<std::string>> ValidationFromRow(const std::string& row);
+// A stored proposal into `v` (a memory proposal has "op", a Skill's "instructions"; anything else
+// is an Experience).
 Status ProposalFromRow(const std::string& row, CandidateVersion& v);
 // The row of a version's proposal, whichever family.
 std::string ProposalRowOf(const CandidateVersion& v);

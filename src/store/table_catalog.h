@@ -31,6 +31,9 @@ struct StoreTable {
   // with "datatype mismatch" rather than letting SQLite choose one).
   const char* sqlite_extra_column = nullptr;
   const char* sqlite_extra_value = nullptr;
+  // The export format version that added the table (portable/format.h): a file of an older
+  // version has none of its rows, and its header does not list it.
+  int since_format = 1;
 };
 
 const std::vector<StoreTable>& StoreTables();

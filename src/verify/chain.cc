@@ -2,6 +2,7 @@
 #include <map>
 #include <set>
 
+#include "model/review.h"
 #include "model/types.h"
 #include "verify/checks.h"
 
@@ -33,8 +34,10 @@ Result<std::map<int64_t, std::vector<int64_t>>> LoadChangeSets(VerifySource& src
     sql = "SELECT revision, seq FROM revision_changes WHERE artifact_id = $1 ORDER BY 1, 2";
   else if (a.family == kHandoffFamily)
     sql = "SELECT revision, 1 FROM handoff_contents WHERE artifact_id = $1 ORDER BY 1";
-  else if (a.family == "experience")
+  else if (a.family == kExperienceFamily)
     sql = "SELECT revision, 1 FROM experience_contents WHERE artifact_id = $1 ORDER BY 1";
+  else if (a.family == kSkillFamily)
+    sql = "SELECT revision, 1 FROM skill_contents WHERE artifact_id = $1 ORDER BY 1";
   else
     return std::map<int64_t, std::vector<int64_t>>{};
   PC_ASSIGN_OR_RETURN(VerifyRows rows, src.Query(sql, {a.artifact_id}));
@@ -55,7 +58,8 @@ Status CheckChain(VerifySource& src, Sink& sink, const Target& t, const Artifact
                   const std::vector<RevisionRow>& revisions) {
   CheckNumbering(sink, t, a, revisions);
   PC_ASSIGN_OR_RETURN(auto sets, LoadChangeSets(src, a));
-  if (a.family != kMemoryFamily && a.family != kHandoffFamily && a.family != "experience")
+  if (a.family != kMemoryFamily && a.family != kHandoffFamily && a.family != kExperienceFamily &&
+      a.family != kSkillFamily)
     return Status::Ok();  // a family this build does not know keeps its changes its own way
   for (const RevisionRow& r : revisions) {
     auto it = sets.find(r.revision);

@@ -29,6 +29,7 @@ constexpr Row kTable[] = {
     {Code::kRevisionNotVisible, 409, 4},
     {Code::kCandidateConflict, 409, 4},
     {Code::kArtifactConflict, 409, 4},
+    {Code::kExternalSkillChanged, 409, 4},
     {Code::kNearDuplicate, 409, 4},
     {Code::kEvidenceRequired, 422, 2},
     {Code::kUnsupportedMediaType, 415, 2},
@@ -37,6 +38,7 @@ constexpr Row kTable[] = {
     {Code::kProviderUnavailable, 503, 7},
     {Code::kCapabilityUnavailable, 503, 6},
     {Code::kRegistryUnavailable, 503, 6},
+    {Code::kGenerationUnavailable, 503, 6},
     {Code::kProviderError, 502, 7},
     {Code::kUnavailable, 503, 7},  // after provider_unavailable: a bare 503 reads as that
 };

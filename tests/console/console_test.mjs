@@ -255,7 +255,36 @@ await check("an action the server refuses says why on the page (a stale candidat
   assert.equal(still.status, "pending");
 });
 
-await check("the Skills page scans the roots and shows a changed package as unavailable", async () => {
+await check("a managed Skill is revised and approved in the inbox, then shown on the Skills page", async () => {
+  const sources = await api("GET", "/v1/sources" + q({ scope_id: SCOPE }));
+  const cited = sources.sources[0];
+  const proposed = await api("POST", "/v1/skill/propose", { scope_id: SCOPE, source_refs: [{ name: "content", source_id: cited.idempotency_key || cited.source_id }],
+    artifact_refs: [], proposal: { name: "csv-currency-check", description: "Use when an importer reads money columns.",
+      instructions: "1. Check the currency column.\n2. Reject unknown codes with the row's line.", validation: ["a bad code is rejected"] } });
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/skills", "#managed-none");
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/inbox", `tr[data-candidate="${proposed.candidate_id}"]`);
+  const row = `tr[data-candidate="${proposed.candidate_id}"]`;
+  assert.ok((await text(row)).includes("csv-currency-check"));
+  assert.ok((await text(row)).includes("a bad code is rejected"));
+  await page.click(`${row} button[data-action="revise"]`);
+  await page.waitForSelector(`${row} textarea[name="validation"]`);
+  await page.$eval(`${row} textarea[name="validation"]`, (el) => { el.value = "a bad code is rejected\nthe row's line is named"; });
+  await page.click(`${row} button[data-action="save"]`);
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.includes("v2"), { timeout: 10000 }, row);
+  await page.click(`${row} button[data-action="approve"]`);
+  await page.waitForFunction((id) => !document.querySelector(`tr[data-candidate="${id}"]`) && document.querySelector("#title"),
+                             { timeout: 10000 }, proposed.candidate_id);
+  const after = await api("POST", "/v1/artifact-candidates/get", { scope_id: SCOPE, candidate_id: proposed.candidate_id });
+  assert.equal(after.result_artifact.family, "skill");
+  const skill = await api("POST", "/v1/skill/get", { scope_id: SCOPE, artifact: after.result_artifact });
+  assert.deepEqual(skill.content.validation, ["a bad code is rejected", "the row's line is named"]);
+  await go("#/scopes/" + encodeURIComponent(SCOPE) + "/skills", "#managed-skills");
+  const managed = `tr[data-skill-artifact="${after.result_artifact.artifact_id}"]`;
+  assert.ok((await text(managed)).includes("the row's line is named"));
+  assert.ok((await text(managed)).includes(`skill/${after.result_artifact.artifact_id}@1`));
+});
+
+await check("the Skills page scans the roots, imports a package, and shows a changed one as unavailable", async () => {
   await go("#/scopes/" + encodeURIComponent(SCOPE) + "/skills", "#skills-none");
   await page.click("#scan");
   await page.waitForSelector("#skills tbody tr", { timeout: 10000 });
@@ -266,6 +295,13 @@ await check("the Skills page scans the roots and shows a changed package as unav
   assert.ok((await text("#scan-note")).includes("1"), await text("#scan-note"));
   assert.ok((await text(row)).includes("Tidy a Python change before review."));
   await shot("skills-en");
+  // Import: the model's candidate waits in the inbox, citing the captured SKILL.md.
+  await page.click(`${row} button[data-action="import"]`);
+  await page.waitForFunction(() => document.querySelector("#scan-note")?.textContent.includes("cand_"), { timeout: 10000 });
+  const pendingSkills = await api("POST", "/v1/artifact-candidates/list", { scope_id: SCOPE, family: "skill" });
+  assert.equal(pendingSkills.candidates.length, 1);
+  assert.ok(pendingSkills.candidates[0].source_refs[0].source_id.startsWith("external-skill:"));
+  assert.ok((await text("#scan-note")).includes(pendingSkills.candidates[0].candidate_id));
   // Edited on disk: the registered version is gone; the page says so, and hands out no entrypoint.
   fs.appendFileSync(path.join(process.env.SKILLS_ROOT, "friendly-python", "SKILL.md"), "Then run mypy.\n");
   await page.reload({ waitUntil: "load" });  // the same address: go() would keep the page as it is

@@ -100,7 +100,8 @@ OPERATIONS = [
     ("POST", "/v1/work/contracts/create"), ("POST", "/v1/work/handoffs/prepare-current"),
     ("POST", "/v1/work/handoffs/acknowledge"), ("POST", "/v1/work/outcomes/record"),
     ("POST", "/v1/external-skills/scan"), ("POST", "/v1/external-skills/list"),
-    ("POST", "/v1/external-skills/resolve"),
+    ("POST", "/v1/external-skills/resolve"), ("POST", "/v1/external-skills/import"),
+    ("POST", "/v1/skill/propose"), ("POST", "/v1/skill/generate"), ("POST", "/v1/skill/get"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -238,6 +239,26 @@ def define_skills_story(story, a, b, root):
                expect=422, code="invalid_request", bad="schema")
         a.call("POST", "/v1/external-skills/scan", {"scope_id": scope, "root": "/etc"},
                expect=422, code="invalid_request", bad="schema")
+        # Importing the changed package's old version: never the new content instead.
+        a.call("POST", "/v1/external-skills/import", dict(exact, mode="import"), expect=409,
+               code="external_skill_changed")
+        a.call("POST", "/v1/external-skills/import", dict(exact, mode="copy"), expect=422,
+               code="invalid_request", bad="schema")
+
+    @story.step("external skills: import captures the exact SKILL.md as a source and proposes a managed Skill")
+    def external_import():
+        listed = a.call("POST", "/v1/external-skills/list", {"scope_id": scope}, expect=200).json
+        reg = next(x["registration"] for x in listed["skills"] if x["registration"]["name"] == "审查")
+        r = a.call("POST", "/v1/external-skills/import",
+                   {"scope_id": scope, "external_skill_id": reg["external_skill_id"],
+                    "fingerprint": reg["fingerprint"], "mode": "fork", "reason": "our review steps"},
+                   expect=200).json
+        key = "external-skill:" + reg["external_skill_id"] + "@" + reg["fingerprint"]
+        c = r["candidate"]
+        check_eq((r["status"], c["family"], c["source_refs"], c["reason"]),
+                 ("pending", "skill", [{"name": "content", "source_id": key}], "our review steps"),
+                 "a pending skill candidate citing the captured snapshot")
+        check("代码审查" in c["proposal"]["description"], "the model read the package's SKILL.md")
 
     @story.step("external skills: a server with no roots answers 503 external_skill_registry_unavailable")
     def external_unconfigured():
@@ -245,7 +266,9 @@ def define_skills_story(story, a, b, root):
         check_eq(caps["external_skill_registry"], False, "external_skill_registry without roots")
         for path, body in (("scan", {"scope_id": scope}), ("list", {"scope_id": scope}),
                            ("resolve", {"scope_id": scope, "external_skill_id": "external:codex:user/x",
-                                        "fingerprint": "0" * 64})):
+                                        "fingerprint": "0" * 64}),
+                           ("import", {"scope_id": scope, "external_skill_id": "external:codex:user/x",
+                                       "fingerprint": "0" * 64, "mode": "import"})):
             b.call("POST", f"/v1/external-skills/{path}", body, expect=503,
                    code="external_skill_registry_unavailable")
 
@@ -1590,6 +1613,107 @@ def define_story(story, contract, a, b, fake):
             {"name": "content", "source_id": "bare-lesson"}], "artifact_refs": []},
             expect=503, code="capability_unavailable")
         expect_error(reply, "capability_unavailable")
+
+    SKILL_SCOPE = "project:contract-skill"
+    skill_v1 = {"name": "contract-change", "description": "Use when the public HTTP contract changes.",
+                "instructions": "1. Edit the OpenAPI file.\n2. Regenerate the client.\n3. Run the contract tests.",
+                "validation": ["the contract tests pass"]}
+
+    @story.step("skill: propose is a pending candidate of family skill; revise, approve, get the exact revision")
+    def skill_propose_approve():
+        capture(a, SKILL_SCOPE, "doc-1", "The contract is edited in openapi.yaml, then the client is regenerated.")
+        refs = [{"name": "content", "source_id": "doc-1"}]
+        c = a.call("POST", "/v1/skill/propose", {"scope_id": SKILL_SCOPE, "proposal": skill_v1, "source_refs": refs,
+                                                 "artifact_refs": []}, expect=201).json
+        check_eq((c["family"], c["status"], c["version"], c["proposal"]), ("skill", "pending", 1, skill_v1),
+                 "a pending skill candidate with the proposal as given")
+        listed = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": SKILL_SCOPE, "family": "skill"},
+                        expect=200).json
+        check_eq([x["candidate_id"] for x in listed["candidates"]], [c["candidate_id"]], "the inbox, family skill")
+        none = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": SKILL_SCOPE, "family": "experience"},
+                      expect=200).json
+        check_eq(none["candidates"], [], "not an Experience")
+        skill_v2 = dict(skill_v1, validation=skill_v1["validation"] + ["the client's diff was read"])
+        r = a.call("POST", "/v1/artifact-candidates/revise",
+                   {"scope_id": SKILL_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 1,
+                    "proposal": skill_v2, "source_refs": refs, "artifact_refs": []}, expect=200).json
+        check_eq((r["version"], r["proposal"]), (2, skill_v2), "the revised version")
+        a.call("POST", "/v1/artifact-candidates/revise",
+               {"scope_id": SKILL_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 2,
+                "proposal": {"situation": "s", "action": "a", "outcome": "o", "lesson": "l"},
+                "source_refs": refs, "artifact_refs": []}, expect=422, code="invalid_request", bad="semantic")
+        ok = a.call("POST", "/v1/artifact-candidates/approve",
+                    {"scope_id": SKILL_SCOPE, "candidate_id": c["candidate_id"], "expected_version": 2},
+                    expect=200).json
+        result = ok["result_artifact"]
+        check_eq((ok["status"], result["family"], result["revision"]), ("approved", "skill", 1), "a skill revision")
+        got = a.call("POST", "/v1/skill/get", {"scope_id": SKILL_SCOPE, "artifact": result}, expect=200).json
+        check_eq(got, {"artifact": result, "content": skill_v2, "source_refs": refs, "artifact_refs": []},
+                 "exactly the approved version and its evidence")
+        a.call("POST", "/v1/skill/get", {"scope_id": SKILL_SCOPE, "artifact": dict(result, revision=2)},
+               expect=404, code="not_found")
+        a.call("POST", "/v1/skill/get", {"scope_id": SKILL_SCOPE, "artifact": dict(result, family="experience")},
+               expect=422, code="invalid_request", bad="semantic")
+        # A replacement is a compare-and-set on the Skill's head.
+        replace = {"scope_id": SKILL_SCOPE, "proposal": dict(skill_v2, name="contract-change-v2"),
+                   "source_refs": refs, "artifact_refs": [result], "target": result}
+        first = a.call("POST", "/v1/skill/propose", replace, expect=201).json
+        second = a.call("POST", "/v1/skill/propose", replace, expect=201).json
+        won = a.call("POST", "/v1/artifact-candidates/approve", {"scope_id": SKILL_SCOPE,
+                     "candidate_id": first["candidate_id"], "expected_version": 1}, expect=200).json
+        check_eq(won["result_artifact"], dict(result, revision=2), "the next revision of the same Skill")
+        a.call("POST", "/v1/artifact-candidates/approve", {"scope_id": SKILL_SCOPE,
+               "candidate_id": second["candidate_id"], "expected_version": 1}, expect=409, code="artifact_conflict")
+        # The spec's SkillProposal, refused both ways: by the schema, and by our one-line rule.
+        a.call("POST", "/v1/skill/propose", {"scope_id": SKILL_SCOPE, "proposal": dict(skill_v1, validation=[]),
+                                             "source_refs": refs, "artifact_refs": []},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/skill/propose", {"scope_id": SKILL_SCOPE, "proposal": dict(skill_v1, steps=["x"]),
+                                             "source_refs": refs, "artifact_refs": []},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/skill/propose", {"scope_id": SKILL_SCOPE, "proposal": skill_v1, "source_refs": [],
+                                             "artifact_refs": []}, expect=422, code="invalid_request", bad="semantic")
+        page = a.call("POST", "/v1/artifact-candidates/list", {"scope_id": SKILL_SCOPE, "family": "skill"},
+                      expect=200).json
+        check_eq([x["candidate_id"] for x in page["candidates"]], [second["candidate_id"]],
+                 "the refusals proposed nothing")
+        story.state["skill_experience_refs"] = refs
+
+    @story.step("skill/generate: from an approved Experience through the model; provenance errors; 503 without one")
+    def skill_generate():
+        capture(a, SKILL_SCOPE, "run-9", "Run 9: the contract tests caught a renamed field.")
+        refs = [{"name": "content", "source_id": "run-9"}]
+        e = a.call("POST", "/v1/experience/propose", {"scope_id": SKILL_SCOPE, "proposal": {
+            "situation": "a renamed field", "action": "ran the contract tests", "outcome": "caught before release",
+            "lesson": "run the contract tests after every contract edit"}, "source_refs": refs, "artifact_refs": []},
+            expect=201).json
+        exp = a.call("POST", "/v1/artifact-candidates/approve", {"scope_id": SKILL_SCOPE,
+                     "candidate_id": e["candidate_id"], "expected_version": 1}, expect=200).json["result_artifact"]
+        mark = fake.mark()
+        r = a.call("POST", "/v1/skill/generate", {"scope_id": SKILL_SCOPE, "origin": "experience",
+                                                  "source_refs": [], "artifact_refs": [exp]}, expect=200).json
+        check_eq([x.kind for x in fake.since(mark)], ["skill"], "one model call, for a Skill")
+        check_eq((r["status"], r["candidate"]["family"], r["candidate"]["artifact_refs"]), ("pending", "skill", [exp]),
+                 "a pending skill candidate citing the Experience")
+        check("contract" in r["candidate"]["proposal"]["description"] or r["candidate"]["proposal"]["name"],
+              "the model's proposal")
+        mark = fake.mark()
+        a.call("POST", "/v1/skill/generate", {"scope_id": SKILL_SCOPE, "origin": "experience", "source_refs": refs,
+                                              "artifact_refs": []}, expect=422, code="invalid_request", bad="semantic")
+        a.call("POST", "/v1/skill/generate", {"scope_id": SKILL_SCOPE, "origin": "usage", "source_refs": refs,
+                                              "artifact_refs": []}, expect=422, code="invalid_request", bad="semantic")
+        a.call("POST", "/v1/skill/generate", {"scope_id": SKILL_SCOPE, "origin": "memory", "source_refs": refs,
+                                              "artifact_refs": []}, expect=422, code="invalid_request", bad="schema")
+        check_eq(fake.since(mark), [], "a refused request never reaches the model")
+        capture(b, "project:bare", "bare-skill", "Material nobody will draft a Skill from.")
+        reply = b.call("POST", "/v1/skill/generate", {"scope_id": "project:bare", "origin": "source",
+                       "source_refs": [{"name": "content", "source_id": "bare-skill"}], "artifact_refs": []},
+                       expect=503, code="generation_unavailable")
+        expect_error(reply, "generation_unavailable")
+        caps = b.call("GET", "/v1/capabilities", expect=200).json
+        check_eq(caps["managed_skill_generation"], False, "managed_skill_generation without a model")
+        caps = a.call("GET", "/v1/capabilities", expect=200).json
+        check_eq(caps["managed_skill_generation"], True, "managed_skill_generation with a model")
 
     @story.step("stats: inventory, model usage and recall of the seed scope (period today)")
     def stats_seed_scope():

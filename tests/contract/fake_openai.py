@@ -148,6 +148,8 @@ class FakeOpenAI:
             kind, content = "handoff", self._handoff_answer(user_json)
         elif isinstance(user_json, dict) and "date" in user_json and "sources" in user_json:
             kind, content = "review", self._review_answer(user_json)
+        elif isinstance(user_json, dict) and "origin" in user_json and "artifacts" in user_json:
+            kind, content = "skill", self._skill_answer(user_json)
         elif isinstance(user_json, dict) and "artifacts" in user_json and "sources" in user_json:
             kind, content = "experience", self._experience_answer(user_json)
         elif isinstance(user_json, dict) and "sources" in user_json and "entries" in user_json:
@@ -200,6 +202,23 @@ class FakeOpenAI:
             "action": "read the cited records before changing anything",
             "outcome": "the change matched what the records said",
             "lesson": "cite the exact records a lesson comes from"}})
+
+    @staticmethod
+    def _skill_answer(user_json):
+        """Generating a managed Skill (prompts/skill_v1.md): a procedure named after the first
+        record shown (a source, else an artifact), or {"skill": null} when nothing was shown."""
+        records = (user_json.get("sources") or []) + (user_json.get("artifacts") or [])
+        if not records:
+            return json.dumps({"skill": None})
+        text = str(records[0].get("text", ""))
+        described = [l[len("description:"):].strip() for l in text.splitlines() if l.startswith("description:")]
+        first = (described[0] if described else _first_line(text)).rstrip(".") or "the record"
+        return json.dumps({"skill": {
+            "name": "follow-the-records",
+            "description": "Use when a task repeats " + first[:160] + "; produces the change the records describe.",
+            "instructions": "1. Read the cited records (" + user_json.get("origin", "") + ").\n"
+                            "2. Make the change they describe.\n3. Run the checks below; stop if one fails.",
+            "validation": ["the project's tests pass", "the change cites its records"]}})
 
     @staticmethod
     def _extraction_answer(user_json):

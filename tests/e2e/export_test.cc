@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "cli_on.h"
 #include "common/sha256.h"
@@ -116,6 +117,14 @@ class ExportImportTest : public ::testing::Test {
         JsonOn(server, {"candidate", "approve", "-s", "project:move",
                         proposed["candidate_id"].get<std::string>(), "--expected-version", "1"});
     }
+    // A managed Skill, approved (skill_contents, format version 2).
+    json skill = JsonOn(server, {"skill", "propose", "-s", "project:move", "--name", "csv-import",
+                                 "--description", "Use when a CSV import fails.", "--instructions",
+                                 "1. Check the header.\n2. Re-run with --strict.", "--validation",
+                                 "the import passes", "--artifact-ref", ref});
+    ASSERT_TRUE(skill.contains("candidate_id")) << skill.dump();
+    JsonOn(server, {"candidate", "approve", "-s", "project:move",
+                    skill["candidate_id"].get<std::string>(), "--expected-version", "1"});
     ASSERT_NO_FATAL_FAILURE(CommitHandoffCitingFirstEntry(server, "project:move"));
     ASSERT_EQ(RunCli({"token", "create", "--data", data, "--store", "sqlite", "--name", "agent",
                       "--role", "writer", "--scope", "project:*"})
@@ -157,8 +166,9 @@ TEST_F(ExportImportTest, RoundTripSqliteToPostgresToSqliteKeepsEveryRowAndCitati
   EXPECT_EQ(report["tables"]["scopes"], 2);
   EXPECT_EQ(report["tables"]["entry_versions"], 11);  // 9 remembered, 1 flushed, 1 revised
   EXPECT_EQ(report["tables"]["graph_edges"], 1);
-  EXPECT_EQ(report["tables"]["candidate_heads"], 2);
+  EXPECT_EQ(report["tables"]["candidate_heads"], 3);  // two Experience, one Skill
   EXPECT_EQ(report["tables"]["experience_contents"], 1);
+  EXPECT_EQ(report["tables"]["skill_contents"], 1);
   EXPECT_EQ(report["tables"]["scope_settings"], 1);
   EXPECT_EQ(report["tables"]["handoff_contents"], 1);
   EXPECT_EQ(report["tables"]["api_tokens"], 1);
@@ -311,7 +321,7 @@ TEST_F(ExportImportTest, AFileNotFullyUnderstoodIsRefusedBeforeAnythingIsWritten
       {"a newer format", "use a newer powercontext",
        [](auto& l) {
          json h = json::parse(l[0]);
-         h["format_version"] = 2;
+         h["format_version"] = 3;
          l[0] = h.dump();
        }},
       {"an unknown column", "not this build's",
@@ -373,6 +383,89 @@ TEST_F(ExportImportTest, AFileNotFullyUnderstoodIsRefusedBeforeAnythingIsWritten
     EXPECT_NE(r.err.find("invariants"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(target)) << "the staging and the directory made for it are removed";
   }
+}
+
+// A file of format version 1 (before managed Skills) is read by this build: its header lists the
+// tables of version 1, and the tables added since import empty. A version-1 file carrying a
+// version-2 table's rows is refused.
+TEST_F(ExportImportTest, AnOlderFormatVersionImportsAndATableItCannotHaveIsRefused) {
+  TempDir dir;
+  const std::string src = dir.path() + "/src";
+  FakeOpenAi model;
+  ServerProcess first(src, Serving(model));
+  StartFilled(first, model, src);
+  if (HasFatalFailure()) return;
+  const std::string now = dir.path() + "/now.jsonl";
+  ASSERT_EQ(RunCli({"export", "store", "--data", src, "--out", now}).exit_code, 0);
+  // As version 1 wrote it: no skill_contents in the header or the rows; the trailer recomputed.
+  auto as_version_1 = [&](bool keep_skill_rows) {
+    std::vector<std::string> out;
+    Sha256Stream hash;
+    int64_t rows = 0;
+    bool skill_rows = false;
+    std::set<std::string> skills, skill_candidates;
+    for (const std::string& l : Lines(now)) {
+      json j = json::parse(l);
+      if (j.contains("end")) break;
+      if (j.contains("format")) {
+        EXPECT_EQ(j["format_version"], 2);
+        j["format_version"] = 1;
+        json tables = json::array();
+        for (const json& t : j["tables"])
+          if (t["name"] != "skill_contents") tables.push_back(t);
+        EXPECT_EQ(tables.size() + 1, j["tables"].size()) << "version 2 added one table";
+        j["tables"] = tables;
+      } else if (j["t"] == "skill_contents") {
+        skill_rows = true;
+        if (!keep_skill_rows) continue;
+      } else if (!keep_skill_rows) {
+        // Version 1 had no Skill artifacts, revisions or candidates either.
+        const json& row = j["r"];
+        if (j["t"] == "artifacts" && row[2] == "skill") skills.insert(row[0].get<std::string>());
+        if (j["t"] == "candidate_heads" && row[2] == "skill")
+          skill_candidates.insert(row[1].get<std::string>());
+        if ((j["t"] == "artifacts" || j["t"] == "revisions") &&
+            skills.count(row[0].get<std::string>()))
+          continue;
+        if ((j["t"] == "candidate_heads" || j["t"] == "candidate_versions") &&
+            skill_candidates.count(row[1].get<std::string>()))
+          continue;
+        if (j["t"] == "audit_log") {  // nor the audit rows of their writes
+          const std::string text = row.dump();
+          bool skill_write = false;
+          for (const std::string& id : skills) skill_write |= text.find(id) != std::string::npos;
+          for (const std::string& id : skill_candidates)
+            skill_write |= text.find(id) != std::string::npos;
+          if (skill_write) continue;
+        }
+      }
+      const std::string line = j.dump();
+      if (j.contains("t")) ++rows;
+      out.push_back(line);
+      hash.Add(line + "\n");
+    }
+    EXPECT_TRUE(skill_rows) << "the filled store has an approved Skill";
+    out.push_back(json{{"end", {{"rows", rows}, {"sha256", hash.FinishHex()}}}}.dump());
+    return out;
+  };
+  const std::string old = dir.path() + "/v1.jsonl";
+  WriteLines(old, as_version_1(false));
+  const std::string target = dir.path() + "/from-v1";
+  CliResult r = RunCli({"import", "store", "--data", target, "--store", "sqlite", "--in", old});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(RunCli({"verify", "--data", target, "--store", "sqlite"}).exit_code, 0);
+  ServerProcess second(target, {"--store", "sqlite"});
+  ASSERT_TRUE(second.Start());
+  EXPECT_EQ(JsonOn(first, {"history", "-s", "project:move"}),
+            JsonOn(second, {"history", "-s", "project:move"}));
+
+  const std::string mixed = dir.path() + "/v1-with-skills.jsonl";
+  WriteLines(mixed, as_version_1(true));
+  CliResult refused =
+      RunCli({"import", "store", "--data", dir.path() + "/t2", "--store", "sqlite", "--in", mixed});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("skill_contents"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(dir.path() + "/t2"));
 }
 
 TEST_F(ExportImportTest, AKilledImportResumesWhereItsLastChunkCommitted) {

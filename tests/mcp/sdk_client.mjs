@@ -20,7 +20,8 @@ const expectedTools = [
   'create_work_contract', 'handoff_current_work', 'acknowledge_handoff', 'record_task_outcome',
   'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
-  'scan_external_skills', 'list_external_skills', 'resolve_external_skill',
+  'scan_external_skills', 'list_external_skills', 'resolve_external_skill', 'import_external_skill',
+  'propose_skill', 'generate_skill', 'get_skill',
 ];
 
 async function exercise(transport, label) {
@@ -176,9 +177,30 @@ async function exercise(transport, label) {
   // This server has no model: generating is a capability error that proposes nothing.
   const generated = await call('generate_experience', { scope_id, source_refs: [{ name: 'content', source_id: 'turn-1' }] });
   assert.equal(generated.data.error.code, 'capability_unavailable');
+  // A managed Skill through the same inbox: proposed, approved, read at its exact revision.
+  const skill = { name: 'contract-tests-first', description: 'Use before a migration that touches the contract.',
+                  instructions: '1. Run the contract tests.\n2. Migrate only when they pass.',
+                  validation: ['the contract tests pass before the migration'] };
+  const skillCandidate = await call('propose_skill', { scope_id, proposal: skill,
+                                                       artifact_refs: [approved.data.result_artifact] });
+  assert.ok(skillCandidate.ok, skillCandidate.text);
+  assert.equal(skillCandidate.data.family, 'skill');
+  const skillApproved = await call('approve_artifact_candidate', { scope_id, candidate_id: skillCandidate.data.candidate_id, expected_version: 1 });
+  assert.ok(skillApproved.ok, skillApproved.text);
+  const gotSkill = await call('get_skill', { scope_id, artifact: skillApproved.data.result_artifact });
+  assert.deepEqual(gotSkill.data.content, skill);
+  const twoLines = await call('propose_skill', { scope_id, proposal: { ...skill, name: 'two\nlines' },
+                                                 artifact_refs: [approved.data.result_artifact] });
+  assert.equal(twoLines.data.error.code, 'invalid_request');
+  const generatedSkill = await call('generate_skill', { scope_id, origin: 'experience',
+                                                        artifact_refs: [approved.data.result_artifact] });
+  assert.equal(generatedSkill.data.error.code, 'generation_unavailable');
   // No external Skill roots on this server: the registry is unavailable, and says so.
   const skills = await call('list_external_skills', { scope_id });
   assert.equal(skills.data.error.code, 'external_skill_registry_unavailable');
+  const imported = await call('import_external_skill', { scope_id, external_skill_id: 'external:codex:user/x',
+                                                         fingerprint: '0'.repeat(64), mode: 'import' });
+  assert.equal(imported.data.error.code, 'external_skill_registry_unavailable');
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
   const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });

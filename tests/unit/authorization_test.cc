@@ -92,7 +92,7 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
                                  "list_memory_changes", "prepare_context", "continue_handoff",
                                  "prune_context", "get_experience", "search_experience",
                                  "list_artifact_candidates", "get_artifact_candidate",
-                                 "list_external_skills", "resolve_external_skill"})
+                                 "list_external_skills", "resolve_external_skill", "get_skill"})
               .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
     }

@@ -355,6 +355,7 @@ TEST(HandoffMigration, OpeningASchema5DirectoryMigratesItsHandoffs) {
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
+        "DROP TABLE skill_contents;"
         "DELETE FROM schema_migrations WHERE version >= 6; PRAGMA user_version = 5;"
         "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, "
         "created_at)"

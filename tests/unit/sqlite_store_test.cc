@@ -76,7 +76,7 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                            "experience_contents;"
                            "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP "
                            "TABLE graph_edges; DROP TABLE last_flush;"
-                           "DROP INDEX entry_versions_valid_until;"
+                           "DROP INDEX entry_versions_valid_until; DROP TABLE skill_contents;"
                            "ALTER TABLE entry_versions DROP COLUMN valid_until;"
                            "ALTER TABLE artifacts DROP COLUMN vector_profile;"
                            "ALTER TABLE artifacts DROP COLUMN vector_missing;"
@@ -163,6 +163,7 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
+        "DROP TABLE skill_contents;"
         "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "service/review/review_service.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_verify.h"
 #include "store/sqlite/db.h"
@@ -184,6 +185,30 @@ TEST_F(VerifyTest, ARevisionWithoutItsChangeSetIsNamed) {
   verify::Report r = Run();
   ExpectNamed(r, "change_set_missing", 4);
   ExpectNamed(r, "manifest_interval_unexplained", 4, b_.entry_id, b_.entry_version_id);
+}
+
+// A managed Skill's revision is checked like every family's: a revision without its content row
+// (skill_contents) is named, and a clean one is not.
+TEST_F(VerifyTest, ASkillRevisionWithoutItsContentIsNamed) {
+  ReviewService review(*f_.store);
+  auto c = review.ProposeSkill(
+      {"project:verify",
+       {"csv-check", "Use when rows are imported.", "Check each row.", {"bad rows are reported"}},
+       {{}, {MemoryRef{kMemoryFamily, memory_, 1}}},
+       std::nullopt,
+       std::nullopt},
+      "t");
+  ASSERT_TRUE(c.ok()) << testing::Describe(c);
+  auto approved = review.Approve("project:verify", c->candidate_id, 1, "reviewer");
+  ASSERT_TRUE(approved.ok()) << testing::Describe(approved);
+  EXPECT_TRUE(Run().findings.empty()) << All(Run());
+  const std::string sql =
+      "DELETE FROM skill_contents WHERE artifact_id = '" + approved->result->artifact_id + "'";
+  Damage(sql, sql);
+  verify::Report r = Run();
+  const verify::Finding* f = Find(r, "change_set_missing", 1);
+  ASSERT_NE(f, nullptr) << All(r);
+  EXPECT_EQ(f->artifact_id, approved->result->artifact_id);
 }
 
 TEST_F(VerifyTest, AManifestThatDisagreesWithItsChangesIsNamed) {

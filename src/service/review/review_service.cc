@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "model/canonical.h"
 #include "model/citation.h"
+#include "model/text_check.h"
 #include "search/bm25.h"
 #include "search/entity_graph.h"
 #include "search/text_query.h"
@@ -67,9 +68,37 @@ Status CheckOptionalReason(const std::optional<std::string>& reason) {
   return reason ? CheckChars("reason", *reason, kMaxReviewReasonChars) : Status::Ok();
 }
 
+// "Experience" or "Skill": what a family's artifact is called in a message.
+std::string FamilyTitle(const std::string& family) {
+  return family == kSkillFamily ? "Skill" : "Experience";
+}
+
+// The spec's one-line text (model/text_check.h), too long being 413 as CheckChars says.
+Status CheckOneLine(const std::string& field, const std::string& text, size_t max_chars) {
+  PC_RETURN_IF_ERROR(CheckChars(field, text, max_chars));
+  return CheckOneLineText(field, text, max_chars);
+}
+
+Status CheckSkillContent(const SkillContent& p) {
+  PC_RETURN_IF_ERROR(CheckOneLine("proposal.name", p.name, kMaxSkillProposalNameChars));
+  PC_RETURN_IF_ERROR(
+      CheckOneLine("proposal.description", p.description, kMaxSkillProposalDescriptionChars));
+  PC_RETURN_IF_ERROR(
+      CheckChars("proposal.instructions", p.instructions, kMaxSkillInstructionsChars));
+  if (p.validation.empty() || p.validation.size() > kMaxSkillValidationChecks)
+    return Bad("proposal.validation", "proposal.validation must list 1 to " +
+                                          std::to_string(kMaxSkillValidationChecks) +
+                                          " observable checks of a successful use");
+  for (size_t i = 0; i < p.validation.size(); ++i)
+    PC_RETURN_IF_ERROR(CheckOneLine("proposal.validation[" + std::to_string(i) + "]",
+                                    p.validation[i], kMaxSkillValidationChars));
+  return Status::Ok();
+}
+
 // The shape of the evidence and target (no store): 1 … 32 references, no duplicates, and a
-// target among the artifact references.
-Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& target) {
+// target of `family` among the artifact references.
+Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& target,
+                          const std::string& family = kExperienceFamily) {
   const size_t n = e.sources.size() + e.artifacts.size();
   if (n == 0)
     return Bad(
@@ -101,10 +130,11 @@ Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& tar
   if (target) {
     PC_RETURN_IF_ERROR(CheckPrintableId("target.family", target->family));
     PC_RETURN_IF_ERROR(CheckPrintableId("target.artifact_id", target->artifact_id));
-    if (target->family != kExperienceFamily)
-      return Bad(
-          "target.family",
-          "an Experience proposal can only replace an Experience (target.family \"experience\")");
+    if (target->family != family)
+      return Bad("target.family", "a" + std::string(family == kSkillFamily ? " " : "n ") +
+                                      FamilyTitle(family) + " proposal can only replace a" +
+                                      (family == kSkillFamily ? " " : "n ") + FamilyTitle(family) +
+                                      " (target.family \"" + family + "\")");
     if (target->revision < 1) return Bad("target.revision", "target.revision must be at least 1");
     if (std::find(e.artifacts.begin(), e.artifacts.end(), *target) == e.artifacts.end())
       return Bad(
@@ -115,11 +145,12 @@ Status CheckEvidenceShape(const Evidence& e, const std::optional<MemoryRef>& tar
 }
 
 // Every reference resolves in the scope: the source exists, the artifact revision exists and is
-// the scope's; the target is the head of an Experience of the scope (artifact_conflict if it
-// moved). `sources`, when given, receives the sources found, in the order cited.
+// the scope's; the target is the head of an artifact of `family` of the scope (artifact_conflict
+// if it moved). `sources`, when given, receives the sources found, in the order cited.
 Status CheckEvidenceInScope(ReadTxn& txn, const std::string& scope_id, const Evidence& e,
                             const std::optional<MemoryRef>& target,
-                            std::vector<Source>* sources = nullptr) {
+                            std::vector<Source>* sources = nullptr,
+                            const std::string& family = kExperienceFamily) {
   for (size_t i = 0; i < e.sources.size(); ++i) {
     PC_ASSIGN_OR_RETURN(std::optional<Source> s,
                         txn.FindSourceByPublicId(scope_id, e.sources[i].source_id));
@@ -139,13 +170,13 @@ Status CheckEvidenceInScope(ReadTxn& txn, const std::string& scope_id, const Evi
   }
   if (target) {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, txn.FindArtifact(target->artifact_id));
-    if (!a || a->scope_id != scope_id || a->family != kExperienceFamily)
-      return Bad("target", "the scope has no Experience " + target->artifact_id);
+    if (!a || a->scope_id != scope_id || a->family != family)
+      return Bad("target", "the scope has no " + FamilyTitle(family) + " " + target->artifact_id);
     if (a->head_revision != target->revision)
-      return Status(Code::kArtifactConflict,
-                    "the target " + FormatMemoryRef(*target) +
-                        " is no longer the head of its Experience (now revision " +
-                        std::to_string(a->head_revision) + ")")
+      return Status(Code::kArtifactConflict, "the target " + FormatMemoryRef(*target) +
+                                                 " is no longer the head of its " +
+                                                 FamilyTitle(family) + " (now revision " +
+                                                 std::to_string(a->head_revision) + ")")
           .WithDetail("current_revision", a->head_revision);
   }
   return Status::Ok();
@@ -180,6 +211,28 @@ Result<ArtifactCandidate> LoadCandidate(ReadTxn& txn, const std::string& scope_n
                       txn.FindCandidate(scope->scope_id, candidate_id));
   if (!c) return NoCandidate(candidate_id);
   return *c;
+}
+
+// A pending candidate of `family` whose first version is `v`, saved in `txn` once its evidence
+// and target resolve in the scope named `scope_name`.
+Result<ArtifactCandidate> NewCandidateIn(WriteTxn& txn, const std::string& scope_name,
+                                         const std::string& family, const std::string& candidate_id,
+                                         CandidateVersion v) {
+  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_name));
+  // Evidence lives in a scope: a scope nobody wrote to has none to cite.
+  if (!scope)
+    return Bad("source_refs", "the scope " + scope_name + " has no sources or artifacts to cite");
+  PC_RETURN_IF_ERROR(
+      CheckEvidenceInScope(txn, scope->scope_id, v.evidence, v.target, nullptr, family));
+  ArtifactCandidate out;
+  out.scope_id = scope->scope_id;
+  out.candidate_id = candidate_id;
+  out.family = family;
+  out.status = CandidateStatus::kPending;
+  out.created_at_ms = out.updated_at_ms = v.created_at_ms;
+  out.current = std::move(v);
+  PC_RETURN_IF_ERROR(txn.SaveCandidate(out, true));
+  return out;
 }
 
 std::vector<std::string> Lineage(const Evidence& e) {
@@ -236,17 +289,57 @@ Status ReviewService::CheckProposeRequest(const ProposeExperienceRequest& req) {
 
 Status ReviewService::CheckEvidenceRequest(const std::string& scope_id, const Evidence& evidence,
                                            const std::optional<MemoryRef>& target,
-                                           const std::optional<std::string>& reason) {
+                                           const std::optional<std::string>& reason,
+                                           const std::string& family) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  PC_RETURN_IF_ERROR(CheckEvidenceShape(evidence, target));
+  PC_RETURN_IF_ERROR(CheckEvidenceShape(evidence, target, family));
   return CheckOptionalReason(reason);
+}
+
+Status ReviewService::CheckReason(const std::optional<std::string>& reason) {
+  return CheckOptionalReason(reason);
+}
+
+Status ReviewService::CheckSkillProposal(const SkillContent& proposal) {
+  return CheckSkillContent(proposal);
+}
+
+Status ReviewService::CheckProposeSkillRequest(const ProposeSkillRequest& req) {
+  PC_RETURN_IF_ERROR(CheckScopeId(req.scope_id));
+  PC_RETURN_IF_ERROR(CheckSkillContent(req.proposal));
+  PC_RETURN_IF_ERROR(CheckEvidenceShape(req.evidence, req.target, kSkillFamily));
+  return CheckOptionalReason(req.reason);
 }
 
 Status ReviewService::CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id,
                                       const Evidence& evidence,
                                       const std::optional<MemoryRef>& target,
-                                      std::vector<Source>* sources) {
-  return CheckEvidenceInScope(txn, scope_id, evidence, target, sources);
+                                      std::vector<Source>* sources, const std::string& family) {
+  return CheckEvidenceInScope(txn, scope_id, evidence, target, sources, family);
+}
+
+Result<ArtifactCandidate> ReviewService::ProposeSkillIn(WriteTxn& txn,
+                                                        const ProposeSkillRequest& req,
+                                                        const std::string& actor,
+                                                        const std::string& candidate_id,
+                                                        int64_t now) {
+  return NewCandidateIn(
+      txn, req.scope_id, kSkillFamily, candidate_id,
+      CandidateVersion{
+          1, {}, std::nullopt, req.evidence, req.target, req.reason, actor, now, req.proposal});
+}
+
+Result<ArtifactCandidate> ReviewService::ProposeSkill(const ProposeSkillRequest& req,
+                                                      const std::string& actor) {
+  PC_RETURN_IF_ERROR(CheckProposeSkillRequest(req));
+  ArtifactCandidate out;
+  const std::string candidate_id = NewId(kCandidatePrefix);
+  const int64_t now = NowMillis();
+  PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(out, ProposeSkillIn(txn, req, actor, candidate_id, now));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn,
@@ -254,21 +347,9 @@ Result<ArtifactCandidate> ReviewService::ProposeExperienceIn(WriteTxn& txn,
                                                              const std::string& actor,
                                                              const std::string& candidate_id,
                                                              int64_t now) {
-  PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
-  // Evidence lives in a scope: a scope nobody wrote to has none to cite.
-  if (!scope)
-    return Bad("source_refs", "the scope " + req.scope_id + " has no sources or artifacts to cite");
-  PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, scope->scope_id, req.evidence, req.target));
-  ArtifactCandidate out;
-  out.scope_id = scope->scope_id;
-  out.candidate_id = candidate_id;
-  out.family = kExperienceFamily;
-  out.status = CandidateStatus::kPending;
-  out.current = CandidateVersion{1,          req.proposal, std::nullopt, req.evidence,
-                                 req.target, req.reason,   actor,        now};
-  out.created_at_ms = out.updated_at_ms = now;
-  PC_RETURN_IF_ERROR(txn.SaveCandidate(out, true));
-  return out;
+  return NewCandidateIn(txn, req.scope_id, kExperienceFamily, candidate_id,
+                        CandidateVersion{1, req.proposal, std::nullopt, req.evidence, req.target,
+                                         req.reason, actor, now, std::nullopt});
 }
 
 Result<ArtifactCandidate> ReviewService::ProposeExperience(const ProposeExperienceRequest& req,
@@ -323,23 +404,33 @@ Result<CandidatePage> ReviewService::List(const ListCandidatesRequest& req) {
 Result<ArtifactCandidate> ReviewService::Revise(const ReviseCandidateRequest& req,
                                                 const std::string& actor) {
   if (req.memory_edit) return ReviseMemory(req, actor);
+  const std::string family = req.skill ? kSkillFamily : kExperienceFamily;
   return Decide(
       req.scope_id, req.candidate_id, req.expected_version,
-      FirstError({CheckProposal(req.proposal), CheckEvidenceShape(req.evidence, req.target),
+      FirstError({req.skill ? CheckSkillContent(*req.skill) : CheckProposal(req.proposal),
+                  CheckEvidenceShape(req.evidence, req.target, family),
                   CheckOptionalReason(req.reason)}),
       [&](WriteTxn& txn, ArtifactCandidate& out, int64_t now) -> Status {
         if (out.family == kMemoryCandidateFamily)
-          return Bad("proposal",
-                     "a memory candidate is revised with {kind, text}, not an Experience proposal");
-        PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target));
+          return Bad("proposal", "a memory candidate is revised with {kind, text}, not an " +
+                                     FamilyTitle(family) + " proposal");
+        if (out.family != family)
+          return Bad("proposal", "candidate " + out.candidate_id + " is a" +
+                                     (out.family == kSkillFamily ? " " : "n ") +
+                                     FamilyTitle(out.family) + " candidate: revise it with a" +
+                                     (out.family == kSkillFamily ? " " : "n ") +
+                                     FamilyTitle(out.family) + " proposal");
+        PC_RETURN_IF_ERROR(
+            CheckEvidenceInScope(txn, out.scope_id, req.evidence, req.target, nullptr, family));
         out.current = CandidateVersion{req.expected_version + 1,
-                                       req.proposal,
+                                       req.skill ? ExperienceContent{} : req.proposal,
                                        std::nullopt,
                                        req.evidence,
                                        req.target,
                                        req.reason,
                                        actor,
-                                       now};
+                                       now,
+                                       req.skill};
         out.updated_at_ms = now;
         return txn.SaveCandidate(out, true);
       });
@@ -367,43 +458,54 @@ Result<ArtifactCandidate> ReviewService::Approve(const std::string& scope_id,
                                                  const std::string& candidate_id,
                                                  int64_t expected_version,
                                                  const std::string& actor) {
-  return Decide(
-      scope_id, candidate_id, expected_version, Status::Ok(),
-      [&](WriteTxn& txn, ArtifactCandidate& out, int64_t now) -> Status {
-        if (out.family == kMemoryCandidateFamily) {
-          PC_ASSIGN_OR_RETURN(out.result, CommitMemoryProposal(txn, out, actor));
-          out.status = CandidateStatus::kApproved;
-          out.updated_at_ms = now;
-          return txn.SaveCandidate(out, false);
-        }
-        if (out.family != kExperienceFamily)
-          return Status(Code::kCapabilityUnavailable,
-                        "approving a " + out.family + " candidate is not supported");
-        const CandidateVersion& v = out.current;
-        // The target's head compare-and-set: a proposal made against an older head is refused.
-        PC_RETURN_IF_ERROR(CheckEvidenceInScope(txn, out.scope_id, Evidence{}, v.target));
-        Experience e;
-        if (v.target) {
-          e.ref = MemoryRef{kExperienceFamily, v.target->artifact_id, v.target->revision + 1};
-        } else {
-          PC_ASSIGN_OR_RETURN(Artifact a, txn.CreateExperience(out.scope_id));
-          e.ref = MemoryRef{kExperienceFamily, a.artifact_id, 1};
-        }
-        e.content = v.proposal;
-        e.evidence = v.evidence;
-        e.actor = actor;
-        e.created_at_ms = now;
-        Status committed = txn.CommitExperience(
-            e, "approved candidate " + out.candidate_id + "@" + std::to_string(v.version),
-            Lineage(v.evidence));
-        if (committed.code() == Code::kConflict)  // another approval moved the target's head
-          return Status(Code::kArtifactConflict, committed.message());
-        PC_RETURN_IF_ERROR(committed);
-        out.status = CandidateStatus::kApproved;
-        out.result = e.ref;
-        out.updated_at_ms = now;
-        return txn.SaveCandidate(out, false);
-      });
+  return Decide(scope_id, candidate_id, expected_version, Status::Ok(),
+                [&](WriteTxn& txn, ArtifactCandidate& out, int64_t now) -> Status {
+                  if (out.family == kMemoryCandidateFamily) {
+                    PC_ASSIGN_OR_RETURN(out.result, CommitMemoryProposal(txn, out, actor));
+                    out.status = CandidateStatus::kApproved;
+                    out.updated_at_ms = now;
+                    return txn.SaveCandidate(out, false);
+                  }
+                  if (out.family != kExperienceFamily && out.family != kSkillFamily)
+                    return Status(Code::kCapabilityUnavailable,
+                                  "approving a " + out.family + " candidate is not supported");
+                  PC_ASSIGN_OR_RETURN(out.result, CommitReviewed(txn, out, actor, now));
+                  out.status = CandidateStatus::kApproved;
+                  out.updated_at_ms = now;
+                  return txn.SaveCandidate(out, false);
+                });
+}
+
+Result<MemoryRef> ReviewService::CommitReviewed(WriteTxn& txn, const ArtifactCandidate& c,
+                                                const std::string& actor, int64_t now) {
+  const CandidateVersion& v = c.current;
+  const bool skill = c.family == kSkillFamily;
+  if (skill && !v.skill) return Internal("skill candidate " + c.candidate_id + " has no proposal");
+  // The target's head compare-and-set: a proposal made against an older head is refused.
+  PC_RETURN_IF_ERROR(
+      CheckEvidenceInScope(txn, c.scope_id, Evidence{}, v.target, nullptr, c.family));
+  MemoryRef ref;
+  if (v.target) {
+    ref = MemoryRef{c.family, v.target->artifact_id, v.target->revision + 1};
+  } else {
+    PC_ASSIGN_OR_RETURN(Artifact a,
+                        skill ? txn.CreateSkill(c.scope_id) : txn.CreateExperience(c.scope_id));
+    ref = MemoryRef{c.family, a.artifact_id, 1};
+  }
+  const std::string reason =
+      "approved candidate " + c.candidate_id + "@" + std::to_string(v.version);
+  Status committed;
+  if (skill) {
+    committed =
+        txn.CommitSkill(Skill{ref, *v.skill, v.evidence, actor, now}, reason, Lineage(v.evidence));
+  } else {
+    committed = txn.CommitExperience(Experience{ref, v.proposal, v.evidence, actor, now}, reason,
+                                     Lineage(v.evidence));
+  }
+  if (committed.code() == Code::kConflict)  // another approval moved the target's head
+    return Status(Code::kArtifactConflict, committed.message());
+  PC_RETURN_IF_ERROR(committed);
+  return ref;
 }
 
 Result<ArtifactCandidate> ReviewService::Reject(const std::string& scope_id,
@@ -531,25 +633,45 @@ Result<ArtifactCandidate> ReviewService::ReviseMemory(const ReviseCandidateReque
       });
 }
 
-Result<Experience> ReviewService::GetExperience(const std::string& scope_id, const MemoryRef& ref) {
+namespace {
+
+// An approved revision of a reviewed family by exact reference, read with `find` (404 when the
+// scope has no such revision).
+template <typename T>
+Result<T> GetReviewed(Store& store, const std::string& scope_id, const MemoryRef& ref,
+                      const std::string& family,
+                      Result<std::optional<T>> (ReadTxn::*find)(const std::string&, int64_t)) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
   PC_RETURN_IF_ERROR(CheckPrintableId("artifact.family", ref.family));
   PC_RETURN_IF_ERROR(CheckPrintableId("artifact.artifact_id", ref.artifact_id));
   if (ref.revision < 1) return Bad("artifact.revision", "artifact.revision must be at least 1");
-  if (ref.family != kExperienceFamily)
-    return Bad("artifact.family", "artifact.family must be \"experience\"");
-  std::optional<Experience> out;
-  PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+  if (ref.family != family)
+    return Bad("artifact.family", "artifact.family must be \"" + family + "\"");
+  std::optional<T> out;
+  PC_RETURN_IF_ERROR(store.Read([&](ReadTxn& txn) -> Status {
     out.reset();
     PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, scope_id));
     if (!scope) return Status::Ok();
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> a, txn.FindArtifact(ref.artifact_id));
     if (!a || a->scope_id != scope->scope_id) return Status::Ok();
-    PC_ASSIGN_OR_RETURN(out, txn.FindExperience(ref.artifact_id, ref.revision));
+    PC_ASSIGN_OR_RETURN(out, (txn.*find)(ref.artifact_id, ref.revision));
     return Status::Ok();
   }));
-  if (!out) return NotFound("the scope has no Experience revision " + FormatMemoryRef(ref));
+  if (!out)
+    return NotFound("the scope has no " + FamilyTitle(family) + " revision " +
+                    FormatMemoryRef(ref));
   return *out;
+}
+
+}  // namespace
+
+Result<Experience> ReviewService::GetExperience(const std::string& scope_id, const MemoryRef& ref) {
+  return GetReviewed<Experience>(store_, scope_id, ref, kExperienceFamily,
+                                 &ReadTxn::FindExperience);
+}
+
+Result<Skill> ReviewService::GetSkill(const std::string& scope_id, const MemoryRef& ref) {
+  return GetReviewed<Skill>(store_, scope_id, ref, kSkillFamily, &ReadTxn::FindSkill);
 }
 
 Result<std::vector<ExperienceHit>> ReviewService::SearchExperience(const std::string& scope_id,

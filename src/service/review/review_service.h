@@ -1,8 +1,10 @@
-// Review (RFC 0050, docs/review.md): the inbox of proposals of `review` families and the
-// Experience family (RFC 0051's {situation, action, outcome, lesson}), its first consumer.
+// Review (RFC 0050, docs/review.md): the inbox of proposals of `review` families: the Experience
+// family (RFC 0051's {situation, action, outcome, lesson}) and managed Skills (RFC 0051's {name,
+// description, instructions, validation}; docs/skills.md).
 //   propose: a pending candidate (version 1) with its exact evidence; never an artifact.
 //   revise: a complete replacement proposal as the next immutable version, still pending.
-//   approve: the current version becomes an Experience revision, and the candidate approved, in
+//   approve: the current version becomes an Experience (Skill) revision, and the candidate
+//   approved, in
 //     one transaction; compare-and-set on the candidate's version and on the target's head.
 //   reject: terminal, with the reviewer's reason; no artifact.
 // Pending and rejected candidates never reach search or prepared context; approved Experience
@@ -28,6 +30,12 @@ inline constexpr size_t kMaxReviewReasonChars = 2000;
 inline constexpr size_t kMaxCandidateIdChars = 128;
 inline constexpr int kDefaultCandidatePage = 50;
 inline constexpr int kMaxCandidatePage = 100;
+// The spec's SkillProposal limits.
+inline constexpr size_t kMaxSkillProposalNameChars = 128;
+inline constexpr size_t kMaxSkillProposalDescriptionChars = 2000;
+inline constexpr size_t kMaxSkillInstructionsChars = 32000;
+inline constexpr size_t kMaxSkillValidationChecks = 32;
+inline constexpr size_t kMaxSkillValidationChars = 2000;
 // Approved Experience heads a search ranks at most (the newest of the scope).
 inline constexpr int kMaxExperienceScan = 2000;
 
@@ -36,6 +44,14 @@ struct ProposeExperienceRequest {
   ExperienceContent proposal;
   Evidence evidence;
   std::optional<MemoryRef> target;
+  std::optional<std::string> reason;
+};
+
+struct ProposeSkillRequest {
+  std::string scope_id;
+  SkillContent proposal;
+  Evidence evidence;
+  std::optional<MemoryRef> target;  // the Skill head this replaces (also among evidence.artifacts)
   std::optional<std::string> reason;
 };
 
@@ -49,6 +65,8 @@ struct ReviseCandidateRequest {
   std::optional<std::string> reason;
   // A memory candidate's edit (its kind and text; the operation and evidence stay).
   std::optional<std::pair<std::string, std::string>> memory_edit;
+  // A Skill candidate's complete replacement proposal (instead of `proposal`).
+  std::optional<SkillContent> skill;
 };
 
 struct ListCandidatesRequest {
@@ -82,20 +100,35 @@ class ReviewService {
   static Status CheckProposeRequest(const ProposeExperienceRequest& req);
   // The parts of a proposal that are not its content (a generation's request): the scope's name,
   // 1 … 32 distinct evidence references, a target among them, the reason.
+  // `family`: the proposal's, which a target must be of.
   static Status CheckEvidenceRequest(const std::string& scope_id, const Evidence& evidence,
                                      const std::optional<MemoryRef>& target,
-                                     const std::optional<std::string>& reason);
+                                     const std::optional<std::string>& reason,
+                                     const std::string& family = kExperienceFamily);
+  // A proposal's reason, when given: 1 … 2,000 characters saying something.
+  static Status CheckReason(const std::optional<std::string>& reason);
+  // A Skill proposal's content against the spec's SkillProposal (field "proposal.…").
+  static Status CheckSkillProposal(const SkillContent& proposal);
+  static Status CheckProposeSkillRequest(const ProposeSkillRequest& req);
   // Every reference resolves in the scope (`scope_id` internal): the source exists, the artifact
   // revision exists; the target is its Experience's head (artifact_conflict if it moved).
   // `sources`, when given, receives the cited sources as read (in the order cited).
   static Status CheckEvidenceIn(ReadTxn& txn, const std::string& scope_id, const Evidence& evidence,
                                 const std::optional<MemoryRef>& target,
-                                std::vector<Source>* sources = nullptr);
+                                std::vector<Source>* sources = nullptr,
+                                const std::string& family = kExperienceFamily);
   static Result<ArtifactCandidate> ProposeExperienceIn(WriteTxn& txn,
                                                        const ProposeExperienceRequest& req,
                                                        const std::string& actor,
                                                        const std::string& candidate_id,
                                                        int64_t now);
+  // A pending managed Skill candidate (no model: the caller wrote the content). The In form saves
+  // it in a caller's transaction (an import captures its source in the same one); it checks the
+  // evidence in the scope, not the request (CheckProposeSkillRequest).
+  Result<ArtifactCandidate> ProposeSkill(const ProposeSkillRequest& req, const std::string& actor);
+  static Result<ArtifactCandidate> ProposeSkillIn(WriteTxn& txn, const ProposeSkillRequest& req,
+                                                  const std::string& actor,
+                                                  const std::string& candidate_id, int64_t now);
   Result<ArtifactCandidate> Get(const std::string& scope_id, const std::string& candidate_id);
   Result<CandidatePage> List(const ListCandidatesRequest& req);
   Result<ArtifactCandidate> Revise(const ReviseCandidateRequest& req, const std::string& actor);
@@ -105,6 +138,8 @@ class ReviewService {
                                    int64_t expected_version, const std::string& reason);
   // An approved Experience revision by exact reference (404 when the scope has no such revision).
   Result<Experience> GetExperience(const std::string& scope_id, const MemoryRef& ref);
+  // An approved managed Skill revision by exact reference (404 when the scope has none).
+  Result<Skill> GetSkill(const std::string& scope_id, const MemoryRef& ref);
   // The scope's current approved Experience heads that match `query`, best first.
   Result<std::vector<ExperienceHit>> SearchExperience(const std::string& scope_id,
                                                       const std::string& query, int limit);
@@ -122,6 +157,10 @@ class ReviewService {
                                          const std::string& actor);
   Result<ArtifactCandidate> ReviseMemory(const ReviseCandidateRequest& req,
                                          const std::string& actor);
+  // Approval of an Experience or Skill candidate: its current version as the next revision of
+  // its target (or of a new artifact), in `txn`.
+  Result<MemoryRef> CommitReviewed(WriteTxn& txn, const ArtifactCandidate& c,
+                                   const std::string& actor, int64_t now);
 
   Store& store_;
   ServiceLimits limits_;

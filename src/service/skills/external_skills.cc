@@ -250,4 +250,26 @@ Result<ExternalSkillResolution> ExternalSkillRegistry::Resolve(const ScopeRef& s
       .WithDetail("external_skill_id", id);
 }
 
+Result<ExternalSkillSnapshot> ExternalSkillRegistry::Snapshot(const ScopeRef& scope,
+                                                              const std::string& id,
+                                                              const std::string& fingerprint) {
+  PC_ASSIGN_OR_RETURN(ExternalSkillResolution r, Resolve(scope, id, fingerprint));
+  auto changed = [&] {
+    return Status(Code::kExternalSkillChanged,
+                  "external Skill " + id + " at fingerprint " + fingerprint +
+                      " is not available on this host now (changed, moved or "
+                      "removed since the scan): scan again and import the "
+                      "version found")
+        .WithDetail("external_skill_id", id);
+  };
+  if (!r.available) return changed();
+  // Read, then fingerprinted again: the text is the registered version's only if the package
+  // still has its fingerprint after the read.
+  Result<std::string> text = ReadBoundedFile(r.entrypoint, kMaxSkillFileBytes);
+  if (!text.ok()) return changed();
+  Result<std::string> again = PackageFingerprint(r.registration.locator);
+  if (!again.ok() || *again != fingerprint) return changed();
+  return ExternalSkillSnapshot{r.registration, std::move(*text)};
+}
+
 }  // namespace pc

@@ -52,6 +52,13 @@ struct ExternalSkillResolution {
   std::string entrypoint;  // the package's SKILL.md, when available
 };
 
+// The exact registered version of a package as an import captures it: its SKILL.md, read while
+// the whole package still had the registered fingerprint.
+struct ExternalSkillSnapshot {
+  ExternalSkillRegistration registration;
+  std::string skill_md;
+};
+
 struct ExternalSkillScan {
   std::vector<ExternalSkillRegistration> registrations;  // by external_skill_id
   int64_t skipped = 0;  // directories under the roots that are not a usable package
@@ -78,6 +85,10 @@ class ExternalSkillRegistry {
   // the package still has it; 404 when the scope has no such registration.
   Result<ExternalSkillResolution> Resolve(const ScopeRef& scope, const std::string& id,
                                           const std::string& fingerprint);
+  // Resolve, and the package's SKILL.md read then: 409 conflict when the registered version is
+  // not available here now (changed, moved, another host), never another version instead.
+  Result<ExternalSkillSnapshot> Snapshot(const ScopeRef& scope, const std::string& id,
+                                         const std::string& fingerprint);
 
  private:
   // The scope's key (the registry's index), when the scope exists.

@@ -11,6 +11,7 @@
 #include "common/bounded_read.h"
 #include "common/sha256.h"
 #include "common/utf8.h"
+#include "model/text_check.h"
 
 namespace pc {
 namespace {
@@ -60,18 +61,12 @@ Status Bad(const std::string& why) {
 
 }  // namespace
 
-Status CheckSpecLine(std::string_view key_view, std::string_view value, size_t max_chars) {
-  const std::string key(key_view);
-  std::vector<int32_t> cps;
-  if (!DecodeUtf8(value, cps)) return Bad(key + " is not valid UTF-8");
-  if (cps.empty()) return Bad(key + " is empty");
-  if (cps.size() > max_chars)
-    return Bad(key + " is longer than " + std::to_string(max_chars) + " characters");
-  if (std::any_of(cps.begin(), cps.end(), IsEcmaLineTerminator))
-    return Bad(key + " spans lines (fold it with '>' or write it on one line)");
-  if (IsEcmaSpace(cps.front()) || IsEcmaSpace(cps.back()))
-    return Bad(key + " begins or ends with white space");
-  return Status::Ok();
+Status CheckSpecLine(std::string_view key, std::string_view value, size_t max_chars) {
+  Status s = CheckOneLineText(key, value, max_chars);
+  if (s.ok()) return s;
+  if (s.message().find(" spans lines") != std::string::npos)
+    return Bad(std::string(key) + " spans lines (fold it with '>' or write it on one line)");
+  return Bad(s.message());
 }
 
 Result<SkillFrontMatter> ParseSkillFrontMatter(std::string_view text) {

@@ -70,6 +70,12 @@ Result<std::vector<Experience>> ReadExperiences(const Rows& r) {
   return out;
 }
 
+constexpr const char* kSkillSelect =
+    "SELECT s.artifact_id, s.revision, a.family, r.actor, r.created_at, s.name, s.description,"
+    " s.instructions, s.validation, s.evidence FROM skill_contents s"
+    " JOIN revisions r ON r.artifact_id = s.artifact_id AND r.revision = s.revision"
+    " JOIN artifacts a ON a.artifact_id = s.artifact_id";
+
 }  // namespace
 
 Result<std::optional<ArtifactCandidate>> PgTxn::FindCandidate(const std::string& scope_id,
@@ -177,8 +183,34 @@ Status PgTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
   return Status::Ok();
 }
 
+Result<std::optional<Skill>> PgTxn::FindSkill(const std::string& artifact_id, int64_t revision) {
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q(std::string(kSkillSelect) + " WHERE s.artifact_id = $1 AND s.revision = $2::bigint",
+                {artifact_id, P(revision)}));
+  if (r.size() == 0) return std::optional<Skill>();
+  Skill k;
+  k.ref = MemoryRef{r.Text(0, 2), r.Text(0, 0), r.Int(0, 1)};
+  k.actor = r.Text(0, 3);
+  k.created_at_ms = r.Int(0, 4);
+  k.content.name = r.Text(0, 5);
+  k.content.description = r.Text(0, 6);
+  k.content.instructions = r.Text(0, 7);
+  PC_ASSIGN_OR_RETURN(k.content.validation, ValidationFromRow(r.Text(0, 8)));
+  PC_ASSIGN_OR_RETURN(k.evidence, EvidenceFromRow(r.Text(0, 9)));
+  return std::optional<Skill>(std::move(k));
+}
+
 Result<Artifact> PgTxn::CreateExperience(const std::string& scope_id) {
-  Artifact a{NewId(kExperiencePrefix), scope_id, kExperienceFamily, 0, NowMillis()};
+  return CreateReviewedArtifact(scope_id, kExperienceFamily, kExperiencePrefix);
+}
+
+Result<Artifact> PgTxn::CreateSkill(const std::string& scope_id) {
+  return CreateReviewedArtifact(scope_id, kSkillFamily, kSkillPrefix);
+}
+
+Result<Artifact> PgTxn::CreateReviewedArtifact(const std::string& scope_id,
+                                               const std::string& family, std::string_view prefix) {
+  Artifact a{NewId(prefix), scope_id, family, 0, NowMillis()};
   PC_RETURN_IF_ERROR(
       Q("INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision,"
         " created_at) VALUES($1, $2, $3, false, 0, $4)",
@@ -199,6 +231,21 @@ Status PgTxn::CommitExperience(const Experience& e, const std::string& reason,
           .status());
   audit_trail().artifact =
       e.ref.family + "/" + e.ref.artifact_id + "@" + std::to_string(e.ref.revision);
+  return Status::Ok();
+}
+
+Status PgTxn::CommitSkill(const Skill& k, const std::string& reason,
+                          const std::vector<std::string>& lineage) {
+  PC_RETURN_IF_ERROR(
+      AppendRevision(k.ref.artifact_id, k.ref.revision, k.actor, reason, lineage, k.created_at_ms));
+  PC_RETURN_IF_ERROR(
+      Q("INSERT INTO skill_contents(artifact_id, revision, name, description, instructions,"
+        " validation, evidence) VALUES($1, $2, $3, $4, $5, $6, $7)",
+        {k.ref.artifact_id, P(k.ref.revision), k.content.name, k.content.description,
+         k.content.instructions, ValidationToRow(k.content.validation), EvidenceToRow(k.evidence)})
+          .status());
+  audit_trail().artifact =
+      k.ref.family + "/" + k.ref.artifact_id + "@" + std::to_string(k.ref.revision);
   return Status::Ok();
 }
 

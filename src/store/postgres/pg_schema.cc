@@ -314,6 +314,18 @@ ALTER TABLE entry_versions ADD COLUMN valid_until bigint;
 CREATE INDEX entry_versions_valid_until ON entry_versions(valid_until)
   WHERE valid_until IS NOT NULL;
 )sql",
+      // 10: managed Skills (docs/skills.md; SQLite's migration 15).
+      R"sql(
+CREATE TABLE skill_contents(
+  artifact_id text NOT NULL REFERENCES artifacts(artifact_id),
+  revision bigint NOT NULL,
+  name text NOT NULL,
+  description text NOT NULL,
+  instructions text NOT NULL,
+  validation text NOT NULL,
+  evidence text NOT NULL,
+  PRIMARY KEY(artifact_id, revision));
+)sql",
   };
   return kMigrations;
 }

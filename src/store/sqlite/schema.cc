@@ -395,6 +395,19 @@ ALTER TABLE entry_versions ADD COLUMN valid_until INTEGER;
 CREATE INDEX entry_versions_valid_until ON entry_versions(valid_until)
   WHERE valid_until IS NOT NULL;
 )sql",
+      // 15: managed Skills (docs/skills.md): the revisions of family "skill" (one artifact per
+      // Skill, its revision rows in `revisions`), its validation checks a JSON list.
+      R"sql(
+CREATE TABLE skill_contents(
+  artifact_id TEXT NOT NULL REFERENCES artifacts(artifact_id),
+  revision INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  instructions TEXT NOT NULL,
+  validation TEXT NOT NULL,
+  evidence TEXT NOT NULL,
+  PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -76,6 +76,13 @@ Result<Experience> ReadExperience(const Stmt& s) {
   return e;
 }
 
+// Skill rows: artifact_id, revision, family, actor, created_at, four fields, evidence.
+constexpr const char* kSkillSelect =
+    "SELECT s.artifact_id, s.revision, a.family, r.actor, r.created_at, s.name, s.description,"
+    " s.instructions, s.validation, s.evidence FROM skill_contents s"
+    " JOIN revisions r ON r.artifact_id = s.artifact_id AND r.revision = s.revision"
+    " JOIN artifacts a ON a.artifact_id = s.artifact_id";
+
 }  // namespace
 
 Result<std::optional<ArtifactCandidate>> SqliteTxn::FindCandidate(const std::string& scope_id,
@@ -198,8 +205,37 @@ Status SqliteTxn::SaveCandidate(const ArtifactCandidate& c, bool new_version) {
   return Status::Ok();
 }
 
+Result<std::optional<Skill>> SqliteTxn::FindSkill(const std::string& artifact_id,
+                                                  int64_t revision) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(std::string(kSkillSelect) +
+                                          " WHERE s.artifact_id = ?1 AND s.revision = ?2"));
+  s.Bind(1, artifact_id).Bind(2, revision);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<Skill>();
+  Skill k;
+  k.ref = MemoryRef{s.Text(2), s.Text(0), s.Int(1)};
+  k.actor = s.Text(3);
+  k.created_at_ms = s.Int(4);
+  k.content.name = s.Text(5);
+  k.content.description = s.Text(6);
+  k.content.instructions = s.Text(7);
+  PC_ASSIGN_OR_RETURN(k.content.validation, ValidationFromRow(s.Text(8)));
+  PC_ASSIGN_OR_RETURN(k.evidence, EvidenceFromRow(s.Text(9)));
+  return std::optional<Skill>(std::move(k));
+}
+
 Result<Artifact> SqliteTxn::CreateExperience(const std::string& scope_id) {
-  Artifact a{NewId(kExperiencePrefix), scope_id, kExperienceFamily, 0, NowMillis()};
+  return CreateReviewedArtifact(scope_id, kExperienceFamily, kExperiencePrefix);
+}
+
+Result<Artifact> SqliteTxn::CreateSkill(const std::string& scope_id) {
+  return CreateReviewedArtifact(scope_id, kSkillFamily, kSkillPrefix);
+}
+
+Result<Artifact> SqliteTxn::CreateReviewedArtifact(const std::string& scope_id,
+                                                   const std::string& family,
+                                                   std::string_view prefix) {
+  Artifact a{NewId(prefix), scope_id, family, 0, NowMillis()};
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO artifacts(artifact_id, scope_id, family, "
                                           "is_default, head_revision, created_at)"
                                           " VALUES(?1, ?2, ?3, 0, 0, ?4)"));
@@ -225,6 +261,26 @@ Status SqliteTxn::CommitExperience(const Experience& e, const std::string& reaso
                          .Run());
   audit_trail().artifact =
       e.ref.family + "/" + e.ref.artifact_id + "@" + std::to_string(e.ref.revision);
+  return Status::Ok();
+}
+
+Status SqliteTxn::CommitSkill(const Skill& k, const std::string& reason,
+                              const std::vector<std::string>& lineage) {
+  PC_RETURN_IF_ERROR(
+      AppendRevision(k.ref.artifact_id, k.ref.revision, k.actor, reason, lineage, k.created_at_ms));
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO skill_contents(artifact_id, revision, name,"
+                                          " description, instructions, validation, evidence)"
+                                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+  s.Bind(1, k.ref.artifact_id)
+      .Bind(2, k.ref.revision)
+      .Bind(3, k.content.name)
+      .Bind(4, k.content.description);
+  PC_RETURN_IF_ERROR(s.Bind(5, k.content.instructions)
+                         .Bind(6, ValidationToRow(k.content.validation))
+                         .Bind(7, EvidenceToRow(k.evidence))
+                         .Run());
+  audit_trail().artifact =
+      k.ref.family + "/" + k.ref.artifact_id + "@" + std::to_string(k.ref.revision);
   return Status::Ok();
 }
 

@@ -163,6 +163,10 @@ class SqliteTxn final : public WriteTxn {
                                                       int limit) override;
   Status SaveCandidate(const ArtifactCandidate& c, bool new_version) override;
   Result<Artifact> CreateExperience(const std::string& scope_id) override;
+  Result<std::optional<Skill>> FindSkill(const std::string& artifact_id, int64_t revision) override;
+  Result<Artifact> CreateSkill(const std::string& scope_id) override;
+  Status CommitSkill(const Skill& s, const std::string& reason,
+                     const std::vector<std::string>& lineage) override;
   Result<std::map<std::string, std::string>> ListScopeSettings(
       const std::string& scope_id) override;
   Status PutScopeSetting(const std::string& scope_id, const std::string& name,
@@ -178,6 +182,9 @@ class SqliteTxn final : public WriteTxn {
                       const std::string& record) override;
 
  private:
+  // A new artifact of a reviewed family (Experience, Skill) at revision 0.
+  Result<Artifact> CreateReviewedArtifact(const std::string& scope_id, const std::string& family,
+                                          std::string_view prefix);
   Status PutGraphEdges(const NewRevision& rev);
   // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
   Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after,
