@@ -174,7 +174,7 @@ int RunDoctor(const Row& row, const Opts& o, const std::string& server, bool jso
 constexpr const char* kScopeHelp = "scope id (scp_…) or key (e.g. project:orders-importer)";
 
 OptionSpec Scope() {
-  return Opt("--scope,-s", kScopeHelp, &Opts::scope)
+  return Opt("--scope,-s,--scope-id", kScopeHelp, &Opts::scope)
       .Required()
       .Via(ScopeArg, "scope_id", Stage::kScope);
 }
