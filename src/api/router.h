@@ -169,6 +169,8 @@ void AddHandoffRoutes(Router& router, Services services);
 void AddReviewRoutes(Router& router, Services services);
 // The external Skill registry's routes (api/skill_routes.cc).
 void AddSkillRoutes(Router& router, Services services);
+// The Handoff Report catalog (report_routes.cc).
+void AddReportRoutes(Router& router, Services services);
 // The spec's memory routes (api/memory_routes.cc).
 void AddMemoryRoutes(Router& router, Services services);
 // Health and capabilities (api/health_routes.cc).

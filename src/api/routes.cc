@@ -231,6 +231,7 @@ void AddRoutes(Router& router, Services services, const RouteOptions& options) {
   AddWorkRoutes(router, services);
   AddReviewRoutes(router, services);
   AddSkillRoutes(router, services);
+  AddReportRoutes(router, services);
   AddHealthRoutes(router, services, options);
   AddOpenApiRoutes(router);
   AddConsoleRoutes(router);

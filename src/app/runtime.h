@@ -33,6 +33,7 @@ struct Runtime {
   std::unique_ptr<ExperienceGenerator> generate;
   std::unique_ptr<ExternalSkillRegistry> external_skills;
   std::unique_ptr<SkillGenerator> skill_generate;
+  std::unique_ptr<CatalogService> report_catalog;
 
   Services services() {
     return Services{*memory,
@@ -48,7 +49,8 @@ struct Runtime {
                     daily.get(),
                     generate.get(),
                     external_skills.get(),
-                    skill_generate.get()};
+                    skill_generate.get(),
+                    report_catalog.get()};
   }
 };
 

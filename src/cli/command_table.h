@@ -50,6 +50,9 @@ struct Opts {
   std::string skill_name, description, instructions, instructions_file, origin, destination;
   std::string export_target;
   std::vector<std::string> validation;
+  // The Handoff Report catalog commands (report_commands.cc).
+  std::string report_project, report_key, title, timezone, locale;
+  std::vector<std::string> labels;
   // The session commands (session_commands.cc): prune, session-stats, setup, hook.
   std::string now, event, token, state_dir;
   std::vector<std::string> transcripts;
@@ -170,6 +173,8 @@ const std::vector<Row>& ReviewRows();
 const std::vector<Row>& WorkRows();
 // The Skill commands' rows (skill_commands.cc).
 const std::vector<Row>& SkillRows();
+// The Handoff Report catalog's rows (report_commands.cc).
+const std::vector<Row>& ReportRows();
 // Options the tables share (commands.cc): the scope (--scope, -s: its id or key), and a JSON
 // document argument (a file, or - for standard input) sent as request field `to`.
 OptionSpec ScopeOption();

@@ -480,6 +480,7 @@ std::vector<ClientCommand> AddClientCommands(CLI::App& app) {
   for (ClientCommand& c : AddRows(app, ReviewRows(), o)) cmds.push_back(std::move(c));
   for (ClientCommand& c : AddRows(app, WorkRows(), o)) cmds.push_back(std::move(c));
   for (ClientCommand& c : AddRows(app, SkillRows(), o)) cmds.push_back(std::move(c));
+  for (ClientCommand& c : AddRows(app, ReportRows(), o)) cmds.push_back(std::move(c));
   return cmds;
 }
 

@@ -16,6 +16,7 @@ inline constexpr std::string_view kSourcePrefix = "src_";
 inline constexpr std::string_view kExperiencePrefix = "exp_";
 inline constexpr std::string_view kSkillPrefix = "skl_";
 inline constexpr std::string_view kCandidatePrefix = "cand_";
+inline constexpr std::string_view kProjectPrefix = "prj_";  // a Handoff Report Project
 
 // A new id: `prefix` + 26 characters. Thread-safe.
 std::string NewId(std::string_view prefix);

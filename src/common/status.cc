@@ -34,6 +34,12 @@ const char* CodeName(Code code) {
       return "artifact_conflict";
     case Code::kExternalSkillChanged:
       return "external_skill_changed";
+    case Code::kProjectConflict:
+      return "project_conflict";
+    case Code::kWorkstreamConflict:
+      return "workstream_conflict";
+    case Code::kScopeAlreadyGrouped:
+      return "scope_already_grouped";
     case Code::kNearDuplicate:
       return "near_duplicate";
     case Code::kEvidenceRequired:
@@ -78,6 +84,9 @@ const std::vector<Code>& AllCodes() {
                                            Code::kCandidateConflict,
                                            Code::kArtifactConflict,
                                            Code::kExternalSkillChanged,
+                                           Code::kProjectConflict,
+                                           Code::kWorkstreamConflict,
+                                           Code::kScopeAlreadyGrouped,
                                            Code::kNearDuplicate,
                                            Code::kEvidenceRequired,
                                            Code::kTooLarge,

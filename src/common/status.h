@@ -29,6 +29,9 @@ enum class Code {
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
   kExternalSkillChanged,  // an import named a package version not available here now (409)
+  kProjectConflict,       // a Handoff Report Project's version moved, or its key is taken (409)
+  kWorkstreamConflict,    // a Workstream's version moved, or its key is taken in its Project
+  kScopeAlreadyGrouped,   // the scope is a Workstream already (409)
   kNearDuplicate,     // the reconcile gate refused a write nearly repeating an active entry (409)
   kEvidenceRequired,  // the scope requires evidence and the write has none (422)
   kTooLarge,

@@ -14,9 +14,10 @@
 namespace pc::portable {
 
 inline constexpr const char* kFormatName = "powercontext-export";
-// 2 added skill_contents (managed Skills). A build reads its own version and every older one
-// (a table added since is absent from an older file, as if empty).
-inline constexpr int kFormatVersion = 2;
+// 2 added skill_contents (managed Skills); 3 the Handoff Report catalog (report_*). A build reads
+// its own version and every older one (a table added since is absent from an older file, as if
+// empty).
+inline constexpr int kFormatVersion = 3;
 inline constexpr int kOldestFormatVersion = 1;
 
 // The header's "tables" of a format version: this build's tables that version has, with their

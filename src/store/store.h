@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/report.h"
 #include "model/review.h"
 #include "model/stats.h"
 #include "model/types.h"
@@ -223,6 +224,28 @@ class ReadTxn {
   // A managed Skill revision, if it exists (any revision, head or not).
   virtual Result<std::optional<Skill>> FindSkill(const std::string& artifact_id,
                                                  int64_t revision) = 0;
+  // The Handoff Report catalog (RFC 0082; sqlite_report.cc, pg_report.cc): Projects and their
+  // Workstreams (scopes, by internal id), each record's current version and its revisions.
+  virtual Result<std::optional<ReportProject>> FindReportProject(const std::string& project_id) = 0;
+  virtual Result<std::optional<ReportProject>> FindReportProjectByKey(const std::string& key) = 0;
+  // Projects by project_id (creation order) strictly after `after`; archived ones only with
+  // `include_archived`.
+  virtual Result<std::vector<ReportProject>> ListReportProjects(const std::string& after, int limit,
+                                                                bool include_archived) = 0;
+  // Every revision of a Project, oldest first.
+  virtual Result<std::vector<CatalogRevision<ReportProject>>> ListReportProjectRevisions(
+      const std::string& project_id) = 0;
+  virtual Result<std::optional<ReportWorkstream>> FindReportWorkstream(
+      const std::string& scope_id) = 0;
+  virtual Result<std::optional<ReportWorkstream>> FindReportWorkstreamByKey(
+      const std::string& project_id, const std::string& key) = 0;
+  // A Project's Workstreams by scope_id strictly after `after`.
+  virtual Result<std::vector<ReportWorkstream>> ListReportWorkstreams(const std::string& project_id,
+                                                                      const std::string& after,
+                                                                      int limit,
+                                                                      bool include_archived) = 0;
+  virtual Result<std::vector<CatalogRevision<ReportWorkstream>>> ListReportWorkstreamRevisions(
+      const std::string& scope_id) = 0;
   // The scope's stored settings (service/memory/write_policy.h), name → value.
   virtual Result<std::map<std::string, std::string>> ListScopeSettings(
       const std::string& scope_id) = 0;
@@ -343,6 +366,12 @@ class WriteTxn : public ReadTxn {
   // Conflict), with its evidence as the revision's lineage.
   virtual Status CommitExperience(const Experience& e, const std::string& reason,
                                   const std::vector<std::string>& lineage) = 0;
+  // A catalog record at its `version`: version 1 is inserted, a later one replaces version − 1
+  // (else Conflict: another write moved it), and the revision is appended with `actor` and `now`.
+  virtual Status PutReportProject(const ReportProject& p, const std::string& actor,
+                                  int64_t now) = 0;
+  virtual Status PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
+                                     int64_t now) = 0;
   // A new managed Skill artifact of the scope (revision 0), and its revisions, as Experience's.
   virtual Result<Artifact> CreateSkill(const std::string& scope_id) = 0;
   virtual Status CommitSkill(const Skill& s, const std::string& reason,

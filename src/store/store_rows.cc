@@ -139,6 +139,70 @@ std::string ProposalRowOf(const CandidateVersion& v) {
   return v.memory ? ProposalToRow(*v.memory) : ProposalToRow(v.proposal);
 }
 
+namespace {
+
+json OptText(const std::optional<std::string>& s) { return s ? json(*s) : json(); }
+std::optional<std::string> OptTextOf(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<std::string>();
+}
+
+}  // namespace
+
+std::string ReportProjectToRow(const ReportProject& p) {
+  return json{{"project_id", p.project_id},
+              {"project_key", p.project_key},
+              {"title", p.title},
+              {"description", OptText(p.description)},
+              {"default_locale", p.default_locale},
+              {"timezone", p.timezone},
+              {"catalog_state", p.catalog_state}}
+      .dump();
+}
+
+Result<ReportProject> ReportProjectFromRow(const std::string& row, int64_t version) {
+  return Parse<ReportProject>(row, "project", [&](const json& j) {
+    return ReportProject{
+        j.at("project_id").get<std::string>(),     j.at("project_key").get<std::string>(),
+        j.at("title").get<std::string>(),          OptTextOf(j, "description"),
+        j.at("default_locale").get<std::string>(), j.at("timezone").get<std::string>(),
+        j.at("catalog_state").get<std::string>(),  version};
+  });
+}
+
+std::string ReportWorkstreamToRow(const ReportWorkstream& w) {
+  json refs = json::array();
+  for (const ReportExternalRef& r : w.external_refs)
+    refs.push_back({{"kind", r.kind},
+                    {"provider", r.provider},
+                    {"external_id", r.external_id},
+                    {"url", OptText(r.url)}});
+  return json{{"scope_id", w.scope_id}, {"project_id", w.project_id},
+              {"key", OptText(w.key)},  {"title", w.title},
+              {"kind", w.kind},         {"catalog_state", w.catalog_state},
+              {"external_refs", refs},  {"labels", w.labels}}
+      .dump();
+}
+
+Result<ReportWorkstream> ReportWorkstreamFromRow(const std::string& row, int64_t version) {
+  return Parse<ReportWorkstream>(row, "workstream", [&](const json& j) {
+    ReportWorkstream w;
+    w.scope_id = j.at("scope_id").get<std::string>();
+    w.project_id = j.at("project_id").get<std::string>();
+    w.key = OptTextOf(j, "key");
+    w.title = j.at("title").get<std::string>();
+    w.kind = j.at("kind").get<std::string>();
+    w.catalog_state = j.at("catalog_state").get<std::string>();
+    for (const json& r : j.at("external_refs"))
+      w.external_refs.push_back({r.at("kind").get<std::string>(),
+                                 r.at("provider").get<std::string>(),
+                                 r.at("external_id").get<std::string>(), OptTextOf(r, "url")});
+    w.labels = j.at("labels").get<std::vector<std::string>>();
+    w.version = version;
+    return w;
+  });
+}
+
 std::string EvidenceToRow(const Evidence& e) {
   json sources = json::array(), artifacts = json::array();
   for (const SourceEvidence& s : e.sources)

@@ -32,6 +32,7 @@ Status GuardedCallback(const std::function<Status(Txn&)>& fn, Txn& txn) {
 
 #include <optional>
 
+#include "model/report.h"
 #include "model/review.h"
 
 namespace pc {
@@ -51,6 +52,11 @@ Result<std::vector<std::string>> ValidationFromRow(const std::string& row);
 Status ProposalFromRow(const std::string& row, CandidateVersion& v);
 // The row of a version's proposal, whichever family.
 std::string ProposalRowOf(const CandidateVersion& v);
+// Handoff Report catalog records (the descriptor without its version, which has its own column).
+std::string ReportProjectToRow(const ReportProject& p);
+Result<ReportProject> ReportProjectFromRow(const std::string& row, int64_t version);
+std::string ReportWorkstreamToRow(const ReportWorkstream& w);
+Result<ReportWorkstream> ReportWorkstreamFromRow(const std::string& row, int64_t version);
 std::string EvidenceToRow(const Evidence& e);
 Result<Evidence> EvidenceFromRow(const std::string& row);
 std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref);

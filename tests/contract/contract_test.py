@@ -102,6 +102,10 @@ OPERATIONS = [
     ("POST", "/v1/external-skills/scan"), ("POST", "/v1/external-skills/list"),
     ("POST", "/v1/external-skills/resolve"), ("POST", "/v1/external-skills/import"),
     ("POST", "/v1/skill/propose"), ("POST", "/v1/skill/generate"), ("POST", "/v1/skill/get"),
+    ("POST", "/v1/handoff-reports/projects/create"), ("POST", "/v1/handoff-reports/projects/list"),
+    ("POST", "/v1/handoff-reports/projects/get"), ("POST", "/v1/handoff-reports/projects/update"),
+    ("POST", "/v1/handoff-reports/workstreams/register"), ("POST", "/v1/handoff-reports/workstreams/list"),
+    ("POST", "/v1/handoff-reports/workstreams/update"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -167,6 +171,7 @@ def main(binary):
         b = Client(bare_server, contract, coverage, notes)
         story = Story()
         define_skills_story(story, a, b, skills_root)  # before define_story's last step stops A and B
+        define_report_catalog_story(story, a)
         define_story(story, contract, a, b, fake)
         define_auth_story(story, Client(auth_server, contract, coverage, notes),
                           Client(auth_server, contract, coverage, notes, token=static_token),
@@ -271,6 +276,84 @@ def define_skills_story(story, a, b, root):
                                        "fingerprint": "0" * 64, "mode": "import"})):
             b.call("POST", f"/v1/external-skills/{path}", body, expect=503,
                    code="external_skill_registry_unavailable")
+
+
+def define_report_catalog_story(story, a):
+    """The Handoff Report catalog (RFC 0082, docs/handoff-reports.md): Projects and Workstreams,
+    compare-and-set records; a Workstream is an existing scope, registered once."""
+    scope = "project:contract-report/parser"
+
+    @story.step("handoff reports: a Project is created, listed, read and updated by compare-and-set")
+    def report_projects():
+        p = a.call("POST", "/v1/handoff-reports/projects/create",
+                   {"project_key": "contract-report", "title": "Contract report", "timezone": "Asia/Shanghai"},
+                   expect=201).json
+        check_eq((p["schema"], p["project_key"], p["default_locale"], p["catalog_state"], p["version"]),
+                 ("powercontext.project.v1", "contract-report", "zh-CN", "included", 1), "the new Project")
+        check(p["project_id"].startswith("prj_"), f"a server-issued id: {p['project_id']}")
+        a.call("POST", "/v1/handoff-reports/projects/create", {"project_key": "contract-report", "title": "Again"},
+               expect=409, code="project_conflict")
+        a.call("POST", "/v1/handoff-reports/projects/create", {"project_key": "x", "title": "T", "default_locale": "fr"},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/handoff-reports/projects/create", {"project_key": "x", "title": "T", "timezone": "Mars/Base"},
+               expect=422, code="invalid_request", bad="semantic")
+        got = a.call("POST", "/v1/handoff-reports/projects/get", {"project_id": p["project_id"]}, expect=200).json
+        check_eq(got, p, "read back exactly")
+        a.call("POST", "/v1/handoff-reports/projects/get", {"project_id": "prj_none"}, expect=404, code="not_found")
+        listed = a.call("POST", "/v1/handoff-reports/projects/list", {}, expect=200).json
+        check(p in listed["items"], "listed")
+        upd = a.call("POST", "/v1/handoff-reports/projects/update",
+                     {"project": dict(p, title="契约报告", description="The contract test's Project."),
+                      "expected_version": 1}, expect=200).json
+        check_eq((upd["version"], upd["title"]), (2, "契约报告"), "the next version")
+        a.call("POST", "/v1/handoff-reports/projects/update", {"project": dict(p, title="lost"), "expected_version": 1},
+               expect=409, code="project_conflict")
+        a.call("POST", "/v1/handoff-reports/projects/update", {"project": dict(p, colour="red"), "expected_version": 2},
+               expect=422, code="invalid_request", bad="schema")
+        archived = a.call("POST", "/v1/handoff-reports/projects/update",
+                          {"project": dict(upd, catalog_state="archived"), "expected_version": 2}, expect=200).json
+        listed = a.call("POST", "/v1/handoff-reports/projects/list", {"limit": 100}, expect=200).json
+        check(all(x["project_id"] != p["project_id"] for x in listed["items"]), "an archived Project is not listed")
+        listed = a.call("POST", "/v1/handoff-reports/projects/list", {"include_archived": True}, expect=200).json
+        check(archived in listed["items"], "unless asked")
+        a.call("POST", "/v1/handoff-reports/projects/update",
+               {"project": dict(archived, catalog_state="included"), "expected_version": 3}, expect=200)
+        story.state["report_project"] = p["project_id"]
+
+    @story.step("handoff reports: a scope is registered once as a Workstream; updated by compare-and-set")
+    def report_workstreams():
+        project_id = story.need("report_project", "handoff reports: a Project is created, listed, read and "
+                                                  "updated by compare-and-set")
+        a.call("POST", "/v1/memory/remember", {"scope_id": scope, "kind": "decision",
+                                               "text": "Parser errors name their line."}, expect=200)
+        w = a.call("POST", "/v1/handoff-reports/workstreams/register",
+                   {"project_id": project_id, "scope_id": scope, "key": "PC-142", "title": "Parser errors",
+                    "kind": "bug", "labels": ["parser"],
+                    "external_refs": [{"kind": "issue", "provider": "github", "external_id": "142", "url": None}]},
+                   expect=201).json
+        check_eq((w["schema"], w["scope_id"], w["project_id"], w["key"], w["version"]),
+                 ("powercontext.workstream.v1", scope, project_id, "PC-142", 1), "the new Workstream")
+        a.call("POST", "/v1/handoff-reports/workstreams/register",
+               {"project_id": project_id, "scope_id": scope, "title": "Again", "kind": "bug"},
+               expect=409, code="scope_already_grouped")
+        a.call("POST", "/v1/handoff-reports/workstreams/register",
+               {"project_id": project_id, "scope_id": "project:contract-report/nobody", "title": "X", "kind": "bug"},
+               expect=404, code="not_found")
+        a.call("POST", "/v1/handoff-reports/workstreams/register",
+               {"project_id": project_id, "scope_id": scope, "title": "X", "kind": "epic"},
+               expect=422, code="invalid_request", bad="schema")
+        listed = a.call("POST", "/v1/handoff-reports/workstreams/list", {"project_id": project_id}, expect=200).json
+        check_eq(listed, {"items": [w], "next_cursor": None}, "the Project's Workstreams")
+        a.call("POST", "/v1/handoff-reports/workstreams/list", {"project_id": "prj_none"}, expect=404, code="not_found")
+        upd = a.call("POST", "/v1/handoff-reports/workstreams/update",
+                     {"workstream": dict(w, title="Parser error handling", labels=["parser", "csv"]),
+                      "expected_version": 1}, expect=200).json
+        check_eq((upd["version"], upd["labels"]), (2, ["parser", "csv"]), "the next version")
+        a.call("POST", "/v1/handoff-reports/workstreams/update", {"workstream": w, "expected_version": 1},
+               expect=409, code="workstream_conflict")
+        a.call("POST", "/v1/handoff-reports/workstreams/update",
+               {"workstream": dict(w, scope_id="project:contract-report/nobody"), "expected_version": 2},
+               expect=404, code="not_found")
 
 
 def define_auth_story(story, anonymous, plugin, stranger):

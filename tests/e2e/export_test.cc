@@ -126,6 +126,12 @@ class ExportImportTest : public ::testing::Test {
     JsonOn(server, {"candidate", "approve", "-s", "project:move",
                     skill["candidate_id"].get<std::string>(), "--expected-version", "1"});
     ASSERT_NO_FATAL_FAILURE(CommitHandoffCitingFirstEntry(server, "project:move"));
+    // The Handoff Report catalog (format version 3): a Project with the scope as its Workstream.
+    json project = JsonOn(
+        server, {"handoff-report", "project", "create", "--key", "move", "--title", "The move"});
+    JsonOn(server, {"handoff-report", "workstream", "register", "--project",
+                    project["project_id"].get<std::string>(), "-s", "project:move", "--title",
+                    "Moving stores", "--kind", "operations"});
     ASSERT_EQ(RunCli({"token", "create", "--data", data, "--store", "sqlite", "--name", "agent",
                       "--role", "writer", "--scope", "project:*"})
                   .exit_code,
@@ -169,6 +175,8 @@ TEST_F(ExportImportTest, RoundTripSqliteToPostgresToSqliteKeepsEveryRowAndCitati
   EXPECT_EQ(report["tables"]["candidate_heads"], 3);  // two Experience, one Skill
   EXPECT_EQ(report["tables"]["experience_contents"], 1);
   EXPECT_EQ(report["tables"]["skill_contents"], 1);
+  EXPECT_EQ(report["tables"]["report_projects"], 1);
+  EXPECT_EQ(report["tables"]["report_workstreams"], 1);
   EXPECT_EQ(report["tables"]["scope_settings"], 1);
   EXPECT_EQ(report["tables"]["handoff_contents"], 1);
   EXPECT_EQ(report["tables"]["api_tokens"], 1);
@@ -321,7 +329,7 @@ TEST_F(ExportImportTest, AFileNotFullyUnderstoodIsRefusedBeforeAnythingIsWritten
       {"a newer format", "use a newer powercontext",
        [](auto& l) {
          json h = json::parse(l[0]);
-         h["format_version"] = 3;
+         h["format_version"] = 99;
          l[0] = h.dump();
        }},
       {"an unknown column", "not this build's",
@@ -408,13 +416,17 @@ TEST_F(ExportImportTest, AnOlderFormatVersionImportsAndATableItCannotHaveIsRefus
       json j = json::parse(l);
       if (j.contains("end")) break;
       if (j.contains("format")) {
-        EXPECT_EQ(j["format_version"], 2);
+        EXPECT_EQ(j["format_version"], 3);
         j["format_version"] = 1;
         json tables = json::array();
         for (const json& t : j["tables"])
-          if (t["name"] != "skill_contents") tables.push_back(t);
-        EXPECT_EQ(tables.size() + 1, j["tables"].size()) << "version 2 added one table";
+          if (t["name"] != "skill_contents" &&
+              t["name"].get<std::string>().rfind("report_", 0) != 0)
+            tables.push_back(t);
+        EXPECT_EQ(tables.size() + 5, j["tables"].size()) << "versions 2 and 3 added five tables";
         j["tables"] = tables;
+      } else if (j["t"].get<std::string>().rfind("report_", 0) == 0) {
+        continue;  // the catalog came with version 3
       } else if (j["t"] == "skill_contents") {
         skill_rows = true;
         if (!keep_skill_rows) continue;

@@ -356,6 +356,8 @@ TEST(HandoffMigration, OpeningASchema5DirectoryMigratesItsHandoffs) {
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
         "DROP TABLE skill_contents;"
+        "DROP TABLE report_workstream_revisions; DROP TABLE report_workstreams; DROP TABLE "
+        "report_project_revisions; DROP TABLE report_projects;"
         "DELETE FROM schema_migrations WHERE version >= 6; PRAGMA user_version = 5;"
         "INSERT INTO artifacts(artifact_id, scope_id, family, is_default, head_revision, "
         "created_at)"

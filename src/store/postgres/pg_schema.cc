@@ -326,6 +326,40 @@ CREATE TABLE skill_contents(
   evidence text NOT NULL,
   PRIMARY KEY(artifact_id, revision));
 )sql",
+      // 11: the Handoff Report catalog (docs/handoff-reports.md; SQLite's migration 16).
+      R"sql(
+CREATE TABLE report_projects(
+  project_id text PRIMARY KEY,
+  project_key text NOT NULL UNIQUE,
+  catalog_state text NOT NULL,
+  version bigint NOT NULL,
+  record text NOT NULL,
+  updated_at bigint NOT NULL);
+CREATE TABLE report_project_revisions(
+  project_id text NOT NULL REFERENCES report_projects(project_id),
+  version bigint NOT NULL,
+  record text NOT NULL,
+  actor text NOT NULL,
+  effective_at bigint NOT NULL,
+  PRIMARY KEY(project_id, version));
+CREATE TABLE report_workstreams(
+  scope_id text PRIMARY KEY REFERENCES scopes(scope_id),
+  project_id text NOT NULL REFERENCES report_projects(project_id),
+  key text,
+  catalog_state text NOT NULL,
+  version bigint NOT NULL,
+  record text NOT NULL,
+  updated_at bigint NOT NULL,
+  UNIQUE(project_id, key));
+CREATE INDEX report_workstreams_project ON report_workstreams(project_id, scope_id COLLATE "C");
+CREATE TABLE report_workstream_revisions(
+  scope_id text NOT NULL REFERENCES report_workstreams(scope_id),
+  version bigint NOT NULL,
+  record text NOT NULL,
+  actor text NOT NULL,
+  effective_at bigint NOT NULL,
+  PRIMARY KEY(scope_id, version));
+)sql",
   };
   return kMigrations;
 }

@@ -167,6 +167,24 @@ class PgTxn final : public WriteTxn {
   Result<Artifact> CreateExperience(const std::string& scope_id) override;
   Result<std::optional<Skill>> FindSkill(const std::string& artifact_id, int64_t revision) override;
   Result<Artifact> CreateSkill(const std::string& scope_id) override;
+  Result<std::optional<ReportProject>> FindReportProject(const std::string& project_id) override;
+  Result<std::optional<ReportProject>> FindReportProjectByKey(const std::string& key) override;
+  Result<std::vector<ReportProject>> ListReportProjects(const std::string& after, int limit,
+                                                        bool include_archived) override;
+  Result<std::vector<CatalogRevision<ReportProject>>> ListReportProjectRevisions(
+      const std::string& project_id) override;
+  Result<std::optional<ReportWorkstream>> FindReportWorkstream(
+      const std::string& scope_id) override;
+  Result<std::optional<ReportWorkstream>> FindReportWorkstreamByKey(
+      const std::string& project_id, const std::string& key) override;
+  Result<std::vector<ReportWorkstream>> ListReportWorkstreams(const std::string& project_id,
+                                                              const std::string& after, int limit,
+                                                              bool include_archived) override;
+  Result<std::vector<CatalogRevision<ReportWorkstream>>> ListReportWorkstreamRevisions(
+      const std::string& scope_id) override;
+  Status PutReportProject(const ReportProject& p, const std::string& actor, int64_t now) override;
+  Status PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
+                             int64_t now) override;
   Status CommitSkill(const Skill& s, const std::string& reason,
                      const std::vector<std::string>& lineage) override;
   Result<std::map<std::string, std::string>> ListScopeSettings(

@@ -408,6 +408,41 @@ CREATE TABLE skill_contents(
   evidence TEXT NOT NULL,
   PRIMARY KEY(artifact_id, revision)) WITHOUT ROWID;
 )sql",
+      // 16: the Handoff Report catalog (docs/handoff-reports.md): Projects and Workstreams (a
+      // Workstream is a scope), each record's current version and every revision of it.
+      R"sql(
+CREATE TABLE report_projects(
+  project_id TEXT PRIMARY KEY,
+  project_key TEXT NOT NULL UNIQUE,
+  catalog_state TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  updated_at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE report_project_revisions(
+  project_id TEXT NOT NULL REFERENCES report_projects(project_id),
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  effective_at INTEGER NOT NULL,
+  PRIMARY KEY(project_id, version)) WITHOUT ROWID;
+CREATE TABLE report_workstreams(
+  scope_id TEXT PRIMARY KEY REFERENCES scopes(scope_id),
+  project_id TEXT NOT NULL REFERENCES report_projects(project_id),
+  key TEXT,
+  catalog_state TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE(project_id, key)) WITHOUT ROWID;
+CREATE INDEX report_workstreams_project ON report_workstreams(project_id, scope_id);
+CREATE TABLE report_workstream_revisions(
+  scope_id TEXT NOT NULL REFERENCES report_workstreams(scope_id),
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  effective_at INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, version)) WITHOUT ROWID;
+)sql",
   };
   return kMigrations;
 }

@@ -1,0 +1,176 @@
+// The Handoff Report catalog of SqliteTxn (RFC 0082, schema.cc migration 16): each record's
+// current version in report_projects / report_workstreams, every version in their revisions.
+#include "store/sqlite/sqlite_txn.h"
+#include "store/store_rows.h"
+
+namespace pc::sqlite {
+namespace {
+
+template <typename T, typename FromRow>
+Result<std::vector<T>> ReadRecords(Stmt& s, FromRow from_row) {
+  std::vector<T> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    PC_ASSIGN_OR_RETURN(T t, from_row(s.Text(0), s.Int(1)));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+template <typename T, typename FromRow>
+Result<std::vector<CatalogRevision<T>>> ReadRevisions(Stmt& s, FromRow from_row) {
+  std::vector<CatalogRevision<T>> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    PC_ASSIGN_OR_RETURN(T t, from_row(s.Text(0), s.Int(1)));
+    out.push_back({std::move(t), s.Text(2), s.Int(3)});
+  }
+  return out;
+}
+
+template <typename T>
+std::optional<T> First(std::vector<T> v) {
+  if (v.empty()) return std::nullopt;
+  return std::move(v[0]);
+}
+
+}  // namespace
+
+Result<std::optional<ReportProject>> SqliteTxn::FindReportProject(const std::string& project_id) {
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT record, version FROM report_projects WHERE project_id = ?1"));
+  s.Bind(1, project_id);
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<ReportProject>(s, ReportProjectFromRow));
+  return First(std::move(found));
+}
+
+Result<std::optional<ReportProject>> SqliteTxn::FindReportProjectByKey(const std::string& key) {
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT record, version FROM report_projects WHERE project_key = ?1"));
+  s.Bind(1, key);
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<ReportProject>(s, ReportProjectFromRow));
+  return First(std::move(found));
+}
+
+Result<std::vector<ReportProject>> SqliteTxn::ListReportProjects(const std::string& after,
+                                                                 int limit, bool include_archived) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, version FROM report_projects"
+                                          " WHERE project_id > ?1 AND (?2 OR catalog_state = "
+                                          "'included') ORDER BY project_id LIMIT ?3"));
+  s.Bind(1, after).Bind(2, int64_t{include_archived}).Bind(3, int64_t{limit});
+  return ReadRecords<ReportProject>(s, ReportProjectFromRow);
+}
+
+Result<std::vector<CatalogRevision<ReportProject>>> SqliteTxn::ListReportProjectRevisions(
+    const std::string& project_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, version, actor, effective_at FROM "
+                                          "report_project_revisions WHERE project_id = ?1"
+                                          " ORDER BY version"));
+  s.Bind(1, project_id);
+  return ReadRevisions<ReportProject>(s, ReportProjectFromRow);
+}
+
+Result<std::optional<ReportWorkstream>> SqliteTxn::FindReportWorkstream(
+    const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("SELECT record, version FROM report_workstreams WHERE scope_id = ?1"));
+  s.Bind(1, scope_id);
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<ReportWorkstream>(s, ReportWorkstreamFromRow));
+  return First(std::move(found));
+}
+
+Result<std::optional<ReportWorkstream>> SqliteTxn::FindReportWorkstreamByKey(
+    const std::string& project_id, const std::string& key) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, version FROM report_workstreams"
+                                          " WHERE project_id = ?1 AND key = ?2"));
+  s.Bind(1, project_id).Bind(2, key);
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<ReportWorkstream>(s, ReportWorkstreamFromRow));
+  return First(std::move(found));
+}
+
+Result<std::vector<ReportWorkstream>> SqliteTxn::ListReportWorkstreams(
+    const std::string& project_id, const std::string& after, int limit, bool include_archived) {
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare("SELECT record, version FROM report_workstreams"
+                                  " WHERE project_id = ?1 AND scope_id > ?2 AND (?3 OR "
+                                  "catalog_state = 'included') ORDER BY scope_id LIMIT ?4"));
+  s.Bind(1, project_id).Bind(2, after).Bind(3, int64_t{include_archived});
+  s.Bind(4, int64_t{limit});
+  return ReadRecords<ReportWorkstream>(s, ReportWorkstreamFromRow);
+}
+
+Result<std::vector<CatalogRevision<ReportWorkstream>>> SqliteTxn::ListReportWorkstreamRevisions(
+    const std::string& scope_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, version, actor, effective_at FROM "
+                                          "report_workstream_revisions WHERE scope_id = ?1"
+                                          " ORDER BY version"));
+  s.Bind(1, scope_id);
+  return ReadRevisions<ReportWorkstream>(s, ReportWorkstreamFromRow);
+}
+
+Status SqliteTxn::PutReportProject(const ReportProject& p, const std::string& actor, int64_t now) {
+  const std::string record = ReportProjectToRow(p);
+  if (p.version == 1) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO report_projects(project_id, project_key,"
+                                            " catalog_state, version, record, updated_at)"
+                                            " VALUES(?1, ?2, ?3, 1, ?4, ?5)"));
+    PC_RETURN_IF_ERROR(s.Bind(1, p.project_id)
+                           .Bind(2, p.project_key)
+                           .Bind(3, p.catalog_state)
+                           .Bind(4, record)
+                           .Bind(5, now)
+                           .Run());
+  } else {
+    PC_ASSIGN_OR_RETURN(
+        Stmt s, db_.Prepare("UPDATE report_projects SET project_key = ?2, catalog_state = ?3,"
+                            " version = ?4, record = ?5, updated_at = ?6"
+                            " WHERE project_id = ?1 AND version = ?4 - 1 RETURNING version"));
+    s.Bind(1, p.project_id).Bind(2, p.project_key).Bind(3, p.catalog_state).Bind(4, p.version);
+    s.Bind(5, record).Bind(6, now);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row)
+      return Conflict("project " + p.project_id + " moved; version " + std::to_string(p.version) +
+                      " is taken");
+  }
+  PC_ASSIGN_OR_RETURN(Stmt r, db_.Prepare("INSERT INTO report_project_revisions(project_id,"
+                                          " version, record, actor, effective_at)"
+                                          " VALUES(?1, ?2, ?3, ?4, ?5)"));
+  return r.Bind(1, p.project_id)
+      .Bind(2, p.version)
+      .Bind(3, record)
+      .Bind(4, actor)
+      .Bind(5, now)
+      .Run();
+}
+
+Status SqliteTxn::PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
+                                      int64_t now) {
+  const std::string record = ReportWorkstreamToRow(w);
+  if (w.version == 1) {
+    PC_ASSIGN_OR_RETURN(Stmt s,
+                        db_.Prepare("INSERT INTO report_workstreams(scope_id, project_id, key,"
+                                    " catalog_state, version, record, updated_at)"
+                                    " VALUES(?1, ?2, ?3, ?4, 1, ?5, ?6)"));
+    s.Bind(1, w.scope_id).Bind(2, w.project_id).Bind(3, w.key).Bind(4, w.catalog_state);
+    PC_RETURN_IF_ERROR(s.Bind(5, record).Bind(6, now).Run());
+  } else {
+    PC_ASSIGN_OR_RETURN(Stmt s,
+                        db_.Prepare("UPDATE report_workstreams SET key = ?2, catalog_state = ?3,"
+                                    " version = ?4, record = ?5, updated_at = ?6"
+                                    " WHERE scope_id = ?1 AND version = ?4 - 1 RETURNING version"));
+    s.Bind(1, w.scope_id).Bind(2, w.key).Bind(3, w.catalog_state).Bind(4, w.version);
+    s.Bind(5, record).Bind(6, now);
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row)
+      return Conflict("workstream " + w.scope_id + " moved; version " + std::to_string(w.version) +
+                      " is taken");
+  }
+  PC_ASSIGN_OR_RETURN(Stmt r, db_.Prepare("INSERT INTO report_workstream_revisions(scope_id,"
+                                          " version, record, actor, effective_at)"
+                                          " VALUES(?1, ?2, ?3, ?4, ?5)"));
+  return r.Bind(1, w.scope_id).Bind(2, w.version).Bind(3, record).Bind(4, actor).Bind(5, now).Run();
+}
+
+}  // namespace pc::sqlite
