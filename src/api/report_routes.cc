@@ -1,7 +1,8 @@
 // The Handoff Report catalog routes (upstream RFC 0082, docs/handoff-reports.md): Projects and
 // Workstreams, exactly the spec's schemas both ways (unknown fields are refused at every level).
 // The catalog spans scopes, so a token limited to some scopes may use only `register` (for a
-// scope it holds). Decode, call the service, encode.
+// scope it holds). A Workstream's descriptor may hold 32 references of 2,048-character URLs: its
+// two routes take large bodies. Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
 #include "api/review_codec.h"
@@ -246,15 +247,17 @@ void AddReportRoutes(Router& router, Services services) {
   router.Add("POST", "/v1/handoff-reports/projects/update",
              {"update_handoff_report_project", Permission::kWrite, ScopeIn::kAll},
              bind(UpdateProject));
-  router.Add("POST", "/v1/handoff-reports/workstreams/register",
-             {"register_handoff_report_workstream", Permission::kWrite, ScopeIn::kBody},
-             bind(RegisterWorkstream));
+  router.Add(
+      "POST", "/v1/handoff-reports/workstreams/register",
+      {"register_handoff_report_workstream", Permission::kWrite, ScopeIn::kBody, BodySize::kLarge},
+      bind(RegisterWorkstream));
   router.Add("POST", "/v1/handoff-reports/workstreams/list",
              {"list_handoff_report_workstreams", Permission::kRead, ScopeIn::kAll},
              bind(ListWorkstreams));
-  router.Add("POST", "/v1/handoff-reports/workstreams/update",
-             {"update_handoff_report_workstream", Permission::kWrite, ScopeIn::kAll},
-             bind(UpdateWorkstream));
+  router.Add(
+      "POST", "/v1/handoff-reports/workstreams/update",
+      {"update_handoff_report_workstream", Permission::kWrite, ScopeIn::kAll, BodySize::kLarge},
+      bind(UpdateWorkstream));
 }
 
 }  // namespace pc

@@ -345,6 +345,14 @@ def define_report_catalog_story(story, a):
         listed = a.call("POST", "/v1/handoff-reports/workstreams/list", {"project_id": project_id}, expect=200).json
         check_eq(listed, {"items": [w], "next_cursor": None}, "the Project's Workstreams")
         a.call("POST", "/v1/handoff-reports/workstreams/list", {"project_id": "prj_none"}, expect=404, code="not_found")
+        # The largest descriptor the spec allows is taken whole (32 references of 2,048-character URLs:
+        # over the 64 KiB of a small body).
+        a.call("POST", "/v1/memory/remember", {"scope_id": scope + "-ui", "kind": "fact", "text": "The UI."}, expect=200)
+        big = [{"kind": "pull_request", "provider": "github", "external_id": str(i),
+                "url": "https://example.com/" + "u" * 2028} for i in range(32)]
+        a.call("POST", "/v1/handoff-reports/workstreams/register",
+               {"project_id": project_id, "scope_id": scope + "-ui", "title": "UI", "kind": "feature",
+                "external_refs": big}, expect=201)
         upd = a.call("POST", "/v1/handoff-reports/workstreams/update",
                      {"workstream": dict(w, title="Parser error handling", labels=["parser", "csv"]),
                       "expected_version": 1}, expect=200).json
