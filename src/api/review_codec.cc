@@ -177,6 +177,11 @@ Json CandidateJson(const ArtifactCandidate& c) {
               {"decision_reason", OptJson(c.decision_reason)}};
 }
 
+Json GeneratedJson(const std::optional<ArtifactCandidate>& c) {
+  if (!c) return Json{{"status", "no_op"}, {"candidate", Json()}};
+  return Json{{"status", "pending"}, {"candidate", CandidateJson(*c)}};
+}
+
 // The spec's ExperienceArtifact.
 Json ExperienceJson(const Experience& e) {
   return Json{{"artifact", ToJson(e.ref)},

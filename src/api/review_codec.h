@@ -37,8 +37,10 @@ Json ArtifactsJson(const Evidence& e);
 Json OptJson(const std::optional<std::string>& s);
 Json MemoryProposalJson(const MemoryProposal& m);
 Json CandidateJson(const ArtifactCandidate& c);  // the spec's ArtifactCandidate
-Json ExperienceJson(const Experience& e);        // the spec's ExperienceArtifact
-Json SkillJson(const Skill& k);                  // the spec's SkillArtifact
+// The spec's GeneratedCandidateResponse: pending with the candidate, or no_op with null.
+Json GeneratedJson(const std::optional<ArtifactCandidate>& c);
+Json ExperienceJson(const Experience& e);  // the spec's ExperienceArtifact
+Json SkillJson(const Skill& k);            // the spec's SkillArtifact
 
 // Who a review write is by: the token's name, or "api" on an open server.
 std::string ReviewActor();

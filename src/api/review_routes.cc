@@ -39,9 +39,7 @@ Result<ApiResponse> Generate(ExperienceGenerator* svc, const ApiRequest& req) {
     return Status(Code::kCapabilityUnavailable,
                   "generating an Experience is not available in this server");
   PC_ASSIGN_OR_RETURN(GeneratedExperience out, svc->Generate(r, "generate:" + ReviewActor()));
-  if (!out.candidate) return ApiResponse{200, Json{{"status", "no_op"}, {"candidate", Json()}}};
-  return ApiResponse{200,
-                     Json{{"status", "pending"}, {"candidate", CandidateJson(*out.candidate)}}};
+  return ApiResponse{200, GeneratedJson(out.candidate)};
 }
 
 Result<ApiResponse> GetExperience(ReviewService& svc, const ApiRequest& req) {
@@ -188,11 +186,6 @@ Result<ApiResponse> ProposeSkill(ReviewService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(r.reason, BodyOptString(j, "reason"));
   PC_ASSIGN_OR_RETURN(ArtifactCandidate c, svc.ProposeSkill(r, ReviewActor()));
   return ApiResponse{201, CandidateJson(c)};
-}
-
-Json GeneratedJson(const std::optional<ArtifactCandidate>& c) {
-  if (!c) return Json{{"status", "no_op"}, {"candidate", Json()}};
-  return Json{{"status", "pending"}, {"candidate", CandidateJson(*c)}};
 }
 
 // The spec's GenerateSkillRequest → GeneratedCandidateResponse.
