@@ -9,7 +9,7 @@
 #include "service/flush/source_service.h"
 #include "service/handoff/handoff_service.h"
 #include "service/memory/memory_service.h"
-#include "service/report/catalog_service.h"
+#include "service/report/report_services.h"
 #include "service/review/daily_review.h"
 #include "service/review/experience_generator.h"
 #include "service/review/review_service.h"
@@ -38,7 +38,7 @@ struct Services {
   // null: /v1/skill/generate and /v1/external-skills/import are generation_unavailable
   SkillGenerator* skill_generate = nullptr;
   // null: /v1/handoff-reports/* is capability_unavailable (a router built for a test)
-  CatalogService* report_catalog = nullptr;
+  ReportServices* report = nullptr;
 };
 
 }  // namespace pc

@@ -65,7 +65,7 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
                       ParseExternalSkillRoots(config.external_skill_roots));
   rt->external_skills =
       std::make_unique<ExternalSkillRegistry>(*rt->store, std::move(roots), LocalHostId());
-  rt->report_catalog = std::make_unique<CatalogService>(*rt->store);
+  rt->report = std::make_unique<ReportServices>(*rt->store);
   rt->skill_generate = std::make_unique<SkillGenerator>(*rt->store, rt->extractor.get(),
                                                         *rt->review, rt->external_skills.get());
   return rt;

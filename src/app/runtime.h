@@ -33,7 +33,7 @@ struct Runtime {
   std::unique_ptr<ExperienceGenerator> generate;
   std::unique_ptr<ExternalSkillRegistry> external_skills;
   std::unique_ptr<SkillGenerator> skill_generate;
-  std::unique_ptr<CatalogService> report_catalog;
+  std::unique_ptr<ReportServices> report;
 
   Services services() {
     return Services{*memory,
@@ -50,7 +50,7 @@ struct Runtime {
                     generate.get(),
                     external_skills.get(),
                     skill_generate.get(),
-                    report_catalog.get()};
+                    report.get()};
   }
 };
 

@@ -52,6 +52,8 @@ struct Opts {
   std::vector<std::string> validation;
   // The Handoff Report catalog commands (report_commands.cc).
   std::string report_project, report_key, title, timezone, locale;
+  std::string report_from, report_to, report_format, workspace, source, time_basis, occurred_at;
+  bool compare_previous = false, skip_evidence_checks = false;
   std::vector<std::string> labels;
   // The session commands (session_commands.cc): prune, session-stats, setup, hook.
   std::string now, event, token, state_dir;

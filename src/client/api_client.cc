@@ -95,6 +95,10 @@ Result<Json> Decode(const httplib::Result& res, const std::string& server, const
                       httplib::to_string(res.error()) +
                       "); start it with `powercontext serve` or pass --server URL");
   }
+  // A text answer (a Handoff Report's Markdown) is handed over as one JSON string.
+  if (res->status >= 200 && res->status < 300 &&
+      res->get_header_value("Content-Type").rfind("text/", 0) == 0)
+    return Json(res->body);
   Result<Json> parsed = ParseJson(res->body);
   if (!parsed.ok())
     return Internal("the server answered HTTP " + std::to_string(res->status) + " without JSON (" +

@@ -16,7 +16,8 @@ inline constexpr std::string_view kSourcePrefix = "src_";
 inline constexpr std::string_view kExperiencePrefix = "exp_";
 inline constexpr std::string_view kSkillPrefix = "skl_";
 inline constexpr std::string_view kCandidatePrefix = "cand_";
-inline constexpr std::string_view kProjectPrefix = "prj_";  // a Handoff Report Project
+inline constexpr std::string_view kProjectPrefix = "prj_";   // a Handoff Report Project
+inline constexpr std::string_view kActivityPrefix = "act_";  // a Handoff Report Activity Event
 
 // A new id: `prefix` + 26 characters. Thread-safe.
 std::string NewId(std::string_view prefix);

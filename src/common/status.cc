@@ -40,6 +40,22 @@ const char* CodeName(Code code) {
       return "workstream_conflict";
     case Code::kScopeAlreadyGrouped:
       return "scope_already_grouped";
+    case Code::kScopeNotGrouped:
+      return "scope_not_grouped";
+    case Code::kWorkspaceBindingConflict:
+      return "workspace_binding_conflict";
+    case Code::kActivityEventConflict:
+      return "activity_event_conflict";
+    case Code::kReportTooLarge:
+      return "handoff_report_too_large";
+    case Code::kReportBusy:
+      return "handoff_report_busy";
+    case Code::kUnsupportedReportLocale:
+      return "unsupported_report_locale";
+    case Code::kUnsupportedReportFormat:
+      return "unsupported_report_format";
+    case Code::kInvalidReportPeriod:
+      return "invalid_report_period";
     case Code::kNearDuplicate:
       return "near_duplicate";
     case Code::kEvidenceRequired:
@@ -87,6 +103,14 @@ const std::vector<Code>& AllCodes() {
                                            Code::kProjectConflict,
                                            Code::kWorkstreamConflict,
                                            Code::kScopeAlreadyGrouped,
+                                           Code::kScopeNotGrouped,
+                                           Code::kWorkspaceBindingConflict,
+                                           Code::kActivityEventConflict,
+                                           Code::kReportTooLarge,
+                                           Code::kReportBusy,
+                                           Code::kUnsupportedReportLocale,
+                                           Code::kUnsupportedReportFormat,
+                                           Code::kInvalidReportPeriod,
                                            Code::kNearDuplicate,
                                            Code::kEvidenceRequired,
                                            Code::kTooLarge,

@@ -28,10 +28,18 @@ enum class Code {
   kRevisionNotVisible,  // a read's min_revision is past the revision it can answer from (409)
   kCandidateConflict,   // a review write named a stale candidate version, or a terminal one (409)
   kArtifactConflict,    // a candidate's target is no longer its artifact's head (409)
-  kExternalSkillChanged,  // an import named a package version not available here now (409)
-  kProjectConflict,       // a Handoff Report Project's version moved, or its key is taken (409)
-  kWorkstreamConflict,    // a Workstream's version moved, or its key is taken in its Project
-  kScopeAlreadyGrouped,   // the scope is a Workstream already (409)
+  kExternalSkillChanged,      // an import named a package version not available here now (409)
+  kProjectConflict,           // a Handoff Report Project's version moved, or its key is taken (409)
+  kWorkstreamConflict,        // a Workstream's version moved, or its key is taken in its Project
+  kScopeAlreadyGrouped,       // the scope is a Workstream already (409)
+  kScopeNotGrouped,           // the scope is not a Workstream of the Project named (409)
+  kWorkspaceBindingConflict,  // a workspace binding's version moved, or it is bound elsewhere
+  kActivityEventConflict,     // one (source, source_event_id) sent with another payload (409)
+  kReportTooLarge,  // a Handoff Report over its deterministic limits (413 handoff_report_too_large)
+  kReportBusy,      // the Handoff heads kept moving while a report froze them (503)
+  kUnsupportedReportLocale,  // a report locale that is neither zh-CN nor en (422)
+  kUnsupportedReportFormat,  // a report format that is neither markdown nor json (422)
+  kInvalidReportPeriod,      // a report period out of order, too long, or without a time zone
   kNearDuplicate,     // the reconcile gate refused a write nearly repeating an active entry (409)
   kEvidenceRequired,  // the scope requires evidence and the write has none (422)
   kTooLarge,

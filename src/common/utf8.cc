@@ -75,6 +75,10 @@ Result<std::string> Map(std::string_view s, int options) {
 
 }  // namespace
 
+Result<std::string> NormalizeNfc(std::string_view s) {
+  return Map(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+}
+
 Result<std::string> NormalizeNfkc(std::string_view s) {
   return Map(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
 }

@@ -13,6 +13,9 @@ namespace pc {
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 bool IsValidUtf8(std::string_view s);
 
+// NFC normalization of valid UTF-8 (canonical composition only: what a digest of text hashes).
+Result<std::string> NormalizeNfc(std::string_view s);
+
 // NFKC normalization of valid UTF-8. Fails with InvalidArgument on malformed input.
 Result<std::string> NormalizeNfkc(std::string_view s);
 

@@ -14,10 +14,11 @@
 namespace pc::portable {
 
 inline constexpr const char* kFormatName = "powercontext-export";
-// 2 added skill_contents (managed Skills); 3 the Handoff Report catalog (report_*). A build reads
+// 2 added skill_contents (managed Skills); 3 the Handoff Report catalog (report_*); 4 workspace
+// bindings and the Activity Event log (report_workspace_bindings, report_activit*). A build reads
 // its own version and every older one (a table added since is absent from an older file, as if
 // empty).
-inline constexpr int kFormatVersion = 3;
+inline constexpr int kFormatVersion = 4;
 inline constexpr int kOldestFormatVersion = 1;
 
 // The header's "tables" of a format version: this build's tables that version has, with their

@@ -246,6 +246,26 @@ class ReadTxn {
                                                                       bool include_archived) = 0;
   virtual Result<std::vector<CatalogRevision<ReportWorkstream>>> ListReportWorkstreamRevisions(
       const std::string& scope_id) = 0;
+  // A workspace's binding record (confirmed or detached), if it has one.
+  virtual Result<std::optional<WorkspaceBinding>> FindWorkspaceBinding(
+      const std::string& workspace_instance_id) = 0;
+  // The Activity Event recorded under (source, source_event_id), if any.
+  virtual Result<std::optional<ReportActivity>> FindReportActivity(
+      const std::string& source, const std::string& source_event_id) = 0;
+  // A Project's Activity Events with after < cursor <= through, by cursor, at most `limit`; with
+  // a period, only those whose PeriodTimeMs() is in [start, end) (either end may be open); with
+  // `sources`, only those.
+  struct ActivityFilter {
+    std::string project_id;
+    int64_t after = 0, through = 0;
+    std::optional<int64_t> period_start_ms, period_end_ms;
+    std::vector<std::string> sources;  // empty: every source
+    int limit = 50;
+    bool without_period_time = false;  // only those with no PeriodTimeMs() (unknown time)
+  };
+  virtual Result<std::vector<ReportActivity>> ListReportActivities(const ActivityFilter& f) = 0;
+  // The last cursor the Activity sequence issued (0 before the first).
+  virtual Result<int64_t> ReportActivityHighWatermark() = 0;
   // The scope's stored settings (service/memory/write_policy.h), name → value.
   virtual Result<std::map<std::string, std::string>> ListScopeSettings(
       const std::string& scope_id) = 0;
@@ -372,6 +392,16 @@ class WriteTxn : public ReadTxn {
                                   int64_t now) = 0;
   virtual Status PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
                                      int64_t now) = 0;
+  // A binding at its `version`, as PutReportProject (no revision history: the record is the
+  // whole of it).
+  virtual Status PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) = 0;
+  // Appends an Activity Event (its cursor is the next of the sequence, set on `a`); Conflict when
+  // (source, source_event_id) is taken.
+  virtual Status AppendReportActivity(ReportActivity& a) = 0;
+  // Deletes the Project's Activity Events observed before `before_ms`; how many. The sequence is
+  // not rewound.
+  virtual Result<int64_t> PurgeReportActivities(const std::string& project_id,
+                                                int64_t before_ms) = 0;
   // A new managed Skill artifact of the scope (revision 0), and its revisions, as Experience's.
   virtual Result<Artifact> CreateSkill(const std::string& scope_id) = 0;
   virtual Status CommitSkill(const Skill& s, const std::string& reason,

@@ -203,6 +203,104 @@ Result<ReportWorkstream> ReportWorkstreamFromRow(const std::string& row, int64_t
   });
 }
 
+namespace {
+
+json ExternalRefRow(const ReportExternalRef& r) {
+  return {{"kind", r.kind},
+          {"provider", r.provider},
+          {"external_id", r.external_id},
+          {"url", OptText(r.url)}};
+}
+ReportExternalRef ExternalRefOfRow(const json& r) {
+  return {r.at("kind").get<std::string>(), r.at("provider").get<std::string>(),
+          r.at("external_id").get<std::string>(), OptTextOf(r, "url")};
+}
+std::optional<int64_t> OptIntOf(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<int64_t>();
+}
+
+}  // namespace
+
+std::string WorkspaceBindingToRow(const WorkspaceBinding& b) {
+  const ReportRepositoryRef& r = b.repository_ref;
+  return json{{"workspace_instance_id", b.workspace_instance_id},
+              {"project_id", b.project_id},
+              {"repository_ref",
+               {{"provider", r.provider},
+                {"repository_id", OptText(r.repository_id)},
+                {"normalized_remote", OptText(r.normalized_remote)},
+                {"subpath", OptText(r.subpath)}}},
+              {"state", b.state},
+              {"confirmed_at", b.confirmed_at_ms}}
+      .dump();
+}
+
+Result<WorkspaceBinding> WorkspaceBindingFromRow(const std::string& row, int64_t version) {
+  return Parse<WorkspaceBinding>(row, "workspace binding", [&](const json& j) {
+    const json& r = j.at("repository_ref");
+    return WorkspaceBinding{j.at("workspace_instance_id").get<std::string>(),
+                            j.at("project_id").get<std::string>(),
+                            {r.at("provider").get<std::string>(), OptTextOf(r, "repository_id"),
+                             OptTextOf(r, "normalized_remote"), OptTextOf(r, "subpath")},
+                            j.at("state").get<std::string>(),
+                            j.at("confirmed_at").get<int64_t>(),
+                            version};
+  });
+}
+
+std::string ReportActivityToRow(const ReportActivity& a) {
+  json refs = json::array();
+  for (const ReportExternalRef& r : a.evidence_refs) refs.push_back(ExternalRefRow(r));
+  json agent, vcs;
+  if (a.agent)
+    agent = {{"provider", OptText(a.agent->provider)}, {"label", OptText(a.agent->label)}};
+  if (a.vcs_context)
+    vcs = {{"branch", OptText(a.vcs_context->branch)},
+           {"head_revision", OptText(a.vcs_context->head_revision)}};
+  return json{{"event_id", a.event_id},
+              {"project_id", a.project_id},
+              {"scope_id", OptText(a.scope_id)},
+              {"source", a.source},
+              {"source_event_id", a.source_event_id},
+              {"source_ref", a.source_ref ? ExternalRefRow(*a.source_ref) : json()},
+              {"occurred_at", a.occurred_at_ms ? json(*a.occurred_at_ms) : json()},
+              {"observed_at", a.observed_at_ms},
+              {"time_basis", a.time_basis},
+              {"title", OptText(a.title)},
+              {"summary", OptText(a.summary)},
+              {"agent", agent},
+              {"session_id", OptText(a.session_id)},
+              {"vcs_context", vcs},
+              {"evidence_refs", refs}}
+      .dump();
+}
+
+Result<ReportActivity> ReportActivityFromRow(const std::string& row, int64_t cursor) {
+  return Parse<ReportActivity>(row, "report activity", [&](const json& j) {
+    ReportActivity a;
+    a.event_id = j.at("event_id").get<std::string>();
+    a.project_id = j.at("project_id").get<std::string>();
+    a.scope_id = OptTextOf(j, "scope_id");
+    a.source = j.at("source").get<std::string>();
+    a.source_event_id = j.at("source_event_id").get<std::string>();
+    if (!j.at("source_ref").is_null()) a.source_ref = ExternalRefOfRow(j.at("source_ref"));
+    a.occurred_at_ms = OptIntOf(j, "occurred_at");
+    a.observed_at_ms = j.at("observed_at").get<int64_t>();
+    a.time_basis = j.at("time_basis").get<std::string>();
+    a.title = OptTextOf(j, "title");
+    a.summary = OptTextOf(j, "summary");
+    if (const json& g = j.at("agent"); !g.is_null())
+      a.agent = ReportActivityAgent{OptTextOf(g, "provider"), OptTextOf(g, "label")};
+    a.session_id = OptTextOf(j, "session_id");
+    if (const json& v = j.at("vcs_context"); !v.is_null())
+      a.vcs_context = ReportVcsContext{OptTextOf(v, "branch"), OptTextOf(v, "head_revision")};
+    for (const json& r : j.at("evidence_refs")) a.evidence_refs.push_back(ExternalRefOfRow(r));
+    a.cursor = cursor;
+    return a;
+  });
+}
+
 std::string EvidenceToRow(const Evidence& e) {
   json sources = json::array(), artifacts = json::array();
   for (const SourceEvidence& s : e.sources)

@@ -57,6 +57,11 @@ std::string ReportProjectToRow(const ReportProject& p);
 Result<ReportProject> ReportProjectFromRow(const std::string& row, int64_t version);
 std::string ReportWorkstreamToRow(const ReportWorkstream& w);
 Result<ReportWorkstream> ReportWorkstreamFromRow(const std::string& row, int64_t version);
+std::string WorkspaceBindingToRow(const WorkspaceBinding& b);
+Result<WorkspaceBinding> WorkspaceBindingFromRow(const std::string& row, int64_t version);
+// An Activity Event (its cursor has its own column).
+std::string ReportActivityToRow(const ReportActivity& a);
+Result<ReportActivity> ReportActivityFromRow(const std::string& row, int64_t cursor);
 std::string EvidenceToRow(const Evidence& e);
 Result<Evidence> EvidenceFromRow(const std::string& row);
 std::optional<std::string> RefToRow(const std::optional<MemoryRef>& ref);

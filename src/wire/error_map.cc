@@ -33,6 +33,13 @@ constexpr Row kTable[] = {
     {Code::kProjectConflict, 409, 4},
     {Code::kWorkstreamConflict, 409, 4},
     {Code::kScopeAlreadyGrouped, 409, 4},
+    {Code::kScopeNotGrouped, 409, 4},
+    {Code::kWorkspaceBindingConflict, 409, 4},
+    {Code::kActivityEventConflict, 409, 4},
+    {Code::kUnsupportedReportLocale, 422, 2},
+    {Code::kUnsupportedReportFormat, 422, 2},
+    {Code::kInvalidReportPeriod, 422, 2},
+    {Code::kReportTooLarge, 413, 5},
     {Code::kNearDuplicate, 409, 4},
     {Code::kEvidenceRequired, 422, 2},
     {Code::kUnsupportedMediaType, 415, 2},
@@ -42,6 +49,7 @@ constexpr Row kTable[] = {
     {Code::kCapabilityUnavailable, 503, 6},
     {Code::kRegistryUnavailable, 503, 6},
     {Code::kGenerationUnavailable, 503, 6},
+    {Code::kReportBusy, 503, 7},
     {Code::kProviderError, 502, 7},
     {Code::kUnavailable, 503, 7},  // after provider_unavailable: a bare 503 reads as that
 };
@@ -55,9 +63,10 @@ int HttpStatusFor(Code code) {
 }
 
 Code CodeForHttpStatus(int http_status) {
+  // The HTTP library's own 413 (a body over the route's limit), not a report's.
+  if (http_status == 413) return Code::kTooLarge;
   for (const Row& r : kTable)
     if (r.http == http_status) return r.code;
-  if (http_status == 413) return Code::kTooLarge;  // the HTTP library's own answer
   if (http_status == 400) return Code::kInvalidArgument;
   return http_status >= 500 ? Code::kInternal : Code::kInvalidArgument;
 }

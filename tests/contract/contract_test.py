@@ -105,7 +105,11 @@ OPERATIONS = [
     ("POST", "/v1/handoff-reports/projects/create"), ("POST", "/v1/handoff-reports/projects/list"),
     ("POST", "/v1/handoff-reports/projects/get"), ("POST", "/v1/handoff-reports/projects/update"),
     ("POST", "/v1/handoff-reports/workstreams/register"), ("POST", "/v1/handoff-reports/workstreams/list"),
-    ("POST", "/v1/handoff-reports/workstreams/update"),
+    ("POST", "/v1/handoff-reports/workstreams/update"), ("POST", "/v1/handoff-reports/get"),
+    ("POST", "/v1/handoff-reports/activities/record"), ("POST", "/v1/handoff-reports/activities/list"),
+    ("POST", "/v1/handoff-reports/activities/purge"), ("POST", "/v1/handoff-reports/workspace-bindings/get"),
+    ("POST", "/v1/handoff-reports/workspace-bindings/attach"),
+    ("POST", "/v1/handoff-reports/workspace-bindings/detach"),
 ]
 
 SEED_SCOPE = "project:powercontext-101"
@@ -362,6 +366,146 @@ def define_report_catalog_story(story, a):
         a.call("POST", "/v1/handoff-reports/workstreams/update",
                {"workstream": dict(w, scope_id="project:contract-report/nobody"), "expected_version": 2},
                expect=404, code="not_found")
+
+    @story.step("handoff reports: a workspace is attached by expect-absent compare-and-set and detached")
+    def report_workspaces():
+        project_id = story.need("report_project", "handoff reports: a Project is created, listed, read and "
+                                                  "updated by compare-and-set")
+        repo = {"provider": "github", "repository_id": "R_kgDOcontract",
+                "normalized_remote": "https://github.com/acme/contract.git", "subpath": "."}
+        ws = "ws_contract_1"
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/get", {"workspace_instance_id": ws},
+               expect=404, code="not_found")
+        b = a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+                   {"workspace_instance_id": ws, "project_id": project_id, "repository_ref": repo,
+                    "expected_version": None}, expect=200).json
+        check_eq((b["schema"], b["state"], b["version"], b["project_id"]),
+                 ("powercontext.workspace-binding.v1", "confirmed", 1, project_id), "the new binding")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+               {"workspace_instance_id": ws, "project_id": project_id, "repository_ref": repo,
+                "expected_version": None}, expect=409, code="workspace_binding_conflict")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+               {"workspace_instance_id": "ws_contract_2", "project_id": project_id,
+                "repository_ref": dict(repo, normalized_remote="https://me:secret@github.com/acme/contract.git"),
+                "expected_version": None}, expect=422, code="invalid_request", bad="semantic")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+               {"workspace_instance_id": "ws_contract_2", "project_id": project_id,
+                "repository_ref": dict(repo, provider="bitbucket"), "expected_version": None},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+               {"workspace_instance_id": "ws_contract_2", "project_id": "prj_none", "repository_ref": repo,
+                "expected_version": None}, expect=404, code="not_found")
+        got = a.call("POST", "/v1/handoff-reports/workspace-bindings/get", {"workspace_instance_id": ws},
+                     expect=200).json
+        check_eq(got, b, "read back exactly")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/detach",
+               {"workspace_instance_id": ws, "expected_version": 7}, expect=409, code="workspace_binding_conflict")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/detach",
+               {"workspace_instance_id": "ws_contract_none", "expected_version": 1}, expect=404, code="not_found")
+        d = a.call("POST", "/v1/handoff-reports/workspace-bindings/detach",
+                   {"workspace_instance_id": ws, "expected_version": 1}, expect=200).json
+        check_eq((d["state"], d["version"]), ("detached", 2), "detached, kept")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/get", {"workspace_instance_id": ws},
+               expect=404, code="not_found")
+        a.call("POST", "/v1/handoff-reports/workspace-bindings/attach",
+               {"workspace_instance_id": ws, "project_id": project_id, "repository_ref": repo,
+                "expected_version": 2}, expect=200)
+
+    @story.step("handoff reports: activities are recorded idempotently, listed on a frozen cursor, purged")
+    def report_activities():
+        project_id = story.need("report_project", "handoff reports: a Project is created, listed, read and "
+                                                  "updated by compare-and-set")
+        event = {"project_id": project_id, "scope_id": scope, "source": "git_commit",
+                 "source_event_id": "contract-abc123", "occurred_at": "2026-08-09T10:00:00+08:00",
+                 "time_basis": "source_reported", "title": "fix: parser errors name their line",
+                 "agent": {"provider": "codex", "label": "Codex"},
+                 "vcs_context": {"branch": "main", "head_revision": "abc123"},
+                 "evidence_refs": [{"kind": "pull_request", "provider": "github", "external_id": "7",
+                                    "url": None}]}
+        first = a.call("POST", "/v1/handoff-reports/activities/record", event, expect=201).json
+        check_eq((first["event"]["scope_id"], first["event"]["trust"], first["event"]["occurred_at"]),
+                 (scope, "untrusted_observation", "2026-08-09T02:00:00.000Z"), "the stored event")
+        again = a.call("POST", "/v1/handoff-reports/activities/record", event, expect=201).json
+        check_eq(again, first, "the same payload again is the same event")
+        a.call("POST", "/v1/handoff-reports/activities/record", dict(event, title="another"),
+               expect=409, code="activity_event_conflict")
+        a.call("POST", "/v1/handoff-reports/activities/record", dict(event, source="svn_commit"),
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/handoff-reports/activities/record", dict(event, project_id="prj_none"),
+               expect=404, code="not_found")
+        a.call("POST", "/v1/handoff-reports/activities/record",
+               dict(event, source_event_id="contract-other", scope_id="project:contract-report/loose-nothing"),
+               expect=404, code="not_found")
+        a.call("POST", "/v1/handoff-reports/activities/record",
+               {"project_id": project_id, "source": "coding_session", "source_event_id": "contract-session-1",
+                "time_basis": "unknown", "summary": "Looked at the parser."}, expect=201)
+        page = a.call("POST", "/v1/handoff-reports/activities/list", {"project_id": project_id, "limit": 1},
+                      expect=200).json
+        check_eq((len(page["items"]), page["next_cursor"] is not None), (1, True), "one item and a next page")
+        rest = a.call("POST", "/v1/handoff-reports/activities/list",
+                      {"project_id": project_id, "after_cursor": page["next_cursor"],
+                       "through_cursor": page["high_watermark"]}, expect=200).json
+        check_eq(len(rest["items"]), 1, "the rest of the frozen page")
+        a.call("POST", "/v1/handoff-reports/activities/list", {"project_id": project_id, "limit": 0},
+               expect=422, code="invalid_request", bad="schema")
+        a.call("POST", "/v1/handoff-reports/activities/list", {"project_id": "prj_none"}, expect=404,
+               code="not_found")
+        story.state["report_activity"] = first["event"]["event_id"]
+
+    @story.step("handoff reports: a report as Markdown and canonical JSON, digests stable across locales")
+    def report_get():
+        project_id = story.need("report_project", "handoff reports: a Project is created, listed, read and "
+                                                  "updated by compare-and-set")
+        md = a.call("POST", "/v1/handoff-reports/get", {"project_id": project_id, "download": True}, expect=200)
+        check(md.headers.get("content-type", "").startswith("text/markdown"), "Markdown by default")
+        check(md.text.startswith("---\nschema: powercontext.handoff-report.v1\nlocale: zh-CN\n"),
+              f"front matter in the Project's locale: {md.text[:120]!r}")
+        check("## 项目概览" in md.text and "## 报告元数据" in md.text, "the zh-CN sections")
+        check_eq(md.headers.get("cache-control"), "no-store", "never cached")
+        check('attachment; filename="handoff-report-' in md.headers.get("content-disposition", ""),
+              "a download names its file")
+        en = a.call("POST", "/v1/handoff-reports/get", {"project_id": project_id, "format": "json", "locale": "en"},
+                    expect=200).json
+        check_eq((en["format"], en["markdown"], en["report"]["schema"], en["report"]["trust"]),
+                 ("json", None, "powercontext.handoff-report.v1", "untrusted_history"), "the canonical JSON")
+        check_eq(en["selection_digest"], md.headers.get("x-powercontext-selection-digest"),
+                 "one selection digest for both locales")
+        check(en["report_digest"] != md.headers.get("x-powercontext-report-digest"), "two report digests")
+        check_eq([w["workstream"]["scope_id"] for w in en["report"]["workstreams"]][:1], [scope],
+                 "the Workstream in the report")
+        a.call("POST", "/v1/handoff-reports/get", {"project_id": project_id, "locale": "fr"},
+               expect=422, code="unsupported_report_locale", bad="schema")
+        a.call("POST", "/v1/handoff-reports/get", {"project_id": project_id, "format": "html"},
+               expect=422, code="unsupported_report_format", bad="schema")
+        a.call("POST", "/v1/handoff-reports/get",
+               {"project_id": project_id, "period": {"start": "2026-08-09T00:00:00Z", "end": "2026-08-01T00:00:00Z"}},
+               expect=422, code="invalid_report_period", bad="semantic")
+        week = a.call("POST", "/v1/handoff-reports/get",
+                      {"project_id": project_id, "format": "json",
+                       "period": {"start": "2026-08-03T00:00:00+08:00", "end": "2026-08-10T00:00:00+08:00",
+                                  "timezone": "Asia/Shanghai", "compare_to_previous_period": True}},
+                      expect=200).json
+        check_eq((week["report"]["report_kind"], len(week["report"]["activity_selection"])), ("periodic", 1),
+                 "a week's report selects the week's activity")
+        a.call("POST", "/v1/handoff-reports/get", {"project_id": "prj_none"}, expect=404, code="not_found")
+        big = a.call("POST", "/v1/handoff-reports/projects/create", {"project_key": "contract-big", "title": "Big"},
+                     expect=201).json
+        for i in range(101):
+            s = f"project:contract-report/big-{i}"
+            a.call("POST", "/v1/memory/remember", {"scope_id": s, "kind": "fact", "text": f"Part {i}."}, expect=200)
+            a.call("POST", "/v1/handoff-reports/workstreams/register",
+                   {"project_id": big["project_id"], "scope_id": s, "title": f"Part {i}", "kind": "feature"},
+                   expect=201)
+        a.call("POST", "/v1/handoff-reports/get", {"project_id": big["project_id"]}, expect=413,
+               code="handoff_report_too_large")
+        # Purge last: the log's events go; the report's selection no longer has them.
+        purged = a.call("POST", "/v1/handoff-reports/activities/purge",
+                        {"project_id": project_id, "observed_before": "2999-01-01T00:00:00Z"}, expect=200).json
+        check_eq(purged, {"deleted_count": 2}, "both events purged")
+        a.call("POST", "/v1/handoff-reports/activities/purge",
+               {"project_id": "prj_none", "observed_before": "2999-01-01T00:00:00Z"}, expect=404, code="not_found")
+        a.call("POST", "/v1/handoff-reports/activities/purge", {"project_id": project_id},
+               expect=422, code="invalid_request", bad="schema")
 
 
 def define_auth_story(story, anonymous, plugin, stranger):

@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import re
 import os
 import random
 import shutil
@@ -331,14 +332,30 @@ class Client:
             raise ContractFailure(f"{label}: expected HTTP {' or '.join(map(str, expected))}, got {reply.status}"
                                   f"{undocumented}: {_short(reply.text)}")
         ctype = reply.headers.get("content-type", "")
-        if not ctype.split(";")[0].strip() == "application/json":
+        media = ctype.split(";")[0].strip()
+        if media != "application/json" and media in op.response_content_types(reply.status):
+            # A documented non-JSON body (a Handoff Report's text/markdown): UTF-8 text.
+            try:
+                reply.raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ContractFailure(f"{label}: the {media} body is not UTF-8")
+        elif media != "application/json":
             raise ContractFailure(f"{label}: Content-Type {ctype!r}, expected application/json")
-        if not reply.is_json:
+        elif not reply.is_json:
             raise ContractFailure(f"{label}: the body is not JSON: {_short(reply.text)}")
-        problems = describe_errors(validator, reply.json)
-        if problems:
-            raise ContractFailure(f"{label}: the HTTP {reply.status} body breaks the spec's schema: {problems}; "
-                                  f"body: {_short(reply.text)}")
+        else:
+            problems = describe_errors(validator, reply.json)
+            if problems:
+                raise ContractFailure(f"{label}: the HTTP {reply.status} body breaks the spec's schema: "
+                                      f"{problems}; body: {_short(reply.text)}")
+        for name, header in op.response_headers(reply.status).items():
+            pattern = (header.get("schema") or {}).get("pattern")
+            value = reply.headers.get(name.lower())
+            if pattern and value is not None and not re.match(pattern, value):
+                raise ContractFailure(f"{label}: header {name}: {value!r} does not match {pattern!r}")
+            enum = (header.get("schema") or {}).get("enum")
+            if enum and value is not None and value not in enum:
+                raise ContractFailure(f"{label}: header {name}: {value!r} is not one of {enum}")
         if "X-PowerContext-Request-ID" in op.response_headers(reply.status) and \
                 not reply.headers.get("x-powercontext-request-id"):
             raise ContractFailure(f"{label}: no X-PowerContext-Request-ID header (the spec documents it on "

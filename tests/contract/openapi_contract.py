@@ -83,6 +83,11 @@ class Operation:
         schema = response.get("content", {}).get("application/json", {}).get("schema")
         return self._contract.validator(schema if schema is not None else {})
 
+    def response_content_types(self, status):
+        """The media types the spec documents for a response with this status."""
+        response = self.responses.get(str(status)) or {}
+        return set(response.get("content", {}).keys())
+
     def response_headers(self, status):
         response = self.responses.get(str(status)) or {}
         return {name: self._contract.deref(h) for name, h in response.get("headers", {}).items()}

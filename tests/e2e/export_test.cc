@@ -132,6 +132,13 @@ class ExportImportTest : public ::testing::Test {
     JsonOn(server, {"handoff-report", "workstream", "register", "--project",
                     project["project_id"].get<std::string>(), "-s", "project:move", "--title",
                     "Moving stores", "--kind", "operations"});
+    // Format version 4: a workspace binding and an Activity Event of the Project.
+    JsonOn(server, {"handoff-report", "workspace", "attach", "ws_move", "--project",
+                    project["project_id"].get<std::string>(), "--provider", "local"});
+    JsonOn(server, {"handoff-report", "activity", "record", "--project",
+                    project["project_id"].get<std::string>(), "--source", "git_commit", "--event",
+                    "c0ffee", "--time-basis", "source_reported", "--occurred-at",
+                    "2026-12-01T10:00:00Z", "--workstream", "project:move"});
     ASSERT_EQ(RunCli({"token", "create", "--data", data, "--store", "sqlite", "--name", "agent",
                       "--role", "writer", "--scope", "project:*"})
                   .exit_code,
@@ -177,6 +184,9 @@ TEST_F(ExportImportTest, RoundTripSqliteToPostgresToSqliteKeepsEveryRowAndCitati
   EXPECT_EQ(report["tables"]["skill_contents"], 1);
   EXPECT_EQ(report["tables"]["report_projects"], 1);
   EXPECT_EQ(report["tables"]["report_workstreams"], 1);
+  EXPECT_EQ(report["tables"]["report_workspace_bindings"], 1);
+  EXPECT_EQ(report["tables"]["report_activities"], 1);
+  EXPECT_EQ(report["tables"]["report_activity_sequence"], 1);
   EXPECT_EQ(report["tables"]["scope_settings"], 1);
   EXPECT_EQ(report["tables"]["handoff_contents"], 1);
   EXPECT_EQ(report["tables"]["api_tokens"], 1);
@@ -416,17 +426,18 @@ TEST_F(ExportImportTest, AnOlderFormatVersionImportsAndATableItCannotHaveIsRefus
       json j = json::parse(l);
       if (j.contains("end")) break;
       if (j.contains("format")) {
-        EXPECT_EQ(j["format_version"], 3);
+        EXPECT_EQ(j["format_version"], 4);
         j["format_version"] = 1;
         json tables = json::array();
         for (const json& t : j["tables"])
           if (t["name"] != "skill_contents" &&
               t["name"].get<std::string>().rfind("report_", 0) != 0)
             tables.push_back(t);
-        EXPECT_EQ(tables.size() + 5, j["tables"].size()) << "versions 2 and 3 added five tables";
+        EXPECT_EQ(tables.size() + 8, j["tables"].size())
+            << "versions 2, 3 and 4 added eight tables";
         j["tables"] = tables;
       } else if (j["t"].get<std::string>().rfind("report_", 0) == 0) {
-        continue;  // the catalog came with version 3
+        continue;  // the catalog came with version 3, bindings and activities with 4
       } else if (j["t"] == "skill_contents") {
         skill_rows = true;
         if (!keep_skill_rows) continue;

@@ -87,13 +87,26 @@ TEST_F(Authorization, EveryRouteDeclaresOneOperationAndPermission) {
     }
     // A route that writes never needs less than write.
     if (r.method == "POST" && r.access.permission == Permission::kRead) {
-      EXPECT_TRUE(std::set<std::string>(
-                      {"search_memory", "list_memory_entries", "get_memory_entry",
-                       "list_memory_changes", "prepare_context", "continue_handoff",
-                       "prune_context", "get_experience", "search_experience",
-                       "list_artifact_candidates", "get_artifact_candidate", "list_external_skills",
-                       "resolve_external_skill", "get_skill", "list_handoff_report_projects",
-                       "get_handoff_report_project", "list_handoff_report_workstreams"})
+      EXPECT_TRUE(std::set<std::string>({"search_memory",
+                                         "list_memory_entries",
+                                         "get_memory_entry",
+                                         "list_memory_changes",
+                                         "prepare_context",
+                                         "continue_handoff",
+                                         "prune_context",
+                                         "get_experience",
+                                         "search_experience",
+                                         "list_artifact_candidates",
+                                         "get_artifact_candidate",
+                                         "list_external_skills",
+                                         "resolve_external_skill",
+                                         "get_skill",
+                                         "list_handoff_report_projects",
+                                         "get_handoff_report_project",
+                                         "list_handoff_report_workstreams",
+                                         "get_handoff_report_workspace",
+                                         "list_handoff_report_activities",
+                                         "get_handoff_report"})
                       .count(r.access.operation))
           << r.access.operation << " is a POST that only reads?";
     }

@@ -77,7 +77,9 @@ TEST(SqliteStore, MigrationBackfillsTheTextProjection) {
                            "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP "
                            "TABLE graph_edges; DROP TABLE last_flush;"
                            "DROP INDEX entry_versions_valid_until; DROP TABLE skill_contents;"
-                           "DROP TABLE report_workstream_revisions; DROP TABLE report_workstreams; "
+                           "DROP TABLE report_activities; DROP TABLE report_activity_sequence; "
+                           "DROP TABLE report_workspace_bindings; DROP TABLE "
+                           "report_workstream_revisions; DROP TABLE report_workstreams; "
                            "DROP TABLE report_project_revisions; DROP TABLE report_projects;"
                            "ALTER TABLE entry_versions DROP COLUMN valid_until;"
                            "ALTER TABLE artifacts DROP COLUMN vector_profile;"
@@ -166,7 +168,9 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
         "DROP TABLE skill_contents;"
-        "DROP TABLE report_workstream_revisions; DROP TABLE report_workstreams; DROP TABLE "
+        "DROP TABLE report_activities; DROP TABLE report_activity_sequence; "
+        "DROP TABLE report_workspace_bindings; DROP TABLE report_workstream_revisions; DROP TABLE "
+        "report_workstreams; DROP TABLE "
         "report_project_revisions; DROP TABLE report_projects;"
         "DELETE FROM schema_migrations WHERE version >= 5; PRAGMA user_version = 4;";
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)

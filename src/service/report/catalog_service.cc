@@ -1,7 +1,5 @@
 #include "service/report/catalog_service.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 
@@ -10,64 +8,16 @@
 #include "common/utf8.h"
 #include "service/core/actor.h"
 #include "service/core/validation.h"
+#include "service/report/report_checks.h"
 
 namespace pc {
 namespace {
-
-Status Bad(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
-}
-
-// Text that says something, of at most `max` characters.
-Status CheckChars(const std::string& field, const std::string& text, size_t max) {
-  PC_RETURN_IF_ERROR(CheckText(field, text, 4 * max));
-  if (CountCodePoints(text).value_or(max + 1) > max)
-    return Bad(field, field + " is longer than " + std::to_string(max) + " characters");
-  return Status::Ok();
-}
-
-bool OneOf(const std::string& v, std::initializer_list<const char*> allowed) {
-  return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; });
-}
-
-// An IANA time zone name: "UTC", or Area/Location of letters, digits and _+- (no "..", no leading
-// "/"), present in the system's zone database when it has one.
-Status CheckTimezone(const std::string& field, const std::string& tz) {
-  PC_RETURN_IF_ERROR(CheckOneLineText(field, tz, kMaxTimezoneChars));
-  if (tz == "UTC") return Status::Ok();
-  bool ok = tz.front() != '/' && tz.back() != '/' && tz.find("..") == std::string::npos &&
-            tz.find("//") == std::string::npos;
-  for (char c : tz)
-    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' ||
-                c == '+');
-  struct stat st;
-  if (ok && ::stat("/usr/share/zoneinfo", &st) == 0)
-    ok = ::stat(("/usr/share/zoneinfo/" + tz).c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  if (!ok)
-    return Bad(field, field + " must be an IANA time zone name such as UTC or Asia/Shanghai");
-  return Status::Ok();
-}
 
 Status CheckPage(const CatalogPageRequest& req) {
   if (req.limit < 1 || req.limit > kMaxCatalogPage)
     return Bad("limit", "limit must be between 1 and " + std::to_string(kMaxCatalogPage));
   if (req.cursor) PC_RETURN_IF_ERROR(CheckOneLineText("cursor", *req.cursor, 256));
   return Status::Ok();
-}
-
-Status NoProject(const std::string& project_id) {
-  return NotFound("there is no Handoff Report Project " + project_id)
-      .WithDetail("project_id", project_id);
-}
-
-// A store's compare-and-set refusal (another write moved the record) under the catalog's code.
-Status As(Code code, Status s) {
-  if (s.code() == Code::kConflict) return Status(code, s.message());
-  return s;
-}
-
-Status ProjectId(const std::string& field, const std::string& id) {
-  return CheckOneLineText(field, id, 256);
 }
 
 }  // namespace
@@ -102,17 +52,8 @@ Status CheckWorkstreamFields(const std::string& at, const std::optional<std::str
     return Bad(at + "catalog_state", at + "catalog_state must be included or archived");
   if (refs.size() > kMaxWorkstreamRefs)
     return Bad(at + "external_refs", at + "external_refs holds at most 32 references");
-  for (size_t i = 0; i < refs.size(); ++i) {
-    const std::string f = at + "external_refs[" + std::to_string(i) + "].";
-    const ReportExternalRef& r = refs[i];
-    if (!OneOf(r.kind, {"issue", "task", "pull_request", "branch", "feature", "release", "program",
-                        "other"}))
-      return Bad(f + "kind", f + "kind must be issue, task, pull_request, branch, feature, "
-                                 "release, program or other");
-    PC_RETURN_IF_ERROR(CheckOneLineText(f + "provider", r.provider, 64));
-    PC_RETURN_IF_ERROR(CheckOneLineText(f + "external_id", r.external_id, 256));
-    if (r.url) PC_RETURN_IF_ERROR(CheckOneLineText(f + "url", *r.url, 2048));
-  }
+  for (size_t i = 0; i < refs.size(); ++i)
+    PC_RETURN_IF_ERROR(CheckExternalRef(at + "external_refs[" + std::to_string(i) + "].", refs[i]));
   if (labels.size() > kMaxWorkstreamLabels)
     return Bad(at + "labels", at + "labels holds at most 32 labels");
   for (size_t i = 0; i < labels.size(); ++i)

@@ -154,4 +154,104 @@ Status PgTxn::PutReportWorkstream(const ReportWorkstream& w, const std::string& 
       .status();
 }
 
+Result<std::optional<WorkspaceBinding>> PgTxn::FindWorkspaceBinding(
+    const std::string& workspace_instance_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT record, version FROM"
+                                            " report_workspace_bindings WHERE"
+                                            " workspace_instance_id = $1") +
+                                    Lock(),
+                                {workspace_instance_id}));
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<WorkspaceBinding>(r, WorkspaceBindingFromRow));
+  return First(std::move(found));
+}
+
+Status PgTxn::PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) {
+  const std::string record = WorkspaceBindingToRow(b);
+  if (b.version == 1)
+    return Q("INSERT INTO report_workspace_bindings(workspace_instance_id, project_id, state,"
+             " version, record, updated_at) VALUES($1, $2, $3, 1, $4, $5)",
+             {b.workspace_instance_id, b.project_id, b.state, record, P(now)})
+        .status();
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q("UPDATE report_workspace_bindings SET project_id = $2, state = $3,"
+                " version = $4::bigint, record = $5, updated_at = $6"
+                " WHERE workspace_instance_id = $1 AND version = $4::bigint - 1",
+                {b.workspace_instance_id, b.project_id, b.state, P(b.version), record, P(now)}));
+  if (r.affected() != 1)
+    return Conflict("workspace " + b.workspace_instance_id + " moved; version " +
+                    std::to_string(b.version) + " is taken");
+  return Status::Ok();
+}
+
+namespace {
+
+Result<std::vector<ReportActivity>> ReadActivities(const Rows& r) {
+  std::vector<ReportActivity> out;
+  for (int i = 0; i < r.size(); ++i) {
+    PC_ASSIGN_OR_RETURN(ReportActivity a, ReportActivityFromRow(r.Text(i, 0), r.Int(i, 1)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<ReportActivity>> PgTxn::FindReportActivity(
+    const std::string& source, const std::string& source_event_id) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT record, cursor FROM report_activities"
+                                " WHERE source = $1 AND source_event_id = $2",
+                                {source, source_event_id}));
+  PC_ASSIGN_OR_RETURN(auto found, ReadActivities(r));
+  return First(std::move(found));
+}
+
+Result<std::vector<ReportActivity>> PgTxn::ListReportActivities(const ActivityFilter& f) {
+  Params params{f.project_id, P(f.after), P(f.through), P(int64_t{f.limit})};
+  std::string sql =
+      "SELECT record, cursor FROM report_activities WHERE project_id = $1 AND cursor > $2::bigint"
+      " AND cursor <= $3::bigint";
+  auto param = [&](std::optional<std::string> v) {
+    params.push_back(std::move(v));
+    return "$" + std::to_string(params.size());
+  };
+  if (f.period_start_ms) sql += " AND period_at >= " + param(P(*f.period_start_ms)) + "::bigint";
+  if (f.period_end_ms) sql += " AND period_at < " + param(P(*f.period_end_ms)) + "::bigint";
+  if (f.without_period_time) sql += " AND period_at IS NULL";
+  if (!f.sources.empty()) {
+    sql += " AND source IN (";
+    for (size_t i = 0; i < f.sources.size(); ++i) sql += (i ? ", " : "") + param(f.sources[i]);
+    sql += ")";
+  }
+  sql += " ORDER BY cursor LIMIT $4::bigint";
+  PC_ASSIGN_OR_RETURN(Rows r, Q(sql, params));
+  return ReadActivities(r);
+}
+
+Result<int64_t> PgTxn::ReportActivityHighWatermark() {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT COALESCE(MAX(last), 0) FROM report_activity_sequence"));
+  return r.size() ? r.Int(0, 0) : 0;
+}
+
+Status PgTxn::AppendReportActivity(ReportActivity& a) {
+  PC_ASSIGN_OR_RETURN(Rows seq, Q("INSERT INTO report_activity_sequence(id, last) VALUES(1, 1)"
+                                  " ON CONFLICT(id) DO UPDATE SET"
+                                  " last = report_activity_sequence.last + 1 RETURNING last"));
+  if (seq.size() != 1) return Internal("the activity sequence issued no cursor");
+  a.cursor = seq.Int(0, 0);
+  std::optional<int64_t> at = a.PeriodTimeMs();
+  return Q("INSERT INTO report_activities(cursor, event_id, project_id, source, source_event_id,"
+           " period_at, observed_at, record) VALUES($1, $2, $3, $4, $5, $6, $7, $8)",
+           {P(a.cursor), a.event_id, a.project_id, a.source, a.source_event_id,
+            at ? std::optional<std::string>(P(*at)) : std::nullopt, P(a.observed_at_ms),
+            ReportActivityToRow(a)})
+      .status();
+}
+
+Result<int64_t> PgTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q("DELETE FROM report_activities WHERE project_id = $1"
+                                " AND observed_at < $2::bigint",
+                                {project_id, P(before_ms)}));
+  return r.affected();
+}
+
 }  // namespace pc::pg

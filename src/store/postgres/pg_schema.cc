@@ -360,6 +360,32 @@ CREATE TABLE report_workstream_revisions(
   effective_at bigint NOT NULL,
   PRIMARY KEY(scope_id, version));
 )sql",
+      // 12: Handoff Report workspace bindings and the Activity Event log (SQLite's migration 17).
+      R"sql(
+CREATE TABLE report_workspace_bindings(
+  workspace_instance_id text PRIMARY KEY,
+  project_id text NOT NULL REFERENCES report_projects(project_id),
+  state text NOT NULL,
+  version bigint NOT NULL,
+  record text NOT NULL,
+  updated_at bigint NOT NULL);
+CREATE INDEX report_workspace_bindings_project ON report_workspace_bindings(project_id);
+CREATE TABLE report_activity_sequence(
+  id bigint PRIMARY KEY CHECK(id = 1),
+  last bigint NOT NULL);
+CREATE TABLE report_activities(
+  cursor bigint PRIMARY KEY,
+  event_id text NOT NULL UNIQUE,
+  project_id text NOT NULL REFERENCES report_projects(project_id),
+  source text NOT NULL,
+  source_event_id text NOT NULL,
+  period_at bigint,
+  observed_at bigint NOT NULL,
+  record text NOT NULL,
+  UNIQUE(source, source_event_id));
+CREATE INDEX report_activities_project ON report_activities(project_id, cursor);
+CREATE INDEX report_activities_observed ON report_activities(project_id, observed_at);
+)sql",
   };
   return kMigrations;
 }

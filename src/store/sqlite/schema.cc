@@ -443,6 +443,33 @@ CREATE TABLE report_workstream_revisions(
   effective_at INTEGER NOT NULL,
   PRIMARY KEY(scope_id, version)) WITHOUT ROWID;
 )sql",
+      // 17: Handoff Report workspace bindings and the Activity Event log (docs/handoff-reports.md):
+      // an event's cursor comes from report_activity_sequence, which a purge never rewinds.
+      R"sql(
+CREATE TABLE report_workspace_bindings(
+  workspace_instance_id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES report_projects(project_id),
+  state TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  updated_at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX report_workspace_bindings_project ON report_workspace_bindings(project_id);
+CREATE TABLE report_activity_sequence(
+  id INTEGER PRIMARY KEY CHECK(id = 1),
+  last INTEGER NOT NULL);
+CREATE TABLE report_activities(
+  cursor INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL UNIQUE,
+  project_id TEXT NOT NULL REFERENCES report_projects(project_id),
+  source TEXT NOT NULL,
+  source_event_id TEXT NOT NULL,
+  period_at INTEGER,
+  observed_at INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  UNIQUE(source, source_event_id));
+CREATE INDEX report_activities_project ON report_activities(project_id, cursor);
+CREATE INDEX report_activities_observed ON report_activities(project_id, observed_at);
+)sql",
   };
   return kMigrations;
 }

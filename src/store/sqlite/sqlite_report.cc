@@ -173,4 +173,116 @@ Status SqliteTxn::PutReportWorkstream(const ReportWorkstream& w, const std::stri
   return r.Bind(1, w.scope_id).Bind(2, w.version).Bind(3, record).Bind(4, actor).Bind(5, now).Run();
 }
 
+Result<std::optional<WorkspaceBinding>> SqliteTxn::FindWorkspaceBinding(
+    const std::string& workspace_instance_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, version FROM report_workspace_bindings"
+                                          " WHERE workspace_instance_id = ?1"));
+  s.Bind(1, workspace_instance_id);
+  PC_ASSIGN_OR_RETURN(auto found, ReadRecords<WorkspaceBinding>(s, WorkspaceBindingFromRow));
+  return First(std::move(found));
+}
+
+Status SqliteTxn::PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) {
+  const std::string record = WorkspaceBindingToRow(b);
+  if (b.version == 1) {
+    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO report_workspace_bindings("
+                                            "workspace_instance_id, project_id, state, version,"
+                                            " record, updated_at) VALUES(?1, ?2, ?3, 1, ?4, ?5)"));
+    s.Bind(1, b.workspace_instance_id).Bind(2, b.project_id).Bind(3, b.state);
+    return s.Bind(4, record).Bind(5, now).Run();
+  }
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("UPDATE report_workspace_bindings SET project_id = ?2, state = ?3,"
+                          " version = ?4, record = ?5, updated_at = ?6 WHERE"
+                          " workspace_instance_id = ?1 AND version = ?4 - 1 RETURNING version"));
+  s.Bind(1, b.workspace_instance_id).Bind(2, b.project_id).Bind(3, b.state).Bind(4, b.version);
+  s.Bind(5, record).Bind(6, now);
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row)
+    return Conflict("workspace " + b.workspace_instance_id + " moved; version " +
+                    std::to_string(b.version) + " is taken");
+  return Status::Ok();
+}
+
+namespace {
+
+Result<std::vector<ReportActivity>> ReadActivities(Stmt& s) {
+  std::vector<ReportActivity> out;
+  while (true) {
+    PC_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) break;
+    PC_ASSIGN_OR_RETURN(ReportActivity a, ReportActivityFromRow(s.Text(0), s.Int(1)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<ReportActivity>> SqliteTxn::FindReportActivity(
+    const std::string& source, const std::string& source_event_id) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT record, cursor FROM report_activities"
+                                          " WHERE source = ?1 AND source_event_id = ?2"));
+  s.Bind(1, source).Bind(2, source_event_id);
+  PC_ASSIGN_OR_RETURN(auto found, ReadActivities(s));
+  return First(std::move(found));
+}
+
+Result<std::vector<ReportActivity>> SqliteTxn::ListReportActivities(const ActivityFilter& f) {
+  std::string sql =
+      "SELECT record, cursor FROM report_activities WHERE project_id = ?1 AND cursor > ?2"
+      " AND cursor <= ?3";
+  if (f.period_start_ms) sql += " AND period_at >= ?4";
+  if (f.period_end_ms) sql += " AND period_at < ?5";
+  if (f.without_period_time) sql += " AND period_at IS NULL";
+  if (!f.sources.empty()) {
+    sql += " AND source IN (";
+    for (size_t i = 0; i < f.sources.size(); ++i) sql += (i ? ", ?" : "?") + std::to_string(7 + i);
+    sql += ")";
+  }
+  sql += " ORDER BY cursor LIMIT ?6";
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
+  s.Bind(1, f.project_id).Bind(2, f.after).Bind(3, f.through).Bind(6, int64_t{f.limit});
+  if (f.period_start_ms) s.Bind(4, *f.period_start_ms);
+  if (f.period_end_ms) s.Bind(5, *f.period_end_ms);
+  for (size_t i = 0; i < f.sources.size(); ++i) s.Bind(static_cast<int>(7 + i), f.sources[i]);
+  return ReadActivities(s);
+}
+
+Result<int64_t> SqliteTxn::ReportActivityHighWatermark() {
+  PC_ASSIGN_OR_RETURN(Stmt s,
+                      db_.Prepare("SELECT COALESCE(MAX(last), 0) FROM report_activity_sequence"));
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
+}
+
+Status SqliteTxn::AppendReportActivity(ReportActivity& a) {
+  {  // SQLite makes a RETURNING statement's change at its first step
+    PC_ASSIGN_OR_RETURN(Stmt seq, db_.Prepare("INSERT INTO report_activity_sequence(id, last)"
+                                              " VALUES(1, 1) ON CONFLICT(id) DO UPDATE SET"
+                                              " last = last + 1 RETURNING last"));
+    PC_ASSIGN_OR_RETURN(bool row, seq.Step());
+    if (!row) return Internal("the activity sequence issued no cursor");
+    a.cursor = seq.Int(0);
+  }
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO report_activities(cursor, event_id,"
+                                          " project_id, source, source_event_id, period_at,"
+                                          " observed_at, record) VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
+                                          " ?7, ?8)"));
+  s.Bind(1, a.cursor).Bind(2, a.event_id).Bind(3, a.project_id).Bind(4, a.source);
+  s.Bind(5, a.source_event_id).Bind(7, a.observed_at_ms).Bind(8, ReportActivityToRow(a));
+  if (std::optional<int64_t> at = a.PeriodTimeMs())
+    s.Bind(6, *at);
+  else
+    s.BindNull(6);
+  return s.Run();
+}
+
+Result<int64_t> SqliteTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM report_activities WHERE project_id = ?1"
+                                          " AND observed_at < ?2"));
+  PC_RETURN_IF_ERROR(s.Bind(1, project_id).Bind(2, before_ms).Run());
+  return db_.changes();
+}
+
 }  // namespace pc::sqlite

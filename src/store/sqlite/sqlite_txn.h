@@ -183,6 +183,15 @@ class SqliteTxn final : public WriteTxn {
   Status PutReportProject(const ReportProject& p, const std::string& actor, int64_t now) override;
   Status PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
                              int64_t now) override;
+  Result<std::optional<WorkspaceBinding>> FindWorkspaceBinding(
+      const std::string& workspace_instance_id) override;
+  Result<std::optional<ReportActivity>> FindReportActivity(
+      const std::string& source, const std::string& source_event_id) override;
+  Result<std::vector<ReportActivity>> ListReportActivities(const ActivityFilter& f) override;
+  Result<int64_t> ReportActivityHighWatermark() override;
+  Status PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) override;
+  Status AppendReportActivity(ReportActivity& a) override;
+  Result<int64_t> PurgeReportActivities(const std::string& project_id, int64_t before_ms) override;
   Status CommitSkill(const Skill& s, const std::string& reason,
                      const std::vector<std::string>& lineage) override;
   Result<std::map<std::string, std::string>> ListScopeSettings(
