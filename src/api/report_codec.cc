@@ -1,5 +1,7 @@
 #include "api/report_codec.h"
 
+#include <algorithm>
+
 #include "api/handoff_codec.h"
 #include "api/review_codec.h"
 #include "common/canonical_json.h"
@@ -94,9 +96,16 @@ Json SelectionEntry(const WorkstreamReport& w, const std::optional<SelectedHando
 }
 
 // Every string of `j` (member names too) in NFC, as the digests hash text.
+bool Ascii(const std::string& s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 Result<Json> Nfc(const Json& j) {
   if (j.is_string()) {
-    PC_ASSIGN_OR_RETURN(std::string s, NormalizeNfc(j.get<std::string>()));
+    const std::string& text = j.get_ref<const std::string&>();
+    if (Ascii(text)) return j;  // NFC already
+    PC_ASSIGN_OR_RETURN(std::string s, NormalizeNfc(text));
     return Json(std::move(s));
   }
   if (j.is_array()) {
@@ -110,7 +119,10 @@ Result<Json> Nfc(const Json& j) {
   if (j.is_object()) {
     Json out = Json::object();
     for (auto it = j.begin(); it != j.end(); ++it) {
-      PC_ASSIGN_OR_RETURN(std::string k, NormalizeNfc(it.key()));
+      std::string k = it.key();
+      if (!Ascii(k)) {
+        PC_ASSIGN_OR_RETURN(k, NormalizeNfc(k));
+      }
       PC_ASSIGN_OR_RETURN(Json y, Nfc(it.value()));
       out[k] = std::move(y);
     }

@@ -29,6 +29,8 @@ const STRINGS = {
     rejected: "Rejected", position: "Position", content: "Content", handoffs: "Handoffs", objective: "Objective",
     state: "State", next_action: "Next action", disposition: "Disposition", omissions: "Omissions", audit: "Audit log",
     operation: "Operation", result: "Result", targets: "Targets", admin_only: "The audit log needs an admin token.",
+    reports: "Reports", projects: "Projects", projects_none: "No Handoff Report Projects yet: create one with `powercontext handoff-report project create`.",
+    download_md: "Download .md", report_meta: "Selection digest", blocked: "Blocked", continuable: "Continuable", complete: "Complete", no_handoff: "No handoff",
     skills: "Skills", scan: "Scan the roots", available: "available", fingerprint: "Fingerprint", package: "Package",
     skills_unconfigured: "This server has no external Skill roots (setting external_skill_roots): nothing to scan.",
     skills_none: "No Skills registered for this scope: scan the roots.", registered: "registered", skipped: "skipped",
@@ -65,6 +67,8 @@ const STRINGS = {
     instructions: "操作说明", validation: "验证（每行一项）", managed_skills: "托管技能", external_skills: "外部技能",
     managed_none: "这个作用域还没有已批准的托管技能：提议一个，或导入外部技能，并在审核收件箱中批准。",
     import_skill: "导入", imported: "已提议为候选", review_it: "请在收件箱中审核", no_skill: "模型没有提出技能",
+    reports: "报告", projects: "项目", projects_none: "还没有交接报告项目：用 `powercontext handoff-report project create` 创建一个。",
+    download_md: "下载 .md", report_meta: "选择摘要", blocked: "阻塞", continuable: "可继续", complete: "已完成", no_handoff: "无交接",
     skills: "技能", scan: "扫描技能目录", available: "可用", fingerprint: "指纹", package: "包",
     skills_unconfigured: "这个服务器没有配置外部技能目录（设置 external_skill_roots）：无可扫描。",
     skills_none: "这个作用域还没有登记技能：请扫描技能目录。", registered: "已登记", skipped: "已跳过",
@@ -97,6 +101,23 @@ async function api(method, path, body) {
     throw new ApiError(res.status, e.code || String(res.status), e.message || res.statusText);
   }
   return data;
+}
+// A route that answers text (a Handoff Report's Markdown): its body as it came.
+async function apiText(method, path, body) {
+  const started = generation;
+  const headers = { "Accept": "text/markdown, application/json", "Content-Type": "application/json" };
+  const token = sessionStorage.getItem("pc.token");
+  if (token) headers["Authorization"] = "Bearer " + token;
+  const res = await fetch(path, { method, headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (started !== generation) throw new Stale();
+  if (!res.ok) {
+    let e = {};
+    try { e = JSON.parse(text).error || {}; } catch (_) { /* not JSON */ }
+    if (res.status === 401) { location.hash = "#/login"; }
+    throw new ApiError(res.status, e.code || String(res.status), e.message || res.statusText);
+  }
+  return { text, selection: res.headers.get("X-PowerContext-Selection-Digest") };
 }
 const q = (params) => "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== "")).toString();
 
@@ -580,11 +601,73 @@ async function auditPage(scope) {
         h("td", {}, h("code", { class: "ref" }, JSON.stringify(e.targets))))))) : h("p", { class: "muted" }, t("none")));
 }
 
+// Handoff Reports (docs/handoff-reports.md): the Projects as tabs (by their immutable id), and the
+// selected Project's report — the server's Markdown in the page's language, made into elements by
+// markdownView: every piece of it is text (textContent), so nothing a person or an agent wrote can
+// become markup. Counts come from the canonical JSON of the same report.
+function inline(s) {  // `code` spans; elsewhere the renderer's escapes undone
+  const plain = (x) => x.replace(/\\(.)/g, "$1").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return s.split("`").map((part, i) => i % 2 ? h("code", {}, part) : plain(part));
+}
+function markdownView(md) {
+  const out = []; let list = null, table = null;
+  const lines = md.split("\n");
+  let i = 0;
+  if (lines[0] === "---") {  // front matter: shown as it is
+    const end = lines.indexOf("---", 1);
+    out.push(h("pre", { class: "front-matter" }, lines.slice(0, end + 1).join("\n")));
+    i = end + 1;
+  }
+  const flush = () => { list = null; table = null; };
+  for (; i < lines.length; i++) {
+    const line = lines[i];
+    let m;
+    if ((m = line.match(/^(#{1,4}) (.*)$/))) { flush(); out.push(h("h" + (m[1].length + 1), {}, inline(m[2]))); }
+    else if (line.startsWith("> ")) { flush(); out.push(h("blockquote", {}, inline(line.slice(2)))); }
+    else if (line.startsWith("- ")) {
+      if (!list) { list = h("ul", {}); out.push(list); table = null; }
+      list.append(h("li", {}, inline(line.slice(2))));
+    } else if (line.startsWith("|")) {
+      const cells = line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim());
+      if (cells.every((c) => /^-+$/.test(c))) continue;
+      if (!table) { table = h("table", { class: "report-table" }, h("thead", {}, h("tr", {}, cells.map((c) => h("th", {}, inline(c)))))); table.append(h("tbody", {})); out.push(table); list = null; }
+      else table.querySelector("tbody").append(h("tr", {}, cells.map((c) => h("td", {}, inline(c)))));
+    } else if (line.trim() === "") flush();
+    else { flush(); out.push(h("p", {}, inline(line))); }
+  }
+  return h("div", { class: "report", id: "report" }, out);
+}
+
+async function reportsPage(projectId) {
+  const r = await api("POST", "/v1/handoff-reports/projects/list", { limit: 100 });
+  if (!r.items.length) { show(t("reports"), h("p", { class: "muted", id: "projects-none" }, t("projects_none"))); return; }
+  const current = projectId || r.items[0].project_id;
+  const tabs = h("nav", { class: "subnav", id: "project-tabs", "aria-label": t("projects") }, r.items.map((p) =>
+    h("a", { href: "#/reports/" + encodeURIComponent(p.project_id), "data-project": p.project_id, "aria-current": p.project_id === current ? "page" : false },
+      p.title, " ", h("code", { class: "ref" }, p.project_id))));
+  const locale = lang === "zh" ? "zh-CN" : "en";
+  const [json, md] = await Promise.all([
+    api("POST", "/v1/handoff-reports/get", { project_id: current, format: "json", locale, include_evidence_checks: false }),
+    apiText("POST", "/v1/handoff-reports/get", { project_id: current, locale })]);
+  const s = json.report.summary;
+  const download = h("button", { type: "button", id: "download-md", onclick: () => {
+    const a = h("a", { href: URL.createObjectURL(new Blob([md.text], { type: "text/markdown" })), download: `handoff-report-${current}.md` });
+    a.click(); URL.revokeObjectURL(a.href);
+  } }, t("download_md"));
+  show(`${t("reports")} · ${json.report.project.title}`, tabs,
+    h("div", { class: "grid" }, card("✖ " + t("blocked"), s.blocked_count, "fig-blocked"), card("▶ " + t("continuable"), s.continuable_count, "fig-continuable"),
+      card("✔ " + t("complete"), s.complete_count, "fig-complete"), card("∅ " + t("no_handoff"), s.no_handoff_count, "fig-no-handoff")),
+    h("p", { class: "muted" }, t("report_meta"), " ", h("code", { class: "ref", id: "selection-digest" }, md.selection || ""), " ", download),
+    markdownView(md.text));
+}
+
 // ---- routing -----------------------------------------------------------------------------------
 const ROUTES = [
   [/^\/login$/, () => loginPage()],
   [/^\/$/, () => overviewPage()],
   [/^\/scopes$/, () => scopesPage()],
+  [/^\/reports$/, () => reportsPage()],
+  [/^\/reports\/([^/]+)$/, (m) => reportsPage(decodeURIComponent(m[1]))],
   [/^\/scopes\/([^/]+)$/, (m, p) => entriesPage(decodeURIComponent(m[1]), p)],
   [/^\/scopes\/([^/]+)\/entries\/([^/]+)$/, (m) => entryPage(decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/scopes\/([^/]+)\/revisions$/, (m) => revisionsPage(decodeURIComponent(m[1]))],
@@ -601,7 +684,8 @@ function chrome(path) {
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   document.querySelector(".skip").textContent = lang === "zh" ? "跳到内容" : "Skip to content";
   const nav = document.getElementById("nav");
-  nav.replaceChildren(...[["#/", t("overview"), path === "/"], ["#/scopes", t("scopes"), path.startsWith("/scopes")]].map(([href, label, on]) =>
+  nav.replaceChildren(...[["#/", t("overview"), path === "/"], ["#/scopes", t("scopes"), path.startsWith("/scopes")],
+                          ["#/reports", t("reports"), path.startsWith("/reports")]].map(([href, label, on]) =>
     h("a", { href, "aria-current": on ? "page" : false }, label)));
   document.getElementById("lang").textContent = t("lang");
   document.getElementById("signout").textContent = t("signout");

@@ -264,6 +264,8 @@ class ReadTxn {
     bool without_period_time = false;  // only those with no PeriodTimeMs() (unknown time)
   };
   virtual Result<std::vector<ReportActivity>> ListReportActivities(const ActivityFilter& f) = 0;
+  // How many events the filter matches (its limit aside).
+  virtual Result<int64_t> CountReportActivities(const ActivityFilter& f) = 0;
   // The last cursor the Activity sequence issued (0 before the first).
   virtual Result<int64_t> ReportActivityHighWatermark() = 0;
   // The scope's stored settings (service/memory/write_policy.h), name → value.

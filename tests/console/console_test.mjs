@@ -309,6 +309,36 @@ await check("the Skills page scans the roots, imports a package, and shows a cha
   assert.ok(!(await text(row)).includes("SKILL.md"));
 });
 
+await check("a Project's Handoff Report: tabs by Project, counts from the API, Markdown as text only", async () => {
+  const project = await api("POST", "/v1/handoff-reports/projects/create",
+    { project_key: "console-report", title: "Orders importer", default_locale: "en", timezone: "Asia/Shanghai" });
+  await api("POST", "/v1/handoff-reports/workstreams/register", { project_id: project.project_id, scope_id: SCOPE,
+    key: "PC-7", title: "Importer <b>bold</b> | *rows*", kind: "feature" });
+  await api("POST", "/v1/handoff-reports/activities/record", { project_id: project.project_id, scope_id: SCOPE,
+    source: "git_commit", source_event_id: "console-1", occurred_at: new Date().toISOString(), time_basis: "source_reported",
+    title: "fix: <script>alert(1)</script> rows" });
+  await go("#/reports", "#report");
+  assert.equal(await page.$eval('#project-tabs a[aria-current="page"]', (a) => a.dataset.project), project.project_id);
+  const r = await api("POST", "/v1/handoff-reports/get", { project_id: project.project_id, format: "json", include_evidence_checks: false });
+  assert.equal(await text("#fig-continuable"), String(r.report.summary.continuable_count));
+  assert.equal(await text("#fig-no-handoff"), String(r.report.summary.no_handoff_count));
+  assert.match(await text("#selection-digest"), /^sha256:[0-9a-f]{64}$/);
+  const report = await text("#report");
+  assert.ok(report.includes("Project Overview") && report.includes("Workstream Details"), report.slice(0, 200));
+  assert.ok(report.includes("Importer <b>bold</b> | *rows* (PC-7)"), "user text shown as text, unescaped");
+  assert.equal(await page.$$eval("#report b, #report script, #report img", (els) => els.length), 0);
+  assert.ok(await page.$("#report h3") && await page.$("#report table.report-table"));
+  await shot("reports-en");
+  await page.evaluate(() => sessionStorage.setItem("pc.lang", "zh"));
+  await page.reload({ waitUntil: "load" });
+  await go("#/reports/" + encodeURIComponent(project.project_id), "#report");
+  assert.ok((await text("#report")).includes("项目概览"));
+  assert.ok((await text("#title")).includes("报告"));
+  await shot("reports-zh");
+  await page.evaluate(() => sessionStorage.setItem("pc.lang", "en"));
+  await page.reload({ waitUntil: "load" });
+});
+
 await check("[zh] the inbox and the sources page in Chinese", async () => {
   await page.evaluate(() => sessionStorage.setItem("pc.lang", "zh"));
   await page.reload({ waitUntil: "load" });

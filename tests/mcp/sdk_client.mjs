@@ -21,7 +21,7 @@ const expectedTools = [
   'propose_experience', 'generate_experience', 'get_experience', 'search_experience', 'list_artifact_candidates',
   'get_artifact_candidate', 'revise_artifact_candidate', 'approve_artifact_candidate', 'reject_artifact_candidate',
   'scan_external_skills', 'list_external_skills', 'resolve_external_skill', 'import_external_skill',
-  'propose_skill', 'generate_skill', 'get_skill',
+  'propose_skill', 'generate_skill', 'get_skill', 'get_handoff_report', 'get_handoff_report_workspace',
 ];
 
 async function exercise(transport, label) {
@@ -201,6 +201,27 @@ async function exercise(transport, label) {
   const imported = await call('import_external_skill', { scope_id, external_skill_id: 'external:codex:user/x',
                                                          fingerprint: '0'.repeat(64), mode: 'import' });
   assert.equal(imported.data.error.code, 'external_skill_registry_unavailable');
+
+  // A Handoff Report: the canonical JSON an agent reads (the catalog is written over HTTP or the CLI).
+  const noProject = await call('get_handoff_report', { project_id: 'prj_none' });
+  assert.equal(noProject.data.error.code, 'not_found');
+  const noWorkspace = await call('get_handoff_report_workspace', { workspace_instance_id: `ws_${label}` });
+  assert.equal(noWorkspace.data.error.code, 'not_found');
+  const badLocale = await call('get_handoff_report', { project_id: 'prj_none', locale: 'fr' });
+  assert.equal(badLocale.data.error.code, 'unsupported_report_locale');
+  if (label === 'http') {  // the same server's catalog, written over HTTP
+    const created = await fetch(`${httpUrl}/v1/handoff-reports/projects/create`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ project_key: 'mcp-report', title: 'MCP report', default_locale: 'en' }) });
+    assert.equal(created.status, 201);
+    const project = await created.json();
+    const report = await call('get_handoff_report', { project_id: project.project_id });
+    assert.ok(report.ok, report.text);
+    assert.equal(report.data.format, 'json');
+    assert.equal(report.data.report.schema, 'powercontext.handoff-report.v1');
+    assert.equal(report.data.report.trust, 'untrusted_history');
+    assert.match(report.data.selection_digest, /^sha256:[0-9a-f]{64}$/);
+  }
 
   // Bad input is a tool error with our code, never a crash or a protocol error.
   const bad = await call('remember_memory', { scope_id, kind: 'a\nkind', text: 'x' });

@@ -300,6 +300,19 @@ TEST_F(HandoffReportTest, BadRequestsAreRefusedWithTheirCodes) {
   EXPECT_EQ(big.status().code(), Code::kReportTooLarge);
 }
 
+TEST_F(HandoffReportTest, MoreThanFiveThousandEventsIsTooLargeNeverCut) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "one store is enough for a count (5,001 writes)";
+  ReportProject p = Project();
+  for (int i = 0; i < 5001; ++i) PC_ASSERT_OK(Record(p.project_id, "e" + std::to_string(i)));
+  auto big = rs.reports.Build({p.project_id});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), Code::kReportTooLarge);
+  // A period that holds fewer is a report.
+  ReportRequest week{p.project_id};
+  week.period = ReportPeriod{0, 86'400'000};
+  PC_ASSERT_OK(rs.reports.Build(week));
+}
+
 // A store that commits a handoff after every read it serves (`always`), or after the first only.
 class CommitBetweenReads final : public Store {
  public:

@@ -122,7 +122,7 @@ constexpr Words kEn{
     "changed"};
 
 const char* StatusLabel(const std::string& status, bool zh) {
-  if (status == "blocked") return zh ? "⛔ 阻塞" : "⛔ Blocked";
+  if (status == "blocked") return zh ? "✖ 阻塞" : "✖ Blocked";
   if (status == "continuable") return zh ? "▶ 可继续" : "▶ Continuable";
   if (status == "complete") return zh ? "✔ 已完成" : "✔ Complete";
   return zh ? "∅ 无交接" : "∅ No handoff";

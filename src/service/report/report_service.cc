@@ -124,10 +124,9 @@ Result<Frozen> Freeze(ReadTxn& txn, const ReportRequest& req) {
   in.period_start_ms = p.start_ms;
   in.period_end_ms = p.end_ms;
   PC_ASSIGN_OR_RETURN(fz.events, AllActivities(txn, in, kMaxReportActivities));
-  ReadTxn::ActivityFilter unknown = f;
+  ReadTxn::ActivityFilter unknown = f;  // counted, never selected: no limit applies
   unknown.without_period_time = true;
-  PC_ASSIGN_OR_RETURN(auto no_time, AllActivities(txn, unknown, kMaxReportActivities));
-  fz.unknown_time = static_cast<int64_t>(no_time.size());
+  PC_ASSIGN_OR_RETURN(fz.unknown_time, txn.CountReportActivities(unknown));
   ReadTxn::ActivityFilter obs = f;
   obs.period_end_ms = p.end_ms;
   obs.sources = {"handoff_observation"};
@@ -136,8 +135,7 @@ Result<Frozen> Freeze(ReadTxn& txn, const ReportRequest& req) {
     ReadTxn::ActivityFilter prev = f;
     prev.period_start_ms = p.start_ms - (p.end_ms - p.start_ms);
     prev.period_end_ms = p.start_ms;
-    PC_ASSIGN_OR_RETURN(auto before, AllActivities(txn, prev, kMaxReportActivities));
-    fz.previous_count = static_cast<int64_t>(before.size());
+    PC_ASSIGN_OR_RETURN(fz.previous_count, txn.CountReportActivities(prev));
   }
   return fz;
 }

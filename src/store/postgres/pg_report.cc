@@ -205,11 +205,12 @@ Result<std::optional<ReportActivity>> PgTxn::FindReportActivity(
   return First(std::move(found));
 }
 
-Result<std::vector<ReportActivity>> PgTxn::ListReportActivities(const ActivityFilter& f) {
-  Params params{f.project_id, P(f.after), P(f.through), P(int64_t{f.limit})};
-  std::string sql =
-      "SELECT record, cursor FROM report_activities WHERE project_id = $1 AND cursor > $2::bigint"
-      " AND cursor <= $3::bigint";
+// The query over a filter's events: `what` selected, by cursor up to its limit unless counting.
+Result<Rows> PgTxn::ActivityQuery(const ActivityFilter& f, const char* what, bool count) {
+  Params params{f.project_id, P(f.after), P(f.through)};
+  std::string sql = std::string("SELECT ") + what +
+                    " FROM report_activities WHERE project_id = $1 AND cursor > $2::bigint"
+                    " AND cursor <= $3::bigint";
   auto param = [&](std::optional<std::string> v) {
     params.push_back(std::move(v));
     return "$" + std::to_string(params.size());
@@ -222,9 +223,18 @@ Result<std::vector<ReportActivity>> PgTxn::ListReportActivities(const ActivityFi
     for (size_t i = 0; i < f.sources.size(); ++i) sql += (i ? ", " : "") + param(f.sources[i]);
     sql += ")";
   }
-  sql += " ORDER BY cursor LIMIT $4::bigint";
-  PC_ASSIGN_OR_RETURN(Rows r, Q(sql, params));
+  if (!count) sql += " ORDER BY cursor LIMIT " + param(P(int64_t{f.limit})) + "::bigint";
+  return Q(sql, params);
+}
+
+Result<std::vector<ReportActivity>> PgTxn::ListReportActivities(const ActivityFilter& f) {
+  PC_ASSIGN_OR_RETURN(Rows r, ActivityQuery(f, "record, cursor", false));
   return ReadActivities(r);
+}
+
+Result<int64_t> PgTxn::CountReportActivities(const ActivityFilter& f) {
+  PC_ASSIGN_OR_RETURN(Rows r, ActivityQuery(f, "COUNT(*)", true));
+  return r.size() ? r.Int(0, 0) : 0;
 }
 
 Result<int64_t> PgTxn::ReportActivityHighWatermark() {

@@ -190,6 +190,7 @@ class PgTxn final : public WriteTxn {
   Result<std::optional<ReportActivity>> FindReportActivity(
       const std::string& source, const std::string& source_event_id) override;
   Result<std::vector<ReportActivity>> ListReportActivities(const ActivityFilter& f) override;
+  Result<int64_t> CountReportActivities(const ActivityFilter& f) override;
   Result<int64_t> ReportActivityHighWatermark() override;
   Status PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) override;
   Status AppendReportActivity(ReportActivity& a) override;
@@ -217,6 +218,7 @@ class PgTxn final : public WriteTxn {
   Status RebuildTextIndex(const std::string& artifact_or_scope, bool sources);
 
  private:
+  Result<Rows> ActivityQuery(const ActivityFilter& f, const char* what, bool count);
   // A new artifact of a reviewed family (Experience, Skill) at revision 0.
   Result<Artifact> CreateReviewedArtifact(const std::string& scope_id, const std::string& family,
                                           std::string_view prefix);

@@ -228,10 +228,11 @@ Result<std::optional<ReportActivity>> SqliteTxn::FindReportActivity(
   return First(std::move(found));
 }
 
-Result<std::vector<ReportActivity>> SqliteTxn::ListReportActivities(const ActivityFilter& f) {
+// The statement over a filter's events: `what` selected, by cursor up to its limit unless counting.
+Result<Stmt> SqliteTxn::ActivityQuery(const ActivityFilter& f, const char* what, bool count) {
   std::string sql =
-      "SELECT record, cursor FROM report_activities WHERE project_id = ?1 AND cursor > ?2"
-      " AND cursor <= ?3";
+      std::string("SELECT ") + what +
+      " FROM report_activities WHERE project_id = ?1 AND cursor > ?2 AND cursor <= ?3";
   if (f.period_start_ms) sql += " AND period_at >= ?4";
   if (f.period_end_ms) sql += " AND period_at < ?5";
   if (f.without_period_time) sql += " AND period_at IS NULL";
@@ -240,13 +241,25 @@ Result<std::vector<ReportActivity>> SqliteTxn::ListReportActivities(const Activi
     for (size_t i = 0; i < f.sources.size(); ++i) sql += (i ? ", ?" : "?") + std::to_string(7 + i);
     sql += ")";
   }
-  sql += " ORDER BY cursor LIMIT ?6";
+  if (!count) sql += " ORDER BY cursor LIMIT ?6";
   PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare(sql));
-  s.Bind(1, f.project_id).Bind(2, f.after).Bind(3, f.through).Bind(6, int64_t{f.limit});
+  s.Bind(1, f.project_id).Bind(2, f.after).Bind(3, f.through);
+  if (!count) s.Bind(6, int64_t{f.limit});
   if (f.period_start_ms) s.Bind(4, *f.period_start_ms);
   if (f.period_end_ms) s.Bind(5, *f.period_end_ms);
   for (size_t i = 0; i < f.sources.size(); ++i) s.Bind(static_cast<int>(7 + i), f.sources[i]);
+  return s;
+}
+
+Result<std::vector<ReportActivity>> SqliteTxn::ListReportActivities(const ActivityFilter& f) {
+  PC_ASSIGN_OR_RETURN(Stmt s, ActivityQuery(f, "record, cursor", false));
   return ReadActivities(s);
+}
+
+Result<int64_t> SqliteTxn::CountReportActivities(const ActivityFilter& f) {
+  PC_ASSIGN_OR_RETURN(Stmt s, ActivityQuery(f, "COUNT(*)", true));
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
 }
 
 Result<int64_t> SqliteTxn::ReportActivityHighWatermark() {
