@@ -69,15 +69,16 @@ struct Fixture {
   void Open(ServiceLimits limits);
 };
 
-// A real store that runs `between` once, right after the first read transaction it serves ends:
-// a write (or anything) forced between two reads of a use case. Everything else is `inner`'s.
+// A real store that runs `between` right after the `after`-th read transaction it serves ends (the
+// first, by default), and with `every` after each later one too: a write (or anything) forced
+// between two reads of a use case. Everything else is `inner`'s.
 class WriteBetweenReads final : public Store {
  public:
-  WriteBetweenReads(Store& inner, std::function<void()> between)
-      : inner_(inner), between_(std::move(between)) {}
+  WriteBetweenReads(Store& inner, std::function<void()> between, int after = 1, bool every = false)
+      : inner_(inner), between_(std::move(between)), after_(after), every_(every) {}
   Status Read(const std::function<Status(ReadTxn&)>& fn) override {
     Status s = inner_.Read(fn);
-    if (auto between = std::exchange(between_, nullptr)) between();
+    if (++reads_ == after_ || (every_ && reads_ > after_)) between_();
     return s;
   }
   Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override {
@@ -88,6 +89,9 @@ class WriteBetweenReads final : public Store {
  private:
   Store& inner_;
   std::function<void()> between_;
+  int after_;
+  bool every_;
+  int reads_ = 0;
 };
 
 }  // namespace pc::testing

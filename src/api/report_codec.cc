@@ -21,33 +21,6 @@ std::string Micros(int64_t ms) {
   return t;
 }
 
-Json ProjectDescriptor(const ReportProject& p) {
-  return Json{{"schema", kProjectSchema},
-              {"project_id", p.project_id},
-              {"project_key", p.project_key},
-              {"title", p.title},
-              {"description", OptJson(p.description)},
-              {"default_locale", p.default_locale},
-              {"timezone", p.timezone},
-              {"catalog_state", p.catalog_state},
-              {"version", p.version}};
-}
-
-Json WorkstreamDescriptor(const ReportWorkstream& w, const std::string& key) {
-  Json refs = Json::array();
-  for (const ReportExternalRef& r : w.external_refs) refs.push_back(ExternalRefJson(r));
-  return Json{{"schema", kWorkstreamSchema},
-              {"scope_id", key},
-              {"project_id", w.project_id},
-              {"key", OptJson(w.key)},
-              {"title", w.title},
-              {"kind", w.kind},
-              {"catalog_state", w.catalog_state},
-              {"external_refs", refs},
-              {"labels", w.labels},
-              {"version", w.version}};
-}
-
 Json ChecksJson(const std::optional<SelectedHandoff>& h) {
   if (!h) return Json();
   if (!h->checks) return "not_checked";
@@ -138,6 +111,33 @@ Result<std::string> Digest(const Json& j) {
 
 }  // namespace
 
+Json ProjectJson(const ReportProject& p) {
+  return Json{{"schema", kProjectSchema},
+              {"project_id", p.project_id},
+              {"project_key", p.project_key},
+              {"title", p.title},
+              {"description", OptJson(p.description)},
+              {"default_locale", p.default_locale},
+              {"timezone", p.timezone},
+              {"catalog_state", p.catalog_state},
+              {"version", p.version}};
+}
+
+Json WorkstreamJson(const ReportWorkstream& w, const std::string& scope_key) {
+  Json refs = Json::array();
+  for (const ReportExternalRef& r : w.external_refs) refs.push_back(ExternalRefJson(r));
+  return Json{{"schema", kWorkstreamSchema},
+              {"scope_id", scope_key},
+              {"project_id", w.project_id},
+              {"key", OptJson(w.key)},
+              {"title", w.title},
+              {"kind", w.kind},
+              {"catalog_state", w.catalog_state},
+              {"external_refs", refs},
+              {"labels", w.labels},
+              {"version", w.version}};
+}
+
 Json ExternalRefJson(const ReportExternalRef& r) {
   return Json{{"kind", r.kind},
               {"provider", r.provider},
@@ -211,7 +211,7 @@ Result<RenderedReport> RenderReport(const HandoffReport& r) {
       base = Json{{"handoff_ref", HandoffRefJson(w.baseline)},
                   {"content", ContentJson(w.baseline->handoff.content, true)}};
     workstreams.push_back(
-        Json{{"workstream", WorkstreamDescriptor(w.workstream, w.scope_key)},
+        Json{{"workstream", WorkstreamJson(w.workstream, w.scope_key)},
              {"handoff_ref", HandoffRefJson(w.handoff)},
              {"content", w.handoff ? ContentJson(w.handoff->handoff.content, true) : Json()},
              {"evidence_checks", ChecksJson(w.handoff)},
@@ -265,7 +265,7 @@ Result<RenderedReport> RenderReport(const HandoffReport& r) {
               {"report_kind", r.report_kind},
               {"generated_at", Micros(r.generated_at_ms)},
               {"renderer_version", kReportRenderer},
-              {"project", ProjectDescriptor(r.project)},
+              {"project", ProjectJson(r.project)},
               {"project_revision", r.project.version},
               {"filters", filters},
               {"period", period},

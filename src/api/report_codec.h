@@ -13,6 +13,9 @@
 
 namespace pc {
 
+Json ProjectJson(const ReportProject& p);  // ProjectDescriptor
+// WorkstreamDescriptor: its scope by the key callers name it by.
+Json WorkstreamJson(const ReportWorkstream& w, const std::string& scope_key);
 Json ExternalRefJson(const ReportExternalRef& r);
 Json BindingJson(const WorkspaceBinding& b);  // HandoffReportWorkspaceBinding
 Json ActivityJson(const ActivityView& v);     // HandoffReportActivity

@@ -14,34 +14,6 @@
 namespace pc {
 namespace {
 
-Json ProjectJson(const ReportProject& p) {
-  return Json{{"schema", kProjectSchema},
-              {"project_id", p.project_id},
-              {"project_key", p.project_key},
-              {"title", p.title},
-              {"description", OptJson(p.description)},
-              {"default_locale", p.default_locale},
-              {"timezone", p.timezone},
-              {"catalog_state", p.catalog_state},
-              {"version", p.version}};
-}
-
-Json WorkstreamJson(const WorkstreamView& v) {
-  const ReportWorkstream& w = v.record;
-  Json refs = Json::array();
-  for (const ReportExternalRef& r : w.external_refs) refs.push_back(ExternalRefJson(r));
-  return Json{{"schema", kWorkstreamSchema},
-              {"scope_id", v.scope_key},
-              {"project_id", w.project_id},
-              {"key", OptJson(w.key)},
-              {"title", w.title},
-              {"kind", w.kind},
-              {"catalog_state", w.catalog_state},
-              {"external_refs", refs},
-              {"labels", w.labels},
-              {"version", w.version}};
-}
-
 Result<bool> OptBool(const Json& j, const char* name, bool fallback) {
   if (!j.contains(name) || j[name].is_null()) return fallback;
   if (!j[name].is_boolean())
@@ -182,7 +154,7 @@ Result<ApiResponse> RegisterWorkstream(CatalogService& svc, const ApiRequest& re
     PC_ASSIGN_OR_RETURN(r.labels, StringsFrom(j["labels"], "labels"));
   }
   PC_ASSIGN_OR_RETURN(WorkstreamView w, svc.RegisterWorkstream(r, ReviewActor()));
-  return ApiResponse{201, WorkstreamJson(w)};
+  return ApiResponse{201, WorkstreamJson(w.record, w.scope_key)};
 }
 
 Result<ApiResponse> ListWorkstreams(CatalogService& svc, const ApiRequest& req) {
@@ -193,7 +165,7 @@ Result<ApiResponse> ListWorkstreams(CatalogService& svc, const ApiRequest& req) 
   PC_ASSIGN_OR_RETURN(CatalogPageRequest page, PageFrom(j));
   PC_ASSIGN_OR_RETURN(CatalogPage<WorkstreamView> out, svc.ListWorkstreams(project_id, page));
   Json items = Json::array();
-  for (const WorkstreamView& w : out.items) items.push_back(WorkstreamJson(w));
+  for (const WorkstreamView& w : out.items) items.push_back(WorkstreamJson(w.record, w.scope_key));
   return ApiResponse{200, Json{{"items", items}, {"next_cursor", OptJson(out.next_cursor)}}};
 }
 
@@ -220,7 +192,7 @@ Result<ApiResponse> UpdateWorkstream(CatalogService& svc, const ApiRequest& req)
   PC_ASSIGN_OR_RETURN(w.version, BodyInt(d, "version", "workstream"));
   PC_ASSIGN_OR_RETURN(int64_t expected, BodyInt(j, "expected_version", ""));
   PC_ASSIGN_OR_RETURN(WorkstreamView out, svc.UpdateWorkstream(w, expected, ReviewActor()));
-  return ApiResponse{200, WorkstreamJson(out)};
+  return ApiResponse{200, WorkstreamJson(out.record, out.scope_key)};
 }
 
 Result<std::optional<int64_t>> OptInt(const Json& j, const char* name) {

@@ -313,35 +313,14 @@ TEST_F(HandoffReportTest, MoreThanFiveThousandEventsIsTooLargeNeverCut) {
   PC_ASSERT_OK(rs.reports.Build(week));
 }
 
-// A store that commits a handoff after every read it serves (`always`), or after the first only.
-class CommitBetweenReads final : public Store {
- public:
-  CommitBetweenReads(Store& inner, std::function<void()> commit, bool always)
-      : inner_(inner), commit_(std::move(commit)), always_(always) {}
-  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
-    Status s = inner_.Read(fn);
-    if (++reads_ == 2 || (always_ && reads_ > 2)) commit_();  // after the first pass of heads
-    return s;
-  }
-  Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override {
-    return inner_.Write(actor, fn);
-  }
-  std::string TokensStamp() override { return inner_.TokensStamp(); }
-
- private:
-  Store& inner_;
-  std::function<void()> commit_;
-  bool always_;
-  int reads_ = 0;
-};
-
 TEST_F(HandoffReportTest, TheSelectionIsTheHeadsTwoReadsAgreeOnAndMovingHeadsAreBusy) {
   ReportProject p = Project();
   const std::string scope = Workstream(p, "orders:parser", "Parser");
   Commit(scope, HandoffDisposition::kContinuable, "v1");
   MemoryRef last;
-  CommitBetweenReads once(
-      *f.store, [&] { last = Commit(scope, HandoffDisposition::kBlocked, "v2"); }, false);
+  // Reads: the freeze, then the two passes of heads: a commit after the first pass.
+  testing::WriteBetweenReads once(
+      *f.store, [&] { last = Commit(scope, HandoffDisposition::kBlocked, "v2"); }, 2);
   auto r = ReportService(once).Build({p.project_id});
   PC_ASSERT_OK(r);
   // The first two passes disagreed; the retry froze the newer head.
@@ -349,9 +328,9 @@ TEST_F(HandoffReportTest, TheSelectionIsTheHeadsTwoReadsAgreeOnAndMovingHeadsAre
   EXPECT_EQ(r->workstreams[0].handoff->handoff.ref, last);
   EXPECT_EQ(r->selection_consistency, "optimistic_stable");
   int n = 0;
-  CommitBetweenReads always(
+  testing::WriteBetweenReads always(
       *f.store, [&] { Commit(scope, HandoffDisposition::kContinuable, "v" + std::to_string(++n)); },
-      true);
+      2, true);
   auto busy = ReportService(always).Build({p.project_id});
   ASSERT_FALSE(busy.ok());
   EXPECT_EQ(busy.status().code(), Code::kReportBusy);
@@ -494,6 +473,27 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   std::stringstream want;
   want << in.rdbuf();
   EXPECT_EQ(actual, want.str()) << name << " differs from its golden file";
+}
+
+// Past 10 MiB of JSON or Markdown the report is 413 with its size, never cut: 100 Workstreams of
+// 64 statements of 2,000 characters each is ~13 MB.
+TEST(HandoffReportGolden, AReportOverTenMebibytesIsTooLargeWithItsSize) {
+  HandoffReport r = GoldenModel("en");
+  WorkstreamReport w = r.workstreams[0];
+  HandoffStatement st = w.handoff->handoff.content.state[0];
+  st.text = std::string(2000, 'x');
+  w.handoff->handoff.content.state.assign(64, st);
+  w.handoff->checks.reset();
+  r.workstreams.assign(100, w);
+  auto out = RenderReport(r);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kReportTooLarge);
+  bool sized = false;
+  for (const Detail& d : out.status().details())
+    if (d.key == "estimated_bytes") sized = std::get<int64_t>(d.value) > int64_t{10} << 20;
+  EXPECT_TRUE(sized) << out.status().ToString();
+  r.workstreams.resize(50);  // half of it fits
+  PC_ASSERT_OK(RenderReport(r));
 }
 
 TEST(HandoffReportGolden, TheMarkdownAndTheDigestsAreTheGoldenFilesInBothLocales) {

@@ -106,52 +106,52 @@ Result<std::vector<CatalogRevision<ReportWorkstream>>> PgTxn::ListReportWorkstre
   return ReadRevisions<ReportWorkstream>(r, ReportWorkstreamFromRow);
 }
 
+Status PgTxn::PutAtVersion(int64_t version, const char* insert, const char* update,
+                           const Params& params, const std::string& what) {
+  PC_ASSIGN_OR_RETURN(Rows r, Q(version == 1 ? insert : update, params));
+  if (version != 1 && r.affected() != 1)
+    return Conflict(what + " moved; version " + std::to_string(version) + " is taken");
+  return Status::Ok();
+}
+
+Status PgTxn::AppendCatalogRevision(const char* table, const char* key_column,
+                                    const std::string& key, int64_t version,
+                                    const std::string& record, const std::string& actor,
+                                    int64_t now) {
+  return Q(std::string("INSERT INTO ") + table + "(" + key_column +
+               ", version, record, actor, effective_at) VALUES($1, $2, $3, $4, $5)",
+           {key, P(version), record, actor, P(now)})
+      .status();
+}
+
 Status PgTxn::PutReportProject(const ReportProject& p, const std::string& actor, int64_t now) {
   const std::string record = ReportProjectToRow(p);
-  if (p.version == 1) {
-    PC_RETURN_IF_ERROR(Q("INSERT INTO report_projects(project_id, project_key, catalog_state,"
-                         " version, record, updated_at) VALUES($1, $2, $3, 1, $4, $5)",
-                         {p.project_id, p.project_key, p.catalog_state, record, P(now)})
-                           .status());
-  } else {
-    PC_ASSIGN_OR_RETURN(
-        Rows r, Q("UPDATE report_projects SET project_key = $2, catalog_state = $3,"
-                  " version = $4::bigint, record = $5, updated_at = $6"
-                  " WHERE project_id = $1 AND version = $4::bigint - 1",
-                  {p.project_id, p.project_key, p.catalog_state, P(p.version), record, P(now)}));
-    if (r.affected() != 1)
-      return Conflict("project " + p.project_id + " moved; version " + std::to_string(p.version) +
-                      " is taken");
-  }
-  return Q("INSERT INTO report_project_revisions(project_id, version, record, actor,"
-           " effective_at) VALUES($1, $2, $3, $4, $5)",
-           {p.project_id, P(p.version), record, actor, P(now)})
-      .status();
+  PC_RETURN_IF_ERROR(PutAtVersion(
+      p.version,
+      "INSERT INTO report_projects(project_id, project_key, catalog_state, version, record,"
+      " updated_at) VALUES($1, $2, $3, $4, $5, $6)",
+      "UPDATE report_projects SET project_key = $2, catalog_state = $3, version = $4::bigint,"
+      " record = $5, updated_at = $6 WHERE project_id = $1 AND version = $4::bigint - 1",
+      {p.project_id, p.project_key, p.catalog_state, P(p.version), record, P(now)},
+      "project " + p.project_id));
+  return AppendCatalogRevision("report_project_revisions", "project_id", p.project_id, p.version,
+                               record, actor, now);
 }
 
 Status PgTxn::PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
                                   int64_t now) {
   const std::string record = ReportWorkstreamToRow(w);
-  if (w.version == 1) {
-    PC_RETURN_IF_ERROR(Q("INSERT INTO report_workstreams(scope_id, project_id, key,"
-                         " catalog_state, version, record, updated_at)"
-                         " VALUES($1, $2, $3, $4, 1, $5, $6)",
-                         {w.scope_id, w.project_id, w.key, w.catalog_state, record, P(now)})
-                           .status());
-  } else {
-    PC_ASSIGN_OR_RETURN(Rows r,
-                        Q("UPDATE report_workstreams SET key = $2, catalog_state = $3,"
-                          " version = $4::bigint, record = $5, updated_at = $6"
-                          " WHERE scope_id = $1 AND version = $4::bigint - 1",
-                          {w.scope_id, w.key, w.catalog_state, P(w.version), record, P(now)}));
-    if (r.affected() != 1)
-      return Conflict("workstream " + w.scope_id + " moved; version " + std::to_string(w.version) +
-                      " is taken");
-  }
-  return Q("INSERT INTO report_workstream_revisions(scope_id, version, record, actor,"
-           " effective_at) VALUES($1, $2, $3, $4, $5)",
-           {w.scope_id, P(w.version), record, actor, P(now)})
-      .status();
+  PC_RETURN_IF_ERROR(PutAtVersion(
+      w.version,
+      "INSERT INTO report_workstreams(scope_id, project_id, key, catalog_state, version, record,"
+      " updated_at) VALUES($1, $2, $3, $4, $5, $6, $7)",
+      "UPDATE report_workstreams SET project_id = $2, key = $3, catalog_state = $4,"
+      " version = $5::bigint, record = $6, updated_at = $7"
+      " WHERE scope_id = $1 AND version = $5::bigint - 1",
+      {w.scope_id, w.project_id, w.key, w.catalog_state, P(w.version), record, P(now)},
+      "workstream " + w.scope_id));
+  return AppendCatalogRevision("report_workstream_revisions", "scope_id", w.scope_id, w.version,
+                               record, actor, now);
 }
 
 Result<std::optional<WorkspaceBinding>> PgTxn::FindWorkspaceBinding(
@@ -166,21 +166,15 @@ Result<std::optional<WorkspaceBinding>> PgTxn::FindWorkspaceBinding(
 }
 
 Status PgTxn::PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) {
-  const std::string record = WorkspaceBindingToRow(b);
-  if (b.version == 1)
-    return Q("INSERT INTO report_workspace_bindings(workspace_instance_id, project_id, state,"
-             " version, record, updated_at) VALUES($1, $2, $3, 1, $4, $5)",
-             {b.workspace_instance_id, b.project_id, b.state, record, P(now)})
-        .status();
-  PC_ASSIGN_OR_RETURN(
-      Rows r, Q("UPDATE report_workspace_bindings SET project_id = $2, state = $3,"
-                " version = $4::bigint, record = $5, updated_at = $6"
-                " WHERE workspace_instance_id = $1 AND version = $4::bigint - 1",
-                {b.workspace_instance_id, b.project_id, b.state, P(b.version), record, P(now)}));
-  if (r.affected() != 1)
-    return Conflict("workspace " + b.workspace_instance_id + " moved; version " +
-                    std::to_string(b.version) + " is taken");
-  return Status::Ok();
+  return PutAtVersion(
+      b.version,
+      "INSERT INTO report_workspace_bindings(workspace_instance_id, project_id, state, version,"
+      " record, updated_at) VALUES($1, $2, $3, $4, $5, $6)",
+      "UPDATE report_workspace_bindings SET project_id = $2, state = $3, version = $4::bigint,"
+      " record = $5, updated_at = $6 WHERE workspace_instance_id = $1 AND version = $4::bigint - 1",
+      {b.workspace_instance_id, b.project_id, b.state, P(b.version), WorkspaceBindingToRow(b),
+       P(now)},
+      "workspace " + b.workspace_instance_id);
 }
 
 namespace {

@@ -219,6 +219,13 @@ class PgTxn final : public WriteTxn {
 
  private:
   Result<Rows> ActivityQuery(const ActivityFilter& f, const char* what, bool count);
+  // A Report record at `version`: version 1 `insert`ed, a later one `update`s version − 1 (else
+  // Conflict naming `what`); both statements take `params`.
+  Status PutAtVersion(int64_t version, const char* insert, const char* update, const Params& params,
+                      const std::string& what);
+  Status AppendCatalogRevision(const char* table, const char* key_column, const std::string& key,
+                               int64_t version, const std::string& record, const std::string& actor,
+                               int64_t now);
   // A new artifact of a reviewed family (Experience, Skill) at revision 0.
   Result<Artifact> CreateReviewedArtifact(const std::string& scope_id, const std::string& family,
                                           std::string_view prefix);

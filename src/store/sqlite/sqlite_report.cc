@@ -110,67 +110,67 @@ Result<std::vector<CatalogRevision<ReportWorkstream>>> SqliteTxn::ListReportWork
   return ReadRevisions<ReportWorkstream>(s, ReportWorkstreamFromRow);
 }
 
+namespace {
+
+// A record at `version`: version 1 is `insert`ed, a later one `update`s version − 1 (RETURNING a
+// row, else Conflict: another write moved it). Both statements take the same parameters, which
+// `bind` binds.
+template <typename Bind>
+Status PutAtVersion(Db& db, int64_t version, const char* insert, const char* update, Bind bind,
+                    const std::string& what) {
+  PC_ASSIGN_OR_RETURN(Stmt s, db.Prepare(version == 1 ? insert : update));
+  bind(s);
+  if (version == 1) return s.Run();
+  PC_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Conflict(what + " moved; version " + std::to_string(version) + " is taken");
+  return Status::Ok();
+}
+
+// A catalog record's revision: its whole descriptor at `version`, who made it and when.
+Status AppendCatalogRevision(Db& db, const char* table, const char* key_column,
+                             const std::string& key, int64_t version, const std::string& record,
+                             const std::string& actor, int64_t now) {
+  PC_ASSIGN_OR_RETURN(Stmt r, db.Prepare(std::string("INSERT INTO ") + table + "(" + key_column +
+                                         ", version, record, actor, effective_at)"
+                                         " VALUES(?1, ?2, ?3, ?4, ?5)"));
+  return r.Bind(1, key).Bind(2, version).Bind(3, record).Bind(4, actor).Bind(5, now).Run();
+}
+
+}  // namespace
+
 Status SqliteTxn::PutReportProject(const ReportProject& p, const std::string& actor, int64_t now) {
   const std::string record = ReportProjectToRow(p);
-  if (p.version == 1) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO report_projects(project_id, project_key,"
-                                            " catalog_state, version, record, updated_at)"
-                                            " VALUES(?1, ?2, ?3, 1, ?4, ?5)"));
-    PC_RETURN_IF_ERROR(s.Bind(1, p.project_id)
-                           .Bind(2, p.project_key)
-                           .Bind(3, p.catalog_state)
-                           .Bind(4, record)
-                           .Bind(5, now)
-                           .Run());
-  } else {
-    PC_ASSIGN_OR_RETURN(
-        Stmt s, db_.Prepare("UPDATE report_projects SET project_key = ?2, catalog_state = ?3,"
-                            " version = ?4, record = ?5, updated_at = ?6"
-                            " WHERE project_id = ?1 AND version = ?4 - 1 RETURNING version"));
-    s.Bind(1, p.project_id).Bind(2, p.project_key).Bind(3, p.catalog_state).Bind(4, p.version);
-    s.Bind(5, record).Bind(6, now);
-    PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row)
-      return Conflict("project " + p.project_id + " moved; version " + std::to_string(p.version) +
-                      " is taken");
-  }
-  PC_ASSIGN_OR_RETURN(Stmt r, db_.Prepare("INSERT INTO report_project_revisions(project_id,"
-                                          " version, record, actor, effective_at)"
-                                          " VALUES(?1, ?2, ?3, ?4, ?5)"));
-  return r.Bind(1, p.project_id)
-      .Bind(2, p.version)
-      .Bind(3, record)
-      .Bind(4, actor)
-      .Bind(5, now)
-      .Run();
+  PC_RETURN_IF_ERROR(PutAtVersion(
+      db_, p.version,
+      "INSERT INTO report_projects(project_id, project_key, catalog_state, version, record,"
+      " updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+      "UPDATE report_projects SET project_key = ?2, catalog_state = ?3, version = ?4, record = ?5,"
+      " updated_at = ?6 WHERE project_id = ?1 AND version = ?4 - 1 RETURNING version",
+      [&](Stmt& s) {
+        s.Bind(1, p.project_id).Bind(2, p.project_key).Bind(3, p.catalog_state);
+        s.Bind(4, p.version).Bind(5, record).Bind(6, now);
+      },
+      "project " + p.project_id));
+  return AppendCatalogRevision(db_, "report_project_revisions", "project_id", p.project_id,
+                               p.version, record, actor, now);
 }
 
 Status SqliteTxn::PutReportWorkstream(const ReportWorkstream& w, const std::string& actor,
                                       int64_t now) {
   const std::string record = ReportWorkstreamToRow(w);
-  if (w.version == 1) {
-    PC_ASSIGN_OR_RETURN(Stmt s,
-                        db_.Prepare("INSERT INTO report_workstreams(scope_id, project_id, key,"
-                                    " catalog_state, version, record, updated_at)"
-                                    " VALUES(?1, ?2, ?3, ?4, 1, ?5, ?6)"));
-    s.Bind(1, w.scope_id).Bind(2, w.project_id).Bind(3, w.key).Bind(4, w.catalog_state);
-    PC_RETURN_IF_ERROR(s.Bind(5, record).Bind(6, now).Run());
-  } else {
-    PC_ASSIGN_OR_RETURN(Stmt s,
-                        db_.Prepare("UPDATE report_workstreams SET key = ?2, catalog_state = ?3,"
-                                    " version = ?4, record = ?5, updated_at = ?6"
-                                    " WHERE scope_id = ?1 AND version = ?4 - 1 RETURNING version"));
-    s.Bind(1, w.scope_id).Bind(2, w.key).Bind(3, w.catalog_state).Bind(4, w.version);
-    s.Bind(5, record).Bind(6, now);
-    PC_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row)
-      return Conflict("workstream " + w.scope_id + " moved; version " + std::to_string(w.version) +
-                      " is taken");
-  }
-  PC_ASSIGN_OR_RETURN(Stmt r, db_.Prepare("INSERT INTO report_workstream_revisions(scope_id,"
-                                          " version, record, actor, effective_at)"
-                                          " VALUES(?1, ?2, ?3, ?4, ?5)"));
-  return r.Bind(1, w.scope_id).Bind(2, w.version).Bind(3, record).Bind(4, actor).Bind(5, now).Run();
+  PC_RETURN_IF_ERROR(PutAtVersion(
+      db_, w.version,
+      "INSERT INTO report_workstreams(scope_id, project_id, key, catalog_state, version, record,"
+      " updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+      "UPDATE report_workstreams SET project_id = ?2, key = ?3, catalog_state = ?4, version = ?5,"
+      " record = ?6, updated_at = ?7 WHERE scope_id = ?1 AND version = ?5 - 1 RETURNING version",
+      [&](Stmt& s) {
+        s.Bind(1, w.scope_id).Bind(2, w.project_id).Bind(3, w.key).Bind(4, w.catalog_state);
+        s.Bind(5, w.version).Bind(6, record).Bind(7, now);
+      },
+      "workstream " + w.scope_id));
+  return AppendCatalogRevision(db_, "report_workstream_revisions", "scope_id", w.scope_id,
+                               w.version, record, actor, now);
 }
 
 Result<std::optional<WorkspaceBinding>> SqliteTxn::FindWorkspaceBinding(
@@ -184,24 +184,18 @@ Result<std::optional<WorkspaceBinding>> SqliteTxn::FindWorkspaceBinding(
 
 Status SqliteTxn::PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) {
   const std::string record = WorkspaceBindingToRow(b);
-  if (b.version == 1) {
-    PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("INSERT INTO report_workspace_bindings("
-                                            "workspace_instance_id, project_id, state, version,"
-                                            " record, updated_at) VALUES(?1, ?2, ?3, 1, ?4, ?5)"));
-    s.Bind(1, b.workspace_instance_id).Bind(2, b.project_id).Bind(3, b.state);
-    return s.Bind(4, record).Bind(5, now).Run();
-  }
-  PC_ASSIGN_OR_RETURN(
-      Stmt s, db_.Prepare("UPDATE report_workspace_bindings SET project_id = ?2, state = ?3,"
-                          " version = ?4, record = ?5, updated_at = ?6 WHERE"
-                          " workspace_instance_id = ?1 AND version = ?4 - 1 RETURNING version"));
-  s.Bind(1, b.workspace_instance_id).Bind(2, b.project_id).Bind(3, b.state).Bind(4, b.version);
-  s.Bind(5, record).Bind(6, now);
-  PC_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row)
-    return Conflict("workspace " + b.workspace_instance_id + " moved; version " +
-                    std::to_string(b.version) + " is taken");
-  return Status::Ok();
+  return PutAtVersion(
+      db_, b.version,
+      "INSERT INTO report_workspace_bindings(workspace_instance_id, project_id, state, version,"
+      " record, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+      "UPDATE report_workspace_bindings SET project_id = ?2, state = ?3, version = ?4,"
+      " record = ?5, updated_at = ?6 WHERE workspace_instance_id = ?1 AND version = ?4 - 1"
+      " RETURNING version",
+      [&](Stmt& s) {
+        s.Bind(1, b.workspace_instance_id).Bind(2, b.project_id).Bind(3, b.state);
+        s.Bind(4, b.version).Bind(5, record).Bind(6, now);
+      },
+      "workspace " + b.workspace_instance_id);
 }
 
 namespace {
