@@ -6,6 +6,7 @@
 // (api/report_codec.h) are here too. Decode, call the service, encode.
 #include <nlohmann/json.hpp>
 
+#include "api/handoff_codec.h"
 #include "api/report_codec.h"
 #include "api/review_codec.h"
 #include "api/router.h"
@@ -47,21 +48,20 @@ Result<std::vector<std::string>> StringsFrom(const Json& j, const std::string& a
   return out;
 }
 
+// One HandoffReportExternalReference (`at` names it in errors).
+Result<ReportExternalRef> RefFrom(const Json& j, const std::string& at) {
+  PC_RETURN_IF_ERROR(BodyShape(j, at, {"kind", "provider", "external_id", "url"},
+                               {"kind", "provider", "external_id", "url"}));
+  ReportExternalRef r;
+  PC_ASSIGN_OR_RETURN(r.kind, BodyString(j, "kind", at));
+  PC_ASSIGN_OR_RETURN(r.provider, BodyString(j, "provider", at));
+  PC_ASSIGN_OR_RETURN(r.external_id, BodyString(j, "external_id", at));
+  PC_ASSIGN_OR_RETURN(r.url, BodyOptString(j, "url"));
+  return r;
+}
+
 Result<std::vector<ReportExternalRef>> RefsFrom(const Json& j, const std::string& at) {
-  if (!j.is_array()) return ReviewFieldError(at, at + " must be an array");
-  std::vector<ReportExternalRef> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const std::string f = at + "[" + std::to_string(i) + "]";
-    PC_RETURN_IF_ERROR(BodyShape(j[i], f, {"kind", "provider", "external_id", "url"},
-                                 {"kind", "provider", "external_id", "url"}));
-    ReportExternalRef r;
-    PC_ASSIGN_OR_RETURN(r.kind, BodyString(j[i], "kind", f));
-    PC_ASSIGN_OR_RETURN(r.provider, BodyString(j[i], "provider", f));
-    PC_ASSIGN_OR_RETURN(r.external_id, BodyString(j[i], "external_id", f));
-    PC_ASSIGN_OR_RETURN(r.url, BodyOptString(j[i], "url"));
-    out.push_back(std::move(r));
-  }
-  return out;
+  return ItemsFrom<ReportExternalRef>(j, at, "references", RefFrom);
 }
 
 // A required "schema" member naming `schema`.
@@ -271,8 +271,7 @@ Result<ApiResponse> RecordActivity(ActivityService& svc, const ApiRequest& req) 
   PC_ASSIGN_OR_RETURN(a.source, BodyString(j, "source", ""));
   PC_ASSIGN_OR_RETURN(a.source_event_id, BodyString(j, "source_event_id", ""));
   if (j.contains("source_ref") && !j["source_ref"].is_null()) {
-    PC_ASSIGN_OR_RETURN(auto refs, RefsFrom(Json::array({j["source_ref"]}), "source_ref"));
-    a.source_ref = refs[0];
+    PC_ASSIGN_OR_RETURN(a.source_ref, RefFrom(j["source_ref"], "source_ref"));
   }
   PC_ASSIGN_OR_RETURN(a.occurred_at_ms, OptTime(j, "occurred_at", ""));
   PC_ASSIGN_OR_RETURN(a.time_basis, BodyString(j, "time_basis", ""));
