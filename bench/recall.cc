@@ -15,9 +15,10 @@
 // for each dialogue the share of its relevant memories found in the top k, averaged over dialogues,
 // over all of them and per split: dialogues at even positions of the file are dev, odd held-out.
 //
-// Any mode with the suffix `-feedback` (fts-feedback) searches with the request's `feedback`:
-// pseudo-relevance feedback and neighbour propagation (service/search/text_channel.h). PC_PRF
-// overrides their options, for tuning on the dev splits only.
+// Every mode searches as a request does by default, with the request's `feedback`: pseudo-relevance
+// feedback and neighbour propagation (service/search/text_channel.h); a mode with the suffix
+// `-plain` (fts-plain, hybrid-plain) turns it off. PC_PRF overrides their options, for tuning on
+// the dev splits only.
 //
 // A mode with the suffix `-rerank-oracle` or `-rerank-shuffle` (fts-rerank-oracle) searches with
 // `rerank` through the chat model's listwise reranker (rerank_provider = chat) answered by a
@@ -300,7 +301,10 @@ std::vector<std::string> Distractors(const std::string& path, size_t n) {
 }
 
 // The terms a fake model would call entities: words (4+ letters) and CJK bigrams, no stop words.
-std::set<std::string> Terms(const std::string& text) { return TopicTerms(text, 4); }
+std::set<std::string> Terms(const std::string& text) {
+  std::vector<std::string> terms = TopicTerms(text, 4);
+  return {terms.begin(), terms.end()};
+}
 
 // A fake extraction model (this bench only): keeps every source verbatim as a fact, and states
 // (person, mentions, term) for each term of it that is rare in the whole dataset (`rare`).
@@ -420,12 +424,13 @@ bool CutSuffix(std::string& mode, const std::string& suffix) {
   return true;
 }
 
-// A mode as --modes names it: "fts-feedback" is fts with pseudo-relevance feedback and neighbour
-// propagation (the request's `feedback`); "fts" is plain BM25; "-rerank-oracle" / "-rerank-shuffle"
-// after either rerank with the scripted chat models (ScriptedRerank).
+// A mode as --modes names it: "fts" searches as a request does by default (with pseudo-relevance
+// feedback and neighbour propagation, the request's `feedback`); "fts-plain" is plain BM25
+// (`feedback: false`); "-rerank-oracle" / "-rerank-shuffle" after either rerank with the scripted
+// chat models (ScriptedRerank).
 struct ModeSpec {
   SearchMode mode = SearchMode::kFts;
-  bool feedback = false;
+  bool feedback = true;
   std::optional<ScriptedRanking> rerank;
 };
 
@@ -435,7 +440,7 @@ ModeSpec ParseMode(std::string name) {
     spec.rerank = ScriptedRanking::kOracle;
   else if (CutSuffix(name, "-rerank-shuffle"))
     spec.rerank = ScriptedRanking::kShuffle;
-  spec.feedback = CutSuffix(name, "-feedback");
+  spec.feedback = !CutSuffix(name, "-plain");
   auto mode = ParseSearchMode(name);
   if (!mode.ok()) {
     std::cerr << "unknown mode " << name << "\n";

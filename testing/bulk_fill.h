@@ -1,6 +1,7 @@
 // Filling a memory fast, for benchmarks and tests: through the store's own commit path (the same
-// rows a write makes, FTS and vectors included), 1,000 adds per revision instead of one. The
-// memory's head must be 0 (a new scope).
+// rows a write makes, FTS and vectors included), `batch` adds per revision (1,000 by default; 1 is
+// a memory written as remembers write it, one revision per entry). The memory's head must be 0 (a
+// new scope).
 #pragma once
 
 #include <functional>
@@ -15,8 +16,8 @@
 namespace pc {
 
 inline Status FillMemory(Store& store, const Scope& scope, int64_t entries,
-                         const std::function<std::string(int64_t)>& text, HashEmbedder* embedder) {
-  constexpr int kBatch = 1000;
+                         const std::function<std::string(int64_t)>& text, HashEmbedder* embedder,
+                         int batch = 1000) {
   int64_t made = 0, revision = 0;
   while (made < entries) {
     NewRevision rev;
@@ -24,7 +25,7 @@ inline Status FillMemory(Store& store, const Scope& scope, int64_t entries,
     rev.info.actor = "bench";
     rev.info.created_at_ms = NowMillis();
     if (embedder) rev.vector_profile = embedder->profile().Key();
-    for (int i = 0; i < kBatch && made < entries; ++i, ++made) {
+    for (int i = 0; i < batch && made < entries; ++i, ++made) {
       EntryVersion v;
       v.entry_id = NewId(kEntryPrefix);
       v.entry_version_id = NewId(kEntryVersionPrefix);

@@ -265,7 +265,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(auto rerank, body.OptBool("rerank"));
   r.rerank = rerank.value_or(false);
   PC_ASSIGN_OR_RETURN(auto feedback, body.OptBool("feedback"));
-  r.feedback = feedback.value_or(false);
+  r.feedback = feedback.value_or(true);
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(auto hops, body.OptInt("graph_hops"));
   if (hops && (*hops < 1 || *hops > kMaxGraphHops))

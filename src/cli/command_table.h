@@ -34,7 +34,7 @@ struct Opts {
   std::optional<int64_t> expected_revision, revision, after, min_revision;
   int limit = 0;
   bool include_inactive = false;
-  bool feedback = false;
+  bool no_feedback = false;
   bool rerank = false;
   std::string mode;
   int graph_hops = 0;  // search: 0 = the server's default

@@ -315,11 +315,11 @@ const std::vector<Row>& ClientRows() {
             &Opts::graph_hops)
             .To("graph_hops"),
         MinRevision(),
-        Opt("--feedback",
-            "full text: expand the query from its best hits and let them lift their "
-            "neighbours (docs/quality.md)",
-            &Opts::feedback)
-            .To("feedback"),
+        Opt("--no-feedback",
+            "full text: plain BM25, without the expansion from the best hits and their lift "
+            "of their neighbours (docs/quality.md)",
+            &Opts::no_feedback)
+            .To("feedback", Send::kNegated),
         Opt("--rerank", "reorder the best 30 with the configured reranker (rerank_provider)",
             &Opts::rerank)
             .To("rerank")},

@@ -1,11 +1,10 @@
 #include "search/near_duplicate.h"
 
 #include <algorithm>
-#include <mutex>
-#include <unordered_map>
 
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
+#include "search/version_terms.h"
 
 namespace pc {
 
@@ -40,32 +39,10 @@ double TextSimilarity(std::string_view a, std::string_view b) {
   return TermSimilarity(SimilarityTerms(a), SimilarityTerms(b));
 }
 
-namespace {
-
-// 16 shards of at most 4,096 versions (a few hundred bytes each): ~20 MB at most.
-constexpr size_t kShards = 16;
-constexpr size_t kPerShard = 4096;
-
-struct TermShard {
-  std::mutex mu;
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> terms;
-};
-
-}  // namespace
-
 std::shared_ptr<const std::vector<std::string>> VersionSimilarityTerms(
     const std::string& entry_version_id, std::string_view text) {
-  static TermShard shards[kShards];
-  TermShard& shard = shards[std::hash<std::string>{}(entry_version_id) % kShards];
-  {
-    std::lock_guard<std::mutex> lock(shard.mu);
-    if (auto it = shard.terms.find(entry_version_id); it != shard.terms.end()) return it->second;
-  }
-  auto made = std::make_shared<const std::vector<std::string>>(SimilarityTerms(text));
-  std::lock_guard<std::mutex> lock(shard.mu);
-  if (shard.terms.size() >= kPerShard) shard.terms.clear();
-  shard.terms.emplace(entry_version_id, made);
-  return made;
+  static VersionTerms cache(&SimilarityTerms);
+  return cache.Get(entry_version_id, text);
 }
 
 }  // namespace pc

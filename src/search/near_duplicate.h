@@ -25,10 +25,8 @@ std::vector<std::string> SimilarityTerms(std::string_view text);
 double TermSimilarity(const std::vector<std::string>& a, const std::vector<std::string>& b);
 double TextSimilarity(std::string_view a, std::string_view b);
 
-// SimilarityTerms of an entry version's text, kept by its id (a version is immutable: its text
-// never changes under its id). The gate compares every write with up to 32 candidates, most of
-// them the same entries write after write; tokenizing each again was a tenth of a remember's CPU
-// (docs/benchmarks.md). Bounded (each of its shards is emptied when full), thread-safe.
+// SimilarityTerms of an entry version's text, kept by its id (search/version_terms.h): the gate
+// compares every write with up to 32 candidates, most of them the same entries write after write.
 std::shared_ptr<const std::vector<std::string>> VersionSimilarityTerms(
     const std::string& entry_version_id, std::string_view text);
 

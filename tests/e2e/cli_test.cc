@@ -101,19 +101,20 @@ TEST_F(CliTest, WriteReviseRetireStory) {
   EXPECT_NE(scopes.out.find("project:cli"), std::string::npos);
 }
 
-// --feedback asks full text to let its best hit lift the entry written right after it.
+// By default full text lets its best hit lift the entry written right after it; --no-feedback
+// is plain BM25.
 TEST_F(CliTest, FeedbackLiftsTheEntryWrittenNextToTheHit) {
-  for (const char* text : {"Ship on Wednesdays.", "Releases need a freeze the day before.",
+  for (const char* text : {"Ship releases on Wednesdays.", "Releases need a freeze the day before.",
                            "The billing team owns invoices."})
     ASSERT_EQ(Cli({"remember", "-s", "project:fb", "-k", "fact", text}).exit_code, 0);
-  CliResult plain = Cli({"search", "-s", "project:fb", "Wednesdays", "--json"});
+  CliResult plain = Cli({"search", "-s", "project:fb", "Wednesdays", "--no-feedback", "--json"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(json::parse(plain.out)["hits"].size(), 1u) << plain.out;
-  CliResult lifted = Cli({"search", "-s", "project:fb", "Wednesdays", "--feedback", "--json"});
+  CliResult lifted = Cli({"search", "-s", "project:fb", "Wednesdays", "--json"});
   ASSERT_EQ(lifted.exit_code, 0) << lifted.err;
   json hits = json::parse(lifted.out)["hits"];
   ASSERT_EQ(hits.size(), 2u) << lifted.out;
-  EXPECT_EQ(hits[0]["text"], "Ship on Wednesdays.");
+  EXPECT_EQ(hits[0]["text"], "Ship releases on Wednesdays.");
   EXPECT_EQ(hits[1]["text"], "Releases need a freeze the day before.");
 }
 

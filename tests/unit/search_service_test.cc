@@ -60,25 +60,53 @@ TEST_F(SearchServiceTest, HitsCarryExactCitationsAtTheSearchedRevision) {
   EXPECT_EQ(zh->hits[0].item.version.text, "订单导入器每晚两点运行。");
 }
 
+// The neighbour must be about the pool's topic: it holds "food", a word of the best hit's.
 TEST_F(SearchServiceTest, FeedbackLiftsTheMemoryWrittenRightAfterAStrongHit) {
-  Remember("Which cuisine do you like best?");
+  Remember("Which cuisine do you like best, what food?");
   Remember("Sichuan food, the spicier the better.");
   Remember("The weather was sunny in the park.");
-  auto plain = Search("cuisine");
+  SearchRequest plain_req = Request("cuisine");
+  plain_req.feedback = false;  // plain BM25
+  auto plain = search.Search(plain_req);
   PC_ASSERT_OK(plain);
   ASSERT_EQ(plain->hits.size(), 1u);
-  SearchRequest req = Request("cuisine");
-  req.feedback = true;
+  SearchRequest req = Request("cuisine");  // feedback is the default
   auto r = search.Search(req);
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 2u);  // the answer after the question, though it shares no word with it
-  EXPECT_EQ(r->hits[0].item.version.text, "Which cuisine do you like best?");
+  EXPECT_EQ(r->hits[0].item.version.text, "Which cuisine do you like best, what food?");
   EXPECT_EQ(r->hits[1].item.version.text, "Sichuan food, the spicier the better.");
   EXPECT_LT(r->hits[1].score, r->hits[0].score);
   EXPECT_EQ(r->memory.revision, 3);
   auto again = search.Search(req);  // deterministic on the snapshot
   PC_ASSERT_OK(again);
   EXPECT_EQ(again->hits[1].item.version.entry_version_id, r->hits[1].item.version.entry_version_id);
+}
+
+// A project's facts are independent events: a memory remembered next to a strong hit but about
+// something else (none of the query's words nor the expansion's) is not lifted.
+TEST_F(SearchServiceTest, FeedbackDoesNotLiftAnUnrelatedNeighbour) {
+  Remember("Ship releases on Wednesdays.");
+  Remember("订单导入器每晚两点运行。");
+  Remember("The billing team owns invoices.");
+  auto r = Search("wednesdays");
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_EQ(r->hits[0].item.version.text, "Ship releases on Wednesdays.");
+}
+
+// A query of more than max_query_phrases phrases (a whole dialogue) is plain BM25: its hits lend
+// nothing to the memories written next to them.
+TEST_F(SearchServiceTest, ALongQueryIsPlainBm25) {
+  Remember("Which cuisine do you like best?");
+  Remember("Sichuan food, the spicier the better.");
+  std::string query = "cuisine";
+  for (int i = 0; i < FeedbackOptions{}.max_query_phrases; ++i)
+    query += " word" + std::to_string(i);
+  auto r = Search(query);
+  PC_ASSERT_OK(r);
+  ASSERT_EQ(r->hits.size(), 1u);
+  EXPECT_EQ(r->hits[0].item.version.text, "Which cuisine do you like best?");
 }
 
 TEST_F(SearchServiceTest, RevisedTextIsFoundAndOldTextIsNot) {

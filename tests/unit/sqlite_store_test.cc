@@ -210,7 +210,9 @@ TEST(SqliteStore, MigrationMovesPerScopeTextTablesIntoTheSharedOnes) {
   PC_ASSERT_OK(f.memory->Remember({b, "fact", "Project b exports JSON lines.", "", "", {}}));
   auto b_hits = search.Search({b, "json lines", SearchMode::kFts, 10, false, std::nullopt});
   PC_ASSERT_OK(b_hits);
-  EXPECT_EQ(b_hits->hits.size(), 1u);
+  // (The entry remembered before it in b may follow, lifted as its neighbour: docs/quality.md.)
+  ASSERT_FALSE(b_hits->hits.empty());
+  EXPECT_EQ(b_hits->hits[0].item.version.text, "Project b exports JSON lines.");
 }
 
 TEST(SqliteStore, RefusesANewerSchema) {

@@ -54,10 +54,10 @@ struct SearchRequest {
   bool rerank = false;
   std::optional<int64_t> min_revision;  // read-your-writes (validation.h CheckMinRevision)
   int graph_hops = kDefaultGraphHops;  // graph channel: entries linked within this many hops (1–3)
-  // Full text: pseudo-relevance feedback and neighbour propagation (service/search/text_channel.h).
-  // Off by default until it meets issue 29's bar (docs/quality.md: it lifts MemoryBank, costs
-  // MADial held-out 0.02 and short queries 4× the latency); false is plain BM25.
-  bool feedback = false;
+  // Full text: pseudo-relevance feedback and neighbour propagation (service/search/text_channel.h),
+  // on by default (docs/quality.md: MemoryBank R@10 +0.05 to +0.07 held-out, MADial unchanged);
+  // false is plain BM25.
+  bool feedback = true;
   FeedbackOptions feedback_options{};
   // `query` as BuildTextQuery makes it, when the caller analyzed it already (prepare reuses its
   // own for sources and Experience); otherwise the search builds it.

@@ -12,7 +12,7 @@ constexpr size_t kMaxNeighbourRevision = 4;
 
 struct Scored {
   ReadTxn::TextHit hit;
-  size_t order = 0;  // first seen: the first pass's rank, then the second's, then neighbours'
+  size_t order = 0;  // first seen: BM25's rank, then the loans' order
 };
 
 class Board {
@@ -27,6 +27,9 @@ class Board {
     }
   }
   bool Has(const std::string& entry_id) const { return index_.count(entry_id) > 0; }
+  const EntryVersion& Version(const std::string& entry_id) const {
+    return rows_[index_.at(entry_id)].hit.item.version;
+  }
   void AddTo(const std::string& entry_id, double score) {
     rows_[index_.at(entry_id)].hit.score += score;
   }
@@ -61,8 +64,17 @@ Result<std::vector<std::string>> SmallRevision(ReadTxn& txn, const Artifact& mem
   return ids;
 }
 
+// Whether `text` holds one of `terms` (the query's phrases and its expansion): a neighbour borrows
+// only when it is about the pool's topic, so an unrelated memory remembered next to a strong hit (a
+// project's facts are independent events) is not lifted.
+bool HoldsAny(const EntryVersion& v, const std::vector<std::string>& terms) {
+  for (const std::string& t : *VersionTopicTerms(v.entry_version_id, v.text))
+    if (std::find(terms.begin(), terms.end(), t) != terms.end()) return true;
+  return false;
+}
+
 Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions& options,
-                 Board& board) {
+                 const std::vector<std::string>& topic, Board& board) {
   const FeedbackOptions& fb = *options.feedback;
   std::vector<Scored>& rows = board.Sorted();
   const size_t lenders = std::min(rows.size(), static_cast<size_t>(std::max(0, fb.lenders)));
@@ -78,12 +90,13 @@ Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions&
   }
   for (auto& [id, loan] : loans) {
     if (board.Has(id)) {
-      board.AddTo(id, loan);
+      if (HoldsAny(board.Version(id), topic)) board.AddTo(id, loan);
       continue;
     }
     PC_ASSIGN_OR_RETURN(std::optional<ManifestItem> item,
                         txn.FindManifestItem(memory.artifact_id, memory.head_revision, id));
     if (!item || (!item->active && !options.include_inactive)) continue;
+    if (!HoldsAny(item->version, topic)) continue;
     board.Add(ReadTxn::TextHit{std::move(*item), 0}, loan);
   }
   return Status::Ok();
@@ -94,36 +107,33 @@ Status Propagate(ReadTxn& txn, const Artifact& memory, const TextChannelOptions&
 Result<std::vector<ReadTxn::TextHit>> SearchTextChannel(ReadTxn& txn, const Artifact& memory,
                                                         const TextQuery& text,
                                                         const TextChannelOptions& options) {
-  if (!options.feedback)
+  const FeedbackOptions* fb = options.feedback;
+  if (!fb || text.phrases.size() > static_cast<size_t>(fb->max_query_phrases))
     return txn.SearchText(memory.artifact_id, text, options.include_inactive, options.depth);
-  const FeedbackOptions& fb = *options.feedback;
-  const int pool = std::max(options.depth, fb.pool);
+  const int pool = std::max(options.depth, fb->pool);
   PC_ASSIGN_OR_RETURN(std::vector<ReadTxn::TextHit> first,
                       txn.SearchText(memory.artifact_id, text, options.include_inactive, pool));
   if (first.empty()) return first;
   std::vector<FeedbackDoc> docs;
-  for (const auto& h : first) docs.push_back({h.item.version.text, h.score});
-  TextQuery expansion;
-  expansion.phrases = FeedbackTerms(text, docs, fb);
-  const double best_first = Best(first);
+  docs.reserve(first.size());
+  for (const auto& h : first)
+    docs.push_back({h.item.version.text, h.score,
+                    VersionTopicTerms(h.item.version.entry_version_id, h.item.version.text)});
+  const Expansion expansion = Expand(text, docs, *fb);
+  double best_expansion = 0;
+  for (double x : expansion.scores) best_expansion = std::max(best_expansion, x);
+  const double keep = best_expansion > 0 ? fb->keep : 1.0;
+  const double scale = best_expansion > 0 ? Best(first) / best_expansion : 0;
   Board board;
-  const double keep = expansion.empty() ? 1.0 : fb.keep;
-  for (auto& h : first) {
-    const double s = keep * h.score;
-    board.Add(std::move(h), s);
+  for (size_t i = 0; i < first.size(); ++i) {
+    const double s = keep * first[i].score + (1 - keep) * expansion.scores[i] * scale;
+    board.Add(std::move(first[i]), s);
   }
-  if (!expansion.empty()) {
-    PC_ASSIGN_OR_RETURN(
-        std::vector<ReadTxn::TextHit> second,
-        txn.SearchText(memory.artifact_id, expansion, options.include_inactive, pool));
-    const double best_second = Best(second);
-    const double scale = best_second > 0 ? best_first / best_second : 0;
-    for (auto& h : second) {
-      const double s = (1 - keep) * h.score * scale;
-      board.Add(std::move(h), s);
-    }
+  if (fb->lenders > 0 && fb->lend > 0) {
+    std::vector<std::string> topic = expansion.terms;
+    topic.insert(topic.end(), text.phrases.begin(), text.phrases.end());
+    PC_RETURN_IF_ERROR(Propagate(txn, memory, options, topic, board));
   }
-  if (fb.lenders > 0 && fb.lend > 0) PC_RETURN_IF_ERROR(Propagate(txn, memory, options, board));
   std::vector<ReadTxn::TextHit> out;
   for (Scored& s : board.Sorted()) {
     if (out.size() >= static_cast<size_t>(options.depth)) break;
