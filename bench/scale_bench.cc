@@ -211,13 +211,14 @@ Phase Remembers(int port, const std::string& scope_id, int64_t entries, const Op
   });
 }
 
-Phase Searches(int port, const std::string& scope_id, const char* mode, const Options& o) {
+// `plain`: "feedback": false, full text as plain BM25 (the default re-ranks with feedback and
+// neighbours, docs/quality.md).
+Phase Searches(int port, const std::string& scope_id, const char* mode, const Options& o,
+               bool plain = false) {
   return Drive(port, o.clients, o.queries, [&](httplib::Client& c, int i) {
-    auto res = c.Post(
-        "/v1/memory/search",
-        nlohmann::json{{"scope_id", scope_id}, {"query", Query(i)}, {"mode", mode}, {"limit", 10}}
-            .dump(),
-        "application/json");
+    nlohmann::json body{{"scope_id", scope_id}, {"query", Query(i)}, {"mode", mode}, {"limit", 10}};
+    if (plain) body["feedback"] = false;
+    auto res = c.Post("/v1/memory/search", body.dump(), "application/json");
     return Ok(res, "search");
   });
 }
@@ -295,6 +296,7 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
   nlohmann::json out;
   Phase remember = Remembers(port, scope_id, entries, o);
   Phase fts = Searches(port, scope_id, "fts", o);
+  Phase fts_plain = Searches(port, scope_id, "fts", o, true);
   const auto warm = std::chrono::steady_clock::now();
   out["vectors_load_ms"] = o.embed == "hash" ? OneVectorSearch(port, scope_id) : 0;
   Phase vector = Searches(port, scope_id, "vector", o);
@@ -305,10 +307,12 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
   Phase graph = Searches(port, scope_id, "vector", o);
   out["remember"] = remember.Json();
   out["fts"] = fts.Json();
+  out["fts_plain"] = fts_plain.Json();
   out["vector"] = vector.Json();
   out["hybrid"] = hybrid.Json();
   out["vector_graph"] = graph.Json();
-  const int failed = remember.failed + fts.failed + vector.failed + hybrid.failed + graph.failed;
+  const int failed = remember.failed + fts.failed + fts_plain.failed + vector.failed +
+                     hybrid.failed + graph.failed;
   if (failed) std::fprintf(stderr, "scale_bench: %d failed requests\n", failed);
   return out;
 }
@@ -323,6 +327,9 @@ void PrintRow(const nlohmann::json& r) {
       f("remember", "per_second"), f("remember", "p50"), f("remember", "p99"), f("fts", "p50"),
       f("fts", "p99"), f("vector", "p50"), f("vector", "p99"), f("hybrid", "p50"),
       f("hybrid", "p99"), f("vector_graph", "p50"), f("vector_graph", "p99"));
+  if (r.contains("fts_plain"))
+    std::printf("    fts as plain BM25 (feedback: false) p50/p99 %.2f/%.2f ms\n",
+                f("fts_plain", "p50"), f("fts_plain", "p99"));
   if (r.contains("restart")) {
     const auto& s = r["restart"];
     std::printf(
