@@ -204,6 +204,11 @@ const std::vector<Setting>& Table() {
       Int("audit_denied_max_rows", "POWERCONTEXT_AUDIT_DENIED_MAX_ROWS", "--audit-denied-max-rows",
           "refused requests' audit rows kept at most, the newest (0: no cap)",
           &Config::audit_denied_max_rows),
+      Int("activity_retention_days", "POWERCONTEXT_ACTIVITY_RETENTION_DAYS",
+          "--activity-retention-days",
+          "Handoff Report Activity Events observed more than this many days ago are deleted, in "
+          "the background (1-365)",
+          &Config::activity_retention_days),
       Text("access_log", "POWERCONTEXT_ACCESS_LOG", "--access-log",
            "one line per request on stderr: text, json or off (never bodies, queries or tokens)",
            &Config::access_log),
@@ -388,6 +393,8 @@ Status ValidateHttp(Config& c) {
         "audit_denied_retention_days must be between 0 (as other rows) and 36500");
   if (c.audit_denied_max_rows < 0 || c.audit_denied_max_rows > 1000000000)
     return InvalidArgument("audit_denied_max_rows must be between 0 (no cap) and 1000000000");
+  if (c.activity_retention_days < 1 || c.activity_retention_days > 365)
+    return InvalidArgument("activity_retention_days must be between 1 and 365");
   if (c.access_log != "text" && c.access_log != "json" && c.access_log != "off")
     return InvalidArgument("access_log must be text, json or off");
   if (c.tls_cert.empty() != c.tls_key.empty())

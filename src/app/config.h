@@ -84,6 +84,8 @@ struct Config {
   int64_t audit_retention_days = 90;
   int64_t audit_denied_retention_days = 7;  // refused requests' rows (401, 403, 429)
   int64_t audit_denied_max_rows = 1000000;
+  // Handoff Report Activity Events are kept this many days (1–365; RFC 0082's default 90).
+  int64_t activity_retention_days = 90;
   std::string access_log = "text";  // text, json or off
   std::string tls_cert;             // PEM files; both set = HTTPS
   std::string tls_key;

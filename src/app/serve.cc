@@ -295,13 +295,15 @@ void StartPasses(const Config& config, Runtime& runtime, BackgroundPasses& passe
                             });
                           });
 
-  // The audit log's retention (audit_retention_days, audit_denied_*): one server at a time.
+  // The audit log's retention (audit_retention_days, audit_denied_*) and the Handoff Report
+  // Activity log's (activity_retention_days): one server at a time.
   bg->retention.days = config.audit_retention_days;
   bg->retention.denied_days = config.audit_denied_retention_days;
   bg->retention.denied_max_rows = config.audit_denied_max_rows;
+  const int64_t activity_days = config.activity_retention_days;
   bg->audit_pruner.emplace(
       kAuditRetentionInterval, /*at_start=*/true,
-      [rt, bg](bool, const std::atomic<bool>& stopping) {
+      [rt, bg, activity_days](bool, const std::atomic<bool>& stopping) {
         ScopedRequest as_system(SystemPrincipal(), "", "audit_retention");
         rt->store->RunExclusive("audit_retention", [&] {
           auto pruned = rt->audit->Prune(bg->retention, NowMillis(), &stopping);
@@ -310,6 +312,16 @@ void StartPasses(const Config& config, Runtime& runtime, BackgroundPasses& passe
                       << pruned.status().message() << std::endl;
           else if (*pruned > 0)
             std::cerr << "powercontext: audit retention deleted " << *pruned << " rows"
+                      << std::endl;
+        });
+        ScopedRequest as_activity(SystemPrincipal(), "", "activity_retention");
+        rt->store->RunExclusive("activity_retention", [&] {
+          auto pruned = rt->report->activities.Prune(activity_days, NowMillis(), &stopping);
+          if (!pruned.ok())
+            std::cerr << "powercontext: warning: the activity retention pass stopped: "
+                      << pruned.status().message() << std::endl;
+          else if (*pruned > 0)
+            std::cerr << "powercontext: activity retention deleted " << *pruned << " events"
                       << std::endl;
         });
       });

@@ -400,10 +400,10 @@ class WriteTxn : public ReadTxn {
   // Appends an Activity Event (its cursor is the next of the sequence, set on `a`); Conflict when
   // (source, source_event_id) is taken.
   virtual Status AppendReportActivity(ReportActivity& a) = 0;
-  // Deletes the Project's Activity Events observed before `before_ms`; how many. The sequence is
-  // not rewound.
-  virtual Result<int64_t> PurgeReportActivities(const std::string& project_id,
-                                                int64_t before_ms) = 0;
+  // Deletes the Project's Activity Events observed before `before_ms`, the oldest first and at
+  // most `limit` of them (0: all); how many. The sequence is not rewound.
+  virtual Result<int64_t> PurgeReportActivities(const std::string& project_id, int64_t before_ms,
+                                                int64_t limit = 0) = 0;
   // A new managed Skill artifact of the scope (revision 0), and its revisions, as Experience's.
   virtual Result<Artifact> CreateSkill(const std::string& scope_id) = 0;
   virtual Status CommitSkill(const Skill& s, const std::string& reason,

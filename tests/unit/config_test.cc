@@ -112,5 +112,22 @@ TEST_F(ConfigTest, AuditRetention) {
   }
 }
 
+// Handoff Report Activity Events: 90 days by default, 1 to 365 (RFC 0082).
+TEST_F(ConfigTest, ActivityRetention) {
+  auto c = LoadConfig("", {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->activity_retention_days, 90);
+  c = LoadConfig(WriteFile("activity_retention_days = 365\n"), {});
+  PC_ASSERT_OK(c);
+  EXPECT_EQ(c->activity_retention_days, 365);
+  for (const char* bad : {"0", "366", "-1"}) {
+    auto refused = LoadConfig("", {{"activity_retention_days", bad}});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("activity_retention_days must be between 1 and 365"),
+              std::string::npos)
+        << refused.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace pc

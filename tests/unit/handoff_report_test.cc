@@ -6,8 +6,11 @@
 // selection digest across locales); its Markdown is deterministic (golden files, both locales).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "api/report_codec.h"
 #include "common/clock.h"
@@ -298,6 +301,50 @@ TEST_F(HandoffReportTest, BadRequestsAreRefusedWithTheirCodes) {
   auto big = rs.reports.Build({p.project_id});
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.status().code(), Code::kReportTooLarge);
+}
+
+// RFC 0082: Activity Events are kept 90 days by default (1 to 365). The retention pass deletes
+// every Project's older events, in batches, and never rewinds the sequence.
+TEST_F(HandoffReportTest, TheRetentionPassDeletesEveryProjectsOlderEventsInBatches) {
+  ReportProject p = Project();
+  ReportProject q = Project("other");
+  std::vector<int64_t> observed;
+  for (const auto& [project, id] :
+       std::vector<std::pair<std::string, std::string>>{{p.project_id, "p0"},
+                                                        {p.project_id, "p1"},
+                                                        {p.project_id, "p2"},
+                                                        {q.project_id, "q0"},
+                                                        {q.project_id, "q1"}}) {
+    auto r = Record(project, id);
+    PC_ASSERT_OK(r);
+    observed.push_back(r->event.observed_at_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const int64_t high = rs.activities.List({p.project_id})->high_watermark;
+  const int64_t day = 86'400'000;
+  // Nothing is a day old yet.
+  auto none = rs.activities.Prune(1, NowMillis());
+  PC_ASSERT_OK(none);
+  EXPECT_EQ(*none, 0);
+  // A day after q0 was observed: p0, p1, p2 and q0 are older than a day, q1 is not; two a batch.
+  auto pruned = rs.activities.Prune(1, observed[4] - 1 + day, nullptr, /*batch=*/2);
+  PC_ASSERT_OK(pruned);
+  EXPECT_EQ(*pruned, 4);
+  EXPECT_TRUE(rs.activities.List({p.project_id})->items.empty());
+  auto left = rs.activities.List({q.project_id});
+  PC_ASSERT_OK(left);
+  ASSERT_EQ(left->items.size(), 1u);
+  EXPECT_EQ(left->items[0].event.source_event_id, "q1");
+  auto again = Record(p.project_id, "p3");
+  PC_ASSERT_OK(again);
+  EXPECT_GT(again->event.cursor, high);
+  // A stopped pass deletes nothing; retention is 1 to 365 days.
+  std::atomic<bool> stop{true};
+  auto stopped = rs.activities.Prune(1, NowMillis() + 400 * day, &stop);
+  PC_ASSERT_OK(stopped);
+  EXPECT_EQ(*stopped, 0);
+  EXPECT_EQ(rs.activities.Prune(0, NowMillis()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(rs.activities.Prune(366, NowMillis()).status().code(), Code::kInvalidArgument);
 }
 
 TEST_F(HandoffReportTest, MoreThanFiveThousandEventsIsTooLargeNeverCut) {

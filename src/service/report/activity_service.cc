@@ -175,4 +175,35 @@ Result<int64_t> ActivityService::Purge(const std::string& project_id, int64_t ob
   return deleted;
 }
 
+Result<int64_t> ActivityService::Prune(int64_t days, int64_t now_ms, const std::atomic<bool>* stop,
+                                       int64_t batch) {
+  if (days < 1 || days > kMaxActivityRetentionDays)
+    return InvalidArgument("activity retention must be 1 to " +
+                           std::to_string(kMaxActivityRetentionDays) + " days");
+  const int64_t before = now_ms - days * 86'400'000;
+  auto stopped = [&] { return stop && stop->load(); };
+  int64_t deleted = 0;
+  std::string after;
+  while (!stopped()) {
+    std::vector<ReportProject> projects;
+    PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(projects, txn.ListReportProjects(after, 100, /*include_archived=*/true));
+      return Status::Ok();
+    }));
+    for (const ReportProject& p : projects) {
+      int64_t n = batch;
+      while (n >= batch && !stopped()) {
+        PC_RETURN_IF_ERROR(store_.Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+          PC_ASSIGN_OR_RETURN(n, txn.PurgeReportActivities(p.project_id, before, batch));
+          return Status::Ok();
+        }));
+        deleted += n;
+      }
+    }
+    if (projects.size() < 100) break;
+    after = projects.back().project_id;
+  }
+  return deleted;
+}
+
 }  // namespace pc

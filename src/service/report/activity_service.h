@@ -6,6 +6,8 @@
 // purge never rewinds, so a page frozen at a cursor stays exactly that page.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ namespace pc {
 inline constexpr size_t kMaxActivityRefs = 32;
 inline constexpr int kDefaultActivityPage = 50;
 inline constexpr int kMaxActivityPage = 100;
+// Activity Events are kept this many days by default (RFC 0082: 90, configurable from 1 to 365;
+// config activity_retention_days).
+inline constexpr int64_t kDefaultActivityRetentionDays = 90;
+inline constexpr int64_t kMaxActivityRetentionDays = 365;
 
 // An event as the API shows it: its Workstream by the scope's key.
 struct ActivityView {
@@ -56,6 +62,11 @@ class ActivityService {
   Result<ActivityPage> List(const ListActivitiesRequest& req);
   // Deletes the Project's events observed before `observed_before_ms`: only Report-owned rows.
   Result<int64_t> Purge(const std::string& project_id, int64_t observed_before_ms);
+  // The retention pass: deletes every Project's events observed more than `days` before `now_ms`,
+  // in write transactions of at most `batch` events (other writes go between them), until none is
+  // left or *stop is set; how many went. A failed batch stops the pass (the next one resumes).
+  Result<int64_t> Prune(int64_t days, int64_t now_ms, const std::atomic<bool>* stop = nullptr,
+                        int64_t batch = 1000);
 
  private:
   Store& store_;

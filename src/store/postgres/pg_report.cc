@@ -251,10 +251,15 @@ Status PgTxn::AppendReportActivity(ReportActivity& a) {
       .status();
 }
 
-Result<int64_t> PgTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q("DELETE FROM report_activities WHERE project_id = $1"
-                                " AND observed_at < $2::bigint",
-                                {project_id, P(before_ms)}));
+Result<int64_t> PgTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms,
+                                             int64_t limit) {
+  // By the (project_id, observed_at) index, oldest first; LIMIT NULL is none.
+  PC_ASSIGN_OR_RETURN(Rows r,
+                      Q("DELETE FROM report_activities WHERE cursor IN (SELECT cursor FROM"
+                        " report_activities WHERE project_id = $1 AND observed_at < $2::bigint"
+                        " ORDER BY observed_at, cursor LIMIT $3::bigint)",
+                        {project_id, P(before_ms),
+                         limit > 0 ? std::optional<std::string>(P(limit)) : std::nullopt}));
   return r.affected();
 }
 

@@ -194,7 +194,8 @@ class PgTxn final : public WriteTxn {
   Result<int64_t> ReportActivityHighWatermark() override;
   Status PutWorkspaceBinding(const WorkspaceBinding& b, int64_t now) override;
   Status AppendReportActivity(ReportActivity& a) override;
-  Result<int64_t> PurgeReportActivities(const std::string& project_id, int64_t before_ms) override;
+  Result<int64_t> PurgeReportActivities(const std::string& project_id, int64_t before_ms,
+                                        int64_t limit) override;
   Status CommitSkill(const Skill& s, const std::string& reason,
                      const std::vector<std::string>& lineage) override;
   Result<std::map<std::string, std::string>> ListScopeSettings(

@@ -285,10 +285,15 @@ Status SqliteTxn::AppendReportActivity(ReportActivity& a) {
   return s.Run();
 }
 
-Result<int64_t> SqliteTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms) {
-  PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM report_activities WHERE project_id = ?1"
-                                          " AND observed_at < ?2"));
-  PC_RETURN_IF_ERROR(s.Bind(1, project_id).Bind(2, before_ms).Run());
+Result<int64_t> SqliteTxn::PurgeReportActivities(const std::string& project_id, int64_t before_ms,
+                                                 int64_t limit) {
+  // By the (project_id, observed_at) index, oldest first; LIMIT -1 is none.
+  PC_ASSIGN_OR_RETURN(
+      Stmt s, db_.Prepare("DELETE FROM report_activities WHERE cursor IN (SELECT cursor FROM"
+                          " report_activities WHERE project_id = ?1 AND observed_at < ?2"
+                          " ORDER BY observed_at, cursor LIMIT ?3)"));
+  PC_RETURN_IF_ERROR(
+      s.Bind(1, project_id).Bind(2, before_ms).Bind(3, limit > 0 ? limit : int64_t{-1}).Run());
   return db_.changes();
 }
 
