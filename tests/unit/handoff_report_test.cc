@@ -345,6 +345,9 @@ TEST_F(HandoffReportTest, TheRetentionPassDeletesEveryProjectsOlderEventsInBatch
   EXPECT_EQ(*stopped, 0);
   EXPECT_EQ(rs.activities.Prune(0, NowMillis()).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(rs.activities.Prune(366, NowMillis()).status().code(), Code::kInvalidArgument);
+  // A batch of 0 is refused, not a pass that never ends.
+  EXPECT_EQ(rs.activities.Prune(1, NowMillis() + 400 * day, nullptr, 0).status().code(),
+            Code::kInvalidArgument);
 }
 
 TEST_F(HandoffReportTest, MoreThanFiveThousandEventsIsTooLargeNeverCut) {

@@ -180,6 +180,8 @@ Result<int64_t> ActivityService::Prune(int64_t days, int64_t now_ms, const std::
   if (days < 1 || days > kMaxActivityRetentionDays)
     return InvalidArgument("activity retention must be 1 to " +
                            std::to_string(kMaxActivityRetentionDays) + " days");
+  // A batch of 0 would be "no limit" to the store, and the loop below would never see a short one.
+  if (batch < 1) return InvalidArgument("an activity retention batch is at least 1 event");
   const int64_t before = now_ms - days * 86'400'000;
   auto stopped = [&] { return stop && stop->load(); };
   int64_t deleted = 0;
