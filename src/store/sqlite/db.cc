@@ -28,9 +28,21 @@ std::string FileUri(const std::string& path) {
   return out;
 }
 
+// SQLite keeps memory statistics by default, under one process-wide mutex taken on every
+// allocation and free. Full-text reads allocate for every row, so concurrent searches queued on
+// that mutex (perf: futex waits inside sqlite3_step with 4 search clients; docs/benchmarks.md).
+// Nothing here reads the statistics. It must be set before SQLite initializes: the first Db
+// opened does it. Where SQLite is initialized already (a test opened a file directly), SQLite
+// refuses the setting and keeps its statistics, which is harmless.
+void TurnOffMemoryStatisticsOnce() {
+  static const int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)rc;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, int busy_timeout_ms, OpenMode mode) {
+  TurnOffMemoryStatisticsOnce();
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (mode == OpenMode::kCreate) flags |= SQLITE_OPEN_CREATE;
