@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "service/memory/write_policy.h"
+#include "service/report/activity_service.h"
 #include "service/review/daily_review.h"
 #include "service/skills/external_skills.h"
 
@@ -393,8 +394,9 @@ Status ValidateHttp(Config& c) {
         "audit_denied_retention_days must be between 0 (as other rows) and 36500");
   if (c.audit_denied_max_rows < 0 || c.audit_denied_max_rows > 1000000000)
     return InvalidArgument("audit_denied_max_rows must be between 0 (no cap) and 1000000000");
-  if (c.activity_retention_days < 1 || c.activity_retention_days > 365)
-    return InvalidArgument("activity_retention_days must be between 1 and 365");
+  if (c.activity_retention_days < 1 || c.activity_retention_days > kMaxActivityRetentionDays)
+    return InvalidArgument("activity_retention_days must be between 1 and " +
+                           std::to_string(kMaxActivityRetentionDays));
   if (c.access_log != "text" && c.access_log != "json" && c.access_log != "off")
     return InvalidArgument("access_log must be text, json or off");
   if (c.tls_cert.empty() != c.tls_key.empty())
