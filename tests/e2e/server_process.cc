@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -20,6 +21,7 @@
 
 #include "fake_openai.h"
 #include "free_port.h"
+#include "store/postgres/pg_conn.h"
 #include "test_util.h"
 
 namespace pc::testing {
@@ -48,11 +50,17 @@ std::string StoreFor(const std::vector<std::string>& args) {
   return schema->url();
 }
 
+// The application_name a server's PostgreSQL sessions carry: its process id.
+std::string SessionName(pid_t pid) { return "powercontext-test-" + std::to_string(pid); }
+
 pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err_fd) {
-  const std::string store = StoreFor(args);
+  std::string store = StoreFor(args);
   pid_t pid = fork();
   if (pid != 0) return pid;
-  if (!store.empty()) setenv("POWERCONTEXT_STORE", store.c_str(), 1);
+  if (!store.empty()) {
+    store += "&application_name=" + SessionName(getpid());
+    setenv("POWERCONTEXT_STORE", store.c_str(), 1);
+  }
   if (in_fd >= 0) dup2(in_fd, 0);
   if (out_fd >= 0) dup2(out_fd, 1);
   if (err_fd >= 0) dup2(err_fd, 2);
@@ -111,11 +119,32 @@ int ServerProcess::Stop() { return Signal(SIGTERM); }
 
 int ServerProcess::Kill() { return Signal(SIGKILL); }
 
+// On PostgreSQL a killed server's sessions outlive it for a moment: a transaction whose COMMIT it
+// had sent still commits, after the process is gone. A test that checks, right after a restart,
+// that a cut-off write landed whole or not at all would see it land later (a crash trial did: a
+// source batch cut off and found absent in trial 7 appeared in trial 8). So a server is "ended"
+// once its sessions are too (at most 30 s: a session that is still there then is left as it is).
+void WaitForSessionsToEnd(pid_t pid) {
+  if (!TestingPostgres()) return;
+  const char* base = std::getenv("POWERCONTEXT_TEST_PG");
+  if (!base || !*base) return;
+  auto admin = pg::Conn::Open(base);
+  if (!admin.ok()) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    auto rows = (*admin)->Query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+                                {SessionName(pid)});
+    if (!rows.ok() || rows->Int(0, 0) == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 int ServerProcess::Signal(int sig) {
   if (pid_ <= 0) return -1;
   kill(pid_, sig);
   int status = 0;
   waitpid(pid_, &status, 0);
+  WaitForSessionsToEnd(pid_);
   pid_ = -1;
   return status;
 }
@@ -132,6 +161,7 @@ int ServerProcess::Terminate(int limit_ms) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  WaitForSessionsToEnd(pid_);
   pid_ = -1;
   return status;
 }
