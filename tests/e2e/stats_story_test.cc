@@ -6,7 +6,9 @@
 #include <httplib.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "fake_openai.h"
 #include "json_http.h"
@@ -237,7 +239,17 @@ TEST(StatsStory, ReadsLeaveTheDatabaseAsItWasBetweenFlushes) {
     }
     return out;
   };
-  const std::string before = files();
+  // The writes' own upkeep runs after them, off the request path (the full-text merge once
+  // writes pause, SqliteStore): the files settle first (unchanged for 500 ms; 10 s at most).
+  std::string before = files();
+  for (int quiet_ms = 0, waited_ms = 0; quiet_ms < 500 && waited_ms < 10000;
+       quiet_ms += 50, waited_ms += 50) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (std::string now = files(); now != before) {
+      before = now;
+      quiet_ms = 0;
+    }
+  }
   for (int i = 0; i < 5; ++i) {
     ASSERT_EQ(
         http.Post("/v1/memory/search", {{"scope_id", scope}, {"query", "contract tests"}}).first,

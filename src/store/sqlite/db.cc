@@ -103,6 +103,8 @@ Status Db::Error(const std::string& what) const {
 
 int64_t Db::changes() const { return sqlite3_changes64(db_); }
 
+int64_t Db::total_changes() const { return sqlite3_total_changes64(db_); }
+
 bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Status Db::Exec(const std::string& sql) {

@@ -45,6 +45,8 @@ class Db {
   uint64_t write_statements() const { return write_statements_; }
   // Rows the last INSERT, UPDATE or DELETE on this connection changed.
   int64_t changes() const;
+  // Rows changed on this connection since it opened (sqlite3_total_changes64).
+  int64_t total_changes() const;
   // Whether a transaction is open on this connection (a COMMIT or ROLLBACK that failed may leave
   // one).
   bool InTransaction() const;

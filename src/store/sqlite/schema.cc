@@ -470,6 +470,13 @@ CREATE TABLE report_activities(
 CREATE INDEX report_activities_project ON report_activities(project_id, cursor);
 CREATE INDEX report_activities_observed ON report_activities(project_id, observed_at);
 )sql",
+      // 18: the full-text upkeep (SqliteStore::MergeTextSegments) merges a level's segments once
+      // it has 2, not FTS5's default 4 (its `usermerge` option, kept in the table's config): a
+      // query reads each phrase's document list once per segment (docs/benchmarks.md).
+      R"sql(
+INSERT INTO memory_fts(memory_fts, rank) VALUES('usermerge', 2);
+INSERT INTO source_fts(source_fts, rank) VALUES('usermerge', 2);
+)sql",
   };
   return kMigrations;
 }

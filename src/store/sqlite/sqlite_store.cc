@@ -62,14 +62,68 @@ SqliteStore::~SqliteStore() {
 void SqliteStore::CheckpointLoop() {
   std::unique_lock<std::mutex> lock(checkpoint_mu_);
   while (true) {
-    checkpoint_cv_.wait(lock, [&] { return checkpoint_wanted_ || stopping_; });
+    checkpoint_cv_.wait(lock, [&] { return checkpoint_wanted_ || merge_wanted_ || stopping_; });
     if (stopping_) return;
-    checkpoint_wanted_ = false;
+    if (checkpoint_wanted_) {
+      checkpoint_wanted_ = false;
+      lock.unlock();
+      RunGuarded("a checkpoint",
+                 [&] { (void)checkpoint_db_->Checkpoint(); });  // retried at the next threshold
+      lock.lock();
+      continue;
+    }
+    // A merge is wanted: once it is due (kMergeEveryCommits), or once writes have paused for
+    // kMergeQuiet.
+    if (!merge_due_) {
+      const uint64_t seen = commits_since_merge_;
+      checkpoint_cv_.wait_for(lock, kMergeQuiet,
+                              [&] { return stopping_ || checkpoint_wanted_ || merge_due_; });
+      if (stopping_ || checkpoint_wanted_) continue;
+      if (!merge_due_ && commits_since_merge_ != seen) continue;  // not quiet yet
+    }
+    merge_wanted_ = merge_due_ = false;
+    commits_since_merge_ = 0;
     lock.unlock();
-    RunGuarded("a checkpoint",
-               [&] { (void)checkpoint_db_->Checkpoint(); });  // retried at the next threshold
+    bool more = false;
+    TakeWritersTurn();
+    RunGuarded("a full-text merge", [&] { more = MergeTextSegments(); });
+    GiveBackWritersTurn();
     lock.lock();
+    if (more) merge_wanted_ = merge_due_ = true;  // again, after the writers that queued meanwhile
   }
+}
+
+void SqliteStore::TakeWritersTurn() {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  queue_cv_.wait(lock, [&] { return !leader_active_; });
+  leader_active_ = true;
+}
+
+void SqliteStore::GiveBackWritersTurn() {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  leader_active_ = false;
+  queue_cv_.notify_all();
+}
+
+bool SqliteStore::MergeTextSegments() {
+  if (!writer_->Exec("BEGIN IMMEDIATE").ok()) return false;
+  bool merged = false;
+  for (const char* table : {"memory_fts", "source_fts"}) {
+    const int64_t before = writer_->total_changes();
+    if (!writer_
+             ->Exec(std::string("INSERT INTO ") + table + "(" + table + ", rank) VALUES('merge', " +
+                    std::to_string(kMergePages) + ")")
+             .ok()) {
+      (void)writer_->Exec("ROLLBACK");
+      return false;
+    }
+    merged = merged || writer_->total_changes() - before >= 2;  // FTS5: 2 or more when it merged
+  }
+  if (!writer_->Exec("COMMIT").ok()) {
+    (void)writer_->Exec("ROLLBACK");
+    return false;
+  }
+  return merged;
 }
 
 Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
@@ -168,6 +222,13 @@ Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTx
     for (PendingWrite* w : group) w->done = true;
     stats_.writes += group.size();
     stats_.commits += 1;
+    {
+      std::lock_guard<std::mutex> cp(checkpoint_mu_);
+      const bool due = ++commits_since_merge_ >= kMergeEveryCommits;
+      if (!merge_wanted_ || (due && !merge_due_)) checkpoint_cv_.notify_one();
+      merge_wanted_ = true;
+      merge_due_ = merge_due_ || due;
+    }
     leader_active_ = false;
     queue_cv_.notify_all();
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -53,6 +54,18 @@ inline constexpr size_t kMaxGroupWrites = 64;
 // does the leader checkpoint itself, between groups, so the log stays bounded.
 inline constexpr int kCheckpointFrames = 1000;
 
+// Full-text upkeep: FTS5 writes each commit's rows as a new segment of its index and merges a
+// level's segments only once it has 4 of them, so a large index holds ~17 segments, and every
+// query reads each phrase's document list once per segment. After writes have paused for
+// kMergeQuiet, or after kMergeEveryCommits commits under a steady stream of writes, the
+// checkpointer thread takes the writer's turn between two groups, as a leader does, and merges up
+// to kMergePages pages of a level of 2 segments or more (FTS5's 'merge' with `usermerge` 2,
+// schema 18) in a transaction of its own, hands the turn back, and goes on that way while there
+// was something to merge. A 100k-entry index is kept at one or two segments.
+inline constexpr uint64_t kMergeEveryCommits = 32;
+inline constexpr std::chrono::milliseconds kMergeQuiet{50};
+inline constexpr int kMergePages = 64;
+
 class SqliteStore final : public Store {
  public:
   static Result<std::unique_ptr<SqliteStore>> Open(const SqliteOptions& options);
@@ -82,6 +95,11 @@ class SqliteStore final : public Store {
                    bool stamp_prepared);
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
+  // One step of the full-text upkeep, on the writer's connection while this thread holds the
+  // writer's turn: whether it merged anything.
+  bool MergeTextSegments();
+  void TakeWritersTurn();
+  void GiveBackWritersTurn();
   // A token change moves the stamp in two steps: the new stamp is written to a temporary file
   // before the COMMIT (a failure there fails the token write, rolled back: nothing changed), and
   // renamed over the stamp after it (a rename in one directory; if even that fails, the change is
@@ -106,7 +124,8 @@ class SqliteStore final : public Store {
   std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
-  bool checkpoint_wanted_ = false, stopping_ = false;
+  bool checkpoint_wanted_ = false, merge_wanted_ = false, merge_due_ = false, stopping_ = false;
+  uint64_t commits_since_merge_ = 0;                // under checkpoint_mu_
   int next_checkpoint_frames_ = kCheckpointFrames;  // log size that asks for the next checkpoint
   std::thread checkpointer_;
 };
