@@ -334,9 +334,9 @@ TEST(SqliteDb, AFailedBindFailsTheStatement) {
   EXPECT_EQ(count->Text(1), "kept");
 }
 
-// The full-text upkeep (SqliteStore, kMergeEveryCommits): a memory written one remember at a time
-// keeps its full-text index at a few segments. Without it FTS5 leaves a level's segments until it
-// has 4 of them: these 640 commits left 9 (measured with the upkeep switched off).
+// The full-text upkeep (SqliteStore, kMergeEveryCommits): a memory written in many commits keeps
+// its full-text index at a few segments. Without it FTS5 leaves a level's segments until it has 4
+// of them: these 120 commits left 17 (measured with the upkeep switched off).
 TEST(SqliteStore, TheFullTextIndexIsKeptAtAFewSegments) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's FTS5 segments";
   Fixture f;
