@@ -8,18 +8,41 @@
 #include <mutex>
 #include <thread>
 
+#include "search/int8_code.h"
+
 namespace pc {
+namespace {
+
+// Inner product over int8 rows (int8::EncodeRow): the graph holds a quarter of the floats' bytes,
+// and each of a search's ~2,000 distances reads a quarter as much (measured in
+// docs/benchmarks.md, "The graph over int8 rows"). hnswlib calls Distance through a pointer.
+class Int8InnerProductSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit Int8InnerProductSpace(size_t dim) : dim_(dim) {}
+  size_t get_data_size() override { return int8::RowBytes(dim_); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &Distance; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  static float Distance(const void* a, const void* b, const void* dim) {
+    return 1.0f - int8::RowDot(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+                               *static_cast<const size_t*>(dim));
+  }
+  size_t dim_;
+};
+
+}  // namespace
 
 struct AnnGraph::Impl {
   explicit Impl(size_t dim) : space(dim) {}
-  hnswlib::InnerProductSpace space;
+  Int8InnerProductSpace space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
 };
 
 AnnGraph::AnnGraph(size_t dim) : dim_(dim), impl_(std::make_unique<Impl>(dim)) {}
 AnnGraph::~AnnGraph() = default;
 
-Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const float* rows,
+Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const uint8_t* rows,
                                                   std::vector<Member> members,
                                                   const std::atomic<bool>* stop, size_t threads) {
   std::unique_ptr<AnnGraph> g(new AnnGraph(dim));
@@ -38,7 +61,7 @@ Result<std::unique_ptr<AnnGraph>> AnnGraph::Build(size_t dim, const float* rows,
     for (size_t i; (i = next.fetch_add(1)) < until;) {
       if (stop && stop->load(std::memory_order_relaxed)) return;
       try {
-        g->impl_->hnsw->addPoint(rows + i * dim, members[i].label);
+        g->impl_->hnsw->addPoint(rows + i * int8::RowBytes(dim), members[i].label);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(failed_mu);
         if (failed.empty()) failed = e.what();
@@ -72,10 +95,11 @@ Result<std::unique_ptr<AnnGraph>> AnnGraph::Load(const std::string& path, size_t
   } catch (const std::exception& e) {
     return Internal("ann graph " + path + " unreadable: " + e.what());
   }
-  // hnswlib takes the vector size from the space, not the file: check the file's row layout.
+  // hnswlib takes the row size from the space, not the file: check the file's row layout (another
+  // dimension, or a graph of float rows saved before the int8 rows).
   const auto& h = *g->impl_->hnsw;
-  if (h.label_offset_ - h.offsetData_ != dim * sizeof(float))
-    return Internal("ann graph " + path + " has another dimension");
+  if (h.label_offset_ - h.offsetData_ != int8::RowBytes(dim))
+    return Internal("ann graph " + path + " has another row layout");
   std::ifstream in(path + ".members");
   uint32_t label;
   std::string version;
@@ -122,10 +146,10 @@ Status AnnGraph::Save(const std::string& path) const {
 
 size_t AnnGraph::size() const { return impl_->hnsw->cur_element_count; }
 
-const float* AnnGraph::VectorOf(uint32_t label) const {
+const uint8_t* AnnGraph::RowOf(uint32_t label) const {
   auto it = impl_->hnsw->label_lookup_.find(label);
   if (it == impl_->hnsw->label_lookup_.end()) return nullptr;
-  return reinterpret_cast<const float*>(impl_->hnsw->getDataByInternalId(it->second));
+  return reinterpret_cast<const uint8_t*>(impl_->hnsw->getDataByInternalId(it->second));
 }
 
 void AnnGraph::MarkStale(uint32_t label) {
@@ -139,7 +163,9 @@ void AnnGraph::MarkStale(uint32_t label) {
 std::vector<std::pair<uint32_t, float>> AnnGraph::Search(const float* query, size_t k) const {
   std::vector<std::pair<uint32_t, float>> out;
   if (impl_->hnsw->cur_element_count == 0 || k == 0) return out;
-  auto heap = impl_->hnsw->searchKnn(query, k);  // farthest on top; distance = 1 - dot
+  std::vector<uint8_t> row(int8::RowBytes(dim_));
+  int8::EncodeRow(query, dim_, row.data());
+  auto heap = impl_->hnsw->searchKnn(row.data(), k);  // farthest on top; distance = 1 - dot
   out.resize(heap.size());
   for (size_t i = heap.size(); i-- > 0; heap.pop())
     out[i] = {static_cast<uint32_t>(heap.top().second), 1.0f - heap.top().first};

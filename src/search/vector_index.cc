@@ -1,8 +1,9 @@
 #include "search/vector_index.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
+
+#include "search/int8_code.h"
 
 namespace pc {
 namespace {
@@ -16,20 +17,6 @@ float DotUnrolled(const float* a, const float* b, size_t n) {
   float total = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
   for (; i < n; ++i) total += a[i] * b[i];
   return total;
-}
-
-int32_t DotInt8(const int8_t* a, const int8_t* b, size_t n) {
-  int32_t s = 0;
-  for (size_t i = 0; i < n; ++i) s += static_cast<int16_t>(a[i]) * static_cast<int16_t>(b[i]);
-  return s;
-}
-
-float Quantize(const float* v, size_t n, int8_t* out) {
-  float max = 0;
-  for (size_t i = 0; i < n; ++i) max = std::max(max, std::fabs(v[i]));
-  float scale = max > 0 ? max / 127.0f : 1.0f;
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(std::lround(v[i] / scale));
-  return scale;
 }
 
 // The int8 scan keeps this many candidates per result before the exact float re-score.
@@ -59,7 +46,7 @@ void VectorIndex::Upsert(const std::string& entry_id, const std::string& version
   }
   state_[row] = active ? kActive : kInactive;
   std::memcpy(&data_[row * dim_], vector, dim_ * sizeof(float));
-  scales_[row] = Quantize(vector, dim_, &codes_[row * dim_]);
+  scales_[row] = int8::Quantize(vector, dim_, &codes_[row * dim_]);
 }
 
 void VectorIndex::Remove(const std::string& entry_id) {
@@ -82,9 +69,11 @@ size_t VectorIndex::tail_size() const { return graph_ ? tail_.size() : 0; }
 
 VectorIndex::Snapshot VectorIndex::TakeSnapshot() const {
   Snapshot snap;
+  const size_t bytes = int8::RowBytes(dim_);
   for (size_t row = 0; row < state_.size(); ++row) {
     if (state_[row] != kActive) continue;
-    snap.rows.insert(snap.rows.end(), &data_[row * dim_], &data_[(row + 1) * dim_]);
+    snap.rows.resize(snap.rows.size() + bytes);
+    int8::PackRow(scales_[row], &codes_[row * dim_], dim_, &snap.rows[snap.rows.size() - bytes]);
     snap.members.push_back({static_cast<uint32_t>(row), version_ids_[row]});
   }
   return snap;
@@ -97,11 +86,15 @@ void VectorIndex::AttachGraph(std::unique_ptr<AnnGraph> graph) {
   std::unordered_map<std::string_view, size_t> row_of;
   for (size_t row = 0; row < state_.size(); ++row)
     if (state_[row] == kActive) row_of[version_ids_[row]] = row;
+  std::vector<uint8_t> ours(int8::RowBytes(dim_));
   for (const AnnGraph::Member& m : graph_->members()) {
     auto it = row_of.find(m.version_id);
-    const float* held = graph_->VectorOf(m.label);
-    bool same = it != row_of.end() && held && !in_graph_[it->second] &&
-                std::memcmp(held, &data_[it->second * dim_], dim_ * sizeof(float)) == 0;
+    const uint8_t* held = graph_->RowOf(m.label);
+    bool same = it != row_of.end() && held && !in_graph_[it->second];
+    if (same) {
+      int8::PackRow(scales_[it->second], &codes_[it->second * dim_], dim_, ours.data());
+      same = std::memcmp(held, ours.data(), ours.size()) == 0;
+    }
     if (!same) {
       graph_->MarkStale(m.label);
       continue;
@@ -146,13 +139,14 @@ std::vector<VectorIndex::Hit> VectorIndex::NearestExact(const std::vector<float>
   const size_t want = k * kCandidatesPerResult;
   if (slot_.size() > want * 4) {
     std::vector<int8_t> q(dim_);
-    Quantize(query.data(), dim_, q.data());  // its scale is a common factor: order unchanged
+    int8::Quantize(query.data(), dim_, q.data());  // its scale is a common factor: order unchanged
     std::vector<std::pair<float, size_t>> rough;
     rough.reserve(state_.size());
     for (size_t row = 0; row < state_.size(); ++row)
       if (wanted(row))
         rough.push_back(
-            {static_cast<float>(DotInt8(q.data(), &codes_[row * dim_], dim_)) * scales_[row], row});
+            {static_cast<float>(int8::Dot(q.data(), &codes_[row * dim_], dim_)) * scales_[row],
+             row});
     size_t keep = std::min(want, rough.size());
     std::nth_element(rough.begin(), rough.begin() + static_cast<std::ptrdiff_t>(keep), rough.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });

@@ -39,14 +39,15 @@ class VectorIndex {
   std::vector<Hit> Nearest(const std::vector<float>& query, bool include_inactive,
                            double min_similarity, size_t k) const;
 
-  // The active vectors, copied, to build a graph from without holding the owner's lock.
+  // The active vectors' int8 rows (int8::PackRow), copied, to build a graph from without holding
+  // the owner's lock.
   struct Snapshot {
-    std::vector<float> rows;
+    std::vector<uint8_t> rows;
     std::vector<AnnGraph::Member> members;
   };
   Snapshot TakeSnapshot() const;
   // Uses `graph` for active-only searches. Each member whose version is no longer this index's
-  // active head, or whose vector differs from the one held here, is marked stale; active rows
+  // active head, or whose int8 row differs from the one held here, is marked stale; active rows
   // the graph lacks make up the tail.
   void AttachGraph(std::unique_ptr<AnnGraph> graph);
   bool has_graph() const { return graph_ != nullptr; }

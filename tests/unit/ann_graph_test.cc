@@ -12,6 +12,7 @@
 #include <set>
 
 #include "search/hash_embedder.h"
+#include "search/int8_code.h"
 #include "search/vector_index.h"
 #include "service/search/search_service.h"
 #include "test_util.h"
@@ -178,6 +179,35 @@ TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
   // A damaged file is refused, not trusted.
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   EXPECT_FALSE(AnnGraph::Load(path, kDim).ok());
+}
+
+// A graph saved before the int8 rows holds kDim floats a row: hnswlib would read it with the int8
+// space (the row size comes from the space, not the file), so Load refuses it and the cache builds
+// anew. (hnswlib's header cannot be included in a second file of one program, so the old file is
+// made by a graph whose int8 rows have exactly the floats' size: 4 + (4·kDim − 4) bytes.)
+TEST(AnnGraph, AGraphOfFloatRowsSavedByAnEarlierVersionIsRefused) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/old.hnsw";
+  const size_t float_row_dim = 4 * kDim - 4;
+  ASSERT_EQ(int8::RowBytes(float_row_dim), kDim * sizeof(float));
+  std::mt19937 rng(11);
+  std::normal_distribution<float> n(0, 1);
+  std::vector<uint8_t> rows;
+  std::vector<AnnGraph::Member> members;
+  std::vector<float> v(float_row_dim);
+  for (uint32_t i = 0; i < 100; ++i) {
+    for (float& x : v) x = n(rng);
+    rows.resize(rows.size() + int8::RowBytes(float_row_dim));
+    int8::EncodeRow(v.data(), float_row_dim, &rows[rows.size() - int8::RowBytes(float_row_dim)]);
+    members.push_back({i, Version(static_cast<int>(i))});
+  }
+  auto old = AnnGraph::Build(float_row_dim, rows.data(), std::move(members));
+  PC_ASSERT_OK(old);
+  PC_ASSERT_OK((*old)->Save(path));
+  auto loaded = AnnGraph::Load(path, kDim);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("another row layout"), std::string::npos)
+      << loaded.status().ToString();
 }
 
 TEST(VectorCacheGraphs, BuiltInTheBackgroundSavedAndLoadedAfterARestart) {
