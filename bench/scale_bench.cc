@@ -24,7 +24,7 @@
 //   fts        3 words of the vocabulary (`--queries` in all): p50, p99;
 //   vector, hybrid   the same queries in those modes, at once (exact scan while the graph builds);
 //   graph      the time to load the vectors and build the approximate graph (a memory of 5,000
-//              vectors or more), then vector search through it.
+//              vectors or more), then vector and hybrid search through it.
 // Then the restart: the server is stopped and `powercontext serve` (--server; by default the one
 // next to bench/) started on the same data directory, as a user would: the time until
 // /health/ready answers 200, its first vector search (loading the vectors and the saved graph),
@@ -305,14 +305,16 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
   out["graph_ready_s"] = MillisSince(warm) / 1000;  // from the first vector search: load + build
   out["graphs"] = rt.search->vector_cache().stats().graphs;
   Phase graph = Searches(port, scope_id, "vector", o);
+  Phase hybrid_graph = Searches(port, scope_id, "hybrid", o);
   out["remember"] = remember.Json();
   out["fts"] = fts.Json();
   out["fts_plain"] = fts_plain.Json();
   out["vector"] = vector.Json();
   out["hybrid"] = hybrid.Json();
   out["vector_graph"] = graph.Json();
+  out["hybrid_graph"] = hybrid_graph.Json();
   const int failed = remember.failed + fts.failed + fts_plain.failed + vector.failed +
-                     hybrid.failed + graph.failed;
+                     hybrid.failed + graph.failed + hybrid_graph.failed;
   if (failed) std::fprintf(stderr, "scale_bench: %d failed requests\n", failed);
   return out;
 }
@@ -330,6 +332,10 @@ void PrintRow(const nlohmann::json& r) {
   if (r.contains("fts_plain"))
     std::printf("    fts as plain BM25 (feedback: false) p50/p99 %.2f/%.2f ms\n",
                 f("fts_plain", "p50"), f("fts_plain", "p99"));
+  if (r.contains("hybrid_graph"))
+    std::printf("    hybrid through the graph p50/p99 %.2f/%.2f ms (%.2f× fts p50)\n",
+                f("hybrid_graph", "p50"), f("hybrid_graph", "p99"),
+                f("hybrid_graph", "p50") / f("fts", "p50"));
   if (r.contains("restart")) {
     const auto& s = r["restart"];
     std::printf(
