@@ -140,17 +140,25 @@ std::vector<VectorIndex::Hit> VectorIndex::NearestExact(const std::vector<float>
   if (slot_.size() > want * 4) {
     std::vector<int8_t> q(dim_);
     int8::Quantize(query.data(), dim_, q.data());  // its scale is a common factor: order unchanged
-    std::vector<std::pair<float, size_t>> rough;
-    rough.reserve(state_.size());
-    for (size_t row = 0; row < state_.size(); ++row)
-      if (wanted(row))
-        rough.push_back(
-            {static_cast<float>(int8::Dot(q.data(), &codes_[row * dim_], dim_)) * scales_[row],
-             row});
-    size_t keep = std::min(want, rough.size());
-    std::nth_element(rough.begin(), rough.begin() + static_cast<std::ptrdiff_t>(keep), rough.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t i = 0; i < keep; ++i) candidates.push_back(rough[i].second);
+    // The best `want` so far in a min-heap: most rows fall below its least and cost a comparison
+    // (a pair kept for every row, then nth_element, took 0.9 ms of a 2.4 ms scan of 100,000
+    // rows). A row scoring the same as the least kept does not replace it: the earlier row stays.
+    std::vector<std::pair<float, size_t>> best;
+    best.reserve(want + 1);
+    auto worse = [](const auto& a, const auto& b) { return a.first > b.first; };
+    for (size_t row = 0; row < state_.size(); ++row) {
+      if (!wanted(row)) continue;
+      const float rough =
+          static_cast<float>(int8::Dot(q.data(), &codes_[row * dim_], dim_)) * scales_[row];
+      if (best.size() == want && rough <= best.front().first) continue;
+      best.push_back({rough, row});
+      std::push_heap(best.begin(), best.end(), worse);
+      if (best.size() > want) {
+        std::pop_heap(best.begin(), best.end(), worse);
+        best.pop_back();
+      }
+    }
+    for (const auto& [rough, row] : best) candidates.push_back(row);
   } else {
     for (size_t row = 0; row < state_.size(); ++row)
       if (wanted(row)) candidates.push_back(row);
