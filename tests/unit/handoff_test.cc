@@ -355,7 +355,7 @@ TEST(HandoffMigration, OpeningASchema5DirectoryMigratesItsHandoffs) {
         "DROP TABLE scope_settings; DROP INDEX artifacts_scope_family; DROP TABLE graph_edges; "
         "DROP TABLE last_flush; DROP INDEX sources_kind;"
         "DROP INDEX entry_versions_valid_until; ALTER TABLE entry_versions DROP COLUMN valid_until;"
-        "DROP TABLE skill_contents;"
+        "DROP TABLE skill_contents; ALTER TABLE fts_stats DROP COLUMN removed;"
         "DROP TABLE report_activities; DROP TABLE report_activity_sequence; "
         "DROP TABLE report_workspace_bindings; DROP TABLE report_workstream_revisions; DROP TABLE "
         "report_workstreams; DROP TABLE "

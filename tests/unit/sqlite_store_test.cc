@@ -361,6 +361,62 @@ TEST(SqliteStore, TheFullTextIndexIsKeptAtAFewSegments) {
   EXPECT_EQ(PragmaInt(f.dir.path(), "PRAGMA user_version"), sqlite::LatestSchemaVersion());
 }
 
+// A full-text plan does not count a phrase the store knows is common in the index (CommonPhrases),
+// and knows it exactly: once revisions remove rows, the phrase is counted again. "alpha" is first
+// in 505 documents, over the plan's cap of 500: common, so only the newest 200 with it are ranked
+// and the oldest (three times "alpha") is not among them. Ten revisions take "alpha" out of ten
+// documents, leaving 495: rare, ranked by BM25 over all of them, and the oldest comes first. A memo
+// keyed by the document count alone (505 before and after) would still call it common.
+TEST(SqliteStore, APhraseKnownCommonIsCountedAgainAfterRowsAreRemoved) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's full-text plan";
+  Fixture f;
+  Scope scope = f.memory->CreateScope("project:common").value().scope;
+  auto text = [](int64_t i) {
+    return i == 0 ? std::string("alpha alpha alpha the oldest")
+                  : "alpha note number " + std::to_string(i);
+  };
+  PC_ASSERT_OK(FillMemory(*f.store, scope, 495, text, nullptr, 495));
+  std::vector<Citation> fresh;
+  for (int i = 0; i < 10; ++i) {
+    auto r = f.memory->Remember({scope.scope_id,
+                                 "fact",
+                                 "alpha fresh remember " + std::to_string(i) + " of ten",
+                                 "",
+                                 "",
+                                 {}});
+    PC_ASSERT_OK(r);
+    fresh.push_back(*r->citation);
+  }
+  auto oldest_first = [&]() -> std::optional<bool> {
+    std::vector<ReadTxn::TextHit> hits;
+    Status s = f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(
+          hits, txn.SearchText(scope.memory_artifact_id, TextQuery{{"alpha"}}, false, 10));
+      return Status::Ok();
+    });
+    if (!s.ok() || hits.empty()) return std::nullopt;
+    return hits[0].item.version.text == text(0);
+  };
+  for (int round = 0; round < 2; ++round)  // counted, then known
+    EXPECT_EQ(oldest_first(), std::optional<bool>(false)) << round;
+  int64_t head = fresh.back().memory.revision;
+  for (int i = 0; i < 10; ++i) {
+    Citation current = fresh[i];
+    current.memory.revision = head;  // a revise cites the memory's head
+    auto r = f.memory->Revise({scope.scope_id,
+                               current,
+                               "beta fresh remember " + std::to_string(i) + " of ten",
+                               std::nullopt,
+                               "",
+                               "test",
+                               {}});
+    PC_ASSERT_OK(r);
+    head = r->citation->memory.revision;
+  }
+  for (int round = 0; round < 2; ++round)
+    EXPECT_EQ(oldest_first(), std::optional<bool>(true)) << round;
+}
+
 // SQLite's memory statistics take one process-wide mutex on every allocation: the store turns
 // them off before SQLite starts, so concurrent searches do not queue on it. A death test runs the
 // statement in a fresh process (this binary again), where the store's open is SQLite's first use:

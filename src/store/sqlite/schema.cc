@@ -15,7 +15,8 @@ namespace {
 // every source), as the store's writes build it row by row: an import (portable/) writes the rows,
 // then this. Migration 5 built it once with the same statements; that migration, shipped, is never
 // edited, so this is a copy of its text that may change with the store (an import's `verify`
-// compares the result with the rows).
+// compares the result with the rows). Each index's `removed` count starts again at 0: the import
+// builds a new store that no running server has read (common_phrases.h).
 constexpr const char* kTextProjection = R"sql(
 DELETE FROM memory_fts;
 DELETE FROM source_fts;
@@ -476,6 +477,12 @@ CREATE INDEX report_activities_observed ON report_activities(project_id, observe
       R"sql(
 INSERT INTO memory_fts(memory_fts, rank) VALUES('usermerge', 2);
 INSERT INTO source_fts(source_fts, rank) VALUES('usermerge', 2);
+)sql",
+      // 19: each full-text index counts the rows ever removed from it (a revised or retired
+      // entry's previous row), so that a phrase a search found common is known to be common in
+      // any later snapshot with the same count (store/sqlite/common_phrases.h).
+      R"sql(
+ALTER TABLE fts_stats ADD COLUMN removed INTEGER NOT NULL DEFAULT 0;
 )sql",
   };
   return kMigrations;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/sqlite/common_phrases.h"
 #include "store/store.h"
 
 namespace pc::sqlite {
@@ -120,6 +121,7 @@ class SqliteStore final : public Store {
   GroupStats stats_;
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
+  CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
   std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
   std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
   std::mutex checkpoint_mu_;

@@ -8,6 +8,7 @@
 
 #include "search/index_terms.h"
 #include "search/shared_terms.h"
+#include "store/sqlite/common_phrases.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_txn.h"
@@ -71,14 +72,14 @@ Result<TextIndex> SqliteTxn::LoadTextIndex(TextIndex::Kind kind, const std::stri
   const bool memory = kind == TextIndex::kMemory;
   PC_ASSIGN_OR_RETURN(
       Stmt s, db_.Prepare(std::string("SELECT o.rowid, coalesce(f.docs, 0), coalesce(f.tokens, 0), "
-                                      "coalesce(f.retired, 0) FROM ") +
+                                      "coalesce(f.retired, 0), coalesce(f.removed, 0) FROM ") +
                           (memory ? "artifacts o" : "scopes o") +
                           " LEFT JOIN fts_stats f ON f.kind = ?2 AND f.owner = o.rowid WHERE " +
                           (memory ? "o.artifact_id" : "o.scope_id") + " = ?1"));
   s.Bind(1, id).Bind(2, int64_t{kind});
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return NotFound(std::string(memory ? "no artifact " : "no scope ") + id);
-  return TextIndex{kind, s.Int(0), s.Int(1), s.Int(2), s.Int(3)};
+  return TextIndex{kind, s.Int(0), s.Int(1), s.Int(2), s.Int(3), s.Int(4)};
 }
 
 Status SqliteTxn::ProjectText(int64_t owner, int64_t revision, const ManifestUpdate& u) {
@@ -118,7 +119,7 @@ Status SqliteTxn::FlushDeferredText() {
 
 Status SqliteTxn::WriteTextRows(TextRows& rows) {
   struct Delta {
-    int64_t docs = 0, tokens = 0, retired = 0;
+    int64_t docs = 0, tokens = 0, retired = 0, removed = 0;
   };
   std::map<std::pair<int, int64_t>, Delta> stats;  // (kind, owner): one update each per batch
   for (const TextRows::Row& r : rows.rows) {
@@ -140,6 +141,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         d.docs -= 1;
         d.tokens -= tokens;
         d.retired -= retired ? 1 : 0;
+        d.removed += 1;
         break;
       }
       case TextRows::Row::kMemory: {
@@ -167,15 +169,15 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
     }
   }
   for (const auto& [key, d] : stats) {
-    if (d.docs == 0 && d.tokens == 0 && d.retired == 0) continue;
+    if (d.docs == 0 && d.tokens == 0 && d.retired == 0 && d.removed == 0) continue;
     PC_ASSIGN_OR_RETURN(
-        Stmt s,
-        db_.Prepare(
-            "INSERT INTO fts_stats(kind, owner, docs, tokens, retired) VALUES(?1, ?2, ?3, ?4, ?5)"
-            " ON CONFLICT(kind, owner) DO UPDATE SET docs = docs + excluded.docs,"
-            " tokens = tokens + excluded.tokens, retired = retired + excluded.retired"));
+        Stmt s, db_.Prepare("INSERT INTO fts_stats(kind, owner, docs, tokens, retired, removed)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+                            " ON CONFLICT(kind, owner) DO UPDATE SET docs = docs + excluded.docs,"
+                            " tokens = tokens + excluded.tokens, retired = retired + "
+                            "excluded.retired, removed = removed + excluded.removed"));
     s.Bind(1, int64_t{key.first}).Bind(2, key.second).Bind(3, d.docs).Bind(4, d.tokens);
-    PC_RETURN_IF_ERROR(s.Bind(5, d.retired).Run());
+    PC_RETURN_IF_ERROR(s.Bind(5, d.retired).Bind(6, d.removed).Run());
   }
   rows.rows.clear();
   return Status::Ok();
@@ -198,7 +200,9 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
 //   a memory of up to 20,000 entries for two phrases); past it, the newest with any of them are
 //   ranked, most phrases first — bounded whatever the memory's size (issue 28: a common-word query
 //   took 6.5 ms of its 8 in that walk at 100,000 entries).
-// Counting is bounded too: the cap falls as phrases grow in number (kPlanCountBudget rows).
+// Counting is bounded too: the cap falls as phrases grow in number (kPlanCountBudget rows), and a
+// read transaction does not count a phrase the store already knows is common in this index
+// (CommonPhrases: exact, from the index's removal count).
 constexpr int64_t kCommonPhraseDocs = 500;
 constexpr int64_t kRankedDocsBudget = 500;
 constexpr int64_t kPlanCountBudget = 8000;
@@ -213,6 +217,10 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
                         kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
   std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase index
   for (size_t i = 0; i < query.phrases.size(); ++i) {
+    if (common_ && common_->Known(index, query.phrases[i], cap)) {
+      plan.common.phrases.push_back(query.phrases[i]);
+      continue;
+    }
     PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table +
                                             " WHERE " + table + " MATCH ?1 LIMIT ?2)"));
     s.Bind(1, "text : (" + MatchExpression(TextQuery{{query.phrases[i]}}, index.owner) + ")")
@@ -220,9 +228,10 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     int64_t docs = row ? s.Int(0) : 0;
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
-    if (docs > cap)
+    if (docs > cap) {
       plan.common.phrases.push_back(query.phrases[i]);
-    else
+      if (common_ && !writing_) common_->Remember(index, query.phrases[i], cap);
+    } else
       counted.emplace_back(docs, i);
   }
   std::stable_sort(counted.begin(), counted.end(),

@@ -6,6 +6,8 @@
 
 namespace pc::sqlite {
 
+class CommonPhrases;
+
 // FTS5 syntax for "any (or all) of these phrases" in index `owner`: each phrase double-quoted
 // (quotes doubled inside) and marked with the index's tag, so nothing the user typed is an
 // operator and nothing of another index matches (sqlite_text.cc).
@@ -18,6 +20,7 @@ struct TextIndex {
   enum Kind { kMemory = 0, kSources = 1 } kind;
   int64_t owner;
   int64_t docs = 0, tokens = 0, retired = 0;
+  int64_t removed = 0;  // rows ever removed from it (see common_phrases.h)
 };
 // When every phrase of a short query is common, this many of the newest matching documents are
 // ranked (see SqliteTxn::SearchText).
@@ -42,9 +45,10 @@ class SqliteTxn final : public WriteTxn {
   // With `deferred`, full-text rows are collected there instead of written (the caller writes
   // them with WriteTextRows before the commit); a full-text search in this transaction writes
   // them first, so it sees them.
-  // `writing`: a write's transaction (ReadTxn::writing).
-  SqliteTxn(Db& db, bool writing, TextRows* deferred = nullptr)
-      : db_(db), deferred_(deferred), writing_(writing) {}
+  // `writing`: a write's transaction (ReadTxn::writing). `common`: the store's memo of common
+  // phrases, for a read transaction's full-text plans.
+  SqliteTxn(Db& db, bool writing, TextRows* deferred = nullptr, CommonPhrases* common = nullptr)
+      : db_(db), deferred_(deferred), common_(common), writing_(writing) {}
   bool writing() const override { return writing_; }
   Status WriteTextRows(TextRows& rows);
 
@@ -255,6 +259,7 @@ class SqliteTxn final : public WriteTxn {
   Status ProjectVectors(const NewRevision& rev);
   Db& db_;
   TextRows* deferred_;
+  CommonPhrases* common_;
   bool writing_;
 };
 
