@@ -70,6 +70,9 @@ size_t VectorIndex::tail_size() const { return graph_ ? tail_.size() : 0; }
 VectorIndex::Snapshot VectorIndex::TakeSnapshot() const {
   Snapshot snap;
   const size_t bytes = int8::RowBytes(dim_);
+  const auto active = static_cast<size_t>(std::count(state_.begin(), state_.end(), kActive));
+  snap.rows.reserve(active * bytes);  // 388 MB for 1M 384-d vectors: grown once, not by doubling
+  snap.members.reserve(active);
   for (size_t row = 0; row < state_.size(); ++row) {
     if (state_[row] != kActive) continue;
     snap.rows.resize(snap.rows.size() + bytes);

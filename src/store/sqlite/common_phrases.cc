@@ -24,9 +24,4 @@ void CommonPhrases::Remember(const TextIndex& index, const std::string& phrase, 
   seen_[std::move(key)] = Seen{index.removed, index.docs, cap};
 }
 
-size_t CommonPhrases::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return seen_.size();
-}
-
 }  // namespace pc::sqlite

@@ -28,7 +28,6 @@ class CommonPhrases {
   bool Known(const TextIndex& index, const std::string& phrase, int64_t cap) const;
   // `phrase` was counted in more than `cap` documents of `index`, in a read transaction.
   void Remember(const TextIndex& index, const std::string& phrase, int64_t cap);
-  size_t size() const;
 
   static constexpr size_t kCapacity = 8192;
 
