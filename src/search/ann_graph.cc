@@ -256,14 +256,14 @@ void AnnGraph::MarkStale(uint32_t label) {
   }
 }
 
-std::vector<std::pair<uint32_t, float>> AnnGraph::Search(const float* query, size_t k) const {
-  std::vector<std::pair<uint32_t, float>> out;
+std::vector<uint32_t> AnnGraph::Search(const float* query, size_t k) const {
+  std::vector<uint32_t> out;
   if (impl_->hnsw->cur_element_count == 0 || k == 0) return out;
   std::vector<uint8_t> row(int8::RowBytes(dim_));
   int8::EncodeRow(query, dim_, row.data());
   const Hnsw& h = *impl_->hnsw;
   for (const auto& [distance, id] : Walk(h, row.data(), dim_, std::max(h.ef_, k), k))
-    out.emplace_back(static_cast<uint32_t>(h.getExternalLabel(id)), 1.0f - distance);
+    out.push_back(static_cast<uint32_t>(h.getExternalLabel(id)));
   return out;
 }
 

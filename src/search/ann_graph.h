@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -62,9 +61,9 @@ class AnnGraph {
   // Never returns `label` again.
   void MarkStale(uint32_t label);
 
-  // Up to k (label, similarity) pairs, best first; stale labels excluded. The query (`dim`
-  // floats) is encoded as a row first; similarities are the rows', approximate.
-  std::vector<std::pair<uint32_t, float>> Search(const float* query, size_t k) const;
+  // Up to k labels, nearest first; stale labels excluded. The query (`dim` floats) is encoded as
+  // a row first, and the order is the int8 rows': approximate, so the caller scores them again.
+  std::vector<uint32_t> Search(const float* query, size_t k) const;
 
  private:
   struct Impl;

@@ -119,8 +119,7 @@ std::vector<VectorIndex::Hit> VectorIndex::Nearest(const std::vector<float>& que
   if (!graph_ || include_inactive) return NearestExact(query, include_inactive, min_similarity, k);
   // The graph's best, then every tail row, all scored exactly here.
   std::vector<size_t> candidates;
-  for (const auto& [label, sim] : graph_->Search(query.data(), k)) {
-    (void)sim;  // re-scored below with the same arithmetic as the tail, for one order
+  for (uint32_t label : graph_->Search(query.data(), k)) {  // scored below, as the tail is
     if (label >= label_row_.size()) continue;
     size_t row = label_row_[label];
     if (in_graph_[row] && row_label_[row] == label) candidates.push_back(row);

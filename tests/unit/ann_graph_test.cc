@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "random_unit.h"
 #include "search/hash_embedder.h"
 #include "search/int8_code.h"
 #include "search/vector_index.h"
@@ -22,17 +23,7 @@ namespace {
 
 constexpr size_t kDim = 48;
 
-std::vector<float> RandomUnit(std::mt19937& rng) {
-  std::normal_distribution<float> n(0, 1);
-  std::vector<float> v(kDim);
-  float norm = 0;
-  for (float& x : v) {
-    x = n(rng);
-    norm += x * x;
-  }
-  for (float& x : v) x /= std::sqrt(norm);
-  return v;
-}
+std::vector<float> RandomUnit(std::mt19937& rng) { return testing::RandomUnit(rng, kDim); }
 
 std::string Version(int i) { return "env_" + std::to_string(i); }
 
@@ -147,8 +138,7 @@ TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
   PC_ASSERT_OK(loaded);
   EXPECT_EQ((*loaded)->size(), 1000u);
   EXPECT_EQ((*loaded)->members().size(), 1000u);
-  EXPECT_EQ((*loaded)->Search(vecs[3].data(), 1).at(0).first,
-            (*g)->Search(vecs[3].data(), 1).at(0).first);
+  EXPECT_EQ((*loaded)->Search(vecs[3].data(), 1).at(0), (*g)->Search(vecs[3].data(), 1).at(0));
   EXPECT_FALSE(AnnGraph::Load(path, kDim + 1).ok());  // another dimension
   EXPECT_FALSE(AnnGraph::Load(dir.path() + "/none.hnsw", kDim).ok());
 

@@ -4,9 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <random>
 #include <vector>
+
+#include "random_unit.h"
 
 namespace pc {
 namespace {
@@ -31,18 +32,8 @@ TEST(Int8Code, TheDotProductIsExactAtEveryLengthAndAtTheExtremes) {
 
 TEST(Int8Code, ARowKeepsTheDotProductOfUnitVectorsClose) {
   std::mt19937 rng(5);
-  std::normal_distribution<float> normal(0, 1);
   const size_t dim = 384;
-  auto unit = [&] {
-    std::vector<float> v(dim);
-    float norm = 0;
-    for (float& x : v) {
-      x = normal(rng);
-      norm += x * x;
-    }
-    for (float& x : v) x /= std::sqrt(norm);
-    return v;
-  };
+  auto unit = [&] { return testing::RandomUnit(rng, dim); };
   std::vector<uint8_t> ra(int8::RowBytes(dim)), rb(int8::RowBytes(dim));
   for (int trial = 0; trial < 100; ++trial) {
     std::vector<float> a = unit(), b = unit();

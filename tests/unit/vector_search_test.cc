@@ -14,6 +14,7 @@
 #include "providers/openai_embedder.h"
 #include "providers/openai_reranker.h"
 #include "providers/resilient.h"
+#include "random_unit.h"
 #include "search/fusion.h"
 #include "search/hash_embedder.h"
 #include "search/vector_index.h"
@@ -409,16 +410,7 @@ TEST(VectorIndexTest, QuantizedScanFindsTheExactNeighbours) {
   constexpr size_t kDim = 384, kRows = 6000, kK = 10;
   std::mt19937 rng(7);
   std::normal_distribution<float> gauss(0, 1);
-  auto unit = [&] {
-    std::vector<float> v(kDim);
-    double n = 0;
-    for (float& x : v) {
-      x = gauss(rng);
-      n += static_cast<double>(x) * x;
-    }
-    for (float& x : v) x = static_cast<float>(x / std::sqrt(n));
-    return v;
-  };
+  auto unit = [&] { return testing::RandomUnit(rng, kDim); };
   VectorIndex index(kDim);
   std::vector<std::vector<float>> rows;
   for (size_t i = 0; i < kRows; ++i) {
