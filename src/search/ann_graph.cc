@@ -39,8 +39,9 @@ using hnswlib::tableint;
 // Asks for every cache line of the row of `id` (hnswlib prefetches only a row's first line, and
 // only one neighbour ahead; a 388-byte row spans seven lines).
 void PrefetchRow(const Hnsw& h, tableint id, size_t row_bytes) {
-  const char* row = h.getDataByInternalId(id);
-  for (size_t off = 0; off < row_bytes + 63; off += 64) __builtin_prefetch(row + off, 0, 3);
+  const auto row = reinterpret_cast<uintptr_t>(h.getDataByInternalId(id));
+  for (uintptr_t line = row & ~uintptr_t{63}; line < row + row_bytes; line += 64)
+    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 3);
 }
 
 float DistanceTo(const Hnsw& h, const uint8_t* query, tableint id, size_t dim) {
