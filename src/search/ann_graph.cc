@@ -81,9 +81,8 @@ std::vector<std::pair<float, tableint>> Walk(const Hnsw& h, const uint8_t* query
 
   using Pair = std::pair<float, tableint>;
   auto by_first = [](const Pair& a, const Pair& b) { return a.first < b.first; };
-  std::priority_queue<Pair, std::vector<Pair>, decltype(by_first)> top(
-      by_first);  // farthest on top
-  std::priority_queue<Pair, std::vector<Pair>, decltype(by_first)> open(by_first);  // -distance
+  // `top`: the ef nearest so far, farthest on top; `open`: nodes to expand, by -distance.
+  std::priority_queue<Pair, std::vector<Pair>, decltype(by_first)> top(by_first), open(by_first);
   const bool deletions = h.num_deleted_ > 0;
   hnswlib::VisitedList* visited = h.visited_list_pool_->getFreeVisitedList();
   hnswlib::vl_type* mark = visited->mass;
@@ -126,6 +125,28 @@ std::vector<std::pair<float, tableint>> Walk(const Hnsw& h, const uint8_t* query
   std::vector<Pair> out(top.size());
   for (size_t i = out.size(); i-- > 0; top.pop()) out[i] = top.top();
   return out;
+}
+
+// Whether every link of a loaded graph names one of its nodes, within the list sizes it was built
+// with: Walk follows links without checking them (hnswlib's own layer-0 walk does not either), so
+// a damaged file must not get that far.
+bool LinksAreSound(const Hnsw& h) {
+  const size_t n = h.cur_element_count;
+  if (n == 0) return true;
+  if (h.enterpoint_node_ >= n || h.maxlevel_ < 0 || h.element_levels_.size() < n) return false;
+  auto sound = [&](const unsigned int* list, size_t most) {
+    const size_t count = h.getListCount(const_cast<unsigned int*>(list));
+    if (count > most) return false;
+    for (size_t j = 1; j <= count; ++j)
+      if (list[j] >= n) return false;
+    return true;
+  };
+  for (tableint i = 0; i < n; ++i) {
+    if (h.element_levels_[i] > h.maxlevel_ || !sound(h.get_linklist0(i), h.maxM0_)) return false;
+    for (int level = 1; level <= h.element_levels_[i]; ++level)
+      if (!sound(h.get_linklist(i, level), h.maxM_)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -197,6 +218,7 @@ Result<std::unique_ptr<AnnGraph>> AnnGraph::Load(const std::string& path, size_t
   const auto& h = *g->impl_->hnsw;
   if (h.label_offset_ - h.offsetData_ != int8::RowBytes(dim))
     return Internal("ann graph " + path + " has another row layout");
+  if (!LinksAreSound(h)) return Internal("ann graph " + path + " is damaged: a link names no node");
   std::ifstream in(path + ".members");
   uint32_t label;
   std::string version;

@@ -166,7 +166,22 @@ TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
   EXPECT_EQ(hit12.version_id, Version(12));
   EXPECT_NEAR(hit12.similarity, 1.0, 1e-5);
 
+  // A link that names no node (the first neighbour of node 0, right after hnswlib's 96-byte
+  // header and the list's 4-byte count) is refused: the walk follows links unchecked.
+  PC_ASSERT_OK((*g)->Save(path));
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(96 + 4);
+    const uint32_t nowhere = 0xFFFFFFF0u;
+    f.write(reinterpret_cast<const char*>(&nowhere), sizeof nowhere);
+  }
+  auto bad_link = AnnGraph::Load(path, kDim);
+  ASSERT_FALSE(bad_link.ok());
+  EXPECT_NE(bad_link.status().message().find("a link names no node"), std::string::npos)
+      << bad_link.status().ToString();
+
   // A damaged file is refused, not trusted.
+  PC_ASSERT_OK((*g)->Save(path));
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   EXPECT_FALSE(AnnGraph::Load(path, kDim).ok());
 }
