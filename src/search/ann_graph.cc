@@ -15,6 +15,11 @@
 namespace pc {
 namespace {
 
+// The graph's distance between two int8 rows: 1 − their inner product, so nearer is smaller.
+float RowDistance(const uint8_t* a, const uint8_t* b, size_t dim) {
+  return 1.0f - int8::RowDot(a, b, dim);
+}
+
 // Inner product over int8 rows (int8::EncodeRow): the graph holds a quarter of the floats' bytes,
 // and each of a search's ~2,000 distances reads a quarter as much (measured in
 // docs/benchmarks.md, "The graph over int8 rows"). hnswlib calls Distance through a pointer.
@@ -27,8 +32,8 @@ class Int8InnerProductSpace : public hnswlib::SpaceInterface<float> {
 
  private:
   static float Distance(const void* a, const void* b, const void* dim) {
-    return 1.0f - int8::RowDot(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
-                               *static_cast<const size_t*>(dim));
+    return RowDistance(static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+                       *static_cast<const size_t*>(dim));
   }
   size_t dim_;
 };
@@ -45,8 +50,7 @@ void PrefetchRow(const Hnsw& h, tableint id, size_t row_bytes) {
 }
 
 float DistanceTo(const Hnsw& h, const uint8_t* query, tableint id, size_t dim) {
-  return 1.0f -
-         int8::RowDot(query, reinterpret_cast<const uint8_t*>(h.getDataByInternalId(id)), dim);
+  return RowDistance(query, reinterpret_cast<const uint8_t*>(h.getDataByInternalId(id)), dim);
 }
 
 // hnswlib's searchKnn (0.6.2: a greedy descent through the upper layers, then a best-first walk of
