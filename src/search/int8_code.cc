@@ -10,11 +10,20 @@
 
 namespace pc::int8 {
 
+// Rounds half away from zero, as std::lround, but without a call per element (std::lround was
+// half of loading a memory's vectors, see docs/benchmarks.md): q − trunc(q) is exact, so the
+// comparison with 0.5 decides as lround does, and the loop vectorizes. Codes must not change: a
+// saved graph's rows are compared byte for byte with the codes made at load.
+inline float RoundHalfAway(float q) {
+  const float t = std::trunc(q);
+  return std::fabs(q - t) >= 0.5f ? t + std::copysign(1.0f, q) : t;
+}
+
 float Quantize(const float* v, size_t n, int8_t* out) {
   float max = 0;
   for (size_t i = 0; i < n; ++i) max = std::max(max, std::fabs(v[i]));
   float scale = max > 0 ? max / 127.0f : 1.0f;
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(std::lround(v[i] / scale));
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(RoundHalfAway(v[i] / scale));
   return scale;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,31 @@ TEST(Int8Code, TheDotProductIsExactAtEveryLengthAndAtTheExtremes) {
     EXPECT_EQ(int8::Dot(a.data(), b.data(), n), want) << n;
     std::vector<int8_t> low(n, -128);  // the largest products, all of one sign
     EXPECT_EQ(int8::Dot(low.data(), low.data(), n), static_cast<int64_t>(n) * 16384) << n;
+  }
+}
+
+// A saved graph's rows are compared byte for byte with the codes made when it is loaded, so the
+// codes are exactly std::lround(v / scale): halves away from zero, just-below-halves down.
+TEST(Int8Code, CodesRoundAsLroundDoes) {
+  // The largest magnitude is 127, so the scale is 1 and each value is its own quotient.
+  const std::vector<float> v = {127.0f,      0.5f,         -0.5f,       1.5f,    -2.5f,
+                                0.49999997f, -0.49999997f, 126.5f,      -126.5f, 0.0f,
+                                -0.0f,       2.4999998f,   -1.5000001f, 64.5f};
+  std::vector<int8_t> codes(v.size());
+  ASSERT_EQ(int8::Quantize(v.data(), v.size(), codes.data()), 1.0f);
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(codes[i], std::lround(v[i])) << v[i];
+  EXPECT_EQ(codes[1], 1);
+  EXPECT_EQ(codes[2], -1);
+  EXPECT_EQ(codes[4], -3);
+  EXPECT_EQ(codes[5], 0);
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t dim = 1 + static_cast<size_t>(trial) * 7 % 400;
+    std::vector<float> u = testing::RandomUnit(rng, dim);
+    std::vector<int8_t> got(dim);
+    const float scale = int8::Quantize(u.data(), dim, got.data());
+    for (size_t i = 0; i < dim; ++i)
+      ASSERT_EQ(got[i], std::lround(u[i] / scale)) << trial << " " << i;
   }
 }
 
