@@ -19,9 +19,21 @@ inline float RoundHalfAway(float q) {
   return std::fabs(q - t) >= 0.5f ? t + std::copysign(1.0f, q) : t;
 }
 
-float Quantize(const float* v, size_t n, int8_t* out) {
+// The largest magnitude. Sixteen running maxima instead of one: the same result (max is order-free
+// and std::max skips a NaN in either form), but not one long chain of dependent steps.
+float MaxAbs(const float* v, size_t n) {
+  float lanes[16] = {};
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (size_t j = 0; j < 16; ++j) lanes[j] = std::max(lanes[j], std::fabs(v[i + j]));
   float max = 0;
-  for (size_t i = 0; i < n; ++i) max = std::max(max, std::fabs(v[i]));
+  for (float lane : lanes) max = std::max(max, lane);
+  for (; i < n; ++i) max = std::max(max, std::fabs(v[i]));
+  return max;
+}
+
+float Quantize(const float* v, size_t n, int8_t* out) {
+  const float max = MaxAbs(v, n);
   float scale = max > 0 ? max / 127.0f : 1.0f;
   for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(RoundHalfAway(v[i] / scale));
   return scale;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -51,6 +52,9 @@ TEST(Int8Code, CodesRoundAsLroundDoes) {
     std::vector<float> u = testing::RandomUnit(rng, dim);
     std::vector<int8_t> got(dim);
     const float scale = int8::Quantize(u.data(), dim, got.data());
+    float max = 0;
+    for (float x : u) max = std::max(max, std::fabs(x));
+    ASSERT_EQ(scale, max / 127.0f) << trial;
     for (size_t i = 0; i < dim; ++i)
       ASSERT_EQ(got[i], std::lround(u[i] / scale)) << trial << " " << i;
   }
