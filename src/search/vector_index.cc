@@ -24,26 +24,34 @@ constexpr size_t kCandidatesPerResult = 8;
 
 }  // namespace
 
+void VectorIndex::Reserve(size_t rows) {
+  data_.reserve(rows * dim_);
+  codes_.reserve(rows * dim_);
+  scales_.reserve(rows);
+  version_ids_.reserve(rows);
+  state_.reserve(rows);
+  in_graph_.reserve(rows);
+  row_label_.reserve(rows);
+  slot_.reserve(rows);
+}
+
 void VectorIndex::Upsert(const std::string& entry_id, const std::string& version_id, bool active,
                          const float* vector) {
-  auto it = slot_.find(entry_id);
-  size_t row;
-  if (it == slot_.end()) {
-    row = version_ids_.size();
-    slot_[entry_id] = row;
+  auto [it, added] = slot_.try_emplace(entry_id, version_ids_.size());
+  const size_t row = it->second;
+  if (added) {  // appended as they are, not zero-filled first (a load appends every row)
     version_ids_.push_back(version_id);
-    state_.push_back(kInactive);
-    data_.resize(data_.size() + dim_);
+    state_.push_back(active ? kActive : kInactive);
+    data_.insert(data_.end(), vector, vector + dim_);
     codes_.resize(codes_.size() + dim_);
-    scales_.push_back(1.0f);
+    scales_.push_back(int8::Quantize(vector, dim_, &codes_[row * dim_]));
     in_graph_.push_back(0);
     row_label_.push_back(0);
     if (graph_) tail_.push_back(row);
-  } else {
-    row = it->second;
-    LeaveGraph(row);
-    version_ids_[row] = version_id;
+    return;
   }
+  LeaveGraph(row);
+  version_ids_[row] = version_id;
   state_[row] = active ? kActive : kInactive;
   std::memcpy(&data_[row * dim_], vector, dim_ * sizeof(float));
   scales_[row] = int8::Quantize(vector, dim_, &codes_[row * dim_]);

@@ -23,6 +23,8 @@ class VectorIndex {
   // Entries held (active or not).
   size_t size() const { return slot_.size(); }
 
+  // Makes room for `rows` entries at once (a load that knows its size grows no buffer twice).
+  void Reserve(size_t rows);
   // Inserts or replaces the entry's vector (its head version).
   void Upsert(const std::string& entry_id, const std::string& version_id, bool active,
               const float* vector);
