@@ -166,6 +166,28 @@ TEST(AnnGraph, SavedGraphsAreCheckedBeforeTheyAreTrusted) {
   EXPECT_EQ(hit12.version_id, Version(12));
   EXPECT_NEAR(hit12.similarity, 1.0, 1e-5);
 
+  // Loaded in the same order (each member's label is its row again, the usual restart), with
+  // entry 10 revised and entry 11 retired: those two rows do not hold their members' versions.
+  {
+    auto again = AnnGraph::Load(path, kDim);
+    PC_ASSERT_OK(again);
+    VectorIndex same_order(kDim);
+    for (int i = 0; i < 1000; ++i) {
+      const bool revised = i == 10;
+      const std::vector<float> v = revised ? RandomUnit(p.rng) : vecs[i];
+      same_order.Upsert("ent_" + std::to_string(i), revised ? Version(6000) : Version(i), i != 11,
+                        v.data());
+    }
+    same_order.AttachGraph(std::move(again).value());
+    EXPECT_EQ(same_order.tail_size(), 1u);  // entry 10's new version
+    EXPECT_EQ(same_order.Nearest(vecs[3], false, -1, 1).at(0).version_id, Version(3));
+    for (int i : {10, 11})
+      for (const auto& h : same_order.Nearest(vecs[i], false, -1, 5)) {
+        EXPECT_NE(h.version_id, Version(10));
+        EXPECT_NE(h.version_id, Version(11));
+      }
+  }
+
   // A link that names no node (the first neighbour of node 0, right after hnswlib's 96-byte
   // header and the list's 4-byte count) is refused: the walk follows links unchecked.
   PC_ASSERT_OK((*g)->Save(path));
