@@ -25,10 +25,6 @@ float DotUnrolled(const float* a, const float* b, size_t n) {
 // The int8 scan keeps this many candidates per result before the exact float re-score.
 constexpr size_t kCandidatesPerResult = 8;
 
-}  // namespace
-
-namespace {
-
 // Asks the kernel to back a large buffer with 2 MB pages where it can (transparent huge pages in
 // `madvise` mode, Debian's default): a million rows touch 1.9 GB for the first time as they load,
 // and a fault per 4 KB page was a third of the load (docs/benchmarks.md).
@@ -122,15 +118,18 @@ void VectorIndex::AttachGraph(std::unique_ptr<AnnGraph> graph) {
   label_row_.clear();
   // A member's label is the row it had when the graph was built; a load reads the rows in the
   // same order, so the row of that number usually holds the member's version. Only when it does
-  // not is the version looked up (the map built then, once: a million ids cost ~0.2 s).
+  // not is the version looked up (the map built then, once: a million ids cost ~0.4 s).
   std::unordered_map<std::string_view, size_t> row_of;
+  bool mapped = false;
   auto row_holding = [&](const AnnGraph::Member& m) -> std::optional<size_t> {
     if (m.label < state_.size() && state_[m.label] == kActive &&
         version_ids_[m.label] == m.version_id)
       return m.label;
-    if (row_of.empty())
+    if (!mapped) {
       for (size_t row = 0; row < state_.size(); ++row)
         if (state_[row] == kActive) row_of[version_ids_[row]] = row;
+      mapped = true;
+    }
     auto it = row_of.find(m.version_id);
     if (it == row_of.end()) return std::nullopt;
     return it->second;
