@@ -400,7 +400,8 @@ nlohmann::json Run(int64_t entries, const Options& o) {
                                 : LoadInBulk(*rt, scope, entries, o.embed == "hash");
   out["fill_seconds"] = out["load"]["seconds"];
   // What autovacuum would have done by now for tables grown by writes (a load outpaces it).
-  if (schema && !schema->Analyze().ok()) std::fprintf(stderr, "scale_bench: ANALYZE failed\n");
+  if (schema && !schema->VacuumAnalyze().ok())
+    std::fprintf(stderr, "scale_bench: VACUUM (ANALYZE) failed\n");
   out.update(Phases(*rt, server.port(), scope.scope_id, entries, o));
   server.Stop();
   serving.join();

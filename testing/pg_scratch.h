@@ -37,7 +37,7 @@ class PgScratchSchema {
   // VACUUM (ANALYZE) of the schema's tables: what autovacuum does for a table that grows through
   // normal writes, which a bulk fill outpaces (meanwhile the planner plans for empty tables, and
   // an index-only scan fetches every row from the heap: no page is marked all-visible yet).
-  Status Analyze() const {
+  Status VacuumAnalyze() const {
     auto conn = pg::Conn::Open(url_);
     if (!conn.ok()) return conn.status();
     auto tables = (*conn)->Query(
