@@ -45,7 +45,7 @@ class PgScratchSchema {
         " WHERE schemaname = $1",
         {name_});
     if (!tables.ok()) return tables.status();
-    if (tables->size() != 1 || tables->Text(0, 0).empty()) return (*conn)->Exec("ANALYZE");
+    if (tables->Text(0, 0).empty()) return Status::Ok();  // no table yet: nothing to vacuum
     return (*conn)->Exec("VACUUM (ANALYZE) " + tables->Text(0, 0));
   }
 

@@ -9,12 +9,13 @@
 #endif
 
 namespace pc::int8 {
+namespace {
 
 // Rounds half away from zero, as std::lround, but without a call per element (std::lround was
 // half of loading a memory's vectors, see docs/benchmarks.md): q − trunc(q) is exact, so the
 // comparison with 0.5 decides as lround does, and the loop vectorizes. Codes must not change: a
 // saved graph's rows are compared byte for byte with the codes made at load.
-inline float RoundHalfAway(float q) {
+float RoundHalfAway(float q) {
   const float t = std::trunc(q);
   return std::fabs(q - t) >= 0.5f ? t + std::copysign(1.0f, q) : t;
 }
@@ -31,6 +32,8 @@ float MaxAbs(const float* v, size_t n) {
   for (; i < n; ++i) max = std::max(max, std::fabs(v[i]));
   return max;
 }
+
+}  // namespace
 
 float Quantize(const float* v, size_t n, int8_t* out) {
   const float max = MaxAbs(v, n);
