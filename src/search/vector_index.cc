@@ -61,7 +61,7 @@ void VectorIndex::Upsert(const std::string& entry_id, const std::string& version
   auto [it, added] = slot_.try_emplace(entry_id, version_ids_.size());
   const size_t row = it->second;
   if (added) {  // appended as they are, not zero-filled first (a load appends every row)
-    if (data_.size() + dim_ > data_.capacity()) Reserve(std::max<size_t>(2 * row, 1024));
+    if (data_.size() + dim_ > data_.capacity()) Reserve(std::max<size_t>(2 * row, 16));
     version_ids_.push_back(version_id);
     state_.push_back(active ? kActive : kInactive);
     data_.insert(data_.end(), vector, vector + dim_);
