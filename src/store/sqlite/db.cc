@@ -7,6 +7,7 @@
 
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/store_files.h"
+#include "store/sqlite/term_docs.h"
 
 namespace pc::sqlite {
 
@@ -77,7 +78,11 @@ Result<std::unique_ptr<Db>> Db::OpenReadOnly(const std::string& dir, std::string
   return db;
 }
 
+Db::Db(sqlite3* db) : db_(db) {}
+
 Db::~Db() {
+  term_docs_.reset();
+  fts_tokenizer_.reset();  // before its connection closes
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   sqlite3_close(db_);
 }
@@ -109,6 +114,7 @@ bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Status Db::Exec(const std::string& sql) {
   ++write_statements_;
+  if (sql.compare(0, 8, "ROLLBACK") == 0) ++rollbacks_;  // counted whether or not it succeeds
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
   if (rc == SQLITE_OK) return Status::Ok();
@@ -117,6 +123,37 @@ Status Db::Exec(const std::string& sql) {
   if ((rc & 0xff) == SQLITE_BUSY)
     return Unavailable("the database is busy (another process holds its lock): " + msg);
   return Internal("sqlite: " + msg);
+}
+
+void Db::KeepTermDocs() {
+  auto tokenizer = FtsTokenizer::Create(db_);
+  if (!tokenizer.ok()) return;  // the gate reads the index, as without
+  fts_tokenizer_ = std::move(tokenizer).value();
+  term_docs_ = std::make_unique<TermDocs>();
+}
+
+TermDocs* Db::term_docs() {
+  if (!term_docs_) return nullptr;
+  // PRAGMA data_version moves when another connection (or process) has committed, never for
+  // this connection's own commits.
+  const std::string sql = "PRAGMA data_version";
+  int64_t version = -1;
+  if (Prepare(sql).ok()) {  // cached; stepped here, so never counted among write_statements()
+    sqlite3_stmt* s = cache_.at(sql);
+    if (sqlite3_step(s) == SQLITE_ROW) version = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+  }
+  if (version < 0) {
+    term_docs_->Clear();
+    term_docs_version_ = -1;
+    return nullptr;
+  }
+  if (version != term_docs_version_ || rollbacks_ != term_docs_rollbacks_) {
+    term_docs_->Clear();
+    term_docs_version_ = version;
+    term_docs_rollbacks_ = rollbacks_;
+  }
+  return term_docs_.get();
 }
 
 Result<Stmt> Db::Prepare(const std::string& sql) {

@@ -15,7 +15,9 @@ struct sqlite3_stmt;
 
 namespace pc::sqlite {
 
+class FtsTokenizer;
 class Stmt;
+class TermDocs;
 
 // How a database file is opened: created when missing (the store's own), only if it exists (a
 // backup of a live store), read-only beside a server that goes on writing (verify, migrate's
@@ -57,12 +59,27 @@ class Db {
   // Copies committed log frames into the database without waiting for readers or writers.
   Status Checkpoint();
 
+  // The writer's connection keeps the reconcile gate's per-term reads between writes
+  // (term_docs.h). term_docs() is nullptr on other connections, or when they cannot be kept; it
+  // is emptied first when this connection has rolled back, or another has committed, since it
+  // was last asked for — what it holds is always what this connection would read. Call inside a
+  // transaction.
+  void KeepTermDocs();
+  TermDocs* term_docs();
+  // The shared tables' tokenizer, for what term_docs() must see as the index does; with it.
+  FtsTokenizer* fts_tokenizer() { return fts_tokenizer_.get(); }
+
  private:
-  explicit Db(sqlite3* db) : db_(db) {}
+  explicit Db(sqlite3* db);
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   uint64_t write_statements_ = 0;
   int wal_frames_ = 0;
+  uint64_t rollbacks_ = 0;  // ROLLBACK and ROLLBACK TO run by Exec
+  std::unique_ptr<FtsTokenizer> fts_tokenizer_;
+  std::unique_ptr<TermDocs> term_docs_;
+  uint64_t term_docs_rollbacks_ = 0;  // rollbacks_ and the data version when term_docs_ was valid
+  int64_t term_docs_version_ = -1;
   friend class Stmt;
 };
 

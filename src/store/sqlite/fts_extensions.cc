@@ -278,6 +278,63 @@ std::string MarkText(int64_t owner, std::string_view text) {
   return out;
 }
 
+Result<std::unique_ptr<FtsTokenizer>> FtsTokenizer::Create(sqlite3* db) {
+  fts5_api* api = GetFtsApi(db);
+  if (!api) return Internal("this SQLite has no FTS5");
+  std::unique_ptr<FtsTokenizer> out(new FtsTokenizer);
+  out->api_ = std::make_unique<fts5_tokenizer>();
+  void* context = nullptr;
+  if (api->xFindTokenizer(api, "pctag", &context, out->api_.get()) != SQLITE_OK)
+    return Internal("the FTS5 tag tokenizer is not registered");
+  const char* args[] = {"porter", "pc"};  // schema.cc: tokenize = 'pctag porter pc'
+  if (out->api_->xCreate(context, args, 2, &out->instance_) != SQLITE_OK)
+    return Internal("cannot create the FTS5 tag tokenizer");
+  return out;
+}
+
+FtsTokenizer::~FtsTokenizer() {
+  if (instance_) api_->xDelete(instance_);
+}
+
+namespace {
+
+struct Collected {
+  std::vector<std::string>* tokens;
+  bool colocated = false;
+};
+
+int CollectToken(void* p, int flags, const char* text, int n, int, int) {
+  auto* c = static_cast<Collected*>(p);
+  try {
+    c->tokens->emplace_back(text, static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  }
+  c->colocated = c->colocated || (flags & FTS5_TOKEN_COLOCATED) != 0;
+  return SQLITE_OK;
+}
+
+}  // namespace
+
+Status FtsTokenizer::Document(std::string_view text, std::vector<std::string>& out) {
+  out.clear();
+  Collected c{&out};
+  if (api_->xTokenize(instance_, &c, FTS5_TOKENIZE_DOCUMENT, text.data(),
+                      static_cast<int>(text.size()), CollectToken) != SQLITE_OK)
+    return Internal("cannot tokenize a document");
+  return Status::Ok();
+}
+
+std::string FtsTokenizer::QueryToken(std::string_view text) {
+  std::vector<std::string> tokens;
+  Collected c{&tokens};
+  if (api_->xTokenize(instance_, &c, FTS5_TOKENIZE_QUERY, text.data(),
+                      static_cast<int>(text.size()), CollectToken) != SQLITE_OK ||
+      tokens.size() != 1 || c.colocated)
+    return "";
+  return std::move(tokens[0]);
+}
+
 Status RegisterFtsExtensions(sqlite3* db) {
   fts5_api* api = GetFtsApi(db);
   if (!api) return Internal("this SQLite has no FTS5");

@@ -12,12 +12,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
 struct sqlite3;
+struct Fts5Tokenizer;
+struct fts5_tokenizer;
 
 namespace pc::sqlite {
 
@@ -26,6 +30,27 @@ Status RegisterFtsExtensions(sqlite3* db);
 // `text` marked as belonging to index `owner` (a memory's or a scope's rowid): what the shared
 // tables store, and what every query phrase is written as.
 std::string MarkText(int64_t owner, std::string_view text);
+// The shared tables' tokenizer chain ('pctag porter pc', schema.cc) run outside FTS5: the same
+// code on the same text, so the tokens are exactly those the index holds (or a MATCH phrase
+// looks up). For the writer's TermDocs (term_docs.h). One connection's, used by one thread.
+class FtsTokenizer {
+ public:
+  static Result<std::unique_ptr<FtsTokenizer>> Create(sqlite3* db);
+  ~FtsTokenizer();
+  FtsTokenizer(const FtsTokenizer&) = delete;
+  FtsTokenizer& operator=(const FtsTokenizer&) = delete;
+  // The tokens of MarkText'ed `text` as a document's (colocated ones too), in order.
+  Status Document(std::string_view text, std::vector<std::string>& out);
+  // The one token a phrase of MarkText'ed `text` looks up, or "" when it is not exactly one
+  // token (several, colocated alternatives, none).
+  std::string QueryToken(std::string_view text);
+
+ private:
+  FtsTokenizer() = default;
+  std::unique_ptr<fts5_tokenizer> api_;
+  Fts5Tokenizer* instance_ = nullptr;
+};
+
 // The tokens FTS5 counts in `text` as a document column (the size BM25 normalizes by) are
 // search/index_terms.h's DocumentLength.
 

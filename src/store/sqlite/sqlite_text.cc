@@ -12,6 +12,7 @@
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_txn.h"
+#include "store/sqlite/term_docs.h"
 
 namespace pc::sqlite {
 namespace {
@@ -117,6 +118,21 @@ Status SqliteTxn::FlushDeferredText() {
   return deferred_ && !deferred_->rows.empty() ? WriteTextRows(*deferred_) : Status::Ok();
 }
 
+// An active memory_fts row with MarkText'ed `text` was inserted or removed: the writer's kept
+// reads (term_docs.h) follow it. Nothing to do when none are kept.
+void SqliteTxn::FollowKeptTerms(const std::string& text, int64_t rowid, bool added) {
+  TermDocs* kept = db_.term_docs();
+  if (!kept || kept->empty()) return;
+  std::vector<std::string> tokens;
+  if (!db_.fts_tokenizer()->Document(text, tokens).ok()) {
+    kept->Clear();  // this row cannot be followed: forget rather than keep a wrong list
+  } else if (added) {
+    kept->Added(std::move(tokens), rowid);
+  } else {
+    kept->Removed(std::move(tokens), rowid);
+  }
+}
+
 Status SqliteTxn::WriteTextRows(TextRows& rows) {
   struct Delta {
     int64_t docs = 0, tokens = 0, retired = 0, removed = 0;
@@ -128,12 +144,13 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         int64_t tokens = 0;
         bool retired = false;
         {
-          PC_ASSIGN_OR_RETURN(Stmt q,
-                              db_.Prepare("SELECT tokens, state FROM memory_fts WHERE rowid = ?1"));
+          PC_ASSIGN_OR_RETURN(
+              Stmt q, db_.Prepare("SELECT tokens, state, text FROM memory_fts WHERE rowid = ?1"));
           PC_ASSIGN_OR_RETURN(bool row, q.Bind(1, r.rowid).Step());
           if (!row) break;
           tokens = q.Int(0);
           retired = EndsWithRetired(q.Text(1));
+          if (!retired) FollowKeptTerms(q.Text(2), r.rowid, false);
         }
         PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM memory_fts WHERE rowid = ?1"));
         PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Run());
@@ -149,8 +166,10 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         PC_ASSIGN_OR_RETURN(Stmt s,
                             db_.Prepare("INSERT INTO memory_fts(rowid, text, state, "
                                         "entry_version_id, tokens) VALUES(?1, ?2, ?3, ?4, ?5)"));
-        s.Bind(1, r.rowid).Bind(2, MarkText(r.owner, r.text)).Bind(3, MarkText(r.owner, r.state));
+        const std::string text = MarkText(r.owner, r.text);
+        s.Bind(1, r.rowid).Bind(2, text).Bind(3, MarkText(r.owner, r.state));
         PC_RETURN_IF_ERROR(s.Bind(4, r.entry_version_id).Bind(5, tokens).Run());
+        if (r.state != kRetired) FollowKeptTerms(text, r.rowid, true);
         Delta& d = stats[{TextIndex::kMemory, r.owner}];
         d.docs += 1;
         d.tokens += tokens;
@@ -341,16 +360,26 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
   if (index.docs == 0) return out;
   SharedTerms shared(index.docs);
   std::vector<int64_t> rows;
+  // A write's reads are kept between writes on the writer's connection (term_docs.h).
+  TermDocs* kept = writing_ ? db_.term_docs() : nullptr;
+  const size_t cap = static_cast<size_t>(per_term) + 1;
   for (const std::string& term : terms.phrases) {
-    PC_ASSIGN_OR_RETURN(
-        Stmt s, db_.Prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2"));
-    s.Bind(1, MatchOf(MatchExpression(TextQuery{{term}}, index.owner), false, index.owner))
-        .Bind(2, int64_t{per_term} + 1);
-    rows.clear();
-    while (true) {
-      PC_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      rows.push_back(s.Int(0));
+    const std::string token =
+        kept ? db_.fts_tokenizer()->QueryToken(MarkText(index.owner, term)) : std::string();
+    if (const std::vector<int64_t>* known = token.empty() ? nullptr : kept->Find(token, cap)) {
+      rows = *known;
+    } else {
+      PC_ASSIGN_OR_RETURN(
+          Stmt s, db_.Prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2"));
+      s.Bind(1, MatchOf(MatchExpression(TextQuery{{term}}, index.owner), false, index.owner))
+          .Bind(2, static_cast<int64_t>(cap));
+      rows.clear();
+      while (true) {
+        PC_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) break;
+        rows.push_back(s.Int(0));
+      }
+      if (!token.empty()) kept->Put(token, cap, rows);
     }
     const int64_t docs = static_cast<int64_t>(rows.size());  // a common term's: at least
     if (docs > per_term) rows.pop_back();

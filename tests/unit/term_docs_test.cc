@@ -1,0 +1,197 @@
+// The reconcile gate's per-term reads kept between writes (store/sqlite/term_docs.h): the lists
+// follow inserted and removed rows exactly, and through the store a write's lookup (which uses
+// them on SQLite) always equals a read transaction's (which reads the index), whatever was
+// remembered, revised, retired, rolled back or written by another connection in between.
+#include "store/sqlite/term_docs.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "service/core/actor.h"
+#include "service/memory/memory_service.h"
+#include "store/sqlite/sqlite_store.h"
+#include "test_util.h"
+
+namespace pc {
+namespace {
+
+using sqlite::TermDocs;
+
+TEST(TermDocs, ListsFollowInsertsAndRemovalsLikeTheIndex) {
+  TermDocs kept;
+  kept.Put("1:a", 3, {5, 2});     // fewer than the cap: every row
+  kept.Put("1:b", 3, {1, 2, 3});  // the first three
+  EXPECT_EQ(kept.Find("1:a", 4), nullptr) << "read with another cap";
+  EXPECT_EQ(kept.Find("1:c", 3), nullptr);
+  EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(kept.rows(), 5u);
+
+  kept.Added({"1:a", "1:a", "1:b", "1:z"}, 9);  // b is full and 9 comes after its last
+  EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{2, 5, 9}));
+  EXPECT_EQ(*kept.Find("1:b", 3), (std::vector<int64_t>{1, 2, 3}));
+  kept.Added({"1:a", "1:b"}, 0);  // sorts first: both full, both lose their last
+  EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{0, 2, 5}));
+  EXPECT_EQ(*kept.Find("1:b", 3), (std::vector<int64_t>{0, 1, 2}));
+  kept.Added({"1:a"}, 2);  // already there
+  EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{0, 2, 5}));
+
+  kept.Removed({"1:a"}, 7);  // not in the list, after its last: the list stands
+  EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{0, 2, 5}));
+  kept.Removed({"1:b"}, 1);  // a full list loses a row: its next is unknown, so it is forgotten
+  EXPECT_EQ(kept.Find("1:b", 3), nullptr);
+  kept.Put("1:c", 3, {4});
+  kept.Removed({"1:c"}, 4);  // a list of every row loses one
+  EXPECT_TRUE(kept.Find("1:c", 3)->empty());
+  EXPECT_EQ(kept.rows(), 3u);
+  kept.Clear();
+  EXPECT_TRUE(kept.empty());
+  EXPECT_EQ(kept.rows(), 0u);
+}
+
+class KeptTermReadsTest : public ::testing::Test {
+ protected:
+  testing::Fixture f;
+  std::string scope = f.NewScope("project:kept-terms");
+  std::mt19937 rng{20261205};
+  const std::vector<std::string> words = {"orders", "importer", "currency", "rejects",
+                                          "rows",   "batch",    "nightly",  "ledger",
+                                          "导入",   "失败",     "表",       "行号"};
+  // Small, so lists fill, shift and are forgotten often; the gate (which reads kReconcilePerTerm
+  // a term) is off unless a test turns it on, so that only these reads keep lists.
+  int per_term = 3;
+  void SetUp() override { PC_ASSERT_OK(f.memory->SetSettings(scope, {{"reconcile", "off"}})); }
+
+  std::string Statement() {
+    std::uniform_int_distribution<size_t> word(0, words.size() - 1), length(2, 6);
+    std::string text;
+    for (size_t i = 0, n = length(rng); i < n; ++i) text += words[word(rng)] + " ";
+    return text + std::to_string(rng() % 1000);
+  }
+  std::string MemoryId() { return f.memory->GetScope(scope)->memory_artifact_id; }
+  int64_t Head() { return f.memory->GetScope(scope)->memory_head_revision; }
+  TextQuery Query() {
+    TextQuery q;
+    std::uniform_int_distribution<size_t> word(0, words.size() - 1), length(1, 4);
+    for (size_t i = 0, n = length(rng); i < n; ++i) q.phrases.push_back(words[word(rng)]);
+    return q;
+  }
+  static std::vector<std::string> Ids(const std::vector<ManifestItem>& items) {
+    std::vector<std::string> out;
+    for (const ManifestItem& i : items) out.push_back(i.version.entry_version_id);
+    return out;
+  }
+  // The candidates as a write's transaction finds them (the kept reads on SQLite) and as a read
+  // transaction does (the index): the same, in the same order.
+  void ExpectSameCandidates(const TextQuery& q, const std::string& when) {
+    std::vector<ManifestItem> writing, reading;
+    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(writing, txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, 0));
+      return Status::Ok();
+    }));
+    PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(reading, txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, 0));
+      return Status::Ok();
+    }));
+    ASSERT_EQ(Ids(writing), Ids(reading)) << when;
+  }
+  // Remembers, revisions and retirements at random, the lookup compared after each.
+  void RandomChanges(int steps) {
+    std::vector<Citation> active;
+    for (int step = 0; step < steps; ++step) {
+      const int op = static_cast<int>(rng() % 10);
+      if (op < 6 || active.empty()) {
+        auto w = f.memory->Remember({scope, "fact", Statement(), "", "t"});
+        PC_ASSERT_OK(w);
+        if (w->changed) active.push_back(*w->citation);
+      } else {
+        const size_t pick = rng() % active.size();
+        Citation c = active[pick];
+        c.memory.revision = Head();
+        if (op < 8) {
+          auto w = f.memory->Revise({scope, c, Statement(), std::nullopt, "reworded", "t"});
+          PC_ASSERT_OK(w);
+          if (w->changed) active[pick] = *w->citation;
+        } else {
+          PC_ASSERT_OK(f.memory->Retire({scope, c, "gone", "t"}));
+          active.erase(active.begin() + static_cast<std::ptrdiff_t>(pick));
+        }
+      }
+      ExpectSameCandidates(Query(), "after step " + std::to_string(step));
+      ExpectSameCandidates(Query(), "again after step " + std::to_string(step));
+    }
+  }
+};
+
+TEST_F(KeptTermReadsTest, AWritesLookupEqualsTheIndexAfterEveryChange) { RandomChanges(160); }
+
+TEST_F(KeptTermReadsTest, AndWithTheGateOnReadingItsOwnCap) {
+  PC_ASSERT_OK(f.memory->SetSettings(scope, {{"reconcile", "warn"}}));
+  per_term = kReconcilePerTerm;
+  RandomChanges(160);
+}
+
+// A store whose writes, having done all their work, look their memory's terms up once more
+// (a write's lookup sees its own rows: the kept lists take them in) and then fail.
+class FailingAfterALookUp final : public Store {
+ public:
+  FailingAfterALookUp(Store& inner, std::function<std::string()> memory, TextQuery q)
+      : inner_(inner), memory_(std::move(memory)), q_(std::move(q)) {}
+  Status Read(const std::function<Status(ReadTxn&)>& fn) override { return inner_.Read(fn); }
+  Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override {
+    return inner_.Write(actor, [&](WriteTxn& txn) -> Status {
+      PC_RETURN_IF_ERROR(fn(txn));
+      PC_ASSIGN_OR_RETURN(auto seen, txn.SharedTermCandidates(memory_(), q_, 3, 1000, 0));
+      return Internal("failed after its rows were read back (" + std::to_string(seen.size()) + ")");
+    });
+  }
+  std::string TokensStamp() override { return inner_.TokensStamp(); }
+
+ private:
+  Store& inner_;
+  std::function<std::string()> memory_;
+  TextQuery q_;
+};
+
+TEST_F(KeptTermReadsTest, ARolledBackWriteLeavesNothingKept) {
+  for (int i = 0; i < 20; ++i)
+    PC_ASSERT_OK(f.memory->Remember({scope, "fact", Statement(), "", "t"}));
+  TextQuery all{words};
+  all.phrases.push_back("zebra");  // in no entry: its list is kept empty, then takes the rows below
+  ExpectSameCandidates(all, "before");
+  FailingAfterALookUp failing(
+      *f.store, [&] { return MemoryId(); }, all);
+  MemoryService through(failing, ServiceLimits{});
+  EXPECT_FALSE(
+      through.Remember({scope, "fact", "zebra orders importer ledger 导入", "", "t"}).ok());
+  ExpectSameCandidates(all, "after a rolled back write");
+  // The next write may take the rolled back one's row ids: a list still holding them would name
+  // this entry for "zebra".
+  PC_ASSERT_OK(f.memory->Remember({scope, "fact", "orders importer ledger 导入 失败", "", "t"}));
+  ExpectSameCandidates(all, "after a good one");
+}
+
+// Another connection (here another store on the same directory, as another process) commits:
+// the writer's kept lists are forgotten, not trusted.
+TEST_F(KeptTermReadsTest, AnotherConnectionsCommitIsSeen) {
+  if (!f.sqlite()) GTEST_SKIP() << "SQLite's writer connection only";
+  for (int i = 0; i < 20; ++i)
+    PC_ASSERT_OK(f.memory->Remember({scope, "fact", Statement(), "", "t"}));
+  TextQuery all{words};
+  all.phrases.push_back("zebra");  // in no entry yet: its list is kept empty
+  ExpectSameCandidates(all, "before");
+  {
+    sqlite::SqliteOptions options;
+    options.data_dir = f.dir.path();
+    auto other = sqlite::SqliteStore::Open(options);
+    PC_ASSERT_OK(other);
+    MemoryService beside(**other, ServiceLimits{});
+    for (int i = 0; i < 10; ++i)
+      PC_ASSERT_OK(beside.Remember({scope, "fact", "zebra " + Statement(), "", "t"}));
+  }
+  ExpectSameCandidates(all, "after another connection's writes");
+}
+
+}  // namespace
+}  // namespace pc
