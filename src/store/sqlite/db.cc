@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "store/sqlite/fts_extensions.h"
+#include "store/sqlite/gate_reads.h"
 #include "store/sqlite/store_files.h"
-#include "store/sqlite/term_docs.h"
 
 namespace pc::sqlite {
 
@@ -81,7 +81,7 @@ Result<std::unique_ptr<Db>> Db::OpenReadOnly(const std::string& dir, std::string
 Db::Db(sqlite3* db) : db_(db) {}
 
 Db::~Db() {
-  term_docs_.reset();
+  gate_reads_.reset();
   fts_tokenizer_.reset();  // before its connection closes
   for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
   sqlite3_close(db_);
@@ -125,15 +125,15 @@ Status Db::Exec(const std::string& sql) {
   return Internal("sqlite: " + msg);
 }
 
-void Db::KeepTermDocs() {
+void Db::KeepGateReads() {
   auto tokenizer = FtsTokenizer::Create(db_);
   if (!tokenizer.ok()) return;  // the gate reads the index, as without
   fts_tokenizer_ = std::move(tokenizer).value();
-  term_docs_ = std::make_unique<TermDocs>();
+  gate_reads_ = std::make_unique<GateReads>();
 }
 
-TermDocs* Db::term_docs() {
-  if (!term_docs_) return nullptr;
+GateReads* Db::gate_reads() {
+  if (!gate_reads_) return nullptr;
   // PRAGMA data_version moves when another connection (or process) has committed, never for
   // this connection's own commits.
   const std::string sql = "PRAGMA data_version";
@@ -144,16 +144,16 @@ TermDocs* Db::term_docs() {
     sqlite3_reset(s);
   }
   if (version < 0) {
-    term_docs_->Clear();
-    term_docs_version_ = -1;
+    gate_reads_->Clear();
+    gate_reads_version_ = -1;
     return nullptr;
   }
-  if (version != term_docs_version_ || rollbacks_ != term_docs_rollbacks_) {
-    term_docs_->Clear();
-    term_docs_version_ = version;
-    term_docs_rollbacks_ = rollbacks_;
+  if (version != gate_reads_version_ || rollbacks_ != gate_reads_rollbacks_) {
+    gate_reads_->Clear();
+    gate_reads_version_ = version;
+    gate_reads_rollbacks_ = rollbacks_;
   }
-  return term_docs_.get();
+  return gate_reads_.get();
 }
 
 Result<Stmt> Db::Prepare(const std::string& sql) {

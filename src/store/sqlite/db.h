@@ -17,7 +17,7 @@ namespace pc::sqlite {
 
 class FtsTokenizer;
 class Stmt;
-class TermDocs;
+class GateReads;
 
 // How a database file is opened: created when missing (the store's own), only if it exists (a
 // backup of a live store), read-only beside a server that goes on writing (verify, migrate's
@@ -59,14 +59,13 @@ class Db {
   // Copies committed log frames into the database without waiting for readers or writers.
   Status Checkpoint();
 
-  // The writer's connection keeps the reconcile gate's per-term reads between writes
-  // (term_docs.h). term_docs() is nullptr on other connections, or when they cannot be kept; it
-  // is emptied first when this connection has rolled back, or another has committed, since it
-  // was last asked for — what it holds is always what this connection would read. Call inside a
-  // transaction.
-  void KeepTermDocs();
-  TermDocs* term_docs();
-  // The shared tables' tokenizer, for what term_docs() must see as the index does; with it.
+  // The writer's connection keeps the reconcile gate's reads between writes (gate_reads.h).
+  // gate_reads() is nullptr on other connections, or when they cannot be kept; it is emptied first
+  // when this connection has rolled back, or another has committed, since it was last asked for —
+  // what it holds is always what this connection would read. Call inside a transaction.
+  void KeepGateReads();
+  GateReads* gate_reads();
+  // The shared tables' tokenizer, for what gate_reads() must see as the index does; with it.
   FtsTokenizer* fts_tokenizer() { return fts_tokenizer_.get(); }
 
  private:
@@ -77,9 +76,9 @@ class Db {
   int wal_frames_ = 0;
   uint64_t rollbacks_ = 0;  // ROLLBACK and ROLLBACK TO run by Exec
   std::unique_ptr<FtsTokenizer> fts_tokenizer_;
-  std::unique_ptr<TermDocs> term_docs_;
-  uint64_t term_docs_rollbacks_ = 0;  // rollbacks_ and the data version when term_docs_ was valid
-  int64_t term_docs_version_ = -1;
+  std::unique_ptr<GateReads> gate_reads_;
+  uint64_t gate_reads_rollbacks_ = 0;  // rollbacks_ and the data version when gate_reads_ was valid
+  int64_t gate_reads_version_ = -1;
   friend class Stmt;
 };
 

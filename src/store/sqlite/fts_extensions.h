@@ -32,7 +32,7 @@ Status RegisterFtsExtensions(sqlite3* db);
 std::string MarkText(int64_t owner, std::string_view text);
 // The shared tables' tokenizer chain ('pctag porter pc', schema.cc) run outside FTS5: the same
 // code on the same text, so the tokens are exactly those the index holds (or a MATCH phrase
-// looks up). For the writer's TermDocs (term_docs.h). One connection's, used by one thread.
+// looks up). For the writer's GateReads (gate_reads.h). One connection's, used by one thread.
 class FtsTokenizer {
  public:
   static Result<std::unique_ptr<FtsTokenizer>> Create(sqlite3* db);

@@ -38,7 +38,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));
   store->writer_->TrackWalFrames();
-  store->writer_->KeepTermDocs();  // the reconcile gate's reads, kept between writes
+  store->writer_->KeepGateReads();  // the reconcile gate's reads, kept between writes
   PC_ASSIGN_OR_RETURN(store->checkpoint_db_, store->OpenConnection());
   store->checkpointer_ = std::thread([s = store.get()] { s->CheckpointLoop(); });
   return store;

@@ -10,9 +10,9 @@
 #include "search/shared_terms.h"
 #include "store/sqlite/common_phrases.h"
 #include "store/sqlite/fts_extensions.h"
+#include "store/sqlite/gate_reads.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_txn.h"
-#include "store/sqlite/term_docs.h"
 
 namespace pc::sqlite {
 namespace {
@@ -118,13 +118,13 @@ Status SqliteTxn::FlushDeferredText() {
   return deferred_ && !deferred_->rows.empty() ? WriteTextRows(*deferred_) : Status::Ok();
 }
 
-// An active memory_fts row with MarkText'ed `text` was inserted or removed: the writer's kept
-// reads (term_docs.h) follow it. Nothing to do when none are kept.
-void SqliteTxn::FollowKeptTerms(const std::string& text, int64_t rowid, bool added) {
-  TermDocs* kept = db_.term_docs();
-  if (!kept || kept->empty()) return;
+// memory_fts row `rowid` was inserted or removed, with MarkText'ed `text` if it is active ("" if
+// retired): the writer's kept reads (gate_reads.h) follow it.
+void SqliteTxn::FollowKeptReads(const std::string& text, int64_t rowid, bool added) {
+  GateReads* kept = db_.gate_reads();
+  if (!kept) return;
   std::vector<std::string> tokens;
-  if (!db_.fts_tokenizer()->Document(text, tokens).ok()) {
+  if (kept->listing() && !text.empty() && !db_.fts_tokenizer()->Document(text, tokens).ok()) {
     kept->Clear();  // this row cannot be followed: forget rather than keep a wrong list
   } else if (added) {
     kept->Added(std::move(tokens), rowid);
@@ -150,7 +150,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
           if (!row) break;
           tokens = q.Int(0);
           retired = EndsWithRetired(q.Text(1));
-          if (!retired) FollowKeptTerms(q.Text(2), r.rowid, false);
+          FollowKeptReads(retired ? "" : q.Text(2), r.rowid, false);
         }
         PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM memory_fts WHERE rowid = ?1"));
         PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Run());
@@ -169,7 +169,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         const std::string text = MarkText(r.owner, r.text);
         s.Bind(1, r.rowid).Bind(2, text).Bind(3, MarkText(r.owner, r.state));
         PC_RETURN_IF_ERROR(s.Bind(4, r.entry_version_id).Bind(5, tokens).Run());
-        if (r.state != kRetired) FollowKeptTerms(text, r.rowid, true);
+        FollowKeptReads(r.state == kRetired ? "" : text, r.rowid, true);
         Delta& d = stats[{TextIndex::kMemory, r.owner}];
         d.docs += 1;
         d.tokens += tokens;
@@ -360,8 +360,9 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
   if (index.docs == 0) return out;
   SharedTerms shared(index.docs);
   std::vector<int64_t> rows;
-  // A write's reads are kept between writes on the writer's connection (term_docs.h).
-  TermDocs* kept = writing_ ? db_.term_docs() : nullptr;
+  // A write's reads are kept between writes on the writer's connection (gate_reads.h): the
+  // terms' first rows, and the candidates' rows.
+  GateReads* kept = writing_ ? db_.gate_reads() : nullptr;
   const size_t cap = static_cast<size_t>(per_term) + 1;
   for (const std::string& term : terms.phrases) {
     const std::string token =
@@ -400,6 +401,10 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
     }
   }
   for (int64_t rowid : best) {
+    if (const ManifestItem* known = kept ? kept->FindRow(rowid) : nullptr) {
+      out.push_back(*known);
+      continue;
+    }
     PC_ASSIGN_OR_RETURN(
         Stmt row, db_.Prepare(std::string("SELECT t.state = ?2, ") + kVersionColumns +
                               " FROM memory_fts t JOIN entry_versions v"
@@ -408,6 +413,7 @@ Result<std::vector<ManifestItem>> SqliteTxn::SharedTermCandidates(const std::str
     PC_ASSIGN_OR_RETURN(bool found, row.Step());
     if (!found) continue;  // a recent change of an entry no longer indexed
     out.push_back(ReadManifestItem(row));
+    if (kept) kept->PutRow(rowid, out.back());
   }
   return out;
 }

@@ -215,8 +215,8 @@ class SqliteTxn final : public WriteTxn {
                       const std::string& record) override;
 
  private:
-  // An active memory_fts row was inserted or removed: the writer's kept reads follow it.
-  void FollowKeptTerms(const std::string& text, int64_t rowid, bool added);
+  // A memory_fts row was inserted or removed: the writer's kept reads follow it.
+  void FollowKeptReads(const std::string& text, int64_t rowid, bool added);
   Result<Stmt> ActivityQuery(const ActivityFilter& f, const char* what, bool count);
   // A new artifact of a reviewed family (Experience, Skill) at revision 0.
   Result<Artifact> CreateReviewedArtifact(const std::string& scope_id, const std::string& family,

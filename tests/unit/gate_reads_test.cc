@@ -1,8 +1,8 @@
-// The reconcile gate's per-term reads kept between writes (store/sqlite/term_docs.h): the lists
-// follow inserted and removed rows exactly, and through the store a write's lookup (which uses
-// them on SQLite) always equals a read transaction's (which reads the index), whatever was
-// remembered, revised, retired, rolled back or written by another connection in between.
-#include "store/sqlite/term_docs.h"
+// The reconcile gate's reads kept between writes (store/sqlite/gate_reads.h): the lists follow
+// inserted and removed rows exactly, a written row is forgotten, and through the store a write's
+// lookup (which uses them on SQLite) always equals a read transaction's (which reads the index),
+// whatever was remembered, revised, retired, rolled back or written by another connection since.
+#include "store/sqlite/gate_reads.h"
 
 #include <gtest/gtest.h>
 
@@ -17,16 +17,23 @@
 namespace pc {
 namespace {
 
-using sqlite::TermDocs;
+using sqlite::GateReads;
 
-TEST(TermDocs, ListsFollowInsertsAndRemovalsLikeTheIndex) {
-  TermDocs kept;
+ManifestItem Item(const std::string& version, bool active) {
+  ManifestItem i;
+  i.version.entry_version_id = version;
+  i.active = active;
+  return i;
+}
+
+TEST(GateReads, ListsFollowInsertsAndRemovalsLikeTheIndex) {
+  GateReads kept;
   kept.Put("1:a", 3, {5, 2});     // fewer than the cap: every row
   kept.Put("1:b", 3, {1, 2, 3});  // the first three
   EXPECT_EQ(kept.Find("1:a", 4), nullptr) << "read with another cap";
   EXPECT_EQ(kept.Find("1:c", 3), nullptr);
   EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{2, 5}));
-  EXPECT_EQ(kept.rows(), 5u);
+  EXPECT_EQ(kept.listed(), 5u);
 
   kept.Added({"1:a", "1:a", "1:b", "1:z"}, 9);  // b is full and 9 comes after its last
   EXPECT_EQ(*kept.Find("1:a", 3), (std::vector<int64_t>{2, 5, 9}));
@@ -44,13 +51,31 @@ TEST(TermDocs, ListsFollowInsertsAndRemovalsLikeTheIndex) {
   kept.Put("1:c", 3, {4});
   kept.Removed({"1:c"}, 4);  // a list of every row loses one
   EXPECT_TRUE(kept.Find("1:c", 3)->empty());
-  EXPECT_EQ(kept.rows(), 3u);
+  EXPECT_EQ(kept.listed(), 3u);
   kept.Clear();
-  EXPECT_TRUE(kept.empty());
-  EXPECT_EQ(kept.rows(), 0u);
+  EXPECT_FALSE(kept.listing());
+  EXPECT_EQ(kept.listed(), 0u);
 }
 
-class KeptTermReadsTest : public ::testing::Test {
+TEST(GateReads, ARowIsForgottenWhenWrittenInAnyWay) {
+  GateReads kept;
+  kept.PutRow(7, Item("ev_7", true));
+  kept.PutRow(8, Item("ev_8", false));
+  ASSERT_NE(kept.FindRow(7), nullptr);
+  EXPECT_EQ(kept.FindRow(7)->version.entry_version_id, "ev_7");
+  EXPECT_FALSE(kept.FindRow(8)->active);
+  EXPECT_EQ(kept.FindRow(9), nullptr);
+  kept.Removed({}, 7);  // removed (a retired row has no tokens: nothing is listed, yet it goes)
+  kept.Added({}, 8);    // inserted again, retired or not
+  EXPECT_EQ(kept.FindRow(7), nullptr);
+  EXPECT_EQ(kept.FindRow(8), nullptr);
+  for (int64_t row = 0; row <= static_cast<int64_t>(GateReads::kMaxRows); ++row)
+    kept.PutRow(row, Item("ev", true));
+  EXPECT_EQ(kept.FindRow(0), nullptr) << "forgotten all at once when full";
+  EXPECT_NE(kept.FindRow(static_cast<int64_t>(GateReads::kMaxRows)), nullptr);
+}
+
+class KeptGateReadsTest : public ::testing::Test {
  protected:
   testing::Fixture f;
   std::string scope = f.NewScope("project:kept-terms");
@@ -79,7 +104,9 @@ class KeptTermReadsTest : public ::testing::Test {
   }
   static std::vector<std::string> Ids(const std::vector<ManifestItem>& items) {
     std::vector<std::string> out;
-    for (const ManifestItem& i : items) out.push_back(i.version.entry_version_id);
+    for (const ManifestItem& i : items)
+      out.push_back(i.version.entry_version_id + (i.active ? "" : " (retired)") + " " +
+                    i.version.text);
     return out;
   }
   // The candidates as a write's transaction finds them (the kept reads on SQLite) and as a read
@@ -124,9 +151,9 @@ class KeptTermReadsTest : public ::testing::Test {
   }
 };
 
-TEST_F(KeptTermReadsTest, AWritesLookupEqualsTheIndexAfterEveryChange) { RandomChanges(160); }
+TEST_F(KeptGateReadsTest, AWritesLookupEqualsTheIndexAfterEveryChange) { RandomChanges(160); }
 
-TEST_F(KeptTermReadsTest, AndWithTheGateOnReadingItsOwnCap) {
+TEST_F(KeptGateReadsTest, AndWithTheGateOnReadingItsOwnCap) {
   PC_ASSERT_OK(f.memory->SetSettings(scope, {{"reconcile", "warn"}}));
   per_term = kReconcilePerTerm;
   RandomChanges(160);
@@ -154,7 +181,7 @@ class FailingAfterALookUp final : public Store {
   TextQuery q_;
 };
 
-TEST_F(KeptTermReadsTest, ARolledBackWriteLeavesNothingKept) {
+TEST_F(KeptGateReadsTest, ARolledBackWriteLeavesNothingKept) {
   for (int i = 0; i < 20; ++i)
     PC_ASSERT_OK(f.memory->Remember({scope, "fact", Statement(), "", "t"}));
   TextQuery all{words};
@@ -174,7 +201,7 @@ TEST_F(KeptTermReadsTest, ARolledBackWriteLeavesNothingKept) {
 
 // Another connection (here another store on the same directory, as another process) commits:
 // the writer's kept lists are forgotten, not trusted.
-TEST_F(KeptTermReadsTest, AnotherConnectionsCommitIsSeen) {
+TEST_F(KeptGateReadsTest, AnotherConnectionsCommitIsSeen) {
   if (!f.sqlite()) GTEST_SKIP() << "SQLite's writer connection only";
   for (int i = 0; i < 20; ++i)
     PC_ASSERT_OK(f.memory->Remember({scope, "fact", Statement(), "", "t"}));

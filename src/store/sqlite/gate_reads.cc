@@ -1,0 +1,88 @@
+#include "store/sqlite/gate_reads.h"
+
+#include <algorithm>
+
+namespace pc::sqlite {
+
+void GateReads::Distinct(std::vector<std::string>& tokens) {
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+}
+
+const std::vector<int64_t>* GateReads::Find(const std::string& token, size_t cap) const {
+  auto it = lists_.find(token);
+  return it != lists_.end() && it->second.cap == cap ? &it->second.rows : nullptr;
+}
+
+void GateReads::Put(const std::string& token, size_t cap, std::vector<int64_t> rows) {
+  if (cap == 0 || rows.size() > cap) return;
+  std::sort(rows.begin(), rows.end());
+  if (auto it = lists_.find(token); it != lists_.end()) {
+    listed_ -= it->second.rows.size();
+    lists_.erase(it);
+  }
+  if (listed_ + (lists_.size() + 1) * kTokenCost + rows.size() > kMaxListed) {
+    lists_.clear();
+    listed_ = 0;
+  }
+  listed_ += rows.size();
+  lists_[token] = List{cap, std::move(rows)};
+}
+
+const ManifestItem* GateReads::FindRow(int64_t row) const {
+  auto it = rows_.find(row);
+  return it == rows_.end() ? nullptr : &it->second;
+}
+
+void GateReads::PutRow(int64_t row, const ManifestItem& item) {
+  if (rows_.size() >= kMaxRows) rows_.clear();
+  rows_[row] = item;
+}
+
+void GateReads::Added(std::vector<std::string> tokens, int64_t row) {
+  rows_.erase(row);
+  if (lists_.empty()) return;
+  Distinct(tokens);
+  for (const std::string& token : tokens) {
+    auto it = lists_.find(token);
+    if (it == lists_.end()) continue;
+    std::vector<int64_t>& rows = it->second.rows;
+    auto at = std::lower_bound(rows.begin(), rows.end(), row);
+    if (at != rows.end() && *at == row) continue;
+    if (rows.size() < it->second.cap) {  // every active row is here: one more
+      rows.insert(at, row);
+      ++listed_;
+    } else if (at != rows.end()) {  // among the first `cap`: the last is no longer
+      rows.insert(at, row);
+      rows.pop_back();
+    }
+  }
+}
+
+void GateReads::Removed(std::vector<std::string> tokens, int64_t row) {
+  rows_.erase(row);
+  if (lists_.empty()) return;
+  Distinct(tokens);
+  for (const std::string& token : tokens) {
+    auto it = lists_.find(token);
+    if (it == lists_.end()) continue;
+    std::vector<int64_t>& rows = it->second.rows;
+    auto at = std::lower_bound(rows.begin(), rows.end(), row);
+    if (at == rows.end() || *at != row) continue;
+    if (rows.size() < it->second.cap) {
+      rows.erase(at);
+      --listed_;
+    } else {  // the row after the last is not known: read the token again when next needed
+      listed_ -= rows.size();
+      lists_.erase(it);
+    }
+  }
+}
+
+void GateReads::Clear() {
+  lists_.clear();
+  listed_ = 0;
+  rows_.clear();
+}
+
+}  // namespace pc::sqlite
