@@ -35,6 +35,7 @@
 #include "bulk_fill.h"
 #include "json_lines.h"
 #include "search/near_duplicate.h"
+#include "service/core/actor.h"
 #include "service/memory/memory_service.h"
 #include "service/memory/write_gates.h"
 #include "store/sqlite/sqlite_store.h"
@@ -245,7 +246,9 @@ void MeasureLookup(const std::vector<Statement>& all, const std::vector<Statemen
         if (pc::TextSimilarity(s.text, text) < threshold)
           continue;  // the threshold's miss, not the lookup's
         ++looked;
-        (void)store->Read([&](pc::ReadTxn& txn) -> pc::Status {
+        // In a write's transaction, where the gate looks up on SQLite (its reads kept between
+        // writes on the writer's connection, store/sqlite/gate_reads.h).
+        (void)store->Write(pc::RequestActor(), [&](pc::WriteTxn& txn) -> pc::Status {
           auto scope_row = txn.FindScope(scope.scope_id);
           auto memory = txn.FindArtifact((*scope_row)->memory_artifact_id);
           auto t0 = std::chrono::steady_clock::now();
