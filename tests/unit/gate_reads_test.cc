@@ -69,10 +69,14 @@ TEST(GateReads, ARowIsForgottenWhenWrittenInAnyWay) {
   kept.Added({}, 8);    // inserted again, retired or not
   EXPECT_EQ(kept.FindRow(7), nullptr);
   EXPECT_EQ(kept.FindRow(8), nullptr);
-  for (int64_t row = 0; row <= static_cast<int64_t>(GateReads::kMaxRows); ++row)
-    kept.PutRow(row, Item("ev", true));
-  EXPECT_EQ(kept.FindRow(0), nullptr) << "forgotten all at once when full";
-  EXPECT_NE(kept.FindRow(static_cast<int64_t>(GateReads::kMaxRows)), nullptr);
+  ManifestItem big = Item("ev_big", true);
+  big.version.text.assign(16 * 1024, 'x');  // an entry at the default size limit
+  const int64_t fit = static_cast<int64_t>(GateReads::kMaxRowBytes / big.version.text.size());
+  for (int64_t row = 0; row <= fit; ++row) kept.PutRow(row, big);
+  EXPECT_EQ(kept.FindRow(0), nullptr) << "forgotten all at once when full: bounded by bytes";
+  EXPECT_NE(kept.FindRow(fit), nullptr);
+  kept.PutRow(fit, Item("ev_again", true));  // put again: replaced, not counted twice
+  EXPECT_EQ(kept.FindRow(fit)->version.entry_version_id, "ev_again");
 }
 
 class KeptGateReadsTest : public ::testing::Test {

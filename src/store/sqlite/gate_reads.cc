@@ -34,13 +34,36 @@ const ManifestItem* GateReads::FindRow(int64_t row) const {
   return it == rows_.end() ? nullptr : &it->second;
 }
 
+// What a kept row costs: its strings' bytes, and the item and its map node.
+size_t GateReads::RowBytes(const ManifestItem& item) {
+  const EntryVersion& v = item.version;
+  size_t bytes = sizeof(ManifestItem) + 64 + v.entry_version_id.size() + v.entry_id.size() +
+                 v.previous_version_id.value_or("").size() + v.kind.size() + v.text.size() +
+                 v.content_hash.size() + v.reason.size();
+  for (const std::string& ref : v.source_refs) bytes += sizeof(std::string) + ref.size();
+  return bytes;
+}
+
 void GateReads::PutRow(int64_t row, const ManifestItem& item) {
-  if (rows_.size() >= kMaxRows) rows_.clear();
-  rows_[row] = item;
+  ForgetRow(row);
+  const size_t bytes = RowBytes(item);
+  if (row_bytes_ + bytes > kMaxRowBytes) {
+    rows_.clear();
+    row_bytes_ = 0;
+  }
+  rows_.emplace(row, item);
+  row_bytes_ += bytes;
+}
+
+void GateReads::ForgetRow(int64_t row) {
+  if (auto it = rows_.find(row); it != rows_.end()) {
+    row_bytes_ -= RowBytes(it->second);
+    rows_.erase(it);
+  }
 }
 
 void GateReads::Added(std::vector<std::string> tokens, int64_t row) {
-  rows_.erase(row);
+  ForgetRow(row);
   if (lists_.empty()) return;
   Distinct(tokens);
   for (const std::string& token : tokens) {
@@ -60,7 +83,7 @@ void GateReads::Added(std::vector<std::string> tokens, int64_t row) {
 }
 
 void GateReads::Removed(std::vector<std::string> tokens, int64_t row) {
-  rows_.erase(row);
+  ForgetRow(row);
   if (lists_.empty()) return;
   Distinct(tokens);
   for (const std::string& token : tokens) {
@@ -83,6 +106,7 @@ void GateReads::Clear() {
   lists_.clear();
   listed_ = 0;
   rows_.clear();
+  row_bytes_ = 0;
 }
 
 }  // namespace pc::sqlite

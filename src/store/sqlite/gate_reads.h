@@ -9,8 +9,8 @@
 // `cap`; a removed one leaves it, and a full list that loses a row is forgotten (its next row is
 // unknown) and read again; a row written in any way is forgotten. Valid only for what its
 // connection sees (Db::gate_reads drops everything after any rollback and when another connection
-// has committed). Bounded: each part is forgotten all at once when full (~32 MB of lists, at most
-// kMaxRows candidate rows). Not thread-safe: the writer's turn guards it.
+// has committed). Bounded: each part is forgotten all at once when full (~32 MB of lists, 16 MB of
+// candidate rows). Not thread-safe: the writer's turn guards it.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +26,8 @@ namespace pc::sqlite {
 class GateReads {
  public:
   static constexpr size_t kMaxListed = size_t{1} << 22;  // row ids in lists, 8 bytes each
-  static constexpr size_t kTokenCost = 16;   // a token's key, list and map node, in row ids
-  static constexpr size_t kMaxRows = 16384;  // candidate rows (an entry version each)
+  static constexpr size_t kTokenCost = 16;  // a token's key, list and map node, in row ids
+  static constexpr size_t kMaxRowBytes = size_t{16} << 20;  // candidate rows, their text included
 
   // The first rows of `token` (an indexed token, tag included) as read with this cap, ascending;
   // nullptr when not kept.
@@ -54,9 +54,12 @@ class GateReads {
     std::vector<int64_t> rows;
   };
   static void Distinct(std::vector<std::string>& tokens);
+  static size_t RowBytes(const ManifestItem& item);
+  void ForgetRow(int64_t row);
   std::unordered_map<std::string, List> lists_;
   size_t listed_ = 0;  // row ids over all lists
   std::unordered_map<int64_t, ManifestItem> rows_;
+  size_t row_bytes_ = 0;  // over rows_ (RowBytes)
 };
 
 }  // namespace pc::sqlite
