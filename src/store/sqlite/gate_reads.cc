@@ -1,6 +1,7 @@
 #include "store/sqlite/gate_reads.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace pc::sqlite {
 
@@ -63,26 +64,14 @@ void GateReads::ForgetRow(int64_t row) {
 }
 
 void GateReads::Added(std::vector<std::string> tokens, int64_t row) {
-  ForgetRow(row);
-  if (lists_.empty()) return;
-  Distinct(tokens);
-  for (const std::string& token : tokens) {
-    auto it = lists_.find(token);
-    if (it == lists_.end()) continue;
-    std::vector<int64_t>& rows = it->second.rows;
-    auto at = std::lower_bound(rows.begin(), rows.end(), row);
-    if (at != rows.end() && *at == row) continue;
-    if (rows.size() < it->second.cap) {  // every active row is here: one more
-      rows.insert(at, row);
-      ++listed_;
-    } else if (at != rows.end()) {  // among the first `cap`: the last is no longer
-      rows.insert(at, row);
-      rows.pop_back();
-    }
-  }
+  Follow(std::move(tokens), row, true);
 }
 
 void GateReads::Removed(std::vector<std::string> tokens, int64_t row) {
+  Follow(std::move(tokens), row, false);
+}
+
+void GateReads::Follow(std::vector<std::string> tokens, int64_t row, bool added) {
   ForgetRow(row);
   if (lists_.empty()) return;
   Distinct(tokens);
@@ -90,12 +79,19 @@ void GateReads::Removed(std::vector<std::string> tokens, int64_t row) {
     auto it = lists_.find(token);
     if (it == lists_.end()) continue;
     std::vector<int64_t>& rows = it->second.rows;
+    const bool full = rows.size() >= it->second.cap;
     auto at = std::lower_bound(rows.begin(), rows.end(), row);
-    if (at == rows.end() || *at != row) continue;
-    if (rows.size() < it->second.cap) {
+    const bool listed = at != rows.end() && *at == row;
+    if (added && !listed && !full) {  // every active row is here: one more
+      rows.insert(at, row);
+      ++listed_;
+    } else if (added && !listed && at != rows.end()) {  // among the first `cap`: the last is not
+      rows.insert(at, row);
+      rows.pop_back();
+    } else if (!added && listed && !full) {
       rows.erase(at);
       --listed_;
-    } else {  // the row after the last is not known: read the token again when next needed
+    } else if (!added && listed) {  // the row after the last is not known: read again when needed
       listed_ -= rows.size();
       lists_.erase(it);
     }

@@ -55,6 +55,7 @@ class GateReads {
   };
   static void Distinct(std::vector<std::string>& tokens);
   static size_t RowBytes(const ManifestItem& item);
+  void Follow(std::vector<std::string> tokens, int64_t row, bool added);
   void ForgetRow(int64_t row);
   std::unordered_map<std::string, List> lists_;
   size_t listed_ = 0;  // row ids over all lists

@@ -143,6 +143,7 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
       case TextRows::Row::kRemove: {
         int64_t tokens = 0;
         bool retired = false;
+        std::string text;  // an active row's, for the kept reads
         {
           PC_ASSIGN_OR_RETURN(
               Stmt q, db_.Prepare("SELECT tokens, state, text FROM memory_fts WHERE rowid = ?1"));
@@ -150,10 +151,11 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
           if (!row) break;
           tokens = q.Int(0);
           retired = EndsWithRetired(q.Text(1));
-          FollowKeptReads(retired ? "" : q.Text(2), r.rowid, false);
+          if (!retired) text = q.Text(2);
         }
         PC_ASSIGN_OR_RETURN(Stmt s, db_.Prepare("DELETE FROM memory_fts WHERE rowid = ?1"));
         PC_RETURN_IF_ERROR(s.Bind(1, r.rowid).Run());
+        FollowKeptReads(text, r.rowid, false);
         Delta& d = stats[{TextIndex::kMemory, r.owner}];
         d.docs -= 1;
         d.tokens -= tokens;
