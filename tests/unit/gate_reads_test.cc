@@ -203,6 +203,49 @@ TEST_F(KeptGateReadsTest, ARolledBackWriteLeavesNothingKept) {
   ExpectSameCandidates(all, "after a good one");
 }
 
+// A term's first rows are its active ones, however many of its entries are retired: on
+// PostgreSQL (newest first) the read goes past up to 64 retired documents and checks them once,
+// and past more checks each posting; on SQLite (oldest first) FTS5 leaves them out.
+TEST_F(KeptGateReadsTest, ATermsRowsAreItsActiveOnesPastAnyRetired) {
+  std::vector<Citation> written;
+  for (int i = 0; i < 80; ++i) {
+    auto w =
+        f.memory->Remember({scope, "fact", "zebra crossing number " + std::to_string(i), "", "t"});
+    PC_ASSERT_OK(w);
+    written.push_back(*w->citation);
+  }
+  auto retire = [&](size_t from, size_t to) {  // [from, to)
+    for (size_t i = from; i < to; ++i) {
+      Citation c = written[i];
+      c.memory.revision = Head();
+      PC_ASSERT_OK(f.memory->Retire({scope, c, "gone", "t"}));
+    }
+  };
+  const TextQuery zebra{{"zebra"}};
+  auto candidates = [&] {
+    std::vector<ManifestItem> found;
+    const Status read = f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(found, txn.SharedTermCandidates(MemoryId(), zebra, per_term, 1000, 0));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(read.ok()) << read.ToString();
+    return found;
+  };
+  // The 5 oldest and the 5 newest retired (a few: read past), then 70 in all (many).
+  retire(0, 5);
+  retire(75, 80);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<ManifestItem> found = candidates();
+    EXPECT_EQ(found.size(), static_cast<size_t>(per_term)) << "round " << round;
+    for (const ManifestItem& m : found) EXPECT_TRUE(m.active) << m.version.text;
+    ExpectSameCandidates(zebra, "round " + std::to_string(round));
+    if (round == 0) {
+      retire(5, 35);
+      retire(45, 75);
+    }
+  }
+}
+
 // Another connection (here another store on the same directory, as another process) commits:
 // the writer's kept lists are forgotten, not trusted.
 TEST_F(KeptGateReadsTest, AnotherConnectionsCommitIsSeen) {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "search/bm25.h"
 #include "search/index_terms.h"
@@ -484,6 +485,10 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
   return out;
 }
 
+// Up to this many retired documents in a memory, the gate reads past them and checks the distinct
+// documents read once (SharedTermCandidates); beyond, each posting is checked as it is read.
+constexpr int64_t kRetiredReadPast = 64;
+
 // As SqliteTxn::SharedTermCandidates: each term's newest active documents in one statement, from
 // text_postings' (kind, owner, term, doc) key read backwards; then the best ones' versions.
 Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string& artifact_id,
@@ -500,25 +505,48 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   }
   const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
   PC_ASSIGN_OR_RETURN(
-      Rows n, Q("SELECT docs FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
+      Rows n,
+      Q("SELECT docs, retired FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
   if (n.size() == 0) return out;
-  // Whether a posting's document is retired is a lookup by text_docs' whole key, per posting: as a
-  // join, a planner with no statistics yet (a new store) kept only (kind, owner) as the index
-  // condition and walked every document of the memory for each posting (22 ms of database CPU
-  // per remember at 3,000 entries). A scalar subquery cannot be planned that way.
-  PC_ASSIGN_OR_RETURN(
-      Rows r,
-      Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-        " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-        "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term"
-        "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind AND d.owner = p.owner"
-        "   AND d.doc = p.doc)"
-        "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-        {k, artifact_id, TextArray(index_terms), P(int64_t{per_term} + 1)}));
+  const int64_t retired = n.Int(0, 1);
+  // Few retired documents (none, usually): each term's newest per_term + 1 + `retired` postings
+  // hold its newest per_term + 1 active ones, so they are read without a retirement check each,
+  // and the distinct documents among them are checked in one statement (~2,000 probes of
+  // text_docs a remember became one per distinct document, or none). Past kRetiredReadPast, each
+  // posting's document is checked by text_docs' whole key as it is read: as a join, a planner with
+  // no statistics yet (a new store) kept only (kind, owner) as the index condition and walked
+  // every document of the memory for each posting (22 ms of database CPU per remember at 3,000
+  // entries); a scalar subquery cannot be planned that way.
+  const bool read_past = retired <= kRetiredReadPast;
+  const std::string check_each =
+      read_past ? ""
+                : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
+                  "   AND d.owner = p.owner AND d.doc = p.doc)";
+  PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
+      Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+                " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+                "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
+                    check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+                {k, artifact_id, TextArray(index_terms),
+                 P(int64_t{per_term} + 1 + (read_past ? retired : 0))}));
+  std::unordered_set<int64_t> retired_docs;  // among those read past
+  if (read_past && retired > 0) {
+    std::vector<int64_t> read;
+    for (int i = 0; i < r.size(); ++i) read.push_back(r.Int(i, 1));
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    PC_ASSIGN_OR_RETURN(
+        Rows gone, Q("SELECT d.doc FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL"
+                     " (SELECT doc FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = u.doc"
+                     "  AND retired OFFSET 0) d",
+                     {k, artifact_id, IntArray(read)}));
+    for (int i = 0; i < gone.size(); ++i) retired_docs.insert(gone.Int(i, 0));
+  }
   SharedTerms shared(n.Int(0, 0));
   std::vector<int64_t> docs;
   for (int i = 0; i < r.size(); ++i) {
-    docs.push_back(r.Int(i, 1));
+    const int64_t doc = r.Int(i, 1);
+    if (static_cast<int>(docs.size()) <= per_term && !retired_docs.count(doc)) docs.push_back(doc);
     if (i + 1 == r.size() || r.Int(i + 1, 0) != r.Int(i, 0)) {
       const int64_t with_term = static_cast<int64_t>(docs.size());  // a common term's: at least
       if (with_term > per_term) docs.pop_back();
