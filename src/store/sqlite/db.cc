@@ -114,7 +114,6 @@ bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Status Db::Exec(const std::string& sql) {
   ++write_statements_;
-  if (sql.compare(0, 8, "ROLLBACK") == 0) ++rollbacks_;  // counted whether or not it succeeds
   char* err = nullptr;
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
   if (rc == SQLITE_OK) return Status::Ok();
@@ -130,12 +129,32 @@ void Db::KeepGateReads() {
   if (!tokenizer.ok()) return;  // the gate reads the index, as without
   fts_tokenizer_ = std::move(tokenizer).value();
   gate_reads_ = std::make_unique<GateReads>();
+  // Every rollback of a whole transaction: ROLLBACK however it is run, and SQLite's own after an
+  // I/O error or a full disk. Neither hook touches the connection, as SQLite requires.
+  sqlite3_rollback_hook(
+      db_,
+      [](void* self) {
+        Db* db = static_cast<Db*>(self);
+        db->gate_reads_->Clear();
+        db->gate_reads_checked_ = false;
+      },
+      this);
+  // A transaction's end: the next must be checked again (returning 0 lets the commit go on).
+  sqlite3_commit_hook(
+      db_,
+      [](void* self) {
+        static_cast<Db*>(self)->gate_reads_checked_ = false;
+        return 0;
+      },
+      this);
 }
 
-GateReads* Db::gate_reads() {
-  if (!gate_reads_) return nullptr;
+Status Db::BeginImmediate() {
+  gate_reads_checked_ = false;
+  PC_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  if (!gate_reads_) return Status::Ok();
   // PRAGMA data_version moves when another connection (or process) has committed, never for
-  // this connection's own commits.
+  // this connection's own commits; with the write lock held, nothing else commits until ours ends.
   const std::string sql = "PRAGMA data_version";
   int64_t version = -1;
   if (Prepare(sql).ok()) {  // cached; stepped here, so never counted among write_statements()
@@ -143,17 +162,15 @@ GateReads* Db::gate_reads() {
     if (sqlite3_step(s) == SQLITE_ROW) version = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
   }
-  if (version < 0) {
-    gate_reads_->Clear();
-    gate_reads_version_ = -1;
-    return nullptr;
-  }
-  if (version != gate_reads_version_ || rollbacks_ != gate_reads_rollbacks_) {
-    gate_reads_->Clear();
-    gate_reads_version_ = version;
-    gate_reads_rollbacks_ = rollbacks_;
-  }
-  return gate_reads_.get();
+  if (version != gate_reads_version_ || version < 0) gate_reads_->Clear();
+  gate_reads_version_ = version;
+  gate_reads_checked_ = version >= 0;
+  return Status::Ok();
+}
+
+Status Db::RollbackTo(const std::string& savepoint) {
+  if (gate_reads_) gate_reads_->Clear();  // whether or not it succeeds
+  return Exec("ROLLBACK TO " + savepoint);
 }
 
 Result<Stmt> Db::Prepare(const std::string& sql) {

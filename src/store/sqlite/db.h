@@ -39,6 +39,12 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   Status Exec(const std::string& sql);
+  // BEGIN IMMEDIATE, for the writer: its kept gate reads are checked against the database then,
+  // once a transaction (another connection's commit since this one's last empties them).
+  Status BeginImmediate();
+  // ROLLBACK TO `savepoint`: what the kept gate reads took in since then is forgotten with them
+  // (a whole transaction's rollback, automatic ones included, empties them by SQLite's hook).
+  Status RollbackTo(const std::string& savepoint);
   // A cached statement for `sql`, reset and unbound when the returned Stmt goes out of scope.
   Result<Stmt> Prepare(const std::string& sql);
   Status Error(const std::string& what) const;  // a Status carrying sqlite's last error message
@@ -60,11 +66,12 @@ class Db {
   Status Checkpoint();
 
   // The writer's connection keeps the reconcile gate's reads between writes (gate_reads.h).
-  // gate_reads() is nullptr on other connections, or when they cannot be kept; it is emptied first
-  // when this connection has rolled back, or another has committed, since it was last asked for —
-  // what it holds is always what this connection would read. Call inside a transaction.
+  // gate_reads() is nullptr on other connections, when they cannot be kept, and in a transaction
+  // not begun by BeginImmediate; they are emptied when this connection rolls back, and when
+  // another has committed since this one's last transaction — what they hold is always what this
+  // connection would read.
   void KeepGateReads();
-  GateReads* gate_reads();
+  GateReads* gate_reads() { return gate_reads_checked_ ? gate_reads_.get() : nullptr; }
   // The shared tables' tokenizer, for what gate_reads() must see as the index does; with it.
   FtsTokenizer* fts_tokenizer() { return fts_tokenizer_.get(); }
 
@@ -74,11 +81,10 @@ class Db {
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   uint64_t write_statements_ = 0;
   int wal_frames_ = 0;
-  uint64_t rollbacks_ = 0;  // ROLLBACK and ROLLBACK TO run by Exec
   std::unique_ptr<FtsTokenizer> fts_tokenizer_;
   std::unique_ptr<GateReads> gate_reads_;
-  uint64_t gate_reads_rollbacks_ = 0;  // rollbacks_ and the data version when gate_reads_ was valid
-  int64_t gate_reads_version_ = -1;
+  bool gate_reads_checked_ = false;  // against this transaction's data version
+  int64_t gate_reads_version_ = -1;  // the data version gate_reads_ holds
   friend class Stmt;
 };
 

@@ -8,9 +8,9 @@
 // Exact, not a guess: an inserted active row joins a token's list when it sorts among the first
 // `cap`; a removed one leaves it, and a full list that loses a row is forgotten (its next row is
 // unknown) and read again; a row written in any way is forgotten. Valid only for what its
-// connection sees (Db::gate_reads drops everything after any rollback and when another connection
-// has committed). Bounded: each part is forgotten all at once when full (~32 MB of lists, 16 MB of
-// candidate rows). Not thread-safe: the writer's turn guards it.
+// connection sees (Db drops everything at any rollback, and when a transaction begins after
+// another connection has committed). Bounded: each part is forgotten all at once when full (~32 MB
+// of lists, 16 MB of candidate rows). Not thread-safe: the writer's turn guards it.
 #pragma once
 
 #include <cstddef>

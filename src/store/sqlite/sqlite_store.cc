@@ -289,7 +289,7 @@ void SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows&
 // A rehearsal (replay_writes) runs the fast pass and always rolls it back.
 bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass) {
   const bool savepoints = pass == Pass::kSavepoints;
-  Status begin = writer_->Exec("BEGIN IMMEDIATE");
+  Status begin = writer_->BeginImmediate();
   if (!begin.ok()) {
     // Another process held the write lock past the busy timeout: nothing ran, a retry may pass.
     for (PendingWrite* w : group)
@@ -332,7 +332,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
       w->status = sp.ok() ? GuardedCallback<WriteTxn>(*w->fn, txn) : sp;
       w->tokens_changed = !txn.audit_trail().tokens.empty();
       check_stamp(w);
-      if (sp.ok() && !w->status.ok()) (void)writer_->Exec("ROLLBACK TO pc_write");
+      if (sp.ok() && !w->status.ok()) (void)writer_->RollbackTo("pc_write");
       if (sp.ok()) {
         Status released = writer_->Exec("RELEASE pc_write");
         if (w->status.ok() && !released.ok()) w->status = released;
