@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <vector>
@@ -286,8 +287,10 @@ Result<std::unique_ptr<FtsTokenizer>> FtsTokenizer::Create(sqlite3* db) {
   void* context = nullptr;
   if (api->xFindTokenizer(api, "pctag", &context, out->api_.get()) != SQLITE_OK)
     return Internal("the FTS5 tag tokenizer is not registered");
-  const char* args[] = {"porter", "pc"};  // schema.cc: tokenize = 'pctag porter pc'
-  if (out->api_->xCreate(context, args, 2, &out->instance_) != SQLITE_OK)
+  const char* args[std::size(kSharedTextChain)];
+  std::copy(std::begin(kSharedTextChain), std::end(kSharedTextChain), args);
+  if (out->api_->xCreate(context, args, static_cast<int>(std::size(args)), &out->instance_) !=
+      SQLITE_OK)
     return Internal("cannot create the FTS5 tag tokenizer");
   return out;
 }

@@ -30,6 +30,10 @@ Status RegisterFtsExtensions(sqlite3* db);
 // `text` marked as belonging to index `owner` (a memory's or a scope's rowid): what the shared
 // tables store, and what every query phrase is written as.
 std::string MarkText(int64_t owner, std::string_view text);
+// The arguments of pctag in the shared tables' tokenize = 'pctag porter pc' (schema.cc migration
+// 5: a migration's text, which never changes; FtsTokenizerTest ties the two).
+inline constexpr const char* kSharedTextChain[] = {"porter", "pc"};
+
 // The shared tables' tokenizer chain ('pctag porter pc', schema.cc) run outside FTS5: the same
 // code on the same text, so the tokens are exactly those the index holds (or a MATCH phrase
 // looks up). For the writer's GateReads (gate_reads.h). One connection's, used by one thread.
