@@ -14,6 +14,8 @@
 
 #include "service/core/actor.h"
 #include "service/memory/memory_service.h"
+#include "store/postgres/pg_gate_lists.h"
+#include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 #include "test_util.h"
 
@@ -80,6 +82,62 @@ TEST(GateReads, ARowIsForgottenWhenWrittenInAnyWay) {
   EXPECT_NE(kept.FindRow(fit), nullptr);
   kept.PutRow(fit, Item("ev_again", true));  // put again: replaced, not counted twice
   EXPECT_EQ(kept.FindRow(fit)->version.entry_version_id, "ev_again");
+}
+
+// A PostgreSQL server's kept lists (store/postgres/pg_gate_lists.h) on their own: what a
+// revision's changes do to them, and when they are not used.
+TEST(PgGateLists, ListsFollowChangedDocumentsAndStandForOneRevision) {
+  pg::GateLists kept;
+  const std::string m = "memory";
+  EXPECT_EQ(kept.Revision(m), -1);
+  ASSERT_TRUE(kept.Advance(m, -1, 10, {}));
+  kept.Put(m, 10, 3, "full", {9, 7, 5});  // its newest 3 of more
+  kept.Put(m, 10, 3, "all", {8});         // every document with it
+  kept.Put(m, 9, 3, "stale", {1});        // read at another revision: not kept
+  std::vector<std::vector<int64_t>> lists;
+  std::vector<bool> found;
+  auto find = [&](int64_t at) { kept.Find(m, at, 3, {"full", "all", "stale"}, lists, found); };
+  find(10);
+  EXPECT_EQ(found, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{9, 7, 5}));
+  find(11);  // not at 11 yet
+  EXPECT_EQ(found, (std::vector<bool>{false, false, false}));
+  // Revision 11: document 12 written with both terms, 8 revised to lose "all".
+  ASSERT_TRUE(kept.Advance(m, 10, 11, {{12, true, {"full", "all"}}, {8, true, {"other"}}}));
+  find(11);
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{12, 9, 7}));  // 5 is no longer among the newest 3
+  EXPECT_EQ(lists[1], (std::vector<int64_t>{12}));
+  // Revision 12: 9 retired from a full list: forgotten (what follows 7 is unknown).
+  ASSERT_TRUE(kept.Advance(m, 11, 12, {{9, false, {}}}));
+  find(12);
+  EXPECT_EQ(found, (std::vector<bool>{false, true, false}));
+  // An old document revised to hold a term sorts in only where it belongs.
+  kept.Put(m, 12, 3, "full", {12, 7, 5});
+  ASSERT_TRUE(kept.Advance(m, 12, 13, {{3, true, {"full", "all"}}, {6, true, {"full"}}}));
+  find(13);
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{12, 7, 6}));
+  EXPECT_EQ(lists[1], (std::vector<int64_t>{12, 3}));
+  // Another lookup moved them meanwhile: refused, left as they are.
+  EXPECT_FALSE(kept.Advance(m, 12, 14, {}));
+  EXPECT_FALSE(kept.Advance(m, 13, 12, {}));  // never backwards
+  EXPECT_EQ(kept.Revision(m), 13);
+  // Too far behind: they start again, empty.
+  ASSERT_TRUE(kept.Advance(m, 13, 13 + pg::GateLists::kMaxCatchUp + 1, {}));
+  find(13 + pg::GateLists::kMaxCatchUp + 1);
+  EXPECT_EQ(found, (std::vector<bool>{false, false, false}));
+}
+
+TEST(PgGateLists, EverythingIsForgottenPastTheBound) {
+  pg::GateLists kept;
+  ASSERT_TRUE(kept.Advance("m", -1, 1, {}));
+  std::vector<int64_t> docs(1000);
+  for (size_t i = 0; i < docs.size(); ++i) docs[i] = static_cast<int64_t>(docs.size() - i);
+  size_t put = 0;
+  while (kept.Revision("m") == 1 && put < 2 * pg::GateLists::kMaxListed / docs.size()) {
+    kept.Put("m", 1, docs.size(), "t" + std::to_string(put++), docs);
+    EXPECT_LE(kept.listed(), pg::GateLists::kMaxListed);
+  }
+  EXPECT_EQ(kept.Revision("m"), -1) << "never forgotten after " << put << " lists";
 }
 
 class KeptGateReadsTest : public ::testing::Test {
@@ -292,25 +350,42 @@ TEST_F(KeptGateReadsTest, ATermsRowsAreItsActiveOnesPastAnyRetired) {
   }
 }
 
-// Another connection (here another store on the same directory, as another process) commits:
-// the writer's kept lists are forgotten, not trusted.
+// Another connection (another store on the same directory or database: another process, another
+// server) commits: the writer's kept lists on SQLite are forgotten, not trusted; a PostgreSQL
+// server's are brought forward by the other's revisions.
 TEST_F(KeptGateReadsTest, AnotherConnectionsCommitIsSeen) {
-  if (!f.sqlite()) GTEST_SKIP() << "SQLite's writer connection only";
   for (int i = 0; i < 20; ++i)
     PC_ASSERT_OK(f.memory->Remember({scope, "fact", Statement(), "", "t"}));
   TextQuery all{words};
   all.phrases.push_back("zebra");  // in no entry yet: its list is kept empty
   ExpectSameCandidates(all, "before");
-  {
-    sqlite::SqliteOptions options;
-    options.data_dir = f.dir.path();
-    auto other = sqlite::SqliteStore::Open(options);
-    PC_ASSERT_OK(other);
-    MemoryService beside(**other, ServiceLimits{});
-    for (int i = 0; i < 10; ++i)
-      PC_ASSERT_OK(beside.Remember({scope, "fact", "zebra " + Statement(), "", "t"}));
+  for (int round = 0; round < 3; ++round) {
+    std::unique_ptr<Store> other;
+    if (f.sqlite()) {
+      sqlite::SqliteOptions options;
+      options.data_dir = f.dir.path();
+      auto opened = sqlite::SqliteStore::Open(options);
+      PC_ASSERT_OK(opened);
+      other = std::move(opened).value();
+    } else {
+      pg::PgOptions options;
+      options.url = f.pg->url();
+      auto opened = pg::PgStore::Open(options);
+      PC_ASSERT_OK(opened);
+      other = std::move(opened).value();
+    }
+    MemoryService beside(*other, ServiceLimits{});
+    std::vector<Citation> written;
+    for (int i = 0; i < 10; ++i) {
+      auto w = beside.Remember({scope, "fact", "zebra " + Statement(), "", "t"});
+      PC_ASSERT_OK(w);
+      written.push_back(*w->citation);
+    }
+    Citation c = written[static_cast<size_t>(round)];
+    c.memory.revision = Head();
+    PC_ASSERT_OK(beside.Retire({scope, c, "gone", "t"}));
+    ExpectSameCandidates(all, "after another connection's writes, round " + std::to_string(round));
   }
-  ExpectSameCandidates(all, "after another connection's writes");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "common/guarded.h"
 #include "ops/metrics.h"
+#include "store/postgres/pg_gate_lists.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_txn.h"
 #include "store/store_rows.h"
@@ -51,7 +52,8 @@ Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
   return store;
 }
 
-PgStore::PgStore(PgOptions options) : options_(std::move(options)) {}
+PgStore::PgStore(PgOptions options)
+    : options_(std::move(options)), gate_lists_(std::make_unique<GateLists>()) {}
 PgStore::~PgStore() = default;
 
 uint64_t PgStore::write_retries() const {
@@ -112,7 +114,7 @@ Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   Status status = conn->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
   bool healthy = status.ok();
   if (status.ok()) {
-    PgTxn txn(*conn, false);
+    PgTxn txn(*conn, false, gate_lists_.get());
     status = GuardedCallback<ReadTxn>(fn, txn);
     Status end = conn->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
     healthy = end.ok();

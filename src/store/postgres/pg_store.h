@@ -36,6 +36,8 @@
 
 namespace pc::pg {
 
+class GateLists;
+
 // Writes one transaction commits at most; below PostgreSQL's 64 cached subtransactions per
 // backend, so the savepoints of a rerun never overflow to pg_subtrans.
 inline constexpr size_t kMaxPgGroupWrites = 48;
@@ -123,6 +125,7 @@ class PgStore final : public Store {
   GroupStats stats_;
   std::mutex lanes_mu_;
   std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;  // a queue per group with writers
+  std::unique_ptr<GateLists> gate_lists_;  // the reconcile gate's reads, kept (pg_gate_lists.h)
 };
 
 }  // namespace pc::pg

@@ -16,6 +16,7 @@
 #include "search/bm25.h"
 #include "search/index_terms.h"
 #include "search/shared_terms.h"
+#include "store/postgres/pg_gate_lists.h"
 #include "store/postgres/pg_txn.h"
 
 namespace pc::pg {
@@ -504,55 +505,99 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
       index_terms.push_back(t[0]);
   }
   const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
-  PC_ASSIGN_OR_RETURN(
-      Rows n,
-      Q("SELECT docs, retired FROM text_stats WHERE kind = $1 AND owner = $2", {k, artifact_id}));
+  PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT s.docs, s.retired, a.head_revision FROM text_stats s"
+                                " JOIN artifacts a ON a.artifact_id = s.owner"
+                                " WHERE s.kind = $1 AND s.owner = $2",
+                                {k, artifact_id}));
   if (n.size() == 0) return out;
-  const int64_t retired = n.Int(0, 1);
-  // Few retired documents (none, usually): each term's newest per_term + 1 + `retired` postings
-  // hold its newest per_term + 1 active ones, so they are read without a retirement check each,
-  // and the distinct documents among them are checked in one statement (~2,000 probes of
-  // text_docs a remember became one per distinct document, or none). Past kRetiredReadPast, each
-  // posting's document is checked by text_docs' whole key as it is read: as a join, a planner with
-  // no statistics yet (a new store) kept only (kind, owner) as the index condition and walked
-  // every document of the memory for each posting (22 ms of database CPU per remember at 3,000
-  // entries); a scalar subquery cannot be planned that way.
-  const bool read_past = retired <= kRetiredReadPast;
-  const std::string check_each =
-      read_past ? ""
-                : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
-                  "   AND d.owner = p.owner AND d.doc = p.doc)";
-  PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
-      Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-                " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-                "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
-                    check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-                {k, artifact_id, TextArray(index_terms),
-                 P(int64_t{per_term} + 1 + (read_past ? retired : 0))}));
-  std::unordered_set<int64_t> retired_docs;  // among those read past
-  if (read_past && retired > 0) {
-    std::vector<int64_t> read;
-    for (int i = 0; i < r.size(); ++i) read.push_back(r.Int(i, 1));
-    std::sort(read.begin(), read.end());
-    read.erase(std::unique(read.begin(), read.end()), read.end());
-    PC_ASSIGN_OR_RETURN(
-        Rows gone, Q("SELECT d.doc FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL"
-                     " (SELECT doc FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = u.doc"
-                     "  AND retired OFFSET 0) d",
-                     {k, artifact_id, IntArray(read)}));
-    for (int i = 0; i < gone.size(); ++i) retired_docs.insert(gone.Int(i, 0));
+  const int64_t retired = n.Int(0, 1), head = n.Int(0, 2);
+  const size_t cap = static_cast<size_t>(per_term) + 1;
+  // Each term's newest `cap` active documents, descending: kept by this server for a read's
+  // lookup (pg_gate_lists.h), brought to this snapshot's head first; the rest read below.
+  std::vector<std::vector<int64_t>> lists(index_terms.size());
+  std::vector<bool> found(index_terms.size(), false);
+  bool keep = false;
+  if (gate_lists_) {
+    const int64_t at = gate_lists_->Revision(artifact_id);
+    std::vector<GateLists::Change> changes;
+    if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
+      PC_ASSIGN_OR_RETURN(  // each changed entry's document, as of the head
+          Rows c,
+          Q("SELECT e.doc, coalesce(m.active, false), v.text FROM (SELECT DISTINCT entry_id"
+            "  FROM revision_changes WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
+            " JOIN entries e ON e.entry_id = c.entry_id"
+            " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+            "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+            "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+            "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
+            " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
+            {artifact_id, P(at), P(head)}));
+      for (int i = 0; i < c.size(); ++i) {
+        GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}};
+        if (change.active)
+          for (auto& [term, positions] : IndexTerms(c.Text(i, 2)).positions)
+            change.terms.push_back(term);
+        changes.push_back(std::move(change));
+      }
+    }
+    keep = gate_lists_->Advance(artifact_id, at, head, changes);
+    if (keep) gate_lists_->Find(artifact_id, head, cap, index_terms, lists, found);
+  }
+  std::vector<std::string> unread;  // in the order of index_terms
+  for (size_t i = 0; i < index_terms.size(); ++i)
+    if (!found[i]) unread.push_back(index_terms[i]);
+  if (!unread.empty()) {
+    // Few retired documents (none, usually): each term's newest `cap` + `retired` postings hold
+    // its newest `cap` active ones, so they are read without a retirement check each, and the
+    // distinct documents among them are checked in one statement (~2,000 probes of text_docs a
+    // remember became one per distinct document, or none). Past kRetiredReadPast, each posting's
+    // document is checked by text_docs' whole key as it is read: as a join, a planner with no
+    // statistics yet (a new store) kept only (kind, owner) as the index condition and walked
+    // every document of the memory for each posting (22 ms of database CPU per remember at 3,000
+    // entries); a scalar subquery cannot be planned that way.
+    const bool read_past = retired <= kRetiredReadPast;
+    const std::string check_each =
+        read_past ? ""
+                  : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
+                    "   AND d.owner = p.owner AND d.doc = p.doc)";
+    PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
+        Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+                  " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+                  "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
+                      check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+                  {k, artifact_id, TextArray(unread),
+                   P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
+    std::unordered_set<int64_t> retired_docs;  // among those read past
+    if (read_past && retired > 0) {
+      std::vector<int64_t> read;
+      for (int i = 0; i < r.size(); ++i) read.push_back(r.Int(i, 1));
+      std::sort(read.begin(), read.end());
+      read.erase(std::unique(read.begin(), read.end()), read.end());
+      PC_ASSIGN_OR_RETURN(Rows gone,
+                          Q("SELECT d.doc FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL"
+                            " (SELECT doc FROM text_docs WHERE kind = $1 AND owner = $2"
+                            "  AND doc = u.doc AND retired OFFSET 0) d",
+                            {k, artifact_id, IntArray(read)}));
+      for (int i = 0; i < gone.size(); ++i) retired_docs.insert(gone.Int(i, 0));
+    }
+    std::vector<std::vector<int64_t>> read_lists(unread.size());
+    for (int i = 0; i < r.size(); ++i) {
+      std::vector<int64_t>& docs = read_lists.at(static_cast<size_t>(r.Int(i, 0) - 1));
+      const int64_t doc = r.Int(i, 1);
+      if (docs.size() < cap && !retired_docs.count(doc)) docs.push_back(doc);
+    }
+    for (size_t i = 0, j = 0; i < index_terms.size(); ++i) {
+      if (found[i]) continue;
+      if (keep) gate_lists_->Put(artifact_id, head, cap, unread[j], read_lists[j]);
+      lists[i] = std::move(read_lists[j++]);
+    }
   }
   SharedTerms shared(n.Int(0, 0));
-  std::vector<int64_t> docs;
-  for (int i = 0; i < r.size(); ++i) {
-    const int64_t doc = r.Int(i, 1);
-    if (static_cast<int>(docs.size()) <= per_term && !retired_docs.count(doc)) docs.push_back(doc);
-    if (i + 1 == r.size() || r.Int(i + 1, 0) != r.Int(i, 0)) {
-      const int64_t with_term = static_cast<int64_t>(docs.size());  // a common term's: at least
-      if (with_term > per_term) docs.pop_back();
-      shared.AddTerm(docs, with_term);
-      docs.clear();
-    }
+  for (std::vector<int64_t>& docs : lists) {
+    if (docs.empty()) continue;
+    const int64_t with_term = static_cast<int64_t>(docs.size());  // a common term's: at least
+    if (with_term > per_term) docs.pop_back();
+    shared.AddTerm(docs, with_term);
   }
   std::vector<int64_t> best = shared.Best(static_cast<size_t>(limit));
   if (recent > 0) {

@@ -18,6 +18,8 @@
 
 namespace pc::pg {
 
+class GateLists;
+
 // Statement parameters: text values, NULL as nullopt.
 using Params = std::vector<std::optional<std::string>>;
 inline std::string P(int64_t v) { return std::to_string(v); }
@@ -46,7 +48,9 @@ class PgTxn final : public WriteTxn {
  public:
   // `writing`: the artifacts a write looks up are locked (FOR UPDATE) until it ends, so writes of
   // one scope take turns and each sees the last one's commit (pg_store.h).
-  PgTxn(Conn& conn, bool writing) : c_(conn), writing_(writing) {}
+  // `gate_lists`: the server's kept postings reads (pg_gate_lists.h), for a read's lookup.
+  PgTxn(Conn& conn, bool writing, GateLists* gate_lists = nullptr)
+      : c_(conn), writing_(writing), gate_lists_(writing ? nullptr : gate_lists) {}
   bool writing() const override { return writing_; }
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
@@ -273,6 +277,7 @@ class PgTxn final : public WriteTxn {
 
   Conn& c_;
   bool writing_;
+  GateLists* gate_lists_;  // only a read's: a write's uncommitted rows are never kept
 };
 
 }  // namespace pc::pg

@@ -1,0 +1,169 @@
+#include "store/postgres/pg_gate_lists.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace pc::pg {
+
+struct GateLists::Memory {
+  int64_t revision = -1;
+  size_t cap = 0;                                               // of every list (0: none put yet)
+  std::unordered_map<std::string, std::vector<int64_t>> lists;  // term → documents, descending
+  // A document → the terms whose lists hold it (keys of `lists`, whose nodes never move).
+  std::unordered_map<int64_t, std::vector<const std::string*>> holding;
+  size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself
+
+  using List = std::unordered_map<std::string, std::vector<int64_t>>::iterator;
+
+  static bool Holds(const std::vector<int64_t>& docs, int64_t doc) {
+    return std::binary_search(docs.begin(), docs.end(), doc, std::greater<>());
+  }
+  void Hold(int64_t doc, const std::string* term) { holding[doc].push_back(term); }
+  void Unhold(int64_t doc, const std::string* term) {
+    auto h = holding.find(doc);
+    if (h == holding.end()) return;
+    auto& terms = h->second;
+    terms.erase(std::remove(terms.begin(), terms.end(), term), terms.end());
+    if (terms.empty()) holding.erase(h);
+  }
+  void Insert(List l, int64_t doc) {
+    auto& docs = l->second;
+    docs.insert(std::lower_bound(docs.begin(), docs.end(), doc, std::greater<>()), doc);
+    Hold(doc, &l->first);
+    ++listed;
+  }
+  void Erase(List l, int64_t doc) {
+    auto& docs = l->second;
+    auto at = std::lower_bound(docs.begin(), docs.end(), doc, std::greater<>());
+    if (at == docs.end() || *at != doc) return;
+    docs.erase(at);
+    Unhold(doc, &l->first);
+    --listed;
+  }
+  void Forget(List l) {
+    for (int64_t doc : l->second) Unhold(doc, &l->first);
+    listed -= l->second.size() + kTermCost;
+    lists.erase(l);
+  }
+
+  void Follow(const Change& c) {
+    std::vector<std::string> terms = c.terms;
+    std::sort(terms.begin(), terms.end());
+    if (auto h = holding.find(c.doc); h != holding.end()) {
+      const std::vector<const std::string*> held = h->second;  // changed below
+      for (const std::string* term : held) {
+        if (c.active && std::binary_search(terms.begin(), terms.end(), *term)) continue;
+        List l = lists.find(*term);
+        if (l->second.size() >= cap)
+          Forget(l);  // full: the document after its last is unknown
+        else
+          Erase(l, c.doc);
+      }
+    }
+    if (!c.active) return;
+    for (const std::string& term : terms) {
+      List l = lists.find(term);
+      if (l == lists.end() || Holds(l->second, c.doc)) continue;
+      if (l->second.size() < cap) {  // every active document with the term: it joins
+        Insert(l, c.doc);
+      } else if (c.doc > l->second.back()) {  // among the newest `cap`: the last leaves
+        const int64_t last = l->second.back();
+        l->second.pop_back();
+        Unhold(last, &l->first);
+        --listed;
+        Insert(l, c.doc);
+      }
+    }
+  }
+};
+
+GateLists::GateLists() = default;
+GateLists::~GateLists() = default;
+
+int64_t GateLists::Revision(const std::string& memory) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  return it == memories_.end() ? -1 : it->second->revision;
+}
+
+bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
+                        const std::vector<Change>& changes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  const int64_t now = it == memories_.end() ? -1 : it->second->revision;
+  if (now == to) return true;
+  if (now != from || to < from) return false;
+  if (from < 0 || to - from > kMaxCatchUp) {  // start empty at `to`
+    if (it != memories_.end()) listed_ -= it->second->listed;
+    auto fresh = std::make_unique<Memory>();
+    fresh->revision = to;
+    listed_ += fresh->listed;
+    memories_[memory] = std::move(fresh);
+  } else {
+    Memory& m = *it->second;
+    const size_t before = m.listed;
+    for (const Change& c : changes) m.Follow(c);
+    m.revision = to;
+    listed_ = listed_ - before + m.listed;
+  }
+  if (listed_ > kMaxListed) {
+    memories_.clear();
+    listed_ = 0;
+  }
+  return true;
+}
+
+void GateLists::Find(const std::string& memory, int64_t at, size_t cap,
+                     const std::vector<std::string>& terms,
+                     std::vector<std::vector<int64_t>>& lists, std::vector<bool>& found) const {
+  lists.assign(terms.size(), {});
+  found.assign(terms.size(), false);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at || it->second->cap != cap) return;
+  const Memory& m = *it->second;
+  for (size_t i = 0; i < terms.size(); ++i)
+    if (auto l = m.lists.find(terms[i]); l != m.lists.end()) {
+      lists[i] = l->second;
+      found[i] = true;
+    }
+}
+
+void GateLists::Put(const std::string& memory, int64_t at, size_t cap, const std::string& term,
+                    std::vector<int64_t> docs) {
+  if (cap == 0 || docs.size() > cap) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at) return;
+  Memory& m = *it->second;
+  const size_t before = m.listed;
+  if (m.cap != cap) {  // another cap's lists: forgotten (the gate uses one)
+    while (!m.lists.empty()) m.Forget(m.lists.begin());
+    m.cap = cap;
+  }
+  auto [l, added] = m.lists.try_emplace(term);
+  if (added) {
+    std::sort(docs.begin(), docs.end(), std::greater<>());
+    l->second = std::move(docs);
+    for (int64_t doc : l->second) m.Hold(doc, &l->first);
+    m.listed += l->second.size() + kTermCost;
+  }
+  listed_ = listed_ - before + m.listed;
+  if (listed_ > kMaxListed) {
+    memories_.clear();
+    listed_ = 0;
+  }
+}
+
+void GateLists::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  memories_.clear();
+  listed_ = 0;
+}
+
+size_t GateLists::listed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return listed_;
+}
+
+}  // namespace pc::pg
