@@ -117,13 +117,31 @@ TEST(PgGateLists, ListsFollowChangedDocumentsAndStandForOneRevision) {
   find(13);
   EXPECT_EQ(lists[0], (std::vector<int64_t>{12, 7, 6}));
   EXPECT_EQ(lists[1], (std::vector<int64_t>{12, 3}));
+  // Versions: a changed active document's is kept as the head's, a retired one's dropped.
+  pg::GateLists::Change revised{7, true, {"full"}, {}};
+  revised.version.entry_version_id = "ev_7b";
+  pg::GateLists::Change retired{12, false, {}, {}};
+  kept.PutVersions(m, 13, {{12, EntryVersion{}}, {5, EntryVersion{}}});
+  ASSERT_TRUE(kept.Advance(m, 13, 14, {revised, retired}));
+  std::vector<std::optional<EntryVersion>> versions;
+  kept.FindVersions(m, 14, {7, 12, 5, 99}, versions);
+  ASSERT_EQ(versions.size(), 4u);
+  EXPECT_TRUE(versions[0] && versions[0]->entry_version_id == "ev_7b");
+  EXPECT_FALSE(versions[1]);
+  EXPECT_TRUE(versions[2]);
+  EXPECT_FALSE(versions[3]);
+  kept.FindVersions(m, 13, {7}, versions);  // not at 13 any more
+  EXPECT_FALSE(versions[0]);
+  find(14);
+  EXPECT_FALSE(found[0]) << "12 retired from a full list";
+  EXPECT_EQ(lists[1], (std::vector<int64_t>{3})) << "12 retired from a list holding all";
   // Another lookup moved them meanwhile: refused, left as they are.
-  EXPECT_FALSE(kept.Advance(m, 12, 14, {}));
-  EXPECT_FALSE(kept.Advance(m, 13, 12, {}));  // never backwards
-  EXPECT_EQ(kept.Revision(m), 13);
+  EXPECT_FALSE(kept.Advance(m, 12, 15, {}));
+  EXPECT_FALSE(kept.Advance(m, 14, 13, {}));  // never backwards
+  EXPECT_EQ(kept.Revision(m), 14);
   // Too far behind: they start again, empty.
-  ASSERT_TRUE(kept.Advance(m, 13, 13 + pg::GateLists::kMaxCatchUp + 1, {}));
-  find(13 + pg::GateLists::kMaxCatchUp + 1);
+  ASSERT_TRUE(kept.Advance(m, 14, 14 + pg::GateLists::kMaxCatchUp + 1, {}));
+  find(14 + pg::GateLists::kMaxCatchUp + 1);
   EXPECT_EQ(found, (std::vector<bool>{false, false, false}));
 }
 

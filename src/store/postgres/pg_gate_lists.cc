@@ -11,6 +11,7 @@ struct GateLists::Memory {
   std::unordered_map<std::string, std::vector<int64_t>> lists;  // term → documents, descending
   // A document → the terms whose lists hold it (keys of `lists`, whose nodes never move).
   std::unordered_map<int64_t, std::vector<const std::string*>> holding;
+  std::unordered_map<int64_t, EntryVersion> versions;  // active documents' (candidates')
   size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself
 
   using List = std::unordered_map<std::string, std::vector<int64_t>>::iterator;
@@ -46,7 +47,28 @@ struct GateLists::Memory {
     lists.erase(l);
   }
 
+  static size_t VersionCost(const EntryVersion& v) {  // in listed documents (8 bytes)
+    size_t bytes = 256 + v.text.size() + v.reason.size();
+    for (const std::string& ref : v.source_refs) bytes += 32 + ref.size();
+    return bytes / 8;
+  }
+  void KeepVersion(int64_t doc, EntryVersion v) {
+    DropVersion(doc);
+    listed += VersionCost(v);
+    versions.emplace(doc, std::move(v));
+  }
+  void DropVersion(int64_t doc) {
+    if (auto it = versions.find(doc); it != versions.end()) {
+      listed -= VersionCost(it->second);
+      versions.erase(it);
+    }
+  }
+
   void Follow(const Change& c) {
+    if (c.active)
+      KeepVersion(c.doc, c.version);  // a changed document is the next writes' recent candidate
+    else
+      DropVersion(c.doc);
     std::vector<std::string> terms = c.terms;
     std::sort(terms.begin(), terms.end());
     if (auto h = holding.find(c.doc); h != holding.end()) {
@@ -148,6 +170,33 @@ void GateLists::Put(const std::string& memory, int64_t at, size_t cap, const std
     for (int64_t doc : l->second) m.Hold(doc, &l->first);
     m.listed += l->second.size() + kTermCost;
   }
+  listed_ = listed_ - before + m.listed;
+  if (listed_ > kMaxListed) {
+    memories_.clear();
+    listed_ = 0;
+  }
+}
+
+void GateLists::FindVersions(const std::string& memory, int64_t at,
+                             const std::vector<int64_t>& docs,
+                             std::vector<std::optional<EntryVersion>>& versions) const {
+  versions.assign(docs.size(), std::nullopt);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at) return;
+  const Memory& m = *it->second;
+  for (size_t i = 0; i < docs.size(); ++i)
+    if (auto v = m.versions.find(docs[i]); v != m.versions.end()) versions[i] = v->second;
+}
+
+void GateLists::PutVersions(const std::string& memory, int64_t at,
+                            std::vector<std::pair<int64_t, EntryVersion>> versions) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at) return;
+  Memory& m = *it->second;
+  const size_t before = m.listed;
+  for (auto& [doc, v] : versions) m.KeepVersion(doc, std::move(v));
   listed_ = listed_ - before + m.listed;
   if (listed_ > kMaxListed) {
     memories_.clear();

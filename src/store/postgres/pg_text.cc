@@ -521,22 +521,25 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
     const int64_t at = gate_lists_->Revision(artifact_id);
     std::vector<GateLists::Change> changes;
     if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
-      PC_ASSIGN_OR_RETURN(  // each changed entry's document, as of the head
+      PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
           Rows c,
-          Q("SELECT e.doc, coalesce(m.active, false), v.text FROM (SELECT DISTINCT entry_id"
-            "  FROM revision_changes WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
-            " JOIN entries e ON e.entry_id = c.entry_id"
-            " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
-            "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
-            "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
-            "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
-            " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
+          Q(std::string("SELECT e.doc, coalesce(m.active, false), ") + kVersionColumns +
+                " FROM (SELECT DISTINCT entry_id FROM revision_changes WHERE artifact_id = $1"
+                "  AND revision > $2 AND revision <= $3) c"
+                " JOIN entries e ON e.entry_id = c.entry_id"
+                " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+                "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+                "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+                "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
+                " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
             {artifact_id, P(at), P(head)}));
       for (int i = 0; i < c.size(); ++i) {
-        GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}};
-        if (change.active)
-          for (auto& [term, positions] : IndexTerms(c.Text(i, 2)).positions)
+        GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
+        if (change.active) {
+          change.version = ReadVersion(c, i, 2);
+          for (auto& [term, positions] : IndexTerms(change.version.text).positions)
             change.terms.push_back(term);
+        }
         changes.push_back(std::move(change));
       }
     }
@@ -610,20 +613,36 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
         best.push_back(c.Int(i, 0));
   }
   if (best.empty()) return out;
-  PC_ASSIGN_OR_RETURN(
-      Rows v,
-      Q(std::string("SELECT d.doc, ") + kVersionColumns +
-            " FROM text_docs d JOIN entry_versions v ON v.entry_version_id = d.entry_version_id"
-            " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[]) AND NOT d.retired",
-        {k, artifact_id, IntArray(best)}));
-  std::unordered_map<int64_t, EntryVersion> by_doc;
-  for (int i = 0; i < v.size(); ++i) by_doc.emplace(v.Int(i, 0), ReadVersion(v, i, 1));
-  for (int64_t doc : best) {
-    auto it = by_doc.find(doc);
-    if (it == by_doc.end())
-      continue;  // retired since, or a recent change of an entry no longer indexed
-    out.push_back(ManifestItem{std::move(it->second), true});
+  std::vector<std::optional<EntryVersion>> versions;  // kept, or read below
+  if (keep)
+    gate_lists_->FindVersions(artifact_id, head, best, versions);
+  else
+    versions.assign(best.size(), std::nullopt);
+  std::vector<int64_t> unread_docs;
+  for (size_t i = 0; i < best.size(); ++i)
+    if (!versions[i]) unread_docs.push_back(best[i]);
+  if (!unread_docs.empty()) {
+    PC_ASSIGN_OR_RETURN(Rows v,
+                        Q(std::string("SELECT d.doc, ") + kVersionColumns +
+                              " FROM text_docs d JOIN entry_versions v"
+                              " ON v.entry_version_id = d.entry_version_id"
+                              " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[])"
+                              " AND NOT d.retired",
+                          {k, artifact_id, IntArray(unread_docs)}));
+    std::unordered_map<int64_t, size_t> at;  // doc → its place in best
+    for (size_t i = 0; i < best.size(); ++i) at.emplace(best[i], i);
+    std::vector<std::pair<int64_t, EntryVersion>> read;
+    for (int i = 0; i < v.size(); ++i) {
+      const int64_t doc = v.Int(i, 0);
+      read.emplace_back(doc, ReadVersion(v, i, 1));
+      if (auto place = at.find(doc); place != at.end())
+        versions[place->second] = read.back().second;
+    }
+    if (keep) gate_lists_->PutVersions(artifact_id, head, std::move(read));
   }
+  for (std::optional<EntryVersion>& version : versions)
+    if (version)  // else retired since, or a recent change of an entry no longer indexed
+      out.push_back(ManifestItem{std::move(*version), true});
   return out;
 }
 
