@@ -487,11 +487,118 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
 }
 
 // Up to this many retired documents in a memory, the gate reads past them and checks the distinct
-// documents read once (SharedTermCandidates); beyond, each posting is checked as it is read.
+// documents read once (ReadTermLists); beyond, each posting is checked as it is read.
 constexpr int64_t kRetiredReadPast = 64;
 
-// As SqliteTxn::SharedTermCandidates: each term's newest active documents in one statement, from
-// text_postings' (kind, owner, term, doc) key read backwards; then the best ones' versions.
+Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
+  const int64_t at = gate_lists_->Revision(memory);
+  std::vector<GateLists::Change> changes;
+  if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
+    PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
+        Rows c,
+        Q(std::string("SELECT e.doc, coalesce(m.active, false), ") + kVersionColumns +
+              " FROM (SELECT DISTINCT entry_id FROM revision_changes WHERE artifact_id = $1"
+              "  AND revision > $2 AND revision <= $3) c"
+              " JOIN entries e ON e.entry_id = c.entry_id"
+              " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+              "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+              "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+              "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
+              " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
+          {memory, P(at), P(head)}));
+    for (int i = 0; i < c.size(); ++i) {
+      GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
+      if (change.active) {
+        change.version = ReadVersion(c, i, 2);
+        for (auto& [term, positions] : IndexTerms(change.version.text).positions)
+          change.terms.push_back(term);
+      }
+      changes.push_back(std::move(change));
+    }
+  }
+  return gate_lists_->Advance(memory, at, head, changes);
+}
+
+// Few retired documents (none, usually): each term's newest `cap` + `retired` postings hold its
+// newest `cap` active ones, so they are read without a retirement check each, and the distinct
+// documents among them are checked in one statement (~2,000 probes of text_docs a remember became
+// one per distinct document, or none). Past kRetiredReadPast, each posting's document is checked
+// by text_docs' whole key as it is read: as a join, a planner with no statistics yet (a new
+// store) kept only (kind, owner) as the index condition and walked every document of the memory
+// for each posting (22 ms of database CPU per remember at 3,000 entries); a scalar subquery
+// cannot be planned that way.
+Status PgTxn::ReadTermLists(const std::string& memory, int64_t retired, size_t cap,
+                            const std::vector<std::string>& terms,
+                            std::vector<std::vector<int64_t>>& lists) {
+  lists.assign(terms.size(), {});
+  if (terms.empty()) return Status::Ok();
+  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
+  const bool read_past = retired <= kRetiredReadPast;
+  const std::string check_each =
+      read_past ? ""
+                : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
+                  "   AND d.owner = p.owner AND d.doc = p.doc)";
+  PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
+      Rows r,
+      Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+        " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+        "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
+            check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+        {k, memory, TextArray(terms), P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
+  std::unordered_set<int64_t> retired_docs;  // among those read past
+  if (read_past && retired > 0) {
+    std::vector<int64_t> read;
+    for (int i = 0; i < r.size(); ++i) read.push_back(r.Int(i, 1));
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    PC_ASSIGN_OR_RETURN(Rows gone,
+                        Q("SELECT d.doc FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL"
+                          " (SELECT doc FROM text_docs WHERE kind = $1 AND owner = $2"
+                          "  AND doc = u.doc AND retired OFFSET 0) d",
+                          {k, memory, IntArray(read)}));
+    for (int i = 0; i < gone.size(); ++i) retired_docs.insert(gone.Int(i, 0));
+  }
+  for (int i = 0; i < r.size(); ++i) {
+    std::vector<int64_t>& docs = lists.at(static_cast<size_t>(r.Int(i, 0) - 1));
+    const int64_t doc = r.Int(i, 1);
+    if (docs.size() < cap && !retired_docs.count(doc)) docs.push_back(doc);
+  }
+  return Status::Ok();
+}
+
+Status PgTxn::CandidateVersions(const std::string& memory, int64_t head, bool kept,
+                                const std::vector<int64_t>& docs,
+                                std::vector<std::optional<EntryVersion>>& versions) {
+  if (kept)
+    gate_lists_->FindVersions(memory, head, docs, versions);
+  else
+    versions.assign(docs.size(), std::nullopt);
+  std::vector<int64_t> unread;
+  for (size_t i = 0; i < docs.size(); ++i)
+    if (!versions[i]) unread.push_back(docs[i]);
+  if (unread.empty()) return Status::Ok();
+  PC_ASSIGN_OR_RETURN(Rows v,
+                      Q(std::string("SELECT d.doc, ") + kVersionColumns +
+                            " FROM text_docs d JOIN entry_versions v"
+                            " ON v.entry_version_id = d.entry_version_id"
+                            " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[])"
+                            " AND NOT d.retired",
+                        {P(static_cast<int64_t>(TextKind::kMemory)), memory, IntArray(unread)}));
+  std::unordered_map<int64_t, size_t> place;  // doc → its index in docs
+  for (size_t i = 0; i < docs.size(); ++i) place.emplace(docs[i], i);
+  std::vector<std::pair<int64_t, EntryVersion>> read;
+  for (int i = 0; i < v.size(); ++i) {
+    const int64_t doc = v.Int(i, 0);
+    read.emplace_back(doc, ReadVersion(v, i, 1));
+    if (auto at = place.find(doc); at != place.end()) versions[at->second] = read.back().second;
+  }
+  if (kept) gate_lists_->PutVersions(memory, head, std::move(read));
+  return Status::Ok();
+}
+
+// As SqliteTxn::SharedTermCandidates: each term's newest active documents, from text_postings'
+// (kind, owner, term, doc) key read backwards, or from what this server kept of them
+// (pg_gate_lists.h, a read's lookup only); then the best ones' versions.
 Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string& artifact_id,
                                                               const TextQuery& terms, int per_term,
                                                               int limit, int recent) {
@@ -504,96 +611,30 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
         std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
       index_terms.push_back(t[0]);
   }
-  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
   PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT s.docs, s.retired, a.head_revision FROM text_stats s"
                                 " JOIN artifacts a ON a.artifact_id = s.owner"
                                 " WHERE s.kind = $1 AND s.owner = $2",
-                                {k, artifact_id}));
+                                {P(static_cast<int64_t>(TextKind::kMemory)), artifact_id}));
   if (n.size() == 0) return out;
-  const int64_t retired = n.Int(0, 1), head = n.Int(0, 2);
+  const int64_t head = n.Int(0, 2);
   const size_t cap = static_cast<size_t>(per_term) + 1;
-  // Each term's newest `cap` active documents, descending: kept by this server for a read's
-  // lookup (pg_gate_lists.h), brought to this snapshot's head first; the rest read below.
+  // Each term's newest `cap` active documents, descending: kept, or read and then kept.
   std::vector<std::vector<int64_t>> lists(index_terms.size());
   std::vector<bool> found(index_terms.size(), false);
-  bool keep = false;
+  bool kept = false;
   if (gate_lists_) {
-    const int64_t at = gate_lists_->Revision(artifact_id);
-    std::vector<GateLists::Change> changes;
-    if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
-      PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
-          Rows c,
-          Q(std::string("SELECT e.doc, coalesce(m.active, false), ") + kVersionColumns +
-                " FROM (SELECT DISTINCT entry_id FROM revision_changes WHERE artifact_id = $1"
-                "  AND revision > $2 AND revision <= $3) c"
-                " JOIN entries e ON e.entry_id = c.entry_id"
-                " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
-                "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
-                "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
-                "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
-                " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
-            {artifact_id, P(at), P(head)}));
-      for (int i = 0; i < c.size(); ++i) {
-        GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
-        if (change.active) {
-          change.version = ReadVersion(c, i, 2);
-          for (auto& [term, positions] : IndexTerms(change.version.text).positions)
-            change.terms.push_back(term);
-        }
-        changes.push_back(std::move(change));
-      }
-    }
-    keep = gate_lists_->Advance(artifact_id, at, head, changes);
-    if (keep) gate_lists_->Find(artifact_id, head, cap, index_terms, lists, found);
+    PC_ASSIGN_OR_RETURN(kept, CatchUpGateLists(artifact_id, head));
+    if (kept) gate_lists_->Find(artifact_id, head, cap, index_terms, lists, found);
   }
   std::vector<std::string> unread;  // in the order of index_terms
   for (size_t i = 0; i < index_terms.size(); ++i)
     if (!found[i]) unread.push_back(index_terms[i]);
-  if (!unread.empty()) {
-    // Few retired documents (none, usually): each term's newest `cap` + `retired` postings hold
-    // its newest `cap` active ones, so they are read without a retirement check each, and the
-    // distinct documents among them are checked in one statement (~2,000 probes of text_docs a
-    // remember became one per distinct document, or none). Past kRetiredReadPast, each posting's
-    // document is checked by text_docs' whole key as it is read: as a join, a planner with no
-    // statistics yet (a new store) kept only (kind, owner) as the index condition and walked
-    // every document of the memory for each posting (22 ms of database CPU per remember at 3,000
-    // entries); a scalar subquery cannot be planned that way.
-    const bool read_past = retired <= kRetiredReadPast;
-    const std::string check_each =
-        read_past ? ""
-                  : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
-                    "   AND d.owner = p.owner AND d.doc = p.doc)";
-    PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
-        Rows r, Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-                  " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-                  "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
-                      check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-                  {k, artifact_id, TextArray(unread),
-                   P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
-    std::unordered_set<int64_t> retired_docs;  // among those read past
-    if (read_past && retired > 0) {
-      std::vector<int64_t> read;
-      for (int i = 0; i < r.size(); ++i) read.push_back(r.Int(i, 1));
-      std::sort(read.begin(), read.end());
-      read.erase(std::unique(read.begin(), read.end()), read.end());
-      PC_ASSIGN_OR_RETURN(Rows gone,
-                          Q("SELECT d.doc FROM unnest($3::bigint[]) AS u(doc) CROSS JOIN LATERAL"
-                            " (SELECT doc FROM text_docs WHERE kind = $1 AND owner = $2"
-                            "  AND doc = u.doc AND retired OFFSET 0) d",
-                            {k, artifact_id, IntArray(read)}));
-      for (int i = 0; i < gone.size(); ++i) retired_docs.insert(gone.Int(i, 0));
-    }
-    std::vector<std::vector<int64_t>> read_lists(unread.size());
-    for (int i = 0; i < r.size(); ++i) {
-      std::vector<int64_t>& docs = read_lists.at(static_cast<size_t>(r.Int(i, 0) - 1));
-      const int64_t doc = r.Int(i, 1);
-      if (docs.size() < cap && !retired_docs.count(doc)) docs.push_back(doc);
-    }
-    for (size_t i = 0, j = 0; i < index_terms.size(); ++i) {
-      if (found[i]) continue;
-      if (keep) gate_lists_->Put(artifact_id, head, cap, unread[j], read_lists[j]);
-      lists[i] = std::move(read_lists[j++]);
-    }
+  std::vector<std::vector<int64_t>> read;
+  PC_RETURN_IF_ERROR(ReadTermLists(artifact_id, n.Int(0, 1), cap, unread, read));
+  for (size_t i = 0, j = 0; i < index_terms.size(); ++i) {
+    if (found[i]) continue;
+    if (kept) gate_lists_->Put(artifact_id, head, cap, unread[j], read[j]);
+    lists[i] = std::move(read[j++]);
   }
   SharedTerms shared(n.Int(0, 0));
   for (std::vector<int64_t>& docs : lists) {
@@ -612,34 +653,8 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
       if (std::find(best.begin(), best.end(), c.Int(i, 0)) == best.end())
         best.push_back(c.Int(i, 0));
   }
-  if (best.empty()) return out;
-  std::vector<std::optional<EntryVersion>> versions;  // kept, or read below
-  if (keep)
-    gate_lists_->FindVersions(artifact_id, head, best, versions);
-  else
-    versions.assign(best.size(), std::nullopt);
-  std::vector<int64_t> unread_docs;
-  for (size_t i = 0; i < best.size(); ++i)
-    if (!versions[i]) unread_docs.push_back(best[i]);
-  if (!unread_docs.empty()) {
-    PC_ASSIGN_OR_RETURN(Rows v,
-                        Q(std::string("SELECT d.doc, ") + kVersionColumns +
-                              " FROM text_docs d JOIN entry_versions v"
-                              " ON v.entry_version_id = d.entry_version_id"
-                              " WHERE d.kind = $1 AND d.owner = $2 AND d.doc = ANY($3::bigint[])"
-                              " AND NOT d.retired",
-                          {k, artifact_id, IntArray(unread_docs)}));
-    std::unordered_map<int64_t, size_t> at;  // doc → its place in best
-    for (size_t i = 0; i < best.size(); ++i) at.emplace(best[i], i);
-    std::vector<std::pair<int64_t, EntryVersion>> read;
-    for (int i = 0; i < v.size(); ++i) {
-      const int64_t doc = v.Int(i, 0);
-      read.emplace_back(doc, ReadVersion(v, i, 1));
-      if (auto place = at.find(doc); place != at.end())
-        versions[place->second] = read.back().second;
-    }
-    if (keep) gate_lists_->PutVersions(artifact_id, head, std::move(read));
-  }
+  std::vector<std::optional<EntryVersion>> versions;
+  PC_RETURN_IF_ERROR(CandidateVersions(artifact_id, head, kept, best, versions));
   for (std::optional<EntryVersion>& version : versions)
     if (version)  // else retired since, or a recent change of an entry no longer indexed
       out.push_back(ManifestItem{std::move(*version), true});
