@@ -85,5 +85,20 @@ TEST(Health, ProvidersAreProbed) {
       << misconfigured.second.dump();
 }
 
+// Two tests may be handed the same free port. The second test's server then fails to bind it and
+// exits, but /health/live on that port answers 200 (the first test's server): Start must not take
+// that for its own server (pg:Health.ProvidersAreProbed once got the other's /health/ready).
+TEST(Health, AServerStartedOnAnothersPortMovesToItsOwn) {
+  TempDir dir;
+  ServerProcess first(dir.path() + "/first");
+  ASSERT_TRUE(first.Start());
+  ServerProcess second(dir.path() + "/second");
+  second.set_first_port(first.port());
+  ASSERT_TRUE(second.Start());
+  EXPECT_NE(second.port(), first.port());
+  EXPECT_EQ(Get(second.port(), "/health/live").first, 200);
+  EXPECT_EQ(Get(first.port(), "/health/live").first, 200);
+}
+
 }  // namespace
 }  // namespace pc::testing

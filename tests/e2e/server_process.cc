@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "fake_openai.h"
@@ -71,6 +72,44 @@ pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err
   _exit(127);
 }
 
+// Whether process `pid` holds a socket listening on TCP `port` (any address): its descriptors'
+// socket inodes against its network namespace's LISTEN entries. A 200 from /health/live alone
+// does not say whose server answered: two tests may be handed the same free port, and a server
+// that then fails to bind it exits after the other's answer was already taken for its own.
+bool ListensOn(pid_t pid, int port) {
+  std::vector<std::string> inodes;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  for (int fd = 0; fd < 1024; ++fd) {
+    char target[64];
+    const ssize_t n =
+        readlink((proc + "/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    const std::string link(target);  // socket:[12345]
+    if (link.rfind("socket:[", 0) == 0) inodes.push_back(link.substr(8, link.size() - 9));
+  }
+  char hex_port[8];
+  std::snprintf(hex_port, sizeof hex_port, "%04X", port);
+  for (const char* table : {"/net/tcp", "/net/tcp6"}) {
+    std::ifstream in(proc + table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      std::istringstream fields(line);
+      std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      const size_t colon = local.rfind(':');
+      if (state != "0A" || colon == std::string::npos || local.substr(colon + 1) != hex_port)
+        continue;
+      for (const std::string& mine : inodes)
+        if (mine == inode) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extra_args)
@@ -86,7 +125,7 @@ ServerProcess::~ServerProcess() {
 
 bool ServerProcess::Start() {
   for (int attempt = 0; attempt < 5; ++attempt) {
-    port_ = FreePort();
+    port_ = attempt == 0 && first_port_ > 0 ? first_port_ : FreePort();
     std::vector<std::string> args = {POWERCONTEXT_BIN, "serve",
                                      "--data",         data_dir_,
                                      "--listen",       listen_host_ + ":" + std::to_string(port_)};
@@ -102,7 +141,7 @@ bool ServerProcess::Start() {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
       auto res = client.Get("/health/live");  // public: answers with auth on too
-      if (res && res->status == 200) return true;
+      if (res && res->status == 200 && ListensOn(pid_, port_)) return true;
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {  // exited: port taken? try another
         pid_ = -1;

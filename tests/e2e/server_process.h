@@ -31,8 +31,11 @@ class ServerProcess {
   }
   // The server's stderr (start-up lines, the access log).
   std::string log_path() const { return data_dir_ + ".server.log"; }
-  // Starts the server on a free port and waits until GET /health/live answers 200.
+  // Starts the server on a free port and waits until GET /health/live answers 200 and the port is
+  // this server's (another test's server may have been handed the same one: then another port).
   bool Start();
+  // Test of Start itself: its first attempt uses `port` instead of a free one.
+  void set_first_port(int port) { first_port_ = port; }
   // Both answer the process's wait status (waitpid), or -1 if it was not running: after Kill,
   // anything but "killed by SIGKILL" means the server had already ended on its own.
   int Stop();  // SIGTERM, then wait
@@ -54,6 +57,7 @@ class ServerProcess {
   std::string tls_cert_, tls_key_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int first_port_ = 0;
 };
 
 // A citation object ({memory_ref, entry_id, entry_version_id}) in its string form
