@@ -4,11 +4,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
 
+#include "service/core/actor.h"
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_store.h"
 
@@ -117,6 +120,19 @@ std::string Fixture::NewScope(const std::string& key) {
   auto out = memory->CreateScope(key);
   if (!out.ok()) throw std::runtime_error(out.status().ToString());
   return out->scope.scope_id;
+}
+
+WriterHeld::WriterHeld(Store& store, int ms) {
+  thread_ = std::thread([this, &store, ms] {
+    const Status s = store.Write(RequestActor(), [&](WriteTxn&) -> Status {
+      holding_ = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    holding_ = true;  // a write that failed to start holds nothing: do not wait forever
+  });
+  while (!holding_) std::this_thread::yield();
 }
 
 }  // namespace pc::testing

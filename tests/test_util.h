@@ -1,10 +1,12 @@
 // Shared helpers for the tests: temporary directories and a real store + service on them.
 #pragma once
 
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "pg_scratch.h"
@@ -92,6 +94,22 @@ class WriteBetweenReads final : public Store {
   int after_;
   bool every_;
   int reads_ = 0;
+};
+
+// Holds `store`'s writer with a write that sleeps `ms`, on a thread of its own, so that the writes
+// started meanwhile queue up into one group. Returns once the write holds it; Join (or the
+// destructor) waits for it to end.
+class WriterHeld {
+ public:
+  WriterHeld(Store& store, int ms);
+  ~WriterHeld() { Join(); }
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> holding_{false};
+  std::thread thread_;
 };
 
 }  // namespace pc::testing

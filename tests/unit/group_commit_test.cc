@@ -139,15 +139,7 @@ TEST(GroupCommit, ConflictsAreExactlyAsOneByOne) {
 TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   testing::Fixture f;
   std::string scope = f.NewScope("project:group");
-  std::atomic<bool> leading{false};
-  std::thread leader([&] {  // holds the writer so the others queue up into one group
-    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn&) -> Status {
-      leading = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      return Status::Ok();
-    }));
-  });
-  while (!leading) std::this_thread::yield();
+  testing::WriterHeld leader(*f.store, 300);  // the others queue up into one group
   auto append = [&](const std::string& text, bool fail_after) {
     return f.store->Write(RequestActor(), [&, text, fail_after](WriteTxn& txn) -> Status {
       Source s;
@@ -168,7 +160,7 @@ TEST(GroupCommit, AWriteFailingAfterChangesIsUndoneAlone) {
   for (int i = 0; i < 4; ++i)
     writers.emplace_back([&, i] { results[i] = append(texts[i], i == 1); });
   for (auto& w : writers) w.join();
-  leader.join();
+  leader.Join();
   EXPECT_TRUE(results[0].ok() && results[2].ok() && results[3].ok());
   EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
   if (f.sqlite()) {
@@ -205,15 +197,7 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
   std::string scope = f.NewScope("project:replay");
   auto first = memory.Remember({scope, "fact", "The importer reads CSV files.", "", "t", {}});
   PC_ASSERT_OK(first);
-  std::atomic<bool> leading{false};
-  std::thread leader([&] {
-    PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn&) -> Status {
-      leading = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(400));
-      return Status::Ok();
-    }));
-  });
-  while (!leading) std::this_thread::yield();
+  testing::WriterHeld leader(*f.store, 400);  // the others queue up into one group
   // The remembers queue first, so the group's first pass runs them before the handoff fails.
   std::vector<std::thread> writers;
   for (int i = 0; i < 3; ++i)
@@ -243,7 +227,7 @@ TEST(GroupCommit, ReplayedWritesKeepTheirVectors) {
         handoff.Commit("project:replay-handoff", h).status();  // creates the scope, then conflicts
   });
   for (auto& w : writers) w.join();
-  leader.join();
+  leader.Join();
   EXPECT_EQ(conflict.code(), Code::kConflict);
   if (f.sqlite()) {
     EXPECT_GE(f.sqlite()->group_stats().reruns, 1u)
