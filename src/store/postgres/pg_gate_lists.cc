@@ -69,8 +69,7 @@ struct GateLists::Memory {
       KeepVersion(c.doc, c.version);  // a changed document is the next writes' recent candidate
     else
       DropVersion(c.doc);
-    std::vector<std::string> terms = c.terms;
-    std::sort(terms.begin(), terms.end());
+    const std::vector<std::string>& terms = c.terms;
     if (auto h = holding.find(c.doc); h != holding.end()) {
       const std::vector<const std::string*> held = h->second;  // changed below
       for (const std::string* term : held) {

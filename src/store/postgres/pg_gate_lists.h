@@ -39,7 +39,7 @@ class GateLists {
   struct Change {
     int64_t doc = 0;
     bool active = false;
-    std::vector<std::string> terms;  // its index terms when active (any order, no repeats)
+    std::vector<std::string> terms;  // its index terms when active, sorted, no repeats
     EntryVersion version;            // when active
   };
 

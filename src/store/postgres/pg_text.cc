@@ -495,23 +495,15 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
   std::vector<GateLists::Change> changes;
   if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
     PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
-        Rows c,
-        Q(std::string("SELECT e.doc, coalesce(m.active, false), ") + kVersionColumns +
-              " FROM (SELECT DISTINCT entry_id FROM revision_changes WHERE artifact_id = $1"
-              "  AND revision > $2 AND revision <= $3) c"
-              " JOIN entries e ON e.entry_id = c.entry_id"
-              " LEFT JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
-              "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
-              "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
-              "  ORDER BY h.from_revision DESC LIMIT 1) m ON true"
-              " LEFT JOIN entry_versions v ON v.entry_version_id = m.entry_version_id",
-          {memory, P(at), P(head)}));
+        Rows c, Q(std::string("SELECT e.doc, m.active, ") + kVersionColumns + kChangedLinesFrom +
+                      " JOIN entries e ON e.entry_id = c.entry_id",
+                  {memory, P(at), P(head)}));
     for (int i = 0; i < c.size(); ++i) {
       GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
       if (change.active) {
         change.version = ReadVersion(c, i, 2);
         for (auto& [term, positions] : IndexTerms(change.version.text).positions)
-          change.terms.push_back(term);
+          change.terms.push_back(term);  // sorted: a map's keys
       }
       changes.push_back(std::move(change));
     }

@@ -32,6 +32,16 @@ inline constexpr const char* kVersionColumns =
     "v.entry_version_id, v.entry_id, v.version, v.previous_version_id, v.kind, v.text, "
     "v.content_hash, v.source_refs, v.created_by_revision, v.reason, v.created_at, v.valid_until";
 inline constexpr int kVersionColumnCount = 12;
+// FROM the entries of artifact $1 that revisions ($2, $3] changed (c.entry_id), each with its
+// manifest line at $3 (m.active, one index probe: LATERAL … LIMIT 1) and that line's version (v).
+inline constexpr const char* kChangedLinesFrom =
+    " FROM (SELECT DISTINCT entry_id FROM revision_changes"
+    "  WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
+    " CROSS JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
+    "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
+    "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
+    "  ORDER BY h.from_revision DESC LIMIT 1) m"
+    " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id";
 EntryVersion ReadVersion(const Rows& r, int row, int at);
 // Column 0 is m.active (a boolean), then the version columns.
 ManifestItem ReadManifestItem(const Rows& r, int row);

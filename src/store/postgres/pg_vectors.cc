@@ -135,18 +135,9 @@ Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifa
 // FindManifestItem), in one round trip.
 Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifact_id, int64_t after,
                                                       int64_t upto) {
-  PC_ASSIGN_OR_RETURN(
-      Rows r,
-      Q(std::string("SELECT m.active, ") + kVersionColumns +
-            " FROM (SELECT DISTINCT entry_id FROM revision_changes"
-            "  WHERE artifact_id = $1 AND revision > $2 AND revision <= $3) c"
-            " CROSS JOIN LATERAL (SELECT h.active, h.entry_version_id FROM manifest h"
-            "  WHERE h.artifact_id = $1 AND h.entry_id = c.entry_id AND h.from_revision <= $3"
-            "  AND (h.to_revision IS NULL OR h.to_revision > $3)"
-            "  ORDER BY h.from_revision DESC LIMIT 1) m"
-            " JOIN entry_versions v ON v.entry_version_id = m.entry_version_id"
-            " ORDER BY v.entry_id",
-        {artifact_id, P(after), P(upto)}));
+  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                    kChangedLinesFrom + " ORDER BY v.entry_id",
+                                {artifact_id, P(after), P(upto)}));
   std::vector<ManifestItem> out;
   for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
   return out;
