@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace pc {
@@ -72,7 +74,7 @@ TEST(PgGateLists, ListsFollowChangedDocumentsAndStandForOneRevision) {
   EXPECT_EQ(found, (std::vector<bool>{false, false, false}));
 }
 
-TEST(PgGateLists, EverythingIsForgottenPastTheBound) {
+TEST(PgGateLists, AMemoryPastTheBoundAloneIsForgotten) {
   pg::GateLists kept;
   ASSERT_TRUE(kept.Advance("m", -1, 1, {}));
   std::vector<int64_t> docs(1000);
@@ -83,6 +85,95 @@ TEST(PgGateLists, EverythingIsForgottenPastTheBound) {
     EXPECT_LE(kept.listed(), pg::GateLists::kMaxListed);
   }
   EXPECT_EQ(kept.Revision("m"), -1) << "never forgotten after " << put << " lists";
+}
+
+EntryVersion VersionOf(size_t bytes) {
+  EntryVersion v;
+  v.text.assign(bytes, 'x');
+  return v;
+}
+
+// Every changed document's version is kept (it is the next writes' recent candidate), so under
+// steady writes they would fill the bound and everything be forgotten at once: a memory's versions
+// are bounded by themselves instead, the oldest documents' dropped first.
+TEST(PgGateLists, AMemorysVersionsAreBoundedOldestFirst) {
+  constexpr size_t kBound = 1 << 14;  // units; versions may hold a quarter
+  pg::GateLists kept(kBound);
+  ASSERT_TRUE(kept.Advance("m", -1, 1, {}));
+  kept.Put("m", 1, 3, "term", {3, 2, 1});
+  int64_t revision = 1;
+  for (int64_t doc = 10; doc < 2000; ++doc, ++revision) {  // each ~100 units
+    pg::GateLists::Change written{doc, true, {"other"}, VersionOf(550)};
+    ASSERT_TRUE(kept.Advance("m", revision, revision + 1, {written}));
+    ASSERT_LE(kept.listed(), kBound / 4 + 64);
+  }
+  EXPECT_EQ(kept.Revision("m"), revision) << "the memory is kept, not forgotten";
+  std::vector<std::vector<int64_t>> lists;
+  std::vector<bool> found;
+  kept.Find("m", revision, 3, {"term"}, lists, found);
+  EXPECT_TRUE(found[0]) << "its lists are kept";
+  std::vector<std::optional<EntryVersion>> versions;
+  kept.FindVersions("m", revision, {1999, 1990, 1900, 10}, versions);
+  EXPECT_TRUE(versions[0] && versions[0]->text.size() == 550);
+  EXPECT_TRUE(versions[1]);
+  EXPECT_FALSE(versions[2]) << "~40 versions fit: 1900's was dropped";
+  EXPECT_FALSE(versions[3]);
+}
+
+// Past the bound, the memories least recently looked up are forgotten first, whole.
+TEST(PgGateLists, TheLeastRecentlyUsedMemoryIsForgottenFirst) {
+  constexpr size_t kBound = 1 << 12;
+  pg::GateLists kept(kBound);
+  std::vector<int64_t> docs(100);
+  for (size_t i = 0; i < docs.size(); ++i) docs[i] = static_cast<int64_t>(docs.size() - i);
+  std::vector<std::vector<int64_t>> lists;
+  std::vector<bool> found;
+  for (const char* m : {"a", "b", "c"}) {
+    ASSERT_TRUE(kept.Advance(m, -1, 1, {}));
+    for (int t = 0; t < 10; ++t) kept.Put(m, 1, 100, "t" + std::to_string(t), docs);
+  }
+  // ~1,160 units each: all three fit. "a" is looked up, so "b" is now the least recent.
+  ASSERT_EQ(kept.Revision("b"), 1);
+  kept.Find("a", 1, 100, {"t0"}, lists, found);
+  ASSERT_TRUE(found[0]);
+  ASSERT_TRUE(kept.Advance("d", -1, 1, {}));
+  for (int t = 0; t < 10; ++t) kept.Put("d", 1, 100, "t" + std::to_string(t), docs);
+  EXPECT_LE(kept.listed(), kBound);
+  EXPECT_EQ(kept.Revision("b"), -1);
+  EXPECT_EQ(kept.Revision("a"), 1);
+  EXPECT_EQ(kept.Revision("d"), 1);
+  kept.Find("d", 1, 100, {"t9"}, lists, found);
+  EXPECT_TRUE(found[0]);
+}
+
+// Lookups at one new head read the changes once: while one reads them (its claim), the others
+// wait for it and find the lists at the head.
+TEST(PgGateLists, ALookupWaitsForAnotherReadingTheSameChanges) {
+  pg::GateLists kept(pg::GateLists::kMaxListed, std::chrono::seconds(30));
+  ASSERT_TRUE(kept.Advance("m", -1, 1, {}));
+  ASSERT_EQ(kept.Claim("m", 2), 1);  // this one reads revision 2's changes
+  int64_t other = 0;
+  std::thread waiting([&] { other = kept.Claim("m", 2); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let it find the claim
+  ASSERT_TRUE(kept.Advance("m", 1, 2, {{5, true, {"t"}, {}}}));
+  waiting.join();
+  EXPECT_EQ(other, 2) << "it read the changes again instead of waiting";
+  // A claim given up (its read failed) lets a waiting lookup read them itself at once.
+  const auto began = std::chrono::steady_clock::now();
+  ASSERT_EQ(kept.Claim("m", 3), 2);
+  std::thread second([&] { other = kept.Claim("m", 3); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kept.Unclaim("m", 3);
+  second.join();
+  EXPECT_EQ(other, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(15))
+      << "the waiting lookup was not woken";
+  ASSERT_TRUE(kept.Advance("m", 2, 3, {}));  // the second's claim, ended
+  // One that is slow is not waited for past the wait.
+  pg::GateLists quick(pg::GateLists::kMaxListed, std::chrono::milliseconds(1));
+  ASSERT_TRUE(quick.Advance("m", -1, 1, {}));
+  ASSERT_EQ(quick.Claim("m", 2), 1);
+  EXPECT_EQ(quick.Claim("m", 2), 1);
 }
 
 }  // namespace

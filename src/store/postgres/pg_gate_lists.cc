@@ -2,17 +2,24 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace pc::pg {
 
 struct GateLists::Memory {
+  explicit Memory(size_t max_version_units) : max_version_units(max_version_units) {}
+  const size_t max_version_units;
+  uint64_t used = 0;     // the tick of its last lookup
+  int64_t claimed = -1;  // the revision a lookup is reading the changes up to (Claim), or -1
   int64_t revision = -1;
   size_t cap = 0;                                               // of every list (0: none put yet)
   std::unordered_map<std::string, std::vector<int64_t>> lists;  // term → documents, descending
   // A document → the terms whose lists hold it (keys of `lists`, whose nodes never move).
   std::unordered_map<int64_t, std::vector<const std::string*>> holding;
-  std::unordered_map<int64_t, EntryVersion> versions;  // active documents' (candidates')
-  size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself
+  std::map<int64_t, EntryVersion> versions;  // active documents' (candidates'), by document
+  size_t version_units = 0;                  // versions' VersionCost, in all
+  size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself,
+                              // and version_units
 
   using List = std::unordered_map<std::string, std::vector<int64_t>>::iterator;
 
@@ -54,14 +61,20 @@ struct GateLists::Memory {
   }
   void KeepVersion(int64_t doc, EntryVersion v) {
     DropVersion(doc);
-    listed += VersionCost(v);
+    const size_t cost = VersionCost(v);
     versions.emplace(doc, std::move(v));
+    version_units += cost;
+    listed += cost;
+    while (version_units > max_version_units) DropVersion(versions.begin());  // oldest first
   }
   void DropVersion(int64_t doc) {
-    if (auto it = versions.find(doc); it != versions.end()) {
-      listed -= VersionCost(it->second);
-      versions.erase(it);
-    }
+    if (auto it = versions.find(doc); it != versions.end()) DropVersion(it);
+  }
+  void DropVersion(std::map<int64_t, EntryVersion>::iterator it) {
+    const size_t cost = VersionCost(it->second);
+    version_units -= cost;
+    listed -= cost;
+    versions.erase(it);
   }
 
   void Follow(const Change& c) {
@@ -98,8 +111,19 @@ struct GateLists::Memory {
   }
 };
 
-GateLists::GateLists() = default;
+GateLists::GateLists(size_t max_listed, std::chrono::milliseconds claim_wait)
+    : max_listed_(max_listed), claim_wait_(claim_wait) {}
 GateLists::~GateLists() = default;
+
+void GateLists::Fit() {
+  while (listed_ > max_listed_ && !memories_.empty()) {
+    auto oldest = memories_.begin();
+    for (auto it = memories_.begin(); it != memories_.end(); ++it)
+      if (it->second->used < oldest->second->used) oldest = it;
+    listed_ -= oldest->second->listed;
+    memories_.erase(oldest);
+  }
+}
 
 int64_t GateLists::Revision(const std::string& memory) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -107,17 +131,47 @@ int64_t GateLists::Revision(const std::string& memory) const {
   return it == memories_.end() ? -1 : it->second->revision;
 }
 
+int64_t GateLists::Claim(const std::string& memory, int64_t to) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + claim_wait_;
+  for (bool late = false;;) {
+    auto it = memories_.find(memory);
+    if (it == memories_.end()) return -1;
+    Memory& m = *it->second;
+    if (m.revision >= to || to - m.revision > kMaxCatchUp) return m.revision;
+    if (m.claimed < 0) {
+      m.claimed = to;
+      return m.revision;
+    }
+    if (late) return m.revision;  // the other is slow: read the changes alongside
+    late = caught_up_.wait_until(lock, deadline) == std::cv_status::timeout;
+  }
+}
+
+void GateLists::Unclaim(const std::string& memory, int64_t to) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Unclaimed(memory, to);
+}
+
+void GateLists::Unclaimed(const std::string& memory, int64_t to) {
+  if (auto it = memories_.find(memory); it != memories_.end() && it->second->claimed == to)
+    it->second->claimed = -1;
+  caught_up_.notify_all();
+}
+
 bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
                         const std::vector<Change>& changes) {
   std::lock_guard<std::mutex> lock(mu_);
+  Unclaimed(memory, to);
   auto it = memories_.find(memory);
   const int64_t now = it == memories_.end() ? -1 : it->second->revision;
   if (now == to) return true;
   if (now != from || to < from) return false;
   if (from < 0 || to - from > kMaxCatchUp) {  // start empty at `to`
     if (it != memories_.end()) listed_ -= it->second->listed;
-    auto fresh = std::make_unique<Memory>();
+    auto fresh = std::make_unique<Memory>(max_listed_ / 4);
     fresh->revision = to;
+    fresh->used = ++ticks_;
     listed_ += fresh->listed;
     memories_[memory] = std::move(fresh);
   } else {
@@ -125,12 +179,10 @@ bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
     const size_t before = m.listed;
     for (const Change& c : changes) m.Follow(c);
     m.revision = to;
+    m.used = ++ticks_;
     listed_ = listed_ - before + m.listed;
   }
-  if (listed_ > kMaxListed) {
-    memories_.clear();
-    listed_ = 0;
-  }
+  Fit();
   return true;
 }
 
@@ -143,6 +195,7 @@ void GateLists::Find(const std::string& memory, int64_t at, size_t cap,
   auto it = memories_.find(memory);
   if (it == memories_.end() || it->second->revision != at || it->second->cap != cap) return;
   const Memory& m = *it->second;
+  it->second->used = ++ticks_;
   for (size_t i = 0; i < terms.size(); ++i)
     if (auto l = m.lists.find(terms[i]); l != m.lists.end()) {
       lists[i] = l->second;
@@ -170,10 +223,7 @@ void GateLists::Put(const std::string& memory, int64_t at, size_t cap, const std
     m.listed += l->second.size() + kTermCost;
   }
   listed_ = listed_ - before + m.listed;
-  if (listed_ > kMaxListed) {
-    memories_.clear();
-    listed_ = 0;
-  }
+  Fit();
 }
 
 void GateLists::FindVersions(const std::string& memory, int64_t at,
@@ -197,10 +247,7 @@ void GateLists::PutVersions(const std::string& memory, int64_t at,
   const size_t before = m.listed;
   for (auto& [doc, v] : versions) m.KeepVersion(doc, std::move(v));
   listed_ = listed_ - before + m.listed;
-  if (listed_ > kMaxListed) {
-    memories_.clear();
-    listed_ = 0;
-  }
+  Fit();
 }
 
 void GateLists::Clear() {

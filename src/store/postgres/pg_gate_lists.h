@@ -11,11 +11,15 @@
 // no longer holds (a full list that loses one is forgotten: its next document is unknown) and
 // joins those it sorts into, and its version is kept as the head's (or dropped, retired). Several
 // servers each keep their own; only committed revisions are
-// followed, so nothing a rolled-back write did is ever kept. Bounded: everything is forgotten at
-// once past kMaxListed documents in lists, and a memory whose head moved more than kMaxCatchUp
-// revisions starts again. Thread-safe.
+// followed, so nothing a rolled-back write did is ever kept. Bounded: a memory keeps at most a
+// quarter of the bound in versions (its oldest documents' dropped first: the lists hold each
+// term's newest, so the newest documents are the next candidates); past the bound, the memories
+// least recently looked up are forgotten, whole, until the rest fit. A memory whose head moved more
+// than kMaxCatchUp revisions starts again. Thread-safe.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,9 +35,11 @@ namespace pc::pg {
 
 class GateLists {
  public:
-  static constexpr size_t kMaxListed = size_t{1} << 22;  // documents in lists, ~8 bytes each
-  static constexpr size_t kTermCost = 16;                // a term's key and nodes, in documents
-  static constexpr int64_t kMaxCatchUp = 256;            // revisions brought forward at once
+  // Documents in lists (~8 bytes each) and versions (counted by their bytes) in all memories.
+  static constexpr size_t kMaxListed = size_t{1} << 22;
+  static constexpr size_t kTermCost = 16;      // a term's key and nodes, in documents
+  static constexpr int64_t kMaxCatchUp = 256;  // revisions brought forward at once
+  static constexpr std::chrono::milliseconds kClaimWait{50};
 
   // A document a revision changed, as of the revision the lists are brought to.
   struct Change {
@@ -43,14 +49,22 @@ class GateLists {
     EntryVersion version;            // when active
   };
 
-  GateLists();
+  explicit GateLists(size_t max_listed = kMaxListed,
+                     std::chrono::milliseconds claim_wait = kClaimWait);
   ~GateLists();
   GateLists(const GateLists&) = delete;
   GateLists& operator=(const GateLists&) = delete;
 
   // The revision `memory`'s lists stand for, or -1 when none are kept.
   int64_t Revision(const std::string& memory) const;
-  // Brings `memory`'s lists from revision `from` (Revision's answer; -1: start empty) to `to`
+  // Revision(memory), for a lookup about to read the changes that bring the lists to `to` and
+  // Advance them (or Unclaim, failing): concurrent lookups at one new head would each read the
+  // same changes, and only the first Advance would use them (~60% of the catch-ups, measured). So
+  // while another lookup reads them, this one waits for it (at most kClaimWait, then reads them
+  // alongside) and answers where the other left them.
+  int64_t Claim(const std::string& memory, int64_t to);
+  void Unclaim(const std::string& memory, int64_t to);
+  // Brings `memory`'s lists from revision `from` (Claim's answer; -1: start empty) to `to`
   // with what the revisions between changed. False when another lookup moved them meanwhile to
   // anything but `to` (they stay as they are; read the index instead).
   bool Advance(const std::string& memory, int64_t from, int64_t to,
@@ -76,9 +90,16 @@ class GateLists {
 
  private:
   struct Memory;
+  // Memories least recently looked up forgotten until what is listed fits the bound.
+  void Fit();
+  void Unclaimed(const std::string& memory, int64_t to);  // under mu_
+  const size_t max_listed_;
+  const std::chrono::milliseconds claim_wait_;
   mutable std::mutex mu_;
+  std::condition_variable caught_up_;  // a claim ended
   std::unordered_map<std::string, std::unique_ptr<Memory>> memories_;
-  size_t listed_ = 0;  // documents in all lists, and kTermCost for each list
+  size_t listed_ = 0;           // documents in all lists, kTermCost for each list, versions' units
+  mutable uint64_t ticks_ = 0;  // lookups so far: when each memory was last used
 };
 
 }  // namespace pc::pg

@@ -491,9 +491,18 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
 constexpr int64_t kRetiredReadPast = 64;
 
 Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
-  const int64_t at = gate_lists_->Revision(memory);
+  const int64_t at = gate_lists_->Claim(memory, head);
   std::vector<GateLists::Change> changes;
   if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
+    struct Unclaim {  // when the changes could not be read
+      GateLists* lists;
+      const std::string& memory;
+      int64_t head;
+      bool read = false;
+      ~Unclaim() {
+        if (!read) lists->Unclaim(memory, head);
+      }
+    } unclaim{gate_lists_, memory, head};
     PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
         Rows c, Q(std::string("SELECT e.doc, m.active, ") + kVersionColumns + kChangedLinesFrom +
                       " JOIN entries e ON e.entry_id = c.entry_id",
@@ -507,6 +516,7 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
       }
       changes.push_back(std::move(change));
     }
+    unclaim.read = true;  // Advance ends the claim
   }
   return gate_lists_->Advance(memory, at, head, changes);
 }
