@@ -118,15 +118,19 @@ class KeptGateReadsTest : public ::testing::Test {
     return out;
   }
   // The candidates as a write's transaction finds them (the kept reads on SQLite) and as a read
-  // transaction does (the index): the same, in the same order.
+  // transaction does (the index; the kept reads on PostgreSQL): the same, in the same order. The
+  // memory's 3 newest changes are candidates too (kept on PostgreSQL), whatever their terms.
   void ExpectSameCandidates(const TextQuery& q, const std::string& when) {
+    constexpr int kRecent = 3;
     std::vector<ManifestItem> writing, reading;
     PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(writing, txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, 0));
+      PC_ASSIGN_OR_RETURN(writing,
+                          txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, kRecent));
       return Status::Ok();
     }));
     PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
-      PC_ASSIGN_OR_RETURN(reading, txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, 0));
+      PC_ASSIGN_OR_RETURN(reading,
+                          txn.SharedTermCandidates(MemoryId(), q, per_term, 1000, kRecent));
       return Status::Ok();
     }));
     ASSERT_EQ(Ids(writing), Ids(reading)) << when;

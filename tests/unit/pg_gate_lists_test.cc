@@ -146,6 +146,34 @@ TEST(PgGateLists, TheLeastRecentlyUsedMemoryIsForgottenFirst) {
   EXPECT_TRUE(found[0]);
 }
 
+// The memory's newest changes (the gate compares them too) follow the revisions: the newer
+// changes' documents come first, one per change, and the kept ones fill up to the cap.
+TEST(PgGateLists, TheNewestChangesFollowTheRevisions) {
+  pg::GateLists kept;
+  std::vector<int64_t> recent;
+  ASSERT_TRUE(kept.Advance("m", -1, 4, {}));
+  EXPECT_FALSE(kept.FindRecent("m", 4, 3, recent)) << "nothing read yet";
+  kept.PutRecent("m", 3, 3, {4, 3, 2});  // read at another revision: not kept
+  EXPECT_FALSE(kept.FindRecent("m", 4, 3, recent));
+  kept.PutRecent("m", 4, 3, {4, 3, 2});
+  ASSERT_TRUE(kept.FindRecent("m", 4, 3, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{4, 3, 2}));
+  EXPECT_FALSE(kept.FindRecent("m", 4, 8, recent)) << "kept for another cap";
+  // Revisions 5 and 6 changed 7, then 7 again: both changes count.
+  ASSERT_TRUE(kept.Advance("m", 4, 6, {}, {7, 7}, 3));
+  ASSERT_TRUE(kept.FindRecent("m", 6, 3, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{7, 7, 4}));
+  ASSERT_TRUE(kept.Advance("m", 6, 7, {}, {9, 8, 7}, 3));
+  ASSERT_TRUE(kept.FindRecent("m", 7, 3, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{9, 8, 7}));
+  ASSERT_TRUE(kept.Advance("m", 7, 8, {}));  // the changes' documents not read: forgotten
+  EXPECT_FALSE(kept.FindRecent("m", 8, 3, recent));
+  kept.PutRecent("m", 8, 3, {1});  // a memory with one change in all
+  ASSERT_TRUE(kept.Advance("m", 8, 9, {}, {2}, 3));
+  ASSERT_TRUE(kept.FindRecent("m", 9, 3, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{2, 1}));
+}
+
 // Lookups at one new head read the changes once: while one reads them (its claim), the others
 // wait for it and find the lists at the head.
 TEST(PgGateLists, ALookupWaitsForAnotherReadingTheSameChanges) {

@@ -16,6 +16,8 @@ struct GateLists::Memory {
   std::unordered_map<std::string, std::vector<int64_t>> lists;  // term → documents, descending
   // A document → the terms whose lists hold it (keys of `lists`, whose nodes never move).
   std::unordered_map<int64_t, std::vector<const std::string*>> holding;
+  std::vector<int64_t> recent;  // the newest changes' documents, newest first (FindRecent)
+  size_t recent_cap = 0;        // how many `recent` stands for (0: not kept)
   std::map<int64_t, EntryVersion> versions;  // active documents' (candidates'), by document
   size_t version_units = 0;                  // versions' VersionCost, in all
   size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself,
@@ -75,6 +77,18 @@ struct GateLists::Memory {
     version_units -= cost;
     listed -= cost;
     versions.erase(it);
+  }
+
+  // `newer`: the documents of the newest changes after `recent`'s, newest first, up to `cap`.
+  void FollowRecent(const std::vector<int64_t>& newer, size_t cap) {
+    if (cap == 0 || cap != recent_cap) {
+      recent.clear();
+      recent_cap = 0;
+      return;
+    }
+    std::vector<int64_t> now(newer.begin(), newer.begin() + std::min(newer.size(), cap));
+    for (size_t i = 0; now.size() < cap && i < recent.size(); ++i) now.push_back(recent[i]);
+    recent = std::move(now);
   }
 
   void Follow(const Change& c) {
@@ -160,7 +174,8 @@ void GateLists::Unclaimed(const std::string& memory, int64_t to) {
 }
 
 bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
-                        const std::vector<Change>& changes) {
+                        const std::vector<Change>& changes, const std::vector<int64_t>& recent,
+                        size_t recent_cap) {
   std::lock_guard<std::mutex> lock(mu_);
   Unclaimed(memory, to);
   auto it = memories_.find(memory);
@@ -178,6 +193,7 @@ bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
     Memory& m = *it->second;
     const size_t before = m.listed;
     for (const Change& c : changes) m.Follow(c);
+    m.FollowRecent(recent, recent_cap);
     m.revision = to;
     m.used = ++ticks_;
     listed_ = listed_ - before + m.listed;
@@ -248,6 +264,26 @@ void GateLists::PutVersions(const std::string& memory, int64_t at,
   for (auto& [doc, v] : versions) m.KeepVersion(doc, std::move(v));
   listed_ = listed_ - before + m.listed;
   Fit();
+}
+
+bool GateLists::FindRecent(const std::string& memory, int64_t at, size_t cap,
+                           std::vector<int64_t>& docs) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at || it->second->recent_cap != cap ||
+      cap == 0)
+    return false;
+  docs = it->second->recent;
+  return true;
+}
+
+void GateLists::PutRecent(const std::string& memory, int64_t at, size_t cap,
+                          std::vector<int64_t> docs) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || it->second->revision != at || docs.size() > cap) return;
+  it->second->recent = std::move(docs);
+  it->second->recent_cap = cap;
 }
 
 void GateLists::Clear() {

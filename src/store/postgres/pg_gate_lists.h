@@ -65,10 +65,13 @@ class GateLists {
   int64_t Claim(const std::string& memory, int64_t to);
   void Unclaim(const std::string& memory, int64_t to);
   // Brings `memory`'s lists from revision `from` (Claim's answer; -1: start empty) to `to`
-  // with what the revisions between changed. False when another lookup moved them meanwhile to
-  // anything but `to` (they stay as they are; read the index instead).
+  // with what the revisions between changed, and `recent`: the documents of their newest
+  // `recent_cap` changes (one per revision_changes row, newest first; 0: not read, the kept ones
+  // are forgotten). False when another lookup moved them meanwhile to anything but `to` (they stay
+  // as they are; read the index instead).
   bool Advance(const std::string& memory, int64_t from, int64_t to,
-               const std::vector<Change>& changes);
+               const std::vector<Change>& changes, const std::vector<int64_t>& recent = {},
+               size_t recent_cap = 0);
   // `terms`' lists read with `cap` at revision `at`: found[i] says whether lists[i] is kept.
   // Nothing when `memory`'s lists are not at `at`.
   void Find(const std::string& memory, int64_t at, size_t cap,
@@ -85,6 +88,12 @@ class GateLists {
   // What a read at revision `at` found: active documents and their versions.
   void PutVersions(const std::string& memory, int64_t at,
                    std::vector<std::pair<int64_t, EntryVersion>> versions);
+  // The documents of the memory's newest `cap` changes at revision `at` (revision_changes
+  // rows, newest first: a document changed twice is there twice), when kept; and what a read
+  // found.
+  bool FindRecent(const std::string& memory, int64_t at, size_t cap,
+                  std::vector<int64_t>& docs) const;
+  void PutRecent(const std::string& memory, int64_t at, size_t cap, std::vector<int64_t> docs);
   void Clear();
   size_t listed() const;
 

@@ -490,9 +490,16 @@ Result<std::vector<ReadTxn::TextHit>> PgTxn::SearchText(const std::string& artif
 // documents read once (ReadTermLists); beyond, each posting is checked as it is read.
 constexpr int64_t kRetiredReadPast = 64;
 
-Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
+// The documents of `memory`'s newest `limit` changes in revisions (after, upto], newest first.
+static constexpr const char* kRecentChanges =
+    "SELECT e.doc FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
+    " WHERE c.artifact_id = $1 AND c.revision > $2 AND c.revision <= $3"
+    " ORDER BY c.revision DESC, c.seq DESC LIMIT $4";
+
+Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head, int recent) {
   const int64_t at = gate_lists_->Claim(memory, head);
   std::vector<GateLists::Change> changes;
+  std::vector<int64_t> recent_docs;
   if (at >= 0 && at < head && head - at <= GateLists::kMaxCatchUp) {
     struct Unclaim {  // when the changes could not be read
       GateLists* lists;
@@ -516,9 +523,14 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head) {
       }
       changes.push_back(std::move(change));
     }
+    if (recent > 0) {
+      PC_ASSIGN_OR_RETURN(Rows r, Q(kRecentChanges, {memory, P(at), P(head), P(int64_t{recent})}));
+      for (int i = 0; i < r.size(); ++i) recent_docs.push_back(r.Int(i, 0));
+    }
     unclaim.read = true;  // Advance ends the claim
   }
-  return gate_lists_->Advance(memory, at, head, changes);
+  return gate_lists_->Advance(memory, at, head, changes, recent_docs,
+                              static_cast<size_t>(std::max(recent, 0)));
 }
 
 // Few retired documents (none, usually): each term's newest `cap` + `retired` postings hold its
@@ -625,7 +637,7 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   std::vector<bool> found(index_terms.size(), false);
   bool kept = false;
   if (gate_lists_) {
-    PC_ASSIGN_OR_RETURN(kept, CatchUpGateLists(artifact_id, head));
+    PC_ASSIGN_OR_RETURN(kept, CatchUpGateLists(artifact_id, head, recent));
     if (kept) gate_lists_->Find(artifact_id, head, cap, index_terms, lists, found);
   }
   std::vector<std::string> unread;  // in the order of index_terms
@@ -646,14 +658,17 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
     shared.AddTerm(docs, with_term);
   }
   std::vector<int64_t> best = shared.Best(static_cast<size_t>(limit));
-  if (recent > 0) {
-    PC_ASSIGN_OR_RETURN(
-        Rows c, Q("SELECT e.doc FROM revision_changes c JOIN entries e ON e.entry_id = c.entry_id"
-                  " WHERE c.artifact_id = $1 ORDER BY c.revision DESC, c.seq DESC LIMIT $2",
-                  {artifact_id, P(int64_t{recent})}));
-    for (int i = 0; i < c.size(); ++i)
-      if (std::find(best.begin(), best.end(), c.Int(i, 0)) == best.end())
-        best.push_back(c.Int(i, 0));
+  if (recent > 0) {  // the memory's newest changes: kept, or read and then kept
+    const size_t recent_cap = static_cast<size_t>(recent);
+    std::vector<int64_t> latest;
+    if (!kept || !gate_lists_->FindRecent(artifact_id, head, recent_cap, latest)) {
+      PC_ASSIGN_OR_RETURN(Rows c,
+                          Q(kRecentChanges, {artifact_id, "-1", P(head), P(int64_t{recent})}));
+      for (int i = 0; i < c.size(); ++i) latest.push_back(c.Int(i, 0));
+      if (kept) gate_lists_->PutRecent(artifact_id, head, recent_cap, latest);
+    }
+    for (int64_t doc : latest)
+      if (std::find(best.begin(), best.end(), doc) == best.end()) best.push_back(doc);
   }
   std::vector<std::optional<EntryVersion>> versions;
   PC_RETURN_IF_ERROR(CandidateVersions(artifact_id, head, kept, best, versions));

@@ -284,10 +284,11 @@ class PgTxn final : public WriteTxn {
   Result<std::vector<Ranked>> RankText(TextKind kind, const std::string& owner,
                                        const TextQuery& query, bool include_inactive, int limit);
   class TextRanker;  // RankText's plan and rankings (pg_text.cc)
-  // SharedTermCandidates' steps (pg_text.cc): the server's kept lists brought to `head` (false:
-  // not usable by this lookup); `terms`' newest `cap` active documents each, read from the
-  // index; the active versions of `docs` (empty where retired), kept or read.
-  Result<bool> CatchUpGateLists(const std::string& memory, int64_t head);
+  // SharedTermCandidates' steps (pg_text.cc): the server's kept lists (and newest `recent`
+  // changes) brought to `head` (false: not usable by this lookup); `terms`' newest `cap` active
+  // documents each, read from the index; the active versions of `docs` (empty where retired),
+  // kept or read.
+  Result<bool> CatchUpGateLists(const std::string& memory, int64_t head, int recent);
   Status ReadTermLists(const std::string& memory, int64_t retired, size_t cap,
                        const std::vector<std::string>& terms,
                        std::vector<std::vector<int64_t>>& lists);
