@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "free_port.h"
 #include "pg_scratch.h"
+#include "spawn_server.h"
 #include "store/postgres/pg_conn.h"
 
 namespace pc {
@@ -47,20 +47,6 @@ struct Server {
   int port = 0;
   std::string dir;
 };
-
-bool WaitReady(const Server& s) {
-  httplib::Client client("127.0.0.1", s.port);
-  client.set_connection_timeout(0, 100000);
-  const auto t0 = std::chrono::steady_clock::now();
-  while (MillisSince(t0) < 60000) {
-    auto res = client.Get("/health/ready");
-    if (res && res->status == 200) return true;
-    int status = 0;
-    if (waitpid(s.pid, &status, WNOHANG) == s.pid) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 void Stop(std::vector<Server>& servers) {
   for (Server& s : servers) kill(s.pid, SIGTERM);
@@ -124,18 +110,17 @@ Json Measure(const std::string& binary, const std::string& store_url, int server
   std::vector<Server> procs;
   for (int i = 0; i < servers; ++i) {
     Server s;
-    s.port = testing::FreePort();
     s.dir = ScratchDir("pccluster");
-    std::vector<std::string> args = {binary, "serve",    "--data",
-                                     s.dir,  "--listen", "127.0.0.1:" + std::to_string(s.port)};
+    std::vector<std::string> args = {binary, "serve", "--data", s.dir};
     if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
-    s.pid = SpawnQuiet(args);
-    procs.push_back(s);
-    if (!WaitReady(s)) {
+    s.pid = SpawnServer(args, s.port, 60000);
+    if (s.pid <= 0) {
       std::fprintf(stderr, "cluster_bench: server %d did not start\n", i);
+      std::filesystem::remove_all(s.dir);
       Stop(procs);
       std::exit(1);
     }
+    procs.push_back(s);
   }
   const int per_client = requests / clients;
   std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "free_port.h"
+#include "spawn_server.h"
 
 namespace pc {
 namespace {
@@ -70,22 +70,15 @@ int main(int argc, char** argv) {
                   "usage: hook_bench [--entries 2000] [--runs 200] [--server BIN]\n"))
     return 2;
   const std::string dir = ScratchDir("pchook");
-  const int port = testing::FreePort();
-  const std::string url = "http://127.0.0.1:" + std::to_string(port);
-  pid_t server = SpawnQuiet(
-      {binary, "serve", "--data", dir + "/data", "--listen", "127.0.0.1:" + std::to_string(port)});
-  httplib::Client http("127.0.0.1", port);
-  http.set_tcp_nodelay(true);
-  bool up = false;
-  for (int i = 0; i < 500 && !up; ++i) {
-    auto r = http.Get("/health/ready");
-    up = r && r->status == 200;
-    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (!up) {
+  int port = 0;
+  const pid_t server = SpawnServer({binary, "serve", "--data", dir + "/data"}, port, 30000);
+  if (server <= 0) {
     std::fprintf(stderr, "hook_bench: the server did not start\n");
     return 1;
   }
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  httplib::Client http("127.0.0.1", port);
+  http.set_tcp_nodelay(true);
   const std::string scope = "git:github.com/acme/orders-importer";
   const char* topics[] = {"the CSV importer", "订单金额", "the nightly job", "重试策略",
                           "webhook retries",  "发票导出", "the billing API", "数据库迁移"};

@@ -34,13 +34,13 @@
 
 #include "bench_util.h"
 #include "bulk_fill.h"
-#include "free_port.h"
 #include "pg_scratch.h"
 #include "search/hash_embedder.h"
 #include "service/context/context_service.h"
 #include "service/flush/source_service.h"
 #include "service/memory/memory_service.h"
 #include "service/search/search_service.h"
+#include "spawn_server.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -69,35 +69,21 @@ int64_t DirectoryBytes(const std::string& dir) {
 nlohmann::json ServerStartup(const std::string& binary, const std::string& dir,
                              const std::string& scope_id, const std::string& query, bool vectors,
                              const std::string& store_url) {
-  const int port = testing::FreePort();
-  std::vector<std::string> args = {binary, "serve",    "--data",
-                                   dir,    "--listen", "127.0.0.1:" + std::to_string(port)};
+  std::vector<std::string> args = {binary, "serve", "--data", dir};
   if (!store_url.empty()) args.insert(args.end(), {"--store", store_url});
   if (vectors) args.insert(args.end(), {"--embed-provider", "hash"});
   auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = SpawnQuiet(args);
+  int port = 0;
+  const pid_t pid = SpawnServer(args, port, 600000, "/v1/health");
   nlohmann::json out;
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(0, 100000);
-  client.set_read_timeout(600, 0);
-  bool ready = false;
-  while (MillisSince(t0) < 600000) {
-    auto res = client.Get("/v1/health");
-    if (res && res->status == 200) {
-      ready = true;
-      break;
-    }
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (!ready) {
+  if (pid <= 0) {
     std::printf("server did not start\n");
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
     return out;
   }
   out["ready_ms"] = MillisSince(t0);
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(0, 100000);
+  client.set_read_timeout(600, 0);
   auto search = [&](const char* mode) {
     auto q0 = std::chrono::steady_clock::now();
     auto res = client.Post(

@@ -1,11 +1,20 @@
 // A free loopback TCP port, for starting a server process on it (tests and benchmarks): bind to
-// port 0, read the port back, close. Another process may take it meanwhile; callers retry.
+// port 0, read the port back, close. Another process may take it meanwhile; callers retry, and
+// check with ListensOn that the server answering there is theirs.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
 
 namespace pc::testing {
 
@@ -22,6 +31,41 @@ inline int FreePort() {
     port = ntohs(addr.sin_port);
   close(fd);
   return port;
+}
+
+// Whether process `pid` holds a socket listening on TCP `port` (any address): its descriptors'
+// socket inodes against its network namespace's LISTEN entries. An answer on the port alone does
+// not say whose server gave it: two tests may be handed the same free port, and a server that
+// then fails to bind it exits after the other's answer was already taken for its own.
+inline bool ListensOn(pid_t pid, int port) {
+  std::vector<std::string> inodes;
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd", ec)) {
+    const std::string link = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (!ec && link.rfind("socket:[", 0) == 0)  // socket:[12345]
+      inodes.push_back(link.substr(8, link.size() - 9));
+  }
+  char hex_port[8];
+  std::snprintf(hex_port, sizeof hex_port, "%04X", port);
+  for (const char* table : {"/net/tcp", "/net/tcp6"}) {
+    std::ifstream in(proc + table);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      std::istringstream fields(line);
+      std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      const size_t colon = local.rfind(':');
+      if (state != "0A" || colon == std::string::npos || local.substr(colon + 1) != hex_port)
+        continue;
+      for (const std::string& mine : inodes)
+        if (mine == inode) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace pc::testing

@@ -72,44 +72,6 @@ pid_t Spawn(const std::vector<std::string>& args, int in_fd, int out_fd, int err
   _exit(127);
 }
 
-// Whether process `pid` holds a socket listening on TCP `port` (any address): its descriptors'
-// socket inodes against its network namespace's LISTEN entries. A 200 from /health/live alone
-// does not say whose server answered: two tests may be handed the same free port, and a server
-// that then fails to bind it exits after the other's answer was already taken for its own.
-bool ListensOn(pid_t pid, int port) {
-  std::vector<std::string> inodes;
-  const std::string proc = "/proc/" + std::to_string(pid);
-  for (int fd = 0; fd < 1024; ++fd) {
-    char target[64];
-    const ssize_t n =
-        readlink((proc + "/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    const std::string link(target);  // socket:[12345]
-    if (link.rfind("socket:[", 0) == 0) inodes.push_back(link.substr(8, link.size() - 9));
-  }
-  char hex_port[8];
-  std::snprintf(hex_port, sizeof hex_port, "%04X", port);
-  for (const char* table : {"/net/tcp", "/net/tcp6"}) {
-    std::ifstream in(proc + table);
-    std::string line;
-    std::getline(in, line);  // the header
-    while (std::getline(in, line)) {
-      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-      std::istringstream fields(line);
-      std::string sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-      fields >> sl >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-          timeout >> inode;
-      const size_t colon = local.rfind(':');
-      if (state != "0A" || colon == std::string::npos || local.substr(colon + 1) != hex_port)
-        continue;
-      for (const std::string& mine : inodes)
-        if (mine == inode) return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 ServerProcess::ServerProcess(std::string data_dir, std::vector<std::string> extra_args)
