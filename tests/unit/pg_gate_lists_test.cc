@@ -197,6 +197,14 @@ TEST(PgGateLists, ALookupWaitsForAnotherReadingTheSameChanges) {
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(15))
       << "the waiting lookup was not woken";
   ASSERT_TRUE(kept.Advance("m", 2, 3, {}));  // the second's claim, ended
+  // A lookup at an older snapshot than the one being read for does not wait: the lists will be
+  // past it.
+  const auto older = std::chrono::steady_clock::now();
+  ASSERT_EQ(kept.Claim("m", 5), 3);
+  EXPECT_EQ(kept.Claim("m", 4), 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - older, std::chrono::seconds(15))
+      << "an older lookup waited for a newer one's read";
+  ASSERT_TRUE(kept.Advance("m", 3, 5, {}));
   // One that is slow is not waited for past the wait.
   pg::GateLists quick(pg::GateLists::kMaxListed, std::chrono::milliseconds(1));
   ASSERT_TRUE(quick.Advance("m", -1, 1, {}));

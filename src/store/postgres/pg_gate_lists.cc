@@ -157,7 +157,9 @@ int64_t GateLists::Claim(const std::string& memory, int64_t to) {
       m.claimed = to;
       return m.revision;
     }
-    if (late) return m.revision;  // the other is slow: read the changes alongside
+    // An older snapshot's lookup has nothing to wait for (it reads the index: the lists will be
+    // past it); one at a later head waits, then brings them on from where the other left them.
+    if (to < m.claimed || late) return m.revision;  // or the other is slow: read alongside
     late = caught_up_.wait_until(lock, deadline) == std::cv_status::timeout;
   }
 }

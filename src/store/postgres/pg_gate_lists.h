@@ -60,8 +60,9 @@ class GateLists {
   // Revision(memory), for a lookup about to read the changes that bring the lists to `to` and
   // Advance them (or Unclaim, failing): concurrent lookups at one new head would each read the
   // same changes, and only the first Advance would use them (~60% of the catch-ups, measured). So
-  // while another lookup reads them, this one waits for it (at most kClaimWait, then reads them
-  // alongside) and answers where the other left them.
+  // while another lookup reads them up to `to` or before, this one waits for it (at most
+  // kClaimWait, then reads them alongside) and answers where the other left them; a lookup at an
+  // older snapshot does not wait.
   int64_t Claim(const std::string& memory, int64_t to);
   void Unclaim(const std::string& memory, int64_t to);
   // Brings `memory`'s lists from revision `from` (Claim's answer; -1: start empty) to `to`
