@@ -35,15 +35,28 @@ int64_t Missing(bool active, bool has_vector, const std::string& profile,
 
 }  // namespace
 
+// Whether an entry's vector is missing is `Missing` of its row; the artifact's profile is read only
+// when that depends on it (a row with a vector): a revision without vectors (no embedder) over
+// entries without them reads nothing, a round trip of every remember saved.
 Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
   const std::string& artifact = rev.info.memory.artifact_id;
-  PC_ASSIGN_OR_RETURN(ArtifactVectors state, LoadArtifactVectors(c_, artifact));
-  if (state.profile.empty() && state.missing == 0 && !rev.vector_profile.empty()) {
-    PC_RETURN_IF_ERROR(Q("UPDATE artifacts SET vector_profile = $2 WHERE artifact_id = $1",
-                         {artifact, rev.vector_profile})
-                           .status());
-    state.profile = rev.vector_profile;
+  std::optional<ArtifactVectors> state;
+  if (!rev.vector_profile.empty()) {
+    PC_ASSIGN_OR_RETURN(state, LoadArtifactVectors(c_, artifact));
+    if (state->profile.empty() && state->missing == 0) {
+      PC_RETURN_IF_ERROR(Q("UPDATE artifacts SET vector_profile = $2 WHERE artifact_id = $1",
+                           {artifact, rev.vector_profile})
+                             .status());
+      state->profile = rev.vector_profile;
+    }
   }
+  auto missing = [&](bool active, bool has_vector, const std::string& profile) -> Result<int64_t> {
+    if (!active || !has_vector) return Missing(active, has_vector, profile, "");
+    if (!state) {
+      PC_ASSIGN_OR_RETURN(state, LoadArtifactVectors(c_, artifact));
+    }
+    return Missing(active, has_vector, profile, state->profile);
+  };
   int64_t delta = 0;
   for (const ManifestUpdate& u : rev.manifest) {
     Rows old;  // an entry created here has no row yet
@@ -54,12 +67,14 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
                  {u.entry_id}));
     }
     if (old.size() == 1) {
-      const int64_t was = Missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2), state.profile);
+      PC_ASSIGN_OR_RETURN(const int64_t was,
+                          missing(Bool(old, 0, 0), Bool(old, 0, 1), old.Text(0, 2)));
       if (old.Text(0, 3) == u.entry_version_id) {  // retire: same version, only the flag changes
         PC_RETURN_IF_ERROR(
             Q("UPDATE entry_vectors SET active = $2 WHERE entry_id = $1", {u.entry_id, P(u.active)})
                 .status());
-        delta += Missing(u.active, Bool(old, 0, 1), old.Text(0, 2), state.profile) - was;
+        PC_ASSIGN_OR_RETURN(const int64_t is, missing(u.active, Bool(old, 0, 1), old.Text(0, 2)));
+        delta += is - was;
         continue;
       }
       delta -= was;
@@ -77,7 +92,9 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
               has ? std::optional<std::string>(
                         HexBytes(vec->second.data(), vec->second.size() * sizeof(float)))
                   : std::nullopt}));
-    delta += Missing(u.active, has, has ? rev.vector_profile : std::string(), state.profile);
+    PC_ASSIGN_OR_RETURN(const int64_t is,
+                        missing(u.active, has, has ? rev.vector_profile : std::string()));
+    delta += is;
   }
   return AddMissing(c_, artifact, delta);
 }
