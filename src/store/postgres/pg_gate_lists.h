@@ -1,8 +1,9 @@
 // The reconcile gate's reads (PgTxn::SharedTermCandidates), kept by a server between writes, for
 // a memory as of one revision of it: each looked-up term's newest `cap` active documents (doc
-// descending), and active documents' versions (the candidates'). On PostgreSQL each posting is an
-// index probe and a heap fetch in the database, ~2,000 a remember, and the candidates' versions
-// ~25 more of each: most of a remember's database CPU (docs/benchmarks.md).
+// descending), active documents' versions (the candidates'), and the documents of the memory's
+// newest changes (the recent candidates). On PostgreSQL each posting is an index probe and a heap
+// fetch in the database, ~2,000 a remember, and the candidates' versions ~25 more of each: most
+// of a remember's database CPU (docs/benchmarks.md).
 //
 // Exact, as SQLite's GateReads: the lists of a memory stand for one head revision. A lookup on a
 // snapshot at a later head first brings them there from the documents the revisions between
@@ -10,12 +11,12 @@
 // with its terms at the head and whether it is active: a document leaves the lists whose term it
 // no longer holds (a full list that loses one is forgotten: its next document is unknown) and
 // joins those it sorts into, and its version is kept as the head's (or dropped, retired). Several
-// servers each keep their own; only committed revisions are
-// followed, so nothing a rolled-back write did is ever kept. Bounded: a memory keeps at most a
-// quarter of the bound in versions (its oldest documents' dropped first: the lists hold each
-// term's newest, so the newest documents are the next candidates); past the bound, the memories
-// least recently looked up are forgotten, whole, until the rest fit. A memory whose head moved more
-// than kMaxCatchUp revisions starts again. Thread-safe.
+// servers each keep their own; only committed revisions are followed, so nothing a rolled-back
+// write did is ever kept. Bounded: a memory keeps at most a quarter of the bound in versions (its
+// oldest documents' dropped first: the lists hold each term's newest, so the newest documents are
+// the next candidates); past the bound, the memories least recently looked up are forgotten,
+// whole, until the rest fit. A memory whose head moved more than kMaxCatchUp revisions starts
+// again. Thread-safe.
 #pragma once
 
 #include <chrono>
