@@ -18,6 +18,7 @@ struct Scope {
   int64_t created_at_ms = 0;
   std::string memory_artifact_id;  // the scope's default memory
   int64_t memory_head_revision = 0;
+  int64_t memory_created_at_ms = 0;
 };
 
 // A versioned artifact (memory, later handoff) and its newest committed revision (0 = none yet).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "service/core/actor.h"
+#include "service/core/validation.h"
 #include "test_util.h"
 
 namespace pc {
@@ -78,6 +79,54 @@ TEST(ScopeRefTest, ALookupInAWriteIsNotKeptWhenTheWriteRollsBack) {
   made.text = "made for real";
   PC_ASSERT_OK(f.memory->Remember(made));
   EXPECT_TRUE(FindIn(*f.store, ref));
+}
+
+void ExpectSameArtifact(const Artifact& a, const Artifact& b, const std::string& when) {
+  EXPECT_EQ(a.artifact_id, b.artifact_id) << when;
+  EXPECT_EQ(a.scope_id, b.scope_id) << when;
+  EXPECT_EQ(a.family, b.family) << when;
+  EXPECT_EQ(a.head_revision, b.head_revision) << when;
+  EXPECT_EQ(a.created_at_ms, b.created_at_ms) << when;
+}
+
+// A lookup in a transaction reads the scope's memory with it (one statement, not two): the memory
+// is then the artifact as of that transaction, as FindArtifact reads it; a kept lookup reads the
+// artifact again, never a kept head.
+TEST(ScopeRefTest, TheMemoryFoundWithTheScopeIsAsOfItsTransaction) {
+  testing::Fixture f;
+  const std::string id = f.NewScope("project:memory-with-it");
+  const ScopeRef ref = ScopeRef::Parse("project:memory-with-it").value();
+  auto remember = [&](const std::string& text) {
+    PC_ASSERT_OK(f.memory->Remember({"project:memory-with-it", "fact", text, "", "t"}));
+  };
+  remember("the first fact");
+  auto expect_current = [&](const std::string& when) {
+    PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(std::optional<Artifact> found, FindMemory(txn, ref));
+      EXPECT_TRUE(found) << when;
+      if (!found) return Status::Ok();
+      PC_ASSIGN_OR_RETURN(std::optional<Artifact> read, txn.FindArtifact(found->artifact_id));
+      EXPECT_TRUE(read) << when;
+      if (read) ExpectSameArtifact(*found, *read, when);
+      return Status::Ok();
+    }));
+  };
+  expect_current("looked up with the scope");
+  remember("the second fact");
+  expect_current("the scope kept, the head moved since");
+  expect_current("again");
+  const ScopeRef fresh = ScopeRef::Parse("project:memory-with-it").value();
+  int64_t head = 0;
+  PC_ASSERT_OK(f.store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(Artifact locked, LoadMemoryForWrite(txn, fresh));
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> read, txn.FindArtifact(locked.artifact_id));
+    EXPECT_TRUE(read);
+    if (read) ExpectSameArtifact(locked, *read, "in a write");
+    head = locked.head_revision;
+    EXPECT_EQ(locked.scope_id, id);
+    return Status::Ok();
+  }));
+  EXPECT_EQ(head, 2);
 }
 
 }  // namespace

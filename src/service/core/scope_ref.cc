@@ -17,7 +17,9 @@ Result<ScopeRef> ScopeRef::Given(const ScopeRef* given, std::string name, std::s
 
 bool ScopeRef::server_id() const { return IsServerScopeId(name_); }
 
-Result<std::optional<ScopeIds>> ScopeRef::Find(ReadTxn& txn) const {
+Result<std::optional<ScopeIds>> ScopeRef::Find(ReadTxn& txn,
+                                               std::optional<Artifact>* memory) const {
+  if (memory) memory->reset();
   if (found_) return found_;
   std::optional<Scope> scope;
   if (server_id()) {
@@ -27,6 +29,9 @@ Result<std::optional<ScopeIds>> ScopeRef::Find(ReadTxn& txn) const {
   }
   if (!scope) return std::optional<ScopeIds>();
   ScopeIds ids{scope->scope_id, scope->key, scope->memory_artifact_id};
+  if (memory)
+    *memory = Artifact{scope->memory_artifact_id, scope->scope_id, std::string(kMemoryFamily),
+                       scope->memory_head_revision, scope->memory_created_at_ms};
   if (!txn.writing()) found_ = ids;
   return std::optional<ScopeIds>(std::move(ids));
 }

@@ -16,6 +16,7 @@
 namespace pc {
 
 class ReadTxn;
+struct Artifact;
 
 // What a scope is once it exists: fixed for good.
 struct ScopeIds {
@@ -37,8 +38,11 @@ class ScopeRef {
   const std::string& name() const { return name_; }
   bool server_id() const;  // the name is a server-issued scp_… id
   // The scope, if it exists: what an earlier read transaction of this request found, else looked
-  // up in `txn` (and kept when `txn` is not a write's).
-  Result<std::optional<ScopeIds>> Find(ReadTxn& txn) const;
+  // up in `txn` (and kept when `txn` is not a write's). A lookup in `txn` reads the scope's memory
+  // artifact in the same statement (locked, in a write's): then `memory`, when given, is set to
+  // it as of `txn`, saving FindMemory a second read (never kept: its head moves).
+  Result<std::optional<ScopeIds>> Find(ReadTxn& txn,
+                                       std::optional<Artifact>* memory = nullptr) const;
 
  private:
   explicit ScopeRef(std::string name) : name_(std::move(name)) {}

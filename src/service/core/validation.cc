@@ -92,8 +92,9 @@ Result<Artifact> MemoryOf(ReadTxn& txn, const ScopeIds& scope) {
 }  // namespace
 
 Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const ScopeRef& scope) {
-  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
-  if (!ids) return std::optional<Artifact>();
+  std::optional<Artifact> found;  // when the scope was looked up here, with its memory
+  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn, &found));
+  if (!ids || found) return found;
   PC_ASSIGN_OR_RETURN(Artifact memory, MemoryOf(txn, *ids));
   return std::optional<Artifact>(std::move(memory));
 }
@@ -135,7 +136,9 @@ Result<Artifact> LoadMemory(ReadTxn& txn, const std::string& scope_id) {
 }
 
 Result<Artifact> LoadMemoryForWrite(WriteTxn& txn, const ScopeRef& scope) {
-  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn));
+  std::optional<Artifact> found;  // when the scope was looked up here: its memory, locked
+  PC_ASSIGN_OR_RETURN(std::optional<ScopeIds> ids, scope.Find(txn, &found));
+  if (found) return *found;
   if (ids) return MemoryOf(txn, *ids);
   PC_RETURN_IF_ERROR(CheckScopeKey(scope.name()));  // an unknown scp_ id: not ours to create
   PC_ASSIGN_OR_RETURN(Scope created, txn.CreateScope(scope.name()));

@@ -11,11 +11,13 @@ namespace pc::pg {
 namespace {
 
 const std::string kScopeSelect =
-    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at"
+    " FROM scopes s"
     " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default";
 
 Scope ReadScope(const Rows& r, int row) {
-  return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2), r.Text(row, 3), r.Int(row, 4)};
+  return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2),
+               r.Text(row, 3), r.Int(row, 4),  r.Int(row, 5)};
 }
 
 }  // namespace
@@ -243,7 +245,8 @@ Result<std::vector<ReadTxn::ExpiredItem>> PgTxn::ListExpired(int64_t after_ms, i
 }
 
 Result<Scope> PgTxn::CreateScope(const std::string& key) {
-  Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
+  const int64_t now = NowMillis();
+  Scope scope{NewId(kScopePrefix), key, now, NewId(kMemoryPrefix), 0, now};
   PC_RETURN_IF_ERROR(Send("INSERT INTO scopes(scope_id, key, created_at) VALUES($1, $2, $3)",
                           {scope.scope_id, key, P(scope.created_at_ms)}));
   PC_RETURN_IF_ERROR(Send(

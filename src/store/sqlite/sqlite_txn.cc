@@ -28,7 +28,8 @@ Result<std::optional<Scope>> SqliteTxn::FindScopeWhere(const std::string& column
   PC_ASSIGN_OR_RETURN(
       Stmt s,
       db_.Prepare(
-          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at"
+          " FROM scopes s"
           " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = "
           "1"
           " WHERE s." +
@@ -36,7 +37,7 @@ Result<std::optional<Scope>> SqliteTxn::FindScopeWhere(const std::string& column
   s.Bind(1, value);
   PC_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row) return std::optional<Scope>();
-  return std::optional<Scope>(Scope{s.Text(0), s.Text(1), s.Int(2), s.Text(3), s.Int(4)});
+  return std::optional<Scope>(Scope{s.Text(0), s.Text(1), s.Int(2), s.Text(3), s.Int(4), s.Int(5)});
 }
 
 Result<std::optional<Scope>> SqliteTxn::FindScope(const std::string& scope_id) {
@@ -51,7 +52,8 @@ Result<std::vector<Scope>> SqliteTxn::ListScopes(const std::string& after, int l
   PC_ASSIGN_OR_RETURN(
       Stmt s,
       db_.Prepare(
-          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision FROM scopes s"
+          "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at"
+          " FROM scopes s"
           " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default = "
           "1"
           " WHERE s.scope_id > ?1 ORDER BY s.scope_id LIMIT ?2"));
@@ -60,7 +62,7 @@ Result<std::vector<Scope>> SqliteTxn::ListScopes(const std::string& after, int l
   while (true) {
     PC_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    out.push_back(Scope{s.Text(0), s.Text(1), s.Int(2), s.Text(3), s.Int(4)});
+    out.push_back(Scope{s.Text(0), s.Text(1), s.Int(2), s.Text(3), s.Int(4), s.Int(5)});
   }
   return out;
 }
@@ -238,7 +240,8 @@ Result<std::vector<ReadTxn::ExpiredItem>> SqliteTxn::ListExpired(int64_t after_m
 }
 
 Result<Scope> SqliteTxn::CreateScope(const std::string& key) {
-  Scope scope{NewId(kScopePrefix), key, NowMillis(), NewId(kMemoryPrefix)};
+  const int64_t now = NowMillis();
+  Scope scope{NewId(kScopePrefix), key, now, NewId(kMemoryPrefix), 0, now};
   {
     PC_ASSIGN_OR_RETURN(
         Stmt s, db_.Prepare("INSERT INTO scopes(scope_id, key, created_at) VALUES(?1, ?2, ?3)"));
