@@ -13,7 +13,7 @@ namespace {
 // millisecond (an fts search of a small memory) to the 30 s a model timeout can cost.
 constexpr double kLatencyBounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                      0.25,   0.5,   1,      2.5,   5,    10,    30};
-// COMMIT with synchronous=FULL: one WAL fsync, ~0.1 ms on NVMe to tens of ms on a busy disk.
+// COMMIT and its log's fsync: ~0.1 ms on NVMe to tens of ms on a busy disk.
 constexpr double kCommitBounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
                                     0.025,  0.05,    0.1,    0.25,  0.5,    1,     2.5};
 // Writes per group: powers of two up to the store's kMaxGroupWrites (64).
@@ -253,7 +253,8 @@ std::string Metrics::Render() const {
          "Writes committed together in one group commit.");
   HistogramSamples(out, "powercontext_commit_group_size", "", commit_group_size_);
   Header(out, "powercontext_commit_seconds", "histogram",
-         "Time of a group's COMMIT statement, its fsync included.");
+         "Time of a group's COMMIT, its fsync included (SQLite: until the log's sync that follows "
+         "it).");
   HistogramSamples(out, "powercontext_commit_seconds", "", commit_seconds_);
   Header(out, "powercontext_commit_reruns_total", "counter",
          "Groups run again with a savepoint per write after one write failed halfway.");

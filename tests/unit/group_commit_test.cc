@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -321,6 +325,190 @@ TEST(GroupCommit, TheWriteAheadLogStaysBounded) {
   EXPECT_LT(wal, uintmax_t{(8 + 2) * sqlite::kCheckpointFrames * 4200});
   EXPECT_GT(std::filesystem::file_size(f.dir.path() + "/powercontext.db"), uintmax_t{1} << 20)
       << "nothing was checkpointed into the database";
+}
+
+// Durability::kFull (sqlite_store.h, "The log's sync"): a write is answered only once the log is
+// synced after its commit, and the writer's turn is passed on before that sync, so the next write
+// commits while it runs.
+TEST(GroupCommit, AWriteIsAnsweredAfterItsSyncAndTheNextCommitsMeanwhile) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
+  testing::TempDir dir;
+  std::string scope;
+  {
+    sqlite::SqliteOptions options;
+    options.data_dir = dir.path();
+    auto store = sqlite::SqliteStore::Open(options);
+    PC_ASSERT_OK(store);
+    auto created = MemoryService(**store, {}).CreateScope("project:sync");
+    PC_ASSERT_OK(created);
+    scope = created->scope.scope_id;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, release = false;
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  options.before_log_sync = [&](uint64_t) {  // the first sync waits until the test lets it go
+    std::unique_lock<std::mutex> lock(mu);
+    if (entered) return;
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  auto store = sqlite::SqliteStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  auto first = std::async(std::launch::async, [&] {
+    return memory.Remember({scope, "fact", "The first write waits for its sync.", "", "", {}});
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }))
+        << "the write's log was never synced";
+  }
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a write was answered before its log's sync";
+  auto second = std::async(std::launch::async, [&] {
+    return memory.Remember({scope, "fact", "The second commits during it.", "", "", {}});
+  });
+  size_t seen = 0;  // both commits are visible while the first sync is held
+  for (int i = 0; i < 3000 && seen < 2; ++i) {
+    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
+    PC_ASSERT_OK(listed);
+    seen = listed->items.size();
+    if (seen < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(seen, 2u) << "the next write could not commit while a sync ran";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  const auto first_answer = first.get();
+  const auto second_answer = second.get();
+  EXPECT_TRUE(first_answer.ok()) << first_answer.status().ToString();
+  EXPECT_TRUE(second_answer.ok()) << second_answer.status().ToString();
+}
+
+// A write that another leads in its group is answered only after that group's sync, too.
+TEST(GroupCommit, AWriteInAnothersGroupIsAnsweredAfterTheSync) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
+  testing::TempDir dir;
+  std::string scope;
+  {
+    sqlite::SqliteOptions options;
+    options.data_dir = dir.path();
+    auto store = sqlite::SqliteStore::Open(options);
+    PC_ASSERT_OK(store);
+    auto created = MemoryService(**store, {}).CreateScope("project:sync");
+    PC_ASSERT_OK(created);
+    scope = created->scope.scope_id;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool holding = false, release = false, go = false;
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  options.before_log_sync = [&](uint64_t covers) {  // held: the sync that covers commit 2
+    std::unique_lock<std::mutex> lock(mu);
+    if (covers < 2 || holding) return;
+    holding = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  auto store = sqlite::SqliteStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  // Commit 1 leads alone and holds the writer's turn until the two writes below have queued.
+  auto first = std::async(std::launch::async, [&] {
+    return (*store)->Write(Actor{"test", "", ""}, [&](WriteTxn&) -> Status {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return go; });
+      return Status::Ok();
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto remember = [&](const std::string& text) {
+    return std::async(std::launch::async, [&, text] {
+      return memory.Remember({scope, "fact", text, "", "", {}});
+    });
+  };
+  auto b = remember("Queued behind the first write.");
+  auto c = remember("Queued too: one of these two leads, the other follows.");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    go = true;
+  }
+  cv.notify_all();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return holding; }))
+        << "the second commit's log was never synced";
+  }
+  EXPECT_EQ(b.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a write was answered before its group's sync";
+  EXPECT_EQ(c.wait_for(std::chrono::milliseconds(1)), std::future_status::timeout)
+      << "a write was answered before its group's sync";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  {
+    const Status s = first.get();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  EXPECT_TRUE(b.get().ok());
+  EXPECT_TRUE(c.get().ok());
+  EXPECT_EQ((*store)->group_stats().commits, 2u) << "the two queued writes did not share a group";
+}
+
+// A sync that fails leaves its write committed but unconfirmed: the writer is told so, and the
+// store refuses every later write until it is opened again.
+TEST(GroupCommit, AFailedSyncIsToldAndStopsLaterWrites) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
+  testing::TempDir dir;
+  std::string scope;
+  {
+    sqlite::SqliteOptions options;
+    options.data_dir = dir.path();
+    auto store = sqlite::SqliteStore::Open(options);
+    PC_ASSERT_OK(store);
+    auto created = MemoryService(**store, {}).CreateScope("project:sync");
+    PC_ASSERT_OK(created);
+    scope = created->scope.scope_id;
+  }
+  auto count = [&](MemoryService& memory) {
+    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
+    EXPECT_TRUE(listed.ok());
+    return listed.ok() ? listed->items.size() : size_t{0};
+  };
+  {
+    sqlite::SqliteOptions options;
+    options.data_dir = dir.path();
+    options.fail_log_syncs = 1;
+    auto store = sqlite::SqliteStore::Open(options);
+    PC_ASSERT_OK(store);
+    MemoryService memory(**store, {});
+    auto unconfirmed = memory.Remember({scope, "fact", "Committed, not confirmed.", "", "", {}});
+    ASSERT_FALSE(unconfirmed.ok());
+    EXPECT_EQ(unconfirmed.status().code(), Code::kInternal);
+    EXPECT_NE(unconfirmed.status().message().find("did not confirm"), std::string::npos)
+        << unconfirmed.status().message();
+    EXPECT_EQ(count(memory), 1u);  // committed: what the message says
+    auto refused = memory.Remember({scope, "fact", "Refused after the failed sync.", "", "", {}});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("refused until"), std::string::npos);
+    EXPECT_EQ(count(memory), 1u);
+  }
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  auto store = sqlite::SqliteStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  PC_ASSERT_OK(memory.Remember({scope, "fact", "Written after a restart.", "", "", {}}));
+  EXPECT_EQ(count(memory), 2u);
 }
 
 }  // namespace

@@ -37,6 +37,12 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
   PC_ASSIGN_OR_RETURN(store->writer_, store->OpenConnection());
   PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA journal_mode=WAL"));
   PC_RETURN_IF_ERROR(Migrate(*store->writer_));
+  store->fail_log_syncs_ = options.fail_log_syncs;
+  if (options.durability == Durability::kFull) {
+    // The writer commits without an fsync and SyncLog makes each commit durable before its
+    // writers are answered (sqlite_store.h). The migrations committed with FULL, above.
+    PC_RETURN_IF_ERROR(store->writer_->Exec("PRAGMA synchronous=NORMAL"));
+  }
   store->writer_->TrackWalFrames();
   store->writer_->KeepGateReads();  // the reconcile gate's reads, kept between writes
   PC_ASSIGN_OR_RETURN(store->checkpoint_db_, store->OpenConnection());
@@ -50,6 +56,7 @@ constexpr int64_t kMmapBytes = int64_t{1} << 30;  // address space, not memory: 
 
 SqliteStore::SqliteStore(SqliteOptions options) : options_(std::move(options)) {}
 SqliteStore::~SqliteStore() {
+  if (wal_fd_ >= 0) ::close(wal_fd_);
   if (checkpointer_.joinable()) {
     {
       std::lock_guard<std::mutex> lock(checkpoint_mu_);
@@ -179,13 +186,15 @@ struct SqliteStore::PendingWrite {
 };
 
 Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTxn&)>& write) {
+  if (sync_failed_.load(std::memory_order_acquire)) return SyncFailedRefusal();
   const std::function<Status(WriteTxn&)> fn =
       audit_ ? Audited(actor, write) : write;  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok(), false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&me);
   while (!me.done) {
-    if (leader_active_) {
+    // Taken by a group whose leader answers it after the group's sync, or queued for the next.
+    if (leader_active_ || queue_.empty()) {
       queue_cv_.wait(lock);
       continue;
     }
@@ -200,11 +209,16 @@ Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTx
     // The leader's own work must not throw past here: the flag below would stay set and every
     // writer would wait forever. A group that fails so is answered Internal, its transaction
     // rolled back.
-    if (!RunGuarded("a group commit", [&] { RunGroup(group); })) {
+    uint64_t commit = 0;
+    if (sync_failed_.load(std::memory_order_acquire)) {  // queued before a sync failed
+      for (PendingWrite* w : group) w->status = SyncFailedRefusal();
+    } else if (!RunGuarded("a group commit", [&] { commit = RunGroup(group); })) {
       (void)writer_->Exec("ROLLBACK");
       for (PendingWrite* w : group)
         w->status = Internal("the write failed unexpectedly; nothing was kept");
+      commit = 0;
     }
+    const auto commit_started = commit_started_;
     // One checkpoint per kCheckpointFrames new log pages (the log restarts from its beginning
     // once a checkpoint has caught up): asking after every commit made them run back to back,
     // their fsyncs of the database competing with the commits' own.
@@ -220,7 +234,6 @@ Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTx
       checkpoint_cv_.notify_one();
     }
     lock.lock();
-    for (PendingWrite* w : group) w->done = true;
     stats_.writes += group.size();
     stats_.commits += 1;
     {
@@ -230,35 +243,94 @@ Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTx
       merge_wanted_ = true;
       merge_due_ = merge_due_ || due;
     }
+    // The next group is written while this one's commit is synced.
     leader_active_ = false;
+    queue_cv_.notify_all();
+    if (commit != 0 && options_.durability == Durability::kFull) {
+      lock.unlock();
+      const Status synced = SyncLog(commit);
+      lock.lock();
+      if (!synced.ok())
+        for (PendingWrite* w : group)
+          if (w->status.ok()) w->status = synced;
+    }
+    if (commit != 0) ops::metrics().ObserveCommitSeconds(ops::SecondsSince(commit_started));
+    for (PendingWrite* w : group) w->done = true;
     queue_cv_.notify_all();
   }
   return me.status;
 }
 
-void SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
-  if (options_.replay_writes) {
-    (void)RunGroupPass(group, Pass::kRehearsal);
-  } else if (RunGroupPass(group, Pass::kFast)) {
-    return;
+Status SqliteStore::SyncLog(uint64_t commit) {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  if (sync_failed_.load(std::memory_order_relaxed)) return Unconfirmed();
+  if (synced_ >= commit) return Status::Ok();  // a sync that began after this commit covered it
+  // Every commit counted here has its pages in the log file: this sync covers them all.
+  const uint64_t covers = committed_.load(std::memory_order_acquire);
+  if (options_.before_log_sync) options_.before_log_sync(covers);
+  const std::string wal = db_path_ + "-wal";
+  struct stat opened {
+  }, named{};
+  // The log is the same file for the store's life (SQLite truncates it, never replaces it while a
+  // connection is open); checked anyway, for one stat a sync.
+  if (wal_fd_ >= 0 && (::fstat(wal_fd_, &opened) != 0 || ::stat(wal.c_str(), &named) != 0 ||
+                       opened.st_ino != named.st_ino || opened.st_dev != named.st_dev)) {
+    ::close(wal_fd_);
+    wal_fd_ = -1;
   }
-  (void)RunGroupPass(group, Pass::kSavepoints);
+  if (wal_fd_ < 0) wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
+  int err = wal_fd_ < 0 ? errno : (::fdatasync(wal_fd_) == 0 ? 0 : errno);
+  if (err == 0 && fail_log_syncs_ > 0) {
+    --fail_log_syncs_;
+    err = EIO;
+  }
+  if (err != 0) {
+    sync_failure_ = "syncing " + wal + ": " + std::strerror(err);
+    sync_failed_.store(true, std::memory_order_release);
+    std::cerr << "powercontext: error: " << Unconfirmed().message() << std::endl;
+    return Unconfirmed();
+  }
+  synced_ = covers;
+  return Status::Ok();
+}
+
+Status SqliteStore::Unconfirmed() const {
+  return Internal("the write was committed but the disk did not confirm it (" + sync_failure_ +
+                  "); it may not survive a power loss, and writes are refused until the server "
+                  "restarts");
+}
+
+Status SqliteStore::SyncFailedRefusal() const {
+  return Internal(
+      "nothing was written: writes are refused until the server restarts, since a "
+      "sync of the database's log failed (" +
+      sync_failure_ + ")");
+}
+
+uint64_t SqliteStore::RunGroup(const std::vector<PendingWrite*>& group) {
+  uint64_t commit = 0;
+  if (options_.replay_writes) {
+    (void)RunGroupPass(group, Pass::kRehearsal, &commit);
+  } else if (RunGroupPass(group, Pass::kFast, &commit)) {
+    return commit;
+  }
+  (void)RunGroupPass(group, Pass::kSavepoints, &commit);
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(queue_mu_);
   stats_.reruns += 1;
+  return commit;
 }
 
 // The group's end: its full-text rows written and one COMMIT (the WAL's fsync) when any write
 // succeeded; otherwise, or when that fails, a rollback, and every write answered ok is answered
 // with the failure instead (nothing of the group is kept).
-void SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
-                              bool stamp_prepared) {
+uint64_t SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text,
+                                  bool any_ok, bool stamp_prepared) {
   Status commit = any_ok ? SqliteTxn(*writer_, true).WriteTextRows(text) : Status::Ok();
   if (commit.ok() && any_ok) {
-    const auto started = std::chrono::steady_clock::now();
-    commit = writer_->Exec("COMMIT");  // the WAL's fsync (synchronous=FULL)
-    ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
-    if (commit.ok())  // the writes this one fsync acknowledges
+    commit_started_ = std::chrono::steady_clock::now();
+    commit = writer_->Exec("COMMIT");  // its fsync comes after (SyncLog) with Durability::kFull
+    if (commit.ok())                   // the writes this one fsync acknowledges
       ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
           group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
     // Before any of these writers returns: a revocation is seen by every process's next request.
@@ -277,17 +349,20 @@ void SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextRows&
     (void)writer_->Exec("ROLLBACK");
     for (PendingWrite* w : group)
       if (w->status.ok()) w->status = commit;  // nothing of the group is kept
+    return 0;
   }
+  return committed_.fetch_add(1, std::memory_order_acq_rel) + 1;
 }
 
-// One transaction for the whole group, one fsync at COMMIT. The first pass runs the writes one
-// after another with nothing between them, their full-text rows written last (TextRows): a write
-// that fails having changed nothing (a conflict, a bad reference: checks come before changes)
+// One transaction for the whole group, one fsync after its COMMIT. The first pass runs the writes
+// one after another with nothing between them, their full-text rows written last (TextRows): a
+// write that fails having changed nothing (a conflict, a bad reference: checks come before changes)
 // simply drops out. A write that fails after changing rows cannot be undone alone that way, so
 // the pass is rolled back and returns false, and the group runs again with each write in its own
 // savepoint — slower (FTS5 makes a segment at every savepoint) but each write as if alone.
 // A rehearsal (replay_writes) runs the fast pass and always rolls it back.
-bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass) {
+bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass,
+                               uint64_t* commit) {
   const bool savepoints = pass == Pass::kSavepoints;
   Status begin = writer_->BeginImmediate();
   if (!begin.ok()) {
@@ -345,7 +420,7 @@ bool SqliteStore::RunGroupPass(const std::vector<PendingWrite*>& group, Pass pas
     if (stamp_prepared) ::unlink(StampTempPath().c_str());
     return false;
   }
-  FinishGroup(group, text, any_ok, stamp_prepared);
+  *commit = FinishGroup(group, text, any_ok, stamp_prepared);
   return true;
 }
 

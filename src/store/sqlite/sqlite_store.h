@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,8 @@ class Db;
 struct TextRows;
 
 enum class Durability {
-  kFull,    // synchronous=FULL: a commit survives power loss once acknowledged (default)
+  kFull,    // a commit survives power loss once acknowledged (default): the log is synced before
+            // any writer of it is answered (see "The log's sync" below)
   kNormal,  // synchronous=NORMAL: survives a process crash; the last commits may be lost on power
             // loss
 };
@@ -40,14 +42,33 @@ struct SqliteOptions {
   // Test only: the next this many read transactions end as if their COMMIT had failed (an I/O
   // error), leaving the connection inside its transaction.
   int fail_read_commits = 0;
+  // Test only: called on the syncing thread just before the write-ahead log is synced for a
+  // group's commit (Durability::kFull) with the number of commits the sync covers, and the next
+  // this many syncs fail as if fdatasync had.
+  std::function<void(uint64_t covers)> before_log_sync;
+  int fail_log_syncs = 0;
 };
 
 // Writes are group-committed: concurrent Write calls queue up; one of them (the leader) runs a
 // batch of up to kMaxGroupWrites in ONE SQLite transaction — in arrival order, so each sees the
-// ones before it, and each fails alone (see RunGroupPass) — and commits it with one fsync.
+// ones before it, and each fails alone (see RunGroupPass) — and commits it with one fsync (below).
 // Every caller returns only after that commit is durable, with its own status. Serialized
 // exactly as one by one (revisions, expected_revision, conflicts), at a fraction of the fsyncs.
 inline constexpr size_t kMaxGroupWrites = 64;
+
+// The log's sync (Durability::kFull). The writer's connection commits with synchronous=NORMAL:
+// COMMIT appends the group's pages to the write-ahead log and returns without an fsync. The
+// leader then gives the writer's turn to the next group and only after that syncs the log
+// (fdatasync), outside the turn, and answers its writers: the next group is written while this
+// one's sync runs, where synchronous=FULL would sync inside COMMIT with the turn held. A sync
+// covers every commit before it (the log is appended in order; one that started after a commit
+// returned answers it too, so concurrent groups share syncs). What a writer is told is what FULL
+// promises: an acknowledged write is on disk. What differs: a commit is visible to reads for
+// the moment between its COMMIT and its sync, so a read may see a write that a power loss in
+// that moment would take (never one that was acknowledged). A sync that fails leaves its writes
+// committed but unconfirmed: they are answered Internal, saying so, and every later write is
+// refused until the process restarts (after a failed fsync the kernel may have dropped the
+// pages, and a later sync that succeeds proves nothing), as PostgreSQL stops on one.
 
 // Checkpoints (copying the write-ahead log into the database) run on a thread of their own once
 // the log holds kCheckpointFrames pages, off the writers' path; only when the log passes
@@ -89,11 +110,16 @@ class SqliteStore final : public Store {
  private:
   struct PendingWrite;
   explicit SqliteStore(SqliteOptions options);
-  void RunGroup(const std::vector<PendingWrite*>& group);
+  // Each returns the commit it made (counted by committed_), 0 if nothing was committed.
+  uint64_t RunGroup(const std::vector<PendingWrite*>& group);
   enum class Pass { kFast, kSavepoints, kRehearsal };
-  bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass);
-  void FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
-                   bool stamp_prepared);
+  bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass, uint64_t* commit);
+  uint64_t FinishGroup(const std::vector<PendingWrite*>& group, TextRows& text, bool any_ok,
+                       bool stamp_prepared);
+  // Makes commit `commit` durable (above): returns at once if a sync since it did.
+  Status SyncLog(uint64_t commit);
+  Status Unconfirmed() const;        // to the writers of a commit whose sync failed
+  Status SyncFailedRefusal() const;  // to every write after that
   Result<std::unique_ptr<Db>> OpenConnection();
   void CheckpointLoop();
   // One step of the full-text upkeep, on the writer's connection while this thread holds the
@@ -119,6 +145,14 @@ class SqliteStore final : public Store {
   std::deque<PendingWrite*> queue_;
   bool leader_active_ = false;
   GroupStats stats_;
+  std::atomic<uint64_t> committed_{0};  // commits of the writer's connection so far
+  std::chrono::steady_clock::time_point commit_started_;  // the leader's last COMMIT
+  std::mutex sync_mu_;
+  uint64_t synced_ = 0;       // under sync_mu_: the commits a finished sync covers
+  int wal_fd_ = -1;           // under sync_mu_: the write-ahead log, opened at the first sync
+  std::string sync_failure_;  // what failed, written once, before sync_failed_
+  std::atomic<bool> sync_failed_{false};  // a sync failed: every later write is refused
+  int fail_log_syncs_ = 0;                // under sync_mu_: SqliteOptions::fail_log_syncs
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
   CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
