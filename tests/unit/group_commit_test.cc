@@ -16,6 +16,7 @@
 #include "service/core/actor.h"
 #include "service/handoff/handoff_service.h"
 #include "service/search/search_service.h"
+#include "store/postgres/pg_store.h"
 #include "test_util.h"
 
 namespace pc {
@@ -509,6 +510,67 @@ TEST(GroupCommit, AFailedSyncIsToldAndStopsLaterWrites) {
   MemoryService memory(**store, {});
   PC_ASSERT_OK(memory.Remember({scope, "fact", "Written after a restart.", "", "", {}}));
   EXPECT_EQ(count(memory), 2u);
+}
+
+// PostgreSQL: a group's writers are answered after a flush that covers its commit, and the scope's
+// next group commits while that flush is held (its row lock was passed on at COMMIT).
+TEST(PgGroupCommit, AWriteIsAnsweredAfterItsFlushAndTheScopesNextCommitsMeanwhile) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+  PC_REQUIRE_TEST_PG();
+  testing::TempPgSchema schema;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool armed = false, entered = false, release = false;
+  pg::PgOptions options;
+  options.url = schema.url();
+  options.before_flush = [&](uint64_t) {  // once armed, the first flush waits for the test
+    std::unique_lock<std::mutex> lock(mu);
+    if (!armed || entered) return;
+    entered = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  auto store = pg::PgStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  auto created = memory.CreateScope("project:flush");
+  PC_ASSERT_OK(created);
+  const std::string scope = created->scope.scope_id;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    armed = true;
+  }
+  auto remember = [&](const std::string& text) {
+    return std::async(std::launch::async, [&, text] {
+      return memory.Remember({scope, "fact", text, "", "", {}});
+    });
+  };
+  auto first = remember("The first write waits for its flush.");
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }))
+        << "the write was answered without a flush";
+  }
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a write was answered before its flush";
+  auto second = remember("The scope's next write commits during it.");
+  size_t seen = 0;
+  for (int i = 0; i < 3000 && seen < 2; ++i) {
+    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
+    PC_ASSERT_OK(listed);
+    seen = listed->items.size();
+    if (seen < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(seen, 2u) << "the scope's next write could not commit while a flush ran";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  const auto first_answer = first.get();
+  const auto second_answer = second.get();
+  EXPECT_TRUE(first_answer.ok()) << first_answer.status().ToString();
+  EXPECT_TRUE(second_answer.ok()) << second_answer.status().ToString();
 }
 
 }  // namespace

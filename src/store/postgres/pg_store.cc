@@ -154,7 +154,8 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   PendingWrite me{&fn, Status::Ok(), "", false};
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};
-    RunGroup(alone, nullptr);
+    const uint64_t commit = RunGroup(alone, nullptr);
+    AnswerWhenDurable(alone, commit);
   } else {
     std::unique_lock<std::mutex> lock(lanes_mu_);
     std::unique_ptr<Lane>& slot = lanes_[group];
@@ -163,7 +164,8 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
     ++lane.writers;
     lane.queue.push_back(&me);
     while (!me.done) {
-      if (lane.leading) {
+      // Taken by a group whose leader answers it once its commit is durable, or queued.
+      if (lane.leading || lane.queue.empty()) {
         lane.cv.wait(lock);
         continue;
       }
@@ -175,10 +177,15 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
         lane.queue.pop_front();
       }
       lock.unlock();
-      RunGroup(batch, &lane);
+      const uint64_t commit = RunGroup(batch, &lane);
+      lock.lock();
+      // The scope's next group runs while this one's commit is flushed.
+      lane.leading = false;
+      lane.cv.notify_all();
+      lock.unlock();
+      AnswerWhenDurable(batch, commit);
       lock.lock();
       for (PendingWrite* w : batch) w->done = true;
-      lane.leading = false;
       lane.cv.notify_all();
     }
     if (--lane.writers == 0) lanes_.erase(group);
@@ -190,8 +197,9 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   return me.status;
 }
 
-void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
+uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
   std::mt19937 jitter(std::random_device{}());
+  uint64_t last_commit = 0;
   std::vector<PendingWrite*> raced_before;
   for (int attempt = 1;; ++attempt) {
     // The first attempt is the group itself, which may grow; the later ones, what lost a race.
@@ -202,12 +210,14 @@ void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
         w->status = conn.status();
         w->race.clear();
       }
-      return;
+      return last_commit;
     }
     // The group's own work must not throw past here: its writers would wait forever. A group that
     // fails so is answered Internal, its transaction rolled back.
-    if (!RunGuarded("a group commit",
-                    [&] { RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr); }))
+    if (!RunGuarded("a group commit", [&] {
+          last_commit =
+              std::max(last_commit, RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr));
+        }))
       for (PendingWrite* w : pending) {
         w->status = Internal("the write failed unexpectedly; nothing was kept");
         w->race.clear();
@@ -224,7 +234,7 @@ void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
       stats_.commits += 1;
       if (raced.empty() || attempt >= options_.max_write_attempts) {
         stats_.writes += raced.size();
-        return;
+        return last_commit;
       }
       retries_ += raced.size();
     }
@@ -237,14 +247,48 @@ void PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
   }
 }
 
-void PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
-  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane) ==
-      Outcome::kDone)
-    return;
-  (void)RunPass(conn, group, Pass::kSavepoints, nullptr);  // exactly the writes of the first pass
+uint64_t PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
+  uint64_t commit = 0;
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane,
+              &commit) == Outcome::kDone)
+    return commit;
+  (void)RunPass(conn, group, Pass::kSavepoints, nullptr,
+                &commit);  // exactly the writes of the first pass
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(mu_);
   stats_.reruns += 1;
+  return commit;
+}
+
+// A group's COMMIT does not wait for its WAL flush (synchronous_commit off for it, so the scope's
+// row lock passes on at once); its writers are answered after a flush that covers it: a
+// transaction of this server's that commits synchronously flushes the WAL up to its own commit
+// record, so every commit before it too. One such flush at a time answers every group committed
+// before it began.
+void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit) {
+  if (commit == 0 || options_.relaxed_commit) return;
+  std::lock_guard<std::mutex> lock(flush_mu_);
+  if (flushed_ >= commit) return;
+  const uint64_t covers = committed_.load(std::memory_order_acquire);
+  if (options_.before_flush) options_.before_flush(covers);
+  Status flushed = [&]() -> Status {
+    PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
+    Status s = conn->Exec("BEGIN; SELECT pg_current_xact_id(); COMMIT");
+    const bool healthy = s.ok() && conn->Idle();
+    if (!conn->Idle()) (void)conn->Exec("ROLLBACK");
+    Release(std::move(conn), healthy);
+    return s;
+  }();
+  if (!flushed.ok()) {
+    for (PendingWrite* w : group)
+      if (w->status.ok())
+        w->status = Unavailable(
+            "the write was committed but PostgreSQL did not confirm it on disk; it may be lost if "
+            "the database restarts now: " +
+            flushed.message());
+    return;
+  }
+  flushed_ = covers;
 }
 
 // Writes queued on the lane since the group was taken join it, up to the cap: they would
@@ -280,7 +324,7 @@ void PgStore::FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Statu
 // if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
 // then the savepoint pass runs every write again (a write alone that failed is answered at once).
 PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass,
-                                  Lane* lane) {
+                                  Lane* lane, uint64_t* committed) {
   const bool savepoints = pass == Pass::kSavepoints;
   auto race_of = [&](const Status& s) { return RaceOf(conn, s); };
   auto fail_all = [&](const Status& s, bool only_ok) { FailAll(conn, group, s, only_ok); };
@@ -343,7 +387,10 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     return pass == Pass::kRehearsal ? Outcome::kRerun : Outcome::kDone;
   }
   const auto started = std::chrono::steady_clock::now();
-  Status commit = conn.Exec("COMMIT");  // synchronous_commit decides what an acknowledgement means
+  // Without its WAL flush, which AnswerWhenDurable waits for after the scope's lock is passed on
+  // (one round trip: both in one simple query).
+  Status commit =
+      conn.Exec(options_.relaxed_commit ? "COMMIT" : "SET LOCAL synchronous_commit = off; COMMIT");
   ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
   if (!commit.ok()) {
     fail_all(commit, true);  // nothing of the group is kept
@@ -351,6 +398,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
   }
   ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
       group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
+  *committed = committed_.fetch_add(1, std::memory_order_acq_rel) + 1;
   return Outcome::kDone;
 }
 

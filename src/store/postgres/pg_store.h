@@ -21,10 +21,19 @@
 // A write that lost a race there (a unique violation, a deadlock) is rolled back to its savepoint
 // and runs again after the others committed. The locks are the same as one write's, so several
 // servers stay exact.
+//
+// The group's COMMIT does not wait for its WAL flush (synchronous_commit off for that
+// transaction), so the scope's row lock passes to the next group at once; its writers are
+// answered after a flush that covers it (AnswerWhenDurable: a transaction of this server's that
+// commits synchronously, which flushes the WAL up to its own commit record). What a writer is told
+// is unchanged: an acknowledged write is on disk. As on SQLite, a commit is visible to reads for
+// the moment before that flush.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,6 +70,9 @@ struct PgOptions {
   // Test only (as SqliteOptions::replay_writes): every write callback runs twice, the first run
   // rolled back. Also on with POWERCONTEXT_TEST_REPLAY_WRITES=1.
   bool replay_writes = false;
+  // Test only: called before the flush that answers a group's writers (PgStore's group commit,
+  // above), with the number of commits it covers.
+  std::function<void(uint64_t covers)> before_flush;
 };
 
 class PgStore final : public Store {
@@ -103,10 +115,13 @@ class PgStore final : public Store {
                 const std::function<Status(WriteTxn&)>& write);
   // Runs `group` to its answers: passes, then what lost a race again (up to max_write_attempts).
   // With `lane`, writes that queued on it meanwhile join the first pass (appended to `group`).
-  void RunGroup(std::vector<PendingWrite*>& group, Lane* lane);
+  // Returns the last commit it made (counted by committed_), 0 if none.
+  uint64_t RunGroup(std::vector<PendingWrite*>& group, Lane* lane);
   // One attempt on one connection: the passes of `group` in one transaction, committed.
-  void RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
-  Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane);
+  uint64_t RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
+  Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane,
+                  uint64_t* committed);
+  void AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit);
   void JoinQueued(std::vector<PendingWrite*>& group, Lane* lane);
   static void FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s, bool only_ok);
 
@@ -123,6 +138,9 @@ class PgStore final : public Store {
   int open_ = 0;  // connections handed out or idle
   uint64_t retries_ = 0;
   GroupStats stats_;
+  std::atomic<uint64_t> committed_{0};  // group commits so far
+  std::mutex flush_mu_;
+  uint64_t flushed_ = 0;  // under flush_mu_: the commits a finished flush covers
   std::mutex lanes_mu_;
   std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;  // a queue per group with writers
   std::unique_ptr<GateLists> gate_lists_;  // the reconcile gate's reads, kept (pg_gate_lists.h)
