@@ -6,14 +6,17 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 namespace pc::testing {
@@ -66,6 +69,24 @@ inline bool ListensOn(pid_t pid, int port) {
     }
   }
   return false;
+}
+
+enum class Started { kServing, kExited, kTimedOut };
+
+// After starting server `pid` on `port`: polls `answers` (whether a request to the port was
+// answered as wanted) every `pause` until an answer comes from `pid`'s own socket (ListensOn), the
+// process exits (it could not bind the port, say: start it again on another), or `deadline`.
+template <typename Answers>
+Started WaitUntilServing(pid_t pid, int port, Answers answers,
+                         std::chrono::steady_clock::time_point deadline,
+                         std::chrono::milliseconds pause) {
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (answers() && ListensOn(pid, port)) return Started::kServing;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return Started::kExited;
+    std::this_thread::sleep_for(pause);
+  }
+  return Started::kTimedOut;
 }
 
 }  // namespace pc::testing

@@ -30,15 +30,16 @@ inline pid_t SpawnServer(const std::vector<std::string>& args, int& port, double
     const pid_t pid = SpawnQuiet(listening);
     httplib::Client client("127.0.0.1", port);
     client.set_connection_timeout(0, 100000);
-    bool exited = false;
-    while (!exited && MillisSince(t0) < timeout_ms) {
-      auto res = client.Get(path);
-      if (res && res->status == 200 && testing::ListensOn(pid, port)) return pid;
-      int status = 0;
-      exited = waitpid(pid, &status, WNOHANG) == pid;
-      if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!exited) {
+    const auto started = testing::WaitUntilServing(
+        pid, port,
+        [&] {
+          auto res = client.Get(path);
+          return res && res->status == 200;
+        },
+        t0 + std::chrono::microseconds(static_cast<int64_t>(timeout_ms * 1000)),
+        std::chrono::milliseconds(5));
+    if (started == testing::Started::kServing) return pid;
+    if (started == testing::Started::kTimedOut) {
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
       return -1;

@@ -100,18 +100,18 @@ bool ServerProcess::Start() {
     httplib::Client client(url());
     if (!tls_cert_.empty()) client.set_ca_cert_path(tls_cert_);
     client.set_connection_timeout(0, 200000);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto res = client.Get("/health/live");  // public: answers with auth on too
-      if (res && res->status == 200 && ListensOn(pid_, port_)) return true;
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {  // exited: port taken? try another
-        pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (pid_ > 0) Kill();
+    const Started started = WaitUntilServing(
+        pid_, port_,
+        [&] {
+          auto res = client.Get("/health/live");  // public: answers with auth on too
+          return res && res->status == 200;
+        },
+        std::chrono::steady_clock::now() + std::chrono::seconds(20), std::chrono::milliseconds(20));
+    if (started == Started::kServing) return true;
+    if (started == Started::kExited)
+      pid_ = -1;  // the port was taken? another
+    else
+      Kill();
   }
   return false;
 }
