@@ -328,138 +328,136 @@ TEST(GroupCommit, TheWriteAheadLogStaysBounded) {
       << "nothing was checkpointed into the database";
 }
 
+// A hook that holds the first call it is told to (`Holds`) until the test lets it go: the log's
+// sync (SQLite) or the WAL flush (PostgreSQL) that answers a group's writers.
+class HeldHook {
+ public:
+  std::function<void(uint64_t)> Holds(std::function<bool(uint64_t covers)> which) {
+    return [this, which](uint64_t covers) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (held_ || !which(covers)) return;
+      held_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return released_; });
+    };
+  }
+  bool WaitHeld() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return held_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  std::mutex mu_;  // also for a test's own waits (a write held in its callback)
+  std::condition_variable cv_;
+
+ private:
+  bool held_ = false, released_ = false;
+};
+
+std::future<Result<WriteOutcome>> RememberAsync(MemoryService& memory, const std::string& scope,
+                                                const std::string& text) {
+  return std::async(std::launch::async, [&memory, scope, text] {
+    return memory.Remember({scope, "fact", text, "", "", {}});
+  });
+}
+
+// The scope's entries, once there are `n` of them (or what there are after 30 s).
+size_t WaitForEntries(MemoryService& memory, const std::string& scope, size_t n) {
+  size_t seen = 0;
+  for (int i = 0; i < 3000 && seen < n; ++i) {
+    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
+    EXPECT_TRUE(listed.ok());
+    seen = listed.ok() ? listed->items.size() : 0;
+    if (seen < n) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return seen;
+}
+
+// A write whose sync (or flush) `hook` holds is not answered meanwhile, and the scope's next write
+// commits meanwhile; both are answered once it is let go.
+void ExpectTheNextCommitsWhileHeld(MemoryService& memory, const std::string& scope,
+                                   HeldHook& hook) {
+  auto first = RememberAsync(memory, scope, "The first write waits to be made durable.");
+  ASSERT_TRUE(hook.WaitHeld()) << "the write was answered without a sync";
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a write was answered before its sync";
+  auto second = RememberAsync(memory, scope, "The scope's next write commits during it.");
+  EXPECT_EQ(WaitForEntries(memory, scope, 2), 2u)
+      << "the scope's next write could not commit while a sync ran";
+  hook.Release();
+  EXPECT_TRUE(first.get().ok());
+  EXPECT_TRUE(second.get().ok());
+}
+
+// A data directory with one scope, made by a store opened and closed before the test's own.
+std::string ScopeIn(const testing::TempDir& dir) {
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  auto store = sqlite::SqliteStore::Open(options);
+  EXPECT_TRUE(store.ok());
+  if (!store.ok()) return "";
+  auto created = MemoryService(**store, {}).CreateScope("project:sync");
+  EXPECT_TRUE(created.ok());
+  return created.ok() ? created->scope.scope_id : "";
+}
+
 // Durability::kFull (sqlite_store.h, "The log's sync"): a write is answered only once the log is
 // synced after its commit, and the writer's turn is passed on before that sync, so the next write
 // commits while it runs.
 TEST(GroupCommit, AWriteIsAnsweredAfterItsSyncAndTheNextCommitsMeanwhile) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
   testing::TempDir dir;
-  std::string scope;
-  {
-    sqlite::SqliteOptions options;
-    options.data_dir = dir.path();
-    auto store = sqlite::SqliteStore::Open(options);
-    PC_ASSERT_OK(store);
-    auto created = MemoryService(**store, {}).CreateScope("project:sync");
-    PC_ASSERT_OK(created);
-    scope = created->scope.scope_id;
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool entered = false, release = false;
+  const std::string scope = ScopeIn(dir);
+  HeldHook hook;
   sqlite::SqliteOptions options;
   options.data_dir = dir.path();
-  options.before_log_sync = [&](uint64_t) {  // the first sync waits until the test lets it go
-    std::unique_lock<std::mutex> lock(mu);
-    if (entered) return;
-    entered = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  };
+  options.before_log_sync = hook.Holds([](uint64_t) { return true; });
   auto store = sqlite::SqliteStore::Open(options);
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
-  auto first = std::async(std::launch::async, [&] {
-    return memory.Remember({scope, "fact", "The first write waits for its sync.", "", "", {}});
-  });
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }))
-        << "the write's log was never synced";
-  }
-  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
-      << "a write was answered before its log's sync";
-  auto second = std::async(std::launch::async, [&] {
-    return memory.Remember({scope, "fact", "The second commits during it.", "", "", {}});
-  });
-  size_t seen = 0;  // both commits are visible while the first sync is held
-  for (int i = 0; i < 3000 && seen < 2; ++i) {
-    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
-    PC_ASSERT_OK(listed);
-    seen = listed->items.size();
-    if (seen < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(seen, 2u) << "the next write could not commit while a sync ran";
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    release = true;
-  }
-  cv.notify_all();
-  const auto first_answer = first.get();
-  const auto second_answer = second.get();
-  EXPECT_TRUE(first_answer.ok()) << first_answer.status().ToString();
-  EXPECT_TRUE(second_answer.ok()) << second_answer.status().ToString();
+  ExpectTheNextCommitsWhileHeld(memory, scope, hook);
 }
 
 // A write that another leads in its group is answered only after that group's sync, too.
 TEST(GroupCommit, AWriteInAnothersGroupIsAnsweredAfterTheSync) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
   testing::TempDir dir;
-  std::string scope;
-  {
-    sqlite::SqliteOptions options;
-    options.data_dir = dir.path();
-    auto store = sqlite::SqliteStore::Open(options);
-    PC_ASSERT_OK(store);
-    auto created = MemoryService(**store, {}).CreateScope("project:sync");
-    PC_ASSERT_OK(created);
-    scope = created->scope.scope_id;
-  }
-  std::mutex mu;
-  std::condition_variable cv;
-  bool holding = false, release = false, go = false;
+  const std::string scope = ScopeIn(dir);
+  HeldHook hook;
   sqlite::SqliteOptions options;
   options.data_dir = dir.path();
-  options.before_log_sync = [&](uint64_t covers) {  // held: the sync that covers commit 2
-    std::unique_lock<std::mutex> lock(mu);
-    if (covers < 2 || holding) return;
-    holding = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  };
+  options.before_log_sync = hook.Holds([](uint64_t covers) { return covers >= 2; });
   auto store = sqlite::SqliteStore::Open(options);
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
   // Commit 1 leads alone and holds the writer's turn until the two writes below have queued.
+  bool go = false;
   auto first = std::async(std::launch::async, [&] {
     return (*store)->Write(Actor{"test", "", ""}, [&](WriteTxn&) -> Status {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return go; });
+      std::unique_lock<std::mutex> lock(hook.mu_);
+      hook.cv_.wait(lock, [&] { return go; });
       return Status::Ok();
     });
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  auto remember = [&](const std::string& text) {
-    return std::async(std::launch::async, [&, text] {
-      return memory.Remember({scope, "fact", text, "", "", {}});
-    });
-  };
-  auto b = remember("Queued behind the first write.");
-  auto c = remember("Queued too: one of these two leads, the other follows.");
+  auto b = RememberAsync(memory, scope, "Queued behind the first write.");
+  auto c = RememberAsync(memory, scope, "Queued too: one of these two leads, the other follows.");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   {
-    std::lock_guard<std::mutex> lock(mu);
+    std::lock_guard<std::mutex> lock(hook.mu_);
     go = true;
   }
-  cv.notify_all();
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return holding; }))
-        << "the second commit's log was never synced";
-  }
+  hook.cv_.notify_all();
+  ASSERT_TRUE(hook.WaitHeld()) << "the second commit's log was never synced";
   EXPECT_EQ(b.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
       << "a write was answered before its group's sync";
   EXPECT_EQ(c.wait_for(std::chrono::milliseconds(1)), std::future_status::timeout)
       << "a write was answered before its group's sync";
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    release = true;
-  }
-  cv.notify_all();
-  {
-    const Status s = first.get();
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  }
+  hook.Release();
+  EXPECT_TRUE(first.get().ok());
   EXPECT_TRUE(b.get().ok());
   EXPECT_TRUE(c.get().ok());
   EXPECT_EQ((*store)->group_stats().commits, 2u) << "the two queued writes did not share a group";
@@ -470,21 +468,7 @@ TEST(GroupCommit, AWriteInAnothersGroupIsAnsweredAfterTheSync) {
 TEST(GroupCommit, AFailedSyncIsToldAndStopsLaterWrites) {
   if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's write-ahead log";
   testing::TempDir dir;
-  std::string scope;
-  {
-    sqlite::SqliteOptions options;
-    options.data_dir = dir.path();
-    auto store = sqlite::SqliteStore::Open(options);
-    PC_ASSERT_OK(store);
-    auto created = MemoryService(**store, {}).CreateScope("project:sync");
-    PC_ASSERT_OK(created);
-    scope = created->scope.scope_id;
-  }
-  auto count = [&](MemoryService& memory) {
-    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
-    EXPECT_TRUE(listed.ok());
-    return listed.ok() ? listed->items.size() : size_t{0};
-  };
+  const std::string scope = ScopeIn(dir);
   {
     sqlite::SqliteOptions options;
     options.data_dir = dir.path();
@@ -497,11 +481,11 @@ TEST(GroupCommit, AFailedSyncIsToldAndStopsLaterWrites) {
     EXPECT_EQ(unconfirmed.status().code(), Code::kInternal);
     EXPECT_NE(unconfirmed.status().message().find("did not confirm"), std::string::npos)
         << unconfirmed.status().message();
-    EXPECT_EQ(count(memory), 1u);  // committed: what the message says
+    EXPECT_EQ(WaitForEntries(memory, scope, 1), 1u);  // committed: what the message says
     auto refused = memory.Remember({scope, "fact", "Refused after the failed sync.", "", "", {}});
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.status().message().find("refused until"), std::string::npos);
-    EXPECT_EQ(count(memory), 1u);
+    EXPECT_EQ(WaitForEntries(memory, scope, 2), 1u);
   }
   sqlite::SqliteOptions options;
   options.data_dir = dir.path();
@@ -509,7 +493,7 @@ TEST(GroupCommit, AFailedSyncIsToldAndStopsLaterWrites) {
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
   PC_ASSERT_OK(memory.Remember({scope, "fact", "Written after a restart.", "", "", {}}));
-  EXPECT_EQ(count(memory), 2u);
+  EXPECT_EQ(WaitForEntries(memory, scope, 2), 2u);
 }
 
 // PostgreSQL: a group's writers are answered after a flush that covers its commit, and the scope's
@@ -518,59 +502,19 @@ TEST(PgGroupCommit, AWriteIsAnsweredAfterItsFlushAndTheScopesNextCommitsMeanwhil
   if (testing::TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
   PC_REQUIRE_TEST_PG();
   testing::TempPgSchema schema;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool armed = false, entered = false, release = false;
+  HeldHook hook;
+  std::atomic<bool> armed{false};
   pg::PgOptions options;
   options.url = schema.url();
-  options.before_flush = [&](uint64_t) {  // once armed, the first flush waits for the test
-    std::unique_lock<std::mutex> lock(mu);
-    if (!armed || entered) return;
-    entered = true;
-    cv.notify_all();
-    cv.wait(lock, [&] { return release; });
-  };
+  options.before_flush = hook.Holds([&](uint64_t) { return armed.load(); });
   auto store = pg::PgStore::Open(options);
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
   auto created = memory.CreateScope("project:flush");
   PC_ASSERT_OK(created);
   const std::string scope = created->scope.scope_id;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    armed = true;
-  }
-  auto remember = [&](const std::string& text) {
-    return std::async(std::launch::async, [&, text] {
-      return memory.Remember({scope, "fact", text, "", "", {}});
-    });
-  };
-  auto first = remember("The first write waits for its flush.");
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }))
-        << "the write was answered without a flush";
-  }
-  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
-      << "a write was answered before its flush";
-  auto second = remember("The scope's next write commits during it.");
-  size_t seen = 0;
-  for (int i = 0; i < 3000 && seen < 2; ++i) {
-    auto listed = memory.ListEntries({scope, std::nullopt, false, {10, ""}});
-    PC_ASSERT_OK(listed);
-    seen = listed->items.size();
-    if (seen < 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(seen, 2u) << "the scope's next write could not commit while a flush ran";
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    release = true;
-  }
-  cv.notify_all();
-  const auto first_answer = first.get();
-  const auto second_answer = second.get();
-  EXPECT_TRUE(first_answer.ok()) << first_answer.status().ToString();
-  EXPECT_TRUE(second_answer.ok()) << second_answer.status().ToString();
+  armed = true;
+  ExpectTheNextCommitsWhileHeld(memory, scope, hook);
 }
 
 }  // namespace
