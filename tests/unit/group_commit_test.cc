@@ -517,5 +517,32 @@ TEST(PgGroupCommit, AWriteIsAnsweredAfterItsFlushAndTheScopesNextCommitsMeanwhil
   ExpectTheNextCommitsWhileHeld(memory, scope, hook);
 }
 
+// PostgreSQL: a flush that fails leaves the group committed: its writer is told so (Internal),
+// not "nothing was written, retry" (Unavailable), which would write it twice; the next write's
+// flush answers it as usual.
+TEST(PgGroupCommit, AFailedFlushIsToldAsCommitted) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "runs once, in the main pass";
+  PC_REQUIRE_TEST_PG();
+  testing::TempPgSchema schema;
+  pg::PgOptions options;
+  options.url = schema.url();
+  options.fail_flushes = 1;
+  auto store = pg::PgStore::Open(options);
+  PC_ASSERT_OK(store);
+  MemoryService memory(**store, {});
+  auto created = memory.CreateScope("project:flush-fails");
+  ASSERT_FALSE(created.ok()) << "the scope's creation was answered without its flush";
+  EXPECT_EQ(created.status().code(), Code::kInternal);
+  EXPECT_NE(created.status().message().find("committed but PostgreSQL did not confirm"),
+            std::string::npos)
+      << created.status().message();
+  auto again = memory.CreateScope("project:flush-fails");  // committed: found, not made twice
+  PC_ASSERT_OK(again);
+  EXPECT_FALSE(again->created);
+  PC_ASSERT_OK(
+      memory.Remember({again->scope.scope_id, "fact", "After the failed flush.", "", "", {}}));
+  EXPECT_EQ(WaitForEntries(memory, again->scope.scope_id, 1), 1u);
+}
+
 }  // namespace
 }  // namespace pc

@@ -47,6 +47,7 @@ Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
     store->options_.replay_writes = true;
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, store->Connect());
   PC_RETURN_IF_ERROR(Migrate(*conn).status());
+  store->fail_flushes_ = options.fail_flushes;
   store->open_ = 1;
   store->idle_.push_back(std::move(conn));
   return store;
@@ -154,8 +155,9 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   PendingWrite me{&fn, Status::Ok(), "", false};
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};
-    const uint64_t commit = RunGroup(alone, nullptr);
-    AnswerWhenDurable(alone, commit);
+    std::unique_ptr<Conn> conn;
+    const uint64_t commit = RunGroup(alone, nullptr, &conn);
+    AnswerWhenDurable(alone, commit, std::move(conn));
   } else {
     std::unique_lock<std::mutex> lock(lanes_mu_);
     std::unique_ptr<Lane>& slot = lanes_[group];
@@ -177,13 +179,14 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
         lane.queue.pop_front();
       }
       lock.unlock();
-      const uint64_t commit = RunGroup(batch, &lane);
+      std::unique_ptr<Conn> conn;
+      const uint64_t commit = RunGroup(batch, &lane, &conn);
       lock.lock();
       // The scope's next group runs while this one's commit is flushed.
       lane.leading = false;
       lane.cv.notify_all();
       lock.unlock();
-      AnswerWhenDurable(batch, commit);
+      AnswerWhenDurable(batch, commit, std::move(conn));
       lock.lock();
       for (PendingWrite* w : batch) w->done = true;
       lane.cv.notify_all();
@@ -197,7 +200,8 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   return me.status;
 }
 
-uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
+uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane,
+                           std::unique_ptr<Conn>* kept) {
   std::mt19937 jitter(std::random_device{}());
   uint64_t last_commit = 0;
   std::vector<PendingWrite*> raced_before;
@@ -224,20 +228,25 @@ uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane) {
       }
     if (!(*conn)->Idle()) (void)(*conn)->Exec("ROLLBACK");
     const bool healthy = (*conn)->Idle();
-    Release(std::move(conn).value(), healthy);
     std::vector<PendingWrite*> raced;
     for (PendingWrite* w : pending)
       if (!w->race.empty()) raced.push_back(w);
+    const bool last = raced.empty() || attempt >= options_.max_write_attempts;
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.writes += pending.size() - raced.size();
       stats_.commits += 1;
-      if (raced.empty() || attempt >= options_.max_write_attempts) {
+      if (last)
         stats_.writes += raced.size();
-        return last_commit;
-      }
-      retries_ += raced.size();
+      else
+        retries_ += raced.size();
     }
+    if (last && healthy) {
+      *kept = std::move(conn).value();  // for the flush that answers the group
+      return last_commit;
+    }
+    Release(std::move(conn).value(), healthy);
+    if (last) return last_commit;
     ops::metrics().CountCommitRerun();
     raced_before = std::move(raced);
     // Back off a little, more after each loss, so racing writers spread out.
@@ -262,33 +271,37 @@ uint64_t PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane
 
 // A group's COMMIT does not wait for its WAL flush (synchronous_commit off for it, so the scope's
 // row lock passes on at once); its writers are answered after a flush that covers it: a
-// transaction of this server's that commits synchronously flushes the WAL up to its own commit
-// record, so every commit before it too. One such flush at a time answers every group committed
-// before it began.
-void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit) {
-  if (commit == 0 || options_.relaxed_commit) return;
-  std::lock_guard<std::mutex> lock(flush_mu_);
-  if (flushed_ >= commit) return;
-  const uint64_t covers = committed_.load(std::memory_order_acquire);
-  if (options_.before_flush) options_.before_flush(covers);
-  Status flushed = [&]() -> Status {
-    PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
-    Status s = conn->Exec("BEGIN; SELECT pg_current_xact_id(); COMMIT");
-    const bool healthy = s.ok() && conn->Idle();
-    if (!conn->Idle()) (void)conn->Exec("ROLLBACK");
-    Release(std::move(conn), healthy);
-    return s;
-  }();
-  if (!flushed.ok()) {
-    for (PendingWrite* w : group)
-      if (w->status.ok())
-        w->status = Unavailable(
-            "the write was committed but PostgreSQL did not confirm it on disk; it may be lost if "
-            "the database restarts now: " +
-            flushed.message());
-    return;
+// transaction that commits synchronously flushes the WAL up to its own commit record, so every
+// commit before it too. It runs on the group's own connection, one at a time (CoveringSync).
+void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit,
+                                std::unique_ptr<Conn> conn) {
+  bool healthy = true;
+  if (commit != 0 && !options_.relaxed_commit) {
+    const Status flushed = flush_.Await(commit, [&](uint64_t covers) -> Status {
+      if (options_.before_flush) options_.before_flush(covers);
+      if (!conn) {
+        auto acquired = Acquire();
+        if (!acquired.ok()) return acquired.status();
+        conn = std::move(acquired).value();
+      }
+      if (fail_flushes_ > 0) {
+        --fail_flushes_;
+        return Unavailable("the flush was made to fail (PgOptions::fail_flushes)");
+      }
+      Status s = conn->Exec("BEGIN; SELECT pg_current_xact_id(); COMMIT");
+      if (!conn->Idle()) (void)conn->Exec("ROLLBACK");
+      healthy = s.ok() && conn->Idle();
+      return s;
+    });
+    // Committed, so not "nothing was written, retry" (Unavailable): a retry would write it twice.
+    if (!flushed.ok())
+      for (PendingWrite* w : group)
+        if (w->status.ok())
+          w->status = Internal(
+              "the write was committed but PostgreSQL did not confirm it on disk (" +
+              flushed.message() + "); it may be lost if the database stops before its next flush");
   }
-  flushed_ = covers;
+  if (conn) Release(std::move(conn), healthy);
 }
 
 // Writes queued on the lane since the group was taken join it, up to the cap: they would
@@ -398,7 +411,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
   }
   ops::metrics().ObserveCommitGroup(static_cast<size_t>(std::count_if(
       group.begin(), group.end(), [](const PendingWrite* w) { return w->status.ok(); })));
-  *committed = committed_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  *committed = flush_.Committed();
   return Outcome::kDone;
 }
 

@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/covering_sync.h"
 #include "store/postgres/pg_conn.h"
 #include "store/store.h"
 
@@ -73,6 +74,8 @@ struct PgOptions {
   // Test only: called before the flush that answers a group's writers (PgStore's group commit,
   // above), with the number of commits it covers.
   std::function<void(uint64_t covers)> before_flush;
+  // Test only: the next this many of those flushes fail, as if the database had not answered.
+  int fail_flushes = 0;
 };
 
 class PgStore final : public Store {
@@ -115,13 +118,16 @@ class PgStore final : public Store {
                 const std::function<Status(WriteTxn&)>& write);
   // Runs `group` to its answers: passes, then what lost a race again (up to max_write_attempts).
   // With `lane`, writes that queued on it meanwhile join the first pass (appended to `group`).
-  // Returns the last commit it made (counted by committed_), 0 if none.
-  uint64_t RunGroup(std::vector<PendingWrite*>& group, Lane* lane);
+  // Returns the last commit it made (counted by flush_), 0 if none; and in *kept the last
+  // attempt's connection, if healthy, for the flush that answers the group.
+  uint64_t RunGroup(std::vector<PendingWrite*>& group, Lane* lane, std::unique_ptr<Conn>* kept);
   // One attempt on one connection: the passes of `group` in one transaction, committed.
   uint64_t RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane);
   Outcome RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass, Lane* lane,
                   uint64_t* committed);
-  void AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit);
+  // Waits for a flush covering `commit`, then releases `conn` (the group's, or null).
+  void AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit,
+                         std::unique_ptr<Conn> conn);
   void JoinQueued(std::vector<PendingWrite*>& group, Lane* lane);
   static void FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s, bool only_ok);
 
@@ -138,9 +144,8 @@ class PgStore final : public Store {
   int open_ = 0;  // connections handed out or idle
   uint64_t retries_ = 0;
   GroupStats stats_;
-  std::atomic<uint64_t> committed_{0};  // group commits so far
-  std::mutex flush_mu_;
-  uint64_t flushed_ = 0;  // under flush_mu_: the commits a finished flush covers
+  CoveringSync flush_;    // counts group commits; runs the flushes that answer them, one at a time
+  int fail_flushes_ = 0;  // in a flush: PgOptions::fail_flushes
   std::mutex lanes_mu_;
   std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;  // a queue per group with writers
   std::unique_ptr<GateLists> gate_lists_;  // the reconcile gate's reads, kept (pg_gate_lists.h)

@@ -262,36 +262,31 @@ Status SqliteStore::Write(const Actor& actor, const std::function<Status(WriteTx
 }
 
 Status SqliteStore::SyncLog(uint64_t commit) {
-  std::lock_guard<std::mutex> lock(sync_mu_);
-  if (sync_failed_.load(std::memory_order_relaxed)) return Unconfirmed();
-  if (synced_ >= commit) return Status::Ok();  // a sync that began after this commit covered it
-  // Every commit counted here has its pages in the log file: this sync covers them all.
-  const uint64_t covers = committed_.load(std::memory_order_acquire);
-  if (options_.before_log_sync) options_.before_log_sync(covers);
-  const std::string wal = db_path_ + "-wal";
-  struct stat opened {
-  }, named{};
-  // The log is the same file for the store's life (SQLite truncates it, never replaces it while a
-  // connection is open); checked anyway, for one stat a sync.
-  if (wal_fd_ >= 0 && (::fstat(wal_fd_, &opened) != 0 || ::stat(wal.c_str(), &named) != 0 ||
-                       opened.st_ino != named.st_ino || opened.st_dev != named.st_dev)) {
-    ::close(wal_fd_);
-    wal_fd_ = -1;
-  }
-  if (wal_fd_ < 0) wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
-  int err = wal_fd_ < 0 ? errno : (::fdatasync(wal_fd_) == 0 ? 0 : errno);
-  if (err == 0 && fail_log_syncs_ > 0) {
-    --fail_log_syncs_;
-    err = EIO;
-  }
-  if (err != 0) {
+  return log_sync_.Await(commit, [&](uint64_t covers) -> Status {
+    if (sync_failed_.load(std::memory_order_relaxed)) return Unconfirmed();
+    if (options_.before_log_sync) options_.before_log_sync(covers);
+    const std::string wal = db_path_ + "-wal";
+    struct stat opened {
+    }, named{};
+    // The log is the same file for the store's life (SQLite truncates it, never replaces it while
+    // a connection is open); checked anyway, for one stat a sync.
+    if (wal_fd_ >= 0 && (::fstat(wal_fd_, &opened) != 0 || ::stat(wal.c_str(), &named) != 0 ||
+                         opened.st_ino != named.st_ino || opened.st_dev != named.st_dev)) {
+      ::close(wal_fd_);
+      wal_fd_ = -1;
+    }
+    if (wal_fd_ < 0) wal_fd_ = ::open(wal.c_str(), O_RDONLY | O_CLOEXEC);
+    int err = wal_fd_ < 0 ? errno : (::fdatasync(wal_fd_) == 0 ? 0 : errno);
+    if (err == 0 && fail_log_syncs_ > 0) {
+      --fail_log_syncs_;
+      err = EIO;
+    }
+    if (err == 0) return Status::Ok();
     sync_failure_ = "syncing " + wal + ": " + std::strerror(err);
     sync_failed_.store(true, std::memory_order_release);
     std::cerr << "powercontext: error: " << Unconfirmed().message() << std::endl;
     return Unconfirmed();
-  }
-  synced_ = covers;
-  return Status::Ok();
+  });
 }
 
 Status SqliteStore::Unconfirmed() const {
@@ -351,7 +346,7 @@ uint64_t SqliteStore::FinishGroup(const std::vector<PendingWrite*>& group, TextR
       if (w->status.ok()) w->status = commit;  // nothing of the group is kept
     return 0;
   }
-  return committed_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  return log_sync_.Committed();
 }
 
 // One transaction for the whole group, one fsync after its COMMIT. The first pass runs the writes

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/covering_sync.h"
 #include "store/sqlite/common_phrases.h"
 #include "store/store.h"
 
@@ -110,7 +111,7 @@ class SqliteStore final : public Store {
  private:
   struct PendingWrite;
   explicit SqliteStore(SqliteOptions options);
-  // Each returns the commit it made (counted by committed_), 0 if nothing was committed.
+  // Each returns the commit it made (counted by log_sync_), 0 if nothing was committed.
   uint64_t RunGroup(const std::vector<PendingWrite*>& group);
   enum class Pass { kFast, kSavepoints, kRehearsal };
   bool RunGroupPass(const std::vector<PendingWrite*>& group, Pass pass, uint64_t* commit);
@@ -145,14 +146,12 @@ class SqliteStore final : public Store {
   std::deque<PendingWrite*> queue_;
   bool leader_active_ = false;
   GroupStats stats_;
-  std::atomic<uint64_t> committed_{0};  // commits of the writer's connection so far
+  CoveringSync log_sync_;  // counts the writer's commits; runs the log's syncs, one at a time
   std::chrono::steady_clock::time_point commit_started_;  // the leader's last COMMIT
-  std::mutex sync_mu_;
-  uint64_t synced_ = 0;       // under sync_mu_: the commits a finished sync covers
-  int wal_fd_ = -1;           // under sync_mu_: the write-ahead log, opened at the first sync
+  int wal_fd_ = -1;           // in a log sync: the write-ahead log, opened at the first sync
   std::string sync_failure_;  // what failed, written once, before sync_failed_
   std::atomic<bool> sync_failed_{false};  // a sync failed: every later write is refused
-  int fail_log_syncs_ = 0;                // under sync_mu_: SqliteOptions::fail_log_syncs
+  int fail_log_syncs_ = 0;                // in a log sync: SqliteOptions::fail_log_syncs
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;
   CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
