@@ -25,7 +25,9 @@
 //   vector, hybrid   the same queries in those modes, at once (exact scan while the graph builds);
 //   graph      the time to load the vectors and build the approximate graph (a memory of 5,000
 //              vectors or more), then vector search through it, and hybrid beside fts (fts,
-//              hybrid, fts, hybrid, each `--queries`; p50 of each pair pooled): their ratio.
+//              hybrid, fts, hybrid, each `--queries`; p50 of each pair pooled): their ratio;
+//   mixed      remembers and fts searches at once, `--clients` of each (`--requests` and
+//              `--queries`): a memory's everyday use, where every search begins after some commit.
 // Then the restart: the server is stopped and `powercontext serve` (--server; by default the one
 // next to bench/) started on the same data directory, as a user would: the time until
 // /health/ready answers 200, its first vector search (loading the vectors and the saved graph),
@@ -315,6 +317,13 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
   Phase hybrid_graph = Searches(port, scope_id, "hybrid", o);
   fts_graph.Add(Searches(port, scope_id, "fts", o));
   hybrid_graph.Add(Searches(port, scope_id, "hybrid", o));
+  // Writes and searches at once (new statements, after those of the remember phase).
+  Phase mixed_remember;
+  std::thread writer([&] { mixed_remember = Remembers(port, scope_id, entries + o.requests, o); });
+  Phase mixed_fts = Searches(port, scope_id, "fts", o);
+  writer.join();
+  out["mixed_remember"] = mixed_remember.Json();
+  out["mixed_fts"] = mixed_fts.Json();
   out["remember"] = remember.Json();
   out["fts"] = fts.Json();
   out["fts_plain"] = fts_plain.Json();
@@ -324,7 +333,8 @@ nlohmann::json Phases(Runtime& rt, int port, const std::string& scope_id, int64_
   out["fts_graph"] = fts_graph.Json();
   out["hybrid_graph"] = hybrid_graph.Json();
   const int failed = remember.failed + fts.failed + fts_plain.failed + vector.failed +
-                     hybrid.failed + graph.failed + fts_graph.failed + hybrid_graph.failed;
+                     hybrid.failed + graph.failed + fts_graph.failed + hybrid_graph.failed +
+                     mixed_remember.failed + mixed_fts.failed;
   if (failed) std::fprintf(stderr, "scale_bench: %d failed requests\n", failed);
   return out;
 }
@@ -348,6 +358,11 @@ void PrintRow(const nlohmann::json& r) {
         "p50\n",
         f("hybrid_graph", "p50"), f("hybrid_graph", "p99"), f("fts_graph", "p50"),
         f("fts_graph", "p99"), f("hybrid_graph", "p50") / f("fts_graph", "p50"));
+  if (r.contains("mixed_fts"))
+    std::printf(
+        "    mixed: fts p50/p99 %.2f/%.2f ms while %.0f remember/s (p50/p99 %.2f/%.2f ms)\n",
+        f("mixed_fts", "p50"), f("mixed_fts", "p99"), f("mixed_remember", "per_second"),
+        f("mixed_remember", "p50"), f("mixed_remember", "p99"));
   if (r.contains("restart")) {
     const auto& s = r["restart"];
     std::printf(
