@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -13,6 +14,9 @@
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
+#include "common/ids.h"
+#include "model/canonical.h"
 #include "search/hash_embedder.h"
 #include "search/text_query.h"
 #include "service/core/actor.h"
@@ -280,6 +284,92 @@ TEST_F(PgStore, AWriteThatLostARaceInAGroupRunsAgain) {
     if (log->size() == 3) {
       EXPECT_EQ((*log)[2].content, "write 1") << "the racer ran again last";
     }
+    return Status::Ok();
+  }));
+}
+
+// A revision adding one entry at the memory's head + 1, inside a write: its entry id.
+Result<std::string> AddEntry(WriteTxn& txn, const std::string& artifact, const std::string& text) {
+  PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindArtifact(artifact));
+  if (!memory) return NotFound("no memory");
+  NewRevision rev;
+  rev.info.memory = MemoryRef{kMemoryFamily, artifact, memory->head_revision + 1};
+  rev.info.actor = "test";
+  rev.info.created_at_ms = NowMillis();
+  EntryVersion v;
+  v.entry_id = NewId(kEntryPrefix);
+  v.entry_version_id = NewId(kEntryVersionPrefix);
+  v.version = 1;
+  v.kind = "fact";
+  v.text = text;
+  v.content_hash = ContentHash(v.kind, v.text).value();
+  v.created_by_revision = rev.info.memory.revision;
+  v.created_at_ms = rev.info.created_at_ms;
+  rev.info.changes.push_back({ChangeOp::kAdd, v.entry_id, std::nullopt, v.entry_version_id});
+  rev.manifest.push_back({v.entry_id, v.entry_version_id, true});
+  rev.new_versions.push_back(v);
+  PC_RETURN_IF_ERROR(txn.CommitRevision(rev));
+  return v.entry_id;
+}
+
+std::set<std::string> ChangedIds(WriteTxn& txn, const std::string& artifact, int64_t after) {
+  std::set<std::string> out;
+  auto memory = txn.FindArtifact(artifact);
+  if (!memory.ok() || !*memory) return {"(no memory)"};
+  auto items = txn.ChangedItems(artifact, after, (*memory)->head_revision);
+  if (!items.ok()) return {"(" + items.status().message() + ")"};
+  for (const ManifestItem& m : *items)
+    out.insert(m.version.entry_id + " " + m.version.entry_version_id + " " +
+               std::to_string(m.version.created_by_revision) + " " + (m.active ? "+" : "-") +
+               m.version.text);
+  return out;
+}
+
+// The gate's catch-up reads (ChangedItems) of a group's writes are kept for the group's next
+// writes (ChangedLinesMemo), and brought along by their own revisions: each still answers for its
+// own head, line for line as a fresh read. Here a write adds an entry and reads, then fails (the
+// group reruns with savepoints and rolls it back); the next write adds another entry at the same
+// revision number, and must see that one, not the undone.
+TEST_F(PgStore, ChangedItemsInAGroupAnswerForEachWritesHead) {
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:changed"));
+  PC_ASSERT_OK(memory->Remember({id, "fact", "Before the group.", "", "", {}}));
+  std::vector<std::set<std::string>> seen(4);
+  std::string undone, kept;
+  std::vector<Status> results(4, Status::Ok());
+  {
+    LaneHolder hold(*store, id);
+    std::vector<std::thread> writers;
+    for (int i = 0; i < 4; ++i) {
+      writers.emplace_back([&, i] {
+        results[i] = store->WriteFor(id, RequestActor(), [&, i](WriteTxn& txn) -> Status {
+          if (i == 2) (void)ChangedIds(txn, artifact, 0);  // read, then brought along
+          if (i == 1 || i == 2) {
+            PC_ASSIGN_OR_RETURN(std::string added,
+                                AddEntry(txn, artifact, i == 1 ? "Undone again." : "Kept."));
+            (i == 1 ? undone : kept) = added;
+          }
+          seen[i] = ChangedIds(txn, artifact, 0);
+          return i == 1 ? InvalidArgument("refused after writing") : Status::Ok();
+        });
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // queued in this order
+    }
+    for (auto& w : writers) w.join();
+  }
+  EXPECT_TRUE(results[0].ok() && results[2].ok() && results[3].ok());
+  EXPECT_EQ(results[1].code(), Code::kInvalidArgument);
+  EXPECT_GE(store->group_stats().reruns, 1u) << "the failing write did not share a group";
+  auto has = [](const std::set<std::string>& lines, const std::string& entry) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.rfind(entry + " ", 0) == 0; });
+  };
+  EXPECT_EQ(seen[0].size(), 1u);
+  EXPECT_TRUE(has(seen[1], undone));
+  EXPECT_TRUE(has(seen[2], kept));
+  EXPECT_FALSE(has(seen[2], undone)) << "a write saw a rolled-back entry";
+  EXPECT_EQ(seen[3], seen[2]);
+  PC_ASSERT_OK(store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+    EXPECT_EQ(ChangedIds(txn, artifact, 0), seen[2]) << "as a fresh read after the commit";
     return Status::Ok();
   }));
 }

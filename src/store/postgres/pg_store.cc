@@ -352,6 +352,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     return Outcome::kDone;
   }
   bool any_ok = false;
+  ChangedLinesMemo changed;  // the group's gate reads, this transaction's only
   for (size_t i = 0; i < group.size(); ++i) {
     PendingWrite* w = group[i];
     if (savepoints) {
@@ -362,7 +363,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
       conn.ClearFailure();
     }
     const uint64_t changes = conn.changes();
-    PgTxn txn(conn, true);
+    PgTxn txn(conn, true, nullptr, &changed);
     w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
     // The changes it queued (Conn::Send) are answered here, so their errors are its own.
     if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
@@ -384,6 +385,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
           fail_all(back, false);
           return Outcome::kDone;
         }
+        changed.clear();  // its revisions are numbered again
       }
     }
     if (savepoints) {

@@ -328,7 +328,9 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
   trail.revision = r;
   for (const Change& c : rev.info.changes) trail.AddEntry(c.entry_id);
   PC_RETURN_IF_ERROR(PutGraphEdges(rev));
-  return ProjectVectors(rev, fresh);
+  PC_RETURN_IF_ERROR(ProjectVectors(rev, fresh));
+  NoteRevision(rev);
+  return Status::Ok();
 }
 
 }  // namespace pc::pg

@@ -7,6 +7,7 @@
 // deferred (every statement goes to the server as it is made).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -54,13 +55,29 @@ std::vector<float> FloatsFromHex(const std::string& hex);
 // entries.doc) or a scope's source log (owner = scope id, doc = position).
 enum class TextKind { kMemory = 0, kSources = 1 };
 
+// What ChangedItems read in one group's transaction (PgStore::RunPass), by (artifact, after): the
+// group's writes mostly looked their near-duplicates up at the same revision before it, and each
+// brings its lookup to a head one revision further (write_gates.h), so the next reads only the
+// revisions since the last. The lines at a revision under the scope's lock never change, except
+// by a rollback to a savepoint, which numbers its revisions again: it clears this.
+struct ChangedLinesRead {
+  int64_t upto = 0;
+  std::vector<ManifestItem> items;  // by entry_id, in byte order
+};
+using ChangedLinesMemo = std::map<std::pair<std::string, int64_t>, ChangedLinesRead>;
+
 class PgTxn final : public WriteTxn {
  public:
   // `writing`: the artifacts a write looks up are locked (FOR UPDATE) until it ends, so writes of
   // one scope take turns and each sees the last one's commit (pg_store.h).
   // `gate_lists`: the server's kept postings reads (pg_gate_lists.h), for a read's lookup.
-  PgTxn(Conn& conn, bool writing, GateLists* gate_lists = nullptr)
-      : c_(conn), writing_(writing), gate_lists_(writing ? nullptr : gate_lists) {}
+  // `changed`: the group's ChangedItems reads (above), for a write.
+  PgTxn(Conn& conn, bool writing, GateLists* gate_lists = nullptr,
+        ChangedLinesMemo* changed = nullptr)
+      : c_(conn),
+        writing_(writing),
+        gate_lists_(writing ? nullptr : gate_lists),
+        changed_(writing ? changed : nullptr) {}
   bool writing() const override { return writing_; }
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
@@ -245,6 +262,8 @@ class PgTxn final : public WriteTxn {
   Result<Artifact> CreateReviewedArtifact(const std::string& scope_id, const std::string& family,
                                           std::string_view prefix);
   Status PutGraphEdges(const NewRevision& rev);
+  // Brings the group's ChangedItems reads that stood at the revision before `rev` to it.
+  void NoteRevision(const NewRevision& rev);
   // The edges of ListGraphEdges(artifact_id, revision) added after revision `after`.
   Result<std::vector<GraphEdge>> GraphEdgesBetween(const std::string& artifact_id, int64_t after,
                                                    int64_t revision);
@@ -298,7 +317,8 @@ class PgTxn final : public WriteTxn {
 
   Conn& c_;
   bool writing_;
-  GateLists* gate_lists_;  // only a read's: a write's uncommitted rows are never kept
+  GateLists* gate_lists_;      // only a read's: a write's uncommitted rows are never kept
+  ChangedLinesMemo* changed_;  // only a write's
 };
 
 }  // namespace pc::pg

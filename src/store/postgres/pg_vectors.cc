@@ -3,6 +3,9 @@
 // SQLite store's scheme (sqlite_vectors.cc). Each server searches them in its own in-memory index
 // (service/search/vector_cache.h), brought forward from the revision log inside the reader's
 // snapshot.
+#include <algorithm>
+#include <set>
+
 #include "store/postgres/pg_txn.h"
 
 namespace pc::pg {
@@ -149,15 +152,89 @@ Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifa
 }
 
 // Each changed entry's line at `upto`, one index probe each (LATERAL … LIMIT 1, as
-// FindManifestItem), in one round trip.
+// FindManifestItem), in one round trip; in a group, only the revisions since its last read from
+// the same revision (ChangedLinesMemo).
 Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifact_id, int64_t after,
                                                       int64_t upto) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
-                                    kChangedLinesFrom + " ORDER BY v.entry_id",
-                                {artifact_id, P(after), P(upto)}));
-  std::vector<ManifestItem> out;
-  for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
-  return out;
+  auto read = [&](int64_t from) -> Result<std::vector<ManifestItem>> {
+    PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT m.active, ") + kVersionColumns +
+                                      kChangedLinesFrom + " ORDER BY v.entry_id COLLATE \"C\"",
+                                  {artifact_id, P(from), P(upto)}));
+    std::vector<ManifestItem> out;
+    for (int i = 0; i < r.size(); ++i) out.push_back(ReadManifestItem(r, i));
+    return out;
+  };
+  ChangedLinesRead* known = nullptr;
+  if (changed_)
+    if (auto it = changed_->find({artifact_id, after});
+        it != changed_->end() && it->second.upto <= upto)
+      known = &it->second;
+  if (!known) {
+    PC_ASSIGN_OR_RETURN(std::vector<ManifestItem> out, read(after));
+    if (changed_) (*changed_)[{artifact_id, after}] = ChangedLinesRead{upto, out};
+    return out;
+  }
+  if (known->upto < upto) {
+    // The lines of entries changed since replace theirs; the others are unchanged at `upto`.
+    PC_ASSIGN_OR_RETURN(std::vector<ManifestItem> since, read(known->upto));
+    std::vector<ManifestItem> merged;
+    merged.reserve(known->items.size() + since.size());
+    auto a = known->items.begin(), b = since.begin();
+    while (a != known->items.end() || b != since.end()) {
+      if (b == since.end() ||
+          (a != known->items.end() && a->version.entry_id < b->version.entry_id)) {
+        merged.push_back(std::move(*a++));
+      } else {
+        if (a != known->items.end() && a->version.entry_id == b->version.entry_id) ++a;
+        merged.push_back(std::move(*b++));
+      }
+    }
+    known->items = std::move(merged);
+    known->upto = upto;
+  }
+  return known->items;
+}
+
+// From the revision's own lines, where each is known (a version it creates, or one the read
+// holds) and they are its changes' entries: then the group's next write reads nothing for it.
+// Otherwise the read stays where it was, and the next ChangedItems reads what came since.
+void PgTxn::NoteRevision(const NewRevision& rev) {
+  if (!changed_) return;
+  const int64_t r = rev.info.memory.revision;
+  std::set<std::string> changes, lines;
+  for (const Change& c : rev.info.changes) changes.insert(c.entry_id);
+  for (const ManifestUpdate& u : rev.manifest) lines.insert(u.entry_id);
+  if (changes != lines || lines.size() != rev.manifest.size()) return;
+  for (auto& [key, read] : *changed_) {
+    if (key.first != rev.info.memory.artifact_id || read.upto != r - 1) continue;
+    std::vector<ManifestItem> now;
+    for (const ManifestUpdate& u : rev.manifest) {
+      auto made = std::find_if(
+          rev.new_versions.begin(), rev.new_versions.end(),
+          [&](const EntryVersion& v) { return v.entry_version_id == u.entry_version_id; });
+      if (made != rev.new_versions.end()) {
+        now.push_back(ManifestItem{*made, u.active});
+        now.back().version.created_by_revision = r;  // as CommitRevision writes it
+        continue;
+      }
+      auto held = std::find_if(read.items.begin(), read.items.end(), [&](const ManifestItem& m) {
+        return m.version.entry_version_id == u.entry_version_id;
+      });
+      if (held == read.items.end()) break;
+      now.push_back(ManifestItem{held->version, u.active});
+    }
+    if (now.size() != rev.manifest.size()) continue;
+    for (ManifestItem& m : now) {
+      auto at = std::lower_bound(
+          read.items.begin(), read.items.end(), m.version.entry_id,
+          [](const ManifestItem& a, const std::string& id) { return a.version.entry_id < id; });
+      if (at != read.items.end() && at->version.entry_id == m.version.entry_id)
+        *at = std::move(m);
+      else
+        read.items.insert(at, std::move(m));
+    }
+    read.upto = r;
+  }
 }
 
 Status PgTxn::SetVectorProfile(const std::string& artifact_id, const std::string& profile) {
