@@ -374,6 +374,25 @@ TEST_F(PgStore, ChangedItemsInAGroupAnswerForEachWritesHead) {
   }));
 }
 
+// A write that locked the memory has its scope's settings read with the lock (FindArtifact); one
+// it changes afterwards is what it reads next, as every read of a transaction sees its writes.
+TEST_F(PgStore, AWriteReadsTheSettingItChanged) {
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:settings"));
+  PC_ASSERT_OK(store->WriteFor(id, RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, txn.FindArtifact(artifact));
+    EXPECT_TRUE(memory.has_value());
+    PC_ASSIGN_OR_RETURN(auto before, txn.ListScopeSettings(id));
+    EXPECT_EQ(before.count("reconcile"), 0u);
+    PC_RETURN_IF_ERROR(txn.PutScopeSetting(id, "reconcile", std::string("reject")));
+    PC_ASSIGN_OR_RETURN(auto after, txn.ListScopeSettings(id));
+    EXPECT_EQ(after["reconcile"], "reject");
+    PC_ASSIGN_OR_RETURN(memory, txn.FindArtifact(artifact));  // read again with the lock
+    PC_ASSIGN_OR_RETURN(auto again, txn.ListScopeSettings(id));
+    EXPECT_EQ(again["reconcile"], "reject");
+    return Status::Ok();
+  }));
+}
+
 // Every callback replayed (store.h's contract; POWERCONTEXT_TEST_REPLAY_WRITES=1 switches it on
 // for whole suites): grouped remembers, a duplicate, a revise and a retire answer as if run once.
 TEST_F(PgStore, GroupedWritesReplayedAnswerAsIfRunOnce) {

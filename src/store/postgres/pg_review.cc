@@ -254,6 +254,7 @@ Status PgTxn::CommitSkill(const Skill& k, const std::string& reason,
 namespace pc::pg {
 
 Result<std::map<std::string, std::string>> PgTxn::ListScopeSettings(const std::string& scope_id) {
+  if (settings_ && settings_->scope_id == scope_id) return settings_->settings;  // FindArtifact's
   PC_ASSIGN_OR_RETURN(Rows r,
                       Q("SELECT name, value FROM scope_settings WHERE scope_id = $1", {scope_id}));
   std::map<std::string, std::string> out;
@@ -263,6 +264,7 @@ Result<std::map<std::string, std::string>> PgTxn::ListScopeSettings(const std::s
 
 Status PgTxn::PutScopeSetting(const std::string& scope_id, const std::string& name,
                               const std::optional<std::string>& value) {
+  settings_.reset();
   if (!value)
     PC_RETURN_IF_ERROR(
         Q("DELETE FROM scope_settings WHERE scope_id = $1 AND name = $2", {scope_id, name})

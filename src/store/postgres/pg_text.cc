@@ -99,12 +99,28 @@ Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc
 Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
                          const std::string& text, bool retired,
                          const std::string& entry_version_id) {
+  return AddText(kind, owner, P(doc), "$3", text, retired, entry_version_id);
+}
+
+// A new entry's document number is the statements' own lookup: the INSERT that made it is queued
+// (Conn::Send) with them, and nothing waits for its answer.
+Status PgTxn::AddNewEntryText(const std::string& artifact_id, const std::string& entry_id,
+                              const std::string& text, bool retired,
+                              const std::string& entry_version_id) {
+  return AddText(TextKind::kMemory, artifact_id, entry_id,
+                 "(SELECT doc FROM entries WHERE entry_id = $3)", text, retired, entry_version_id);
+}
+
+Status PgTxn::AddText(TextKind kind, const std::string& owner, const std::string& doc_param,
+                      const char* doc, const std::string& text, bool retired,
+                      const std::string& entry_version_id) {
   const DocumentTerms terms = IndexTerms(text);
   const std::string k = P(static_cast<int64_t>(kind));
   PC_RETURN_IF_ERROR(Send(
-      "INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
-      " VALUES($1, $2, $3, $4, $5, $6)",
-      {k, owner, P(doc), P(terms.length), P(retired),
+      std::string("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
+                  " VALUES($1, $2, ") +
+          doc + ", $4, $5, $6)",
+      {k, owner, doc_param, P(terms.length), P(retired),
        entry_version_id.empty() ? std::nullopt : std::optional<std::string>(entry_version_id)}));
   if (!terms.positions.empty()) {
     std::vector<std::string> names, positions;
@@ -115,10 +131,12 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
       positions.push_back(IntArray(at));
     }
     PC_RETURN_IF_ERROR(
-        Send("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
-             " SELECT $1, $2, u.term, $3, u.tf, u.positions::integer[]"
-             " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
-             {k, owner, P(doc), TextArray(names), IntArray(tfs), TextArray(positions)}));
+        Send(std::string("INSERT INTO text_postings(kind, owner, term, doc, tf, positions)"
+                         " SELECT $1, $2, u.term, ") +
+                 doc +
+                 ", u.tf, u.positions::integer[]"
+                 " FROM unnest($4::text[], $5::integer[], $6::text[]) AS u(term, tf, positions)",
+             {k, owner, doc_param, TextArray(names), IntArray(tfs), TextArray(positions)}));
   }
   return Send(
       "INSERT INTO text_stats(kind, owner, docs, tokens, retired) VALUES($1, $2, 1, $3, $4)"

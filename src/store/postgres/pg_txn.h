@@ -283,7 +283,6 @@ class PgTxn final : public WriteTxn {
                         int64_t created_at_ms);
   // An entry a revision creates: its full-text document number and its first text.
   struct NewEntry {
-    int64_t doc = 0;
     const std::string* text = nullptr;
   };
   using NewEntries = std::unordered_map<std::string, NewEntry>;  // by entry_id
@@ -294,6 +293,14 @@ class PgTxn final : public WriteTxn {
   Status RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc);
   Status AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text,
                     bool retired, const std::string& entry_version_id);
+  // The same for an entry this transaction creates (its number looked up by the statements).
+  Status AddNewEntryText(const std::string& artifact_id, const std::string& entry_id,
+                         const std::string& text, bool retired,
+                         const std::string& entry_version_id);
+  // Both: `doc` is the SQL of the document's number, $3 being `doc_param`.
+  Status AddText(TextKind kind, const std::string& owner, const std::string& doc_param,
+                 const char* doc, const std::string& text, bool retired,
+                 const std::string& entry_version_id);
   struct Ranked {
     int64_t doc;
     double score;
@@ -319,6 +326,13 @@ class PgTxn final : public WriteTxn {
   bool writing_;
   GateLists* gate_lists_;      // only a read's: a write's uncommitted rows are never kept
   ChangedLinesMemo* changed_;  // only a write's
+  // The settings of the scope whose artifact this write locked (FindArtifact), until it changes
+  // one.
+  struct ScopeSettingsRead {
+    std::string scope_id;
+    std::map<std::string, std::string> settings;
+  };
+  std::optional<ScopeSettingsRead> settings_;
 };
 
 }  // namespace pc::pg
