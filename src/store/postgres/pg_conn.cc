@@ -137,8 +137,14 @@ class TextParams {
 
 Result<Rows> Conn::Query(const std::string& sql,
                          const std::vector<std::optional<std::string>>& params) {
-  PC_RETURN_IF_ERROR(Flush());
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
+  if (PQpipelineStatus(c_) != PQ_PIPELINE_OFF) {
+    // Statements are queued (Send): this one joins them, and one round trip answers them all.
+    PC_RETURN_IF_ERROR(Queue(sql, params));
+    Rows last;
+    PC_RETURN_IF_ERROR(Collect(&last));
+    return last;
+  }
   const TextParams text(params);
   const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, false));
@@ -155,6 +161,10 @@ Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::s
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
     return Error(sql.substr(0, 60), nullptr);
   ++changes_;
+  return Queue(sql, params);
+}
+
+Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
   const TextParams text(params);
   const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, true));
@@ -168,7 +178,9 @@ Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::s
   return Status::Ok();
 }
 
-Status Conn::Flush() {
+Status Conn::Flush() { return Collect(nullptr); }
+
+Status Conn::Collect(Rows* last) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF) return Status::Ok();
   Status first = Status::Ok();
   if (!PQpipelineSync(c_)) first = Error("a pipeline sync", nullptr);
@@ -186,7 +198,10 @@ Status Conn::Flush() {
     if (st == PGRES_PIPELINE_SYNC) break;
     const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
     ++at;
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) continue;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+      if (last && at == sent_.size()) *last = std::move(rows);  // the caller's statement
+      continue;
+    }
     if (what && what->preparation)
       prepared_.erase(what->sql);                // never made: prepared again next time
     if (st == PGRES_PIPELINE_ABORTED) continue;  // after the first error: not run

@@ -57,13 +57,16 @@ class Conn {
   // One statement with text parameters ($1, $2 …; nullopt is NULL). A statement with parameters
   // is prepared on this session the first time it is seen (up to kMaxPrepared of them) and then
   // only bound and executed: most of a write's cost in the database was parsing and planning.
+  // After statements queued with Send(), it goes with them: one round trip answers them all, the
+  // first error among them (this one not run then) or this one's rows.
   Result<Rows> Query(const std::string& sql,
                      const std::vector<std::optional<std::string>>& params = {});
 
   // A statement whose rows are not wanted, sent without waiting for its answer (libpq's pipeline
-  // mode): the statements sent so go to the server together, in order, at the next Flush(),
-  // Query() or Exec(), which answers the first of their errors. So a write's inserts cost one
-  // round trip, not one each. Prepared as Query() prepares.
+  // mode): the statements sent so go to the server together, in order, at the next Flush() or
+  // Query() (in the same round trip as that query) or Exec() (one round trip before it), which
+  // answers the first of their errors. So a write's inserts cost one round trip, not one each.
+  // Prepared as Query() prepares.
   Status Send(const std::string& sql, const std::vector<std::optional<std::string>>& params);
   // Waits for the statements Send() queued; the first error among them, or OK.
   Status Flush();
@@ -84,6 +87,11 @@ class Conn {
   // The named prepared statement for `sql` (preparing it first: queued when `pipelined`), or null
   // when it is not to be prepared (no parameters, or kMaxPrepared reached).
   Result<const std::string*> Prepared(const std::string& sql, int params, bool pipelined);
+  // Sends a statement into the pipeline (Send without entering it or counting a change).
+  Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params);
+  // Syncs the pipeline and reads every answer: the first error; the last statement's rows into
+  // `last` when given.
+  Status Collect(Rows* last);
   static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;

@@ -112,7 +112,8 @@ void PgStore::Release(std::unique_ptr<Conn> conn, bool healthy) {
 
 Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Acquire());
-  Status status = conn->Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+  // Queued: it travels with the read's first statement (Conn::Query), one round trip fewer.
+  Status status = conn->Send("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", {});
   bool healthy = status.ok();
   if (status.ok()) {
     PgTxn txn(*conn, false, gate_lists_.get());
