@@ -1,11 +1,10 @@
 // Conn's pipeline (store/postgres/pg_conn.h): statements queued with Send() go to the server with
 // the next Query(), in one round trip, and its answer is theirs: the first error, or its rows.
-#include "store/postgres/pg_conn.h"
-
 #include <gtest/gtest.h>
 
 #include <memory>
 
+#include "store/postgres/pg_conn.h"
 #include "test_util.h"
 
 namespace pc::testing {
