@@ -93,27 +93,23 @@ Result<std::vector<Scope>> PgTxn::ListScopes(const std::string& after, int limit
 }
 
 Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_id) {
-  if (!writing_) {
-    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT artifact_id, scope_id, family, head_revision, created_at"
-                                  " FROM artifacts WHERE artifact_id = $1",
-                                  {artifact_id}));
-    if (r.size() == 0) return std::optional<Artifact>();
-    return std::optional<Artifact>(
-        Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
-  }
   // A write locks the artifact, and reads its scope's settings in the same round trip: the write
   // asks for them next (its gates' policy, write_policy.h), with the scope's lock held.
   PC_ASSIGN_OR_RETURN(Rows r,
-                      Q("SELECT a.artifact_id, a.scope_id, a.family, a.head_revision, a.created_at,"
-                        " s.name, s.value FROM artifacts a"
-                        " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
-                        " WHERE a.artifact_id = $1 FOR UPDATE OF a",
+                      Q(writing_ ? "SELECT a.artifact_id, a.scope_id, a.family, a.head_revision,"
+                                   " a.created_at, s.name, s.value FROM artifacts a"
+                                   " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
+                                   " WHERE a.artifact_id = $1 FOR UPDATE OF a"
+                                 : "SELECT artifact_id, scope_id, family, head_revision, created_at"
+                                   " FROM artifacts WHERE artifact_id = $1",
                         {artifact_id}));
   if (r.size() == 0) return std::optional<Artifact>();
-  ScopeSettingsRead read{r.Text(0, 1), {}};
-  for (int i = 0; i < r.size(); ++i)
-    if (r.Get(i, 5)) read.settings[r.Text(i, 5)] = r.Text(i, 6);
-  settings_ = std::move(read);
+  if (writing_) {
+    ScopeSettingsRead read{r.Text(0, 1), {}};
+    for (int i = 0; i < r.size(); ++i)
+      if (r.Get(i, 5)) read.settings[r.Text(i, 5)] = r.Text(i, 6);
+    settings_ = std::move(read);
+  }
   return std::optional<Artifact>(
       Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
 }
@@ -302,7 +298,7 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
       PC_RETURN_IF_ERROR(
           Send("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)",
                {v.entry_id, artifact, P(r)}));
-      fresh.emplace(v.entry_id, NewEntry{&v.text});
+      fresh.emplace(v.entry_id, &v.text);
     }
     PC_RETURN_IF_ERROR(Send(
         "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
@@ -330,9 +326,9 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
         Send("INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
              " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
              {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}));
-    if (created != fresh.end() && created->second.text)
-      PC_RETURN_IF_ERROR(AddNewEntryText(artifact, u.entry_id, *created->second.text, !u.active,
-                                         u.entry_version_id));
+    if (created != fresh.end())
+      PC_RETURN_IF_ERROR(
+          AddNewEntryText(artifact, u.entry_id, *created->second, !u.active, u.entry_version_id));
     else
       PC_RETURN_IF_ERROR(IndexEntryText(artifact, r, u));
   }

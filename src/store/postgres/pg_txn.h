@@ -63,6 +63,8 @@ enum class TextKind { kMemory = 0, kSources = 1 };
 struct ChangedLinesRead {
   int64_t upto = 0;
   std::vector<ManifestItem> items;  // by entry_id, in byte order
+  // To revision `to`, with the lines at `to` of the entries changed after `upto`.
+  void BringTo(int64_t to, std::vector<ManifestItem> lines);
 };
 using ChangedLinesMemo = std::map<std::pair<std::string, int64_t>, ChangedLinesRead>;
 
@@ -281,11 +283,8 @@ class PgTxn final : public WriteTxn {
   Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                         const std::string& reason, const std::vector<std::string>& lineage,
                         int64_t created_at_ms);
-  // An entry a revision creates: its full-text document number and its first text.
-  struct NewEntry {
-    const std::string* text = nullptr;
-  };
-  using NewEntries = std::unordered_map<std::string, NewEntry>;  // by entry_id
+  // The entries a revision creates, by entry_id: each one's first text.
+  using NewEntries = std::unordered_map<std::string, const std::string*>;
   Status ProjectVectors(const NewRevision& rev, const NewEntries& fresh);
   // Full text (pg_text.cc).
   Status IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);

@@ -175,24 +175,24 @@ Result<std::vector<ManifestItem>> PgTxn::ChangedItems(const std::string& artifac
     return out;
   }
   if (known->upto < upto) {
-    // The lines of entries changed since replace theirs; the others are unchanged at `upto`.
     PC_ASSIGN_OR_RETURN(std::vector<ManifestItem> since, read(known->upto));
-    std::vector<ManifestItem> merged;
-    merged.reserve(known->items.size() + since.size());
-    auto a = known->items.begin(), b = since.begin();
-    while (a != known->items.end() || b != since.end()) {
-      if (b == since.end() ||
-          (a != known->items.end() && a->version.entry_id < b->version.entry_id)) {
-        merged.push_back(std::move(*a++));
-      } else {
-        if (a != known->items.end() && a->version.entry_id == b->version.entry_id) ++a;
-        merged.push_back(std::move(*b++));
-      }
-    }
-    known->items = std::move(merged);
-    known->upto = upto;
+    known->BringTo(upto, std::move(since));
   }
   return known->items;
+}
+
+// The lines of entries changed since replace theirs; the others are unchanged at `to`.
+void ChangedLinesRead::BringTo(int64_t to, std::vector<ManifestItem> lines) {
+  for (ManifestItem& m : lines) {
+    auto at = std::lower_bound(
+        items.begin(), items.end(), m.version.entry_id,
+        [](const ManifestItem& a, const std::string& id) { return a.version.entry_id < id; });
+    if (at != items.end() && at->version.entry_id == m.version.entry_id)
+      *at = std::move(m);
+    else
+      items.insert(at, std::move(m));
+  }
+  upto = to;
 }
 
 // From the revision's own lines, where each is known (a version it creates, or one the read
@@ -223,17 +223,7 @@ void PgTxn::NoteRevision(const NewRevision& rev) {
       if (held == read.items.end()) break;
       now.push_back(ManifestItem{held->version, u.active});
     }
-    if (now.size() != rev.manifest.size()) continue;
-    for (ManifestItem& m : now) {
-      auto at = std::lower_bound(
-          read.items.begin(), read.items.end(), m.version.entry_id,
-          [](const ManifestItem& a, const std::string& id) { return a.version.entry_id < id; });
-      if (at != read.items.end() && at->version.entry_id == m.version.entry_id)
-        *at = std::move(m);
-      else
-        read.items.insert(at, std::move(m));
-    }
-    read.upto = r;
+    if (now.size() == rev.manifest.size()) read.BringTo(r, std::move(now));
   }
 }
 
