@@ -404,6 +404,15 @@ std::string ScopeIn(const testing::TempDir& dir) {
   return created.ok() ? created->scope.scope_id : "";
 }
 
+// A store on `dir` whose log syncs `hook` holds when `when` says so.
+Result<std::unique_ptr<sqlite::SqliteStore>> OpenHeld(const testing::TempDir& dir, HeldHook& hook,
+                                                      std::function<bool(uint64_t)> when) {
+  sqlite::SqliteOptions options;
+  options.data_dir = dir.path();
+  options.before_log_sync = hook.Holds(std::move(when));
+  return sqlite::SqliteStore::Open(options);
+}
+
 // Durability::kFull (sqlite_store.h, "The log's sync"): a write is answered only once the log is
 // synced after its commit, and the writer's turn is passed on before that sync, so the next write
 // commits while it runs.
@@ -412,10 +421,7 @@ TEST(GroupCommit, AWriteIsAnsweredAfterItsSyncAndTheNextCommitsMeanwhile) {
   testing::TempDir dir;
   const std::string scope = ScopeIn(dir);
   HeldHook hook;
-  sqlite::SqliteOptions options;
-  options.data_dir = dir.path();
-  options.before_log_sync = hook.Holds([](uint64_t) { return true; });
-  auto store = sqlite::SqliteStore::Open(options);
+  auto store = OpenHeld(dir, hook, [](uint64_t) { return true; });
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
   ExpectTheNextCommitsWhileHeld(memory, scope, hook);
@@ -427,10 +433,7 @@ TEST(GroupCommit, AWriteInAnothersGroupIsAnsweredAfterTheSync) {
   testing::TempDir dir;
   const std::string scope = ScopeIn(dir);
   HeldHook hook;
-  sqlite::SqliteOptions options;
-  options.data_dir = dir.path();
-  options.before_log_sync = hook.Holds([](uint64_t covers) { return covers >= 2; });
-  auto store = sqlite::SqliteStore::Open(options);
+  auto store = OpenHeld(dir, hook, [](uint64_t covers) { return covers >= 2; });
   PC_ASSERT_OK(store);
   MemoryService memory(**store, {});
   // Commit 1 leads alone and holds the writer's turn until the two writes below have queued.
