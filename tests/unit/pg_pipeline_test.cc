@@ -64,5 +64,42 @@ TEST_F(PgPipeline, AQueuedStatementsErrorIsTheQuerysAndTheQueryDoesNotRun) {
   EXPECT_EQ(later->Int(0, 0), 4);
 }
 
+// The shape of the gate's term lists (pg_text.cc, ReadTermLists): an array of values, each with
+// its newest rows. PostgreSQL plans it anew at every call when left to choose; planned once, it
+// runs on its generic plan, and the setting is back as it was after it.
+TEST_F(PgPipeline, AStatementPlannedOnceRunsOnItsGenericPlan) {
+  PC_ASSERT_OK(conn->Exec("INSERT INTO t SELECT generate_series(1, 200)"));
+  PC_ASSERT_OK(conn->Exec("ANALYZE t"));
+  const std::string lists =
+      "SELECT u.i, y.x FROM unnest($1::bigint[]) WITH ORDINALITY AS u(v, i)"
+      " CROSS JOIN LATERAL (SELECT x FROM t WHERE x <= u.v ORDER BY x DESC LIMIT $2) y"
+      " ORDER BY u.i, y.x DESC";
+  const std::string left_to_choose = lists + " -- left to choose";
+  auto plans = [&](const std::string& sql) -> std::pair<int64_t, int64_t> {
+    auto r = conn->Query(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1",
+        {sql});
+    if (!r.ok() || r->size() != 1) return {-1, -1};
+    return {r->Int(0, 0), r->Int(0, 1)};
+  };
+  PC_ASSERT_OK(conn->Exec("BEGIN"));
+  for (int call = 0; call < 8; ++call) {
+    auto once = conn->QueryPlannedOnce(lists, {"{5,100}", "2"});
+    PC_ASSERT_OK(once);
+    ASSERT_EQ(once->size(), 4);
+    EXPECT_EQ(once->Int(0, 1), 5);
+    EXPECT_EQ(once->Int(1, 1), 4);
+    EXPECT_EQ(once->Int(3, 1), 99);
+    PC_ASSERT_OK(conn->Query(left_to_choose, {"{5,100}", "2"}));
+  }
+  auto mode = conn->Query("SELECT current_setting('plan_cache_mode')");
+  PC_ASSERT_OK(mode);
+  EXPECT_EQ(mode->Text(0, 0), "auto") << "set back after the statement";
+  PC_ASSERT_OK(conn->Exec("COMMIT"));
+  EXPECT_EQ(plans(lists), std::make_pair(int64_t{8}, int64_t{0}));
+  EXPECT_EQ(plans(left_to_choose), std::make_pair(int64_t{0}, int64_t{8}))
+      << "PostgreSQL left to choose plans it at every call: what the setting is for";
+}
+
 }  // namespace
 }  // namespace pc::testing

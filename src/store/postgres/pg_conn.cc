@@ -157,6 +157,19 @@ Result<Rows> Conn::Query(const std::string& sql,
   return rows;
 }
 
+Result<Rows> Conn::QueryPlannedOnce(const std::string& sql,
+                                    const std::vector<std::optional<std::string>>& params) {
+  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
+    return Error(sql.substr(0, 60), nullptr);
+  if (sql.rfind("SELECT ", 0) != 0) ++changes_;
+  PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode = force_generic_plan", {}));
+  PC_RETURN_IF_ERROR(Queue(sql, params));
+  PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode TO DEFAULT", {}));
+  Rows rows;
+  PC_RETURN_IF_ERROR(Collect(&rows, 1));
+  return rows;
+}
+
 Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
     return Error(sql.substr(0, 60), nullptr);
@@ -180,7 +193,7 @@ Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::
 
 Status Conn::Flush() { return Collect(nullptr); }
 
-Status Conn::Collect(Rows* last) {
+Status Conn::Collect(Rows* out, size_t from_end) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF) return Status::Ok();
   Status first = Status::Ok();
   if (!PQpipelineSync(c_)) first = Error("a pipeline sync", nullptr);
@@ -193,13 +206,13 @@ Status Conn::Collect(Rows* last) {
       if (PQstatus(c_) != CONNECTION_OK || ++nulls > static_cast<int>(sent_.size()) + 1) break;
       continue;
     }
-    Rows rows(r);
+    Rows answer(r);
     const ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_PIPELINE_SYNC) break;
     const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
     ++at;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-      if (last && at == sent_.size()) *last = std::move(rows);  // the caller's statement
+      if (out && at + from_end == sent_.size()) *out = std::move(answer);  // the caller's
       continue;
     }
     if (what && what->preparation)

@@ -61,6 +61,13 @@ class Conn {
   // first error among them (this one not run then) or this one's rows.
   Result<Rows> Query(const std::string& sql,
                      const std::vector<std::optional<std::string>>& params = {});
+  // As Query(), run on the statement's generic plan (made once per session) where PostgreSQL
+  // would plan it anew for each call's values: for a statement whose plan has one shape whatever
+  // its values, but whose generic plan PostgreSQL estimates dearer (an array parameter's length is
+  // unknown to it, so it never settles on it). Inside a transaction (the setting is SET LOCAL,
+  // and back as it was after the statement); the settings travel with it, no round trip more.
+  Result<Rows> QueryPlannedOnce(const std::string& sql,
+                                const std::vector<std::optional<std::string>>& params);
 
   // A statement whose rows are not wanted, sent without waiting for its answer (libpq's pipeline
   // mode): the statements sent so go to the server together, in order, at the next Flush() or
@@ -89,9 +96,9 @@ class Conn {
   Result<const std::string*> Prepared(const std::string& sql, int params, bool pipelined);
   // Sends a statement into the pipeline (Send without entering it or counting a change).
   Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params);
-  // Syncs the pipeline and reads every answer: the first error; the last statement's rows into
-  // `last` when given.
-  Status Collect(Rows* last);
+  // Syncs the pipeline and reads every answer: the first error; the rows of the statement queued
+  // `from_end` places before the last (0: the last) into `out` when given.
+  Status Collect(Rows* out, size_t from_end = 0);
   static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;

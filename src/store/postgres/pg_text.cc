@@ -570,13 +570,16 @@ Status PgTxn::ReadTermLists(const std::string& memory, int64_t retired, size_t c
       read_past ? ""
                 : "  AND NOT (SELECT d.retired FROM text_docs d WHERE d.kind = p.kind"
                   "   AND d.owner = p.owner AND d.doc = p.doc)";
+  // On its generic plan: planned at every call, planning cost 5.7× its execution (16 scopes,
+  // pg_stat_statements with track_planning). Its plan is an index scan per term whatever they are.
   PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
       Rows r,
-      Q("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-        " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-        "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
-            check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-        {k, memory, TextArray(terms), P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
+      c_.QueryPlannedOnce(
+          "SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+          " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+          "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
+              check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+          {k, memory, TextArray(terms), P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
   std::unordered_set<int64_t> retired_docs;  // among those read past
   if (read_past && retired > 0) {
     std::vector<int64_t> read;
