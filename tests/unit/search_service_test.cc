@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <set>
 #include <thread>
@@ -107,6 +108,59 @@ TEST_F(SearchServiceTest, ALongQueryIsPlainBm25) {
   PC_ASSERT_OK(r);
   ASSERT_EQ(r->hits.size(), 1u);
   EXPECT_EQ(r->hits[0].item.version.text, "Which cuisine do you like best?");
+}
+
+// The neighbour lookup's read (text_channel.cc, SmallRevision): the entries a range of revisions
+// changed, `limit` distinct ones at most, each once though it changed in several revisions; an
+// import's revision is read only as far as the limit (PostgreSQL reads it a page at a time).
+TEST_F(SearchServiceTest, ChangedEntriesCountsEachEntryOnceUpToTheLimit) {
+  Citation c = Remember("The cache lives in Redis.");
+  for (const char* text : {"The cache lives in Memcached.", "The cache lives in Valkey."}) {
+    auto revised = f.memory->Revise({scope, c, text, std::nullopt, "", ""});
+    PC_ASSERT_OK(revised);
+    c = *revised->citation;
+  }
+  std::vector<RememberRequest> batch;
+  for (int i = 0; i < 8; ++i)
+    batch.push_back({scope,
+                     "fact",
+                     "Imported fact number " + std::to_string(i) + " of eight.",
+                     "",
+                     "test",
+                     {}});
+  auto imported =
+      f.memory->RememberBatch({scope, std::move(batch), "import", "test", std::nullopt});
+  PC_ASSERT_OK(imported);
+  ASSERT_EQ(imported->memory.revision, 4);
+  std::set<std::string> batch_ids;
+  for (const WriteOutcome& e : imported->entries) batch_ids.insert(e.citation->entry_id);
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    const std::string& artifact = c.memory.artifact_id;
+    auto distinct = [](const std::vector<std::string>& ids) {
+      return std::set<std::string>(ids.begin(), ids.end()).size() == ids.size();
+    };
+    PC_ASSIGN_OR_RETURN(auto first_three, txn.ChangedEntries(artifact, 0, 3, 5));
+    EXPECT_EQ(first_three, std::vector<std::string>{c.entry_id}) << "three changes, one entry";
+    PC_ASSIGN_OR_RETURN(auto across, txn.ChangedEntries(artifact, 0, 4, 3));
+    EXPECT_EQ(across.size(), 3u);
+    EXPECT_TRUE(distinct(across));
+    EXPECT_EQ(std::count(across.begin(), across.end(), c.entry_id), 1);
+    PC_ASSIGN_OR_RETURN(auto some, txn.ChangedEntries(artifact, 3, 4, 5));
+    EXPECT_EQ(some.size(), 5u);
+    EXPECT_TRUE(distinct(some));
+    for (const std::string& id : some) EXPECT_TRUE(batch_ids.count(id)) << id;
+    PC_ASSIGN_OR_RETURN(auto all, txn.ChangedEntries(artifact, 0, 4, 100));
+    EXPECT_EQ(all.size(), 9u);
+    EXPECT_TRUE(distinct(all));
+    PC_ASSIGN_OR_RETURN(auto unlimited, txn.ChangedEntries(artifact, 0, 4));
+    EXPECT_EQ(std::set<std::string>(unlimited.begin(), unlimited.end()),
+              std::set<std::string>(all.begin(), all.end()));
+    PC_ASSIGN_OR_RETURN(auto none, txn.ChangedEntries(artifact, 0, 4, 0));
+    EXPECT_TRUE(none.empty());
+    PC_ASSIGN_OR_RETURN(auto beyond, txn.ChangedEntries(artifact, 4, 9, 5));
+    EXPECT_TRUE(beyond.empty());
+    return Status::Ok();
+  }));
 }
 
 TEST_F(SearchServiceTest, RevisedTextIsFoundAndOldTextIsNot) {

@@ -222,11 +222,12 @@ Result<std::unordered_map<std::string, int64_t>> PgTxn::TextRanker::CountSingleT
     const std::vector<std::string>& single, int64_t cap) {
   std::unordered_map<std::string, int64_t> out;
   if (single.empty()) return out;
-  PC_ASSIGN_OR_RETURN(Rows n,
-                      txn_.Q("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
-                             " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
-                             " FROM unnest($3::text[]) AS t(term)",
-                             {k_, owner_, TextArray(single), P(cap + 1)}));
+  // On its generic plan, like the gate's term lists (ReadTermLists): planned at every search else.
+  PC_ASSIGN_OR_RETURN(
+      Rows n, txn_.QOnce("SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM text_postings p"
+                         " WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term LIMIT $4) c)"
+                         " FROM unnest($3::text[]) AS t(term)",
+                         {k_, owner_, TextArray(single), P(cap + 1)}));
   for (int i = 0; i < n.size(); ++i) out[n.Text(i, 0)] = n.Int(i, 1);
   return out;
 }
@@ -573,13 +574,12 @@ Status PgTxn::ReadTermLists(const std::string& memory, int64_t retired, size_t c
   // On its generic plan: planned at every call, planning cost 5.7× its execution (16 scopes,
   // pg_stat_statements with track_planning). Its plan is an index scan per term whatever they are.
   PC_ASSIGN_OR_RETURN(  // (term number, doc), each term's newest first
-      Rows r,
-      c_.QueryPlannedOnce(
-          "SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
-          " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
-          "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
-              check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
-          {k, memory, TextArray(terms), P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
+      Rows r, QOnce("SELECT t.i, x.doc FROM unnest($3::text[]) WITH ORDINALITY AS t(term, i)"
+                    " CROSS JOIN LATERAL (SELECT p.doc FROM text_postings p"
+                    "  WHERE p.kind = $1 AND p.owner = $2 AND p.term = t.term" +
+                        check_each + "  ORDER BY p.doc DESC LIMIT $4) x ORDER BY t.i, x.doc DESC",
+                    {k, memory, TextArray(terms),
+                     P(static_cast<int64_t>(cap) + (read_past ? retired : 0))}));
   std::unordered_set<int64_t> retired_docs;  // among those read past
   if (read_past && retired > 0) {
     std::vector<int64_t> read;

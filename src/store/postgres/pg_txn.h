@@ -272,6 +272,11 @@ class PgTxn final : public WriteTxn {
   Result<Rows> Q(const std::string& sql, const Params& params = {}) {
     return c_.Query(sql, params);
   }
+  // As Q, on the statement's generic plan (Conn::QueryPlannedOnce): for a statement that
+  // PostgreSQL, left to choose, plans at every call though its plan has one shape.
+  Result<Rows> QOnce(const std::string& sql, const Params& params) {
+    return c_.QueryPlannedOnce(sql, params);
+  }
   // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
   // its error is answered by the next statement, or when the store flushes the write's end.
   Status Send(const std::string& sql, const Params& params) { return c_.Send(sql, params); }

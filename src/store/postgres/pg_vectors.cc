@@ -4,7 +4,9 @@
 // (service/search/vector_cache.h), brought forward from the revision log inside the reader's
 // snapshot.
 #include <algorithm>
+#include <limits>
 #include <set>
+#include <unordered_set>
 
 #include "store/postgres/pg_txn.h"
 
@@ -139,15 +141,35 @@ Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std:
   return Status::Ok();
 }
 
+// With a limit, the changes are read in the key's order a page at a time until `limit` distinct
+// entries are found: PostgreSQL's DISTINCT … LIMIT hashes every change of the range first, so the
+// search's neighbour lookup (limit 5) read all 1,000 changes of an import's revision each time
+// (auto_explain, scale_bench at 10,000 entries loaded by 1,000). On its generic plan: the row
+// comparison made PostgreSQL plan it at every call.
 Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifact_id,
                                                        int64_t after, int64_t upto, int64_t limit) {
-  PC_ASSIGN_OR_RETURN(
-      Rows r, Q(std::string("SELECT DISTINCT entry_id FROM revision_changes"
-                            " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3") +
-                    (limit >= 0 ? " LIMIT " + std::to_string(limit) : ""),
-                {artifact_id, P(after), P(upto)}));
   std::vector<std::string> out;
-  for (int i = 0; i < r.size(); ++i) out.push_back(r.Text(i, 0));
+  if (limit < 0) {
+    PC_ASSIGN_OR_RETURN(Rows r, Q("SELECT DISTINCT entry_id FROM revision_changes"
+                                  " WHERE artifact_id = $1 AND revision > $2 AND revision <= $3",
+                                  {artifact_id, P(after), P(upto)}));
+    for (int i = 0; i < r.size(); ++i) out.push_back(r.Text(i, 0));
+    return out;
+  }
+  std::unordered_set<std::string> seen;
+  int64_t revision = after, seq = std::numeric_limits<int32_t>::max();  // past revision `after`
+  while (static_cast<int64_t>(out.size()) < limit) {
+    const int64_t page = limit - static_cast<int64_t>(out.size());
+    PC_ASSIGN_OR_RETURN(Rows r, QOnce("SELECT entry_id, revision, seq FROM revision_changes"
+                                      " WHERE artifact_id = $1 AND (revision, seq) > ($2, $3)"
+                                      " AND revision <= $4 ORDER BY revision, seq LIMIT $5",
+                                      {artifact_id, P(revision), P(seq), P(upto), P(page)}));
+    for (int i = 0; i < r.size(); ++i)
+      if (seen.insert(r.Text(i, 0)).second) out.push_back(r.Text(i, 0));
+    if (r.size() < page) break;  // the range is read
+    revision = r.Int(r.size() - 1, 1);
+    seq = r.Int(r.size() - 1, 2);
+  }
   return out;
 }
 
