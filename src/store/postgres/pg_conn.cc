@@ -159,8 +159,7 @@ Result<Rows> Conn::Query(const std::string& sql,
 
 Result<Rows> Conn::QueryPlannedOnce(const std::string& sql,
                                     const std::vector<std::optional<std::string>>& params) {
-  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
-    return Error(sql.substr(0, 60), nullptr);
+  PC_RETURN_IF_ERROR(EnterPipeline(sql));
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
   PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode = force_generic_plan", {}));
   PC_RETURN_IF_ERROR(Queue(sql, params));
@@ -171,10 +170,15 @@ Result<Rows> Conn::QueryPlannedOnce(const std::string& sql,
 }
 
 Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
-  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
-    return Error(sql.substr(0, 60), nullptr);
+  PC_RETURN_IF_ERROR(EnterPipeline(sql));
   ++changes_;
   return Queue(sql, params);
+}
+
+Status Conn::EnterPipeline(const std::string& sql) {
+  if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF && !PQenterPipelineMode(c_))
+    return Error(sql.substr(0, 60), nullptr);
+  return Status::Ok();
 }
 
 Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params) {

@@ -94,6 +94,8 @@ class Conn {
   // The named prepared statement for `sql` (preparing it first: queued when `pipelined`), or null
   // when it is not to be prepared (no parameters, or kMaxPrepared reached).
   Result<const std::string*> Prepared(const std::string& sql, int params, bool pipelined);
+  // Enters libpq's pipeline mode unless in it already (`sql`: what the error names).
+  Status EnterPipeline(const std::string& sql);
   // Sends a statement into the pipeline (Send without entering it or counting a change).
   Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params);
   // Syncs the pipeline and reads every answer: the first error; the rows of the statement queued
