@@ -271,12 +271,13 @@ Result<Scope> PgTxn::CreateScope(const std::string& key) {
 
 Status PgTxn::AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                              const std::string& reason, const std::vector<std::string>& lineage,
-                             int64_t created_at_ms) {
+                             int64_t created_at_ms, int64_t vector_missing_delta) {
   // The compare-and-set of the head: the last line of defence, as in SQLite (the service read
   // the head after locking the artifact, so it holds).
-  PC_ASSIGN_OR_RETURN(Rows moved, Q("UPDATE artifacts SET head_revision = $2 WHERE artifact_id = $1"
-                                    " AND head_revision = $3",
-                                    {artifact, P(r), P(r - 1)}));
+  PC_ASSIGN_OR_RETURN(Rows moved, Q("UPDATE artifacts SET head_revision = $2,"
+                                    " vector_missing = vector_missing + $4"
+                                    " WHERE artifact_id = $1 AND head_revision = $3",
+                                    {artifact, P(r), P(r - 1), P(vector_missing_delta)}));
   if (moved.affected() != 1)
     return Conflict("the head of " + artifact + " moved; revision " + std::to_string(r) +
                     " is taken");
@@ -289,16 +290,20 @@ Status PgTxn::AppendRevision(const std::string& artifact, int64_t r, const std::
 Status PgTxn::CommitRevision(const NewRevision& rev) {
   const std::string& artifact = rev.info.memory.artifact_id;
   const int64_t r = rev.info.memory.revision;
-  PC_RETURN_IF_ERROR(AppendRevision(artifact, r, rev.info.actor, rev.info.reason, rev.info.lineage,
-                                    rev.info.created_at_ms));
   NewEntries fresh;  // the entries this revision creates: nothing of theirs to close or look up
+  for (const EntryVersion& v : rev.new_versions)
+    if (v.version == 1) fresh.emplace(v.entry_id, &v.text);
+  // What the vector projection will add to the artifact's count of missing vectors, when that is
+  // known before any read: the head's compare-and-set carries it, one update of the row, not two.
+  const int64_t counted = MissingOfNewEntries(rev, fresh);
+  PC_RETURN_IF_ERROR(AppendRevision(artifact, r, rev.info.actor, rev.info.reason, rev.info.lineage,
+                                    rev.info.created_at_ms, counted));
   for (const EntryVersion& v : rev.new_versions) {
     if (v.version == 1) {
       // Queued: its document number is looked up by the full-text statements (AddNewEntryText).
       PC_RETURN_IF_ERROR(
           Send("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)",
                {v.entry_id, artifact, P(r)}));
-      fresh.emplace(v.entry_id, &v.text);
     }
     PC_RETURN_IF_ERROR(Send(
         "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
@@ -337,7 +342,7 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
   trail.revision = r;
   for (const Change& c : rev.info.changes) trail.AddEntry(c.entry_id);
   PC_RETURN_IF_ERROR(PutGraphEdges(rev));
-  PC_RETURN_IF_ERROR(ProjectVectors(rev, fresh));
+  PC_RETURN_IF_ERROR(ProjectVectors(rev, fresh, counted));
   NoteRevision(rev);
   return Status::Ok();
 }

@@ -283,14 +283,20 @@ class PgTxn final : public WriteTxn {
   const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
-  // Moves the artifact's head from r - 1 to r (Conflict if it is not at r - 1) and writes the
+  // Moves the artifact's head from r - 1 to r (Conflict if it is not at r - 1), adds
+  // `vector_missing_delta` to its count of missing vectors in the same update, and writes the
   // revision row: what every artifact's commit starts with.
   Status AppendRevision(const std::string& artifact, int64_t r, const std::string& actor,
                         const std::string& reason, const std::vector<std::string>& lineage,
-                        int64_t created_at_ms);
+                        int64_t created_at_ms, int64_t vector_missing_delta = 0);
   // The entries a revision creates, by entry_id: each one's first text.
   using NewEntries = std::unordered_map<std::string, const std::string*>;
-  Status ProjectVectors(const NewRevision& rev, const NewEntries& fresh);
+  // The artifact's vector rows for the revision's manifest, and its count of missing vectors
+  // (pg_vectors.cc), less `counted`: what AppendRevision already added.
+  Status ProjectVectors(const NewRevision& rev, const NewEntries& fresh, int64_t counted);
+  // What ProjectVectors adds to the count when it is known without reading: a revision that only
+  // creates entries and carries no vectors (no embedder) adds one per active entry. Else 0.
+  static int64_t MissingOfNewEntries(const NewRevision& rev, const NewEntries& fresh);
   // Full text (pg_text.cc).
   Status IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
   Status IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text);

@@ -43,7 +43,17 @@ int64_t Missing(bool active, bool has_vector, const std::string& profile,
 // Whether an entry's vector is missing is `Missing` of its row; the artifact's profile is read only
 // when that depends on it (a row with a vector): a revision without vectors (no embedder) over
 // entries without them reads nothing, a round trip of every remember saved.
-Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
+int64_t PgTxn::MissingOfNewEntries(const NewRevision& rev, const NewEntries& fresh) {
+  if (!rev.vectors.empty() || !rev.vector_profile.empty()) return 0;
+  int64_t active = 0;
+  for (const ManifestUpdate& u : rev.manifest) {
+    if (!fresh.count(u.entry_id)) return 0;
+    active += Missing(u.active, false, "", "");
+  }
+  return active;
+}
+
+Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh, int64_t counted) {
   const std::string& artifact = rev.info.memory.artifact_id;
   std::optional<ArtifactVectors> state;
   if (!rev.vector_profile.empty()) {
@@ -101,7 +111,7 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh) {
                         missing(u.active, has, has ? rev.vector_profile : std::string()));
     delta += is;
   }
-  return AddMissing(c_, artifact, delta);
+  return AddMissing(c_, artifact, delta - counted);
 }
 
 Result<ReadTxn::VectorState> PgTxn::GetVectorState(const std::string& artifact_id) {
