@@ -393,6 +393,45 @@ TEST_F(PgStore, AWriteReadsTheSettingItChanged) {
   }));
 }
 
+// Finding a scope reads its settings in the same statement (one row a setting): the scope is
+// found once however many it has, a read's settings are the scope's own, and ListScopes still
+// lists each scope once.
+TEST_F(PgStore, AScopeIsFoundOnceWithItsSettings) {
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:with-settings"));
+  auto bare = memory->CreateScope("project:without-settings");
+  PC_ASSERT_OK(bare);
+  const std::string bare_id = bare->scope.scope_id;
+  PC_ASSERT_OK(store->WriteFor(id, RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_RETURN_IF_ERROR(txn.PutScopeSetting(id, "reconcile", std::string("reject")));
+    return txn.PutScopeSetting(id, "max_entry_bytes", std::string("2048"));
+  }));
+  PC_ASSERT_OK(store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> found, txn.FindScopeByKey("project:with-settings"));
+    EXPECT_EQ(found ? found->scope_id : "", id);
+    PC_ASSIGN_OR_RETURN(auto settings, txn.ListScopeSettings(id));
+    EXPECT_EQ(settings, (std::map<std::string, std::string>{{"max_entry_bytes", "2048"},
+                                                            {"reconcile", "reject"}}));
+    PC_ASSIGN_OR_RETURN(found, txn.FindScope(bare_id));
+    EXPECT_TRUE(found.has_value());
+    PC_ASSIGN_OR_RETURN(auto none, txn.ListScopeSettings(bare_id));
+    EXPECT_TRUE(none.empty()) << "the other scope's settings were kept";
+    PC_ASSIGN_OR_RETURN(auto again, txn.ListScopeSettings(id));  // not the last one found
+    EXPECT_EQ(again.size(), 2u);
+    PC_ASSIGN_OR_RETURN(std::vector<Scope> listed, txn.ListScopes("", 10));
+    EXPECT_EQ(listed.size(), 2u);
+    return Status::Ok();
+  }));
+  // A write that found the scope with its lock reads the setting it changes afterwards.
+  PC_ASSERT_OK(store->WriteFor(id, RequestActor(), [&](WriteTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(std::optional<Scope> found, txn.FindScope(id));
+    EXPECT_TRUE(found.has_value());
+    PC_RETURN_IF_ERROR(txn.PutScopeSetting(id, "reconcile", std::nullopt));
+    PC_ASSIGN_OR_RETURN(auto after, txn.ListScopeSettings(id));
+    EXPECT_EQ(after, (std::map<std::string, std::string>{{"max_entry_bytes", "2048"}}));
+    return Status::Ok();
+  }));
+}
+
 // Every callback replayed (store.h's contract; POWERCONTEXT_TEST_REPLAY_WRITES=1 switches it on
 // for whole suites): grouped remembers, a duplicate, a revise and a retire answer as if run once.
 TEST_F(PgStore, GroupedWritesReplayedAnswerAsIfRunOnce) {

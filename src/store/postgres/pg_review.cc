@@ -254,7 +254,8 @@ Status PgTxn::CommitSkill(const Skill& k, const std::string& reason,
 namespace pc::pg {
 
 Result<std::map<std::string, std::string>> PgTxn::ListScopeSettings(const std::string& scope_id) {
-  if (settings_ && settings_->scope_id == scope_id) return settings_->settings;  // FindArtifact's
+  if (settings_ && settings_->scope_id == scope_id)
+    return settings_->settings;  // read with the scope
   PC_ASSIGN_OR_RETURN(Rows r,
                       Q("SELECT name, value FROM scope_settings WHERE scope_id = $1", {scope_id}));
   std::map<std::string, std::string> out;

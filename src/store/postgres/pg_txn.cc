@@ -14,6 +14,12 @@ const std::string kScopeSelect =
     "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at"
     " FROM scopes s"
     " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default";
+// The same with the scope's settings: one row a setting (columns 6 and 7), or one with none.
+const std::string kScopeWithSettings =
+    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at,"
+    " x.name, x.value FROM scopes s"
+    " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default"
+    " LEFT JOIN scope_settings x ON x.scope_id = s.scope_id";
 
 Scope ReadScope(const Rows& r, int row) {
   return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2),
@@ -69,11 +75,18 @@ std::vector<float> FloatsFromHex(const std::string& hex) {
 
 Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column,
                                                    const std::string& value) {
-  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeSelect + " WHERE s." + column + " = $1" +
+  // With the scope's settings, in the same round trip: a remember asks for them next (its
+  // gates' policy, write_policy.h).
+  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeWithSettings + " WHERE s." + column + " = $1" +
                                     (writing_ ? " FOR UPDATE OF a" : ""),
                                 {value}));
   if (r.size() == 0) return std::optional<Scope>();
-  return std::optional<Scope>(ReadScope(r, 0));
+  Scope scope = ReadScope(r, 0);
+  ScopeSettingsRead read{scope.scope_id, {}};
+  for (int i = 0; i < r.size(); ++i)
+    if (r.Get(i, 6)) read.settings[r.Text(i, 6)] = r.Text(i, 7);
+  settings_ = std::move(read);
+  return std::optional<Scope>(std::move(scope));
 }
 
 Result<std::optional<Scope>> PgTxn::FindScope(const std::string& scope_id) {

@@ -336,8 +336,8 @@ class PgTxn final : public WriteTxn {
   bool writing_;
   GateLists* gate_lists_;      // only a read's: a write's uncommitted rows are never kept
   ChangedLinesMemo* changed_;  // only a write's
-  // The settings of the scope whose artifact this write locked (FindArtifact), until it changes
-  // one.
+  // The settings of the scope this transaction found (FindScopeWhere) or, writing, whose
+  // artifact it locked (FindArtifact), read with it; until it changes one.
   struct ScopeSettingsRead {
     std::string scope_id;
     std::map<std::string, std::string> settings;
