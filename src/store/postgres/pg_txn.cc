@@ -10,16 +10,15 @@
 namespace pc::pg {
 namespace {
 
-const std::string kScopeSelect =
-    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at"
+const std::string kScopeColumns =
+    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at";
+const std::string kScopeFrom =
     " FROM scopes s"
     " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default";
+const std::string kScopeSelect = kScopeColumns + kScopeFrom;
 // The same with the scope's settings: one row a setting (columns 6 and 7), or one with none.
-const std::string kScopeWithSettings =
-    "SELECT s.scope_id, s.key, s.created_at, a.artifact_id, a.head_revision, a.created_at,"
-    " x.name, x.value FROM scopes s"
-    " JOIN artifacts a ON a.scope_id = s.scope_id AND a.family = 'memory' AND a.is_default"
-    " LEFT JOIN scope_settings x ON x.scope_id = s.scope_id";
+const std::string kScopeWithSettings = kScopeColumns + ", x.name, x.value" + kScopeFrom +
+                                       " LEFT JOIN scope_settings x ON x.scope_id = s.scope_id";
 
 Scope ReadScope(const Rows& r, int row) {
   return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2),
@@ -82,11 +81,15 @@ Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column,
                                 {value}));
   if (r.size() == 0) return std::optional<Scope>();
   Scope scope = ReadScope(r, 0);
-  ScopeSettingsRead read{scope.scope_id, {}};
-  for (int i = 0; i < r.size(); ++i)
-    if (r.Get(i, 6)) read.settings[r.Text(i, 6)] = r.Text(i, 7);
-  settings_ = std::move(read);
+  KeepSettings(scope.scope_id, r, 6);
   return std::optional<Scope>(std::move(scope));
+}
+
+void PgTxn::KeepSettings(const std::string& scope_id, const Rows& r, int name_column) {
+  ScopeSettingsRead read{scope_id, {}};
+  for (int i = 0; i < r.size(); ++i)
+    if (r.Get(i, name_column)) read.settings[r.Text(i, name_column)] = r.Text(i, name_column + 1);
+  settings_ = std::move(read);
 }
 
 Result<std::optional<Scope>> PgTxn::FindScope(const std::string& scope_id) {
@@ -117,12 +120,7 @@ Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_
                                    " FROM artifacts WHERE artifact_id = $1",
                         {artifact_id}));
   if (r.size() == 0) return std::optional<Artifact>();
-  if (writing_) {
-    ScopeSettingsRead read{r.Text(0, 1), {}};
-    for (int i = 0; i < r.size(); ++i)
-      if (r.Get(i, 5)) read.settings[r.Text(i, 5)] = r.Text(i, 6);
-    settings_ = std::move(read);
-  }
+  if (writing_) KeepSettings(r.Text(0, 1), r, 5);
   return std::optional<Artifact>(
       Artifact{r.Text(0, 0), r.Text(0, 1), r.Text(0, 2), r.Int(0, 3), r.Int(0, 4)});
 }

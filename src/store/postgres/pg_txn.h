@@ -343,6 +343,9 @@ class PgTxn final : public WriteTxn {
     std::map<std::string, std::string> settings;
   };
   std::optional<ScopeSettingsRead> settings_;
+  // Keeps the settings of `scope_id` read with it: rows of a LEFT JOIN of scope_settings, the
+  // name in `name_column` (NULL: none) and the value after it.
+  void KeepSettings(const std::string& scope_id, const Rows& r, int name_column);
 };
 
 }  // namespace pc::pg

@@ -168,13 +168,15 @@ Result<std::vector<std::string>> PgTxn::ChangedEntries(const std::string& artifa
   }
   std::unordered_set<std::string> seen;
   int64_t revision = after, seq = std::numeric_limits<int32_t>::max();  // past revision `after`
+  // Pages of `limit` changes: a page of the still-missing count only would shrink to one change
+  // a round trip when the range repeats entries already found.
+  const int64_t page = limit;
   while (static_cast<int64_t>(out.size()) < limit) {
-    const int64_t page = limit - static_cast<int64_t>(out.size());
     PC_ASSIGN_OR_RETURN(Rows r, QOnce("SELECT entry_id, revision, seq FROM revision_changes"
                                       " WHERE artifact_id = $1 AND (revision, seq) > ($2, $3)"
                                       " AND revision <= $4 ORDER BY revision, seq LIMIT $5",
                                       {artifact_id, P(revision), P(seq), P(upto), P(page)}));
-    for (int i = 0; i < r.size(); ++i)
+    for (int i = 0; i < r.size() && static_cast<int64_t>(out.size()) < limit; ++i)
       if (seen.insert(r.Text(i, 0)).second) out.push_back(r.Text(i, 0));
     if (r.size() < page) break;  // the range is read
     revision = r.Int(r.size() - 1, 1);
