@@ -24,17 +24,6 @@ struct AdminOpts {
 
 int Fail(const Status& s) { return ReportError(s); }
 
-// Runs `fn` with the routes of the data directory (in process, as the local administrator) or
-// of the server.
-int WithRoutes(const Config& config, bool local, const std::function<int(const CallRoute&)>& fn) {
-  if (!local) return fn(RemoteRoutes(config.server));
-  auto built = BuildRuntime(config);
-  if (!built.ok()) return Fail(built.status());
-  Router router;
-  AddRoutes(router, (*built)->services());
-  return fn(InProcessRoutes(router));
-}
-
 std::string Or(const Json& j, const char* dash = "-") {
   return j.is_string() ? j.get<std::string>() : dash;
 }

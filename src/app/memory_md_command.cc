@@ -20,16 +20,6 @@ struct Opts {
   std::string scope, out, path;
 };
 
-// Runs `fn` with the API of a server, or of the data directory in this process.
-int WithRoutes(const Config& config, bool local, const std::function<int(const CallRoute&)>& fn) {
-  if (!local) return fn(RemoteRoutes(config.server));
-  auto built = BuildRuntime(config);
-  if (!built.ok()) return ReportError(built.status());
-  Router router;
-  AddRoutes(router, (*built)->services());
-  return fn(InProcessRoutes(router));
-}
-
 // `import jsonl`: entries from JSON lines through POST /v1/memory/remember/batch
 // (client/jsonl_import.h).
 void AddJsonlImport(CLI::App* imp, const std::shared_ptr<Opts>& o,

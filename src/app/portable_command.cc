@@ -20,10 +20,10 @@ namespace pc {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-Json Tables(const std::vector<std::pair<std::string, int64_t>>& tables) {
-  Json out = Json::object();
+OrderedJson Tables(const std::vector<std::pair<std::string, int64_t>>& tables) {
+  OrderedJson out = OrderedJson::object();
   for (const auto& [name, rows] : tables) out[name] = rows;
   return out;
 }
@@ -50,17 +50,18 @@ ConfigCommand AddExport(CLI::App& app) {
             Result<portable::ExportReport> r = portable::Export(options);
             if (!r.ok()) return ReportError(r.status());
             if (json) {
-              Json out = {{"out", o->out},
-                          {"from", r->from},
-                          {"schema_version", r->schema_version},
-                          {"scope", r->scope_id.empty()
-                                        ? Json(nullptr)
-                                        : Json{{"scope_id", r->scope_id}, {"key", r->scope_key}}},
-                          {"rows", r->rows},
-                          {"bytes", r->bytes},
-                          {"sha256", r->sha256},
-                          {"not_exported", {{"legacy_handoff_versions", r->legacy_handoffs}}},
-                          {"tables", Tables(r->tables)}};
+              OrderedJson out = {
+                  {"out", o->out},
+                  {"from", r->from},
+                  {"schema_version", r->schema_version},
+                  {"scope", r->scope_id.empty()
+                                ? OrderedJson(nullptr)
+                                : OrderedJson{{"scope_id", r->scope_id}, {"key", r->scope_key}}},
+                  {"rows", r->rows},
+                  {"bytes", r->bytes},
+                  {"sha256", r->sha256},
+                  {"not_exported", {{"legacy_handoff_versions", r->legacy_handoffs}}},
+                  {"tables", Tables(r->tables)}};
               std::cout << out.dump(2) << "\n";
               return 0;
             }
@@ -172,21 +173,22 @@ ConfigCommand AddImport(CLI::App& app) {
               return ReportError(s);
             }
             if (json) {
-              Json out = {{"in", o->in},
-                          {"to", c.store == "sqlite" ? c.data_dir : pg::RedactUrl(c.store)},
-                          {"store", c.store == "sqlite" ? "sqlite" : "postgresql"},
-                          {"from",
-                           {{"store", r.file.from_store},
-                            {"schema_version", r.file.from_schema_version},
-                            {"exported_at", r.file.exported_at}}},
-                          {"scope", r.file.scope_id.empty() ? Json(nullptr)
-                                                            : Json{{"scope_id", r.file.scope_id},
-                                                                   {"key", r.file.scope_key}}},
-                          {"sha256", r.file.sha256},
-                          {"rows", r.file.rows},
-                          {"resumed_after_rows", r.staged.resumed_after},
-                          {"verify", {{"violations", 0}, {"warnings", r.staged.warnings}}},
-                          {"tables", Tables(r.file.tables)}};
+              OrderedJson out = {
+                  {"in", o->in},
+                  {"to", c.store == "sqlite" ? c.data_dir : pg::RedactUrl(c.store)},
+                  {"store", c.store == "sqlite" ? "sqlite" : "postgresql"},
+                  {"from",
+                   {{"store", r.file.from_store},
+                    {"schema_version", r.file.from_schema_version},
+                    {"exported_at", r.file.exported_at}}},
+                  {"scope", r.file.scope_id.empty() ? OrderedJson(nullptr)
+                                                    : OrderedJson{{"scope_id", r.file.scope_id},
+                                                                  {"key", r.file.scope_key}}},
+                  {"sha256", r.file.sha256},
+                  {"rows", r.file.rows},
+                  {"resumed_after_rows", r.staged.resumed_after},
+                  {"verify", {{"violations", 0}, {"warnings", r.staged.warnings}}},
+                  {"tables", Tables(r.file.tables)}};
               if (r.copied) out["postgresql_copy"] = "identical";
               std::cout << out.dump(2) << "\n";
               return 0;

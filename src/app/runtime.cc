@@ -2,7 +2,10 @@
 
 #include <filesystem>
 
+#include "api/router.h"
 #include "app/providers.h"
+#include "cli/commands.h"
+#include "mcp/transports.h"
 #include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/store_files.h"
@@ -69,6 +72,15 @@ Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config) {
   rt->skill_generate = std::make_unique<SkillGenerator>(*rt->store, rt->extractor.get(),
                                                         *rt->review, rt->external_skills.get());
   return rt;
+}
+
+int WithRoutes(const Config& config, bool local, const std::function<int(const CallRoute&)>& fn) {
+  if (!local) return fn(RemoteRoutes(config.server));
+  auto built = BuildRuntime(config);
+  if (!built.ok()) return ReportError(built.status());
+  Router router;
+  AddRoutes(router, (*built)->services());
+  return fn(InProcessRoutes(router));
 }
 
 }  // namespace pc

@@ -3,10 +3,12 @@
 // MCP over stdio in front of them.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "api/services.h"
 #include "app/config.h"
+#include "client/call_route.h"
 #include "extract/extractor.h"
 #include "search/embedder.h"
 #include "search/reranker.h"
@@ -56,5 +58,9 @@ struct Runtime {
 
 // Opens the store (creating the data directory) and wires everything; an error says what failed.
 Result<std::unique_ptr<Runtime>> BuildRuntime(const Config& config);
+
+// Runs a command's `fn` with the API of the configured server, or (`local`) of the data directory
+// in this process, as its local administrator. An error opening it is reported (its exit code).
+int WithRoutes(const Config& config, bool local, const std::function<int(const CallRoute&)>& fn);
 
 }  // namespace pc

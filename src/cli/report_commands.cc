@@ -64,7 +64,7 @@ OptionSpec ProjectId() {
       .To("project_id");
 }
 
-OptionSpec ExpectedVersion() {
+OptionSpec DescriptorVersion() {
   return Opt("--expected-version", "the version the descriptor was read at",
              &Opts::expected_version)
       .Required()
@@ -186,7 +186,7 @@ const std::vector<Row>& ReportRows() {
        "the next version of a Project: its whole descriptor as it should be",
        {JsonFile("descriptor", "the ProjectDescriptor as JSON (a file, or - for standard input)",
                  "project"),
-        ExpectedVersion()},
+        DescriptorVersion()},
        {"POST", "/v1/handoff-reports/projects/update"},
        FormatProject},
       {"handoff-report workstream", "Workstreams: register a scope, list, update"},
@@ -215,7 +215,7 @@ const std::vector<Row>& ReportRows() {
        "the next version of a Workstream: its whole descriptor as it should be",
        {JsonFile("descriptor", "the WorkstreamDescriptor as JSON (a file, or - for standard input)",
                  "workstream"),
-        ExpectedVersion()},
+        DescriptorVersion()},
        {"POST", "/v1/handoff-reports/workstreams/update"},
        FormatWorkstream},
       {"handoff-report workspace", "workspace bindings: which Project a checkout reports to"},
@@ -253,7 +253,7 @@ const std::vector<Row>& ReportRows() {
        {Opt("workspace", "the workspace_instance_id", &Opts::workspace)
             .Required()
             .To("workspace_instance_id"),
-        ExpectedVersion()},
+        DescriptorVersion()},
        {"POST", "/v1/handoff-reports/workspace-bindings/detach"},
        FormatBinding},
       {"handoff-report activity", "the Activity log: record, list, purge"},

@@ -178,7 +178,7 @@ OptionSpec ScopeId() {
       .To("scope_id");
 }
 
-OptionSpec ExpectedVersion() {
+OptionSpec ReviewedVersion() {
   return Opt("--expected-version", "the version you reviewed", &Opts::expected_version)
       .Required()
       .To("expected_version");
@@ -271,7 +271,7 @@ std::vector<OptionSpec> Concat(std::initializer_list<std::vector<OptionSpec>> pa
 
 // The options of a decision on a reviewed candidate: `options` between the version and the id.
 std::vector<OptionSpec> Decision(const std::vector<OptionSpec>& options) {
-  return Concat({{ScopeId(), ExpectedVersion()}, options, {CandidateId()}});
+  return Concat({{ScopeId(), ReviewedVersion()}, options, {CandidateId()}});
 }
 
 }  // namespace

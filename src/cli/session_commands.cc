@@ -22,9 +22,9 @@
 #include "session/session_stats.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 // What these commands read at most: a message list to prune (the server takes 8 MiB in one
 // request; a local list may be bigger), and one transcript, which session-stats reads whole.

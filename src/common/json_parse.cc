@@ -6,9 +6,9 @@
 #include "common/utf8.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 // Thrown from the handler to stop at once; caught in ParseJson.
 struct Refused {

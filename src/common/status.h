@@ -105,6 +105,10 @@ class [[nodiscard]] Status {
 inline Status InvalidArgument(std::string m) {
   return Status(Code::kInvalidArgument, std::move(m));
 }
+// An invalid request about one field of it (the error's details name the field).
+inline Status FieldError(std::string_view field, std::string message) {
+  return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
+}
 inline Status NotFound(std::string m) { return Status(Code::kNotFound, std::move(m)); }
 inline Status Conflict(std::string m) { return Status(Code::kConflict, std::move(m)); }
 inline Status TooLarge(std::string m) { return Status(Code::kTooLarge, std::move(m)); }

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::string& OutputSchema() {
+const std::string& ExperienceSchema() {
   static const std::string kSchema =
       json{{"type", "object"},
            {"required", {"experience"}},
@@ -30,7 +30,7 @@ const std::string& OutputSchema() {
   return kSchema;
 }
 
-Status Unusable(const std::string& why) {
+Status NotAnExperience(const std::string& why) {
   return Status(Code::kProviderError, "the model's answer is not a complete Experience: " + why);
 }
 
@@ -54,23 +54,25 @@ ExtractionRequest BuildExperienceRequest(const std::vector<Source>& sources,
   AddShownArtifacts(in, artifacts, replaces);
   if (entries_cut) in["entries_cut"] = true;
   return ExtractionRequest{kExperiencePromptVersion, kExperiencePrompt,
-                           in.dump(2, ' ', false, json::error_handler_t::replace), OutputSchema()};
+                           in.dump(2, ' ', false, json::error_handler_t::replace),
+                           ExperienceSchema()};
 }
 
 Result<std::optional<ExperienceContent>> ParseExperienceAnswer(const std::string& answer) {
   PC_ASSIGN_OR_RETURN(json doc, ModelAnswerObject(answer));
   if (!doc.contains("experience"))
-    return Unusable("it has no \"experience\" (null when there is no lesson)");
+    return NotAnExperience("it has no \"experience\" (null when there is no lesson)");
   const json& e = doc["experience"];
   if (e.is_null()) return std::optional<ExperienceContent>();
-  if (!e.is_object()) return Unusable("\"experience\" is not an object");
+  if (!e.is_object()) return NotAnExperience("\"experience\" is not an object");
   ExperienceContent c;
   for (auto [name, field] : {std::pair{"situation", &c.situation}, std::pair{"action", &c.action},
                              std::pair{"outcome", &c.outcome}, std::pair{"lesson", &c.lesson}}) {
-    if (!e.contains(name) || !e[name].is_string()) return Unusable(std::string("no ") + name);
+    if (!e.contains(name) || !e[name].is_string())
+      return NotAnExperience(std::string("no ") + name);
     *field = e[name].get<std::string>();
     if (Status s = CheckText(name, *field, kGeneratedFieldBytes); !s.ok())
-      return Unusable(s.message());
+      return NotAnExperience(s.message());
   }
   return std::optional<ExperienceContent>(std::move(c));
 }

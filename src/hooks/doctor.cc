@@ -14,9 +14,9 @@
 #include "hooks/project_scope.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -23,9 +23,10 @@
 #include "session/transcript.h"
 
 namespace pc {
+using Json = nlohmann::json;
+
 namespace {
 
-using Json = nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr size_t kMaxQueryBytes = 8000;          // the spec's query is at most 8,192 characters

@@ -12,9 +12,9 @@
 #include "common/utf8.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 constexpr const char* kIndexMark = "<!-- powercontext:index";
 constexpr const char* kCiteMark = "  — cite: `";

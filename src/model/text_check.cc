@@ -9,10 +9,6 @@
 namespace pc {
 namespace {
 
-Status FieldError(std::string_view field, std::string message) {
-  return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
-}
-
 // True when every code point is white space or invisible (U+200B, U+3164 …): such a text says
 // nothing, however many bytes it has.
 bool IsInvisible(std::string_view canonical) {

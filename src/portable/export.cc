@@ -26,8 +26,8 @@ namespace pc::portable {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
-using RowFn = std::function<Status(Json&&)>;
+using OrderedJson = nlohmann::ordered_json;
+using RowFn = std::function<Status(OrderedJson&&)>;
 
 std::string Filter(const StoreTable& t, const std::string& param) {
   std::string f = t.scope_filter;
@@ -92,7 +92,7 @@ class SqliteReader : public Reader {
     while (true) {
       PC_ASSIGN_OR_RETURN(bool more, s.Step());
       if (!more) return Status::Ok();
-      Json row = Json::array();
+      OrderedJson row = OrderedJson::array();
       for (size_t c = 0; c < t.types.size(); ++c) {
         const int i = static_cast<int>(c);
         if (s.IsNull(i)) {
@@ -176,7 +176,7 @@ class PgReader : public Reader {
       PC_ASSIGN_OR_RETURN(pg::Rows r, conn_->Query("FETCH 1000 FROM pc_export"));
       if (!r.size()) break;
       for (int i = 0; i < r.size(); ++i) {
-        Json row = Json::array();
+        OrderedJson row = OrderedJson::array();
         for (size_t c = 0; c < t.types.size(); ++c) {
           const std::optional<std::string> v = r.Get(i, static_cast<int>(c));
           if (!v) {
@@ -258,7 +258,7 @@ Status WriteAll(Reader& reader, const ExportOptions& o, ExportReport& report,
     if (!out) return Internal("writing " + tmp + " failed (is the disk full?)");
     return Status::Ok();
   };
-  Json header = {
+  OrderedJson header = {
       {"format", kFormatName},
       {"format_version", kFormatVersion},
       {"exported_at", FormatTimestamp(NowMillis())},
@@ -276,8 +276,8 @@ Status WriteAll(Reader& reader, const ExportOptions& o, ExportReport& report,
   PC_RETURN_IF_ERROR(put(first));
   for (const StoreTable& t : StoreTables()) {
     int64_t n = 0;
-    PC_RETURN_IF_ERROR(reader.Each(t, report.scope_id, [&](Json&& row) -> Status {
-      Json line = {{"t", t.name}, {"r", std::move(row)}};
+    PC_RETURN_IF_ERROR(reader.Each(t, report.scope_id, [&](OrderedJson&& row) -> Status {
+      OrderedJson line = {{"t", t.name}, {"r", std::move(row)}};
       std::string text;
       try {
         text = Line(line);
@@ -292,7 +292,7 @@ Status WriteAll(Reader& reader, const ExportOptions& o, ExportReport& report,
   }
   report.sha256 = hash.FinishHex();
   const std::string trailer =
-      Line(Json{{"end", {{"rows", report.rows}, {"sha256", report.sha256}}}});
+      Line(OrderedJson{{"end", {{"rows", report.rows}, {"sha256", report.sha256}}}});
   out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
   report.bytes += static_cast<int64_t>(trailer.size());
   out.close();

@@ -17,10 +17,11 @@
 #include "verify/verify.h"
 
 namespace pc::portable {
+using Json = nlohmann::json;
+
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 
 constexpr const char* kNothing = "; nothing was changed";
 

@@ -11,9 +11,9 @@
 #include "session/transcript.h"  // TextChars
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 // Characters of a content value: a string, or an array of blocks (text, a tool call's input, a
 // tool result's content; images count nothing).

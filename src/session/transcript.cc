@@ -9,9 +9,9 @@
 #include "session/fields.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 std::optional<int64_t> TimeOf(const Json& line) {
   auto it = line.find("timestamp");

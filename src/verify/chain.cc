@@ -9,8 +9,6 @@
 namespace pc::verify {
 namespace {
 
-std::string P(int64_t n) { return std::to_string(n); }
-
 void CheckNumbering(Sink& sink, const Target& t, const ArtifactRow& a,
                     const std::vector<RevisionRow>& revisions) {
   std::set<int64_t> present;

@@ -10,8 +10,6 @@
 namespace pc::verify {
 namespace {
 
-std::string P(int64_t n) { return std::to_string(n); }
-
 // (artifact id, revision) of each revision an audit row says its write committed, with the seq
 // of each such row.
 using Claims = std::map<std::pair<std::string, int64_t>, std::vector<int64_t>>;

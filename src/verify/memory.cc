@@ -7,8 +7,6 @@
 namespace pc::verify {
 namespace {
 
-std::string P(int64_t n) { return std::to_string(n); }
-
 // Runs `sql` on the memory `artifact_id` and hands each row to `row`.
 Status EachRow(VerifySource& src, const char* sql, const std::string& artifact_id,
                const std::function<void(const VerifyRows&, size_t)>& row) {

@@ -7,8 +7,6 @@
 namespace pc::verify {
 namespace {
 
-std::string P(int64_t n) { return std::to_string(n); }
-
 // One head entry's document against its manifest line and version.
 void CheckDoc(Sink& sink, const Target& t, const std::string& entry, const HeadLine& head,
               const VerifyTextDoc& d, const VersionRow* version) {

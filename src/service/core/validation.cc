@@ -12,10 +12,6 @@
 namespace pc {
 namespace {
 
-Status FieldError(std::string_view field, std::string message) {
-  return InvalidArgument(std::move(message)).WithDetail("field", std::string(field));
-}
-
 constexpr size_t kMaxScopeIdChars = 256;  // the spec's maxLength: characters, not bytes
 
 }  // namespace

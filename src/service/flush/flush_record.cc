@@ -6,9 +6,10 @@
 #include "common/utf8.h"
 
 namespace pc {
+using Json = nlohmann::json;
+
 namespace {
 
-using Json = nlohmann::json;
 constexpr const char* kFormat = "powercontext.last_flush.v1";
 
 Json RefJson(const MemoryRef& m) {

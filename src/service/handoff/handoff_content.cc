@@ -14,10 +14,6 @@ constexpr size_t kMaxHandoffTextBytes = 4 * kMaxHandoffTextChars;
 
 constexpr size_t kMaxRefChars = 128;  // ArtifactReference ids and family
 
-Status FieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
-}
-
 size_t CountChars(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;

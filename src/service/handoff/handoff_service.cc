@@ -19,10 +19,6 @@ constexpr size_t kActivationWindowSources = 8;  // the boundary and the sources 
 constexpr size_t kArtifactPromptEntries = 20;   // a memory revision shown as evidence
 constexpr size_t kArtifactPromptEntryBytes = 300;
 
-Status FieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
-}
-
 Status NoExtractor(const char* what) {
   return Status(
       Code::kCapabilityUnavailable,

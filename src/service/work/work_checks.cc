@@ -9,10 +9,6 @@ namespace {
 
 constexpr size_t kMaxSourceIdChars = 256;
 
-Status FieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
-}
-
 std::string At(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
 
 }  // namespace

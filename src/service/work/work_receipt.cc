@@ -10,9 +10,9 @@
 #include "service/handoff/handoff_content.h"
 
 namespace pc {
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 constexpr int kReceiptScanPage = 100;  // receipts read at a time looking for a later one
 

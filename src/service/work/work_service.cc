@@ -12,10 +12,6 @@
 namespace pc {
 namespace {
 
-Status FieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
-}
-
 const char* SchemaOf(WorkKind k) {
   switch (k) {
     case WorkKind::kContract:

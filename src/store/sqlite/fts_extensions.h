@@ -30,6 +30,8 @@ Status RegisterFtsExtensions(sqlite3* db);
 // `text` marked as belonging to index `owner` (a memory's or a scope's rowid): what the shared
 // tables store, and what every query phrase is written as.
 std::string MarkText(int64_t owner, std::string_view text);
+// The state column of a retired entry's text row, after the mark (an active one's: the mark).
+inline constexpr std::string_view kRetiredState = "retired";
 // The arguments of pctag in the shared tables' tokenize = 'pctag porter pc' (schema.cc migration
 // 5: a migration's text, which never changes; FtsTokenizerTest ties the two).
 inline constexpr const char* kSharedTextChain[] = {"porter", "pc"};

@@ -32,18 +32,16 @@ void AppendPhrase(std::string& out, int64_t owner, const std::string& phrase) {
   out.push_back('"');
 }
 
-constexpr const char* kRetired = "retired";
-
 std::string MatchOf(const std::string& phrases, bool include_inactive, int64_t owner) {
   std::string match = "text : (" + phrases + ")";
   if (include_inactive) return match;
   std::string retired;
-  AppendPhrase(retired, owner, kRetired);
+  AppendPhrase(retired, owner, std::string(kRetiredState));
   return "(" + match + ") NOT state : " + retired;
 }
 
 bool EndsWithRetired(const std::string& state) {
-  const std::string_view s(state), r(kRetired);
+  const std::string_view s(state), r(kRetiredState);
   return s.size() >= r.size() && s.substr(s.size() - r.size()) == r;
 }
 
@@ -101,7 +99,8 @@ Status SqliteTxn::ProjectText(int64_t owner, int64_t revision, const ManifestUpd
   if (created != revision)  // the entry had a row before this revision
     PC_RETURN_IF_ERROR(PutTextRow({TextRows::Row::kRemove, owner, rowid, "", "", ""}));
   return PutTextRow({TextRows::Row::kMemory, owner, rowid, std::move(text),
-                     u.active ? "" : kRetired, u.entry_version_id});
+                     std::string(u.active ? std::string_view() : kRetiredState),
+                     u.entry_version_id});
 }
 
 Status SqliteTxn::PutTextRow(TextRows::Row row) {
@@ -171,11 +170,11 @@ Status SqliteTxn::WriteTextRows(TextRows& rows) {
         const std::string text = MarkText(r.owner, r.text);
         s.Bind(1, r.rowid).Bind(2, text).Bind(3, MarkText(r.owner, r.state));
         PC_RETURN_IF_ERROR(s.Bind(4, r.entry_version_id).Bind(5, tokens).Run());
-        FollowKeptReads(r.state == kRetired ? "" : text, r.rowid, true);
+        FollowKeptReads(r.state == kRetiredState ? "" : text, r.rowid, true);
         Delta& d = stats[{TextIndex::kMemory, r.owner}];
         d.docs += 1;
         d.tokens += tokens;
-        d.retired += r.state == kRetired ? 1 : 0;
+        d.retired += r.state == kRetiredState ? 1 : 0;
         break;
       }
       case TextRows::Row::kSource: {

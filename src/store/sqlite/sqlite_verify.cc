@@ -9,8 +9,6 @@
 namespace pc::sqlite {
 namespace {
 
-constexpr std::string_view kRetired = "retired";
-
 class SqliteVerifySource final : public VerifySource {
   std::unique_ptr<Db> db_;
   std::string path_;
@@ -57,7 +55,7 @@ class SqliteVerifySource final : public VerifySource {
                       rows.Int(i, 5),
                       ""};
       const std::string state = rows.Text(i, 3);
-      d.retired = state == mark + std::string(kRetired);
+      d.retired = state == mark + std::string(kRetiredState);
       if (!d.retired && state != mark) d.malformed = "its state column is not the memory's";
       if (d.text->rfind(mark, 0) == 0)
         d.text = d.text->substr(mark.size());
