@@ -23,7 +23,7 @@ const char* TableOf(TextIndex::Kind kind) {
 
 // A phrase of a query in FTS5 syntax, double-quoted (quotes doubled inside) and marked with the
 // index's tag, so nothing the user typed is an operator and it matches this index only.
-void AppendPhrase(std::string& out, int64_t owner, const std::string& phrase) {
+void AppendPhrase(std::string& out, int64_t owner, std::string_view phrase) {
   out.push_back('"');
   for (char c : MarkText(owner, phrase)) {
     if (c == '"') out.push_back('"');
@@ -36,7 +36,7 @@ std::string MatchOf(const std::string& phrases, bool include_inactive, int64_t o
   std::string match = "text : (" + phrases + ")";
   if (include_inactive) return match;
   std::string retired;
-  AppendPhrase(retired, owner, std::string(kRetiredState));
+  AppendPhrase(retired, owner, kRetiredState);
   return "(" + match + ") NOT state : " + retired;
 }
 
