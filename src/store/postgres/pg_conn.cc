@@ -81,6 +81,7 @@ Status Conn::Error(const std::string& what, pg_result* r) {
 Status Conn::Exec(const std::string& sql) {
   // Whatever was queued is answered first; the command runs either way (a ROLLBACK must).
   Status queued = Flush();
+  CountRoundTrip();
   pg_result* r = PQexec(c_, sql.c_str());
   Rows rows(r);
   ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
@@ -91,22 +92,20 @@ Status Conn::Exec(const std::string& sql) {
   return queued;
 }
 
-Result<const std::string*> Conn::Prepared(const std::string& sql, int params, bool pipelined) {
+bool Conn::ToPrepare(const std::string& sql, int params) const {
+  return params > 0 && prepared_.size() < kMaxPrepared && prepared_.count(sql) == 0;
+}
+
+Result<const std::string*> Conn::Prepared(const std::string& sql, int params) {
   auto named = prepared_.find(sql);
   if (named != prepared_.end()) return &named->second;
-  if (params == 0 || prepared_.size() >= kMaxPrepared) return nullptr;
+  if (!ToPrepare(sql, params)) return nullptr;
   // Session-level, so a rollback keeps it; a failure here (an aborted transaction) is the
-  // statement's own error.
+  // statement's own error. Queued before the statement: one round trip makes and runs it.
   std::string name = "pc_" + std::to_string(prepared_.size());
-  if (pipelined) {
-    if (!PQsendPrepare(c_, name.c_str(), sql.c_str(), params, nullptr))
-      return Error(sql.substr(0, 60), nullptr);
-    sent_.push_back(Sent{sql, true});
-  } else {
-    pg_result* p = PQprepare(c_, name.c_str(), sql.c_str(), params, nullptr);
-    Rows made(p);
-    if (!p || PQresultStatus(p) != PGRES_COMMAND_OK) return Error(sql.substr(0, 60), p);
-  }
+  if (!PQsendPrepare(c_, name.c_str(), sql.c_str(), params, nullptr))
+    return Error(sql.substr(0, 60), nullptr);
+  sent_.push_back(Sent{sql, true});
   return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
@@ -133,21 +132,31 @@ class TextParams {
   std::vector<int> lengths_;
 };
 
+// The rows of the one statement Collect was to keep.
+Result<Rows> OneWanted(const Status& collected, std::vector<Rows>& rows) {
+  if (!collected.ok()) return collected;
+  if (rows.size() != 1) return Internal("postgresql: a pipelined statement went unanswered");
+  return std::move(rows[0]);
+}
+
 }  // namespace
 
 Result<Rows> Conn::Query(const std::string& sql,
                          const std::vector<std::optional<std::string>>& params) {
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
-  if (PQpipelineStatus(c_) != PQ_PIPELINE_OFF) {
-    // Statements are queued (Send): this one joins them, and one round trip answers them all.
-    PC_RETURN_IF_ERROR(Queue(sql, params));
-    Rows last;
-    PC_RETURN_IF_ERROR(Collect(&last));
-    return last;
+  if (PQpipelineStatus(c_) != PQ_PIPELINE_OFF || ToPrepare(sql, static_cast<int>(params.size()))) {
+    // Statements are queued (Send), or this one is to be prepared first: it joins them, and one
+    // round trip answers them all.
+    PC_RETURN_IF_ERROR(EnterPipeline(sql));
+    PC_RETURN_IF_ERROR(Queue(sql, params, true));
+    std::vector<Rows> rows;
+    const Status collected = Collect(&rows);
+    return OneWanted(collected, rows);
   }
   const TextParams text(params);
   const int n = text.count();
-  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, false));
+  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n));
+  CountRoundTrip();
   pg_result* r =
       name ? PQexecPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
            : PQexecParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr, 0);
@@ -162,11 +171,35 @@ Result<Rows> Conn::QueryPlannedOnce(const std::string& sql,
   PC_RETURN_IF_ERROR(EnterPipeline(sql));
   if (sql.rfind("SELECT ", 0) != 0) ++changes_;
   PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode = force_generic_plan", {}));
-  PC_RETURN_IF_ERROR(Queue(sql, params));
+  PC_RETURN_IF_ERROR(Queue(sql, params, true));
   PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode TO DEFAULT", {}));
-  Rows rows;
-  PC_RETURN_IF_ERROR(Collect(&rows, 1));
+  std::vector<Rows> rows;
+  const Status collected = Collect(&rows);
+  return OneWanted(collected, rows);
+}
+
+Result<std::vector<Rows>> Conn::QueryEach(const std::vector<Statement>& statements) {
+  std::vector<Rows> rows;
+  if (statements.empty()) {
+    PC_RETURN_IF_ERROR(Flush());
+    return rows;
+  }
+  PC_RETURN_IF_ERROR(EnterPipeline(statements[0].sql));
+  for (const Statement& s : statements) {
+    if (s.sql.rfind("SELECT ", 0) != 0) ++changes_;
+    PC_RETURN_IF_ERROR(Queue(s.sql, s.params, true));
+  }
+  PC_RETURN_IF_ERROR(Collect(&rows));
   return rows;
+}
+
+Status Conn::SendEnd(const std::string& sql) {
+  PC_RETURN_IF_ERROR(EnterPipeline(sql));
+  PC_RETURN_IF_ERROR(Queue(sql, {}));
+  // Sent now (a flush request makes the server answer without a sync), so the transaction ends
+  // at once, not when the connection is next used; its answer waits in the socket.
+  if (!PQsendFlushRequest(c_) || PQflush(c_) != 0) return Error(sql.substr(0, 60), nullptr);
+  return Status::Ok();
 }
 
 Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
@@ -181,24 +214,26 @@ Status Conn::EnterPipeline(const std::string& sql) {
   return Status::Ok();
 }
 
-Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+                   bool wanted) {
   const TextParams text(params);
   const int n = text.count();
-  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n, true));
+  PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n));
   // The values are copied into libpq's output buffer here: the caller's strings may go.
   const int queued =
       name ? PQsendQueryPrepared(c_, name->c_str(), n, text.values(), text.lengths(), nullptr, 0)
            : PQsendQueryParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr,
                                0);
   if (!queued) return Error(sql.substr(0, 60), nullptr);
-  sent_.push_back(Sent{sql, false});
+  sent_.push_back(Sent{sql, false, wanted});
   return Status::Ok();
 }
 
 Status Conn::Flush() { return Collect(nullptr); }
 
-Status Conn::Collect(Rows* out, size_t from_end) {
+Status Conn::Collect(std::vector<Rows>* out) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF) return Status::Ok();
+  CountRoundTrip();
   Status first = Status::Ok();
   if (!PQpipelineSync(c_)) first = Error("a pipeline sync", nullptr);
   // Each statement's result then a null; after them all, the sync's own result.
@@ -216,7 +251,7 @@ Status Conn::Collect(Rows* out, size_t from_end) {
     const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
     ++at;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-      if (out && at + from_end == sent_.size()) *out = std::move(answer);  // the caller's
+      if (out && what && what->wanted) out->push_back(std::move(answer));  // the caller's
       continue;
     }
     if (what && what->preparation)

@@ -3,6 +3,7 @@
 // PostgreSQL's SQLSTATE, and never the password of the connection URL.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,20 @@ class Conn {
   Status Send(const std::string& sql, const std::vector<std::optional<std::string>>& params);
   // Waits for the statements Send() queued; the first error among them, or OK.
   Status Flush();
+  // Several statements in one round trip (after any Send() queued: their first error, or these
+  // statements' rows in order). Prepared as Query() prepares.
+  struct Statement {
+    std::string sql;
+    std::vector<std::optional<std::string>> params;
+  };
+  Result<std::vector<Rows>> QueryEach(const std::vector<Statement>& statements);
+  // A statement without parameters or rows (a read-only transaction's COMMIT) sent to the server
+  // to run now, its answer read with this connection's next round trip rather than waited for:
+  // its failure (one that can only be the connection's) is the next use's first error.
+  Status SendEnd(const std::string& sql);
+
+  // Every wait for the server's answer (a round trip) this connection made is counted in `*to`.
+  void CountRoundTripsIn(std::atomic<uint64_t>* to) { round_trips_ = to; }
 
   // The SQLSTATE of the first statement that failed since the last ClearFailure() ("" if none):
   // a transaction that lost a race is known by it even when the caller reworded the error.
@@ -91,23 +106,32 @@ class Conn {
  private:
   explicit Conn(pg_conn* c) : c_(c) {}
   Status Error(const std::string& what, pg_result* r);
-  // The named prepared statement for `sql` (preparing it first: queued when `pipelined`), or null
-  // when it is not to be prepared (no parameters, or kMaxPrepared reached).
-  Result<const std::string*> Prepared(const std::string& sql, int params, bool pipelined);
+  // Whether `sql` is yet to be prepared on this session (it has parameters; kMaxPrepared not
+  // reached).
+  bool ToPrepare(const std::string& sql, int params) const;
+  // The named prepared statement for `sql` (its preparation queued first, in pipeline mode, when
+  // ToPrepare), or null when it is not to be prepared.
+  Result<const std::string*> Prepared(const std::string& sql, int params);
   // Enters libpq's pipeline mode unless in it already (`sql`: what the error names).
   Status EnterPipeline(const std::string& sql);
   // Sends a statement into the pipeline (Send without entering it or counting a change).
-  Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params);
-  // Syncs the pipeline and reads every answer: the first error; the rows of the statement queued
-  // `from_end` places before the last (0: the last) into `out` when given.
-  Status Collect(Rows* out, size_t from_end = 0);
+  Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+               bool wanted = false);
+  // Syncs the pipeline and reads every answer: the first error; the rows of the statements queued
+  // `wanted`, in order, into `out` when given.
+  Status Collect(std::vector<Rows>* out);
+  void CountRoundTrip() {
+    if (round_trips_) round_trips_->fetch_add(1, std::memory_order_relaxed);
+  }
   static constexpr size_t kMaxPrepared = 512;
   pg_conn* c_;
   std::string first_failure_;
   uint64_t changes_ = 0;
+  std::atomic<uint64_t>* round_trips_ = nullptr;
   struct Sent {
     std::string sql;  // what it was (for the error), and for a preparation the key to forget
     bool preparation = false;
+    bool wanted = false;  // its rows go to Collect's caller
   };
   std::vector<Sent> sent_;  // queued in pipeline mode, not yet answered
   std::unordered_map<std::string, std::string> prepared_;  // SQL → its statement name here

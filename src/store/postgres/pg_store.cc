@@ -64,6 +64,7 @@ uint64_t PgStore::write_retries() const {
 
 Result<std::unique_ptr<Conn>> PgStore::Connect() {
   PC_ASSIGN_OR_RETURN(std::unique_ptr<Conn> conn, Conn::Open(options_.url));
+  conn->CountRoundTripsIn(&round_trips_);
   if (options_.relaxed_commit) PC_RETURN_IF_ERROR(conn->Exec("SET synchronous_commit = off"));
   return conn;
 }
@@ -118,7 +119,9 @@ Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   if (status.ok()) {
     PgTxn txn(*conn, false, gate_lists_.get());
     status = GuardedCallback<ReadTxn>(fn, txn);
-    Status end = conn->Exec(status.ok() ? "COMMIT" : "ROLLBACK");
+    // A read-only transaction that read what it wanted commits without waiting for the answer
+    // (Conn::SendEnd): one round trip fewer for every read.
+    Status end = status.ok() ? conn->SendEnd("COMMIT") : conn->Exec("ROLLBACK");
     healthy = end.ok();
     if (status.ok()) status = end;
   }
@@ -316,6 +319,12 @@ void PgStore::JoinQueued(std::vector<PendingWrite*>& group, Lane* lane) {
   }
 }
 
+bool PgStore::NoneQueued(Lane* lane) {
+  if (!lane) return true;
+  std::lock_guard<std::mutex> lock(lanes_mu_);
+  return lane->queue.empty();
+}
+
 // A failure of the transaction itself (BEGIN, a savepoint, COMMIT): every write still standing
 // (with `only_ok`: every write that succeeded) gets it, and runs again if it was a lost race.
 void PgStore::FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s,
@@ -366,6 +375,13 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     const uint64_t changes = conn.changes();
     PgTxn txn(conn, true, nullptr, &changed);
     w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
+    // A write alone in the fast pass, no other writer queued on its lane: its changes go with the
+    // COMMIT, in one round trip. Whatever fails there, its own statements or the COMMIT, it is
+    // answered as it would be here: rolled back, with that error (or run again, a lost race).
+    if (w->status.ok() && pass == Pass::kFast && group.size() == 1 && NoneQueued(lane)) {
+      any_ok = true;
+      break;
+    }
     // The changes it queued (Conn::Send) are answered here, so their errors are its own.
     if (Status sent = conn.Flush(); w->status.ok() && !sent.ok()) w->status = sent;
     if (!w->status.ok()) {
@@ -403,10 +419,12 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     return pass == Pass::kRehearsal ? Outcome::kRerun : Outcome::kDone;
   }
   const auto started = std::chrono::steady_clock::now();
-  // Without its WAL flush, which AnswerWhenDurable waits for after the scope's lock is passed on
-  // (one round trip: both in one simple query).
-  Status commit =
-      conn.Exec(options_.relaxed_commit ? "COMMIT" : "SET LOCAL synchronous_commit = off; COMMIT");
+  // Without its WAL flush, which AnswerWhenDurable waits for after the scope's lock is passed on;
+  // in one round trip with whatever the last write queued.
+  Status commit = Status::Ok();
+  if (!options_.relaxed_commit) commit = conn.Send("SET LOCAL synchronous_commit = off", {});
+  if (commit.ok()) commit = conn.Send("COMMIT", {});
+  if (Status sent = conn.Flush(); commit.ok()) commit = sent;
   ops::metrics().ObserveCommitSeconds(ops::SecondsSince(started));
   if (!commit.ok()) {
     fail_all(commit, true);  // nothing of the group is kept

@@ -1,6 +1,7 @@
 // The PostgreSQL store (issue 15): several PowerContext servers on one database.
 //
-// Every Read runs in one REPEATABLE READ, READ ONLY transaction: one snapshot for the callback.
+// Every Read runs in one REPEATABLE READ, READ ONLY transaction: one snapshot for the callback;
+// its COMMIT is sent without waiting for the answer (Conn::SendEnd).
 // Every Write runs in one READ COMMITTED transaction on a pooled connection, and the artifacts it
 // looks up (a scope's memory, its handoff) are locked FOR UPDATE until it commits: writes of one
 // scope take turns across every server, and each reads what the one before committed — SQLite's
@@ -102,6 +103,10 @@ class PgStore final : public Store {
   // Writes that ran again after losing a race, since start (for tests and the benchmarks).
   uint64_t write_retries() const;
 
+  // Waits for PostgreSQL's answer (round trips) on all of this server's connections, since start
+  // (for tests and the benchmarks: on a small machine a remember costs its round trips).
+  uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
+
   struct GroupStats {
     uint64_t writes = 0;   // writes answered
     uint64_t commits = 0;  // transactions they committed in (or tried to)
@@ -129,6 +134,7 @@ class PgStore final : public Store {
   void AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t commit,
                          std::unique_ptr<Conn> conn);
   void JoinQueued(std::vector<PendingWrite*>& group, Lane* lane);
+  bool NoneQueued(Lane* lane);  // no writer waits on `lane` (none: a write alone)
   static void FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Status& s, bool only_ok);
 
   explicit PgStore(PgOptions options);
@@ -148,7 +154,9 @@ class PgStore final : public Store {
   int fail_flushes_ = 0;  // in a flush: PgOptions::fail_flushes
   std::mutex lanes_mu_;
   std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;  // a queue per group with writers
-  std::unique_ptr<GateLists> gate_lists_;  // the reconcile gate's reads, kept (pg_gate_lists.h)
+  std::unique_ptr<GateLists> gate_lists_;
+  std::atomic<uint64_t> round_trips_{
+      0};  // Conn::CountRoundTripsIn  // the reconcile gate's reads, kept (pg_gate_lists.h)
 };
 
 }  // namespace pc::pg

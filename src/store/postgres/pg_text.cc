@@ -29,21 +29,6 @@ constexpr int64_t kPlanCountBudget = 8000;
 constexpr int64_t kMinCommonCap = 50;
 constexpr int64_t kRecentCandidates = 200;
 
-// A PostgreSQL array literal of text values: {"a","b\"c"}.
-std::string TextArray(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out.push_back(',');
-    out.push_back('"');
-    for (char c : items[i]) {
-      if (c == '"' || c == '\\') out.push_back('\\');
-      out.push_back(c);
-    }
-    out.push_back('"');
-  }
-  return out + "}";
-}
-
 template <typename Int>
 std::string IntArray(const std::vector<Int>& items) {
   std::string out = "{";
@@ -529,10 +514,15 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head, in
         if (!read) lists->Unclaim(memory, head);
       }
     } unclaim{gate_lists_, memory, head};
-    PC_ASSIGN_OR_RETURN(  // each changed entry's document and version, as of the head
-        Rows c, Q(std::string("SELECT e.doc, m.active, ") + kVersionColumns + kChangedLinesFrom +
-                      " JOIN entries e ON e.entry_id = c.entry_id",
-                  {memory, P(at), P(head)}));
+    // Each changed entry's document and version as of the head, and the newest changes'
+    // documents: one round trip.
+    std::vector<Conn::Statement> reads{{std::string("SELECT e.doc, m.active, ") + kVersionColumns +
+                                            kChangedLinesFrom +
+                                            " JOIN entries e ON e.entry_id = c.entry_id",
+                                        {memory, P(at), P(head)}}};
+    if (recent > 0) reads.push_back({kRecentChanges, {memory, P(at), P(head), P(int64_t{recent})}});
+    PC_ASSIGN_OR_RETURN(std::vector<Rows> rows, QEach(reads));
+    const Rows& c = rows.at(0);
     for (int i = 0; i < c.size(); ++i) {
       GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
       if (change.active) {
@@ -542,10 +532,8 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head, in
       }
       changes.push_back(std::move(change));
     }
-    if (recent > 0) {
-      PC_ASSIGN_OR_RETURN(Rows r, Q(kRecentChanges, {memory, P(at), P(head), P(int64_t{recent})}));
-      for (int i = 0; i < r.size(); ++i) recent_docs.push_back(r.Int(i, 0));
-    }
+    if (recent > 0)
+      for (int i = 0; i < rows.at(1).size(); ++i) recent_docs.push_back(rows[1].Int(i, 0));
     unclaim.read = true;  // Advance ends the claim
   }
   return gate_lists_->Advance(memory, at, head, changes, recent_docs,

@@ -27,6 +27,20 @@ Scope ReadScope(const Rows& r, int row) {
 
 }  // namespace
 
+std::string TextArray(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out.push_back('"');
+    for (char c : items[i]) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out + "}";
+}
+
 EntryVersion ReadVersion(const Rows& r, int row, int at) {
   EntryVersion v;
   v.entry_version_id = r.Text(row, at);

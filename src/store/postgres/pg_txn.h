@@ -27,6 +27,8 @@ inline std::string P(int64_t v) { return std::to_string(v); }
 inline std::string P(int v) { return std::to_string(v); }
 inline std::string P(bool v) { return v ? "t" : "f"; }
 inline bool Bool(const Rows& r, int row, int col) { return r.Text(row, col) == "t"; }
+// A PostgreSQL array literal of text values: {"a","b\"c"}.
+std::string TextArray(const std::vector<std::string>& items);
 
 // The entry_versions columns (as v) that ReadVersion reads, in order.
 inline constexpr const char* kVersionColumns =
@@ -276,6 +278,10 @@ class PgTxn final : public WriteTxn {
   // PostgreSQL, left to choose, plans at every call though its plan has one shape.
   Result<Rows> QOnce(const std::string& sql, const Params& params) {
     return c_.QueryPlannedOnce(sql, params);
+  }
+  // Several reads in one round trip (Conn::QueryEach): each one's rows, in order.
+  Result<std::vector<Rows>> QEach(const std::vector<Conn::Statement>& statements) {
+    return c_.QueryEach(statements);
   }
   // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
   // its error is answered by the next statement, or when the store flushes the write's end.

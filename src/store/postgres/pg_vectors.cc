@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "store/postgres/pg_txn.h"
@@ -135,18 +136,25 @@ Status PgTxn::ScanVectors(const std::string& artifact_id, const std::string& pro
 
 Status PgTxn::VisitVectorRows(const std::string& profile, const std::vector<std::string>& entry_ids,
                               const VectorVisitor& visit) {
+  if (entry_ids.empty()) return Status::Ok();
+  // One statement for them all: a round trip each was most of a remember's waits with an
+  // embedder (the gate's candidates, ~5 of them). On its generic plan (an array parameter).
+  PC_ASSIGN_OR_RETURN(
+      Rows r, QOnce("SELECT entry_id, entry_version_id, active, profile IS NOT DISTINCT FROM $2"
+                    " AND vector IS NOT NULL, vector FROM entry_vectors"
+                    " WHERE entry_id = ANY($1::text[])",
+                    {TextArray(entry_ids), profile}));
+  std::unordered_map<std::string, int> row_of;  // entry_id → its row (one at most: the key)
+  for (int i = 0; i < r.size(); ++i) row_of.emplace(r.Text(i, 0), i);
   for (const std::string& entry_id : entry_ids) {
-    PC_ASSIGN_OR_RETURN(Rows r,
-                        Q("SELECT entry_version_id, active, profile IS NOT DISTINCT FROM $2"
-                          " AND vector IS NOT NULL, vector FROM entry_vectors WHERE entry_id = $1",
-                          {entry_id, profile}));
-    if (r.size() == 0 || !Bool(r, 0, 2)) {
-      visit(entry_id, r.size() ? r.Text(0, 0) : std::string(), r.size() && Bool(r, 0, 1), nullptr,
-            0);
+    auto found = row_of.find(entry_id);
+    const int i = found == row_of.end() ? -1 : found->second;
+    if (i < 0 || !Bool(r, i, 3)) {
+      visit(entry_id, i >= 0 ? r.Text(i, 1) : std::string(), i >= 0 && Bool(r, i, 2), nullptr, 0);
       continue;
     }
-    const std::vector<float> v = FloatsFromHex(r.Text(0, 3));
-    visit(entry_id, r.Text(0, 0), Bool(r, 0, 1), v.data(), v.size());
+    const std::vector<float> v = FloatsFromHex(r.Text(i, 4));
+    visit(entry_id, r.Text(i, 1), Bool(r, i, 2), v.data(), v.size());
   }
   return Status::Ok();
 }
