@@ -334,6 +334,10 @@ class WriteTxn : public ReadTxn {
   // Appends a revision. Fails with Conflict if the artifact's head moved (info.memory.revision is
   // not head + 1), which the service checks first; the check here is the last line of defence.
   virtual Status CommitRevision(const NewRevision& rev) = 0;
+  // A hint, answers unchanged: the write will ask FindActiveByHash(a, content_hash), `a` the
+  // artifact it looks up next (FindArtifact). A store may send that question with the lookup
+  // (PostgreSQL: with the lock, one round trip fewer a remember).
+  virtual void ExpectActiveByHash(const std::string& content_hash) { (void)content_hash; }
 
   // Reindexing (projection only, no revision): makes `profile` the artifact's vector profile,
   // lists head entries whose vector is missing or of another profile (after `after_entry_id`),

@@ -436,7 +436,7 @@ TEST_F(PgStore, AScopeIsFoundOnceWithItsSettings) {
 // On a small machine a PostgreSQL remember costs its round trips (docs/benchmarks.md), so each is
 // counted. Into a scope with entries, default gates, no embedder: the lookup before the write
 // waits for 4 (the scope with its settings, the index's totals, the gate lists' catch-up in one,
-// the term lists; its COMMIT is sent without waiting), the write for 4 (the lock, the
+// the term lists; its COMMIT is sent without waiting), the write for 3 (the lock with the
 // exact-duplicate check, the head's compare-and-set, its rows with the COMMIT), and the flush that
 // answers it for 1. An embedder adds one to each: the candidates' vectors (one statement for them
 // all), and the memory's vector state. A read waits once; the transaction it did not wait to end
@@ -467,8 +467,8 @@ TEST_F(PgStore, ARememberWaitsForFewRoundTrips) {
     remember(plain, plain_id, i);
   }
   const uint64_t with_vectors = remember(*memory, id, 4), without = remember(plain, plain_id, 4);
-  EXPECT_LE(without, 9u) << "a remember waited for " << without << " round trips";
-  EXPECT_LE(with_vectors, 11u) << "with an embedder, " << with_vectors;
+  EXPECT_LE(without, 8u) << "a remember waited for " << without << " round trips";
+  EXPECT_LE(with_vectors, 10u) << "with an embedder, " << with_vectors;
   std::cout << "[ remember ] " << without << " round trips, " << with_vectors
             << " with an embedder\n";
 

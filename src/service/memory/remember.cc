@@ -28,6 +28,7 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
       scope.name(), RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = WriteOutcome{};
+        txn.ExpectActiveByHash(hash);  // ResolveNewEntry's question, asked with the lock
         PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));  // a key is created
         // A refusal rolls a new scope back too: its audit row then names no scope.
         scope_id = txn.audit_trail().created_scope ? "" : memory.scope_id;

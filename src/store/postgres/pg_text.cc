@@ -59,11 +59,13 @@ std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
          " WHERE t0.kind = $1 AND t0.owner = $2 AND t0.term = " + first + ") phrase WHERE tf > 0";
 }
 
-struct Stats {
+}  // namespace
+
+// An index's totals (text_stats). Not in the anonymous namespace: TextRanker (a member of PgTxn)
+// holds one, and a unity batch would warn (-Wsubobject-linkage).
+struct TextIndexTotals {
   int64_t docs = 0, tokens = 0, retired = 0;
 };
-
-}  // namespace
 
 Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc) {
   const std::string k = P(static_cast<int64_t>(kind));
@@ -155,7 +157,7 @@ Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position,
 // BM25 over the rare phrases' documents or, when every phrase is common, over recent ones.
 class PgTxn::TextRanker {
  public:
-  TextRanker(PgTxn& txn, TextKind kind, const std::string& owner, Stats stats,
+  TextRanker(PgTxn& txn, TextKind kind, const std::string& owner, TextIndexTotals stats,
              bool include_inactive)
       : txn_(txn),
         k_(P(static_cast<int64_t>(kind))),
@@ -195,7 +197,7 @@ class PgTxn::TextRanker {
   PgTxn& txn_;
   const std::string k_;
   const std::string& owner_;
-  const Stats stats_;
+  const TextIndexTotals stats_;
   const bool include_inactive_;
   std::vector<std::vector<std::string>> phrase_terms_;
   std::vector<std::pair<size_t, double>> rare_;  // phrase, idf
@@ -446,7 +448,7 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
       Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
                 {P(static_cast<int64_t>(kind)), owner}));
   if (r.size() == 0) return out;
-  const Stats stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
+  const TextIndexTotals stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
   if (stats.docs <= 0) return out;
   TextRanker ranker(*this, kind, owner, stats, include_inactive);
   PC_RETURN_IF_ERROR(ranker.Plan(query));

@@ -3,6 +3,7 @@
 #include "store/postgres/pg_txn.h"
 
 #include <cstring>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/ids.h"
@@ -122,17 +123,44 @@ Result<std::vector<Scope>> PgTxn::ListScopes(const std::string& after, int limit
   return out;
 }
 
+namespace {
+
+// The active head line with this content hash ($2) in artifact $1. From the few versions with
+// the hash to their head lines, one index lookup each: written so that no plan (a generic one
+// made while the tables were small, statistics or none) scans the memory's whole head instead,
+// which made every remember cost O(entries).
+const std::string& ActiveByHashSql() {
+  static const std::string sql =
+      std::string("SELECT m.active, ") + kVersionColumns +
+      " FROM entry_versions v CROSS JOIN LATERAL (SELECT h.active FROM manifest h"
+      " WHERE h.artifact_id = $1 AND h.entry_id = v.entry_id AND h.to_revision IS NULL"
+      " AND h.entry_version_id = v.entry_version_id OFFSET 0) m"
+      " WHERE v.content_hash = $2 AND m.active LIMIT 1";
+  return sql;
+}
+
+}  // namespace
+
 Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_id) {
   // A write locks the artifact, and reads its scope's settings in the same round trip: the write
-  // asks for them next (its gates' policy, write_policy.h), with the scope's lock held.
-  PC_ASSIGN_OR_RETURN(Rows r,
-                      Q(writing_ ? "SELECT a.artifact_id, a.scope_id, a.family, a.head_revision,"
-                                   " a.created_at, s.name, s.value FROM artifacts a"
-                                   " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
-                                   " WHERE a.artifact_id = $1 FOR UPDATE OF a"
-                                 : "SELECT artifact_id, scope_id, family, head_revision, created_at"
-                                   " FROM artifacts WHERE artifact_id = $1",
-                        {artifact_id}));
+  // asks for them next (its gates' policy, write_policy.h), with the scope's lock held; and the
+  // exact-duplicate question it said it would ask (ExpectActiveByHash), run after the lock.
+  const std::string lookup = writing_ ? "SELECT a.artifact_id, a.scope_id, a.family, a.head_revision,"
+                                        " a.created_at, s.name, s.value FROM artifacts a"
+                                        " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
+                                        " WHERE a.artifact_id = $1 FOR UPDATE OF a"
+                                      : "SELECT artifact_id, scope_id, family, head_revision,"
+                                        " created_at FROM artifacts WHERE artifact_id = $1";
+  Rows r;
+  if (!expected_hash_.empty()) {
+    const std::string hash = std::exchange(expected_hash_, std::string());
+    PC_ASSIGN_OR_RETURN(std::vector<Rows> both,
+                        QEach({{lookup, {artifact_id}}, {ActiveByHashSql(), {artifact_id, hash}}}));
+    r = std::move(both.at(0));
+    active_by_hash_ = ActiveByHashRead{artifact_id, hash, c_.changes(), std::move(both.at(1))};
+  } else {
+    PC_ASSIGN_OR_RETURN(r, Q(lookup, {artifact_id}));
+  }
   if (r.size() == 0) return std::optional<Artifact>();
   if (writing_) KeepSettings(r.Text(0, 1), r, 5);
   return std::optional<Artifact>(
@@ -175,17 +203,14 @@ Result<std::optional<ManifestItem>> PgTxn::FindManifestItem(const std::string& a
 
 Result<std::optional<ManifestItem>> PgTxn::FindActiveByHash(const std::string& artifact_id,
                                                             const std::string& content_hash) {
-  // From the few versions with this hash to their head lines, one index lookup each: written so
-  // that no plan (a generic one made while the tables were small, statistics or none) scans the
-  // memory's whole head instead, which made every remember cost O(entries).
-  PC_ASSIGN_OR_RETURN(
-      Rows r,
-      Q(std::string("SELECT m.active, ") + kVersionColumns +
-            " FROM entry_versions v CROSS JOIN LATERAL (SELECT h.active FROM manifest h"
-            " WHERE h.artifact_id = $1 AND h.entry_id = v.entry_id AND h.to_revision IS NULL"
-            " AND h.entry_version_id = v.entry_version_id OFFSET 0) m"
-            " WHERE v.content_hash = $2 AND m.active LIMIT 1",
-        {artifact_id, content_hash}));
+  Rows r;
+  std::optional<ActiveByHashRead> read = std::exchange(active_by_hash_, std::nullopt);
+  if (read && read->artifact_id == artifact_id && read->hash == content_hash &&
+      read->changes == c_.changes()) {
+    r = std::move(read->rows);  // asked with the lock, nothing changed since
+  } else {
+    PC_ASSIGN_OR_RETURN(r, Q(ActiveByHashSql(), {artifact_id, content_hash}));
+  }
   if (r.size() == 0) return std::optional<ManifestItem>();
   return std::optional<ManifestItem>(ReadManifestItem(r, 0));
 }

@@ -149,6 +149,9 @@ class PgTxn final : public WriteTxn {
 
   Result<Scope> CreateScope(const std::string& key) override;
   Status CommitRevision(const NewRevision& rev) override;
+  void ExpectActiveByHash(const std::string& content_hash) override {
+    if (writing_) expected_hash_ = content_hash;
+  }
   Status SetVectorProfile(const std::string& artifact_id, const std::string& profile) override;
   Result<std::vector<EntryVersion>> VectorBacklog(const std::string& artifact_id,
                                                   const std::string& after_entry_id,
@@ -349,6 +352,15 @@ class PgTxn final : public WriteTxn {
     std::map<std::string, std::string> settings;
   };
   std::optional<ScopeSettingsRead> settings_;
+  // ExpectActiveByHash: the hash to ask about with the next lock, then its answer, good for
+  // FindActiveByHash(artifact_id, hash) until the transaction changes a row.
+  struct ActiveByHashRead {
+    std::string artifact_id, hash;
+    uint64_t changes = 0;  // Conn::changes() when it was read
+    Rows rows;
+  };
+  std::string expected_hash_;
+  std::optional<ActiveByHashRead> active_by_hash_;
   // Keeps the settings of `scope_id` read with it: rows of a LEFT JOIN of scope_settings, the
   // name in `name_column` (NULL: none) and the value after it.
   void KeepSettings(const std::string& scope_id, const Rows& r, int name_column);
