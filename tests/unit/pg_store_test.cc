@@ -496,6 +496,35 @@ TEST_F(PgStore, ARememberWaitsForFewRoundTrips) {
   EXPECT_EQ(head(), seen + 1) << "a read saw an old snapshot: the last one did not end";
 }
 
+// A read does not wait for its COMMIT's answer, but its session is done with it at once: idle
+// (not shown as running the COMMIT until the connection's next use), holding no snapshot.
+TEST_F(PgStore, AReadsSessionIsIdleAfterItWithoutWaiting) {
+  pg::PgOptions options;
+  options.url = schema->url() + "&application_name=" + schema->name();  // this store's sessions
+  auto opened = pg::PgStore::Open(options);
+  PC_ASSERT_OK(opened);
+  store = std::move(*opened);
+  PC_ASSERT_OK(store->Write(RequestActor(), [&](WriteTxn& txn) -> Status {
+    return txn.CreateScope("project:idle").status();
+  }));
+  PC_ASSERT_OK(store->Read(
+      [&](ReadTxn& txn) -> Status { return txn.FindScopeByKey("project:idle").status(); }));
+  auto admin = pg::Conn::Open(schema->url());
+  PC_ASSERT_OK(admin);
+  std::string busy = "?";
+  for (int i = 0; i < 500 && !busy.empty(); ++i) {  // the server answers in its own time
+    if (i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto rows = (*admin)->Query(
+        "SELECT coalesce(string_agg(state || ' ' || query || ' xmin ' ||"
+        " coalesce(backend_xmin::text, '-'), '; '), '') FROM pg_stat_activity"
+        " WHERE application_name = $1 AND (state <> 'idle' OR backend_xmin IS NOT NULL)",
+        {schema->name()});
+    PC_ASSERT_OK(rows);
+    busy = rows->Text(0, 0);
+  }
+  EXPECT_EQ(busy, "") << "the read's session was left busy";
+}
+
 // A write alone sends its changes with the COMMIT (one round trip). One whose queued change fails
 // there is answered with that failure, keeps nothing it did before it, and leaves the connection
 // fit for the next write.

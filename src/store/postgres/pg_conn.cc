@@ -196,9 +196,11 @@ Result<std::vector<Rows>> Conn::QueryEach(const std::vector<Statement>& statemen
 Status Conn::SendEnd(const std::string& sql) {
   PC_RETURN_IF_ERROR(EnterPipeline(sql));
   PC_RETURN_IF_ERROR(Queue(sql, {}));
-  // Sent now (a flush request makes the server answer without a sync), so the transaction ends
-  // at once, not when the connection is next used; its answer waits in the socket.
-  if (!PQsendFlushRequest(c_) || PQflush(c_) != 0) return Error(sql.substr(0, 60), nullptr);
+  // Sent now, with a sync of its own: the server ends the transaction at once and, answered, the
+  // session is idle (with a flush request alone it would show as running the COMMIT until the
+  // connection's next use). Its answer waits in the socket for the next Collect.
+  if (!PQpipelineSync(c_)) return Error(sql.substr(0, 60), nullptr);
+  ++syncs_;
   return Status::Ok();
 }
 
@@ -235,8 +237,11 @@ Status Conn::Collect(std::vector<Rows>* out) {
   if (PQpipelineStatus(c_) == PQ_PIPELINE_OFF) return Status::Ok();
   CountRoundTrip();
   Status first = Status::Ok();
-  if (!PQpipelineSync(c_)) first = Error("a pipeline sync", nullptr);
-  // Each statement's result then a null; after them all, the sync's own result.
+  if (!PQpipelineSync(c_))
+    first = Error("a pipeline sync", nullptr);
+  else
+    ++syncs_;
+  // Each statement's result then a null; after them all (and after a SendEnd), a sync's own.
   size_t at = 0;
   int nulls = 0;
   while (first.ok() || PQstatus(c_) == CONNECTION_OK) {
@@ -247,7 +252,10 @@ Status Conn::Collect(std::vector<Rows>* out) {
     }
     Rows answer(r);
     const ExecStatusType st = PQresultStatus(r);
-    if (st == PGRES_PIPELINE_SYNC) break;
+    if (st == PGRES_PIPELINE_SYNC) {
+      if (--syncs_ > 0) continue;  // a SendEnd's: the statements after it follow
+      break;
+    }
     const Sent* what = at < sent_.size() ? &sent_[at] : nullptr;
     ++at;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
@@ -261,6 +269,7 @@ Status Conn::Collect(std::vector<Rows>* out) {
     if (first.ok()) first = failed;
   }
   sent_.clear();
+  syncs_ = 0;
   if (!PQexitPipelineMode(c_) && first.ok()) first = Error("leaving the pipeline", nullptr);
   return first;
 }

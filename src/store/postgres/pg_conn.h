@@ -128,6 +128,7 @@ class Conn {
   std::string first_failure_;
   uint64_t changes_ = 0;
   std::atomic<uint64_t>* round_trips_ = nullptr;
+  int syncs_ = 0;  // pipeline syncs sent whose answers were not read yet
   struct Sent {
     std::string sql;  // what it was (for the error), and for a preparation the key to forget
     bool preparation = false;
