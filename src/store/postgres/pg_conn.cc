@@ -143,7 +143,7 @@ Result<Rows> OneWanted(const Status& collected, std::vector<Rows>& rows) {
 
 Result<Rows> Conn::Query(const std::string& sql,
                          const std::vector<std::optional<std::string>>& params) {
-  if (sql.rfind("SELECT ", 0) != 0) ++changes_;
+  CountChange(sql);
   if (PQpipelineStatus(c_) != PQ_PIPELINE_OFF || ToPrepare(sql, static_cast<int>(params.size()))) {
     // Statements are queued (Send), or this one is to be prepared first: it joins them, and one
     // round trip answers them all.
@@ -169,7 +169,7 @@ Result<Rows> Conn::Query(const std::string& sql,
 Result<Rows> Conn::QueryPlannedOnce(const std::string& sql,
                                     const std::vector<std::optional<std::string>>& params) {
   PC_RETURN_IF_ERROR(EnterPipeline(sql));
-  if (sql.rfind("SELECT ", 0) != 0) ++changes_;
+  CountChange(sql);
   PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode = force_generic_plan", {}));
   PC_RETURN_IF_ERROR(Queue(sql, params, true));
   PC_RETURN_IF_ERROR(Queue("SET LOCAL plan_cache_mode TO DEFAULT", {}));
@@ -186,7 +186,7 @@ Result<std::vector<Rows>> Conn::QueryEach(const std::vector<Statement>& statemen
   }
   PC_RETURN_IF_ERROR(EnterPipeline(statements[0].sql));
   for (const Statement& s : statements) {
-    if (s.sql.rfind("SELECT ", 0) != 0) ++changes_;
+    CountChange(s.sql);
     PC_RETURN_IF_ERROR(Queue(s.sql, s.params, true));
   }
   PC_RETURN_IF_ERROR(Collect(&rows));

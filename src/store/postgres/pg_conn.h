@@ -120,6 +120,10 @@ class Conn {
   // Syncs the pipeline and reads every answer: the first error; the rows of the statements queued
   // `wanted`, in order, into `out` when given.
   Status Collect(std::vector<Rows>* out);
+  // A statement that may change rows (all but SELECTs) counts in changes().
+  void CountChange(const std::string& sql) {
+    if (sql.rfind("SELECT ", 0) != 0) ++changes_;
+  }
   void CountRoundTrip() {
     if (round_trips_) round_trips_->fetch_add(1, std::memory_order_relaxed);
   }
