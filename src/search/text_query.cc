@@ -7,6 +7,36 @@
 #include "search/tokenizer.h"
 
 namespace pc {
+namespace {
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// English writes a day or a rank both ways ("May 4th", "May 4, 2023"; "the 3rd floor", "floor
+// 3"): a number's other spelling, the ordinal's digits or the number's ordinal ("" if neither).
+std::string OtherSpelling(std::string_view word) {
+  if (word.size() > 2 && word.size() <= 5) {
+    const std::string_view digits = word.substr(0, word.size() - 2);
+    const std::string_view suffix = word.substr(word.size() - 2);
+    if (AllDigits(digits) && (suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th"))
+      return std::string(digits);
+  }
+  if (!AllDigits(word) || word.size() > 3) return "";
+  const int n = std::stoi(std::string(word));
+  const char* suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+}  // namespace
 
 TextQuery BuildTextQuery(std::string_view query) {
   TextQuery out;
@@ -17,7 +47,11 @@ TextQuery BuildTextQuery(std::string_view query) {
   };
   for (QueryUnit& u : QueryUnits(query)) {
     if (u.kind == UnitKind::kWord) {
-      if (!IsStopWord(u.text)) add(u.text);
+      if (!IsStopWord(u.text)) {
+        std::string other = OtherSpelling(u.text);
+        add(std::move(u.text));
+        if (!other.empty()) add(std::move(other));
+      }
       continue;
     }
     if (u.chars.size() == 1) {

@@ -21,8 +21,10 @@ struct TextQuery {
 
 // Words and identifiers become one phrase each (an identifier is matched as its parts in order);
 // English function words are left out. A CJK run becomes its character bigrams and its characters
-// (less Chinese function characters). Repeats count once. A query of nothing but function words
-// searches them after all. (Each choice measured on MADial-Bench: docs/quality.md.)
+// (less Chinese function characters). A number and its English ordinal find each other ("4th"
+// also searches "4", "3" also "3rd"): dates and ranks are written both ways. Repeats count once.
+// A query of nothing but function words searches them after all. (Each choice measured on
+// MADial-Bench and MemoryBank: docs/quality.md.)
 TextQuery BuildTextQuery(std::string_view query);
 
 // Terms of a text for ranking in memory (Experience, search/bm25): the tokenizer's document

@@ -147,5 +147,18 @@ TEST(AnalyzeQueryTest, OneAnalysisForEveryChannel) {
   EXPECT_TRUE(AnalyzeQuery("the of and").terms.empty());
 }
 
+// A number and its English ordinal find each other: the query searches both spellings, once each;
+// other words, and numbers of more than 3 digits (a year), only as written.
+TEST(BuildTextQueryTest, ANumberAlsoSearchesItsOrdinalAndBack) {
+  using Phrases = std::vector<std::string>;
+  EXPECT_EQ(BuildTextQuery("On May 4th").phrases, (Phrases{"may", "4th", "4"}));
+  EXPECT_EQ(BuildTextQuery("floor 3").phrases, (Phrases{"floor", "3", "3rd"}));
+  EXPECT_EQ(BuildTextQuery("1 2 11 12 13 21 22 23 101 111").phrases,
+            (Phrases{"1",  "1st",  "2",  "2nd",  "11", "11th", "12",  "12th",  "13",  "13th",
+                     "21", "21st", "22", "22nd", "23", "23rd", "101", "101st", "111", "111th"}));
+  EXPECT_EQ(BuildTextQuery("4 4th").phrases, (Phrases{"4", "4th"})) << "each once";
+  EXPECT_EQ(BuildTextQuery("2023 1000th 4x nth").phrases, (Phrases{"2023", "1000th", "4x", "nth"}));
+}
+
 }  // namespace
 }  // namespace pc
