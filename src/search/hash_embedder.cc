@@ -32,10 +32,6 @@ uint64_t Fnv1a(std::string_view s, uint64_t salt) {
   return h;
 }
 
-bool IsCjkToken(const std::string& t) {
-  return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3;
-}
-
 size_t CharCount(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;

@@ -38,10 +38,6 @@ void PutU32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-bool IsCjkToken(const std::string& t) {
-  return !t.empty() && static_cast<unsigned char>(t[0]) >= 0xE3;
-}
-
 // Mean removal ("all-but-the-top", Mu & Viswanath 2018): every word vector shares a common
 // direction that makes unrelated texts look alike; taking the vocabulary's mean away spreads
 // them, and then its top `components` principal directions.

@@ -28,6 +28,12 @@ struct Token {
 // Never fails: invalid UTF-8 bytes are treated as separators.
 std::vector<Token> Tokenize(std::string_view text, TokenizeMode mode);
 
+// Whether a token Tokenize made is a CJK character or bigram rather than a word: its first
+// character is at U+3000 or above (a lead byte of 0xE3 or more), where Latin words never start.
+inline bool IsCjkToken(std::string_view token) {
+  return !token.empty() && static_cast<unsigned char>(token[0]) >= 0xE3;
+}
+
 // The query's searchable units in order: each Latin identifier or word as one unit, each CJK run
 // as one unit. Units are substrings of the normalized query.
 enum class UnitKind { kWord, kCjk };

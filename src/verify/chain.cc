@@ -16,12 +16,14 @@ void CheckNumbering(Sink& sink, const Target& t, const ArtifactRow& a,
     present.insert(r.revision);
     if (r.revision < 1 || r.revision > a.head)
       sink.Add(t, "revision_beyond_head", r.revision, "", "",
-               "revision " + P(r.revision) + " exists but the head pointer is " + P(a.head));
+               "revision " + std::to_string(r.revision) + " exists but the head pointer is " +
+                   std::to_string(a.head));
   }
   for (int64_t r = 1; r <= a.head; ++r)
     if (!present.count(r))
       sink.Add(t, "revision_missing", r, "", "",
-               "revision " + P(r) + " of 1.." + P(a.head) + " has no revision row");
+               "revision " + std::to_string(r) + " of 1.." + std::to_string(a.head) +
+                   " has no revision row");
 }
 
 // Revision → the numbers of its change rows (memory) or how many content rows it has (others).
@@ -63,18 +65,19 @@ Status CheckChain(VerifySource& src, Sink& sink, const Target& t, const Artifact
     auto it = sets.find(r.revision);
     if (it == sets.end())
       sink.Add(t, "change_set_missing", r.revision, "", "",
-               "revision " + P(r.revision) + " has no change set");
+               "revision " + std::to_string(r.revision) + " has no change set");
     else if (!Numbered(it->second))
       sink.Add(t, "change_set_broken", r.revision, "", "",
-               "the changes of revision " + P(r.revision) + " are not numbered 1.." +
-                   P(static_cast<int64_t>(it->second.size())));
+               "the changes of revision " + std::to_string(r.revision) + " are not numbered 1.." +
+                   std::to_string(static_cast<int64_t>(it->second.size())));
   }
   std::set<int64_t> committed;
   for (const RevisionRow& r : revisions) committed.insert(r.revision);
   for (const auto& [revision, seqs] : sets)
     if (!committed.count(revision))
       sink.Add(t, "change_set_without_revision", revision, "", "",
-               "changes are recorded for revision " + P(revision) + ", which has no revision row");
+               "changes are recorded for revision " + std::to_string(revision) +
+                   ", which has no revision row");
   return Status::Ok();
 }
 

@@ -10,9 +10,6 @@
 
 namespace pc::verify {
 
-// A number as a finding's detail shows it.
-inline std::string P(int64_t n) { return std::to_string(n); }
-
 // What a finding is about, and where findings go.
 struct Target {
   std::string scope_id, scope_key, artifact_id;

@@ -73,11 +73,11 @@ void CheckAudit(Sink& sink, const Target& scope, const Claims& claims,
       auto claim = claims.find({artifact, r.revision});
       if (claim == claims.end() && r.created_at >= horizon_ms)
         sink.Add(t, "audit_row_missing", r.revision, "", "",
-                 "revision " + P(r.revision) + " was committed without its audit row");
+                 "revision " + std::to_string(r.revision) + " was committed without its audit row");
       else if (claim != claims.end() && claim->second.size() > 1)
         sink.Add(t, "audit_row_duplicate", r.revision, "", "",
-                 P(static_cast<int64_t>(claim->second.size())) + " audit rows claim revision " +
-                     P(r.revision));
+                 std::to_string(static_cast<int64_t>(claim->second.size())) +
+                     " audit rows claim revision " + std::to_string(r.revision));
     }
   }
   for (const auto& [key, seqs] : claims) {
@@ -88,8 +88,8 @@ void CheckAudit(Sink& sink, const Target& scope, const Claims& claims,
     if (!committed)
       sink.Add(Target{scope.scope_id, scope.scope_key, key.first}, "audit_row_without_write",
                key.second, "", "",
-               "audit row " + P(seqs.front()) + " claims revision " + P(key.second) +
-                   ", which is not committed");
+               "audit row " + std::to_string(seqs.front()) + " claims revision " +
+                   std::to_string(key.second) + ", which is not committed");
   }
 }
 
@@ -102,7 +102,8 @@ Status CheckSourceLog(VerifySource& src, Sink& sink, const Target& t,
   const int64_t count = log.Int(0, 0), last = log.Int(0, 1);
   if (count != last)
     sink.Add(t, "source_log_gap", std::nullopt, "", "",
-             "the source log holds " + P(count) + " sources up to position " + P(last));
+             "the source log holds " + std::to_string(count) + " sources up to position " +
+                 std::to_string(last));
   PC_ASSIGN_OR_RETURN(VerifyRows cursors,
                       src.Query("SELECT artifact_id, consumer, position FROM cursors"
                                 " WHERE scope_id = $1 ORDER BY artifact_id, consumer",
@@ -116,12 +117,12 @@ Status CheckSourceLog(VerifySource& src, Sink& sink, const Target& t,
     if (cursors.Text(i, 1) == kReviewedRevisionConsumer) {  // a revision, not a position
       if (head != heads.end() && (position < 0 || position > head->second))
         sink.Add(c, "cursor_beyond_head", std::nullopt, "", "",
-                 "cursor " + cursors.Text(i, 1) + " is at revision " + P(position) +
-                     "; the memory's head is " + P(head->second));
+                 "cursor " + cursors.Text(i, 1) + " is at revision " + std::to_string(position) +
+                     "; the memory's head is " + std::to_string(head->second));
     } else if (position < 0 || position > last) {
       sink.Add(c, "cursor_beyond_log", std::nullopt, "", "",
-               "cursor " + cursors.Text(i, 1) + " is at position " + P(position) +
-                   "; the source log ends at " + P(last));
+               "cursor " + cursors.Text(i, 1) + " is at position " + std::to_string(position) +
+                   "; the source log ends at " + std::to_string(last));
     }
     if (head == heads.end())
       sink.Add(c, "cursor_unknown_artifact", std::nullopt, "", "",

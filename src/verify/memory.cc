@@ -62,7 +62,7 @@ void CheckEntryIntervals(Sink& sink, const Target& t, const std::string& entry,
     if (i >= intervals.size()) {
       const ChangeRow& c = changes[i];
       sink.Add(t, "manifest_interval_missing", c.revision, entry, c.to_version,
-               "revision " + P(c.revision) +
+               "revision " + std::to_string(c.revision) +
                    " changed the entry but no manifest interval starts "
                    "there");
       continue;
@@ -70,16 +70,16 @@ void CheckEntryIntervals(Sink& sink, const Target& t, const std::string& entry,
     const IntervalRow& r = intervals[i];
     if (i >= changes.size()) {
       sink.Add(t, "manifest_interval_unexplained", r.from, entry, r.version,
-               "a manifest interval starts at revision " + P(r.from) +
+               "a manifest interval starts at revision " + std::to_string(r.from) +
                    ", where no change touched the entry");
       continue;
     }
     const ChangeRow& c = changes[i];
     if (c.revision != r.from || c.to_version != r.version || (c.op != "retire") != r.active)
       sink.Add(t, "manifest_mismatch", r.from, entry, r.version,
-               "the manifest interval from revision " + P(r.from) + " says " + r.version +
-                   (r.active ? " active" : " retired") + "; the change at revision " +
-                   P(c.revision) + " says " + c.op + " to " + c.to_version);
+               "the manifest interval from revision " + std::to_string(r.from) + " says " +
+                   r.version + (r.active ? " active" : " retired") + "; the change at revision " +
+                   std::to_string(c.revision) + " says " + c.op + " to " + c.to_version);
     if (i > 0 && c.op != "add" && c.from_version != changes[i - 1].to_version)
       sink.Add(
           t, "change_invalid", c.revision, entry, c.to_version,
@@ -97,9 +97,9 @@ void CheckContiguous(Sink& sink, const Target& t, const std::string& entry,
         last ? std::nullopt : std::optional<int64_t>(intervals[i + 1].from);
     if (r.to != want || (r.to && *r.to <= r.from))
       sink.Add(t, "manifest_interval_broken", r.from, entry, r.version,
-               "the interval from revision " + P(r.from) + " ends at " +
-                   (r.to ? P(*r.to) : std::string("the head")) + ", expected " +
-                   (want ? P(*want) : std::string("the head")));
+               "the interval from revision " + std::to_string(r.from) + " ends at " +
+                   (r.to ? std::to_string(*r.to) : std::string("the head")) + ", expected " +
+                   (want ? std::to_string(*want) : std::string("the head")));
   }
 }
 
@@ -125,9 +125,9 @@ void CheckVersionChain(Sink& sink, const Target& t, const std::vector<VersionRow
     const std::string want_previous = i == 0 ? "" : versions[i - 1].id;
     if (v.version != static_cast<int64_t>(i + 1) || v.previous != want_previous)
       sink.Add(t, "version_chain_broken", std::nullopt, v.entry_id, v.id,
-               "version " + P(v.version) + " (previous '" + v.previous + "') where version " +
-                   P(static_cast<int64_t>(i + 1)) + " (previous '" + want_previous +
-                   "') was expected");
+               "version " + std::to_string(v.version) + " (previous '" + v.previous +
+                   "') where version " + std::to_string(static_cast<int64_t>(i + 1)) +
+                   " (previous '" + want_previous + "') was expected");
   }
 }
 
@@ -146,8 +146,9 @@ void CheckVersions(Sink& sink, const Target& t, const MemoryRows& m) {
   for (const auto& [entry, changes] : m.changes)
     for (const ChangeRow& c : changes)
       if (!m.version_by_id.count(c.to_version))
-        sink.Add(t, "version_missing", c.revision, entry, c.to_version,
-                 "revision " + P(c.revision) + " names a version the memory does not hold");
+        sink.Add(
+            t, "version_missing", c.revision, entry, c.to_version,
+            "revision " + std::to_string(c.revision) + " names a version the memory does not hold");
 }
 
 }  // namespace

@@ -30,8 +30,8 @@ void CheckDoc(Sink& sink, const Target& t, const std::string& entry, const HeadL
   const int64_t length = DocumentLength(version->text);
   if (d.tokens != length)
     sink.Add(t, "fts_length_mismatch", std::nullopt, entry, head.version,
-             "full-text document " + d.doc + " counts " + P(d.tokens) +
-                 " tokens, the version's text has " + P(length));
+             "full-text document " + d.doc + " counts " + std::to_string(d.tokens) +
+                 " tokens, the version's text has " + std::to_string(length));
 }
 
 }  // namespace
@@ -84,7 +84,7 @@ void ReportMissing(Sink& sink, const Target& t, const ArtifactRow& a,
                    const std::vector<std::string>& missing, bool embedder_configured) {
   if (missing.empty() || (!embedder_configured && a.vector_profile.empty())) return;
   sink.Warn(t, "vectors_missing", missing.front(),
-            P(static_cast<int64_t>(missing.size())) + " active head entries have no vector" +
+            std::to_string(missing.size()) + " active head entries have no vector" +
                 (a.vector_profile.empty() ? "" : " of profile " + a.vector_profile) +
                 " (the first is named); `powercontext reindex` or the server's backfill computes "
                 "them");
@@ -116,8 +116,8 @@ Status CheckVectors(VerifySource& src, Sink& sink, const Target& t, const Artifa
                "a vector row stands for no head entry of the memory");
   if (static_cast<int64_t>(missing.size()) != a.vector_missing)
     sink.Add(t, "vector_count_mismatch", std::nullopt, "", "",
-             "the memory records " + P(a.vector_missing) + " missing vectors; there are " +
-                 P(static_cast<int64_t>(missing.size())));
+             "the memory records " + std::to_string(a.vector_missing) +
+                 " missing vectors; there are " + std::to_string(missing.size()));
   ReportMissing(sink, t, a, missing, embedder_configured);
   return Status::Ok();
 }
