@@ -76,8 +76,7 @@ Result<ApiResponse> Prune(const ApiRequest& req) {
   policy.context_window_tokens = window.value_or(policy.context_window_tokens);
   if (now) {
     policy.now_ms = ParseRfc3339(*now);
-    if (!policy.now_ms)
-      return InvalidArgument("now must be an RFC 3339 time").WithDetail("field", "now");
+    if (!policy.now_ms) return FieldError("now", "now must be an RFC 3339 time");
   }
   PC_ASSIGN_OR_RETURN(PruneResult out, PruneMessages(messages, policy, NowMillis()));
   return ApiResponse{200, PruneResultJson(out, std::move(messages))};

@@ -13,7 +13,7 @@ constexpr const char* kPreparedSchema = "powercontext.prepared-handoff.v1";
 }  // namespace
 
 Status JsonFieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
+  return FieldError(field, message);
 }
 
 // `j` must be an object with only `allowed` fields and every `required` one (null allowed).

@@ -210,13 +210,12 @@ Result<Body> Body::FromJson(Json j, std::initializer_list<const char*> allowed,
   if (!j.is_object()) {
     std::string field =
         at.empty() ? at : at.substr(0, at.size() - 1);  // "sources[2]." → "sources[2]"
-    return InvalidArgument(field + " must be a JSON object").WithDetail("field", field);
+    return FieldError(field, field + " must be a JSON object");
   }
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
-    if (!known)
-      return InvalidArgument("unknown field \"" + at + key + "\"").WithDetail("field", at + key);
+    if (!known) return FieldError(at + key, "unknown field \"" + at + key + "\"");
   }
   Body body;
   body.json_ = std::make_unique<Json>(std::move(j));
@@ -227,7 +226,7 @@ Result<Body> Body::FromJson(Json j, std::initializer_list<const char*> allowed,
 namespace {
 
 Status WrongType(const std::string& name, const char* type) {
-  return InvalidArgument(name + " must be " + type).WithDetail("field", name);
+  return FieldError(name, name + " must be " + type);
 }
 
 }  // namespace
@@ -241,7 +240,7 @@ Result<std::optional<std::string>> Body::OptString(const char* name) const {
 
 Result<std::string> Body::String(const char* name) const {
   PC_ASSIGN_OR_RETURN(std::optional<std::string> v, OptString(name));
-  if (!v) return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+  if (!v) return FieldError(at_ + name, at_ + name + " is required");
   return *v;
 }
 
@@ -271,7 +270,7 @@ Result<std::optional<double>> Body::OptNumber(const char* name) const {
 Result<Citation> Body::RequiredCitation(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())
-    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+    return FieldError(at_ + name, at_ + name + " is required");
   return CitationFromJson(*it);
 }
 
@@ -291,7 +290,7 @@ Result<std::vector<std::string>> Body::Strings(const char* name) const {
 Result<Json> Body::Array(const char* name) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())
-    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+    return FieldError(at_ + name, at_ + name + " is required");
   if (!it->is_array()) return WrongType(at_ + name, "an array");
   return *it;
 }
@@ -307,7 +306,7 @@ Result<std::vector<Body>> Body::Objects(const char* name,
                                         std::initializer_list<const char*> allowed) const {
   auto it = json_->find(name);
   if (it == json_->end() || it->is_null())
-    return InvalidArgument(at_ + name + " is required").WithDetail("field", at_ + name);
+    return FieldError(at_ + name, at_ + name + " is required");
   if (!it->is_array() || it->empty()) return WrongType(at_ + name, "a non-empty array of objects");
   std::vector<Body> out;
   for (size_t i = 0; i < it->size(); ++i) {
@@ -324,11 +323,8 @@ Result<Query> Query::From(const std::multimap<std::string, std::string>& params,
   for (const auto& [key, value] : params) {
     bool known = false;
     for (const char* a : allowed) known = known || key == a;
-    if (!known)
-      return InvalidArgument("unknown query parameter \"" + key + "\"").WithDetail("field", key);
-    if (q.values_.count(key))
-      return InvalidArgument("query parameter \"" + key + "\" given twice")
-          .WithDetail("field", key);
+    if (!known) return FieldError(key, "unknown query parameter \"" + key + "\"");
+    if (q.values_.count(key)) return FieldError(key, "query parameter \"" + key + "\" given twice");
     q.values_[key] = value;
   }
   return q;
@@ -342,8 +338,7 @@ std::optional<std::string> Query::OptString(const char* name) const {
 
 Result<std::string> Query::String(const char* name) const {
   auto v = OptString(name);
-  if (!v || v->empty())
-    return InvalidArgument(std::string(name) + " is required").WithDetail("field", name);
+  if (!v || v->empty()) return FieldError(name, std::string(name) + " is required");
   return *v;
 }
 
@@ -370,8 +365,7 @@ Result<PageRequest> Query::Page() const {
   PC_ASSIGN_OR_RETURN(std::optional<int64_t> limit, OptInt("limit"));
   if (limit) {
     if (*limit < 1 || *limit > kMaxPageLimit)
-      return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
-          .WithDetail("field", "limit");
+      return FieldError("limit", "limit must be between 1 and " + std::to_string(kMaxPageLimit));
     page.limit = static_cast<int>(*limit);
   }
   page.cursor = OptString("cursor").value_or("");

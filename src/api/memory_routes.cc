@@ -22,11 +22,10 @@ constexpr size_t kMaxQueryChars = 8192;  // SearchMemoryRequest.query maxLength
 ApiResponse Ok(Json body) { return ApiResponse{200, std::move(body)}; }
 
 Status CheckQuery(const std::string& query) {
-  if (query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
+  if (query.empty()) return FieldError("query", "query is required");
   const std::optional<size_t> chars = CountCodePoints(query);
-  if (!chars) return InvalidArgument("query is not valid UTF-8").WithDetail("field", "query");
-  if (*chars > kMaxQueryChars)
-    return InvalidArgument("query is longer than 8192 characters").WithDetail("field", "query");
+  if (!chars) return FieldError("query", "query is not valid UTF-8");
+  if (*chars > kMaxQueryChars) return FieldError("query", "query is longer than 8192 characters");
   return Status::Ok();
 }
 
@@ -34,8 +33,8 @@ Result<std::string> ReadReason(const Body& body) {
   PC_ASSIGN_OR_RETURN(auto reason, body.OptString("reason"));
   std::optional<size_t> chars = reason ? CountCodePoints(*reason) : std::optional<size_t>(0);
   if (!chars || *chars > 512)
-    return InvalidArgument(body.Path("reason") + " must be at most 512 characters of UTF-8")
-        .WithDetail("field", body.Path("reason"));
+    return FieldError(body.Path("reason"),
+                      body.Path("reason") + " must be at most 512 characters of UTF-8");
   return reason.value_or("");
 }
 
@@ -43,10 +42,10 @@ Result<std::string> ReadReason(const Body& body) {
 Result<std::string> ReadValidUntil(const Body& body) {
   PC_ASSIGN_OR_RETURN(auto v, body.OptString("valid_until"));
   if (v && v->empty())
-    return InvalidArgument(body.Path("valid_until") +
-                           " is a duration (14d), a UTC date or date-time, or never; leave it out "
-                           "for the kind's default")
-        .WithDetail("field", body.Path("valid_until"));
+    return FieldError(body.Path("valid_until"),
+                      body.Path("valid_until") +
+                          " is a duration (14d), a UTC date or date-time, or never; leave it out "
+                          "for the kind's default");
   return v.value_or("");
 }
 
@@ -256,8 +255,7 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   }
   PC_ASSIGN_OR_RETURN(auto limit, body.OptInt("limit"));
   if (limit && (*limit < 1 || *limit > kSpecSearchLimit))
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kSpecSearchLimit))
-        .WithDetail("field", "limit");
+    return FieldError("limit", "limit must be between 1 and " + std::to_string(kSpecSearchLimit));
   r.limit = static_cast<int>(limit.value_or(kSpecDefaultLimit));
   PC_ASSIGN_OR_RETURN(auto inactive, body.OptBool("include_inactive"));
   r.include_inactive = inactive.value_or(false);
@@ -269,8 +267,8 @@ Result<ApiResponse> Search(SearchService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(auto explain, body.OptBool("explain"));
   PC_ASSIGN_OR_RETURN(auto hops, body.OptInt("graph_hops"));
   if (hops && (*hops < 1 || *hops > kMaxGraphHops))
-    return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
-        .WithDetail("field", "graph_hops");
+    return FieldError("graph_hops",
+                      "graph_hops must be between 1 and " + std::to_string(kMaxGraphHops));
   r.graph_hops = static_cast<int>(hops.value_or(kDefaultGraphHops));
   PC_ASSIGN_OR_RETURN(SearchResult out, svc.Search(r));
   const bool found = !out.memory.artifact_id.empty();

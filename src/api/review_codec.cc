@@ -6,7 +6,7 @@
 
 namespace pc {
 Status ReviewFieldError(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
+  return FieldError(field, message);
 }
 
 Status BodyShape(const Json& j, const std::string& at, std::initializer_list<const char*> allowed,

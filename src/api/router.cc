@@ -250,9 +250,8 @@ ApiResponse Router::Dispatch(ApiRequest& req, const Match& match) const {
       return Fail(s);
     }
     if (r.info.method != "GET" && !req.query.empty())  // POST routes take everything in the body
-      return Fail(
-          InvalidArgument("query parameters are not accepted here; send them in the JSON body")
-              .WithDetail("field", req.query.begin()->first));
+      return Fail(FieldError(req.query.begin()->first,
+                             "query parameters are not accepted here; send them in the JSON body"));
     try {
       Result<ApiResponse> res = r.handler(req);
       if (!res.ok()) return Fail(res.status());

@@ -20,8 +20,7 @@ Result<int64_t> PathInt(const std::string& s, const char* name) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size())
-    return InvalidArgument(std::string(name) + " must be an integer")
-        .WithDetail("field", std::string(name));
+    return FieldError(std::string(name), std::string(name) + " must be an integer");
   return v;
 }
 
@@ -40,8 +39,7 @@ Result<ApiResponse> ListScopes(MemoryService& svc, const ApiRequest& req) {
   Json items = Json::array();
   if (auto key = q.OptString("key")) {  // lookup by key: a page of zero or one
     if (!page.cursor.empty())
-      return InvalidArgument("cursor does not apply to a lookup by key")
-          .WithDetail("field", "cursor");
+      return FieldError("cursor", "cursor does not apply to a lookup by key");
     Result<Scope> s = svc.GetScopeByKey(*key);
     if (!s.ok() && s.status().code() != Code::kNotFound) return std::move(s).TakeStatus();
     if (s.ok() && CurrentPrincipal().MaySee(s->key)) items.push_back(ToJson(*s));
@@ -87,9 +85,7 @@ Result<ApiResponse> GetSettings(MemoryService& svc, const ApiRequest& req) {
 // default.
 Result<ApiResponse> PutSettings(MemoryService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(Json j, req.TakeJsonBody());
-  if (!j.is_object())
-    return InvalidArgument("the body must be a JSON object of settings")
-        .WithDetail("field", "body");
+  if (!j.is_object()) return FieldError("body", "the body must be a JSON object of settings");
   std::map<std::string, std::optional<std::string>> changes;
   for (const auto& [name, value] : j.items()) {
     if (value.is_null())
@@ -99,8 +95,7 @@ Result<ApiResponse> PutSettings(MemoryService& svc, const ApiRequest& req) {
     else if (value.is_boolean())
       changes[name] = value.get<bool>() ? "true" : "false";
     else
-      return InvalidArgument(name + " must be a string, a boolean or null")
-          .WithDetail("field", name);
+      return FieldError(name, name + " must be a string, a boolean or null");
   }
   PC_ASSIGN_OR_RETURN(ScopeSettingsView v, svc.SetSettings(req.path_params[0], changes));
   return Ok(SettingsJson(v));
@@ -173,8 +168,7 @@ Result<ApiResponse> SearchCapabilities(SearchService& svc, const ApiRequest& req
   PC_ASSIGN_OR_RETURN(Query q, Query::From(req.query, {"scope_id"}));
   auto scope_id = q.OptString("scope_id");
   if (scope_id && scope_id->empty())
-    return InvalidArgument("scope_id is empty; leave it out for the server-wide answer")
-        .WithDetail("field", "scope_id");
+    return FieldError("scope_id", "scope_id is empty; leave it out for the server-wide answer");
   PC_ASSIGN_OR_RETURN(auto caps, svc.Capabilities(scope_id.value_or("")));
   Json modes = Json::object();
   for (const Capability& c : caps)

@@ -61,9 +61,7 @@ Result<int64_t> TimeParam(const Query& q, const char* name) {
   auto v = q.OptString(name);
   if (!v) return int64_t{0};
   auto ms = ParseTimestamp(*v);
-  if (!ms)
-    return InvalidArgument(std::string(name) + " is a UTC time like 2026-12-01T08:00:00Z")
-        .WithDetail("field", name);
+  if (!ms) return FieldError(name, std::string(name) + " is a UTC time like 2026-12-01T08:00:00Z");
   return *ms;
 }
 

@@ -19,8 +19,8 @@ Result<SourceInput> ReadSource(const Body& body) {
   PC_ASSIGN_OR_RETURN(in.kind, body.String("kind"));
   PC_ASSIGN_OR_RETURN(auto purpose, body.OptString("purpose"));
   if (purpose && purpose->empty())  // absent means memory; an empty string is a mistake
-    return InvalidArgument("purpose must be memory or archive (or left out), not empty")
-        .WithDetail("field", body.Path("purpose"));
+    return FieldError(body.Path("purpose"),
+                      "purpose must be memory or archive (or left out), not empty");
   in.purpose = purpose.value_or("");
   PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
   PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
@@ -70,8 +70,7 @@ Result<ApiResponse> ListSources(SourceService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(auto after, q.OptInt("after"));
   PC_ASSIGN_OR_RETURN(auto limit, q.OptInt("limit"));
   if (limit && (*limit < 1 || *limit > kMaxPageLimit))
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
-        .WithDetail("field", "limit");
+    return FieldError("limit", "limit must be between 1 and " + std::to_string(kMaxPageLimit));
   PC_ASSIGN_OR_RETURN(
       SourcesPage page,
       svc.List(scope_id, after.value_or(0), static_cast<int>(limit.value_or(kDefaultPageLimit))));
@@ -96,13 +95,11 @@ Result<ApiResponse> CaptureContent(SourceService& svc, const ApiRequest& req) {
   PC_ASSIGN_OR_RETURN(std::string source_id, body.String("source_id"));
   const std::optional<size_t> id_chars = CountCodePoints(source_id);
   if (source_id.empty() || !id_chars || *id_chars > kMaxSourceIdChars)
-    return InvalidArgument("source_id must be 1 to 256 characters of UTF-8")
-        .WithDetail("field", "source_id");
+    return FieldError("source_id", "source_id must be 1 to 256 characters of UTF-8");
   PC_ASSIGN_OR_RETURN(in.content, body.String("content"));
   const std::optional<size_t> content_chars = CountCodePoints(in.content);
   if (in.content.empty() || !content_chars || *content_chars > kMaxContentChars)
-    return InvalidArgument("content must be 1 to 200000 characters of UTF-8")
-        .WithDetail("field", "content");
+    return FieldError("content", "content must be 1 to 200000 characters of UTF-8");
   PC_ASSIGN_OR_RETURN(in.metadata_json, body.ObjectText("metadata"));
   in.idempotency_key = std::move(source_id);
   PC_ASSIGN_OR_RETURN(auto out, svc.Add(scope_id, {in}));

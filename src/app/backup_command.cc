@@ -112,9 +112,8 @@ Status Backup(const Config& c, const BackupOpts& o, sqlite::StoreFileInfo& info)
   // ("unable to open database: FILE.tmp-…").
   const fs::path dir = out.parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
-    return InvalidArgument("the directory of " + o.out + " (" + dir.string() +
-                           ") does not exist; create it first; nothing was written")
-        .WithDetail("field", "out");
+    return FieldError("out", "the directory of " + o.out + " (" + dir.string() +
+                                 ") does not exist; create it first; nothing was written");
   const std::string tmp = o.out + ".tmp-" + std::to_string(::getpid());
   Remove(tmp);
   Status s = sqlite::SnapshotInto(DbPath(c), tmp);

@@ -107,10 +107,10 @@ Status Import(const Config& c, const ImportOpts& o, ImportResult& result) {
       o.staging.empty() ? (fs::path(c.data_dir) / "import-staging").string() : o.staging;
   const bool sqlite = c.store == "sqlite";
   if (sqlite && Inside(c.data_dir, staging))
-    return InvalidArgument("--staging " + staging + " holds the data directory " + c.data_dir +
-                           "; stage elsewhere (the default is DATA/import-staging); nothing was "
-                           "changed")
-        .WithDetail("field", "staging");
+    return FieldError("staging",
+                      "--staging " + staging + " holds the data directory " + c.data_dir +
+                          "; stage elsewhere (the default is DATA/import-staging); nothing was "
+                          "changed");
   // 2. The target: empty, and (SQLite) no server on it, from here until the store is in place.
   bool exists = false;
   std::unique_ptr<DataDirLock> lock;

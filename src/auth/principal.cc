@@ -46,13 +46,11 @@ const char* PermissionName(Permission p) {
 
 Status CheckScopePattern(std::string_view pattern) {
   if (pattern.empty() || pattern.size() > 256)
-    return InvalidArgument("a scope pattern is 1-256 bytes").WithDetail("field", "scope");
-  if (!IsValidUtf8(pattern))
-    return InvalidArgument("a scope pattern must be valid UTF-8").WithDetail("field", "scope");
+    return FieldError("scope", "a scope pattern is 1-256 bytes");
+  if (!IsValidUtf8(pattern)) return FieldError("scope", "a scope pattern must be valid UTF-8");
   for (unsigned char c : pattern)
     if (c < 0x20 || c == 0x7f)
-      return InvalidArgument("a scope pattern has no control characters")
-          .WithDetail("field", "scope");
+      return FieldError("scope", "a scope pattern has no control characters");
   return Status::Ok();
 }
 

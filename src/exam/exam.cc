@@ -18,7 +18,7 @@ namespace {
 using nlohmann::json;
 
 Status Bad(const std::string& field, const std::string& message) {
-  return InvalidArgument(field + ": " + message).WithDetail("field", field);
+  return FieldError(field, field + ": " + message);
 }
 
 Result<std::string> Text(const json& j, const char* name, const std::string& at,

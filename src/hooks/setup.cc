@@ -277,10 +277,9 @@ std::string HookCommand(const SetupOptions& o, const std::string& event) {
 
 Result<std::vector<SetupChange>> RunSetup(const SetupOptions& o) {
   if (o.host != "claude-code" && o.host != "codex" && o.host != "cursor")
-    return InvalidArgument("the host must be claude-code, codex or cursor")
-        .WithDetail("field", "host");
+    return FieldError("host", "the host must be claude-code, codex or cursor");
   if (o.server.empty() && !o.remove)
-    return InvalidArgument("a server URL is needed (--server)").WithDetail("field", "server");
+    return FieldError("server", "a server URL is needed (--server)");
   if (o.user && Home(o).empty()) return InvalidArgument("no home directory (HOME) for --user");
   const SetupFiles files = FilesFor(o);
   // Plan every file first: a file we cannot merge into stops everything before anything is written.

@@ -22,11 +22,10 @@ constexpr const char* kSkillMd = "SKILL.md";
 std::string YamlString(const std::string& s) { return json(s).dump(); }
 
 Status Refuse(const std::string& dir, const std::string& why) {
-  return InvalidArgument(
-             "skill export writes only into a new or empty directory, or over its own "
-             "earlier export: " +
-             dir + " " + why + "; nothing was written")
-      .WithDetail("field", "destination");
+  return FieldError("destination",
+                    "skill export writes only into a new or empty directory, or over its own "
+                    "earlier export: " +
+                        dir + " " + why + "; nothing was written");
 }
 
 // Writes `text` to `path` through a temporary file in the same directory.
@@ -105,12 +104,11 @@ std::string RenderSkillMd(const json& skill) {
 
 Result<std::string> DefaultSkillDestination(const std::string& target, const std::string& name) {
   if (target != "codex" && target != "claude")
-    return InvalidArgument("--target must be codex or claude").WithDetail("field", "target");
+    return FieldError("target", "--target must be codex or claude");
   if (name.empty() || name == "." || name == ".." ||
       name.find_first_of("/\\\0", 0, 3) != std::string::npos)
-    return InvalidArgument("the Skill's name \"" + name +
-                           "\" is not a directory name: give --destination")
-        .WithDetail("field", "destination");
+    return FieldError("destination", "the Skill's name \"" + name +
+                                         "\" is not a directory name: give --destination");
   return std::string(target == "codex" ? ".agents/skills/" : ".claude/skills/") + name;
 }
 
@@ -118,7 +116,7 @@ Result<SkillExportResult> WriteSkillExport(const std::string& destination,
                                            const std::string& target, const std::string& scope,
                                            const json& skill, const std::string& exported_at) {
   if (target != "codex" && target != "claude")
-    return InvalidArgument("--target must be codex or claude").WithDetail("field", "target");
+    return FieldError("target", "--target must be codex or claude");
   const fs::path dir(destination);
   PC_ASSIGN_OR_RETURN(bool replaced, CheckDestination(dir));
   const std::string skill_md = RenderSkillMd(skill);

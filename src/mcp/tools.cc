@@ -779,9 +779,7 @@ Status CheckArguments(const Tool& tool, const Json& arguments) {
     if (auto it = tool.properties.find(name); it != tool.properties.end()) schema = &*it;
     if (auto it = scope.find(name); tool.scope != ScopeArg::kNone && it != scope.end())
       schema = &*it;
-    if (!schema)
-      return InvalidArgument("unknown argument \"" + name + "\" for " + tool.name)
-          .WithDetail("field", name);
+    if (!schema) return FieldError(name, "unknown argument \"" + name + "\" for " + tool.name);
     const std::string type = schema->value("type", "");
     const bool ok = value.is_null() || type.empty() ||  // anyOf (a citation): the route checks it
                     (type == "string" && value.is_string()) ||
@@ -790,12 +788,11 @@ Status CheckArguments(const Tool& tool, const Json& arguments) {
                     (type == "object" && value.is_object()) ||
                     (type == "array" && value.is_array());
     if (!ok)
-      return InvalidArgument(name + " must be " + (type == "integer" ? "an " : "a ") + type)
-          .WithDetail("field", name);
+      return FieldError(name, name + " must be " + (type == "integer" ? "an " : "a ") + type);
   }
   for (const std::string& name : tool.required)
     if (!arguments.contains(name) || arguments[name].is_null())
-      return InvalidArgument(name + " is required").WithDetail("field", name);
+      return FieldError(name, name + " is required");
   return Status::Ok();
 }
 
@@ -826,7 +823,7 @@ Result<std::string> McpTools::ResolveScope(const Json& arguments) {
   for (const char* name : {"scope_id", "scope_key"})
     if (arguments.contains(name) && arguments[name].is_string())
       return arguments[name].get<std::string>();
-  return InvalidArgument("scope_id is required").WithDetail("field", "scope_id");
+  return FieldError("scope_id", "scope_id is required");
 }
 
 Result<ToolResult> McpTools::Call(const std::string& name, const Json& arguments) {

@@ -73,7 +73,7 @@ Result<StatsPeriod> ParseStatsPeriod(std::string_view s) {
   if (s == "today") return StatsPeriod::kToday;
   if (s == "7d") return StatsPeriod::k7d;
   if (s == "30d") return StatsPeriod::k30d;
-  return InvalidArgument("period must be today, 7d or 30d").WithDetail("field", "period");
+  return FieldError("period", "period must be today, 7d or 30d");
 }
 
 const char* StatsPeriodName(StatsPeriod p) {

@@ -56,9 +56,7 @@ Status CheckText(std::string_view field, std::string_view text, size_t max_bytes
 
 Status CheckOneLineText(std::string_view field_view, std::string_view value, size_t max_chars) {
   const std::string field(field_view);
-  auto bad = [&](const std::string& why) {
-    return InvalidArgument(field + " " + why).WithDetail("field", field);
-  };
+  auto bad = [&](const std::string& why) { return FieldError(field, field + " " + why); };
   std::vector<int32_t> cps;
   if (!DecodeUtf8(value, cps)) return bad("is not valid UTF-8");
   if (cps.empty()) return bad("is empty");

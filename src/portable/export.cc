@@ -225,24 +225,19 @@ Status CheckOut(const ExportOptions& o) {
       store_files.push_back(db.string() + suffix);
     for (const fs::path& f : store_files)
       if (out == fs::weakly_canonical(f, ec))
-        return InvalidArgument(o.out + " is part of the store being exported; write elsewhere")
-            .WithDetail("field", "out");
+        return FieldError("out", o.out + " is part of the store being exported; write elsewhere");
   }
-  if (o.out.empty())
-    return InvalidArgument("--out names the file to write").WithDetail("field", "out");
+  if (o.out.empty()) return FieldError("out", "--out names the file to write");
   if (fs::is_directory(o.out, ec))
-    return InvalidArgument(o.out + " is a directory; --out names the file to write")
-        .WithDetail("field", "out");
+    return FieldError("out", o.out + " is a directory; --out names the file to write");
   if (fs::exists(o.out, ec) && !o.force)
-    return InvalidArgument(o.out +
-                           " already exists; choose another name, or pass --force to "
-                           "replace it")
-        .WithDetail("field", "out");
+    return FieldError("out", o.out +
+                                 " already exists; choose another name, or pass --force to "
+                                 "replace it");
   const fs::path dir = fs::absolute(o.out, ec).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
-    return InvalidArgument("the directory of " + o.out + " (" + dir.string() +
-                           ") does not exist; create it first")
-        .WithDetail("field", "out");
+    return FieldError("out", "the directory of " + o.out + " (" + dir.string() +
+                                 ") does not exist; create it first");
   return Status::Ok();
 }
 

@@ -287,15 +287,14 @@ void RemoveStaged(const std::string& db_path) {
 Status ClaimStagingDir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    return InvalidArgument("the staging directory " + dir + " is not a directory" + kNothing)
-        .WithDetail("field", "staging");
+    return FieldError("staging", "the staging directory " + dir + " is not a directory" + kNothing);
   const bool ours = fs::exists(fs::path(dir) / kMarker, ec);
   if (!ours && fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-    return InvalidArgument("the staging directory " + dir +
-                           " holds files that are not an import's staging; give an empty or new "
-                           "directory (--staging)" +
-                           kNothing)
-        .WithDetail("field", "staging");
+    return FieldError("staging",
+                      "the staging directory " + dir +
+                          " holds files that are not an import's staging; give an empty or new "
+                          "directory (--staging)" +
+                          kNothing);
   fs::create_directories(dir, ec);
   if (ec)
     return InvalidArgument("cannot make the staging directory " + dir + ": " + ec.message() +

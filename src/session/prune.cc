@@ -85,7 +85,7 @@ Json& ContentOf(Json& messages, const ToolResult& r) {
 }
 
 Status Field(const std::string& field, const std::string& what) {
-  return InvalidArgument(field + " " + what).WithDetail("field", field);
+  return FieldError(field, field + " " + what);
 }
 
 }  // namespace

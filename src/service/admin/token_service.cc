@@ -11,14 +11,13 @@ namespace {
 
 Status CheckTokenName(const std::string& name) {
   if (name.empty() || name.size() > 64)
-    return InvalidArgument("a token name is 1-64 characters").WithDetail("field", "name");
+    return FieldError("name", "a token name is 1-64 characters");
   for (unsigned char c : name)
     if (!std::isalnum(c) && c != '.' && c != '_' && c != ':' && c != '@' && c != '-')
-      return InvalidArgument("a token name has only letters, digits and . _ : @ -")
-          .WithDetail("field", "name");
+      return FieldError("name", "a token name has only letters, digits and . _ : @ -");
   if (name == "local" || name == "system" || name == "static" || name == "anonymous")
-    return InvalidArgument("\"" + name + "\" names the server's own actors; choose another name")
-        .WithDetail("field", "name");
+    return FieldError("name",
+                      "\"" + name + "\" names the server's own actors; choose another name");
   return Status::Ok();
 }
 
@@ -39,21 +38,18 @@ Result<std::optional<int64_t>> ParseExpiry(const std::string& e, int64_t now_ms)
   // the stored form with milliseconds, so "2027-01-31", as the message offers, was refused.
   std::optional<int64_t> at = ParseMoment(e, now_ms);
   if (!at)
-    return InvalidArgument(
-               "expires is a duration (90d, 12h, 30m) or a UTC date (2027-01-31 or "
-               "2027-01-31T12:00:00Z)")
-        .WithDetail("field", "expires");
-  if (*at <= now_ms)
-    return InvalidArgument("expires is in the past").WithDetail("field", "expires");
+    return FieldError("expires",
+                      "expires is a duration (90d, 12h, 30m) or a UTC date (2027-01-31 or "
+                      "2027-01-31T12:00:00Z)");
+  if (*at <= now_ms) return FieldError("expires", "expires is in the past");
   return at;
 }
 
 Result<CreatedToken> TokenService::Create(const NewToken& r, const std::string& created_by) {
   PC_RETURN_IF_ERROR(CheckTokenName(r.name));
   if (!ParseRole(r.role) || r.role == "none")
-    return InvalidArgument("role is reader, writer, admin or metrics").WithDetail("field", "role");
-  if (r.scope_patterns.size() > 64)
-    return InvalidArgument("at most 64 scope patterns").WithDetail("field", "scope");
+    return FieldError("role", "role is reader, writer, admin or metrics");
+  if (r.scope_patterns.size() > 64) return FieldError("scope", "at most 64 scope patterns");
   for (const std::string& p : r.scope_patterns) PC_RETURN_IF_ERROR(CheckScopePattern(p));
   const int64_t now = NowMillis();
   PC_ASSIGN_OR_RETURN(std::optional<int64_t> expires, ParseExpiry(r.expires, now));

@@ -103,9 +103,8 @@ Result<PreparedContext> ContextService::Prepare(const PrepareRequest& req) {
   PC_RETURN_IF_ERROR(CheckText("query", req.query, kMaxQueryBytes));
   if (req.max_bytes < static_cast<int64_t>(kMinContextBytes) ||
       req.max_bytes > static_cast<int64_t>(kMaxContextBytes))
-    return InvalidArgument("max_bytes must be between " + std::to_string(kMinContextBytes) +
-                           " and " + std::to_string(kMaxContextBytes))
-        .WithDetail("field", "max_bytes");
+    return FieldError("max_bytes", "max_bytes must be between " + std::to_string(kMinContextBytes) +
+                                       " and " + std::to_string(kMaxContextBytes));
   // One snapshot for everything: the handoff and Experience are read in the search's own read
   // transaction, so a write between them can never pair memory of one state with a handoff of
   // another. The memory items are placed after the search (a rerank may reorder them).

@@ -102,7 +102,7 @@ Result<std::optional<Artifact>> FindMemory(ReadTxn& txn, const std::string& scop
 
 Status CheckMinRevisionValue(std::optional<int64_t> min_revision) {
   if (min_revision && *min_revision < 1)
-    return InvalidArgument("min_revision must be 1 or more").WithDetail("field", "min_revision");
+    return FieldError("min_revision", "min_revision must be 1 or more");
   return Status::Ok();
 }
 

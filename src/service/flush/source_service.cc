@@ -53,14 +53,13 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
   };
   PC_RETURN_IF_ERROR(named(CheckKind(in.kind), "kind"));
   if (IsReservedWorkKind(in.kind))
-    return InvalidArgument("kind " + in.kind +
-                           " is recorded only by its /v1/work operation (docs/work-continuity.md)")
-        .WithDetail("field", at + "kind");
+    return FieldError(at + "kind",
+                      "kind " + in.kind +
+                          " is recorded only by its /v1/work operation (docs/work-continuity.md)");
   if (!in.purpose.empty() && in.purpose != kPurposeMemory && in.purpose != kPurposeArchive)
-    return InvalidArgument(
-               "purpose must be memory (the default: extraction reads it) or archive "
-               "(kept, never extracted)")
-        .WithDetail("field", at + "purpose");
+    return FieldError(at + "purpose",
+                      "purpose must be memory (the default: extraction reads it) or archive "
+                      "(kept, never extracted)");
   PC_RETURN_IF_ERROR(named(CheckText("content", in.content, max_source_bytes_), "content"));
   if (in.metadata_json.size() > kMaxSourceMetadataBytes)
     return TooLarge("metadata is over " + std::to_string(kMaxSourceMetadataBytes) + " bytes")
@@ -80,7 +79,7 @@ Status SourceService::Check(const SourceInput& in, size_t index, size_t count) c
 Result<std::vector<SourceOutcome>> SourceService::Add(const std::string& scope_id,
                                                       const std::vector<SourceInput>& inputs) {
   PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
-  if (inputs.empty()) return InvalidArgument("no sources given").WithDetail("field", "sources");
+  if (inputs.empty()) return FieldError("sources", "no sources given");
   if (inputs.size() > kMaxSourceBatch)
     return TooLarge("at most " + std::to_string(kMaxSourceBatch) + " sources per request")
         .WithDetail("field", "sources");
@@ -137,10 +136,9 @@ Result<std::vector<SourceOutcome>> SourceService::Append(const ScopeRef& scope,
 
 Result<SourcesPage> SourceService::List(const std::string& scope_id, int64_t after, int limit) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  if (after < 0) return InvalidArgument("after must be 0 or more").WithDetail("field", "after");
+  if (after < 0) return FieldError("after", "after must be 0 or more");
   if (limit < 1 || limit > kMaxPageLimit)
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxPageLimit))
-        .WithDetail("field", "limit");
+    return FieldError("limit", "limit must be between 1 and " + std::to_string(kMaxPageLimit));
   SourcesPage page;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));

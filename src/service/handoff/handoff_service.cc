@@ -514,8 +514,7 @@ Status HandoffService::CheckEvidence(const std::string& scope_id,
 
 Result<Handoff> HandoffService::Get(const std::string& scope_id, std::optional<int64_t> revision) {
   PC_RETURN_IF_ERROR(CheckScopeId(scope_id));
-  if (revision && *revision < 1)
-    return InvalidArgument("revision must be 1 or more").WithDetail("field", "revision");
+  if (revision && *revision < 1) return FieldError("revision", "revision must be 1 or more");
   std::optional<Handoff> found;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemory(txn, scope_id));

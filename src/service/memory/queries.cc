@@ -14,8 +14,7 @@ namespace {
 // Checks `revision` against the artifact; 0 / unset means head.
 Result<int64_t> PickRevision(const Artifact& memory, std::optional<int64_t> revision) {
   if (!revision) return memory.head_revision;
-  if (*revision < 1)
-    return InvalidArgument("revision must be 1 or more").WithDetail("field", "revision");
+  if (*revision < 1) return FieldError("revision", "revision must be 1 or more");
   if (*revision > memory.head_revision)
     return NotFound("revision " + std::to_string(*revision) + " does not exist")
         .WithDetail("current_revision", memory.head_revision);
@@ -24,7 +23,7 @@ Result<int64_t> PickRevision(const Artifact& memory, std::optional<int64_t> revi
 
 Status CheckEntryCursor(const std::string& cursor) {
   if (!cursor.empty() && !IsWellFormedId(cursor, kEntryPrefix))
-    return InvalidArgument("cursor is not one this server issued").WithDetail("field", "cursor");
+    return FieldError("cursor", "cursor is not one this server issued");
   return Status::Ok();
 }
 
@@ -34,7 +33,7 @@ Status CheckCursorInMemory(ReadTxn& txn, const std::string& cursor, const Artifa
   if (cursor.empty()) return Status::Ok();
   PC_ASSIGN_OR_RETURN(std::optional<std::string> owner, txn.FindEntryArtifact(cursor));
   if (!owner || *owner != memory.artifact_id)
-    return InvalidArgument("cursor is not from this scope's listing").WithDetail("field", "cursor");
+    return FieldError("cursor", "cursor is not from this scope's listing");
   return Status::Ok();
 }
 
@@ -53,9 +52,9 @@ Result<EntriesPage> MemoryService::ListEntries(const ListEntriesRequest& req) {
   PC_RETURN_IF_ERROR(CheckEntryCursor(req.page.cursor));
   PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
   if (req.revision && req.min_revision && *req.revision < *req.min_revision)
-    return InvalidArgument("revision " + std::to_string(*req.revision) +
-                           " is before min_revision " + std::to_string(*req.min_revision))
-        .WithDetail("field", "min_revision");
+    return FieldError("min_revision", "revision " + std::to_string(*req.revision) +
+                                          " is before min_revision " +
+                                          std::to_string(*req.min_revision));
   EntriesPage out;
   std::optional<int64_t> valid_at;  // set: leave out what was not valid then
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
@@ -116,9 +115,7 @@ Result<RevisionsPage> MemoryService::ListRevisions(const std::string& scope_id,
 
 Result<ChangesPage> MemoryService::ListChanges(const std::string& scope_id,
                                                int64_t since_revision) {
-  if (since_revision < 0)
-    return InvalidArgument("since_revision must be 0 or more")
-        .WithDetail("field", "since_revision");
+  if (since_revision < 0) return FieldError("since_revision", "since_revision must be 0 or more");
   ChangesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(std::optional<Artifact> memory, FindMemory(txn, scope_id));
@@ -172,8 +169,7 @@ Result<VersionsPage> MemoryService::ListVersions(const std::string& scope_id,
   if (!page.cursor.empty()) {
     PC_ASSIGN_OR_RETURN(after, ParseIntCursor(page.cursor));
   }
-  if (!IsValidUtf8(entry_id))
-    return InvalidArgument("entry_id is not valid UTF-8").WithDetail("field", "entry_id");
+  if (!IsValidUtf8(entry_id)) return FieldError("entry_id", "entry_id is not valid UTF-8");
   VersionsPage out;
   out.entry_id = entry_id;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {

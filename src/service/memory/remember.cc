@@ -15,10 +15,10 @@ Result<WriteOutcome> MemoryService::Remember(const RememberRequest& req) {
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits_.max_actor_bytes));
   if (req.expected_revision &&
       *req.expected_revision < 1)  // the spec's minimum: a revision that exists
-    return InvalidArgument(
-               "expected_revision must be 1 or more (leave it out for a memory with no revision "
-               "yet)")
-        .WithDetail("field", "expected_revision");
+    return FieldError(
+        "expected_revision",
+        "expected_revision must be 1 or more (leave it out for a memory with no revision "
+        "yet)");
   PC_ASSIGN_OR_RETURN(std::string hash, ContentHash(req.kind, req.text));
   const PreparedWrite prepared = PrepareWrite(scope, req.text, ChangeOp::kAdd, "");
 

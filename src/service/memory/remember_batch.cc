@@ -36,8 +36,7 @@ Status AtEntry(size_t i, const Status& s) {
 }
 
 Status CheckBatch(const RememberBatchRequest& req, const ServiceLimits& limits) {
-  if (req.entries.empty())
-    return InvalidArgument("no entries given").WithDetail("field", "entries");
+  if (req.entries.empty()) return FieldError("entries", "no entries given");
   if (req.entries.size() > kMaxRememberBatch)
     return TooLarge("at most " + std::to_string(kMaxRememberBatch) + " entries per batch")
         .WithDetail("field", "entries")
@@ -47,10 +46,10 @@ Status CheckBatch(const RememberBatchRequest& req, const ServiceLimits& limits) 
   PC_RETURN_IF_ERROR(CheckOptionalText("reason", req.reason, limits.max_reason_bytes));
   PC_RETURN_IF_ERROR(CheckOptionalText("actor", req.actor, limits.max_actor_bytes));
   if (req.expected_revision && *req.expected_revision < 1)
-    return InvalidArgument(
-               "expected_revision must be 1 or more (leave it out for a memory with no revision "
-               "yet)")
-        .WithDetail("field", "expected_revision");
+    return FieldError(
+        "expected_revision",
+        "expected_revision must be 1 or more (leave it out for a memory with no revision "
+        "yet)");
   return Status::Ok();
 }
 

@@ -24,8 +24,7 @@ Result<ScopeSettingsView> MemoryService::GetSettings(const std::string& scope_id
 Result<ScopeSettingsView> MemoryService::SetSettings(
     const std::string& scope_id, const std::map<std::string, std::optional<std::string>>& changes) {
   PC_ASSIGN_OR_RETURN(const ScopeRef scope, ScopeRef::Parse(scope_id));
-  if (changes.empty())
-    return InvalidArgument("give at least one setting to change").WithDetail("field", "settings");
+  if (changes.empty()) return FieldError("settings", "give at least one setting to change");
   for (const auto& [name, value] : changes) {
     if (value) {
       PC_RETURN_IF_ERROR(CheckSetting(name, *value));

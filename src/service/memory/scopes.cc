@@ -63,7 +63,7 @@ Result<Scope> MemoryService::GetScopeByKey(const std::string& key) {
 Result<ScopesPage> MemoryService::ListScopes(const PageRequest& page) {
   PC_RETURN_IF_ERROR(CheckPage(page));
   if (!page.cursor.empty() && !IsWellFormedId(page.cursor, kScopePrefix))
-    return InvalidArgument("cursor is not one this server issued").WithDetail("field", "cursor");
+    return FieldError("cursor", "cursor is not one this server issued");
   ScopesPage out;
   PC_RETURN_IF_ERROR(store_.Read([&](ReadTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(out.items, txn.ListScopes(page.cursor, page.limit + 1));

@@ -258,19 +258,16 @@ namespace pc {
 
 Status CheckEvidence(const std::vector<std::string>& evidence) {
   if (evidence.size() > kMaxEvidence)
-    return InvalidArgument("at most " + std::to_string(kMaxEvidence) + " evidence items")
-        .WithDetail("field", "evidence");
+    return FieldError("evidence", "at most " + std::to_string(kMaxEvidence) + " evidence items");
   for (size_t i = 0; i < evidence.size(); ++i) {
     const std::string at = "evidence[" + std::to_string(i) + "]";
     const std::string& e = evidence[i];
     if (e.empty() || e.size() > kMaxEvidenceBytes)
-      return InvalidArgument(at + " must be 1 to " + std::to_string(kMaxEvidenceBytes) + " bytes")
-          .WithDetail("field", at);
+      return FieldError(at, at + " must be 1 to " + std::to_string(kMaxEvidenceBytes) + " bytes");
     for (unsigned char c : e)
       if (c < 0x20 || c == 0x7F || c == ' ')
-        return InvalidArgument(at + " must not contain spaces or control characters")
-            .WithDetail("field", at);
-    if (!IsValidUtf8(e)) return InvalidArgument(at + " is not valid UTF-8").WithDetail("field", at);
+        return FieldError(at, at + " must not contain spaces or control characters");
+    if (!IsValidUtf8(e)) return FieldError(at, at + " is not valid UTF-8");
   }
   return Status::Ok();
 }
@@ -292,18 +289,15 @@ Result<std::vector<std::string>> ResolveEvidence(ReadTxn& txn, const Artifact& m
             auto line, txn.FindManifestItem(memory.artifact_id, c->memory.revision, c->entry_id));
         found = line && line->version.entry_version_id == c->entry_version_id;
       }
-      if (!found)
-        return InvalidArgument(at + ": the scope's memory has no citation " + e)
-            .WithDetail("field", at);
+      if (!found) return FieldError(at, at + ": the scope's memory has no citation " + e);
       stored = FormatCitation(*c);
     } else {
       std::string id = e;
       if (auto parts = ParseSourceRef(e)) id = parts->source_id;
       PC_ASSIGN_OR_RETURN(std::optional<Source> s, txn.FindSourceByPublicId(memory.scope_id, id));
       if (!s)
-        return InvalidArgument(
-                   at + " is not an http(s) URL, a source of the scope or a memory citation: " + e)
-            .WithDetail("field", at);
+        return FieldError(
+            at, at + " is not an http(s) URL, a source of the scope or a memory citation: " + e);
       stored = SourceRef(*s);
     }
     if (std::find(out.begin(), out.end(), stored) == out.end()) out.push_back(stored);

@@ -15,11 +15,10 @@ namespace {
 Result<std::map<std::string, int64_t>> ParseExpiry(const std::string& value) {
   std::map<std::string, int64_t> out;
   auto bad = [&](const std::string& why) {
-    return InvalidArgument(
-               "expiry must be a list of kind=duration such as "
-               "\"working_note=14d,scratch=12h\" (kind=never takes a default away): " +
-               why)
-        .WithDetail("field", kSettingExpiry);
+    return FieldError(kSettingExpiry,
+                      "expiry must be a list of kind=duration such as "
+                      "\"working_note=14d,scratch=12h\" (kind=never takes a default away): " +
+                          why);
   };
   auto trim = [](std::string t) {
     while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
@@ -77,8 +76,7 @@ const char* ReconcilePolicyName(ReconcilePolicy p) {
 
 Status CheckSetting(const std::string& name, const std::string& value) {
   auto bad = [&](const std::string& allowed) {
-    return InvalidArgument(name + " must be " + allowed + " (got \"" + value + "\")")
-        .WithDetail("field", name);
+    return FieldError(name, name + " must be " + allowed + " (got \"" + value + "\")");
   };
   if (name == kSettingReconcile)
     return value == "off" || value == "warn" || value == "reject" ? Status::Ok()
@@ -88,9 +86,8 @@ Status CheckSetting(const std::string& name, const std::string& value) {
   if (name == kSettingRequireEvidence)
     return value == "true" || value == "false" ? Status::Ok() : bad("true or false");
   if (name == kSettingExpiry) return ParseExpiry(value).status();
-  return InvalidArgument("unknown setting \"" + name +
-                         "\" (known: reconcile, extraction_review, require_evidence, expiry)")
-      .WithDetail("field", name);
+  return FieldError(name, "unknown setting \"" + name +
+                              "\" (known: reconcile, extraction_review, require_evidence, expiry)");
 }
 
 std::string NeutralSetting(const std::string& name) {
@@ -148,15 +145,14 @@ Result<std::optional<int64_t>> ValidUntil(const std::string& asked, const WriteP
   if (asked.empty()) return DefaultValidUntil(p, kind, nullptr, now_ms);
   std::optional<int64_t> at = ParseMoment(asked, now_ms);
   if (!at)
-    return InvalidArgument(field +
-                           " is a duration from now (14d, 12h, 30m), a UTC date (2027-01-31), "
-                           "an RFC 3339 date-time, or never (got \"" +
-                           asked + "\")")
-        .WithDetail("field", field);
+    return FieldError(field,
+                      field +
+                          " is a duration from now (14d, 12h, 30m), a UTC date (2027-01-31), "
+                          "an RFC 3339 date-time, or never (got \"" +
+                          asked + "\")");
   if (*at <= now_ms)
-    return InvalidArgument(field + " " + FormatTimestamp(*at) +
-                           " is not in the future: retire the entry instead")
-        .WithDetail("field", field);
+    return FieldError(field, field + " " + FormatTimestamp(*at) +
+                                 " is not in the future: retire the entry instead");
   return at;
 }
 

@@ -10,7 +10,7 @@
 namespace pc {
 
 Status Bad(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
+  return FieldError(field, message);
 }
 
 Status CheckChars(const std::string& field, const std::string& text, size_t max) {

@@ -27,8 +27,7 @@ constexpr size_t kReviewEntries = 40;
 // [start, end) of a local calendar day in ms; InvalidArgument for anything but a real YYYY-MM-DD.
 Result<std::pair<int64_t, int64_t>> LocalDay(const std::string& date) {
   auto bad = [&] {
-    return InvalidArgument("date must be a day as YYYY-MM-DD, got \"" + date + "\"")
-        .WithDetail("field", "date");
+    return FieldError("date", "date must be a day as YYYY-MM-DD, got \"" + date + "\"");
   };
   if (date.size() != 10 || date[4] != '-' || date[7] != '-') return bad();
   for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9})

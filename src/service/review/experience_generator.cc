@@ -33,15 +33,14 @@ struct Shown {
 
 Status Missing(size_t i, const MemoryRef& r) {
   const std::string at = "artifact_refs[" + std::to_string(i) + "]";
-  return InvalidArgument(at + ": the scope has no artifact revision " + FormatMemoryRef(r))
-      .WithDetail("field", at);
+  return FieldError(at, at + ": the scope has no artifact revision " + FormatMemoryRef(r));
 }
 
 Result<Shown> ReadEvidence(ReadTxn& txn, const GenerateExperienceRequest& req) {
   PC_ASSIGN_OR_RETURN(std::optional<Scope> scope, FindScopeNamed(txn, req.scope_id));
   if (!scope)
-    return InvalidArgument("the scope " + req.scope_id + " has no sources or artifacts to cite")
-        .WithDetail("field", "source_refs");
+    return FieldError("source_refs",
+                      "the scope " + req.scope_id + " has no sources or artifacts to cite");
   Shown out;  // the check reads each cited source once, and hands them over
   PC_RETURN_IF_ERROR(
       ReviewService::CheckEvidenceIn(txn, scope->scope_id, req.evidence, req.target, &out.sources));

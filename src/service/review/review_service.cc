@@ -28,7 +28,7 @@ Status FirstError(std::initializer_list<Status> checks) {
 }
 
 Status Bad(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
+  return FieldError(field, message);
 }
 
 // 1 … max characters, valid UTF-8, saying something.

@@ -172,8 +172,7 @@ Result<SearchMode> ParseSearchMode(const std::string& s) {
   for (SearchMode m : {SearchMode::kFts, SearchMode::kVector, SearchMode::kHybrid,
                        SearchMode::kAuto, SearchMode::kGraph})
     if (s == SearchModeName(m)) return m;
-  return InvalidArgument("mode must be fts, vector, hybrid, graph or auto")
-      .WithDetail("field", "mode");
+  return FieldError("mode", "mode must be fts, vector, hybrid, graph or auto");
 }
 
 Result<SearchResult> SearchService::Search(const SearchRequest& req) {
@@ -198,7 +197,7 @@ Status CheckSearchRequest(const SearchRequest& req, bool can_rerank) {
   // The spec's query is any non-empty string: one that says nothing (white space, invisible
   // characters) finds nothing, at the head, rather than being refused.
   PC_RETURN_IF_ERROR(CheckOptionalText("query", req.query, kMaxQueryBytes));
-  if (req.query.empty()) return InvalidArgument("query is required").WithDetail("field", "query");
+  if (req.query.empty()) return FieldError("query", "query is required");
   // Before any read: every path below may end in Rerank (an unknown scope, a query that says
   // nothing). The fuzzer found a rerank of an unknown scope reaching a null reranker.
   if (req.rerank && !can_rerank)
@@ -206,15 +205,13 @@ Status CheckSearchRequest(const SearchRequest& req, bool can_rerank) {
                   "rerank needs a rerank provider; none is configured")
         .WithDetail("field", "rerank");
   if (req.limit < 1 || req.limit > kMaxSearchLimit)
-    return InvalidArgument("limit must be between 1 and " + std::to_string(kMaxSearchLimit))
-        .WithDetail("field", "limit");
+    return FieldError("limit", "limit must be between 1 and " + std::to_string(kMaxSearchLimit));
   if (req.min_similarity && (*req.min_similarity < -1 || *req.min_similarity > 1))
-    return InvalidArgument("min_similarity must be between -1 and 1")
-        .WithDetail("field", "min_similarity");
+    return FieldError("min_similarity", "min_similarity must be between -1 and 1");
   PC_RETURN_IF_ERROR(CheckMinRevisionValue(req.min_revision));
   if (req.graph_hops < 1 || req.graph_hops > kMaxGraphHops)
-    return InvalidArgument("graph_hops must be between 1 and " + std::to_string(kMaxGraphHops))
-        .WithDetail("field", "graph_hops");
+    return FieldError("graph_hops",
+                      "graph_hops must be between 1 and " + std::to_string(kMaxGraphHops));
   return Status::Ok();
 }
 

@@ -95,8 +95,8 @@ Result<std::vector<ExternalSkillRoot>> ParseExternalSkillRoots(const std::string
 Status CheckExternalSkillId(const std::string& id) {
   if (id.empty() || id.size() > kMaxExternalSkillIdChars ||
       !std::all_of(id.begin(), id.end(), [](char c) { return c > 0x20 && c < 0x7F; }))
-    return InvalidArgument("external_skill_id must be 1 to 128 printable ASCII characters")
-        .WithDetail("field", "external_skill_id");
+    return FieldError("external_skill_id",
+                      "external_skill_id must be 1 to 128 printable ASCII characters");
   return Status::Ok();
 }
 
@@ -104,8 +104,7 @@ Status CheckFingerprint(const std::string& fingerprint) {
   if (fingerprint.size() != 64 || !std::all_of(fingerprint.begin(), fingerprint.end(), [](char c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
       }))
-    return InvalidArgument("fingerprint must be 64 lower-case hex digits (a SHA-256)")
-        .WithDetail("field", "fingerprint");
+    return FieldError("fingerprint", "fingerprint must be 64 lower-case hex digits (a SHA-256)");
   return Status::Ok();
 }
 

@@ -20,7 +20,7 @@ namespace {
 constexpr size_t kMaxImportedSkillBytes = 256 * 1024;
 
 Status Bad(const std::string& field, const std::string& message) {
-  return InvalidArgument(message).WithDetail("field", field);
+  return FieldError(field, message);
 }
 
 // A Skill revision as the model reads it.

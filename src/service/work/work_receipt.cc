@@ -161,11 +161,10 @@ Result<StoredReceipt> ReadReceipt(const Source& receipt) {
 
 Result<StoredReceipt> CheckLinkable(const Source& receipt, const std::string& field) {
   auto refuse = [&](const std::string& why) {
-    return InvalidArgument(field +
-                           " must name an accepted Handoff Receipt of an exact handoff "
-                           "revision: " +
-                           why)
-        .WithDetail("field", field);
+    return FieldError(field, field +
+                                 " must name an accepted Handoff Receipt of an exact handoff "
+                                 "revision: " +
+                                 why);
   };
   if (receipt.kind != kReceiptSourceKind)
     return refuse("source " + SourceRef(receipt) + " is not a Handoff Receipt");
@@ -187,12 +186,12 @@ Status CheckNotSuperseded(ReadTxn& txn, const Source& receipt, const StoredRecei
     for (const Source& s : page) {
       Result<StoredReceipt> later = ReadReceipt(s);
       if (!later.ok() || later->status != "declined" || later->revision != r.revision) continue;
-      return InvalidArgument(field + " names receipt " + SourceRef(receipt) + " of " +
-                             FormatMemoryRef(*r.revision) + ", which the later declined receipt " +
-                             SourceRef(s) + " (position " + std::to_string(s.position) +
-                             ") of the same revision superseded: the handoff was declined "
-                             "since; acknowledge it again and link that receipt")
-          .WithDetail("field", field)
+      return FieldError(field, field + " names receipt " + SourceRef(receipt) + " of " +
+                                   FormatMemoryRef(*r.revision) +
+                                   ", which the later declined receipt " + SourceRef(s) +
+                                   " (position " + std::to_string(s.position) +
+                                   ") of the same revision superseded: the handoff was declined "
+                                   "since; acknowledge it again and link that receipt")
           .WithDetail("superseded_by", SourceRef(s));
     }
     if (page.size() < static_cast<size_t>(kReceiptScanPage)) return Status::Ok();
