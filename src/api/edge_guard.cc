@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/ascii.h"
+
 namespace pc {
 namespace {
 
@@ -64,11 +66,6 @@ bool HostAllowed(const EdgePolicy& policy, const std::string& name) {
   return false;
 }
 
-bool AllDigits(std::string_view s) {
-  return !s.empty() &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
 // The host part of a Host header, lower-case, without the port ("[::1]:8787" → "[::1]",
 // "LocalHost:80" → "localhost"); empty unless the header is exactly `host[:port]` (RFC 9110 §7.2:
 // a name of letters, digits, '-', '.', '_', '~', or a bracketed IPv6 literal; a port of digits).
@@ -92,7 +89,7 @@ std::string HostName(std::string_view authority) {
     for (unsigned char c : name)
       if (!std::isalnum(c) && c != '-' && c != '.' && c != '_' && c != '~') return "";
   }
-  if (authority.size() != name.size() && (!AllDigits(port) || port.size() > 5)) return "";
+  if (authority.size() != name.size() && (!AllAsciiDigits(port) || port.size() > 5)) return "";
   return Lower(name);
 }
 
@@ -148,7 +145,7 @@ Status CheckEdge(const EdgePolicy& policy, const EdgeRequest& r) {
   if (r.content_length_headers > 1 || (r.content_length_headers > 0 && r.has_transfer_encoding))
     return InvalidArgument(
         "a request may have one Content-Length and no Transfer-Encoding with it");
-  if (r.content_length_headers == 1 && !AllDigits(Trim(r.content_length)))
+  if (r.content_length_headers == 1 && !AllAsciiDigits(Trim(r.content_length)))
     return InvalidArgument("Content-Length must be a number of bytes")
         .WithDetail("content_length", std::string(Trim(r.content_length)));
   {

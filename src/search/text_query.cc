@@ -3,18 +3,12 @@
 #include <set>
 #include <unordered_set>
 
+#include "common/ascii.h"
 #include "search/stopwords.h"
 #include "search/tokenizer.h"
 
 namespace pc {
 namespace {
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
 
 // English writes a day or a rank both ways ("May 4th", "May 4, 2023"; "the 3rd floor", "floor
 // 3"): a number's other spelling, the ordinal's digits or the number's ordinal ("" if neither).
@@ -22,10 +16,11 @@ std::string OtherSpelling(std::string_view word) {
   if (word.size() > 2 && word.size() <= 5) {
     const std::string_view digits = word.substr(0, word.size() - 2);
     const std::string_view suffix = word.substr(word.size() - 2);
-    if (AllDigits(digits) && (suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th"))
+    if (AllAsciiDigits(digits) &&
+        (suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th"))
       return std::string(digits);
   }
-  if (!AllDigits(word) || word.size() > 3) return "";
+  if (!AllAsciiDigits(word) || word.size() > 3) return "";
   const int n = std::stoi(std::string(word));
   const char* suffix = "th";
   if (n % 100 < 11 || n % 100 > 13) {
