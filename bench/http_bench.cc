@@ -97,6 +97,41 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     }
   }
 
+  // The transport's own ceiling, same clients and server: requests that reach no store. A
+  // liveness probe (routing, no body), and a remember the validator refuses (routing, auth, the
+  // body parsed, a 422 answered). A remember/s can never be above these.
+  auto ceiling = [&](auto request) {
+    std::vector<std::thread> ts;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int t = 0; t < clients; ++t)
+      ts.emplace_back([&] {
+        httplib::Client c("127.0.0.1", port);
+        c.set_tcp_nodelay(true);
+        c.set_keep_alive(true);
+        for (int i = 0; i < requests / clients * 2; ++i) request(c);
+      });
+    for (auto& th : ts) th.join();
+    return (requests / clients * 2 * clients) / (MillisSince(t0) / 1000);
+  };
+  std::atomic<int> unexpected{0};
+  const double live_rate = ceiling([&](httplib::Client& c) {
+    auto res = c.Get("/health/live");
+    if (!res || res->status != 200) ++unexpected;
+  });
+  const double refused_rate = ceiling([&](httplib::Client& c) {
+    auto res = c.Post("/v1/memory/remember",
+                      nlohmann::json{{"scope_id", scope}, {"kind", "fact"}, {"text", ""}}.dump(),
+                      "application/json");
+    if (!res || res->status != 422) ++unexpected;
+  });
+  if (unexpected) {
+    std::fprintf(stderr, "http_bench: %d probes or refusals got another answer\n",
+                 unexpected.load());
+    server.Stop();
+    serving.join();
+    return 1;
+  }
+
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
@@ -125,6 +160,8 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
               Percentile(one, 0.5) / Percentile(floor, 0.5));
   std::printf("%d threads in process (no HTTP): %.0f remembers/s; %.1f writes per commit\n",
               clients, direct_rate, direct_batch);
+  std::printf("%d clients, no store: %.0f liveness probes/s; %.0f refused remembers/s\n", clients,
+              live_rate, refused_rate);
   std::printf(
       "%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
       clients, total, seconds, total / seconds, failures.load(),
