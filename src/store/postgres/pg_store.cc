@@ -134,13 +134,16 @@ struct PgStore::PendingWrite {
   Status status;
   std::string race;  // the SQLSTATE of a lost race (runs again), however the callback reported it
   bool done = false;
+  bool lead = false;  // handed the lane by the group before (Lane::leading kept set)
+  // Under lanes_mu_: woken alone when the write is done or handed the lane, so a group's end
+  // wakes its own writers and the next leader, not every thread queued on the scope.
+  std::condition_variable cv;
 };
 
 struct PgStore::Lane {
   std::deque<PendingWrite*> queue;
   bool leading = false;  // one of its writers is running a group
   int writers = 0;       // queued or running: the lane goes when the last one returns
-  std::condition_variable cv;
 };
 
 Status PgStore::Write(const Actor& actor, const std::function<Status(WriteTxn&)>& write) {
@@ -156,7 +159,7 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
                        const std::function<Status(WriteTxn&)>& write) {
   const std::function<Status(WriteTxn&)> fn =
       Audited(actor, write);  // its audit row, same transaction
-  PendingWrite me{&fn, Status::Ok(), "", false};
+  PendingWrite me{&fn, Status::Ok()};
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};
     std::unique_ptr<Conn> conn;
@@ -170,13 +173,16 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
     ++lane.writers;
     lane.queue.push_back(&me);
     while (!me.done) {
-      // Taken by a group whose leader answers it once its commit is durable, or queued.
-      if (lane.leading || lane.queue.empty()) {
-        lane.cv.wait(lock);
+      if (me.lead) {  // handed the lane: this write heads its queue
+        me.lead = false;
+      } else if (lane.leading || lane.queue.empty()) {
+        // Taken by a group whose leader answers it once its commit is durable, or queued.
+        me.cv.wait(lock);
         continue;
+      } else {
+        lane.leading = true;
       }
       // Lead: take what is queued (this write may not be in it if the queue was long), commit it.
-      lane.leading = true;
       std::vector<PendingWrite*> batch;
       while (!lane.queue.empty() && batch.size() < kMaxPgGroupWrites) {
         batch.push_back(lane.queue.front());
@@ -186,14 +192,21 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
       std::unique_ptr<Conn> conn;
       const uint64_t commit = RunGroup(batch, &lane, &conn);
       lock.lock();
-      // The scope's next group runs while this one's commit is flushed.
-      lane.leading = false;
-      lane.cv.notify_all();
+      // The scope's next group runs while this one's commit is flushed, led by the oldest
+      // queued write.
+      if (lane.queue.empty()) {
+        lane.leading = false;
+      } else {
+        lane.queue.front()->lead = true;
+        lane.queue.front()->cv.notify_one();
+      }
       lock.unlock();
       AnswerWhenDurable(batch, commit, std::move(conn));
       lock.lock();
-      for (PendingWrite* w : batch) w->done = true;
-      lane.cv.notify_all();
+      for (PendingWrite* w : batch) {
+        w->done = true;
+        if (w != &me) w->cv.notify_one();  // under the lock: its thread cannot return before
+      }
     }
     if (--lane.writers == 0) lanes_.erase(group);
   }

@@ -128,6 +128,7 @@ class SqliteStore final : public Store {
   bool MergeTextSegments();
   void TakeWritersTurn();
   void GiveBackWritersTurn();
+  void PassWritersTurn();
   // A token change moves the stamp in two steps: the new stamp is written to a temporary file
   // before the COMMIT (a failure there fails the token write, rolled back: nothing changed), and
   // renamed over the stamp after it (a rename in one directory; if even that fails, the change is
@@ -142,9 +143,10 @@ class SqliteStore final : public Store {
   std::string stamp_path_;      // data_dir/tokens.stamp
   std::unique_ptr<Db> writer_;  // used by the current leader only
   std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
+  std::condition_variable queue_cv_;  // TakeWritersTurn's wait; a queued write has its own
   std::deque<PendingWrite*> queue_;
-  bool leader_active_ = false;
+  bool leader_active_ = false;  // the writer's turn is held (a leader, or TakeWritersTurn)
+  int turn_takers_ = 0;         // threads in TakeWritersTurn, waiting for the turn
   GroupStats stats_;
   CoveringSync log_sync_;  // counts the writer's commits; runs the log's syncs, one at a time
   std::chrono::steady_clock::time_point commit_started_;  // the leader's last COMMIT
