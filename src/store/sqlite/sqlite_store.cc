@@ -187,7 +187,7 @@ struct SqliteStore::PendingWrite {
   bool lead = false;  // handed the writer's turn by the group before (leader_active_ kept set)
   // Under queue_mu_: woken alone when the write is done or handed the turn, so a group's end
   // wakes its own writers and the next leader, not every queued thread (each wake-up is a
-  // context switch; with 16 writers they were ~12 a remember).
+  // context switch, and most of them found nothing to do).
   std::condition_variable cv;
 };
 
