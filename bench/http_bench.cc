@@ -38,6 +38,8 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   auto rt = std::move(BuildRuntime(config)).value();
   std::string scope = rt->memory->CreateScope("bench").value().scope.scope_id;
 
+  // Each of the concurrent phases below: `clients` writers (or clients) of `each` requests.
+  const int each = requests / clients * 2, total = each * clients;
   std::vector<double> floor;
   for (int i = 0; i < requests; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -56,7 +58,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     const auto start = std::chrono::steady_clock::now();
     for (int t = 0; t < clients; ++t)
       threads.emplace_back([&, t] {
-        for (int i = 0; i < requests / clients * 2; ++i)
+        for (int i = 0; i < each; ++i)
           (void)rt->memory->Remember({scope,
                                       "fact",
                                       "direct " + std::to_string(t) + " entry " + std::to_string(i),
@@ -66,7 +68,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
       });
     for (auto& th : threads) th.join();
     const auto after = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
-    direct_rate = (requests / clients * 2 * clients) / (MillisSince(start) / 1000);
+    direct_rate = total / (MillisSince(start) / 1000);
     direct_batch = static_cast<double>(after.writes - before.writes) /
                    static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits));
   }
@@ -97,28 +99,31 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
     }
   }
 
-  // The transport's own ceiling, same clients and server: requests that reach no store. A
-  // liveness probe (routing, no body), and a remember the validator refuses (routing, auth, the
-  // body parsed, a 422 answered). A remember/s can never be above these.
-  auto ceiling = [&](auto request) {
+  // `clients` keep-alive clients at once, each sending `each` requests (request(client, t, i)):
+  // the requests a second.
+  auto at_once = [&](auto request) {
     std::vector<std::thread> ts;
     const auto t0 = std::chrono::steady_clock::now();
     for (int t = 0; t < clients; ++t)
-      ts.emplace_back([&] {
+      ts.emplace_back([&, t] {
         httplib::Client c("127.0.0.1", port);
         c.set_tcp_nodelay(true);
         c.set_keep_alive(true);
-        for (int i = 0; i < requests / clients * 2; ++i) request(c);
+        for (int i = 0; i < each; ++i) request(c, t, i);
       });
     for (auto& th : ts) th.join();
-    return (requests / clients * 2 * clients) / (MillisSince(t0) / 1000);
+    return total / (MillisSince(t0) / 1000);
   };
+
+  // The transport's own ceiling, same clients and server: requests that reach no store. A
+  // liveness probe (routing, no body), and a remember the validator refuses (routing, auth, the
+  // body parsed, a 422 answered). A remember/s can never be above these.
   std::atomic<int> unexpected{0};
-  const double live_rate = ceiling([&](httplib::Client& c) {
+  const double live_rate = at_once([&](httplib::Client& c, int, int) {
     auto res = c.Get("/health/live");
     if (!res || res->status != 200) ++unexpected;
   });
-  const double refused_rate = ceiling([&](httplib::Client& c) {
+  const double refused_rate = at_once([&](httplib::Client& c, int, int) {
     auto res = c.Post("/v1/memory/remember",
                       nlohmann::json{{"scope_id", scope}, {"kind", "fact"}, {"text", ""}}.dump(),
                       "application/json");
@@ -133,21 +138,11 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
   }
 
   std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  const auto start = std::chrono::steady_clock::now();
   const auto before = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
-  for (int t = 0; t < clients; ++t)
-    threads.emplace_back([&, t] {
-      httplib::Client c("127.0.0.1", port);
-      c.set_tcp_nodelay(true);
-      c.set_keep_alive(true);
-      for (int i = 0; i < requests / clients * 2; ++i)
-        if (!remember(c, "client " + std::to_string(t) + " entry " + std::to_string(i))) ++failures;
-    });
-  for (auto& th : threads) th.join();
-  const double seconds = MillisSince(start) / 1000;
+  const double rate = at_once([&](httplib::Client& c, int t, int i) {
+    if (!remember(c, "client " + std::to_string(t) + " entry " + std::to_string(i))) ++failures;
+  });
   const auto after = static_cast<sqlite::SqliteStore&>(*rt->store).group_stats();
-  const int total = requests / clients * 2 * clients;
   server.Stop();
   serving.join();
 
@@ -164,7 +159,7 @@ int Run(int requests, int clients, const std::string& durability, int http_threa
               live_rate, refused_rate);
   std::printf(
       "%d clients: %d remembers in %.2f s = %.0f remembers/s (%d failed); %.1f writes per commit\n",
-      clients, total, seconds, total / seconds, failures.load(),
+      clients, total, total / rate, rate, failures.load(),
       static_cast<double>(after.writes - before.writes) /
           static_cast<double>(std::max<uint64_t>(1, after.commits - before.commits)));
   rt.reset();

@@ -19,6 +19,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import sqlite3
 import struct
 import subprocess
@@ -37,7 +38,6 @@ def statement(rnd):
 
 
 def free_port():
-    import socket
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
