@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "bulk_fill.h"
@@ -415,6 +418,65 @@ TEST(SqliteStore, APhraseKnownCommonIsCountedAgainAfterRowsAreRemoved) {
   }
   for (int round = 0; round < 2; ++round)
     EXPECT_EQ(oldest_first(), std::optional<bool>(true)) << round;
+}
+
+// Reads go through SQLite's page cache, not a memory map of the database: with a map, every commit
+// made each reader unmap all of it at its next read, and those munmap() calls held the process's
+// memory-map lock (docs/benchmarks.md, "Searches while writing"). The log's index (-shm) is mapped
+// whatever the setting; the database file must not be.
+TEST(SqliteStore, ReadsDoNotMapTheDatabaseFile) {
+  Fixture f;
+  if (!f.sqlite()) GTEST_SKIP() << "SQLite's own page cache";
+  const std::string scope_id = f.NewScope();
+  for (int i = 0; i < 20; ++i)
+    PC_ASSERT_OK(f.memory->Remember(
+        {scope_id, "fact", "statement number " + std::to_string(i) + " of the test", "", "", {}}));
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(auto found, txn.FindScope(scope_id));
+    EXPECT_TRUE(found.has_value());
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    int mapped = 0;
+    while (std::getline(maps, line)) {
+      const std::string db = "/powercontext.db";
+      mapped +=
+          line.size() >= db.size() && line.compare(line.size() - db.size(), db.size(), db) == 0;
+    }
+    EXPECT_EQ(mapped, 0) << "the database file is memory-mapped";
+    return Status::Ok();
+  }));
+}
+
+// A burst of concurrent reads opens as many connections as it needs; at most kMaxIdleReaders stay
+// open after it (each keeps its page cache while idle), and reads go on as before.
+TEST(SqliteStore, KeepsABoundedNumberOfIdleReadConnections) {
+  Fixture f;
+  if (!f.sqlite()) GTEST_SKIP() << "SQLite's own read connections";
+  const std::string scope_id = f.NewScope();
+  constexpr int kBurst = static_cast<int>(sqlite::kMaxIdleReaders) + 8;
+  std::mutex mu;
+  std::condition_variable cv;
+  int inside = 0;
+  std::vector<std::thread> readers;
+  for (int i = 0; i < kBurst; ++i)
+    readers.emplace_back([&] {
+      const Status read = f.store->Read([&](ReadTxn& txn) -> Status {
+        std::unique_lock<std::mutex> lock(mu);
+        ++inside;
+        cv.notify_all();
+        cv.wait(lock, [&] { return inside == kBurst; });  // all at once: one connection each
+        return txn.FindScope(scope_id).status();
+      });
+      EXPECT_TRUE(read.ok()) << read.ToString();
+    });
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(f.sqlite()->idle_readers(), sqlite::kMaxIdleReaders);
+  PC_ASSERT_OK(f.store->Read([&](ReadTxn& txn) -> Status {
+    PC_ASSIGN_OR_RETURN(auto found, txn.FindScope(scope_id));
+    EXPECT_TRUE(found.has_value());
+    return Status::Ok();
+  }));
+  EXPECT_EQ(f.sqlite()->idle_readers(), sqlite::kMaxIdleReaders);
 }
 
 // SQLite's memory statistics take one process-wide mutex on every allocation: the store turns

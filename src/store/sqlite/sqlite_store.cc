@@ -51,7 +51,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
 }
 
 namespace {
-constexpr int64_t kMmapBytes = int64_t{1} << 30;  // address space, not memory: pages map on use
+// Each connection's page cache, filled as pages are read (KiB; SQLite's default is 2 MiB, which
+// left quiet searches at 100k entries ~18% slower than a memory map; 16 MiB matches it).
+constexpr int kPageCacheKiB = 16 * 1024;
 }  // namespace
 
 SqliteStore::SqliteStore(SqliteOptions options) : options_(std::move(options)) {}
@@ -144,10 +146,21 @@ Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
   // a group-committed write touches ~20 pages, past the 64 KiB after which SQLite spills them to
   // a temporary file, and those writes were a fifth of a grouped write's time.
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA temp_store=MEMORY"));
-  // Reads through a memory map instead of a pread() and a copy per page: searches touch many
-  // pages (FTS5 doclists, versions), and the syscalls were ~8% of a hybrid search's time.
-  PC_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=" + std::to_string(kMmapBytes)));
+  // Reads through SQLite's page cache (a pread() and a copy per page missed), not a memory map.
+  // Every commit makes each other connection drop what it has read at its next transaction (the
+  // WAL changed); with a map, that is an munmap() of the whole map, which holds the process's
+  // memory-map lock while it frees the page tables and flushes every core's TLB (~0.8 ms each on
+  // these VMs; mmap() calls waited up to 100 ms behind them), and then a page fault per page read
+  // again. While four clients wrote and four searched, that doubled search latency
+  // (docs/benchmarks.md, "Searches while writing").
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=0"));
+  PC_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size=-" + std::to_string(kPageCacheKiB)));
   return db;
+}
+
+size_t SqliteStore::idle_readers() {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  return idle_readers_.size();
 }
 
 Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
@@ -175,8 +188,8 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   // read would answer from this old snapshot (or fail to BEGIN). Roll it back, or drop it.
   if (db->InTransaction() && (!db->Exec("ROLLBACK").ok() || db->InTransaction())) return status;
   std::lock_guard<std::mutex> lock(pool_mu_);
-  idle_readers_.push_back(std::move(db));
-  return status;
+  if (idle_readers_.size() < kMaxIdleReaders) idle_readers_.push_back(std::move(db));
+  return status;  // a connection not kept closes here, after the lock
 }
 
 struct SqliteStore::PendingWrite {

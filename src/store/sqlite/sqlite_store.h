@@ -89,10 +89,17 @@ inline constexpr uint64_t kMergeEveryCommits = 32;
 inline constexpr std::chrono::milliseconds kMergeQuiet{50};
 inline constexpr int kMergePages = 64;
 
+// Read connections kept open between reads; more are opened for a burst of concurrent reads and
+// closed after it. Each keeps up to its page cache (sqlite_store.cc, kPageCacheKiB) while idle.
+inline constexpr size_t kMaxIdleReaders = 16;
+
 class SqliteStore final : public Store {
  public:
   static Result<std::unique_ptr<SqliteStore>> Open(const SqliteOptions& options);
   ~SqliteStore() override;
+
+  // Read connections open and idle, kept for the next reads (tests: at most kMaxIdleReaders).
+  size_t idle_readers();
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
   Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override;
@@ -155,7 +162,7 @@ class SqliteStore final : public Store {
   std::atomic<bool> sync_failed_{false};  // a sync failed: every later write is refused
   int fail_log_syncs_ = 0;                // in a log sync: SqliteOptions::fail_log_syncs
   std::mutex pool_mu_;
-  std::vector<std::unique_ptr<Db>> idle_readers_;
+  std::vector<std::unique_ptr<Db>> idle_readers_;  // at most kMaxIdleReaders, the last used last
   CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
   std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
   std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
