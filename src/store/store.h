@@ -445,9 +445,10 @@ class Store {
   // Whether a write's reads that need no lock (the reconcile gate's lookup, write_gates.h) are
   // cheaper on a snapshot before its transaction than inside it. PostgreSQL: yes, they then run
   // beside the scope's other writers instead of under its lock (one scope, 4 clients: 111 → 162
-  // remember/s). SQLite: no, its one writer connection keeps its page cache from commit to commit,
-  // while every commit resets a reader connection's (and unmaps its memory map), so the same
-  // lookup on a reader costs several times more (597 → 423 remember/s; docs/benchmarks.md).
+  // remember/s). SQLite: no, its one writer connection keeps its page cache and the gate's reads
+  // (gate_reads.h) from commit to commit, while every commit resets a reader connection's cache,
+  // so the same lookup on a reader costs several times more (597 → 423 remember/s, measured when
+  // reads also used a memory map; docs/write-gates.md).
   virtual bool ReadsBeforeWritesPay() const { return false; }
   // A value that changes whenever any process committed a token change (create, revoke), cheap
   // to read without a transaction: the token cache (service/admin/token_service.h) holds while it
