@@ -51,8 +51,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
 }
 
 namespace {
-// Each connection's page cache, filled as pages are read (KiB; SQLite's default is 2 MiB, which
-// left quiet searches at 100k entries ~18% slower than a memory map; 16 MiB matches it).
+// Each connection's page cache, filled as pages are read (KiB). With SQLite's default, 2 MiB,
+// quiet searches at 10k entries were ~18% slower than through a memory map; with 16 MiB within a
+// few percent (at 100k, ~0.1 ms a search more: docs/benchmarks.md).
 constexpr int kPageCacheKiB = 16 * 1024;
 }  // namespace
 
@@ -149,9 +150,9 @@ Result<std::unique_ptr<Db>> SqliteStore::OpenConnection() {
   // Reads through SQLite's page cache (a pread() and a copy per page missed), not a memory map.
   // Every commit makes each other connection drop what it has read at its next transaction (the
   // WAL changed); with a map, that is an munmap() of the whole map, which holds the process's
-  // memory-map lock while it frees the page tables and flushes every core's TLB (~0.8 ms each on
-  // these VMs; mmap() calls waited up to 100 ms behind them), and then a page fault per page read
-  // again. While four clients wrote and four searched, that doubled search latency
+  // memory-map lock while it tears the map down (~0.8 ms each on these VMs; every thread's page
+  // faults and mmap() calls wait behind it, the latter up to 100 ms), and then a page fault per
+  // page read again. While four clients wrote and four searched, that doubled search latency
   // (docs/benchmarks.md, "Searches while writing").
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA mmap_size=0"));
   PC_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size=-" + std::to_string(kPageCacheKiB)));

@@ -162,7 +162,7 @@ class SqliteStore final : public Store {
   std::atomic<bool> sync_failed_{false};  // a sync failed: every later write is refused
   int fail_log_syncs_ = 0;                // in a log sync: SqliteOptions::fail_log_syncs
   std::mutex pool_mu_;
-  std::vector<std::unique_ptr<Db>> idle_readers_;  // at most kMaxIdleReaders, the last used last
+  std::vector<std::unique_ptr<Db>> idle_readers_;  // at most kMaxIdleReaders; the last used on top
   CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
   std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
   std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
