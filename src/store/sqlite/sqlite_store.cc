@@ -52,8 +52,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const SqliteOptions& opti
 
 namespace {
 // Each connection's page cache, filled as pages are read (KiB). With SQLite's default, 2 MiB,
-// quiet searches at 10k entries were ~18% slower than through a memory map; with 16 MiB within a
-// few percent (at 100k, ~0.1 ms a search more: docs/benchmarks.md).
+// quiet searches at 10k entries were 15–19% slower than through a memory map; with 16 MiB, 2–10%
+// (at 100k, ~0.1 ms a search: docs/benchmarks.md).
 constexpr int kPageCacheKiB = 16 * 1024;
 }  // namespace
 
