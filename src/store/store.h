@@ -434,9 +434,10 @@ class Store {
   // Every write names who it is for (`actor`): its audit row's actor, operation and request id.
   virtual Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) = 0;
   // Write, for a write that is about one scope, named `group` as the caller knows it (a key or a
-  // scope id). A store may run concurrent writes of one group in one transaction (PostgreSQL's
-  // group commit, pg_store.h), each still with its own result; the contract is Write's. A hint,
-  // not a promise: the write still locks whatever it touches.
+  // scope id). A store may run concurrent writes in one transaction (PostgreSQL's group commit,
+  // pg_store.h: of one group, or of several whose rows no other transaction holds), each still
+  // with its own result; the contract is Write's. A hint, not a promise: the write still locks
+  // whatever it touches.
   virtual Status WriteFor(const std::string& group, const Actor& actor,
                           const std::function<Status(WriteTxn&)>& fn) {
     (void)group;

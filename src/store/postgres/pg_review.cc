@@ -85,7 +85,8 @@ Result<std::optional<ArtifactCandidate>> PgTxn::FindCandidate(const std::string&
   // orders them, this keeps it true without that). Two reviewers of one candidate take turns.
   if (Lock()[0])
     PC_RETURN_IF_ERROR(
-        Q("SELECT 1 FROM candidate_heads WHERE scope_id = $1 AND candidate_id = $2 FOR UPDATE",
+        Q(std::string("SELECT 1 FROM candidate_heads WHERE scope_id = $1 AND candidate_id = $2") +
+              Lock(),
           {scope_id, candidate_id})
             .status());
   PC_ASSIGN_OR_RETURN(Rows r, Q(std::string("SELECT ") + kHeadColumns + kHeadJoin +

@@ -7,6 +7,7 @@
 #include <exception>
 #include <random>
 #include <thread>
+#include <unordered_set>
 
 #include "common/guarded.h"
 #include "ops/metrics.h"
@@ -23,6 +24,17 @@ std::string SqlState(const Status& s) {
     if (d.key == "sqlstate")
       if (const auto* v = std::get_if<std::string>(&d.value)) return *v;
   return "";
+}
+
+// How long a scope's writes keep to its own lane after one found its row locked elsewhere (while
+// another server writes the scope, moving there write after write would run each twice).
+constexpr std::chrono::seconds kOwnLaneKeptFor{1};
+constexpr size_t kOwnLanesSwept = 256;
+
+// A row a NOWAIT lock asked for was locked by another transaction (lock_not_available), in `s`
+// or in the statement that failed first in its transaction.
+bool LockedElsewhere(Conn& conn, const Status& s) {
+  return SqlState(s) == "55P03" || conn.first_failure() == "55P03";
 }
 
 // Lost a race with another transaction: run it again from a new snapshot.
@@ -52,10 +64,6 @@ Result<std::unique_ptr<PgStore>> PgStore::Open(const PgOptions& options) {
   store->idle_.push_back(std::move(conn));
   return store;
 }
-
-PgStore::PgStore(PgOptions options)
-    : options_(std::move(options)), gate_lists_(std::make_unique<GateLists>()) {}
-PgStore::~PgStore() = default;
 
 uint64_t PgStore::write_retries() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -133,6 +141,10 @@ struct PgStore::PendingWrite {
   const std::function<Status(WriteTxn&)>* fn;
   Status status;
   std::string race;  // the SQLSTATE of a lost race (runs again), however the callback reported it
+  const std::string* group = nullptr;  // WriteFor's: its scope
+  // In a shared lane's group, its scope's row was locked by another transaction (NOWAIT failed):
+  // nothing of it was kept, and it runs again on its scope's own lane.
+  bool contended = false;
   bool done = false;
   bool lead = false;  // handed the lane by the group before (Lane::leading kept set)
   // Under lanes_mu_: woken alone when the write is done or handed the lane, so a group's end
@@ -141,10 +153,26 @@ struct PgStore::PendingWrite {
 };
 
 struct PgStore::Lane {
+  bool shared = false;  // one of shared_lanes_: its groups lock NOWAIT, and it is never erased
   std::deque<PendingWrite*> queue;
   bool leading = false;  // one of its writers is running a group
-  int writers = 0;       // queued or running: the lane goes when the last one returns
+  int writers = 0;       // queued or running
+  // A scope's own lane: when a write last found the scope's row locked elsewhere. The lane goes
+  // once it has no writer and that was over kOwnLaneKeptFor ago.
+  std::chrono::steady_clock::time_point contended_at;
+  bool Kept(std::chrono::steady_clock::time_point now) const {
+    return writers > 0 || now - contended_at < kOwnLaneKeptFor;
+  }
 };
+
+PgStore::PgStore(PgOptions options)
+    : options_(std::move(options)), gate_lists_(std::make_unique<GateLists>()) {
+  for (size_t i = 0; i < kSharedLanes; ++i) {
+    shared_lanes_.push_back(std::make_unique<Lane>());
+    shared_lanes_.back()->shared = true;
+  }
+}
+PgStore::~PgStore() = default;
 
 Status PgStore::Write(const Actor& actor, const std::function<Status(WriteTxn&)>& write) {
   return Submit("", actor, write);
@@ -160,6 +188,7 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   const std::function<Status(WriteTxn&)> fn =
       Audited(actor, write);  // its audit row, same transaction
   PendingWrite me{&fn, Status::Ok()};
+  me.group = &group;
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};
     std::unique_ptr<Conn> conn;
@@ -167,49 +196,30 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
     AnswerWhenDurable(alone, commit, std::move(conn));
   } else {
     std::unique_lock<std::mutex> lock(lanes_mu_);
-    std::unique_ptr<Lane>& slot = lanes_[group];
-    if (!slot) slot = std::make_unique<Lane>();
-    Lane& lane = *slot;
-    ++lane.writers;
-    lane.queue.push_back(&me);
-    while (!me.done) {
-      if (me.lead) {  // handed the lane: this write heads its queue
-        me.lead = false;
-      } else if (lane.leading || lane.queue.empty()) {
-        // Taken by a group whose leader answers it once its commit is durable, or queued.
-        me.cv.wait(lock);
-        continue;
-      } else {
-        lane.leading = true;
-      }
-      // Lead: take what is queued (this write may not be in it if the queue was long), commit it.
-      std::vector<PendingWrite*> batch;
-      while (!lane.queue.empty() && batch.size() < kMaxPgGroupWrites) {
-        batch.push_back(lane.queue.front());
-        lane.queue.pop_front();
-      }
-      lock.unlock();
-      std::unique_ptr<Conn> conn;
-      const uint64_t commit = RunGroup(batch, &lane, &conn);
-      lock.lock();
-      // The scope's next group runs while this one's commit is flushed, led by the oldest
-      // queued write.
-      if (lane.queue.empty()) {
-        lane.leading = false;
-      } else {
-        lane.queue.front()->lead = true;
-        lane.queue.front()->cv.notify_one();
-      }
-      lock.unlock();
-      AnswerWhenDurable(batch, commit, std::move(conn));
-      lock.lock();
-      for (PendingWrite* w : batch) {
-        w->done = true;
-        if (w != &me) w->cv.notify_one();  // under the lock: its thread cannot return before
-      }
+    // A scope with a lane of its own is one whose row another server held lately: its writes
+    // queue there, in order, until the lane is empty and the contention over (Lane::Kept).
+    // Every other write takes its shared lane.
+    const auto now = std::chrono::steady_clock::now();
+    auto own = lanes_.find(group);
+    if (own != lanes_.end() && !own->second->Kept(now)) {
+      lanes_.erase(own);
+      own = lanes_.end();
     }
-    if (--lane.writers == 0) lanes_.erase(group);
+    if (own == lanes_.end()) {
+      RunQueued(*shared_lanes_[std::hash<std::string>{}(group) % shared_lanes_.size()], group, me,
+                lock);
+      if (!me.contended) return Answer(me);
+      me.status = Status::Ok();  // nothing of it was kept: it runs again, waiting for the row
+      me.race.clear();
+      me.done = me.lead = me.contended = false;
+      OwnLane(group).contended_at = std::chrono::steady_clock::now();
+    }
+    RunQueued(OwnLane(group), group, me, lock);
   }
+  return Answer(me);
+}
+
+Status PgStore::Answer(const PendingWrite& me) const {
   // Contention, not a fault: nothing was written, and a retry a moment later usually passes.
   if (!me.race.empty())
     return Unavailable("the write lost " + std::to_string(options_.max_write_attempts) +
@@ -217,9 +227,66 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
   return me.status;
 }
 
+PgStore::Lane& PgStore::OwnLane(const std::string& group) {
+  // Lanes of scopes no longer written stay until there are this many.
+  if (lanes_.size() >= kOwnLanesSwept) {
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = lanes_.begin(); it != lanes_.end();)
+      it = it->second->Kept(now) ? std::next(it) : lanes_.erase(it);
+  }
+  std::unique_ptr<Lane>& slot = lanes_[group];
+  if (!slot) slot = std::make_unique<Lane>();
+  return *slot;
+}
+
+void PgStore::RunQueued(Lane& lane, const std::string& group, PendingWrite& me,
+                        std::unique_lock<std::mutex>& lock) {
+  ++lane.writers;
+  lane.queue.push_back(&me);
+  while (!me.done) {
+    if (me.lead) {  // handed the lane: this write heads its queue
+      me.lead = false;
+    } else if (lane.leading || lane.queue.empty()) {
+      // Taken by a group whose leader answers it once its commit is durable, or queued.
+      me.cv.wait(lock);
+      continue;
+    } else {
+      lane.leading = true;
+    }
+    // Lead: take what is queued (this write may not be in it if the queue was long), commit it.
+    std::vector<PendingWrite*> batch;
+    while (!lane.queue.empty() && batch.size() < kMaxPgGroupWrites) {
+      batch.push_back(lane.queue.front());
+      lane.queue.pop_front();
+    }
+    lock.unlock();
+    std::unique_ptr<Conn> conn;
+    const uint64_t commit = RunGroup(batch, &lane, &conn);
+    lock.lock();
+    // The lane's next group runs while this one's commit is flushed, led by the oldest queued
+    // write.
+    if (lane.queue.empty()) {
+      lane.leading = false;
+    } else {
+      lane.queue.front()->lead = true;
+      lane.queue.front()->cv.notify_one();
+    }
+    lock.unlock();
+    AnswerWhenDurable(batch, commit, std::move(conn));
+    lock.lock();
+    for (PendingWrite* w : batch) {
+      w->done = true;
+      if (w != &me) w->cv.notify_one();  // under the lock: its thread cannot return before
+    }
+  }
+  if (--lane.writers == 0 && !lane.shared && !lane.Kept(std::chrono::steady_clock::now()))
+    lanes_.erase(group);
+}
+
 uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane,
                            std::unique_ptr<Conn>* kept) {
   std::mt19937 jitter(std::random_device{}());
+  const bool nowait = lane && lane->shared;  // its retries too: they run while it holds the lane
   uint64_t last_commit = 0;
   std::vector<PendingWrite*> raced_before;
   for (int attempt = 1;; ++attempt) {
@@ -236,8 +303,8 @@ uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane,
     // The group's own work must not throw past here: its writers would wait forever. A group that
     // fails so is answered Internal, its transaction rolled back.
     if (!RunGuarded("a group commit", [&] {
-          last_commit =
-              std::max(last_commit, RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr));
+          last_commit = std::max(
+              last_commit, RunAttempt(**conn, pending, attempt == 1 ? lane : nullptr, nowait));
         }))
       for (PendingWrite* w : pending) {
         w->status = Internal("the write failed unexpectedly; nothing was kept");
@@ -246,12 +313,16 @@ uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane,
     if (!(*conn)->Idle()) (void)(*conn)->Exec("ROLLBACK");
     const bool healthy = (*conn)->Idle();
     std::vector<PendingWrite*> raced;
-    for (PendingWrite* w : pending)
+    size_t moved = 0;
+    for (PendingWrite* w : pending) {
       if (!w->race.empty()) raced.push_back(w);
+      moved += w->contended;
+    }
     const bool last = raced.empty() || attempt >= options_.max_write_attempts;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stats_.writes += pending.size() - raced.size();
+      stats_.writes += pending.size() - raced.size() - moved;
+      stats_.moved += moved;
       stats_.commits += 1;
       if (last)
         stats_.writes += raced.size();
@@ -273,12 +344,13 @@ uint64_t PgStore::RunGroup(std::vector<PendingWrite*>& group, Lane* lane,
   }
 }
 
-uint64_t PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane) {
+uint64_t PgStore::RunAttempt(Conn& conn, std::vector<PendingWrite*>& group, Lane* lane,
+                             bool nowait) {
   uint64_t commit = 0;
-  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane,
+  if (RunPass(conn, group, options_.replay_writes ? Pass::kRehearsal : Pass::kFast, lane, nowait,
               &commit) == Outcome::kDone)
     return commit;
-  (void)RunPass(conn, group, Pass::kSavepoints, nullptr,
+  (void)RunPass(conn, group, Pass::kSavepoints, nullptr, nowait,
                 &commit);  // exactly the writes of the first pass
   ops::metrics().CountCommitRerun();
   std::lock_guard<std::mutex> lock(mu_);
@@ -347,6 +419,7 @@ void PgStore::FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Statu
     if (!only_ok || w->status.ok()) {
       w->status = s;
       w->race = race;
+      w->contended = false;
     }
   (void)conn.Exec("ROLLBACK");
 }
@@ -360,7 +433,7 @@ void PgStore::FailAll(Conn& conn, std::vector<PendingWrite*>& group, const Statu
 // if it lost a race). A rehearsal (replay_writes) runs the fast pass and always rolls it back;
 // then the savepoint pass runs every write again (a write alone that failed is answered at once).
 PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group, Pass pass,
-                                  Lane* lane, uint64_t* committed) {
+                                  Lane* lane, bool nowait, uint64_t* committed) {
   const bool savepoints = pass == Pass::kSavepoints;
   auto race_of = [&](const Status& s) { return RaceOf(conn, s); };
   auto fail_all = [&](const Status& s, bool only_ok) { FailAll(conn, group, s, only_ok); };
@@ -368,7 +441,17 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
   for (PendingWrite* w : group) {
     w->status = Status::Ok();
     w->race.clear();
+    w->contended = false;
   }
+  // A write whose scope's row was locked elsewhere (nowait): so are its scope's next ones.
+  std::unordered_set<std::string> locked_elsewhere;
+  auto contended = [&](PendingWrite* w) {
+    if (!nowait || !LockedElsewhere(conn, w->status)) return false;
+    w->contended = true;
+    w->race.clear();
+    locked_elsewhere.insert(*w->group);
+    return true;
+  };
   // Queued: it travels with the first statement of the first write (one round trip fewer).
   if (Status begin = conn.Send("BEGIN ISOLATION LEVEL READ COMMITTED", {}); !begin.ok()) {
     fail_all(begin, false);
@@ -378,6 +461,12 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
   ChangedLinesMemo changed;  // the group's gate reads, this transaction's only
   for (size_t i = 0; i < group.size(); ++i) {
     PendingWrite* w = group[i];
+    if (locked_elsewhere.count(*w->group)) {
+      w->status = Unavailable("its scope is being written by another server");
+      w->contended = true;
+      if (i + 1 == group.size()) JoinQueued(group, lane);
+      continue;
+    }
     if (savepoints) {
       if (Status sp = conn.Exec("SAVEPOINT pc_write"); !sp.ok()) {
         fail_all(sp, false);
@@ -387,6 +476,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     }
     const uint64_t changes = conn.changes();
     PgTxn txn(conn, true, nullptr, &changed);
+    if (nowait) txn.LockWithoutWaiting();
     w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
     // A write alone in the fast pass, no other writer queued on its lane: its changes go with the
     // COMMIT, in one round trip. Whatever fails there, its own statements or the COMMIT, it is
@@ -402,6 +492,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
       if (!savepoints &&
           group.size() == 1) {  // alone, rehearsed or not: answered (or run again) now
         w->race = race_of(w->status);
+        (void)contended(w);
         (void)conn.Exec("ROLLBACK");
         return Outcome::kDone;
       }
@@ -409,7 +500,10 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
         (void)conn.Exec("ROLLBACK");
         return Outcome::kRerun;
       }
-      w->race = race_of(w->status);  // dropped out; runs again after the others if it lost a race
+      // Dropped out; runs again after the others if it lost a race, on its scope's own lane if
+      // the scope's row was locked elsewhere.
+      w->race = race_of(w->status);
+      (void)contended(w);
       if (savepoints) {
         if (Status back = conn.Exec("ROLLBACK TO SAVEPOINT pc_write"); !back.ok()) {
           fail_all(back, false);

@@ -91,9 +91,8 @@ Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column,
                                                    const std::string& value) {
   // With the scope's settings, in the same round trip: a remember asks for them next (its
   // gates' policy, write_policy.h).
-  PC_ASSIGN_OR_RETURN(Rows r, Q(kScopeWithSettings + " WHERE s." + column + " = $1" +
-                                    (writing_ ? " FOR UPDATE OF a" : ""),
-                                {value}));
+  PC_ASSIGN_OR_RETURN(
+      Rows r, Q(kScopeWithSettings + " WHERE s." + column + " = $1" + LockOf("a"), {value}));
   if (r.size() == 0) return std::optional<Scope>();
   Scope scope = ReadScope(r, 0);
   KeepSettings(scope.scope_id, r, 6);
@@ -145,13 +144,14 @@ Result<std::optional<Artifact>> PgTxn::FindArtifact(const std::string& artifact_
   // A write locks the artifact, and reads its scope's settings in the same round trip: the write
   // asks for them next (its gates' policy, write_policy.h), with the scope's lock held; and the
   // exact-duplicate question it said it would ask (ExpectActiveByHash), run after the lock.
-  const std::string lookup = writing_
-                                 ? "SELECT a.artifact_id, a.scope_id, a.family, a.head_revision,"
-                                   " a.created_at, s.name, s.value FROM artifacts a"
-                                   " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
-                                   " WHERE a.artifact_id = $1 FOR UPDATE OF a"
-                                 : "SELECT artifact_id, scope_id, family, head_revision,"
-                                   " created_at FROM artifacts WHERE artifact_id = $1";
+  const std::string lookup =
+      writing_ ? "SELECT a.artifact_id, a.scope_id, a.family, a.head_revision, a.created_at,"
+                 " s.name, s.value FROM artifacts a"
+                 " LEFT JOIN scope_settings s ON s.scope_id = a.scope_id"
+                 " WHERE a.artifact_id = $1" +
+                     LockOf("a")
+               : "SELECT artifact_id, scope_id, family, head_revision, created_at FROM artifacts"
+                 " WHERE artifact_id = $1";
   Rows r;
   if (!expected_hash_.empty()) {
     const std::string hash = std::exchange(expected_hash_, std::string());

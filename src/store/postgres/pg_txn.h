@@ -83,6 +83,10 @@ class PgTxn final : public WriteTxn {
         gate_lists_(writing ? nullptr : gate_lists),
         changed_(writing ? changed : nullptr) {}
   bool writing() const override { return writing_; }
+  // A write of a group that spans scopes (pg_store.h): every row it locks is locked NOWAIT, so
+  // the group never waits for a lock while it holds others; a row locked elsewhere fails its
+  // statement with 55P03 (lock_not_available), and the write runs again on its scope's own lane.
+  void LockWithoutWaiting() { nowait_ = writing_; }
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
   Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
@@ -289,7 +293,14 @@ class PgTxn final : public WriteTxn {
   // A change whose rows are not wanted: queued (Conn::Send), so a write's changes travel together;
   // its error is answered by the next statement, or when the store flushes the write's end.
   Status Send(const std::string& sql, const Params& params) { return c_.Send(sql, params); }
-  const char* Lock() const { return writing_ ? " FOR UPDATE" : ""; }
+  // The locking clause of a write's lookups ("" in a read): of every row the query reads, or
+  // of `table`'s only (LockOf).
+  const char* Lock() const {
+    return !writing_ ? "" : nowait_ ? " FOR UPDATE NOWAIT" : " FOR UPDATE";
+  }
+  std::string LockOf(const char* table) const {
+    return !writing_ ? "" : std::string(" FOR UPDATE OF ") + table + (nowait_ ? " NOWAIT" : "");
+  }
   Result<std::optional<Scope>> FindScopeWhere(const std::string& column, const std::string& value);
   Status LoadChanges(RevisionInfo& info);
   // Moves the artifact's head from r - 1 to r (Conflict if it is not at r - 1), adds
@@ -343,6 +354,7 @@ class PgTxn final : public WriteTxn {
 
   Conn& c_;
   bool writing_;
+  bool nowait_ = false;        // LockWithoutWaiting
   GateLists* gate_lists_;      // only a read's: a write's uncommitted rows are never kept
   ChangedLinesMemo* changed_;  // only a write's
   // The settings of the scope this transaction found (FindScopeWhere) or, writing, whose
