@@ -437,7 +437,8 @@ class Store {
   // scope id). A store may run concurrent writes in one transaction (PostgreSQL's group commit,
   // pg_store.h: of one group, or of several whose rows no other transaction holds), each still
   // with its own result; the contract is Write's. A hint, not a promise: the write still locks
-  // whatever it touches.
+  // whatever it touches. A long write (a batch) should call Write: grouped, it holds up the
+  // writes it shares its group with, other scopes' too, for its whole length.
   virtual Status WriteFor(const std::string& group, const Actor& actor,
                           const std::function<Status(WriteTxn&)>& fn) {
     (void)group;

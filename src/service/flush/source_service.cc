@@ -120,7 +120,7 @@ Result<std::optional<Source>> SourceService::Find(const std::string& scope_id,
 Result<std::vector<SourceOutcome>> SourceService::Append(const ScopeRef& scope,
                                                          const std::vector<SourceInput>& inputs) {
   std::vector<SourceOutcome> out;
-  PC_RETURN_IF_ERROR(store_.WriteFor(scope.name(), RequestActor(), [&](WriteTxn& txn) -> Status {
+  auto append = [&](WriteTxn& txn) -> Status {
     PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));  // a key is created
     const std::string& id = memory.scope_id;
     out.clear();
@@ -130,7 +130,12 @@ Result<std::vector<SourceOutcome>> SourceService::Append(const ScopeRef& scope,
       out.push_back(std::move(one));
     }
     return Status::Ok();
-  }));
+  };
+  // A batch runs in a transaction of its own (Write): grouped with others (WriteFor), it would
+  // hold up the writes of every scope that shares its group on PostgreSQL for its whole length
+  // (store.h).
+  PC_RETURN_IF_ERROR(inputs.size() == 1 ? store_.WriteFor(scope.name(), RequestActor(), append)
+                                        : store_.Write(RequestActor(), append));
   return out;
 }
 

@@ -151,8 +151,10 @@ Result<BatchOutcome> MemoryService::RememberBatch(const RememberBatchRequest& re
 
   BatchOutcome out;
   std::string scope_id;  // internal, for a refusal's audit row
-  Status written = store_.WriteFor(
-      scope.name(), RequestActor(),
+  // In a transaction of its own (Write, not WriteFor): grouped with others, a batch would hold up
+  // the writes of every scope that shares its group on PostgreSQL for its whole length (store.h).
+  Status written = store_.Write(
+      RequestActor(),
       [&](WriteTxn& txn) -> Status {  // may run more than once (store.h)
         out = BatchOutcome{};
         PC_ASSIGN_OR_RETURN(Artifact memory, LoadMemoryForWrite(txn, scope));
