@@ -35,7 +35,8 @@
 // either order is one the writers could have seen. With one server a row is held elsewhere only
 // by a write of its own that names no scope (Write). 16 clients writing 16 scopes through one
 // server: a fifth less database CPU per remember and 15% more remembers a second than with a
-// lane per scope (docs/benchmarks.md).
+// lane per scope (docs/benchmarks.md). A lane runs one group at a time, so a long write would hold
+// up every scope of its lane: a batch writes alone (Write; store.h).
 //
 // The group's COMMIT does not wait for its WAL flush (synchronous_commit off for that
 // transaction), so the scope's row lock passes to the next group at once; its writers are
