@@ -212,9 +212,12 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
       me.status = Status::Ok();  // nothing of it was kept: it runs again, waiting for the row
       me.race.clear();
       me.done = me.lead = me.contended = false;
-      OwnLane(group).contended_at = std::chrono::steady_clock::now();
+      Lane& lane = OwnLane(group);
+      lane.contended_at = std::chrono::steady_clock::now();
+      RunQueued(lane, group, me, lock);
+    } else {
+      RunQueued(*own->second, group, me, lock);
     }
-    RunQueued(OwnLane(group), group, me, lock);
   }
   return Answer(me);
 }
