@@ -204,10 +204,11 @@ Status Conn::SendEnd(const std::string& sql) {
   return Status::Ok();
 }
 
-Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+Status Conn::Send(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+                  Rows* into) {
   PC_RETURN_IF_ERROR(EnterPipeline(sql));
   ++changes_;
-  return Queue(sql, params);
+  return Queue(sql, params, false, into);
 }
 
 Status Conn::EnterPipeline(const std::string& sql) {
@@ -217,7 +218,7 @@ Status Conn::EnterPipeline(const std::string& sql) {
 }
 
 Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params,
-                   bool wanted) {
+                   bool wanted, Rows* into) {
   const TextParams text(params);
   const int n = text.count();
   PC_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql, n));
@@ -227,7 +228,7 @@ Status Conn::Queue(const std::string& sql, const std::vector<std::optional<std::
            : PQsendQueryParams(c_, sql.c_str(), n, nullptr, text.values(), text.lengths(), nullptr,
                                0);
   if (!queued) return Error(sql.substr(0, 60), nullptr);
-  sent_.push_back(Sent{sql, false, wanted});
+  sent_.push_back(Sent{sql, false, wanted, into});
   return Status::Ok();
 }
 
@@ -260,6 +261,7 @@ Status Conn::Collect(std::vector<Rows>* out) {
     ++at;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
       if (out && what && what->wanted) out->push_back(std::move(answer));  // the caller's
+      if (what && what->into) *what->into = std::move(answer);
       continue;
     }
     if (what && what->preparation)

@@ -74,8 +74,10 @@ class Conn {
   // mode): the statements sent so go to the server together, in order, at the next Flush() or
   // Query() (in the same round trip as that query) or Exec() (one round trip before it), which
   // answers the first of their errors. So a write's inserts cost one round trip, not one each.
-  // Prepared as Query() prepares.
-  Status Send(const std::string& sql, const std::vector<std::optional<std::string>>& params);
+  // Prepared as Query() prepares. With `into`, the statement's rows (a RETURNING's) are put there
+  // when it is answered: `*into` must outlive that answer.
+  Status Send(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+              Rows* into = nullptr);
   // Waits for the statements Send() queued; the first error among them, or OK.
   Status Flush();
   // Several statements in one round trip (after any Send() queued: their first error, or these
@@ -116,7 +118,7 @@ class Conn {
   Status EnterPipeline(const std::string& sql);
   // Sends a statement into the pipeline (Send without entering it or counting a change).
   Status Queue(const std::string& sql, const std::vector<std::optional<std::string>>& params,
-               bool wanted = false);
+               bool wanted = false, Rows* into = nullptr);
   // Syncs the pipeline and reads every answer: the first error; the rows of the statements queued
   // `wanted`, in order, into `out` when given.
   Status Collect(std::vector<Rows>* out);
@@ -136,7 +138,8 @@ class Conn {
   struct Sent {
     std::string sql;  // what it was (for the error), and for a preparation the key to forget
     bool preparation = false;
-    bool wanted = false;  // its rows go to Collect's caller
+    bool wanted = false;   // its rows go to Collect's caller
+    Rows* into = nullptr;  // or there (Send's)
   };
   std::vector<Sent> sent_;  // queued in pipeline mode, not yet answered
   std::unordered_map<std::string, std::string> prepared_;  // SQL → its statement name here

@@ -6,6 +6,11 @@
 
 namespace pc::pg {
 
+struct GateLists::Noted {
+  std::vector<Change> changes;
+  std::vector<int64_t> recent;
+};
+
 struct GateLists::Memory {
   explicit Memory(size_t max_version_units) : max_version_units(max_version_units) {}
   const size_t max_version_units;
@@ -21,7 +26,8 @@ struct GateLists::Memory {
   std::map<int64_t, EntryVersion> versions;  // active documents' (candidates'), by document
   size_t version_units = 0;                  // versions' VersionCost, in all
   size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself,
-                              // and version_units
+                              // version_units and noted_units
+  std::map<int64_t, size_t> noted_units;
 
   using List = std::unordered_map<std::string, std::vector<int64_t>>::iterator;
 
@@ -77,6 +83,36 @@ struct GateLists::Memory {
     version_units -= cost;
     listed -= cost;
     versions.erase(it);
+  }
+
+  // Revisions this server wrote past `revision` (GateLists::Note), with what they cost in
+  // `listed` (their versions').
+  std::map<int64_t, Noted> noted;
+  void KeepNoted(int64_t at, Noted n) {
+    size_t cost = 0;
+    for (const Change& c : n.changes) cost += c.active ? VersionCost(c.version) : 1;
+    if (!noted.emplace(at, std::move(n)).second) return;
+    noted_units[at] = cost;
+    listed += cost;
+    while (noted.size() > kMaxNoted) DropNoted(noted.begin());
+  }
+  void DropNoted(std::map<int64_t, Noted>::iterator it) {
+    listed -= noted_units[it->first];
+    noted_units.erase(it->first);
+    noted.erase(it);
+  }
+  void DropNoted() {  // what the lists are at or past
+    while (!noted.empty() && noted.begin()->first <= revision) DropNoted(noted.begin());
+  }
+  // The noted revisions that follow the lists' own one another, up to `to`.
+  void FollowNoted(int64_t to) {
+    for (auto it = noted.find(revision + 1); it != noted.end() && it->first <= to;
+         it = noted.find(revision + 1)) {
+      for (const Change& c : it->second.changes) Follow(c);
+      FollowRecent(it->second.recent, recent_cap);
+      revision = it->first;
+    }
+    DropNoted();
   }
 
   // `newer`: the documents of the newest changes after `recent`'s, newest first, up to `cap`.
@@ -155,6 +191,9 @@ int64_t GateLists::Claim(const std::string& memory, int64_t to) {
     if (m.revision >= to || to - m.revision > kMaxCatchUp) return m.revision;
     if (m.claimed < 0) {
       m.claimed = to;
+      const size_t before = m.listed;
+      m.FollowNoted(to);  // what this server wrote needs no read
+      listed_ = listed_ - before + m.listed;
       return m.revision;
     }
     // An older snapshot's lookup has nothing to wait for (it reads the index: the lists will be
@@ -197,11 +236,26 @@ bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
     for (const Change& c : changes) m.Follow(c);
     m.FollowRecent(recent, recent_cap);
     m.revision = to;
+    m.DropNoted();
     m.used = ++ticks_;
     listed_ = listed_ - before + m.listed;
   }
   Fit();
   return true;
+}
+
+void GateLists::Note(const std::string& memory, int64_t revision,
+                     const std::vector<Change>& changes, const std::vector<int64_t>& recent) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = memories_.find(memory);
+  if (it == memories_.end() || revision <= it->second->revision ||
+      revision - it->second->revision > kMaxCatchUp)
+    return;
+  Memory& m = *it->second;
+  const size_t before = m.listed;
+  m.KeepNoted(revision, Noted{changes, recent});
+  listed_ = listed_ - before + m.listed;
+  Fit();
 }
 
 void GateLists::Find(const std::string& memory, int64_t at, size_t cap,

@@ -138,7 +138,7 @@ Status PgStore::Read(const std::function<Status(ReadTxn&)>& fn) {
 }
 
 struct PgStore::PendingWrite {
-  const std::function<Status(WriteTxn&)>* fn;
+  const std::function<Status(WriteTxn&)>* fn = nullptr;
   Status status;
   std::string race;  // the SQLSTATE of a lost race (runs again), however the callback reported it
   const std::string* group = nullptr;  // WriteFor's: its scope
@@ -147,6 +147,9 @@ struct PgStore::PendingWrite {
   bool contended = false;
   bool done = false;
   bool lead = false;  // handed the lane by the group before (Lane::leading kept set)
+  // Its revisions of new entries (PgTxn::NoteOwnRevisionsIn), this pass's: for the gate lists
+  // once its commit is durable.
+  std::vector<OwnRevision> noted;
   // Under lanes_mu_: woken alone when the write is done or handed the lane, so a group's end
   // wakes its own writers and the next leader, not every thread queued on the scope.
   std::condition_variable cv;
@@ -187,7 +190,8 @@ Status PgStore::Submit(const std::string& group, const Actor& actor,
                        const std::function<Status(WriteTxn&)>& write) {
   const std::function<Status(WriteTxn&)> fn =
       Audited(actor, write);  // its audit row, same transaction
-  PendingWrite me{&fn, Status::Ok()};
+  PendingWrite me;
+  me.fn = &fn;
   me.group = &group;
   if (group.empty()) {
     std::vector<PendingWrite*> alone{&me};
@@ -394,6 +398,23 @@ void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t comm
               flushed.message() + "); it may be lost if the database stops before its next flush");
   }
   if (conn) Release(std::move(conn), healthy);
+  // Durable: the gate lists can follow this server's own revisions without reading them back
+  // (GateLists::Note), noted before the writers are answered, so a writer's next lookup finds
+  // them. Only a scope's one write in the group: where several writers write a scope at once,
+  // their lookups already share one read per head (GateLists::Claim), and lists moved ahead of
+  // lookups running on older snapshots send those to the index, whole (measured: more reads).
+  std::unordered_map<std::string, int> writes_of;  // by scope
+  for (PendingWrite* w : group)
+    if (w->group) ++writes_of[*w->group];
+  for (PendingWrite* w : group)
+    if (w->status.ok() && w->group && writes_of[*w->group] == 1)
+      for (OwnRevision& own : w->noted)
+        if (own.Resolve()) {
+          std::vector<int64_t> recent;  // its changes' documents, newest (the last) first
+          for (auto c = own.changes.rbegin(); c != own.changes.rend(); ++c)
+            recent.push_back(c->doc);
+          gate_lists_->Note(own.memory, own.revision, own.changes, recent);
+        }
 }
 
 // Writes queued on the lane since the group was taken join it, up to the cap: they would
@@ -445,6 +466,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     w->status = Status::Ok();
     w->race.clear();
     w->contended = false;
+    w->noted.clear();  // the pass before was rolled back; nothing of it is queued any more
   }
   // A write whose scope's row was locked elsewhere (nowait): so are its scope's next ones.
   std::unordered_set<std::string> locked_elsewhere;
@@ -480,6 +502,7 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
     const uint64_t changes = conn.changes();
     PgTxn txn(conn, true, nullptr, &changed);
     if (nowait) txn.LockWithoutWaiting();
+    txn.NoteOwnRevisionsIn(&w->noted);
     w->status = GuardedCallback<WriteTxn>(*w->fn, txn);
     // A write alone in the fast pass, no other writer queued on its lane: its changes go with the
     // COMMIT, in one round trip. Whatever fails there, its own statements or the COMMIT, it is
@@ -512,7 +535,8 @@ PgStore::Outcome PgStore::RunPass(Conn& conn, std::vector<PendingWrite*>& group,
           fail_all(back, false);
           return Outcome::kDone;
         }
-        changed.clear();  // its revisions are numbered again
+        changed.clear();   // its revisions are numbered again
+        w->noted.clear();  // flushed above: no answer is still to come into it
       }
     }
     if (savepoints) {

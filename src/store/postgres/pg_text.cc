@@ -93,15 +93,19 @@ Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
 // (Conn::Send) with them, and nothing waits for its answer.
 Status PgTxn::AddNewEntryText(const std::string& artifact_id, const std::string& entry_id,
                               const std::string& text, bool retired,
-                              const std::string& entry_version_id) {
+                              const std::string& entry_version_id,
+                              std::vector<std::string>* terms) {
   return AddText(TextKind::kMemory, artifact_id, entry_id,
-                 "(SELECT doc FROM entries WHERE entry_id = $3)", text, retired, entry_version_id);
+                 "(SELECT doc FROM entries WHERE entry_id = $3)", text, retired, entry_version_id,
+                 terms);
 }
 
 Status PgTxn::AddText(TextKind kind, const std::string& owner, const std::string& doc_param,
                       const char* doc, const std::string& text, bool retired,
-                      const std::string& entry_version_id) {
+                      const std::string& entry_version_id, std::vector<std::string>* indexed) {
   const DocumentTerms terms = IndexTerms(text);
+  if (indexed)
+    for (const auto& [term, at] : terms.positions) indexed->push_back(term);  // sorted: map keys
   const std::string k = P(static_cast<int64_t>(kind));
   PC_RETURN_IF_ERROR(Send(
       std::string("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"

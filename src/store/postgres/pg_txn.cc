@@ -2,7 +2,10 @@
 // manifest — SqliteTxn's queries (store/sqlite/sqlite_txn.cc) in PostgreSQL's dialect.
 #include "store/postgres/pg_txn.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <utility>
 
 #include "common/clock.h"
@@ -349,12 +352,28 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
   const int64_t counted = MissingOfNewEntries(rev, fresh);
   PC_RETURN_IF_ERROR(AppendRevision(artifact, r, rev.info.actor, rev.info.reason, rev.info.lineage,
                                     rev.info.created_at_ms, counted));
+  OwnRevision* own = StartOwnRevision(rev, fresh);
+  // Whatever fails from here fails the write: its note is never used (left in place, for the
+  // answers queued into it).
+  struct Unnoted {
+    OwnRevision* own;
+    bool done = false;
+    ~Unnoted() {
+      if (own && !done) own->memory.clear();
+    }
+  } unnoted{own};
   for (const EntryVersion& v : rev.new_versions) {
     if (v.version == 1) {
-      // Queued: its document number is looked up by the full-text statements (AddNewEntryText).
+      // Queued: its document number is looked up by the full-text statements (AddNewEntryText),
+      // and answered into the revision's note.
+      Rows* doc = nullptr;
+      if (own)
+        for (size_t i = 0; i < own->changes.size(); ++i)
+          if (rev.info.changes[i].entry_id == v.entry_id) doc = own->docs[i].get();
       PC_RETURN_IF_ERROR(
-          Send("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)",
-               {v.entry_id, artifact, P(r)}));
+          c_.Send("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)"
+                  " RETURNING doc",
+                  {v.entry_id, artifact, P(r)}, doc));
     }
     PC_RETURN_IF_ERROR(Send(
         "INSERT INTO entry_versions(entry_version_id, entry_id, version, previous_version_id, kind,"
@@ -382,11 +401,17 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
         Send("INSERT INTO manifest(artifact_id, entry_id, entry_version_id, active, from_revision,"
              " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
              {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}));
-    if (created != fresh.end())
-      PC_RETURN_IF_ERROR(
-          AddNewEntryText(artifact, u.entry_id, *created->second, !u.active, u.entry_version_id));
-    else
+    if (created != fresh.end()) {
+      std::vector<std::string>* terms = nullptr;
+      if (own)
+        for (size_t i = 0; i < own->changes.size(); ++i)
+          if (rev.info.changes[i].entry_id == u.entry_id && u.active)
+            terms = &own->changes[i].terms;
+      PC_RETURN_IF_ERROR(AddNewEntryText(artifact, u.entry_id, *created->second, !u.active,
+                                         u.entry_version_id, terms));
+    } else {
       PC_RETURN_IF_ERROR(IndexEntryText(artifact, r, u));
+    }
   }
   AuditTrail& trail = audit_trail();
   if (trail.artifact_id.empty()) trail.artifact_id = artifact;
@@ -395,7 +420,47 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
   PC_RETURN_IF_ERROR(PutGraphEdges(rev));
   PC_RETURN_IF_ERROR(ProjectVectors(rev, fresh, counted));
   NoteRevision(rev);
+  unnoted.done = true;
   return Status::Ok();
+}
+
+OwnRevision* PgTxn::StartOwnRevision(const NewRevision& rev, const NewEntries& fresh) {
+  if (!own_ || rev.info.changes.empty() || rev.info.changes.size() != rev.manifest.size())
+    return nullptr;
+  OwnRevision note;
+  note.memory = rev.info.memory.artifact_id;
+  note.revision = rev.info.memory.revision;
+  std::set<std::string> seen;
+  for (const Change& c : rev.info.changes) {
+    // Each change a new entry's, with its one line (what the catch-up would read as of it).
+    if (!fresh.count(c.entry_id) || !seen.insert(c.entry_id).second) return nullptr;
+    auto line = std::find_if(rev.manifest.begin(), rev.manifest.end(),
+                             [&](const ManifestUpdate& u) { return u.entry_id == c.entry_id; });
+    if (line == rev.manifest.end()) return nullptr;
+    GateLists::Change change;
+    change.active = line->active;
+    if (change.active) {
+      auto made = std::find_if(
+          rev.new_versions.begin(), rev.new_versions.end(),
+          [&](const EntryVersion& v) { return v.entry_version_id == line->entry_version_id; });
+      if (made == rev.new_versions.end()) return nullptr;
+      change.version = *made;
+      change.version.created_by_revision = note.revision;  // as written
+    }
+    note.changes.push_back(std::move(change));
+    note.docs.push_back(std::make_unique<Rows>());
+  }
+  own_->push_back(std::move(note));
+  return &own_->back();
+}
+
+bool OwnRevision::Resolve() {
+  if (memory.empty()) return false;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (docs[i]->size() != 1) return false;
+    changes[i].doc = docs[i]->Int(0, 0);
+  }
+  return true;
 }
 
 }  // namespace pc::pg

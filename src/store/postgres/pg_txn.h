@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "store/postgres/pg_conn.h"
+#include "store/postgres/pg_gate_lists.h"
 #include "store/store.h"
 #include "store/store_rows.h"  // JoinLines, SplitLines
 
 namespace pc::pg {
-
-class GateLists;
 
 // Statement parameters: text values, NULL as nullopt.
 using Params = std::vector<std::optional<std::string>>;
@@ -70,6 +69,18 @@ struct ChangedLinesRead {
 };
 using ChangedLinesMemo = std::map<std::pair<std::string, int64_t>, ChangedLinesRead>;
 
+// A revision a write made of new entries only, as the gate's catch-up would read it once
+// committed (GateLists::Note): its changes in order, each entry's document number answered by the
+// entry's INSERT … RETURNING when the write's statements are flushed.
+struct OwnRevision {
+  std::string memory;
+  int64_t revision = 0;
+  std::vector<GateLists::Change> changes;   // doc 0 until Resolve
+  std::vector<std::unique_ptr<Rows>> docs;  // changes[i]'s INSERT answer: where Conn::Send puts it
+  // Fills each change's doc from its answer; false when one is missing (not to be noted).
+  bool Resolve();
+};
+
 class PgTxn final : public WriteTxn {
  public:
   // `writing`: the artifacts a write looks up are locked (FOR UPDATE) until it ends, so writes of
@@ -87,6 +98,9 @@ class PgTxn final : public WriteTxn {
   // the group never waits for a lock while it holds others; a row locked elsewhere fails its
   // statement with 55P03 (lock_not_available), and the write runs again on its scope's own lane.
   void LockWithoutWaiting() { nowait_ = writing_; }
+  // A write's revisions of new entries only are added to `*to`, for the server's gate lists
+  // once they are durable (PgStore): the next lookup then reads nothing for them.
+  void NoteOwnRevisionsIn(std::vector<OwnRevision>* to) { own_ = writing_ ? to : nullptr; }
 
   Result<std::optional<Scope>> FindScope(const std::string& scope_id) override;
   Result<std::optional<Scope>> FindScopeByKey(const std::string& key) override;
@@ -324,13 +338,17 @@ class PgTxn final : public WriteTxn {
   Status AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text,
                     bool retired, const std::string& entry_version_id);
   // The same for an entry this transaction creates (its number looked up by the statements).
+  // `terms`, when given: its index terms, sorted (GateLists::Change's).
   Status AddNewEntryText(const std::string& artifact_id, const std::string& entry_id,
-                         const std::string& text, bool retired,
-                         const std::string& entry_version_id);
+                         const std::string& text, bool retired, const std::string& entry_version_id,
+                         std::vector<std::string>* terms = nullptr);
   // Both: `doc` is the SQL of the document's number, $3 being `doc_param`.
   Status AddText(TextKind kind, const std::string& owner, const std::string& doc_param,
                  const char* doc, const std::string& text, bool retired,
-                 const std::string& entry_version_id);
+                 const std::string& entry_version_id, std::vector<std::string>* terms = nullptr);
+  // The note of `rev` (NoteOwnRevisionsIn), added to own_ with its changes but no document
+  // numbers yet; null when it is not noted (not asked for, or it changes an existing entry).
+  OwnRevision* StartOwnRevision(const NewRevision& rev, const NewEntries& fresh);
   struct Ranked {
     int64_t doc;
     double score;
@@ -357,6 +375,7 @@ class PgTxn final : public WriteTxn {
   bool nowait_ = false;        // LockWithoutWaiting
   GateLists* gate_lists_;      // only a read's: a write's uncommitted rows are never kept
   ChangedLinesMemo* changed_;  // only a write's
+  std::vector<OwnRevision>* own_ = nullptr;  // only a write's
   // The settings of the scope this transaction found (FindScopeWhere) or, writing, whose
   // artifact it locked (FindArtifact), read with it; until it changes one.
   struct ScopeSettingsRead {
