@@ -61,12 +61,6 @@ std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
 
 }  // namespace
 
-// An index's totals (text_stats). Not in the anonymous namespace: TextRanker (a member of PgTxn)
-// holds one, and a unity batch would warn (-Wsubobject-linkage).
-struct TextIndexTotals {
-  int64_t docs = 0, tokens = 0, retired = 0;
-};
-
 Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc) {
   const std::string k = P(static_cast<int64_t>(kind));
   PC_ASSIGN_OR_RETURN(Rows gone,
@@ -448,11 +442,17 @@ Result<std::vector<PgTxn::Ranked>> PgTxn::RankText(TextKind kind, const std::str
                                                    int limit) {
   std::vector<Ranked> out;
   if (query.empty() || limit <= 0) return out;
-  PC_ASSIGN_OR_RETURN(
-      Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
-                {P(static_cast<int64_t>(kind)), owner}));
-  if (r.size() == 0) return out;
-  const TextIndexTotals stats{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
+  TextIndexTotals stats;
+  if (const MemoryRead* m = kind == TextKind::kMemory ? MemoryReadOf(owner) : nullptr) {
+    if (!m->indexed) return out;
+    stats = m->totals;  // read with the scope
+  } else {
+    PC_ASSIGN_OR_RETURN(
+        Rows r, Q("SELECT docs, tokens, retired FROM text_stats WHERE kind = $1 AND owner = $2",
+                  {P(static_cast<int64_t>(kind)), owner}));
+    if (r.size() == 0) return out;
+    stats = TextIndexTotals{r.Int(0, 0), r.Int(0, 1), r.Int(0, 2)};
+  }
   if (stats.docs <= 0) return out;
   TextRanker ranker(*this, kind, owner, stats, include_inactive);
   PC_RETURN_IF_ERROR(ranker.Plan(query));
@@ -640,12 +640,22 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
         std::find(index_terms.begin(), index_terms.end(), t[0]) == index_terms.end())
       index_terms.push_back(t[0]);
   }
-  PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT s.docs, s.retired, a.head_revision FROM text_stats s"
-                                " JOIN artifacts a ON a.artifact_id = s.owner"
-                                " WHERE s.kind = $1 AND s.owner = $2",
-                                {P(static_cast<int64_t>(TextKind::kMemory)), artifact_id}));
-  if (n.size() == 0) return out;
-  const int64_t head = n.Int(0, 2);
+  int64_t docs = 0, retired = 0, head = 0;
+  if (const MemoryRead* m = MemoryReadOf(artifact_id)) {  // read with the scope
+    if (!m->indexed) return out;
+    docs = m->totals.docs;
+    retired = m->totals.retired;
+    head = m->head;
+  } else {
+    PC_ASSIGN_OR_RETURN(Rows n, Q("SELECT s.docs, s.retired, a.head_revision FROM text_stats s"
+                                  " JOIN artifacts a ON a.artifact_id = s.owner"
+                                  " WHERE s.kind = $1 AND s.owner = $2",
+                                  {P(static_cast<int64_t>(TextKind::kMemory)), artifact_id}));
+    if (n.size() == 0) return out;
+    docs = n.Int(0, 0);
+    retired = n.Int(0, 1);
+    head = n.Int(0, 2);
+  }
   const size_t cap = static_cast<size_t>(per_term) + 1;
   // Each term's newest `cap` active documents, descending: kept, or read and then kept.
   std::vector<std::vector<int64_t>> lists(index_terms.size());
@@ -659,13 +669,13 @@ Result<std::vector<ManifestItem>> PgTxn::SharedTermCandidates(const std::string&
   for (size_t i = 0; i < index_terms.size(); ++i)
     if (!found[i]) unread.push_back(index_terms[i]);
   std::vector<std::vector<int64_t>> read;
-  PC_RETURN_IF_ERROR(ReadTermLists(artifact_id, n.Int(0, 1), cap, unread, read));
+  PC_RETURN_IF_ERROR(ReadTermLists(artifact_id, retired, cap, unread, read));
   for (size_t i = 0, j = 0; i < index_terms.size(); ++i) {
     if (found[i]) continue;
     if (kept) gate_lists_->Put(artifact_id, head, cap, unread[j], read[j]);
     lists[i] = std::move(read[j++]);
   }
-  SharedTerms shared(n.Int(0, 0));
+  SharedTerms shared(docs);
   for (std::vector<int64_t>& docs : lists) {
     if (docs.empty()) continue;
     const int64_t with_term = static_cast<int64_t>(docs.size());  // a common term's: at least

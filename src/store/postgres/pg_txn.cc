@@ -23,6 +23,15 @@ const std::string kScopeSelect = kScopeColumns + kScopeFrom;
 // The same with the scope's settings: one row a setting (columns 6 and 7), or one with none.
 const std::string kScopeWithSettings = kScopeColumns + ", x.name, x.value" + kScopeFrom +
                                        " LEFT JOIN scope_settings x ON x.scope_id = s.scope_id";
+// For a read, also the memory's full-text totals (columns 6 to 8, NULL without a row) and vector
+// state (9 and 10), then the settings (11 and 12).
+const std::string kScopeWithTotals =
+    kScopeColumns +
+    ", t.docs, t.tokens, t.retired, coalesce(a.vector_profile, ''), a.vector_missing, x.name,"
+    " x.value" +
+    kScopeFrom +
+    " LEFT JOIN text_stats t ON t.kind = " + std::to_string(static_cast<int>(TextKind::kMemory)) +
+    " AND t.owner = a.artifact_id LEFT JOIN scope_settings x ON x.scope_id = s.scope_id";
 
 Scope ReadScope(const Rows& r, int row) {
   return Scope{r.Text(row, 0), r.Text(row, 1), r.Int(row, 2),
@@ -94,11 +103,19 @@ Result<std::optional<Scope>> PgTxn::FindScopeWhere(const std::string& column,
                                                    const std::string& value) {
   // With the scope's settings, in the same round trip: a remember asks for them next (its
   // gates' policy, write_policy.h).
-  PC_ASSIGN_OR_RETURN(
-      Rows r, Q(kScopeWithSettings + " WHERE s." + column + " = $1" + LockOf("a"), {value}));
+  // A read also takes its memory's full-text totals and vector state, as of its one snapshot: the
+  // gate's lookup and a search ask for them next (MemoryRead).
+  PC_ASSIGN_OR_RETURN(Rows r, Q((writing_ ? kScopeWithSettings : kScopeWithTotals) + " WHERE s." +
+                                    column + " = $1" + LockOf("a"),
+                                {value}));
   if (r.size() == 0) return std::optional<Scope>();
   Scope scope = ReadScope(r, 0);
-  KeepSettings(scope.scope_id, r, 6);
+  if (!writing_)
+    memory_read_ =
+        MemoryRead{scope.memory_artifact_id, scope.memory_head_revision, r.Get(0, 6).has_value(),
+                   TextIndexTotals{r.Int(0, 6), r.Int(0, 7), r.Int(0, 8)},
+                   VectorState{r.Text(0, 9), r.Int(0, 10)}};
+  KeepSettings(scope.scope_id, r, writing_ ? 6 : 11);
   return std::optional<Scope>(std::move(scope));
 }
 

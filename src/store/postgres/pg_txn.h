@@ -69,6 +69,11 @@ struct ChangedLinesRead {
 };
 using ChangedLinesMemo = std::map<std::pair<std::string, int64_t>, ChangedLinesRead>;
 
+// An index's totals (text_stats).
+struct TextIndexTotals {
+  int64_t docs = 0, tokens = 0, retired = 0;
+};
+
 // A revision a write made of new entries only, as the gate's catch-up would read it once
 // committed (GateLists::Note): its changes in order, each entry's document number answered by the
 // entry's INSERT … RETURNING when the write's statements are flushed.
@@ -390,6 +395,21 @@ class PgTxn final : public WriteTxn {
     uint64_t changes = 0;  // Conn::changes() when it was read
     Rows rows;
   };
+  // A read's default memory as its scope was found with it (FindScopeWhere): its head, full-text
+  // totals and vector state. In the read's one snapshot they hold throughout, so the gate's lookup
+  // and a search of that memory do not ask again (a round trip fewer for each).
+  struct MemoryRead {
+    std::string artifact_id;
+    int64_t head = 0;
+    bool indexed = false;  // text_stats has the memory's row (not before its first document)
+    TextIndexTotals totals;
+    VectorState vectors;
+  };
+  std::optional<MemoryRead> memory_read_;
+  // memory_read_ when it is `artifact_id`'s, else null.
+  const MemoryRead* MemoryReadOf(const std::string& artifact_id) const {
+    return memory_read_ && memory_read_->artifact_id == artifact_id ? &*memory_read_ : nullptr;
+  }
   std::string expected_hash_;
   std::optional<ActiveByHashRead> active_by_hash_;
   // Keeps the settings of `scope_id` read with it: rows of a LEFT JOIN of scope_settings, the

@@ -116,6 +116,7 @@ Status PgTxn::ProjectVectors(const NewRevision& rev, const NewEntries& fresh, in
 }
 
 Result<ReadTxn::VectorState> PgTxn::GetVectorState(const std::string& artifact_id) {
+  if (const MemoryRead* m = MemoryReadOf(artifact_id)) return m->vectors;  // read with the scope
   PC_ASSIGN_OR_RETURN(ArtifactVectors a, LoadArtifactVectors(c_, artifact_id));
   return VectorState{a.profile, a.missing};
 }
