@@ -9,6 +9,7 @@ namespace pc::pg {
 struct GateLists::Noted {
   std::vector<Change> changes;
   std::vector<int64_t> recent;
+  size_t cost = 0;  // in `listed`: its versions'
 };
 
 struct GateLists::Memory {
@@ -26,8 +27,7 @@ struct GateLists::Memory {
   std::map<int64_t, EntryVersion> versions;  // active documents' (candidates'), by document
   size_t version_units = 0;                  // versions' VersionCost, in all
   size_t listed = kTermCost;  // its documents in lists, kTermCost a list and one for itself,
-                              // version_units and noted_units
-  std::map<int64_t, size_t> noted_units;
+                              // version_units and the noted revisions' cost
 
   using List = std::unordered_map<std::string, std::vector<int64_t>>::iterator;
 
@@ -85,20 +85,17 @@ struct GateLists::Memory {
     versions.erase(it);
   }
 
-  // Revisions this server wrote past `revision` (GateLists::Note), with what they cost in
-  // `listed` (their versions').
+  // Revisions this server wrote past `revision` (GateLists::Note); past kMaxNoted, the newest are
+  // not kept (the lists follow them only from `revision` on, one after another).
   std::map<int64_t, Noted> noted;
   void KeepNoted(int64_t at, Noted n) {
-    size_t cost = 0;
-    for (const Change& c : n.changes) cost += c.active ? VersionCost(c.version) : 1;
-    if (!noted.emplace(at, std::move(n)).second) return;
-    noted_units[at] = cost;
-    listed += cost;
-    while (noted.size() > kMaxNoted) DropNoted(noted.begin());
+    if (noted.size() >= kMaxNoted) return;
+    for (const Change& c : n.changes) n.cost += c.active ? VersionCost(c.version) : 1;
+    const size_t cost = n.cost;
+    if (noted.emplace(at, std::move(n)).second) listed += cost;
   }
   void DropNoted(std::map<int64_t, Noted>::iterator it) {
-    listed -= noted_units[it->first];
-    noted_units.erase(it->first);
+    listed -= it->second.cost;
     noted.erase(it);
   }
   void DropNoted() {  // what the lists are at or past

@@ -401,8 +401,9 @@ void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t comm
   // Durable: the gate lists can follow this server's own revisions without reading them back
   // (GateLists::Note), noted before the writers are answered, so a writer's next lookup finds
   // them. Only a scope's one write in the group: where several writers write a scope at once,
-  // their lookups already share one read per head (GateLists::Claim), and lists moved ahead of
-  // lookups running on older snapshots send those to the index, whole (measured: more reads).
+  // their lookups already share one read per head (GateLists::Claim), and following notes too
+  // moved the lists past more lookups still running on older snapshots, which then read the
+  // index whole (one scope, 16 writers: a sixth more term-list reads, twice the candidates').
   std::unordered_map<std::string, int> writes_of;  // by scope
   for (PendingWrite* w : group)
     if (w->group) ++writes_of[*w->group];

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "common/clock.h"
@@ -383,10 +383,7 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
     if (v.version == 1) {
       // Queued: its document number is looked up by the full-text statements (AddNewEntryText),
       // and answered into the revision's note.
-      Rows* doc = nullptr;
-      if (own)
-        for (size_t i = 0; i < own->changes.size(); ++i)
-          if (rev.info.changes[i].entry_id == v.entry_id) doc = own->docs[i].get();
+      Rows* doc = own ? own->docs.at(own->at.at(v.entry_id)).get() : nullptr;
       PC_RETURN_IF_ERROR(
           c_.Send("INSERT INTO entries(entry_id, artifact_id, created_revision) VALUES($1, $2, $3)"
                   " RETURNING doc",
@@ -419,11 +416,8 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
              " to_revision) VALUES($1, $2, $3, $4, $5, NULL)",
              {artifact, u.entry_id, u.entry_version_id, P(u.active), P(r)}));
     if (created != fresh.end()) {
-      std::vector<std::string>* terms = nullptr;
-      if (own)
-        for (size_t i = 0; i < own->changes.size(); ++i)
-          if (rev.info.changes[i].entry_id == u.entry_id && u.active)
-            terms = &own->changes[i].terms;
+      std::vector<std::string>* terms =
+          own && u.active ? &own->changes.at(own->at.at(u.entry_id)).terms : nullptr;
       PC_RETURN_IF_ERROR(AddNewEntryText(artifact, u.entry_id, *created->second, !u.active,
                                          u.entry_version_id, terms));
     } else {
@@ -444,24 +438,25 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
 OwnRevision* PgTxn::StartOwnRevision(const NewRevision& rev, const NewEntries& fresh) {
   if (!own_ || rev.info.changes.empty() || rev.info.changes.size() != rev.manifest.size())
     return nullptr;
+  std::unordered_map<std::string, const ManifestUpdate*> lines;
+  for (const ManifestUpdate& u : rev.manifest) lines.emplace(u.entry_id, &u);
+  std::unordered_map<std::string, const EntryVersion*> made;
+  for (const EntryVersion& v : rev.new_versions) made.emplace(v.entry_version_id, &v);
   OwnRevision note;
   note.memory = rev.info.memory.artifact_id;
   note.revision = rev.info.memory.revision;
-  std::set<std::string> seen;
   for (const Change& c : rev.info.changes) {
     // Each change a new entry's, with its one line (what the catch-up would read as of it).
-    if (!fresh.count(c.entry_id) || !seen.insert(c.entry_id).second) return nullptr;
-    auto line = std::find_if(rev.manifest.begin(), rev.manifest.end(),
-                             [&](const ManifestUpdate& u) { return u.entry_id == c.entry_id; });
-    if (line == rev.manifest.end()) return nullptr;
+    auto line = lines.find(c.entry_id);
+    if (!fresh.count(c.entry_id) || line == lines.end() ||
+        !note.at.emplace(c.entry_id, note.changes.size()).second)
+      return nullptr;
     GateLists::Change change;
-    change.active = line->active;
+    change.active = line->second->active;
     if (change.active) {
-      auto made = std::find_if(
-          rev.new_versions.begin(), rev.new_versions.end(),
-          [&](const EntryVersion& v) { return v.entry_version_id == line->entry_version_id; });
-      if (made == rev.new_versions.end()) return nullptr;
-      change.version = *made;
+      auto version = made.find(line->second->entry_version_id);
+      if (version == made.end()) return nullptr;
+      change.version = *version->second;
       change.version.created_by_revision = note.revision;  // as written
     }
     note.changes.push_back(std::move(change));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -82,6 +83,7 @@ struct OwnRevision {
   int64_t revision = 0;
   std::vector<GateLists::Change> changes;   // doc 0 until Resolve
   std::vector<std::unique_ptr<Rows>> docs;  // changes[i]'s INSERT answer: where Conn::Send puts it
+  std::unordered_map<std::string, size_t> at;  // an entry's change, by entry_id
   // Fills each change's doc from its answer; false when one is missing (not to be noted).
   bool Resolve();
 };
