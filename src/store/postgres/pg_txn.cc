@@ -436,7 +436,9 @@ Status PgTxn::CommitRevision(const NewRevision& rev) {
 }
 
 OwnRevision* PgTxn::StartOwnRevision(const NewRevision& rev, const NewEntries& fresh) {
-  if (!own_ || rev.info.changes.empty() || rev.info.changes.size() != rev.manifest.size())
+  // Every new entry a change and a line of its own, and nothing else (checked below).
+  if (!own_ || rev.info.changes.empty() || rev.info.changes.size() != rev.manifest.size() ||
+      rev.info.changes.size() != fresh.size())
     return nullptr;
   std::unordered_map<std::string, const ManifestUpdate*> lines;
   for (const ManifestUpdate& u : rev.manifest) lines.emplace(u.entry_id, &u);
