@@ -174,6 +174,49 @@ TEST(PgGateLists, TheNewestChangesFollowTheRevisions) {
   EXPECT_EQ(recent, (std::vector<int64_t>{2, 1}));
 }
 
+// A server's own revisions (Note): kept beside the lists, followed by the lookup that claims a
+// head at or past them, one after another from the lists' revision; the lists never move at a
+// note, so a lookup on an older snapshot still finds them at its head.
+TEST(PgGateLists, NotedRevisionsAreFollowedInTurnByTheNextClaim) {
+  pg::GateLists kept;
+  ASSERT_TRUE(kept.Advance("m", -1, 4, {}));
+  kept.Put("m", 4, 3, "word", {3, 2});
+  kept.PutRecent("m", 4, 2, {3, 2});
+  kept.Note("nowhere", 1, {{9, true, {"word"}, {}}}, {9});  // no lists kept: nothing
+  EXPECT_EQ(kept.Revision("nowhere"), -1);
+  kept.Note("m", 5, {{5, true, {"word"}, {}}}, {5});
+  kept.Note("m", 6, {{6, true, {"other"}, {}}}, {6});
+  kept.Note("m", 8, {{8, true, {"word"}, {}}}, {8});  // 7 was another server's: not after 6
+  EXPECT_EQ(kept.Revision("m"), 4) << "a note does not move the lists";
+  std::vector<std::vector<int64_t>> lists;
+  std::vector<bool> found;
+  kept.Find("m", 4, 3, {"word"}, lists, found);
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{3, 2})) << "a lookup at 4 still finds them";
+  // A lookup at 8 claims: the notes of 5 and 6 are followed; 7 is to be read, so is 8 after it.
+  EXPECT_EQ(kept.Claim("m", 8), 6);
+  ASSERT_TRUE(
+      kept.Advance("m", 6, 8, {{7, true, {"word"}, {}}, {8, true, {"word"}, {}}}, {8, 7}, 2));
+  kept.Find("m", 8, 3, {"word"}, lists, found);
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{8, 7, 5}));
+  std::vector<int64_t> recent;
+  ASSERT_TRUE(kept.FindRecent("m", 8, 2, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{8, 7}));
+  // Notes up to the head need no read at all; one older than the lists is not kept.
+  kept.Note("m", 7, {{70, true, {"word"}, {}}}, {70});
+  kept.Note("m", 9, {{9, true, {"word"}, {}}}, {9});
+  EXPECT_EQ(kept.Claim("m", 9), 9);
+  ASSERT_TRUE(kept.Advance("m", 9, 9, {}));
+  kept.Find("m", 9, 3, {"word"}, lists, found);
+  EXPECT_EQ(lists[0], (std::vector<int64_t>{9, 8, 7}));
+  ASSERT_TRUE(kept.FindRecent("m", 9, 2, recent));
+  EXPECT_EQ(recent, (std::vector<int64_t>{9, 8}));
+  // Past kMaxNoted the newest are not kept: the chain from the lists' revision stays whole.
+  for (int64_t r = 10; r < 10 + static_cast<int64_t>(pg::GateLists::kMaxNoted) + 5; ++r)
+    kept.Note("m", r, {{r, true, {"word"}, {}}}, {r});
+  const int64_t last = 9 + static_cast<int64_t>(pg::GateLists::kMaxNoted);
+  EXPECT_EQ(kept.Claim("m", last + 5), last);
+}
+
 // Lookups at one new head read the changes once: while one reads them (its claim), the others
 // wait for it and find the lists at the head.
 TEST(PgGateLists, ALookupWaitsForAnotherReadingTheSameChanges) {
