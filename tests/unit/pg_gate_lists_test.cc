@@ -182,11 +182,11 @@ TEST(PgGateLists, NotedRevisionsAreFollowedInTurnByTheNextClaim) {
   ASSERT_TRUE(kept.Advance("m", -1, 4, {}));
   kept.Put("m", 4, 3, "word", {3, 2});
   kept.PutRecent("m", 4, 2, {3, 2});
-  kept.Note("nowhere", 1, {{9, true, {"word"}, {}}}, {9});  // no lists kept: nothing
+  kept.Note("nowhere", 1, {{9, true, {"word"}, {}}});  // no lists kept: nothing
   EXPECT_EQ(kept.Revision("nowhere"), -1);
-  kept.Note("m", 5, {{5, true, {"word"}, {}}}, {5});
-  kept.Note("m", 6, {{6, true, {"other"}, {}}}, {6});
-  kept.Note("m", 8, {{8, true, {"word"}, {}}}, {8});  // 7 was another server's: not after 6
+  kept.Note("m", 5, {{5, true, {"word"}, {}}});
+  kept.Note("m", 6, {{6, true, {"other"}, {}}});
+  kept.Note("m", 8, {{8, true, {"word"}, {}}});  // 7 was another server's: not after 6
   EXPECT_EQ(kept.Revision("m"), 4) << "a note does not move the lists";
   std::vector<std::vector<int64_t>> lists;
   std::vector<bool> found;
@@ -202,8 +202,8 @@ TEST(PgGateLists, NotedRevisionsAreFollowedInTurnByTheNextClaim) {
   ASSERT_TRUE(kept.FindRecent("m", 8, 2, recent));
   EXPECT_EQ(recent, (std::vector<int64_t>{8, 7}));
   // Notes up to the head need no read at all; one older than the lists is not kept.
-  kept.Note("m", 7, {{70, true, {"word"}, {}}}, {70});
-  kept.Note("m", 9, {{9, true, {"word"}, {}}}, {9});
+  kept.Note("m", 7, {{70, true, {"word"}, {}}});
+  kept.Note("m", 9, {{9, true, {"word"}, {}}});
   EXPECT_EQ(kept.Claim("m", 9), 9);
   ASSERT_TRUE(kept.Advance("m", 9, 9, {}));
   kept.Find("m", 9, 3, {"word"}, lists, found);
@@ -212,7 +212,7 @@ TEST(PgGateLists, NotedRevisionsAreFollowedInTurnByTheNextClaim) {
   EXPECT_EQ(recent, (std::vector<int64_t>{9, 8}));
   // Past kMaxNoted the newest are not kept: the chain from the lists' revision stays whole.
   for (int64_t r = 10; r < 10 + static_cast<int64_t>(pg::GateLists::kMaxNoted) + 5; ++r)
-    kept.Note("m", r, {{r, true, {"word"}, {}}}, {r});
+    kept.Note("m", r, {{r, true, {"word"}, {}}});
   const int64_t last = 9 + static_cast<int64_t>(pg::GateLists::kMaxNoted);
   EXPECT_EQ(kept.Claim("m", last + 5), last);
 }

@@ -7,9 +7,8 @@
 namespace pc::pg {
 
 struct GateLists::Noted {
-  std::vector<Change> changes;
-  std::vector<int64_t> recent;
-  size_t cost = 0;  // in `listed`: its versions'
+  std::vector<Change> changes;  // in the revision's order: its newest change is the last
+  size_t cost = 0;              // in `listed`: its versions'
 };
 
 struct GateLists::Memory {
@@ -105,8 +104,13 @@ struct GateLists::Memory {
   void FollowNoted(int64_t to) {
     for (auto it = noted.find(revision + 1); it != noted.end() && it->first <= to;
          it = noted.find(revision + 1)) {
-      for (const Change& c : it->second.changes) Follow(c);
-      FollowRecent(it->second.recent, recent_cap);
+      std::vector<int64_t> recent;  // its changes' documents, newest first
+      for (const Change& c : it->second.changes) {
+        Follow(c);
+        recent.push_back(c.doc);
+      }
+      std::reverse(recent.begin(), recent.end());
+      FollowRecent(recent, recent_cap);
       revision = it->first;
     }
     DropNoted();
@@ -242,7 +246,7 @@ bool GateLists::Advance(const std::string& memory, int64_t from, int64_t to,
 }
 
 void GateLists::Note(const std::string& memory, int64_t revision,
-                     const std::vector<Change>& changes, const std::vector<int64_t>& recent) {
+                     const std::vector<Change>& changes) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = memories_.find(memory);
   if (it == memories_.end() || revision <= it->second->revision ||
@@ -250,7 +254,7 @@ void GateLists::Note(const std::string& memory, int64_t revision,
     return;
   Memory& m = *it->second;
   const size_t before = m.listed;
-  m.KeepNoted(revision, Noted{changes, recent});
+  m.KeepNoted(revision, Noted{changes});
   listed_ = listed_ - before + m.listed;
   Fit();
 }

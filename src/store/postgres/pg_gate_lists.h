@@ -80,13 +80,12 @@ class GateLists {
   // A revision this server committed, known from what it wrote (PgStore notes it once the commit
   // is durable): kept beside `memory`'s lists while they stand before it, and followed as
   // Advance would follow the changes read from the database when a lookup claims a head at or
-  // past it (Claim), without reading them. `recent`: the documents of its changes, newest first.
+  // past it (Claim), without reading them; its newest changes are its own, the last first.
   // The lists do not move here: a lookup already running on an older snapshot would find them
   // past its head and read the index instead, whole (tried: one scope, 16 writers, 3× the term
   // lists' read time and 5× the candidates' reads). Nothing is kept when no lists are (the next
   // lookup reads what it needs).
-  void Note(const std::string& memory, int64_t revision, const std::vector<Change>& changes,
-            const std::vector<int64_t>& recent);
+  void Note(const std::string& memory, int64_t revision, const std::vector<Change>& changes);
   // `terms`' lists read with `cap` at revision `at`: found[i] says whether lists[i] is kept.
   // Nothing when `memory`'s lists are not at `at`.
   void Find(const std::string& memory, int64_t at, size_t cap,

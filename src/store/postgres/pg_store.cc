@@ -410,12 +410,7 @@ void PgStore::AnswerWhenDurable(std::vector<PendingWrite*>& group, uint64_t comm
   for (PendingWrite* w : group)
     if (w->status.ok() && w->group && writes_of[*w->group] == 1)
       for (OwnRevision& own : w->noted)
-        if (own.Resolve()) {
-          std::vector<int64_t> recent;  // its changes' documents, newest (the last) first
-          for (auto c = own.changes.rbegin(); c != own.changes.rend(); ++c)
-            recent.push_back(c->doc);
-          gate_lists_->Note(own.memory, own.revision, own.changes, recent);
-        }
+        if (own.Resolve()) gate_lists_->Note(own.memory, own.revision, own.changes);
 }
 
 // Writes queued on the lane since the group was taken join it, up to the cap: they would
