@@ -164,6 +164,50 @@ TEST_F(VerifyTest, AStoreWrittenNormallyIsClean) {
   EXPECT_GE(r.audit_rows, 5);
 }
 
+// A batch of new entries whose texts hold quotes, braces, commas, backslashes, "NULL", control
+// characters and CJK: each comes back byte for byte with its kind, reason, evidence and validity,
+// and every projection (full text, vectors) agrees with the rows.
+TEST_F(VerifyTest, ABatchOfNewEntriesIsWrittenExactly) {
+  const std::vector<std::string> texts = {"He said \"NULL\", then {a,b}\\c; 'quoted' too.", "NULL",
+                                          "Tabs\tand\nnew lines, 中文与标点，还有 emoji 🚀."};
+  RememberBatchRequest batch;
+  batch.scope_id = scope_;
+  batch.reason = "an import";
+  for (size_t i = 0; i < texts.size(); ++i) {
+    RememberRequest e;
+    e.kind = i == 1 ? "decision" : "fact";
+    e.text = texts[i];
+    e.reason = "entry " + std::to_string(i) + ", with \"its\" reason";
+    if (i == 0) e.evidence = {"https://example.com/a,b", "https://example.com/{c}"};
+    if (i == 2) e.valid_until = "14d";
+    batch.entries.push_back(e);
+  }
+  auto out = f_.memory->RememberBatch(batch);
+  ASSERT_TRUE(out.ok()) << testing::Describe(out);
+  ASSERT_EQ(out->entries.size(), texts.size());
+  auto page = f_.memory->ListEntries({scope_, std::nullopt, false, {kMaxPageLimit, ""}});
+  ASSERT_TRUE(page.ok()) << testing::Describe(page);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    ASSERT_TRUE(out->entries[i].entry);
+    const EntryVersion& made = *out->entries[i].entry;
+    const EntryVersion* listed = nullptr;
+    for (const ManifestItem& item : page->items)
+      if (item.version.entry_id == made.entry_id) listed = &item.version;
+    ASSERT_NE(listed, nullptr) << texts[i];
+    EXPECT_EQ(listed->text, texts[i]);
+    EXPECT_EQ(listed->kind, made.kind);
+    EXPECT_EQ(listed->reason, made.reason);
+    EXPECT_EQ(listed->source_refs, made.source_refs);
+    EXPECT_EQ(listed->valid_until_ms, made.valid_until_ms);
+    EXPECT_EQ(listed->previous_version_id, std::nullopt);
+  }
+  EXPECT_EQ(out->entries[0].entry->source_refs.size(), 2u);
+  EXPECT_TRUE(out->entries[2].entry->valid_until_ms);
+  verify::Report r = Run();
+  EXPECT_TRUE(r.findings.empty()) << All(r);
+  EXPECT_EQ(r.entry_versions, 4 + static_cast<int64_t>(texts.size()));
+}
+
 TEST_F(VerifyTest, AMissingRevisionIsNamed) {
   Damage("DELETE FROM revisions WHERE artifact_id = '" + memory_ + "' AND revision = 2",
          "DELETE FROM revisions WHERE artifact_id = '" + memory_ + "' AND revision = 2");

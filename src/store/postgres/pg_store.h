@@ -183,9 +183,8 @@ class PgStore final : public Store {
   std::vector<std::unique_ptr<Lane>> shared_lanes_;  // kSharedLanes, a group's by its hash
   // A queue of its own for each group whose row was locked elsewhere, while it has writers.
   std::unordered_map<std::string, std::unique_ptr<Lane>> lanes_;
-  std::unique_ptr<GateLists> gate_lists_;
-  std::atomic<uint64_t> round_trips_{
-      0};  // Conn::CountRoundTripsIn  // the reconcile gate's reads, kept (pg_gate_lists.h)
+  std::unique_ptr<GateLists> gate_lists_;  // the reconcile gate's reads, kept (pg_gate_lists.h)
+  std::atomic<uint64_t> round_trips_{0};   // Conn::CountRoundTripsIn
 };
 
 }  // namespace pc::pg
