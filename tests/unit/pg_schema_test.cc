@@ -126,6 +126,30 @@ TEST_F(PgDatabase, ANewerSchemaIsRefusedAndLeftAsItWas) {
   EXPECT_EQ(Count(*c, "SELECT 1"), 1);
 }
 
+// Migration 13 drops the postings' index by document (PgTxn::RemoveEntryTextDoc finds a document's
+// postings by the primary key): a database at 12, with postings in it, is upgraded and keeps them.
+TEST_F(PgDatabase, APostingsIndexByDocumentIsDroppedOnUpgrade) {
+  auto c = Connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(Migrate(*c).ok());
+  ASSERT_GE(LatestSchemaVersion(), 13);
+  // Back to schema 12 as it was: the index there, migration 13 not recorded, a posting written.
+  ASSERT_TRUE(c->Exec("CREATE INDEX text_postings_doc ON text_postings(doc, kind, owner);"
+                      "DELETE FROM schema_migrations WHERE version >= 13;"
+                      "INSERT INTO text_postings VALUES (0, 'mem_a', 'import', 7, 1, '{0}')")
+                  .ok());
+  const char* indexed =
+      "SELECT count(*) FROM pg_indexes WHERE tablename = 'text_postings'"
+      " AND indexname = 'text_postings_doc'";
+  ASSERT_EQ(Count(*c, indexed), 1);
+  auto upgraded = Migrate(*c);
+  ASSERT_TRUE(upgraded.ok()) << upgraded.status().message();
+  EXPECT_EQ(*upgraded, 12);
+  EXPECT_EQ(Count(*c, indexed), 0);
+  EXPECT_EQ(Count(*c, "SELECT count(*) FROM text_postings WHERE doc = 7"), 1);
+  EXPECT_EQ(Count(*c, "SELECT max(version) FROM schema_migrations"), LatestSchemaVersion());
+}
+
 TEST_F(PgDatabase, StatementsTakeParametersNeverSplicedText) {
   auto c = Connect();
   ASSERT_TRUE(c);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -20,6 +21,7 @@
 #include "common/ids.h"
 #include "model/canonical.h"
 #include "search/hash_embedder.h"
+#include "search/index_terms.h"
 #include "search/text_query.h"
 #include "service/core/actor.h"
 #include "store/postgres/pg_conn.h"
@@ -627,6 +629,62 @@ TEST_F(PgStore, ARememberWaitsForFewRoundTrips) {
   MemoryService elsewhere(**other, ServiceLimits{}, &embedder);
   PC_ASSERT_OK(elsewhere.Remember({id, "fact", "Written by the other server.", "", "", {}}));
   EXPECT_EQ(head(), seen + 1) << "a read saw an old snapshot: the last one did not end";
+}
+
+// A revise or a retire removes a document's postings by the primary key, from the terms of the
+// text it indexed (there is no index by document: PgTxn::RemoveEntryTextDoc): afterwards the
+// memory's postings are exactly its head's, each entry's document holding its head text's terms.
+TEST_F(PgStore, ARevisedOrRetiredEntryKeepsOnlyItsHeadTextsPostings) {
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:postings"));
+  auto remember = [&](const std::string& text) {
+    auto out = memory->Remember({id, "fact", text, "", "", {}});
+    EXPECT_TRUE(out.ok() && out->citation) << testing::Describe(out);
+    return out.ok() && out->citation ? *out->citation : Citation{};
+  };
+  auto head = [&]() { return memory->GetScope(id)->memory_head_revision; };
+  const Citation kept = remember("Exports are zipped before upload, every night.");
+  const Citation revised = remember("The importer reads CSV files with a header row.");
+  const Citation retired = remember("Amounts are integer cents, 导入 in UTC.");
+  ReviseRequest revise;
+  revise.scope_id = id;
+  revise.citation = revised;
+  revise.citation.memory.revision = head();
+  revise.text = "The importer reads Parquet files; 中文 headers are allowed.";
+  PC_ASSERT_OK(memory->Revise(revise));
+  RetireRequest retire;
+  retire.scope_id = id;
+  retire.citation = retired;
+  retire.citation.memory.revision = head();
+  retire.reason = "superseded";
+  PC_ASSERT_OK(memory->Retire(retire));
+  // What the postings should be: each entry's head text's terms (a retired entry's stay, its
+  // document marked retired, as SQLite's index keeps it).
+  std::map<std::string, std::set<std::string>> expected;  // entry_id -> terms
+  auto terms_of = [&](const std::string& entry_id, const std::string& text) {
+    for (const auto& [term, at] : IndexTerms(text).positions) expected[entry_id].insert(term);
+  };
+  terms_of(kept.entry_id, "Exports are zipped before upload, every night.");
+  terms_of(revised.entry_id, revise.text);
+  terms_of(retired.entry_id, "Amounts are integer cents, 导入 in UTC.");
+  auto conn = pg::Conn::Open(schema->url());
+  PC_ASSERT_OK(conn);
+  auto rows = (*conn)->Query(
+      "SELECT e.entry_id, p.term FROM text_postings p JOIN entries e ON e.doc = p.doc"
+      " WHERE p.kind = 0 AND p.owner = $1",
+      {artifact});
+  PC_ASSERT_OK(rows);
+  std::map<std::string, std::set<std::string>> found;
+  for (int i = 0; i < rows->size(); ++i) found[rows->Text(i, 0)].insert(rows->Text(i, 1));
+  EXPECT_EQ(found, expected);
+  auto stats = (*conn)->Query(
+      "SELECT docs, retired, tokens = (SELECT sum(tokens) FROM text_docs WHERE kind = 0"
+      " AND owner = $1) FROM text_stats WHERE kind = 0 AND owner = $1",
+      {artifact});
+  PC_ASSERT_OK(stats);
+  ASSERT_EQ(stats->size(), 1);
+  EXPECT_EQ(stats->Int(0, 0), 3);
+  EXPECT_EQ(stats->Int(0, 1), 1);
+  EXPECT_EQ(stats->Text(0, 2), "t");
 }
 
 // A read does not wait for its COMMIT's answer, but its session is done with it at once: idle

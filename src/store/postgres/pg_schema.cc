@@ -386,6 +386,13 @@ CREATE TABLE report_activities(
 CREATE INDEX report_activities_project ON report_activities(project_id, cursor);
 CREATE INDEX report_activities_observed ON report_activities(project_id, observed_at);
 )sql",
+      // 13: postings without an index by document. A revise or retire removes a document's
+      // postings by the primary key, from the terms of the text it indexed
+      // (PgTxn::RemoveEntryTextDoc); the index served that delete alone, and cost every posting
+      // of every write a second B-tree insert (docs/benchmarks.md).
+      R"sql(
+DROP INDEX text_postings_doc;
+)sql",
   };
   return kMigrations;
 }

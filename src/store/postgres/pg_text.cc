@@ -61,20 +61,34 @@ std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
 
 }  // namespace
 
-Status PgTxn::RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc) {
-  const std::string k = P(static_cast<int64_t>(kind));
-  PC_ASSIGN_OR_RETURN(Rows gone,
-                      Q("DELETE FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = $3"
-                        " RETURNING tokens, retired",
-                        {k, owner, P(doc)}));
+// Its postings are found by the primary key (kind, owner, term, doc) from the terms of the text the
+// document indexed, as FTS5 deletes a row of an external-content table from its old text: an index
+// by document would cost every posting a second B-tree insert, for this delete alone
+// (docs/benchmarks.md). Only a memory's documents are removed (a source's never are), and each
+// names the version it indexed.
+Status PgTxn::RemoveEntryTextDoc(const std::string& artifact_id, int64_t doc) {
+  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
+  PC_ASSIGN_OR_RETURN(
+      Rows gone, Q("WITH d AS (DELETE FROM text_docs WHERE kind = $1 AND owner = $2 AND doc = $3"
+                   " RETURNING tokens, retired, entry_version_id)"
+                   " SELECT d.tokens, d.retired, v.text FROM d"
+                   " LEFT JOIN entry_versions v ON v.entry_version_id = d.entry_version_id",
+                   {k, artifact_id, P(doc)}));
   if (gone.size() == 0) return Status::Ok();
-  PC_RETURN_IF_ERROR(
-      Q("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND doc = $3", {k, owner, P(doc)})
-          .status());
-  return Q("UPDATE text_stats SET docs = docs - 1, tokens = tokens - $3, retired = retired - $4"
-           " WHERE kind = $1 AND owner = $2",
-           {k, owner, P(gone.Int(0, 0)), P(int64_t{Bool(gone, 0, 1) ? 1 : 0})})
-      .status();
+  if (!gone.Get(0, 2))
+    return Internal("full-text document " + std::to_string(doc) + " of " + artifact_id +
+                    " names no version: its postings cannot be found");
+  std::vector<std::string> terms;
+  for (const auto& [term, at] : IndexTerms(gone.Text(0, 2)).positions) terms.push_back(term);
+  if (!terms.empty())
+    PC_RETURN_IF_ERROR(
+        Send("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ANY($4::text[])"
+             " AND doc = $3",
+             {k, artifact_id, P(doc), TextArray(terms)}));
+  return Send(
+      "UPDATE text_stats SET docs = docs - 1, tokens = tokens - $3, retired = retired - $4"
+      " WHERE kind = $1 AND owner = $2",
+      {k, artifact_id, P(gone.Int(0, 0)), P(int64_t{Bool(gone, 0, 1) ? 1 : 0})});
 }
 
 Status PgTxn::AddTextDoc(TextKind kind, const std::string& owner, int64_t doc,
@@ -140,8 +154,7 @@ Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision,
   if (r.size() == 0)
     return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
   const int64_t doc = r.Int(0, 0);
-  if (r.Int(0, 1) != revision)
-    PC_RETURN_IF_ERROR(RemoveTextDoc(TextKind::kMemory, artifact_id, doc));
+  if (r.Int(0, 1) != revision) PC_RETURN_IF_ERROR(RemoveEntryTextDoc(artifact_id, doc));
   return AddTextDoc(TextKind::kMemory, artifact_id, doc, r.Text(0, 2), !u.active,
                     u.entry_version_id);
 }

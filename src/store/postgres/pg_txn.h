@@ -341,7 +341,8 @@ class PgTxn final : public WriteTxn {
   // Full text (pg_text.cc).
   Status IndexEntryText(const std::string& artifact_id, int64_t revision, const ManifestUpdate& u);
   Status IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text);
-  Status RemoveTextDoc(TextKind kind, const std::string& owner, int64_t doc);
+  // A memory's document `doc` leaves its full-text index (its row, postings, share of the totals).
+  Status RemoveEntryTextDoc(const std::string& artifact_id, int64_t doc);
   Status AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text,
                     bool retired, const std::string& entry_version_id);
   // The same for an entry this transaction creates (its number looked up by the statements).
