@@ -642,9 +642,11 @@ TEST_F(PgStore, ARevisedOrRetiredEntryKeepsOnlyItsHeadTextsPostings) {
     return out.ok() && out->citation ? *out->citation : Citation{};
   };
   auto head = [&]() { return memory->GetScope(id)->memory_head_revision; };
-  const Citation kept = remember("Exports are zipped before upload, every night.");
+  const std::string kept_text = "Exports are zipped before upload, every night.",
+                    retired_text = "Amounts are integer cents, 导入 in UTC.";
+  const Citation kept = remember(kept_text);
   const Citation revised = remember("The importer reads CSV files with a header row.");
-  const Citation retired = remember("Amounts are integer cents, 导入 in UTC.");
+  const Citation retired = remember(retired_text);
   ReviseRequest revise;
   revise.scope_id = id;
   revise.citation = revised;
@@ -663,9 +665,9 @@ TEST_F(PgStore, ARevisedOrRetiredEntryKeepsOnlyItsHeadTextsPostings) {
   auto terms_of = [&](const std::string& entry_id, const std::string& text) {
     for (const auto& [term, at] : IndexTerms(text).positions) expected[entry_id].insert(term);
   };
-  terms_of(kept.entry_id, "Exports are zipped before upload, every night.");
+  terms_of(kept.entry_id, kept_text);
   terms_of(revised.entry_id, revise.text);
-  terms_of(retired.entry_id, "Amounts are integer cents, 导入 in UTC.");
+  terms_of(retired.entry_id, retired_text);
   auto conn = pg::Conn::Open(schema->url());
   PC_ASSERT_OK(conn);
   auto rows = (*conn)->Query(
