@@ -64,8 +64,9 @@ std::string PhraseSql(const std::vector<std::string>& terms, Params& params) {
 // Its postings are found by the primary key (kind, owner, term, doc) from the terms of the text the
 // document indexed, as FTS5 deletes a row of an external-content table from its old text: an index
 // by document would cost every posting a second B-tree insert, for this delete alone
-// (docs/benchmarks.md). Only a memory's documents are removed (a source's never are), and each
-// names the version it indexed.
+// (docs/benchmarks.md). So the terms a text makes (search/index_terms.h) are part of the index's
+// format: a change to them rebuilds the index (RebuildTextIndex), as SQLite's must. Only a
+// memory's documents are removed (a source's never are), and each names the version it indexed.
 Status PgTxn::RemoveEntryTextDoc(const std::string& artifact_id, int64_t doc) {
   const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
   PC_ASSIGN_OR_RETURN(
