@@ -29,6 +29,15 @@ constexpr int64_t kPlanCountBudget = 8000;
 constexpr int64_t kMinCommonCap = 50;
 constexpr int64_t kRecentCandidates = 200;
 
+// A document's terms, sorted and without repeats (its positions map's keys): what the postings
+// hold a row for, and GateLists::Change's terms.
+std::vector<std::string> TermsOf(const DocumentTerms& terms) {
+  std::vector<std::string> out;
+  out.reserve(terms.positions.size());
+  for (const auto& [term, at] : terms.positions) out.push_back(term);
+  return out;
+}
+
 template <typename Int>
 std::string IntArray(const std::vector<Int>& items) {
   std::string out = "{";
@@ -79,8 +88,7 @@ Status PgTxn::RemoveEntryTextDoc(const std::string& artifact_id, int64_t doc) {
   if (!gone.Get(0, 2))
     return Internal("full-text document " + std::to_string(doc) + " of " + artifact_id +
                     " names no version: its postings cannot be found");
-  std::vector<std::string> terms;
-  for (const auto& [term, at] : IndexTerms(gone.Text(0, 2)).positions) terms.push_back(term);
+  const std::vector<std::string> terms = TermsOf(IndexTerms(gone.Text(0, 2)));
   if (!terms.empty())
     PC_RETURN_IF_ERROR(
         Send("DELETE FROM text_postings WHERE kind = $1 AND owner = $2 AND term = ANY($4::text[])"
@@ -113,8 +121,7 @@ Status PgTxn::AddText(TextKind kind, const std::string& owner, const std::string
                       const char* doc, const std::string& text, bool retired,
                       const std::string& entry_version_id, std::vector<std::string>* indexed) {
   const DocumentTerms terms = IndexTerms(text);
-  if (indexed)
-    for (const auto& [term, at] : terms.positions) indexed->push_back(term);  // sorted: map keys
+  if (indexed) *indexed = TermsOf(terms);
   const std::string k = P(static_cast<int64_t>(kind));
   PC_RETURN_IF_ERROR(Send(
       std::string("INSERT INTO text_docs(kind, owner, doc, tokens, retired, entry_version_id)"
@@ -547,8 +554,7 @@ Result<bool> PgTxn::CatchUpGateLists(const std::string& memory, int64_t head, in
       GateLists::Change change{c.Int(i, 0), Bool(c, i, 1), {}, {}};
       if (change.active) {
         change.version = ReadVersion(c, i, 2);
-        for (auto& [term, positions] : IndexTerms(change.version.text).positions)
-          change.terms.push_back(term);  // sorted: a map's keys
+        change.terms = TermsOf(IndexTerms(change.version.text));
       }
       changes.push_back(std::move(change));
     }
