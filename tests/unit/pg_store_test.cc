@@ -689,6 +689,63 @@ TEST_F(PgStore, ARevisedOrRetiredEntryKeepsOnlyItsHeadTextsPostings) {
   EXPECT_EQ(stats->Text(0, 2), "t");
 }
 
+// A retire keeps the entry's version and so its document's terms: only the document's flag and the
+// totals' retired count change; its postings are the same rows (their xmin: not deleted and added
+// again). Full text then leaves it out, and finds it when asked for inactive entries too.
+TEST_F(PgStore, ARetireMarksItsDocumentWithoutRewritingItsPostings) {
+  ASSERT_NO_FATAL_FAILURE(OpenWithScope("project:retire-postings"));
+  const std::string text = "Backups are encrypted with the team key before upload.";
+  auto out = memory->Remember({id, "fact", text, "", "", {}});
+  ASSERT_TRUE(out.ok() && out->citation) << testing::Describe(out);
+  PC_ASSERT_OK(memory->Remember({id, "fact", "Releases are tagged from main only.", "", "", {}}));
+  auto conn = pg::Conn::Open(schema->url());
+  PC_ASSERT_OK(conn);
+  auto postings = [&]() {
+    auto rows = (*conn)->Query(
+        "SELECT p.term || ' ' || p.xmin::text FROM text_postings p JOIN entries e ON e.doc = p.doc"
+        " WHERE p.kind = 0 AND p.owner = $1 AND e.entry_id = $2 ORDER BY p.term",
+        {artifact, out->citation->entry_id});
+    EXPECT_TRUE(rows.ok());
+    std::vector<std::string> found;
+    for (int i = 0; rows.ok() && i < rows->size(); ++i) found.push_back(rows->Text(i, 0));
+    return found;
+  };
+  auto flag_and_totals = [&]() {
+    auto rows = (*conn)->Query(
+        "SELECT d.retired::text || ' ' || s.docs || ' ' || s.retired || ' ' || s.tokens"
+        " FROM text_docs d JOIN entries e ON e.doc = d.doc JOIN text_stats s"
+        " ON s.kind = d.kind AND s.owner = d.owner"
+        " WHERE d.kind = 0 AND d.owner = $1 AND e.entry_id = $2",
+        {artifact, out->citation->entry_id});
+    EXPECT_TRUE(rows.ok() && rows->size() == 1);
+    return rows.ok() && rows->size() == 1 ? rows->Text(0, 0) : std::string();
+  };
+  const std::vector<std::string> before = postings();
+  ASSERT_FALSE(before.empty());
+  const std::string tokens = std::to_string(
+      IndexTerms(text).length + IndexTerms("Releases are tagged from main only.").length);
+  EXPECT_EQ(flag_and_totals(), "false 2 0 " + tokens);
+  RetireRequest retire;
+  retire.scope_id = id;
+  retire.citation = *out->citation;
+  retire.citation.memory.revision = memory->GetScope(id)->memory_head_revision;
+  retire.reason = "moved to the vault";
+  PC_ASSERT_OK(memory->Retire(retire));
+  EXPECT_EQ(postings(), before);
+  EXPECT_EQ(flag_and_totals(), "true 2 1 " + tokens);
+  PC_ASSERT_OK(store->Read([&](ReadTxn& txn) -> Status {
+    for (const bool include_inactive : {false, true}) {
+      auto hits =
+          txn.SearchText(artifact, BuildTextQuery("encrypted backups"), include_inactive, 5);
+      if (!hits.ok()) return hits.status();
+      EXPECT_EQ(hits->size(), include_inactive ? 1u : 0u);
+      if (include_inactive && hits->size() == 1)
+        EXPECT_EQ((*hits)[0].item.version.entry_id, out->citation->entry_id);
+    }
+    return Status::Ok();
+  }));
+}
+
 // A read does not wait for its COMMIT's answer, but its session is done with it at once: idle
 // (not shown as running the COMMIT until the connection's next use), holding no snapshot.
 TEST_F(PgStore, AReadsSessionIsIdleAfterItWithoutWaiting) {

@@ -153,18 +153,40 @@ Status PgTxn::AddText(TextKind kind, const std::string& owner, const std::string
       {k, owner, P(terms.length), P(int64_t{retired ? 1 : 0})});
 }
 
+// A retire keeps the entry's version, so its document keeps its terms: removing and adding it again
+// would tokenize its text twice and rewrite every posting for one flag (searches and the gate read
+// a document's retirement from its row, not from its postings). So a document that already
+// indexes the manifest line's version only has its flag and the totals' count set.
 Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision,
                              const ManifestUpdate& u) {
+  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
   PC_ASSIGN_OR_RETURN(Rows r,
-                      Q("SELECT e.doc, e.created_revision, v.text FROM entries e, entry_versions v"
-                        " WHERE e.entry_id = $1 AND v.entry_version_id = $2",
-                        {u.entry_id, u.entry_version_id}));
+                      Q("SELECT e.doc, e.created_revision, v.text, d.entry_version_id, d.retired"
+                        " FROM entries e JOIN entry_versions v ON v.entry_version_id = $2"
+                        " LEFT JOIN text_docs d ON d.kind = $3 AND d.owner = $4 AND d.doc = e.doc"
+                        " WHERE e.entry_id = $1",
+                        {u.entry_id, u.entry_version_id, k, artifact_id}));
   if (r.size() == 0)
     return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
   const int64_t doc = r.Int(0, 0);
-  if (r.Int(0, 1) != revision) PC_RETURN_IF_ERROR(RemoveEntryTextDoc(artifact_id, doc));
+  if (r.Int(0, 1) != revision) {
+    if (r.Get(0, 3) && r.Text(0, 3) == u.entry_version_id)
+      return MarkEntryTextDoc(artifact_id, doc, Bool(r, 0, 4), !u.active);
+    PC_RETURN_IF_ERROR(RemoveEntryTextDoc(artifact_id, doc));
+  }
   return AddTextDoc(TextKind::kMemory, artifact_id, doc, r.Text(0, 2), !u.active,
                     u.entry_version_id);
+}
+
+Status PgTxn::MarkEntryTextDoc(const std::string& artifact_id, int64_t doc, bool was,
+                               bool retired) {
+  if (was == retired) return Status::Ok();
+  const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
+  PC_RETURN_IF_ERROR(
+      Send("UPDATE text_docs SET retired = $4 WHERE kind = $1 AND owner = $2 AND doc = $3",
+           {k, artifact_id, P(doc), P(retired)}));
+  return Send("UPDATE text_stats SET retired = retired + $3 WHERE kind = $1 AND owner = $2",
+              {k, artifact_id, P(int64_t{retired ? 1 : -1})});
 }
 
 Status PgTxn::IndexSourceText(const std::string& scope_id, int64_t position,

@@ -343,6 +343,9 @@ class PgTxn final : public WriteTxn {
   Status IndexSourceText(const std::string& scope_id, int64_t position, const std::string& text);
   // A memory's document `doc` leaves its full-text index (its row, postings, share of the totals).
   Status RemoveEntryTextDoc(const std::string& artifact_id, int64_t doc);
+  // A memory's document `doc`, which stays at its version, marked retired or not (`was`: as it
+  // is): its row's flag and the totals' count, its postings as they are.
+  Status MarkEntryTextDoc(const std::string& artifact_id, int64_t doc, bool was, bool retired);
   Status AddTextDoc(TextKind kind, const std::string& owner, int64_t doc, const std::string& text,
                     bool retired, const std::string& entry_version_id);
   // The same for an entry this transaction creates (its number looked up by the statements).
