@@ -34,25 +34,13 @@ def post(conn, path, body):
     return json.loads(data)
 
 
-def cluster_ticks(pgdata):
-    """The cluster's CPU so far, in clock ticks: the postmaster, its reaped and live children."""
-    postmaster = int(open(os.path.join(pgdata, "postmaster.pid")).readline())
-
-    def fields(pid):
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-
-    t = sum(int(x) for x in fields(postmaster)[11:15])
-    children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(postmaster)],
-                              capture_output=True, text=True).stdout.split()
-    for c in children:
-        try:
-            t += sum(int(x) for x in fields(c)[11:13])
-        except OSError:
-            pass  # gone meanwhile: counted with the postmaster's reaped children
-    return t
+def cluster_ticks(pg):
+    """The cluster's CPU so far, in clock ticks (scripts/pg-cluster cpu)."""
+    return int(subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "cpu", pg],
+                              check=True, capture_output=True, text=True).stdout)
 
 
-def run(args, store, pgdata, work):
+def run(args, store, pg, work):
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -110,12 +98,12 @@ def run(args, store, pgdata, work):
 
         each(remember)
         time.sleep(0.5)
-        before = cluster_ticks(pgdata) if pgdata else 0
+        before = cluster_ticks(pg) if pg else 0
         started = time.monotonic()
         each(retire)
         seconds = time.monotonic() - started
         time.sleep(0.5)  # the WAL writer catches up; its CPU counts
-        after = cluster_ticks(pgdata) if pgdata else 0
+        after = cluster_ticks(pg) if pg else 0
         conn = http.client.HTTPConnection("127.0.0.1", port)
         for i in range(clients):
             conn.request("GET", f"/v1/memory/entries?scope_id=retire:s{i}&limit=5")
@@ -123,9 +111,9 @@ def run(args, store, pgdata, work):
             listed = json.loads(r.read())
             if r.status != 200 or listed.get("entries"):
                 raise RuntimeError(f"scope retire:s{i} still lists entries: {listed}")
-        line = {"store": "postgresql" if pgdata else "sqlite", "retires": args.entries,
+        line = {"store": "postgresql" if pg else "sqlite", "retires": args.entries,
                 "clients": clients, "retire_per_s": round(args.entries / seconds)}
-        if pgdata:
+        if pg:
             line["db_cpu_ms_per_retire"] = round(
                 (after - before) * 1000 / os.sysconf("SC_CLK_TCK") / args.entries, 3)
         print(json.dumps(line))
@@ -145,12 +133,11 @@ def main():
     os.chmod(work, 0o755)  # the cluster belongs to the postgres account when run as root
     pg = os.path.join(work, "pg")
     try:
-        store = pgdata = None
+        store = None
         if args.pg:
             store = subprocess.run([os.path.join(ROOT, "scripts", "pg-cluster"), "start", pg],
                                    check=True, capture_output=True, text=True).stdout.strip()
-            pgdata = os.path.join(pg, "data")
-        run(args, store, pgdata, work)
+        run(args, store, pg if args.pg else None, work)
     except Exception as e:
         print(f"retire_bench: {e}", file=sys.stderr)
         return 1

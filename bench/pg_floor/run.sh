@@ -63,15 +63,7 @@ done
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 psql -q -v ON_ERROR_STOP=1 "$url" -f "$here/setup.sql" >/dev/null
 
-postmaster=$(head -1 "$work/pg/data/postmaster.pid")
-ticks() {  # the cluster's CPU so far: the postmaster, its reaped children, its live ones
-  local t c
-  t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat")
-  for c in $(ps -o pid= --ppid "$postmaster"); do
-    t=$((t + $(awk '{print $14 + $15}' "/proc/$c/stat" 2>/dev/null || echo 0)))
-  done
-  echo "$t"
-}
+ticks() { "$root/scripts/pg-cluster" cpu "$work/pg"; }  # the cluster's CPU so far
 hz=$(getconf CLK_TCK)
 
 entries() { psql -Atq "$url" -c "SELECT count(*) FROM entries"; }
