@@ -17,6 +17,7 @@
 #include "service/flush/source_service.h"
 #include "service/search/search_service.h"
 #include "store/sqlite/db.h"
+#include "store/sqlite/doc_lengths.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/schema.h"
 #include "test_util.h"
@@ -418,6 +419,66 @@ TEST(SqliteStore, APhraseKnownCommonIsCountedAgainAfterRowsAreRemoved) {
   }
   for (int round = 0; round < 2; ++round)
     EXPECT_EQ(oldest_first(), std::optional<bool>(true)) << round;
+}
+
+// An index's kept lengths belong to one removal count: a snapshot with the same count shares
+// them, a newer one (more removals) starts them anew, an older one gets none; other indexes
+// are apart; and all are forgotten at once when full.
+TEST(DocLengths, KeepsAnIndexsLengthsForOneRemovalCount) {
+  sqlite::DocLengths lengths;
+  auto at2 = lengths.For(0, 7, 2);
+  ASSERT_NE(at2, nullptr);
+  at2->Add(100, 12);
+  int n = 0;
+  ASSERT_TRUE(lengths.For(0, 7, 2)->Find(100, n));
+  EXPECT_EQ(n, 12);
+  EXPECT_FALSE(lengths.For(1, 7, 2)->Find(100, n));  // the source log of owner 7
+  EXPECT_FALSE(lengths.For(0, 8, 2)->Find(100, n));  // another memory
+  auto at3 = lengths.For(0, 7, 3);                   // a row was removed since
+  ASSERT_NE(at3, nullptr);
+  EXPECT_FALSE(at3->Find(100, n));
+  EXPECT_EQ(lengths.For(0, 7, 2), nullptr);  // an older snapshot reads without them
+  EXPECT_TRUE(at2->Find(100, n));            // what a reader holds stays its snapshot's
+  for (int64_t i = 0; i < static_cast<int64_t>(sqlite::DocLengths::kCapacity); ++i) at3->Add(i, 5);
+  EXPECT_LT(lengths.size(), sqlite::DocLengths::kCapacity);
+  EXPECT_FALSE(lengths.For(0, 7, 3)->Find(1, n));
+}
+
+// The lengths a common-word search ranks by are kept between searches (DocLengths), and exactly:
+// a revise gives the entry's row a new text under the same rowid, and the next search ranks it by
+// its new length. "alpha" is in 600 documents (common: the newest 200 with it are ranked by tf and
+// length). The newest holds it once among 30 other words, so 4-word documents outrank it; revised
+// to "alpha" alone it is the shortest, and first. A memo keyed by rowid alone would still rank it
+// by its 31 words.
+TEST(SqliteStore, AKeptDocumentLengthFollowsARevise) {
+  if (testing::TestingPostgres()) GTEST_SKIP() << "SQLite's full-text plan";
+  Fixture f;
+  Scope scope = f.memory->CreateScope("project:lengths").value().scope;
+  PC_ASSERT_OK(FillMemory(
+      *f.store, scope, 600, [](int64_t i) { return "alpha note number " + std::to_string(i); },
+      nullptr, 600));
+  std::string long_text = "alpha";
+  for (int w = 0; w < 30; ++w) long_text += " word" + std::to_string(w);
+  auto r = f.memory->Remember({scope.scope_id, "fact", long_text, "", "", {}});
+  PC_ASSERT_OK(r);
+  auto first = [&]() -> std::string {
+    std::vector<ReadTxn::TextHit> hits;
+    Status s = f.store->Read([&](ReadTxn& txn) -> Status {
+      PC_ASSIGN_OR_RETURN(
+          hits, txn.SearchText(scope.memory_artifact_id, TextQuery{{"alpha"}}, false, 10));
+      return Status::Ok();
+    });
+    return s.ok() && !hits.empty() ? hits[0].item.version.text : "";
+  };
+  for (int round = 0; round < 2; ++round) {  // read, then kept
+    std::string top = first();
+    EXPECT_TRUE(top.rfind("alpha note number ", 0) == 0) << round << ": " << top;
+  }
+  EXPECT_GT(f.sqlite()->text_memo().lengths.size(), 0u);
+  auto revised =
+      f.memory->Revise({scope.scope_id, *r->citation, "alpha", std::nullopt, "", "test", {}});
+  PC_ASSERT_OK(revised);
+  for (int round = 0; round < 2; ++round) EXPECT_EQ(first(), "alpha") << round;
 }
 
 // Reads go through SQLite's page cache, not a memory map of the database: with a map, every commit

@@ -214,6 +214,10 @@ Stmt& Stmt::BindBlob(int i, const void* data, size_t bytes) {
   Check(sqlite3_bind_blob64(s_, i, data, bytes, SQLITE_TRANSIENT), i);
   return *this;
 }
+Stmt& Stmt::BindPointer(int i, void* p, const char* type) {
+  Check(sqlite3_bind_pointer(s_, i, p, type, nullptr), i);
+  return *this;
+}
 Stmt& Stmt::BindNull(int i) {
   Check(sqlite3_bind_null(s_, i), i);
   return *this;

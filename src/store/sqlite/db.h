@@ -105,6 +105,9 @@ class Stmt {
   Stmt& Bind(int i, const std::optional<std::string>& v);
   Stmt& BindNull(int i);
   Stmt& BindBlob(int i, const void* data, size_t bytes);
+  // A pointer for an SQL function of ours (sqlite3_bind_pointer), of type `type` (a string
+  // constant); null binds NULL. Not owned: it must outlive the statement's use.
+  Stmt& BindPointer(int i, void* p, const char* type);
 
   Result<bool> Step();  // true while a row is available
   Status Run();         // steps to completion, expecting no rows

@@ -12,6 +12,7 @@
 #include "search/bm25.h"
 #include "search/index_terms.h"
 #include "search/tokenizer.h"
+#include "store/sqlite/doc_lengths.h"
 
 namespace pc::sqlite {
 namespace {
@@ -152,25 +153,40 @@ double AverageLength(sqlite3_value* docs, sqlite3_value* tokens) {
                            static_cast<double>(sqlite3_value_int64(tokens)));
 }
 
-// pc_tf_rank(table, docs, text_tokens): minus the sum over phrases of
+// pc_tf_rank(table, docs, text_tokens[, lengths]): minus the sum over phrases of
 // tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), over the first column (text); lower is better,
-// like bm25().
+// like bm25(). `lengths`, a pointer bound as kDocLengthsPointer (or NULL): the index's
+// DocLengths::Index at this snapshot, where the documents' text lengths are looked up first and
+// kept once read.
+struct TfRankData {
+  double avg = 1;
+  DocLengths::Index* lengths = nullptr;
+};
+
 void TfRank(const Fts5ExtensionApi* api, Fts5Context* ctx, sqlite3_context* out, int argc,
             sqlite3_value** argv) {
-  auto* avg = static_cast<double*>(api->xGetAuxdata(ctx, 0));
-  if (!avg) {
-    if (argc != 2)
+  auto* data = static_cast<TfRankData*>(api->xGetAuxdata(ctx, 0));
+  if (!data) {
+    if (argc != 2 && argc != 3)
       return sqlite3_result_error(out, "pc_tf_rank: wants the index's documents and tokens", -1);
-    avg = static_cast<double*>(sqlite3_malloc(sizeof(double)));
-    if (!avg) return sqlite3_result_error_nomem(out);
-    *avg = AverageLength(argv[0], argv[1]);
-    if (api->xSetAuxdata(ctx, avg, sqlite3_free) != SQLITE_OK)
+    auto made = std::make_unique<TfRankData>();
+    made->avg = AverageLength(argv[0], argv[1]);
+    if (argc == 3)
+      made->lengths =
+          static_cast<DocLengths::Index*>(sqlite3_value_pointer(argv[2], kDocLengthsPointer));
+    data = made.release();  // the query's now: deleted with it, or by a failed xSetAuxdata
+    if (api->xSetAuxdata(ctx, data, [](void* p) { delete static_cast<TfRankData*>(p); }) !=
+        SQLITE_OK)
       return sqlite3_result_error_nomem(out);
   }
+  const int64_t rowid = api->xRowid(ctx);
   int len = 0;
-  if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK)
-    return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
-  const Bm25 bm25(*avg);
+  if (!data->lengths || !data->lengths->Find(rowid, len)) {
+    if (api->xColumnSize(ctx, 0, &len) != SQLITE_OK)
+      return sqlite3_result_error(out, "pc_tf_rank: no size", -1);
+    if (data->lengths) data->lengths->Add(rowid, len);
+  }
+  const Bm25 bm25(data->avg);
   const double norm = bm25.LengthNorm(static_cast<double>(len));
   double score = 0;
   for (int phrase = 0; phrase < api->xPhraseCount(ctx); ++phrase) {

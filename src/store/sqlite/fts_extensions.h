@@ -3,7 +3,8 @@
 //   it for documents and queries alike;
 // - the rank function pc_tf_rank(table): BM25 with every phrase weighted alike (no IDF), for
 //   ranking a bounded set of rows when every phrase is common (see SqliteTxn::SearchText). It
-//   needs no per-phrase document count, the cost bm25() pays over every matching document.
+//   needs no per-phrase document count, the cost bm25() pays over every matching document; it
+//   takes the documents' lengths from a DocLengths::Index bound as kDocLengthsPointer, if given.
 // - the tokenizer "pctag", which wraps another (tokenize = 'pctag porter pc') and prefixes every
 //   token with the tag of the index its text belongs to (MarkText), so one FTS5 table holds every
 //   memory's text with per-memory document lists; pc_bm25 and pc_tf_rank take that index's own
@@ -26,6 +27,10 @@ struct fts5_tokenizer;
 namespace pc::sqlite {
 
 Status RegisterFtsExtensions(sqlite3* db);
+
+// The type of the pointer (sqlite3_bind_pointer) pc_tf_rank takes as its last argument: a
+// DocLengths::Index* (doc_lengths.h).
+inline constexpr const char* kDocLengthsPointer = "pc_doc_lengths";
 
 // `text` marked as belonging to index `owner` (a memory's or a scope's rowid): what the shared
 // tables store, and what every query phrase is written as.

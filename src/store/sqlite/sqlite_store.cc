@@ -178,7 +178,7 @@ Status SqliteStore::Read(const std::function<Status(ReadTxn&)>& fn) {
   }
   Status status = db->Exec("BEGIN");
   if (status.ok()) {
-    SqliteTxn txn(*db, false, nullptr, &common_phrases_);
+    SqliteTxn txn(*db, false, nullptr, &text_memo_);
     status = GuardedCallback<ReadTxn>(fn, txn);
     Status end = status.ok() && fail_read_commits_.load() > 0 && fail_read_commits_.fetch_sub(1) > 0
                      ? Internal("sqlite: disk I/O error (injected by the test)")

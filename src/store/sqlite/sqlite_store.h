@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "store/covering_sync.h"
-#include "store/sqlite/common_phrases.h"
+#include "store/sqlite/text_memo.h"
 #include "store/store.h"
 
 namespace pc::sqlite {
@@ -100,6 +100,8 @@ class SqliteStore final : public Store {
 
   // Read connections open and idle, kept for the next reads (tests: at most kMaxIdleReaders).
   size_t idle_readers();
+  // What read transactions learned of the full-text indexes (tests).
+  const TextMemo& text_memo() const { return text_memo_; }
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override;
   Status Write(const Actor& actor, const std::function<Status(WriteTxn&)>& fn) override;
@@ -163,7 +165,7 @@ class SqliteStore final : public Store {
   int fail_log_syncs_ = 0;                // in a log sync: SqliteOptions::fail_log_syncs
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Db>> idle_readers_;  // at most kMaxIdleReaders; the last used on top
-  CommonPhrases common_phrases_;           // what read transactions' full-text plans found common
+  TextMemo text_memo_;                     // what read transactions learned of full-text indexes
   std::atomic<int> fail_read_commits_{0};  // SqliteOptions::fail_read_commits
   std::unique_ptr<Db> checkpoint_db_;      // the checkpointer thread's own connection
   std::mutex checkpoint_mu_;

@@ -8,11 +8,11 @@
 
 #include "search/index_terms.h"
 #include "search/shared_terms.h"
-#include "store/sqlite/common_phrases.h"
 #include "store/sqlite/fts_extensions.h"
 #include "store/sqlite/gate_reads.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_txn.h"
+#include "store/sqlite/text_memo.h"
 
 namespace pc::sqlite {
 namespace {
@@ -237,7 +237,7 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
                         kPlanCountBudget / static_cast<int64_t>(query.phrases.size())));
   std::vector<std::pair<int64_t, size_t>> counted;  // documents (≤ cap), phrase index
   for (size_t i = 0; i < query.phrases.size(); ++i) {
-    if (common_ && common_->Known(index, query.phrases[i], cap)) {
+    if (memo_ && memo_->common.Known(index, query.phrases[i], cap)) {
       plan.common.phrases.push_back(query.phrases[i]);
       continue;
     }
@@ -250,7 +250,7 @@ Result<SqliteTxn::TextPlan> SqliteTxn::PlanText(const TextIndex& index, const Te
     if (docs == 0) continue;  // matches nothing anywhere: nothing to rank
     if (docs > cap) {
       plan.common.phrases.push_back(query.phrases[i]);
-      if (common_ && !writing_) common_->Remember(index, query.phrases[i], cap);
+      if (memo_ && !writing_) memo_->common.Remember(index, query.phrases[i], cap);
     } else
       counted.emplace_back(docs, i);
   }
@@ -296,7 +296,8 @@ Status SqliteTxn::RankRecentText(const TextIndex& index, const std::string& phra
       db_.Prepare(
           std::string("SELECT t.state = ?6, ") + kVersionColumns +
           ", f.r FROM"
-          " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(memory_fts, ?4, ?5) AS r FROM memory_fts"
+          " (SELECT * FROM (SELECT rowid AS id, pc_tf_rank(memory_fts, ?4, ?5, ?7) AS r FROM"
+          "   memory_fts"
           "  WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?3)"
           "  ORDER BY r LIMIT ?2) f"
           " JOIN memory_fts t ON t.rowid = f.id"
@@ -305,6 +306,10 @@ Status SqliteTxn::RankRecentText(const TextIndex& index, const std::string& phra
       .Bind(2, int64_t{limit})
       .Bind(3, kRecentCandidates);
   s.Bind(4, index.docs).Bind(5, index.tokens).Bind(6, MarkText(index.owner, ""));
+  // A read transaction's lengths (doc_lengths.h), kept alive until the statement is done.
+  const std::shared_ptr<DocLengths::Index> lengths =
+      memo_ && !writing_ ? memo_->lengths.For(index.kind, index.owner, index.removed) : nullptr;
+  s.BindPointer(7, lengths.get(), kDocLengthsPointer);
   std::vector<TextHit> hits;
   PC_RETURN_IF_ERROR(ReadTextHits(s, hits));
   for (TextHit& h : hits) {

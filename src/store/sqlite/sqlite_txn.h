@@ -6,7 +6,7 @@
 
 namespace pc::sqlite {
 
-class CommonPhrases;
+struct TextMemo;
 
 // FTS5 syntax for "any (or all) of these phrases" in index `owner`: each phrase double-quoted
 // (quotes doubled inside) and marked with the index's tag, so nothing the user typed is an
@@ -45,10 +45,11 @@ class SqliteTxn final : public WriteTxn {
   // With `deferred`, full-text rows are collected there instead of written (the caller writes
   // them with WriteTextRows before the commit); a full-text search in this transaction writes
   // them first, so it sees them.
-  // `writing`: a write's transaction (ReadTxn::writing). `common`: the store's memo of common
-  // phrases, for a read transaction's full-text plans.
-  SqliteTxn(Db& db, bool writing, TextRows* deferred = nullptr, CommonPhrases* common = nullptr)
-      : db_(db), deferred_(deferred), common_(common), writing_(writing) {}
+  // `writing`: a write's transaction (ReadTxn::writing). `memo`: what the store's read
+  // transactions learned of its full-text indexes (text_memo.h), for a read transaction's
+  // full-text searches.
+  SqliteTxn(Db& db, bool writing, TextRows* deferred = nullptr, TextMemo* memo = nullptr)
+      : db_(db), deferred_(deferred), memo_(memo), writing_(writing) {}
   bool writing() const override { return writing_; }
   Status WriteTextRows(TextRows& rows);
 
@@ -261,7 +262,7 @@ class SqliteTxn final : public WriteTxn {
   Status ProjectVectors(const NewRevision& rev);
   Db& db_;
   TextRows* deferred_;
-  CommonPhrases* common_;
+  TextMemo* memo_;
   bool writing_;
 };
 
