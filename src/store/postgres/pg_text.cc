@@ -160,12 +160,16 @@ Status PgTxn::AddText(TextKind kind, const std::string& owner, const std::string
 Status PgTxn::IndexEntryText(const std::string& artifact_id, int64_t revision,
                              const ManifestUpdate& u) {
   const std::string k = P(static_cast<int64_t>(TextKind::kMemory));
+  // The version's text only when it is to be indexed: not for a document that already indexes
+  // this version (a retire or its undoing marks it, below).
   PC_ASSIGN_OR_RETURN(Rows r,
-                      Q("SELECT e.doc, e.created_revision, v.text, d.entry_version_id, d.retired"
+                      Q("SELECT e.doc, e.created_revision,"
+                        " CASE WHEN e.created_revision <> $5 AND d.entry_version_id = $2 THEN ''"
+                        " ELSE v.text END, d.entry_version_id, d.retired"
                         " FROM entries e JOIN entry_versions v ON v.entry_version_id = $2"
                         " LEFT JOIN text_docs d ON d.kind = $3 AND d.owner = $4 AND d.doc = e.doc"
                         " WHERE e.entry_id = $1",
-                        {u.entry_id, u.entry_version_id, k, artifact_id}));
+                        {u.entry_id, u.entry_version_id, k, artifact_id, P(revision)}));
   if (r.size() == 0)
     return Internal("no version " + u.entry_version_id + " of entry " + u.entry_id);
   const int64_t doc = r.Int(0, 0);
